@@ -1,0 +1,113 @@
+"""The change journal behind D_T - D_0.
+
+Triggers generated from the schema record the before-image of every user or world row the first
+time it is touched, so the diff costs O(rows changed), not O(database size). Trigger DDL is built
+into each world image once; episodes only read the journal.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Table, select, text
+
+from sandbox.schema import SYSTEM, changes, metadata
+
+
+def _tracked() -> list[Table]:
+    return [t for t in metadata.sorted_tables if t.info["kind"] != SYSTEM]
+
+
+def _pk_json(t: Table, alias: str) -> str:
+    return "json_array(" + ", ".join(f'{alias}."{c.name}"' for c in t.primary_key.columns) + ")"
+
+
+def _row_json(t: Table, alias: str) -> str:
+    return "json_object(" + ", ".join(f"'{c.name}', {alias}.\"{c.name}\"" for c in t.columns) + ")"
+
+
+def trigger_ddl() -> list[str]:
+    """CREATE TRIGGER statements journaling inserts, updates and deletes of every tracked table."""
+    ddl = []
+    for t in _tracked():
+        name = t.name
+        record = f"INSERT OR IGNORE INTO _changes (tbl, pk, before_json) VALUES ('{name}', "
+        ddl.append(
+            f'CREATE TRIGGER "_journal_ins_{name}" AFTER INSERT ON "{name}" BEGIN '
+            f"{record}{_pk_json(t, 'NEW')}, NULL); END"
+        )
+        ddl.append(
+            f'CREATE TRIGGER "_journal_upd_{name}" AFTER UPDATE ON "{name}" BEGIN '
+            f"{record}{_pk_json(t, 'OLD')}, {_row_json(t, 'OLD')}); END"
+        )
+        ddl.append(
+            f'CREATE TRIGGER "_journal_del_{name}" AFTER DELETE ON "{name}" BEGIN '
+            f"{record}{_pk_json(t, 'OLD')}, {_row_json(t, 'OLD')}); END"
+        )
+    return ddl
+
+
+def install_journal(conn: Connection) -> None:
+    for stmt in trigger_ddl():
+        conn.exec_driver_sql(stmt)
+
+
+def clear_journal(conn: Connection) -> None:
+    """Make the current state D_0 (called after the task's patches are applied)."""
+    conn.execute(changes.delete())
+
+
+@dataclass
+class TableDiff:
+    """Rows of one table that differ between D_0 and D_T (rows as column -> value dicts)."""
+
+    inserted: list[dict[str, Any]] = field(default_factory=list)
+    updated: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    deleted: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "inserted": self.inserted,
+            "updated": [{"before": b, "after": a} for b, a in self.updated],
+            "deleted": self.deleted,
+        }
+
+
+StateDiff = dict[str, TableDiff]
+
+
+def diff_from_json(data: dict[str, Any]) -> StateDiff:
+    return {
+        name: TableDiff(
+            inserted=d["inserted"], updated=[(u["before"], u["after"]) for u in d["updated"]], deleted=d["deleted"]
+        )
+        for name, d in data.items()
+    }
+
+
+def read_diff(conn: Connection) -> StateDiff:
+    """D_T - D_0 per table, in a deterministic order (table name, then primary key)."""
+    diff: StateDiff = {}
+    journal = conn.execute(select(changes.c.tbl, changes.c.pk, changes.c.before_json).order_by(
+        changes.c.tbl, changes.c.pk)).all()
+    for tbl, pk_json, before_json in journal:
+        t = metadata.tables[tbl]
+        pk_values = json.loads(pk_json)
+        where = " AND ".join(f'"{c.name}" = :k{i}' for i, c in enumerate(t.primary_key.columns))
+        row = conn.execute(
+            text(f'SELECT * FROM "{tbl}" WHERE {where}'), {f"k{i}": v for i, v in enumerate(pk_values)}
+        ).mappings().first()
+        after = dict(row) if row is not None else None
+        before = json.loads(before_json) if before_json is not None else None
+        if before == after:
+            continue
+        entry = diff.setdefault(tbl, TableDiff())
+        if before is None and after is not None:
+            entry.inserted.append(after)
+        elif after is None and before is not None:
+            entry.deleted.append(before)
+        elif before is not None and after is not None:
+            entry.updated.append((before, after))
+    return diff

@@ -1,0 +1,4 @@
+"""Every tool and seeder, registered by importing its module (explicitly, in a fixed order)."""
+
+from sandbox import framework, memory, subagents  # noqa: F401
+from sandbox.domains import communication  # noqa: F401

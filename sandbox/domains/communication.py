@@ -1,0 +1,531 @@
+"""D3 Communication & Social: contacts, SMS and chat, calls, blocking, groups."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import Column, Connection, Integer, Text, func, insert, or_, select, update
+
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.schema import USER, stamps, table
+from sandbox.tooling import PHONE_PATTERN, Date, Email, Phone, tool
+from sandbox.world import Persona, seeder
+
+contacts = table(
+    "contacts", USER,
+    Column("contact_id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("phone_number", Text, nullable=False),
+    Column("email", Text),
+    Column("relationship", Text),
+    Column("birthday", Text),
+    Column("company", Text),
+    Column("notes", Text),
+    Column("favorite", Integer, nullable=False, default=0),
+    *stamps(),
+    natural_key=("phone_number",),
+)
+
+messages = table(
+    "messages", USER,
+    Column("message_id", Text, primary_key=True),
+    Column("channel", Text, nullable=False),  # sms | chat
+    Column("direction", Text, nullable=False),  # in | out
+    Column("counterpart", Text, nullable=False),  # normalised phone number, or group_id
+    Column("contact_id", Text),
+    Column("body", Text, nullable=False),
+    Column("is_read", Integer, nullable=False),
+    Column("status", Text, nullable=False),  # sent | received | deleted
+    Column("sent_at", Text, nullable=False),
+    *stamps(),
+)
+
+call_log = table(
+    "call_log", USER,
+    Column("call_id", Text, primary_key=True),
+    Column("number", Text, nullable=False),
+    Column("contact_id", Text),
+    Column("type", Text, nullable=False),  # incoming | outgoing | missed
+    Column("video", Integer, nullable=False),
+    Column("started_at", Text, nullable=False),
+    Column("duration_sec", Integer, nullable=False),
+    *stamps(),
+)
+
+blocked_numbers = table(
+    "blocked_numbers", USER,
+    Column("number", Text, primary_key=True),
+    Column("contact_id", Text),
+    Column("reported_spam", Integer, nullable=False),
+    *stamps(),
+    natural_key=("number",),
+)
+
+groups = table(
+    "groups", USER,
+    Column("group_id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("members_json", Text, nullable=False),
+    *stamps(),
+    natural_key=("name",),
+)
+
+ContactRef = Annotated[str, Field(min_length=1, max_length=64)]
+Recipients = Annotated[list[ContactRef], Field(min_length=1, max_length=20)]
+
+
+def _contact(ctx: Ctx, contact_id: str) -> dict[str, Any]:
+    row = ctx.conn.execute(select(contacts).where(contacts.c.contact_id == contact_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact {contact_id!r}", field="contact_id",
+                        hint="search_contacts")
+    return dict(row._mapping)
+
+
+def _resolve_number(ctx: Ctx, ref: str) -> tuple[str, str | None]:
+    """A recipient given as a contact id or a phone number -> (normalised number, contact id)."""
+    if ref.startswith("contact_"):
+        c = _contact(ctx, ref)
+        return normalise_phone(c["phone_number"]), ref
+    number = normalise_phone(ref)
+    cid = ctx.conn.execute(select(contacts.c.contact_id).where(contacts.c.phone_number == number)).scalar()
+    return number, cid
+
+
+def _recipients_valid(args: dict[str, Any]) -> str | None:
+    for ref in args.get("to", []):
+        if not ref.startswith("contact_") and not re.match(PHONE_PATTERN, ref):
+            return f"recipient {ref!r} is neither a contact id nor a phone number"
+    return None
+
+
+# ---- Contacts Management (3.1) ----------------------------------------------------------------
+
+@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",),
+      errors=(ErrorType.DUPLICATE_ENTITY,))
+def add_contact(
+    ctx: Ctx, name: Annotated[str, Field(min_length=1, max_length=120)], phone_number: Phone,
+    email: Email | None = None, relationship: str | None = None, birthday: Date | None = None,
+    company: str | None = None, notes: str | None = None, allow_same_name: bool = False,
+) -> dict[str, Any]:
+    """Add a new contact to the address book.
+
+    Args:
+        name: Full name of the contact.
+        phone_number: Phone number, digits with optional +, spaces or dashes.
+        email: Email address.
+        relationship: How the user knows them, e.g. "mother", "colleague".
+        birthday: Birthday as YYYY-MM-DD.
+        company: Employer.
+        notes: Free-text notes.
+        allow_same_name: Set true to add a second contact with exactly the same name.
+    """
+    number = normalise_phone(phone_number)
+    existing = ctx.conn.execute(select(contacts.c.contact_id, contacts.c.name).where(
+        or_(contacts.c.phone_number == number, contacts.c.name == name))).all()
+    for cid, cname in existing:
+        if cname != name or not allow_same_name:
+            same = "phone number" if cname != name else "name"
+            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a contact with this {same} exists: {cid}",
+                            existing_id=cid)
+    cid = ctx.new_id(contacts)
+    ctx.conn.execute(insert(contacts).values(
+        contact_id=cid, name=name, phone_number=number, email=email, relationship=relationship, birthday=birthday,
+        company=company, notes=notes, favorite=0, created_at=ctx.ts(), updated_at=ctx.ts(),
+    ))
+    return {"contact_id": cid, "name": name, "phone_number": number}
+
+
+def _one_filter(args: dict[str, Any]) -> str | None:
+    filters = ("name", "phone_number", "email", "relationship")
+    return None if any(args.get(k) for k in filters) else f"give at least one of {', '.join(filters)}"
+
+
+@tool(l2="3.1", app="contacts", mutating=False, permissions=("CONTACTS",), check=_one_filter)
+def search_contacts(
+    ctx: Ctx, name: str | None = None, phone_number: Phone | None = None, email: Email | None = None,
+    relationship: str | None = None, limit: Annotated[int, Field(ge=1, le=50)] = 10,
+) -> dict[str, Any]:
+    """Find contacts by fuzzy name, exact phone number or email, or relationship.
+
+    Args:
+        name: Part of the name (case-insensitive; every word must appear).
+        phone_number: Phone number (compared digit by digit).
+        email: Email address.
+        relationship: Relationship such as "mother" or "colleague".
+        limit: Maximum number of results.
+    """
+    q = select(contacts)
+    if name:
+        for word in name.lower().split():
+            q = q.where(func.lower(contacts.c.name).contains(word, autoescape=True))
+    if phone_number:
+        q = q.where(contacts.c.phone_number == normalise_phone(phone_number))
+    if email:
+        q = q.where(func.lower(contacts.c.email) == email.lower())
+    if relationship:
+        q = q.where(func.lower(contacts.c.relationship) == relationship.lower())
+    found = rows(ctx.conn.execute(q.order_by(contacts.c.name, contacts.c.contact_id).limit(limit)))
+    keep = ("contact_id", "name", "phone_number", "email", "relationship", "company", "birthday")
+    return {"contacts": [{k: c[k] for k in keep} for c in found], "count": len(found)}
+
+
+def _one_change(args: dict[str, Any]) -> str | None:
+    return None if len(args) > 1 else "give at least one field to change"
+
+
+@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",), check=_one_change,
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+def update_contact(
+    ctx: Ctx, contact_id: str, name: Annotated[str, Field(min_length=1, max_length=120)] | None = None,
+    phone_number: Phone | None = None, email: Email | None = None, relationship: str | None = None,
+    birthday: Date | None = None, company: str | None = None, notes: str | None = None,
+    favorite: bool | None = None,
+) -> dict[str, Any]:
+    """Change fields of an existing contact.
+
+    Args:
+        contact_id: Id of the contact, e.g. contact_004.
+        name: New full name.
+        phone_number: New phone number.
+        email: New email address.
+        relationship: New relationship.
+        birthday: New birthday as YYYY-MM-DD.
+        company: New employer.
+        notes: New notes (replaces the old notes).
+        favorite: Mark or unmark as favourite.
+    """
+    _contact(ctx, contact_id)
+    changes: dict[str, Any] = {k: v for k, v in {
+        "name": name, "email": email, "relationship": relationship, "birthday": birthday, "company": company,
+        "notes": notes}.items() if v is not None}
+    if favorite is not None:
+        changes["favorite"] = int(favorite)
+    if phone_number is not None:
+        number = normalise_phone(phone_number)
+        other = ctx.conn.execute(select(contacts.c.contact_id).where(
+            contacts.c.phone_number == number, contacts.c.contact_id != contact_id)).scalar()
+        if other:
+            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{other} already has this phone number", existing_id=other)
+        changes["phone_number"] = number
+    ctx.conn.execute(update(contacts).where(contacts.c.contact_id == contact_id).values(**changes, updated_at=ctx.ts()))
+    return {"contact_id": contact_id, "updated": sorted(changes)}
+
+
+@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",), errors=(ErrorType.ENTITY_NOT_FOUND,))
+def delete_contact(ctx: Ctx, contact_id: str) -> dict[str, Any]:
+    """Delete a contact from the address book.
+
+    Args:
+        contact_id: Id of the contact to delete.
+    """
+    c = _contact(ctx, contact_id)
+    ctx.conn.execute(contacts.delete().where(contacts.c.contact_id == contact_id))
+    return {"deleted": contact_id, "name": c["name"]}
+
+
+# ---- Message Composition & Sending (3.2) ------------------------------------------------------
+
+@tool(l2="3.2", app="messages", mutating=True, permissions=("SMS",), network="cellular", check=_recipients_valid,
+      errors=(ErrorType.ENTITY_NOT_FOUND,))
+def send_sms(ctx: Ctx, to: Recipients, body: Annotated[str, Field(min_length=1, max_length=1000)]) -> dict[str, Any]:
+    """Send a text message (SMS) to one or more recipients.
+
+    Args:
+        to: Recipients, each a contact id (contact_004) or a phone number.
+        body: Text of the message.
+    """
+    sent = []
+    for ref in to:
+        number, cid = _resolve_number(ctx, ref)
+        mid = ctx.new_id(messages)
+        ctx.conn.execute(insert(messages).values(
+            message_id=mid, channel="sms", direction="out", counterpart=number, contact_id=cid, body=body,
+            is_read=1, status="sent", sent_at=ctx.ts(), created_at=ctx.ts(), updated_at=ctx.ts()))
+        sent.append({"message_id": mid, "to": number, "contact_id": cid})
+    return {"sent": sent}
+
+
+@tool(l2="3.2", app="chat", mutating=True, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
+def send_chat_message(
+    ctx: Ctx, to: Annotated[str, Field(min_length=1)], text: Annotated[str, Field(min_length=1, max_length=4000)],
+) -> dict[str, Any]:
+    """Send a chat-app message to a contact or a group chat.
+
+    Args:
+        to: A contact id (contact_004) or a group chat id (group_002).
+        text: Text of the message.
+    """
+    if to.startswith("group_"):
+        if ctx.conn.execute(select(groups.c.group_id).where(groups.c.group_id == to)).first() is None:
+            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no group chat {to!r}", field="to")
+        counterpart, cid = to, None
+    else:
+        counterpart, cid = _resolve_number(ctx, to) if to.startswith("contact_") else (None, None)
+        if counterpart is None:
+            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{to!r} is neither a contact id nor a group id", field="to")
+    mid = ctx.new_id(messages)
+    ctx.conn.execute(insert(messages).values(
+        message_id=mid, channel="chat", direction="out", counterpart=counterpart, contact_id=cid, body=text, is_read=1,
+        status="sent", sent_at=ctx.ts(), created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"message_id": mid, "to": to}
+
+
+# ---- Message Search & Inbox (3.3) -------------------------------------------------------------
+
+def _message_filter(args: dict[str, Any]) -> str | None:
+    filters = ("query", "contact_id", "channel", "unread_only", "date_from", "date_to")
+    return None if any(args.get(k) is not None for k in filters) else f"give at least one of {', '.join(filters)}"
+
+
+@tool(l2="3.3", app="messages", mutating=False, permissions=("SMS",), check=_message_filter)
+def search_messages(
+    ctx: Ctx, query: str | None = None, contact_id: str | None = None, channel: Literal["sms", "chat"] | None = None,
+    unread_only: bool | None = None, date_from: Date | None = None, date_to: Date | None = None,
+    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+) -> dict[str, Any]:
+    """Search received and sent messages, newest first.
+
+    Args:
+        query: Words that must appear in the message text (case-insensitive).
+        contact_id: Only messages with this contact.
+        channel: Only SMS or only chat messages.
+        unread_only: Only unread messages.
+        date_from: Earliest date, YYYY-MM-DD.
+        date_to: Latest date, YYYY-MM-DD.
+        limit: Maximum number of results.
+    """
+    q = select(messages).where(messages.c.status != "deleted")
+    if query:
+        for word in query.lower().split():
+            q = q.where(func.lower(messages.c.body).contains(word, autoescape=True))
+    if contact_id:
+        q = q.where(messages.c.contact_id == contact_id)
+    if channel:
+        q = q.where(messages.c.channel == channel)
+    if unread_only:
+        q = q.where(messages.c.is_read == 0)
+    if date_from:
+        q = q.where(messages.c.sent_at >= date_from)
+    if date_to:
+        q = q.where(messages.c.sent_at < date_to + "T99")
+    found = rows(ctx.conn.execute(q.order_by(messages.c.sent_at.desc(), messages.c.message_id).limit(limit)))
+    keep = ("message_id", "channel", "direction", "counterpart", "contact_id", "body", "is_read", "sent_at")
+    return {"messages": [{k: m[k] for k in keep} for m in found], "count": len(found)}
+
+
+MessageIds = Annotated[list[str], Field(min_length=1, max_length=100)]
+
+
+def _existing_messages(ctx: Ctx, message_ids: list[str]) -> list[dict[str, Any]]:
+    found = rows(ctx.conn.execute(select(messages).where(
+        messages.c.message_id.in_(message_ids), messages.c.status != "deleted")))
+    missing = sorted(set(message_ids) - {m["message_id"] for m in found})
+    if missing:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no message(s) {', '.join(missing)}", missing=missing)
+    return found
+
+
+@tool(l2="3.3", app="messages", mutating=True, permissions=("SMS",),
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def mark_messages_read(ctx: Ctx, message_ids: MessageIds) -> dict[str, Any]:
+    """Mark messages as read.
+
+    Args:
+        message_ids: Ids of the messages, e.g. ["message_012"].
+    """
+    unread = [m["message_id"] for m in _existing_messages(ctx, message_ids) if not m["is_read"]]
+    if not unread:
+        raise ToolError(ErrorType.STATE_CONFLICT, "all of these messages are already read")
+    ctx.conn.execute(update(messages).where(messages.c.message_id.in_(unread)).values(is_read=1, updated_at=ctx.ts()))
+    return {"marked_read": sorted(unread)}
+
+
+@tool(l2="3.3", app="messages", mutating=True, permissions=("SMS",), errors=(ErrorType.ENTITY_NOT_FOUND,))
+def delete_messages(ctx: Ctx, message_ids: MessageIds) -> dict[str, Any]:
+    """Delete messages.
+
+    Args:
+        message_ids: Ids of the messages to delete.
+    """
+    _existing_messages(ctx, message_ids)
+    ctx.conn.execute(update(messages).where(messages.c.message_id.in_(message_ids)).values(
+        status="deleted", updated_at=ctx.ts()))
+    return {"deleted": sorted(message_ids)}
+
+
+# ---- Calls & Call Log (3.4) -------------------------------------------------------------------
+
+@tool(l2="3.4", app="phone", mutating=True, permissions=("PHONE",), network="cellular",
+      check=lambda a: _recipients_valid({"to": [a["to"]]}), errors=(ErrorType.ENTITY_NOT_FOUND,))
+def make_phone_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)]) -> dict[str, Any]:
+    """Place a phone call.
+
+    Args:
+        to: A contact id (contact_004) or a phone number.
+    """
+    number, cid = _resolve_number(ctx, to)
+    call_id = ctx.new_id(call_log)
+    ctx.conn.execute(insert(call_log).values(
+        call_id=call_id, number=number, contact_id=cid, type="outgoing", video=0, started_at=ctx.ts(),
+        duration_sec=0, created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"call_id": call_id, "number": number, "contact_id": cid, "status": "dialing"}
+
+
+@tool(l2="3.4", app="phone", mutating=False, permissions=("PHONE",))
+def get_call_log(
+    ctx: Ctx, type: Literal["incoming", "outgoing", "missed"] | None = None, contact_id: str | None = None,
+    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+) -> dict[str, Any]:
+    """List recent calls, newest first.
+
+    Args:
+        type: Only incoming, outgoing or missed calls.
+        contact_id: Only calls with this contact.
+        limit: Maximum number of results.
+    """
+    q = select(call_log)
+    if type:
+        q = q.where(call_log.c.type == type)
+    if contact_id:
+        q = q.where(call_log.c.contact_id == contact_id)
+    found = rows(ctx.conn.execute(q.order_by(call_log.c.started_at.desc(), call_log.c.call_id).limit(limit)))
+    keep = ("call_id", "number", "contact_id", "type", "started_at", "duration_sec")
+    return {"calls": [{k: c[k] for k in keep} for c in found], "count": len(found)}
+
+
+# ---- Call Blocking & Spam (3.5) ---------------------------------------------------------------
+
+@tool(l2="3.5", app="phone", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
+def block_number(ctx: Ctx, phone_number: Phone, report_spam: bool = False) -> dict[str, Any]:
+    """Block calls and texts from a phone number.
+
+    Args:
+        phone_number: The number to block.
+        report_spam: Also report the number as spam.
+    """
+    number = normalise_phone(phone_number)
+    if ctx.conn.execute(select(blocked_numbers.c.number).where(blocked_numbers.c.number == number)).first():
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{number} is already blocked", existing_id=number)
+    cid = ctx.conn.execute(select(contacts.c.contact_id).where(contacts.c.phone_number == number)).scalar()
+    ctx.conn.execute(insert(blocked_numbers).values(
+        number=number, contact_id=cid, reported_spam=int(report_spam), created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"blocked": number, "contact_id": cid}
+
+
+# ---- Group Chats (3.6) ------------------------------------------------------------------------
+
+@tool(l2="3.6", app="chat", mutating=True, network="internet",
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+def create_group_chat(
+    ctx: Ctx, name: Annotated[str, Field(min_length=1, max_length=80)],
+    member_ids: Annotated[list[str], Field(min_length=2, max_length=50)],
+) -> dict[str, Any]:
+    """Create a group chat with contacts.
+
+    Args:
+        name: Name of the group.
+        member_ids: Contact ids of the members (at least two).
+    """
+    for cid in member_ids:
+        _contact(ctx, cid)
+    existing = ctx.conn.execute(select(groups.c.group_id).where(func.lower(groups.c.name) == name.lower())).scalar()
+    if existing:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a group named {name!r} exists: {existing}", existing_id=existing)
+    gid = ctx.new_id(groups)
+    ctx.conn.execute(insert(groups).values(
+        group_id=gid, name=name, members_json=json.dumps(sorted(set(member_ids))), created_at=ctx.ts(),
+        updated_at=ctx.ts()))
+    return {"group_id": gid, "name": name, "members": sorted(set(member_ids))}
+
+
+# ---- World data -------------------------------------------------------------------------------
+
+FIRST = ["Lily", "James", "Chen", "Sofia", "Omar", "Aisha", "Lucas", "Mei", "Daniel", "Priya", "Noah", "Yuki",
+         "Elena", "Marcus", "Hana", "Ivan", "Grace", "Tom", "Ana", "Ravi", "Zoe", "Leo", "Nina", "Sam", "Olga",
+         "Ben", "Fatima", "Kenji", "Clara", "Diego"]
+LAST = ["Chen", "Smith", "Garcia", "Kim", "Nguyen", "Brown", "Rossi", "Haddad", "Tanaka", "Novak", "Silva",
+        "Okafor", "Müller", "Singh", "Lopez", "Wright", "Zhang", "Ivanova", "Cohen", "Park"]
+RELATIONS = ["friend", "colleague", "classmate", "neighbor", "client", None, None]
+COMPANIES = ["Acme Corp", "Globex", "Initech", "Umbrella Labs", "Stark Industries", None]
+
+# Fixed people every persona knows; hand-written tasks refer to them by name.
+ANCHORS = [
+    ("Lily Chen", "spouse"), ("Zhang Min", "mother"), ("Wang Jun", "father"), ("Alex Turner", "boss"),
+    ("Alex Morgan", "colleague"), ("Dr. Sarah Lin", "dentist"), ("Tom Baker", "friend"),
+]
+
+SMS_TEMPLATES = [
+    "Are we still on for {day}?", "Running 10 minutes late, sorry!", "Can you send me the address?",
+    "Happy birthday! 🎂", "Thanks for dinner last night", "Call me when you're free", "Did you get the documents?",
+    "See you at the meeting", "Your parcel has been delivered", "Don't forget the rent is due on the 15th",
+]
+
+
+def _phone(rng: random.Random, country: str) -> str:
+    return f"{country}{rng.randint(130, 199)}{rng.randint(10000000, 99999999)}"
+
+
+@seeder
+def seed_communication(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    country = "+86" if persona.timezone.startswith("Asia") else "+1"
+    people: list[dict[str, Any]] = []
+    used_names: set[str] = set()
+    for name, rel in ANCHORS:
+        people.append({"name": name, "relationship": rel})
+        used_names.add(name)
+    while len(people) < persona.contacts:
+        name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+        if name in used_names:
+            continue
+        used_names.add(name)
+        people.append({"name": name, "relationship": rng.choice(RELATIONS)})
+    now = persona.now
+    contact_rows = []
+    for i, p in enumerate(people, start=1):
+        first = p["name"].split()[-1 if p["name"].startswith("Dr.") else 0].lower().strip(".")
+        contact_rows.append({
+            "contact_id": f"contact_{i:03d}", "name": p["name"], "phone_number": _phone(rng, country),
+            "email": f"{first}.{i}@example.com" if rng.random() < 0.7 else None, "relationship": p["relationship"],
+            "birthday": f"{rng.randint(1950, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+            if rng.random() < 0.5 else None,
+            "company": rng.choice(COMPANIES), "notes": None, "favorite": int(i <= 3), "created_at": now,
+            "updated_at": now,
+        })
+    conn.execute(insert(contacts), contact_rows)
+    year, month = int(now[:4]), int(now[5:7])
+    msg_rows, call_rows = [], []
+    for i in range(1, 4 * persona.contacts + 1):
+        c = contact_rows[min(int(rng.expovariate(1 / 12)), len(contact_rows) - 1)]
+        back = rng.randint(0, 120)
+        m = (month - 1 - back // 30) % 12 + 1
+        y = year - (1 if month - 1 - back // 30 < 0 else 0)
+        day = min(28, back % 28 + 1)
+        stamp = f"{y}-{m:02d}-{day:02d}T{rng.randint(7, 22):02d}:{rng.randint(0, 59):02d}:00"
+        if stamp >= now:
+            stamp = f"{year}-{month:02d}-01T08:00:00"
+        incoming = rng.random() < 0.6
+        msg_rows.append({
+            "message_id": f"message_{i:03d}", "channel": rng.choice(["sms", "chat"]),
+            "direction": "in" if incoming else "out", "counterpart": c["phone_number"], "contact_id": c["contact_id"],
+            "body": rng.choice(SMS_TEMPLATES).format(day=rng.choice(["Friday", "Saturday", "tomorrow"])),
+            "is_read": 0 if incoming and back < 3 else 1, "status": "received" if incoming else "sent",
+            "sent_at": stamp, "created_at": stamp, "updated_at": stamp,
+        })
+        if i % 4 == 0:
+            call_rows.append({
+                "call_id": f"call_{i // 4:03d}", "number": c["phone_number"], "contact_id": c["contact_id"],
+                "type": rng.choice(["incoming", "outgoing", "missed"]), "video": int(rng.random() < 0.1),
+                "started_at": stamp, "duration_sec": rng.randint(0, 1800), "created_at": stamp, "updated_at": stamp,
+            })
+    conn.execute(insert(messages), msg_rows)
+    conn.execute(insert(call_log), call_rows)
+    conn.execute(insert(groups).values(
+        group_id="group_001", name="Family", members_json='["contact_001", "contact_002", "contact_003"]',
+        created_at=now, updated_at=now))
+

@@ -1,0 +1,183 @@
+"""One episode: a private copy of the task's world, the executor, the step budget and the trajectory."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, and_, insert, select, update
+
+from sandbox import db
+from sandbox.changes import StateDiff, TableDiff, clear_journal, read_diff
+from sandbox.executor import Envelope, Executor, UserAnswer
+from sandbox.schema import metadata, subagent_jobs
+from sandbox.skills import SKILLS
+from sandbox.tasks import Changes, Task
+from sandbox.tooling import REGISTRY
+from sandbox.world import world_image
+
+T_MAX = 15  # the paper's step budget
+
+
+@dataclass
+class Step:
+    """One planner action and the sandbox's feedback, with what the planner reported about it."""
+
+    index: int
+    name: str
+    arguments: Any
+    envelope: Envelope
+    latency_s: float = 0.0
+    planner: dict[str, Any] = field(default_factory=dict)  # tokens, raw reply, format error kind
+
+
+@dataclass
+class Trajectory:
+    """Everything verification needs: the actions with their envelopes and the final state diff."""
+
+    task_id: str
+    steps: list[Step]
+    termination: str  # finished | truncated | infra_error
+    diff: StateDiff
+    subagent_jobs: list[dict[str, Any]]
+    internal_errors: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id, "termination": self.termination, "steps": [asdict(s) for s in self.steps],
+            "diff": {t: d.to_json() for t, d in self.diff.items()}, "subagent_jobs": self.subagent_jobs,
+            "internal_errors": self.internal_errors,
+        }
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the planner sees: the query, the history so far, and the callable tools' schemas."""
+
+    query: str
+    history: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    step: int
+
+
+def apply_changes(conn: Connection, changes: Changes) -> None:
+    """Apply a task's patches (inserts, updates by match, deletes by match)."""
+    for name, new_rows in changes.insert.items():
+        conn.execute(insert(_table(name)), new_rows)
+    for name, updates in changes.update.items():
+        t = _table(name)
+        for u in updates:
+            result = conn.execute(update(t).where(_match(t, u.match)).values(**u.set))
+            if result.rowcount == 0:
+                raise ValueError(f"patch: no {name} row matches {u.match}")
+    for name, matches in changes.delete.items():
+        t = _table(name)
+        for m in matches:
+            conn.execute(t.delete().where(_match(t, m)))
+
+
+def _table(name: str) -> Any:
+    if name not in metadata.tables:
+        raise ValueError(f"patch: unknown table {name!r}")
+    return metadata.tables[name]
+
+
+def _match(t: Any, match: dict[str, Any]) -> Any:
+    return and_(*(t.c[k] == v for k, v in match.items()))
+
+
+class Episode:
+    """A running task. ``step`` executes one planner action; the episode ends on ``finish`` or at T_max.
+
+    Use as a context manager (or call ``close``) so the private database is released.
+    """
+
+    def __init__(self, task: Task, *, t_max: int = T_MAX, candidate_tools: list[str] | None = None,
+                 candidate_skills: list[str] | None = None) -> None:
+        self.task = task
+        self.t_max = t_max
+        self.conn = db.open_database(world_image(task.initial_state.world))
+        with self.conn.begin():
+            apply_changes(self.conn, task.initial_state.patches)
+            clear_journal(self.conn)
+        self.executor = Executor(
+            self.conn,
+            visible=frozenset(task.candidate_tools if candidate_tools is None else candidate_tools),
+            skills_offered=tuple(task.candidate_skills if candidate_skills is None else candidate_skills),
+            user_script=tuple(UserAnswer(a.answer, a.slot, tuple(a.keywords)) for a in task.user_script),
+        )
+        self.steps: list[Step] = []
+        self.history: list[dict[str, Any]] = [m.model_dump() for m in task.history]
+        self.finished = False
+
+    @property
+    def done(self) -> bool:
+        return self.finished or len(self.steps) >= self.t_max
+
+    def observation(self) -> Observation:
+        return Observation(self.task.query, list(self.history), self.tool_schemas(), len(self.steps))
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI ``tools`` for the current action space; ``load_skill`` lists the offered skills."""
+        schemas = []
+        for name in self.executor.available():
+            schema = REGISTRY[name].openai_schema()
+            if name == "load_skill":
+                offered = "; ".join(f"{s}: {SKILLS[s].description}" for s in self.executor.skills_offered)
+                schema["function"]["description"] += f" Offered skills: {offered}."
+            schemas.append(schema)
+        return schemas
+
+    def step(self, name: Any, arguments: Any, *, planner: dict[str, Any] | None = None,
+             latency_s: float = 0.0) -> Envelope:
+        """Execute one planner action and append it and its feedback to the history."""
+        if self.done:
+            raise RuntimeError(f"episode {self.task.task_id} is over; no more steps")
+        self.executor.step = len(self.steps) + 1
+        started = time.perf_counter()
+        result = self.executor.call(name, arguments)
+        self.steps.append(Step(self.executor.step, name, arguments, result,
+                               latency_s + time.perf_counter() - started, planner or {}))
+        self.history.append({"role": "assistant", "action": {"name": name, "arguments": arguments}})
+        self.history.append({"role": "tool", "name": name, "content": result})
+        if name == "finish" and result["Status"] == "success":
+            self.finished = True
+        return result
+
+    def record_format_error(self, raw: str, kind: str, message: str, planner: dict[str, Any]) -> Envelope:
+        """A model reply that is not a usable call still costs a step; the model sees why."""
+        if self.done:
+            raise RuntimeError(f"episode {self.task.task_id} is over; no more steps")
+        result = {"Status": "error", "ErrorType": "InvalidArgumentValue" if kind == "bad_arguments"
+                  else "ToolNotAvailable", "Payload": {"message": message, "format_error": kind}}
+        self.steps.append(Step(len(self.steps) + 1, "<format_error>", raw, result, 0.0, {**planner, "format_error": kind}))
+        self.history.append({"role": "assistant", "content": raw})
+        self.history.append({"role": "tool", "name": "<format_error>", "content": result})
+        return result
+
+    def trajectory(self, termination: str | None = None) -> Trajectory:
+        with self.conn.begin():
+            diff = read_diff(self.conn)
+            jobs = [dict(r._mapping) for r in self.conn.execute(select(subagent_jobs).order_by(subagent_jobs.c.job_id))]
+        for job in jobs:
+            job["handoff"] = json.loads(job.pop("handoff_json"))
+            job["result"] = json.loads(job.pop("result_json"))
+        term = termination or ("finished" if self.finished else "truncated")
+        return Trajectory(self.task.task_id, list(self.steps), term, diff, jobs, list(self.executor.internal_errors))
+
+    def snapshot(self) -> bytes:
+        return db.snapshot(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Episode:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["Episode", "Observation", "Step", "StateDiff", "TableDiff", "Trajectory", "T_MAX", "apply_changes"]

@@ -1,0 +1,247 @@
+"""The executor: validate in the fixed order, run in one transaction, log one row, return the envelope.
+
+Pipeline (DESIGN.md §3, catalog §1): action space -> required -> unknown -> types ->
+values/formats -> network -> services -> permissions -> session -> the tool body (entity
+resolution, state, duplicates, limits, confirmation) -> commit and log. A failed call is rolled
+back and changes nothing but its log row.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Integer, Table, cast, func, insert, select
+
+from sandbox.errors import ErrorType, ToolError
+from sandbox.schema import app_permissions, apps, device_settings, id_sequences, meta, operation_logs
+from sandbox.tooling import FRAMEWORK, INTERNAL, REGISTRY, ToolSpec, validate_arguments
+
+Envelope = dict[str, Any]
+
+PLANNER = "planner"
+SUBAGENT_ACTORS = ("gui_agent", "monitor_agent", "screen_reader_agent", "voice_agent")
+
+
+def envelope(status: str, error_type: ErrorType | None, payload: dict[str, Any]) -> Envelope:
+    return {"Status": status, "ErrorType": error_type.value if error_type else None, "Payload": payload}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+
+
+@dataclass
+class UserAnswer:
+    """One scripted answer of the simulated user (matched by slot, else by a keyword of the question)."""
+
+    answer: str
+    slot: str | None = None
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass
+class Ctx:
+    """What a tool body sees: the episode's connection, the frozen clock and the step."""
+
+    conn: Connection
+    executor: Executor
+    step: int
+    actor: str
+    job_id: str | None = None
+
+    @property
+    def now(self) -> dt.datetime:
+        return self.executor.now
+
+    def ts(self) -> str:
+        """Deterministic timestamp: the frozen clock plus one second per step."""
+        return (self.executor.now + dt.timedelta(seconds=self.step)).strftime("%Y-%m-%dT%H:%M:%S")
+
+    def new_id(self, table: Table) -> str:
+        """``<prefix>_NNN`` from the table's id column: one above any id ever issued (never reused)."""
+        pk = next(iter(table.primary_key.columns))
+        prefix = pk.name.removesuffix("_id")
+        offset = len(prefix) + 2
+        table_max = self.conn.execute(
+            select(func.max(cast(func.substr(pk, offset), Integer))).where(pk.like(f"{prefix}\\_%", escape="\\"))
+        ).scalar() or 0
+        issued = self.conn.execute(select(id_sequences.c.last).where(id_sequences.c.prefix == prefix)).scalar() or 0
+        n = max(table_max, issued) + 1
+        self.conn.execute(
+            id_sequences.insert().prefix_with("OR REPLACE").values(prefix=prefix, last=n)
+        )
+        return f"{prefix}_{n:03d}"
+
+    def setting(self, key: str) -> str | None:
+        return self.conn.execute(select(device_settings.c.value).where(device_settings.c.key == key)).scalar()
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Envelope:
+        """Run another tool as this context's actor (sub-agent flows apply effects this way)."""
+        return self.executor.call(name, arguments, actor=self.actor, parent_job_id=self.job_id, nested=True)
+
+
+@dataclass
+class Executor:
+    """Runs calls against one episode database.
+
+    ``visible`` is the task's initial action space A0 of domain tools; framework actions are
+    always available; tools of loaded skills join from the step after loading.
+    """
+
+    conn: Connection
+    visible: frozenset[str]
+    skills_offered: tuple[str, ...] = ()
+    user_script: tuple[UserAnswer, ...] = ()
+    step: int = 0
+    loaded_skill_tools: set[str] = field(default_factory=set)
+    internal_errors: list[str] = field(default_factory=list)
+    now: dt.datetime = field(init=False)
+
+    def __post_init__(self) -> None:
+        with self.conn.begin():
+            raw_now = self.conn.execute(select(meta.c.value).where(meta.c.key == "now")).scalar()
+        if raw_now is None:
+            raise ValueError("world has no meta.now: the frozen clock is missing")
+        self.now = dt.datetime.fromisoformat(raw_now)
+
+    def answer(self, question: str, slot: str | None) -> str | None:
+        """The scripted user's answer: by slot when the planner names one, else by keyword."""
+        for a in self.user_script:
+            if slot and a.slot == slot:
+                return a.answer
+        lowered = question.lower()
+        for a in self.user_script:
+            if any(k.lower() in lowered for k in a.keywords):
+                return a.answer
+        return None
+
+    # ---- action space -------------------------------------------------------------------
+    def available(self) -> list[str]:
+        """Names the planner may call now, in a stable order (A0 order, then skill tools)."""
+        framework = sorted(n for n, s in REGISTRY.items() if s.domain == FRAMEWORK and self._framework_offered(n))
+        extra = sorted(self.loaded_skill_tools - self.visible)
+        return sorted(self.visible) + extra + framework
+
+    def _framework_offered(self, name: str) -> bool:
+        return name != "load_skill" or bool(self.skills_offered)
+
+    def _in_action_space(self, spec: ToolSpec) -> bool:
+        if spec.domain == FRAMEWORK:
+            return self._framework_offered(spec.name)
+        if spec.domain == INTERNAL:
+            return False
+        return spec.name in self.visible or spec.name in self.loaded_skill_tools
+
+    # ---- the pipeline -------------------------------------------------------------------
+    def call(
+        self, name: Any, arguments: Any, *, actor: str = PLANNER, parent_job_id: str | None = None,
+        nested: bool = False,
+    ) -> Envelope:
+        """Execute one call and return its envelope; never raises for anything a caller sends.
+
+        The whole call is one transaction (a savepoint when a sub-agent runs it inside its job).
+        """
+        ctx = Ctx(self.conn, self, self.step, actor, parent_job_id)
+        tx = self.conn.begin_nested() if nested else self.conn.begin()
+        try:
+            result = envelope("success", None, self._run(ctx, name, arguments))
+        except ToolError as err:
+            result = envelope("error", err.error_type, err.payload())
+        except Exception as exc:  # a sandbox bug: reported, counted, never silent
+            self.internal_errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            result = envelope("error", ErrorType.INTERNAL_ERROR, {"message": f"internal sandbox error in {name}"})
+        if result["Status"] == "success":
+            self._write_log(ctx, name, arguments, result)
+            tx.commit()
+        else:
+            tx.rollback()
+            with self.conn.begin_nested() if nested else self.conn.begin():
+                self._write_log(ctx, name, arguments, result)
+        return result
+
+    def _run(self, ctx: Ctx, name: Any, arguments: Any) -> dict[str, Any]:
+        spec = REGISTRY.get(name) if isinstance(name, str) else None
+        self._precheck(spec, name, ctx.actor)
+        assert spec is not None
+        clean, arg_error = validate_arguments(spec, arguments)
+        if arg_error is not None:
+            raise ToolError(arg_error[0], **arg_error[1])
+        assert clean is not None
+        self._gate(spec)
+        return spec.fn(ctx, **clean)
+
+    def _precheck(self, spec: ToolSpec | None, name: Any, actor: str) -> None:
+        """Step 1: the tool exists and is in the action space (sub-agents act inside apps directly)."""
+        if spec is None:
+            raise ToolError(ErrorType.TOOL_NOT_AVAILABLE, f"no tool named {str(name)[:80]!r}")
+        if actor == PLANNER and not self._in_action_space(spec):
+            hint = "load_skill" if spec.is_domain_tool and self.skills_offered else None
+            raise ToolError(
+                ErrorType.TOOL_NOT_AVAILABLE, f"{spec.name} is not in the current action space",
+                **({"hint": hint} if hint else {}),
+            )
+
+    def _gate(self, spec: ToolSpec) -> None:
+        """Steps 6-9: network, OS services, the app's runtime permissions, the app's session."""
+        keys = list(spec.services) + (["airplane_mode", "wifi", "mobile_data"] if spec.network else [])
+        settings = dict(self.conn.execute(
+            select(device_settings.c.key, device_settings.c.value).where(device_settings.c.key.in_(keys))
+        ).all()) if keys else {}
+        if spec.network == "cellular" and settings.get("airplane_mode") == "1":
+            raise ToolError(ErrorType.NETWORK_UNAVAILABLE, f"{spec.name} needs the cellular network",
+                             hint="turn off airplane mode")
+        if spec.network == "internet" and not (
+            settings.get("wifi") == "1" or (settings.get("mobile_data") == "1" and settings.get("airplane_mode") != "1")
+        ):
+            raise ToolError(ErrorType.NETWORK_UNAVAILABLE, f"{spec.name} needs an internet connection",
+                             hint="turn on Wi-Fi or mobile data")
+        for service in spec.services:
+            if settings.get(service) != "1":
+                raise ToolError(ErrorType.SERVICE_DISABLED, f"{service} is turned off", service=service)
+        if spec.permissions:
+            states = dict(self.conn.execute(
+                select(app_permissions.c.permission, app_permissions.c.state).where(
+                    app_permissions.c.app_id == spec.app, app_permissions.c.permission.in_(spec.permissions))
+            ).all())
+            for permission in spec.permissions:
+                state = states.get(permission, "not_requested")
+                if state != "granted":
+                    reason = "policy" if state == "policy_blocked" else "app_permission"
+                    raise ToolError(
+                        ErrorType.PERMISSION_DENIED, f"app {spec.app!r} lacks the {permission} permission",
+                        app_id=spec.app, permission=permission, reason=reason,
+                    )
+        if spec.needs_login:
+            logged_in = self.conn.execute(select(apps.c.logged_in).where(apps.c.app_id == spec.app)).scalar()
+            if logged_in != 1:
+                raise ToolError(ErrorType.AUTHENTICATION_REQUIRED, f"app {spec.app!r} is signed out", app_id=spec.app)
+
+    def _write_log(self, ctx: Ctx, name: Any, arguments: Any, result: Envelope) -> None:
+        self.conn.execute(insert(operation_logs).values(
+            step=ctx.step, ts=ctx.ts(), actor=ctx.actor, tool_name=_clip(str(name)), args_json=_clip(_dumps(arguments)),
+            status=result["Status"], error_type=result["ErrorType"], payload_json=_dumps(result["Payload"]),
+            parent_job_id=ctx.job_id,
+        ))
+
+
+_CLIP = 4096
+
+
+def _clip(text: str) -> str:
+    """Logged names and arguments are capped so hostile input cannot bloat the database."""
+    return text if len(text) <= _CLIP else text[:_CLIP] + f"...[{len(text) - _CLIP} more chars]"
+
+
+def normalise_phone(number: str) -> str:
+    """Digits only (a leading + kept): ``+86 139-0000 1234`` -> ``+8613900001234``."""
+    digits = re.sub(r"\D", "", number)
+    return ("+" if number.strip().startswith("+") else "") + digits
+
+
+def rows(result: Iterable[Any]) -> list[dict[str, Any]]:
+    return [dict(r._mapping) for r in result]

@@ -1,0 +1,179 @@
+"""Framework actions: memory, skills, the GUI sub-agent, ask_user and finish (not counted in the 212).
+
+They share the domain tools' interface (a name plus JSON arguments under a schema), so they are
+validated and logged by the same executor.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import insert, select, update
+
+from sandbox import memory, subagents
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx
+from sandbox.schema import final_answers, loaded_skills, memory_records, user_interactions
+from sandbox.skills import SKILLS
+from sandbox.tooling import FRAMEWORK, Date, tool
+
+MemoryCategory = Literal["profile", "preference", "past_record", "relationship", "routine", "commitment"]
+Sentence = Annotated[str, Field(min_length=1, max_length=2000)]
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=False)
+def search_memory(
+    ctx: Ctx, query: Sentence, category: MemoryCategory | None = None,
+    top_k: Annotated[int, Field(ge=1, le=20)] = 5, include_superseded: bool = False,
+) -> dict[str, Any]:
+    """Search the user's long-term memory (facts, preferences, routines, relationships) by keywords.
+
+    Args:
+        query: Keywords describing what you need to know.
+        category: Only records of this category.
+        top_k: Number of records to return.
+        include_superseded: Also return records that were replaced by newer ones.
+    """
+    return {"records": memory.search(ctx.conn, query, category, top_k, include_superseded)}
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
+def add_memory(
+    ctx: Ctx, content: Sentence, category: MemoryCategory, entities: list[str] | None = None,
+    valid_from: Date | None = None,
+) -> dict[str, Any]:
+    """Remember a new fact the user stated.
+
+    Args:
+        content: The fact, as one sentence.
+        category: Kind of fact.
+        entities: Names or keywords the fact is about.
+        valid_from: Date from which the fact holds (default today).
+    """
+    norm = " ".join(content.lower().split())
+    for mid, existing in ctx.conn.execute(
+        select(memory_records.c.memory_id, memory_records.c.content).where(memory_records.c.status == "active")
+    ):
+        if " ".join(existing.lower().split()) == norm:
+            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"already remembered as {mid}", existing_id=mid)
+    mid = ctx.new_id(memory_records)
+    ctx.conn.execute(insert(memory_records).values(
+        memory_id=mid, category=category, content=content, entities_json=json.dumps(entities or []),
+        source="user_stated", valid_from=valid_from or ctx.now.date().isoformat(), valid_to=None, status="active",
+        superseded_by=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"memory_id": mid}
+
+
+def _active_record(ctx: Ctx, memory_id: str) -> dict[str, Any]:
+    row = ctx.conn.execute(select(memory_records).where(memory_records.c.memory_id == memory_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no memory record {memory_id!r}", hint="search_memory")
+    if row.status != "active":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{memory_id} is {row.status}, not active")
+    return dict(row._mapping)
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def replace_memory(ctx: Ctx, memory_id: str, new_content: Sentence) -> dict[str, Any]:
+    """Replace an outdated memory record with corrected content (the old one is kept as superseded).
+
+    Args:
+        memory_id: Id of the record to replace, e.g. mem_007.
+        new_content: The corrected fact.
+    """
+    old = _active_record(ctx, memory_id)
+    mid = ctx.new_id(memory_records)
+    today = ctx.now.date().isoformat()
+    ctx.conn.execute(insert(memory_records).values(
+        memory_id=mid, category=old["category"], content=new_content, entities_json=old["entities_json"],
+        source="user_stated", valid_from=today, valid_to=None, status="active", superseded_by=None,
+        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(update(memory_records).where(memory_records.c.memory_id == memory_id).values(
+        status="superseded", valid_to=today, superseded_by=mid, updated_at=ctx.ts()))
+    return {"memory_id": mid, "replaced": memory_id}
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def delete_memory(ctx: Ctx, memory_id: str) -> dict[str, Any]:
+    """Forget a memory record.
+
+    Args:
+        memory_id: Id of the record to forget.
+    """
+    _active_record(ctx, memory_id)
+    ctx.conn.execute(update(memory_records).where(memory_records.c.memory_id == memory_id).values(
+        status="deleted", updated_at=ctx.ts()))
+    return {"deleted": memory_id}
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def load_skill(ctx: Ctx, skill_id: str) -> dict[str, Any]:
+    """Load a skill: its tools become available from the next step, with instructions for using them.
+
+    Args:
+        skill_id: Id of one of the offered skills.
+    """
+    offered = ctx.executor.skills_offered
+    if skill_id not in offered:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no skill {skill_id!r} is offered", candidates=list(offered))
+    if ctx.conn.execute(select(loaded_skills.c.skill_id).where(loaded_skills.c.skill_id == skill_id)).first():
+        raise ToolError(ErrorType.STATE_CONFLICT, f"skill {skill_id} is already loaded")
+    skill = SKILLS[skill_id]
+    ctx.conn.execute(insert(loaded_skills).values(skill_id=skill_id, loaded_at_step=ctx.step))
+    ctx.executor.loaded_skill_tools.update(skill.tools)
+    return {"skill_id": skill_id, "tools": list(skill.tools), "instructions": skill.instructions}
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=False)
+def ask_user(
+    ctx: Ctx, question: Sentence, kind: Literal["clarify", "confirm", "choose"] = "clarify",
+    options: list[str] | None = None, slot: str | None = None,
+) -> dict[str, Any]:
+    """Ask the user a question and wait for the answer (to clarify, confirm or choose).
+
+    Args:
+        question: The question, addressed to the user.
+        kind: clarify a missing detail, confirm a risky action, or choose between options.
+        options: The choices, when kind is choose.
+        slot: Short name of the detail you need, e.g. "phone_number".
+    """
+    answer = ctx.executor.answer(question, slot)
+    ctx.conn.execute(insert(user_interactions).values(
+        step=ctx.step, kind=kind, question=question, slot=slot, answer=answer or ""))
+    if answer is None:
+        return {"answer": None, "message": "The user did not answer that question."}
+    return {"answer": answer}
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=False)
+def finish(
+    ctx: Ctx, answer: Annotated[str, Field(max_length=4000)],
+    status: Literal["completed", "partial", "failed", "refused"] = "completed",
+) -> dict[str, Any]:
+    """End the task and report to the user.
+
+    Args:
+        answer: What was done (or why it could not be done), addressed to the user.
+        status: How the task ended.
+    """
+    ctx.conn.execute(insert(final_answers).values(step=ctx.step, status=status, answer=answer))
+    return {"finished": True}
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=True,
+      errors=(ErrorType.UNSUPPORTED_OPERATION, ErrorType.SUB_AGENT_FAILED))
+def call_gui_agent(
+    ctx: Ctx, app_id: str, goal: Sentence, inputs: dict[str, Any],
+    expected_outputs: list[str] | None = None,
+) -> dict[str, Any]:
+    """Delegate steps that have no API to the GUI agent, which operates the app's screens.
+
+    Args:
+        app_id: The app to operate, e.g. roombook.
+        goal: A self-contained instruction of what to achieve in the app.
+        inputs: Every value the flow needs (dates, times, names, counts).
+        expected_outputs: Names of results to return, e.g. ["booking_code"].
+    """
+    return subagents.run_gui(ctx, app_id, goal, inputs, expected_outputs or [])

@@ -1,0 +1,154 @@
+"""The planner's long-term memory: records, deterministic BM25 search, and the persona's seeded facts."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from collections import Counter
+from typing import Any
+
+from sqlalchemy import Connection, insert, select
+
+from sandbox.schema import memory_records
+from sandbox.world import Persona, seeder
+
+CATEGORIES = ("profile", "preference", "past_record", "relationship", "routine", "commitment")
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+_STOP = frozenset("a an and are as at be by for from has i in is it my of on or the to with".split())
+
+
+def tokens(text: str) -> list[str]:
+    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
+
+
+def bm25_rank(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: float = 0.75) -> list[tuple[str, float]]:
+    """Rank ``(doc_id, text, tie_key)`` docs for ``query``; ties break on tie_key desc, then id.
+
+    Scores are rounded to 6 decimals so the order is identical on every machine.
+    """
+    q = tokens(query)
+    if not q or not docs:
+        return []
+    toks = {doc_id: tokens(text) for doc_id, text, _ in docs}
+    n = len(docs)
+    avg = sum(len(t) for t in toks.values()) / n or 1.0
+    df = Counter(term for t in toks.values() for term in set(t))
+    scored = []
+    for doc_id, _, tie in docs:
+        tf = Counter(toks[doc_id])
+        length = len(toks[doc_id])
+        score = 0.0
+        for term in q:
+            if tf[term]:
+                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+                score += idf * tf[term] * (k1 + 1) / (tf[term] + k1 * (1 - b + b * length / avg))
+        if score > 0:
+            scored.append((round(score, 6), tie, doc_id))
+    scored.sort(key=lambda s: (-s[0], _desc(s[1]), s[2]))
+    return [(doc_id, score) for score, _, doc_id in scored]
+
+
+def _desc(text: str) -> tuple[int, ...]:
+    return tuple(-ord(ch) for ch in text)
+
+
+def search(conn: Connection, query: str, category: str | None, top_k: int, include_superseded: bool) -> list[dict[str, Any]]:
+    q = select(memory_records).where(memory_records.c.status != "deleted")
+    if not include_superseded:
+        q = q.where(memory_records.c.status == "active")
+    if category:
+        q = q.where(memory_records.c.category == category)
+    records = {r.memory_id: dict(r._mapping) for r in conn.execute(q)}
+    docs = [(mid, r["content"] + " " + " ".join(json.loads(r["entities_json"])), r["valid_from"])
+            for mid, r in records.items()]
+    hits = bm25_rank(query, docs)[:top_k]
+    keep = ("memory_id", "category", "content", "valid_from", "valid_to", "status")
+    return [{**{k: records[mid][k] for k in keep}, "score": score} for mid, score in hits]
+
+
+# ---- seeded facts -----------------------------------------------------------------------------
+# (category, content, entities, valid_from, status). Superseded pairs model conflicting records.
+FACTS: list[tuple[str, str, list[str], str, str]] = [
+    ("profile", "Lives in {home_city}; home address is 18 Garden Road, {home_city}", ["home", "{home_city}"],
+     "2023-01-10", "active"),
+    ("profile", "Works at Acme Corp in {work_city}, office on the 12th floor", ["work", "Acme Corp"],
+     "2023-02-01", "active"),
+    ("relationship", "Lily Chen is my wife; she prefers to be texted, not called", ["Lily Chen", "wife"],
+     "2023-01-10", "active"),
+    ("relationship", "Mom (Zhang Min) birthday is April 18", ["Zhang Min", "mother", "birthday"],
+     "2023-01-10", "active"),
+    ("relationship", "My boss is Alex Turner; Alex Morgan is a colleague on the design team",
+     ["Alex Turner", "boss", "Alex Morgan"], "2023-03-05", "active"),
+    ("relationship", "Dr. Sarah Lin is my dentist", ["Sarah Lin", "dentist"], "2023-06-01", "active"),
+    ("preference", "Prefers meetings in the morning, before 11:00", ["meetings", "morning"], "2024-02-01", "active"),
+    ("preference", "Wants the phone silent (do not disturb) during focus work", ["do not disturb", "focus"],
+     "2024-03-01", "active"),
+    ("routine", "Wakes up at 06:45 on weekdays", ["alarm", "wake up", "weekdays"], "2023-09-01", "superseded"),
+    ("routine", "Now wakes up at 06:15 on weekdays since starting the new job", ["alarm", "wake up", "weekdays"],
+     "2025-04-01", "active"),
+    ("routine", "Gym on Monday and Wednesday evenings", ["gym", "workout"], "2024-01-15", "superseded"),
+    ("routine", "Gym moved to Tuesday and Thursday evenings at 19:00", ["gym", "workout"], "2025-05-02", "active"),
+    ("routine", "Team standup every weekday at 09:30", ["standup", "team", "meeting"], "2024-05-01", "active"),
+    ("commitment", "Promised to call Dad (Wang Jun) every Sunday evening", ["Wang Jun", "father", "call"],
+     "2024-07-01", "active"),
+    ("commitment", "Pays the rent to the landlord on the 15th of each month", ["rent", "landlord"],
+     "2023-01-10", "active"),
+    ("preference", "Likes the screen in dark mode at night", ["dark mode", "display"], "2024-08-01", "active"),
+    ("past_record", "Last dentist check-up was on 2025-01-20", ["dentist", "check-up"], "2025-01-20", "active"),
+    ("preference", "Prefers ringtone volume low at the office", ["ringer", "volume", "office"], "2024-09-01",
+     "active"),
+]
+
+DISTRACTOR_TOPICS = [
+    ("preference", "Likes {food} food", ["food", "{food}"]),
+    ("past_record", "Watched a {genre} movie with friends in {month}", ["movie", "{genre}"]),
+    ("preference", "Favourite {thing} color is {color}", ["{thing}", "color"]),
+    ("past_record", "Bought a new {gadget} in {month}", ["{gadget}", "purchase"]),
+    ("routine", "Reads {genre} books before sleeping", ["reading", "{genre}"]),
+]
+FILL = {
+    "food": ["Sichuan", "Italian", "Thai", "Mexican", "Japanese", "Korean"],
+    "genre": ["science fiction", "comedy", "mystery", "history", "fantasy"],
+    "month": ["January", "February", "March", "April", "May"],
+    "thing": ["phone case", "notebook", "backpack", "mug"],
+    "color": ["blue", "green", "black", "orange"],
+    "gadget": ["tablet", "smartwatch", "laptop", "speaker", "e-reader"],
+}
+
+
+def _fill(text: str, persona: Persona, choice: dict[str, str]) -> str:
+    return text.format(home_city=persona.home_city, work_city=persona.work_city, **choice)
+
+
+@seeder
+def seed_memory(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    records = []
+    for cat, content, entities, valid_from, status in FACTS:
+        records.append((cat, _fill(content, persona, {}), [_fill(e, persona, {}) for e in entities], valid_from, status))
+    seen: set[str] = set()
+    while len(records) < 40:
+        cat, content, entities = rng.choice(DISTRACTOR_TOPICS)
+        choice = {k: rng.choice(v) for k, v in FILL.items()}
+        text = content.format(**choice)
+        if text in seen:
+            continue
+        seen.add(text)
+        month = rng.randint(1, 12)
+        records.append((cat, text, [e.format(**choice) for e in entities], f"2024-{month:02d}-01", "active"))
+    rows = []
+    for i, (cat, content, entities, valid_from, status) in enumerate(records, start=1):
+        rows.append({
+            "memory_id": f"mem_{i:03d}", "category": cat, "content": content, "entities_json": json.dumps(entities),
+            "source": "user_stated", "valid_from": valid_from, "valid_to": None, "status": status,
+            "superseded_by": None, "created_at": valid_from, "updated_at": valid_from,
+        })
+    # link each superseded record to its successor (the next record of the same entities)
+    for i, r in enumerate(rows):
+        if r["status"] == "superseded":
+            successor = rows[i + 1]
+            r["superseded_by"] = successor["memory_id"]
+            r["valid_to"] = successor["valid_from"]
+    conn.execute(insert(memory_records), rows)

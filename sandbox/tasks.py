@@ -1,0 +1,181 @@
+"""The task record (DESIGN.md §4), format version 1, and its loader.
+
+A malformed record is rejected with the file, line, task id and field, before any episode runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from sandbox.taxonomy import DOMAINS, L2, domain_of
+
+CATEGORIES = ("basic", "subagent", "memory", "skill")
+BUCKETS = ("tool_call", "state_change", "agent_behavior")
+TASK_FORMAT_VERSION = 1
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Message(Strict):
+    role: Literal["user", "assistant"]
+    content: str
+
+
+class RowUpdate(Strict):
+    """Rows whose current values satisfy ``match`` get ``set`` (a patch), or must have (a check)."""
+
+    match: dict[str, Any]
+    set: dict[str, Any] = Field(default_factory=dict)
+
+
+class Changes(Strict):
+    """Row changes per table; the same shape patches a world and states an expected diff."""
+
+    insert: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    update: dict[str, list[RowUpdate]] = Field(default_factory=dict)
+    delete: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+
+
+class InitialState(Strict):
+    world: str
+    patches: Changes = Field(default_factory=Changes)
+
+
+class Action(Strict):
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ExpectedCall(Strict):
+    """A call that must appear, successful, with arguments satisfying the matchers in ``args``."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolCallCheck(Strict):
+    calls: list[ExpectedCall] = Field(min_length=1)
+    ordered: bool = True
+
+
+class StateChangeCheck(Changes):
+    """Expected D_T - D_0. Values are matchers (verification.matchers); ``forbid`` rows must not change."""
+
+    forbid: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    ignore_columns: list[str] = Field(default_factory=list)
+    ignore_tables: list[str] = Field(default_factory=list)
+    strict: bool = True
+
+
+class AgentBehaviorCheck(Strict):
+    """The sub-agent route and its handoff fields, the follow-up offered to the user, and the effects."""
+
+    route: str | None = None
+    handoff: dict[str, Any] = Field(default_factory=dict)
+    follow_up: ExpectedCall | None = None
+    state: StateChangeCheck | None = None
+
+
+class UserAnswer(Strict):
+    answer: str
+    slot: str | None = None
+    keywords: list[str] = Field(default_factory=list)
+
+
+_CHECKS: dict[str, type[Strict]] = {
+    "tool_call": ToolCallCheck, "state_change": StateChangeCheck, "agent_behavior": AgentBehaviorCheck,
+}
+
+
+class Task(Strict):
+    version: Literal[1] = TASK_FORMAT_VERSION
+    task_id: Annotated[str, Field(min_length=1)]
+    category: Literal["basic", "subagent", "memory", "skill"]
+    domain: str
+    l2: str
+    query: Annotated[str, Field(min_length=1)]
+    history: list[Message] = Field(default_factory=list)
+    initial_state: InitialState
+    candidate_tools: list[str]
+    candidate_skills: list[str] = Field(default_factory=list)
+    bucket: Literal["tool_call", "state_change", "agent_behavior"]
+    gold: list[Action] = Field(min_length=1)
+    check: ToolCallCheck | StateChangeCheck | AgentBehaviorCheck
+    required_memory_ids: list[str] = Field(default_factory=list)
+    required_skill_id: str | None = None
+    user_script: list[UserAnswer] = Field(default_factory=list)
+    tags: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_for_bucket(cls, data: Any) -> Any:
+        """The bucket decides how ``check`` is read, so a spec can never be parsed as another bucket's."""
+        if isinstance(data, dict) and data.get("bucket") in _CHECKS and isinstance(data.get("check"), dict):
+            data = {**data, "check": _CHECKS[data["bucket"]].model_validate(data["check"])}
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Task:
+        if self.l2 not in L2:
+            raise ValueError(f"l2: unknown level-2 category {self.l2!r}")
+        if self.domain not in DOMAINS or domain_of(self.l2) != self.domain:
+            raise ValueError(f"domain: {self.domain!r} does not contain level-2 {self.l2!r}")
+        if self.gold[-1].name != "finish":
+            raise ValueError("gold: the reference trajectory must end with finish")
+        if self.category == "skill" and not self.required_skill_id:
+            raise ValueError("required_skill_id: a skill task names its gold skill")
+        if self.required_skill_id and self.required_skill_id not in self.candidate_skills:
+            raise ValueError("candidate_skills: the gold skill's loader must be offered")
+        return self
+
+    @property
+    def noop_ok(self) -> bool:
+        """True when doing nothing is the correct behaviour (e.g. a policy forbids the request)."""
+        return self.tags.get("expected") == "noop"
+
+
+class TaskFormatError(ValueError):
+    """A task file that cannot be used; the message names the file, line, task and field."""
+
+
+def parse_task(line: str, where: str) -> Task:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise TaskFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    task_id = data.get("task_id", "?") if isinstance(data, dict) else "?"
+    try:
+        return Task.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(record)"
+        raise TaskFormatError(
+            f"{where}: task {task_id}: field {field}: {first['msg']} ({exc.error_count()} problem(s))"
+        ) from exc
+
+
+def load_tasks(path: Path) -> list[Task]:
+    """All tasks of a JSONL file, validated; duplicate ids are an error."""
+    tasks: list[Task] = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            task = parse_task(line, f"{path}:{number}")
+            if task.task_id in seen:
+                raise TaskFormatError(f"{path}:{number}: task {task.task_id}: field task_id: duplicate id")
+            seen.add(task.task_id)
+            tasks.append(task)
+    return tasks
+
+
+def dump_task(task: Task) -> str:
+    """One canonical JSONL line (sorted keys), so generated files regenerate byte for byte."""
+    return json.dumps(task.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False, sort_keys=True)

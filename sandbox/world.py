@@ -1,0 +1,118 @@
+"""Worlds: a persona's phone, built deterministically from a seed, serialised once per process.
+
+An episode never builds a world: it deserialises the cached image into a private in-memory
+database (``sandbox.db.open_database``) and applies the task's patches. Domain modules add their
+own rows through ``@seeder`` functions; each seeder draws from its own RNG stream, so adding a
+domain never perturbs the rows of another.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, insert
+
+from sandbox.changes import clear_journal, install_journal
+from sandbox.db import open_database, raw, snapshot
+from sandbox.schema import app_permissions, apps, device_settings, meta, user_profile
+from sandbox.tooling import REGISTRY
+
+
+@dataclass(frozen=True)
+class Persona:
+    """The owner of a phone. Only name, phone, email, locale, timezone and now reach the prompt."""
+
+    persona_id: str
+    seed: int
+    name: str
+    phone: str
+    email: str
+    locale: str
+    timezone: str
+    home_city: str
+    work_city: str
+    now: str  # the frozen clock, YYYY-MM-DDTHH:MM:SS
+    contacts: int = 100
+
+
+PERSONAS: dict[str, Persona] = {
+    p.persona_id: p
+    for p in (
+        Persona("wang_lei", 1101, "Wang Lei", "+86 138 0000 1111", "wang.lei@example.com", "en-US",
+                "Asia/Shanghai", "Beijing", "Beijing", "2025-06-13T09:00:00"),
+        Persona("maya_patel", 2202, "Maya Patel", "+1 415 555 0101", "maya.patel@example.com", "en-US",
+                "America/Los_Angeles", "San Francisco", "Palo Alto", "2025-03-04T08:30:00"),
+    )
+}
+
+Seeder = Callable[[Connection, random.Random, Persona], None]
+SEEDERS: list[tuple[str, Seeder]] = []
+
+
+def seeder(fn: Seeder) -> Seeder:
+    """Register a function that fills its domain's tables for a persona."""
+    SEEDERS.append((f"{fn.__module__}.{fn.__name__}", fn))
+    return fn
+
+
+DEFAULT_SETTINGS = {
+    "wifi": "1", "wifi_connected_ssid": "HomeNet", "mobile_data": "1", "airplane_mode": "0",
+    "bluetooth": "1", "location_service": "1", "nfc": "1", "low_power_mode": "0", "battery_pct": "78",
+    "charging": "0", "dnd": "0", "dnd_until": "", "ringer_mode": "normal", "volume_media": "60",
+    "volume_ring": "70", "volume_alarm": "80", "brightness": "70", "auto_brightness": "1",
+    "dark_mode": "0", "language": "en-US", "storage_free_gb": "41.5",
+}
+
+
+def _seed_system(conn: Connection, persona: Persona) -> None:
+    conn.execute(insert(meta), [
+        {"key": "now", "value": persona.now}, {"key": "persona", "value": persona.persona_id},
+        {"key": "seed", "value": str(persona.seed)}, {"key": "schema_version", "value": "1"},
+    ])
+    conn.execute(insert(user_profile).values(
+        user_id="user_001", name=persona.name, phone=persona.phone, email=persona.email, locale=persona.locale,
+        timezone=persona.timezone, home_city=persona.home_city, work_city=persona.work_city,
+    ))
+    conn.execute(insert(device_settings), [{"key": k, "value": v} for k, v in sorted(DEFAULT_SETTINGS.items())])
+    # Apps and the permissions they ask for come from the tool declarations: declared once.
+    needed: dict[str, set[str]] = {}
+    for spec in REGISTRY.values():
+        needed.setdefault(spec.app, set()).update(spec.permissions)
+    conn.execute(insert(apps), [
+        {"app_id": app, "name": app.replace("_", " ").title(), "installed": 1, "logged_in": 1,
+         "notifications_enabled": 1}
+        for app in sorted(needed)
+    ])
+    grants = [{"app_id": app, "permission": p, "state": "granted"} for app in sorted(needed) for p in sorted(needed[app])]
+    if grants:
+        conn.execute(insert(app_permissions), grants)
+
+
+def build_world(persona_id: str) -> bytes:
+    """Build a persona's world from scratch and return its database image."""
+    import sandbox.domains  # noqa: F401  (registers every tool and seeder)
+
+    persona = PERSONAS[persona_id]
+    conn = open_database()
+    try:
+        with conn.begin():
+            install_journal(conn)
+            _seed_system(conn, persona)
+            for name, fn in SEEDERS:
+                fn(conn, random.Random(f"{persona.seed}:{name}"), persona)
+            clear_journal(conn)
+        raw(conn).execute("VACUUM")
+        return snapshot(conn)
+    finally:
+        conn.close()
+
+
+@functools.cache
+def world_image(persona_id: str) -> bytes:
+    """The world's image, built once per process."""
+    if persona_id not in PERSONAS:
+        raise KeyError(f"unknown world {persona_id!r}; known: {', '.join(sorted(PERSONAS))}")
+    return build_world(persona_id)

@@ -19,6 +19,13 @@ from sandbox.tooling import REGISTRY
 from sandbox.world import world_image
 
 T_MAX = 15  # the paper's step budget
+FORMAT_ERROR_STEP = "<format_error>"
+FORMAT_ERRORS = {
+    "no_tool_call": "your reply contained no tool call; answer with exactly one tool call",
+    "unknown_tool": "that tool does not exist; call one of the tools listed",
+    "bad_arguments": "the tool arguments were not a valid JSON object",
+    "multiple_calls": "call exactly one tool per step",
+}
 
 
 @dataclass
@@ -146,15 +153,15 @@ class Episode:
             self.finished = True
         return result
 
-    def record_format_error(self, raw: str, kind: str, message: str, planner: dict[str, Any]) -> Envelope:
-        """A model reply that is not a usable call still costs a step; the model sees why."""
+    def record_format_error(self, raw: str, kind: str, planner: dict[str, Any]) -> Envelope:
+        """A model reply that is not a usable call still costs a step, and the model is told why."""
         if self.done:
             raise RuntimeError(f"episode {self.task.task_id} is over; no more steps")
-        result = {"Status": "error", "ErrorType": "InvalidArgumentValue" if kind == "bad_arguments"
-                  else "ToolNotAvailable", "Payload": {"message": message, "format_error": kind}}
-        self.steps.append(Step(len(self.steps) + 1, "<format_error>", raw, result, 0.0, {**planner, "format_error": kind}))
+        result: Envelope = {"Status": "error", "ErrorType": None, "Payload": {
+            "message": FORMAT_ERRORS.get(kind, "the reply could not be used as a tool call"), "format_error": kind}}
+        self.steps.append(Step(len(self.steps) + 1, FORMAT_ERROR_STEP, raw, result, 0.0, {**planner, "format_error": kind}))
         self.history.append({"role": "assistant", "content": raw})
-        self.history.append({"role": "tool", "name": "<format_error>", "content": result})
+        self.history.append({"role": "tool", "name": FORMAT_ERROR_STEP, "content": result})
         return result
 
     def trajectory(self, termination: str | None = None) -> Trajectory:

@@ -65,7 +65,7 @@ class Ctx:
     def new_id(self, table: Table) -> str:
         """``<prefix>_NNN`` from the table's id column: one above any id ever issued (never reused)."""
         pk = next(iter(table.primary_key.columns))
-        prefix = pk.name.removesuffix("_id")
+        prefix = table.info.get("id_prefix") or pk.name.removesuffix("_id")
         offset = len(prefix) + 2
         table_max = self.conn.execute(
             select(func.max(cast(func.substr(pk, offset), Integer))).where(pk.like(f"{prefix}\\_%", escape="\\"))

@@ -15,9 +15,12 @@ metadata = MetaData()
 SYSTEM, USER, WORLD = "system", "user", "world"
 
 
-def table(name: str, kind: str, *columns: Column, natural_key: tuple[str, ...] = ()) -> Table:
-    """Declare a table with its diff kind; `natural_key` aligns updated rows in readable reasons."""
-    return Table(name, metadata, *columns, info={"kind": kind, "natural_key": natural_key})
+def table(
+    name: str, kind: str, *columns: Column, natural_key: tuple[str, ...] = (), id_prefix: str | None = None
+) -> Table:
+    """Declare a table with its diff kind. ``natural_key`` names rows in readable reasons;
+    ``id_prefix`` overrides the generated-id prefix (default: the id column minus ``_id``)."""
+    return Table(name, metadata, *columns, info={"kind": kind, "natural_key": natural_key, "id_prefix": id_prefix})
 
 
 def stamps() -> tuple[Column, Column]:
@@ -102,6 +105,7 @@ memory_records = table(
     Column("status", Text, nullable=False),
     Column("superseded_by", Text),
     *stamps(),
+    id_prefix="mem",
 )
 
 loaded_skills = table(

@@ -1,0 +1,58 @@
+"""The episode loop: planner and sandbox alternate until ``finish`` or T_max, then the verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+
+from planners.base import InfraError, Planner
+from sandbox.episode import T_MAX, Episode, Trajectory
+from sandbox.tasks import Task
+from verification.verify import Verdict, verify
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    task: Task
+    trajectory: Trajectory
+    verdict: Verdict
+    wall_s: float
+
+
+async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX) -> EpisodeResult:
+    """Run one task with one planner on a fresh private sandbox."""
+    started = time.perf_counter()
+    termination = None
+    with Episode(task, t_max=t_max) as episode:
+        while not episode.done:
+            observation = episode.observation()
+            asked = time.perf_counter()
+            try:
+                action = await planner.act(task, observation)
+            except InfraError:
+                termination = "infra_error"
+                break
+            latency = time.perf_counter() - asked
+            usage = {**action.usage, "planner_latency_s": round(latency, 6)}
+            if action.format_error:
+                episode.record_format_error(action.raw or "", action.format_error, usage)
+            else:
+                episode.step(action.name, action.arguments, planner=usage)
+        trajectory = episode.trajectory(termination)
+    return EpisodeResult(task, trajectory, verify(task, trajectory), time.perf_counter() - started)
+
+
+async def run_many(
+    tasks: Iterable[Task], planner: Planner, *, concurrency: int = 64, t_max: int = T_MAX,
+) -> AsyncIterator[EpisodeResult]:
+    """Run episodes concurrently (bounded), yielding each result as it finishes."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(task: Task) -> EpisodeResult:
+        async with gate:
+            return await run_episode(task, planner, t_max=t_max)
+
+    for next_done in asyncio.as_completed([one(t) for t in tasks]):
+        yield await next_done

@@ -1,0 +1,37 @@
+"""The planner protocol: observation in, next action out (async, so one process drives many episodes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from sandbox.episode import Observation
+from sandbox.tasks import Task
+
+
+@dataclass(frozen=True)
+class PlannerAction:
+    """The planner's next call, or a format error when its reply held no usable call.
+
+    ``format_error`` names the kind (no_tool_call, unknown_tool, bad_arguments, multiple_calls);
+    ``raw`` keeps the model's reply for diagnosis; ``usage`` carries tokens and latency.
+    """
+
+    name: str | None
+    arguments: Any = None
+    raw: str | None = None
+    format_error: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+class InfraError(RuntimeError):
+    """The planner's backend stayed unreachable after retries: the episode is re-run, never scored."""
+
+
+@runtime_checkable
+class Planner(Protocol):
+    """A policy. Reference planners may read the task (oracle); model planners see only the observation."""
+
+    name: str
+
+    async def act(self, task: Task, observation: Observation) -> PlannerAction: ...

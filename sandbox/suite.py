@@ -1,0 +1,23 @@
+"""Task files shipped with the package and the splits drawn from them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from sandbox.tasks import CATEGORIES, Task, load_tasks
+
+TASK_DIR = Path(__file__).parent / "data" / "tasks"
+
+
+def load_split(file: str, categories: Sequence[str] | None = None) -> list[Task]:
+    """The tasks of a split: a task file under ``sandbox/data/tasks``, optionally one or more categories."""
+    path = TASK_DIR / file
+    if not path.is_file():
+        known = ", ".join(sorted(p.name for p in TASK_DIR.glob("*.jsonl")))
+        raise FileNotFoundError(f"split file {file!r} not found in {TASK_DIR} (known: {known})")
+    for c in categories or ():
+        if c not in CATEGORIES:
+            raise ValueError(f"split.categories: unknown category {c!r}; known: {', '.join(CATEGORIES)}")
+    tasks = load_tasks(path)
+    return [t for t in tasks if not categories or t.category in categories]

@@ -1,0 +1,51 @@
+"""Shared fixtures: an executor over a private copy of a persona world, with every domain tool visible."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import Connection, func, select
+
+import sandbox.domains  # noqa: F401
+from sandbox.changes import StateDiff, clear_journal, read_diff
+from sandbox.db import open_database
+from sandbox.executor import Executor
+from sandbox.schema import operation_logs
+from sandbox.tooling import REGISTRY
+from sandbox.world import world_image
+
+ALL_DOMAIN_TOOLS = frozenset(n for n, s in REGISTRY.items() if s.is_domain_tool)
+
+
+@pytest.fixture
+def conn() -> Iterator[Connection]:
+    c = open_database(world_image("wang_lei"))
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def ex(conn: Connection) -> Executor:
+    e = Executor(conn, visible=ALL_DOMAIN_TOOLS, skills_offered=("bedtime_routine",))
+    e.step = 1
+    return e
+
+
+def diff_of(conn: Connection) -> StateDiff:
+    with conn.begin():
+        return read_diff(conn)
+
+
+def log_count(conn: Connection) -> int:
+    with conn.begin():
+        return int(conn.execute(select(func.count()).select_from(operation_logs)).scalar() or 0)
+
+
+def prepare(conn: Connection, *statements: Any) -> None:
+    """Change the world before the test's calls, outside the diff."""
+    with conn.begin():
+        for stmt in statements:
+            conn.execute(stmt)
+        clear_journal(conn)

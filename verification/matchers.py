@@ -1,0 +1,314 @@
+"""The matcher language of task checks: JSON values that say what an actual value must look like.
+
+A plain string matches ignoring case and runs of whitespace; numbers compare numerically (a bool is
+never a number); ``None`` matches only ``None``; a dict without ``$`` keys matches any dict holding
+at least its keys (recursively); a list matches a list of the same length element by element. A dict
+whose single key starts with ``$`` is an operator (see ``_CHECKS``). Matchers are validated as a whole
+before use, so a malformed task raises ``ValueError`` instead of silently passing or failing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from verification.alignment import max_matching
+
+
+class _Missing:
+    """The value of a key the actual object does not have (distinct from an explicit ``None``)."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Any = _Missing()
+_DT_FORMATS = ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M")
+
+
+def matches(expected: Any, actual: Any) -> bool:
+    """Whether ``actual`` satisfies the matcher ``expected``; raises ValueError on a malformed matcher."""
+    return explain(expected, actual) is None
+
+
+def explain(expected: Any, actual: Any) -> str | None:
+    """Why ``actual`` does not satisfy ``expected`` (a short, path-prefixed sentence), or None if it does."""
+    validate_matcher(expected)
+    return _mismatch(expected, actual, "")
+
+
+def validate_matcher(expected: Any) -> None:
+    """Raise ValueError if ``expected`` (or any part of it) is not a well-formed matcher."""
+    if isinstance(expected, dict):
+        op = _operator(expected)
+        if op is None:
+            for value in expected.values():
+                validate_matcher(value)
+        else:
+            _VALIDATORS[op[0]](op[1])
+    elif isinstance(expected, list):
+        for value in expected:
+            validate_matcher(value)
+    elif not (expected is None or isinstance(expected, (str, int, float))):
+        raise ValueError(f"matcher {_show(expected)}: not a JSON value")
+
+
+def normalise_text(text: str) -> str:
+    """Casefolded, stripped, runs of whitespace collapsed: how plain strings compare."""
+    return " ".join(text.split()).casefold()
+
+
+# ---- evaluation ------------------------------------------------------------------------------
+
+
+def _mismatch(expected: Any, actual: Any, path: str) -> str | None:
+    if isinstance(expected, dict):
+        op = _operator(expected)
+        if op is not None:
+            return _CHECKS[op[0]](op[1], actual, path)
+        if not isinstance(actual, dict):
+            return _fail(path, f"expected an object with {sorted(expected)}, got {_show(actual)}")
+        for key, sub in expected.items():
+            reason = _mismatch(sub, actual.get(key, MISSING), f"{path}.{key}" if path else str(key))
+            if reason is not None:
+                return reason
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
+            return _fail(path, f"expected a list of {len(expected)}, got {_show(actual)}")
+        for i, (sub, value) in enumerate(zip(expected, actual)):
+            reason = _mismatch(sub, value, f"{path}[{i}]")
+            if reason is not None:
+                return reason
+        return None
+    if isinstance(expected, str):
+        ok = isinstance(actual, str) and normalise_text(expected) == normalise_text(actual)
+    elif isinstance(expected, bool) or expected is None:
+        ok = actual is expected
+    else:
+        ok = _is_number(actual) and actual == expected
+    return None if ok else _fail(path, f"expected {_show(expected)}, got {_show(actual)}")
+
+
+def _operator(expected: dict[Any, Any]) -> tuple[str, Any] | None:
+    ops = [k for k in expected if isinstance(k, str) and k.startswith("$")]
+    if not ops:
+        return None
+    if len(expected) != 1:
+        raise ValueError(f"matcher {_show(expected)}: an operator must be the only key of its object")
+    if ops[0] not in _CHECKS:
+        raise ValueError(f"matcher {_show(expected)}: unknown operator {ops[0]!r}")
+    return ops[0], expected[ops[0]]
+
+
+def _fail(path: str, message: str) -> str:
+    return f"{path}: {message}" if path else message
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _exact(a: Any, b: Any) -> bool:
+    """Python equality without case folding or subset matching, and a bool never equals a number."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_exact(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(_exact, a, b))
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def _parse_dt(text: Any) -> dt.datetime | None:
+    if isinstance(text, str):
+        for fmt in _DT_FORMATS:
+            try:
+                return dt.datetime.strptime(text, fmt)
+            except ValueError:
+                continue
+    return None
+
+
+def _contains_item(item: str | dict[str, Any], text: str) -> bool:
+    options = item["$any"] if isinstance(item, dict) else [item]
+    return any(normalise_text(o) in text for o in options)
+
+
+def _check_eq(operand: Any, actual: Any, path: str) -> str | None:
+    return None if _exact(operand, actual) else _fail(path, f"expected exactly {_show(operand)}, got {_show(actual)}")
+
+
+def _check_phone(operand: str, actual: Any, path: str) -> str | None:
+    ok = isinstance(actual, str) and _digits(actual) == _digits(operand)
+    return None if ok else _fail(path, f"expected phone {operand!r}, got {_show(actual)}")
+
+
+def _check_contains(operand: str, actual: Any, path: str) -> str | None:
+    ok = isinstance(actual, str) and normalise_text(operand) in normalise_text(actual)
+    return None if ok else _fail(path, f"expected text containing {operand!r}, got {_show(actual)}")
+
+
+def _check_contains_all(operand: list[Any], actual: Any, path: str) -> str | None:
+    if not isinstance(actual, str):
+        return _fail(path, f"expected text, got {_show(actual)}")
+    text = normalise_text(actual)
+    missing = [item for item in operand if not _contains_item(item, text)]
+    return _fail(path, f"text {_show(actual)} lacks {_show(missing)}") if missing else None
+
+
+def _check_any(operand: list[Any], actual: Any, path: str) -> str | None:
+    if any(_mismatch(option, actual, path) is None for option in operand):
+        return None
+    return _fail(path, f"expected any of {_show(operand)}, got {_show(actual)}")
+
+
+def _check_regex(operand: str, actual: Any, path: str) -> str | None:
+    ok = isinstance(actual, str) and re.search(operand, actual, re.IGNORECASE) is not None
+    return None if ok else _fail(path, f"expected text matching /{operand}/, got {_show(actual)}")
+
+
+def _check_range(operand: list[float], actual: Any, path: str) -> str | None:
+    ok = _is_number(actual) and operand[0] <= actual <= operand[1]
+    return None if ok else _fail(path, f"expected a number in [{operand[0]}, {operand[1]}], got {_show(actual)}")
+
+
+def _check_approx(operand: list[float], actual: Any, path: str) -> str | None:
+    ok = _is_number(actual) and abs(actual - operand[0]) <= operand[1]
+    return None if ok else _fail(path, f"expected {operand[0]} ± {operand[1]}, got {_show(actual)}")
+
+
+def _check_dt_between(operand: list[str], actual: Any, path: str) -> str | None:
+    lo, hi = (_parse_dt(bound) for bound in operand)
+    value = _parse_dt(actual)
+    ok = value is not None and lo is not None and hi is not None and lo <= value <= hi
+    return None if ok else _fail(path, f"expected a time in [{operand[0]}, {operand[1]}], got {_show(actual)}")
+
+
+def _check_absent(operand: bool, actual: Any, path: str) -> str | None:
+    absent = actual is MISSING or actual is None
+    if absent == operand:
+        return None
+    return _fail(path, f"expected no value, got {_show(actual)}" if operand else "expected a value, got none")
+
+
+def _check_set(operand: list[Any], actual: Any, path: str) -> str | None:
+    if not isinstance(actual, (list, tuple)) or len(actual) != len(operand):
+        return _fail(path, f"expected a list of {len(operand)} (any order), got {_show(actual)}")
+    pairs = max_matching(len(operand), len(actual), lambda i, j: _mismatch(operand[i], actual[j], "") is None)
+    if len(pairs) == len(operand):
+        return None
+    unmatched = [operand[i] for i in range(len(operand)) if i not in pairs]
+    return _fail(path, f"no element of {_show(actual)} matches {_show(unmatched[0])}")
+
+
+def _check_json(operand: Any, actual: Any, path: str) -> str | None:
+    if not isinstance(actual, str):
+        return _fail(path, f"expected a JSON string, got {_show(actual)}")
+    try:
+        parsed = json.loads(actual)
+    except json.JSONDecodeError:
+        return _fail(path, f"not valid JSON: {_show(actual)}")
+    return _mismatch(operand, parsed, path)
+
+
+_CHECKS: dict[str, Callable[[Any, Any, str], str | None]] = {
+    "$eq": _check_eq, "$phone": _check_phone, "$contains": _check_contains,
+    "$contains_all": _check_contains_all, "$any": _check_any, "$regex": _check_regex,
+    "$range": _check_range, "$approx": _check_approx, "$dt_between": _check_dt_between,
+    "$absent": _check_absent, "$set": _check_set, "$json": _check_json,
+}
+
+
+# ---- validation of operands ------------------------------------------------------------------
+
+
+def _need(ok: bool, op: str, operand: Any, what: str) -> None:
+    if not ok:
+        raise ValueError(f"matcher {{{op!r}: {_show(operand)}}}: {what}")
+
+
+def _valid_eq(operand: Any) -> None:
+    _need(operand is None or isinstance(operand, (str, int, float, list, dict)), "$eq", operand, "not a JSON value")
+
+
+def _valid_phone(operand: Any) -> None:
+    _need(isinstance(operand, str) and bool(_digits(operand)), "$phone", operand, "needs a phone number string")
+
+
+def _valid_contains(operand: Any) -> None:
+    _need(isinstance(operand, str), "$contains", operand, "needs a string")
+
+
+def _valid_contains_all(operand: Any) -> None:
+    def item_ok(item: Any) -> bool:
+        if isinstance(item, dict):
+            options = item.get("$any")
+            return len(item) == 1 and isinstance(options, list) and bool(options) and all(
+                isinstance(o, str) for o in options)
+        return isinstance(item, str)
+
+    _need(isinstance(operand, list) and bool(operand) and all(item_ok(i) for i in operand), "$contains_all",
+          operand, 'needs a non-empty list of strings or {"$any": [strings]}')
+
+
+def _valid_any(operand: Any) -> None:
+    _need(isinstance(operand, list) and bool(operand), "$any", operand, "needs a non-empty list of matchers")
+    for option in operand:
+        validate_matcher(option)
+
+
+def _valid_regex(operand: Any) -> None:
+    _need(isinstance(operand, str), "$regex", operand, "needs a pattern string")
+    try:
+        re.compile(operand)
+    except re.error as exc:
+        raise ValueError(f"matcher {{'$regex': {operand!r}}}: bad pattern ({exc})") from exc
+
+
+def _valid_interval(op: str) -> Callable[[Any], None]:
+    def check(operand: Any) -> None:
+        ok = isinstance(operand, list) and len(operand) == 2 and all(_is_number(v) for v in operand)
+        _need(ok, op, operand, "needs two numbers")
+        if op == "$range":
+            _need(operand[0] <= operand[1], op, operand, "low bound above high bound")
+        else:
+            _need(operand[1] >= 0, op, operand, "tolerance must be >= 0")
+
+    return check
+
+
+def _valid_dt_between(operand: Any) -> None:
+    bounds = [_parse_dt(b) for b in operand] if isinstance(operand, list) and len(operand) == 2 else []
+    ok = len(bounds) == 2 and None not in bounds
+    _need(ok, "$dt_between", operand, "needs two YYYY-MM-DDTHH:MM[:SS] strings")
+    _need(bounds[0] <= bounds[1], "$dt_between", operand, "start after end")  # type: ignore[operator]
+
+
+def _valid_absent(operand: Any) -> None:
+    _need(isinstance(operand, bool), "$absent", operand, "needs true or false")
+
+
+def _valid_set(operand: Any) -> None:
+    _need(isinstance(operand, list), "$set", operand, "needs a list of matchers")
+    for item in operand:
+        validate_matcher(item)
+
+
+_VALIDATORS: dict[str, Callable[[Any], None]] = {
+    "$eq": _valid_eq, "$phone": _valid_phone, "$contains": _valid_contains,
+    "$contains_all": _valid_contains_all, "$any": _valid_any, "$regex": _valid_regex,
+    "$range": _valid_interval("$range"), "$approx": _valid_interval("$approx"),
+    "$dt_between": _valid_dt_between, "$absent": _valid_absent, "$set": _valid_set,
+    "$json": validate_matcher,
+}

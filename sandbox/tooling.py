@@ -32,17 +32,17 @@ SERVICES = ("location_service", "bluetooth", "nfc")
 NETWORKS = (None, "internet", "cellular")  # what connectivity a tool needs (pipeline step 6)
 
 
-def _check_date(value: str) -> str:
-    dt.date.fromisoformat(value)
+def _real_date(value: str) -> str:
+    dt.date.fromisoformat(value)  # the pattern fixed the shape; this rejects 2025-02-31
     return value
 
 
-def _check_datetime(value: str) -> str:
+def _real_datetime(value: str) -> str:
     dt.datetime.strptime(value, "%Y-%m-%dT%H:%M")
     return value
 
 
-def _check_time(value: str) -> str:
+def _real_time(value: str) -> str:
     dt.datetime.strptime(value, "%H:%M")
     return value
 
@@ -53,12 +53,10 @@ EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$"
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 Phone = Annotated[str, Field(pattern=PHONE_PATTERN, json_schema_extra={"format": "phone"})]
 Email = Annotated[str, Field(pattern=EMAIL_PATTERN, json_schema_extra={"format": "email"})]
-Date = Annotated[str, AfterValidator(_check_date), Field(json_schema_extra={"format": "date"})]
-DateTime = Annotated[
-    str, AfterValidator(_check_datetime),
-    Field(json_schema_extra={"format": "date-time", "pattern": "^YYYY-MM-DDTHH:MM$"}),
-]
-Time = Annotated[str, AfterValidator(_check_time), Field(json_schema_extra={"format": "time"})]
+# Dates and times have exactly one spelling, so stored values compare as text.
+Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$"), AfterValidator(_real_date)]
+DateTime = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$"), AfterValidator(_real_datetime)]
+Time = Annotated[str, Field(pattern=r"^\d{2}:\d{2}$"), AfterValidator(_real_time)]
 
 
 @dataclass(frozen=True)
@@ -248,7 +246,8 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
         }[first]
         detail = "; ".join(f"{f}: {m}" for f, m in problems) if first in _ORDER[2:] else ", ".join(fields)
         return None, (first, {"message": f"{spec.name}: {label} {detail}", "fields": fields})
-    clean = parsed.model_dump(exclude_unset=True)
+    # An explicit null means "not given": the tool's own default applies.
+    clean = {k: v for k, v in parsed.model_dump(exclude_unset=True).items() if v is not None}
     if spec.check is not None:
         problem = spec.check(clean)
         if problem:

@@ -1,0 +1,11 @@
+"""Checkers for the three verification buckets, the memory and skill gates, and scoring."""
+
+from verification.checkers import check_agent_behavior, check_state_change, check_tool_calls, diff_failures
+from verification.matchers import explain, matches, validate_matcher
+from verification.scoring import CATEGORY_WEIGHTS, Summary, Tally, overall, summarise
+from verification.verify import Verdict, verify
+
+__all__ = [
+    "CATEGORY_WEIGHTS", "Summary", "Tally", "Verdict", "check_agent_behavior", "check_state_change",
+    "check_tool_calls", "diff_failures", "explain", "matches", "overall", "summarise", "validate_matcher", "verify",
+]

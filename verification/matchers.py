@@ -1,10 +1,19 @@
 """The matcher language of task checks: JSON values that say what an actual value must look like.
 
-A plain string matches ignoring case and runs of whitespace; numbers compare numerically (a bool is
-never a number); ``None`` matches only ``None``; a dict without ``$`` keys matches any dict holding
-at least its keys (recursively); a list matches a list of the same length element by element. A dict
-whose single key starts with ``$`` is an operator (see ``_CHECKS``). Matchers are validated as a whole
-before use, so a malformed task raises ``ValueError`` instead of silently passing or failing.
+Plain values: a string matches ignoring case and runs of whitespace; numbers compare numerically
+(3 == 3.0, but a bool is never a number); ``None`` matches only ``None``; a dict without ``$`` keys
+matches any dict holding at least its keys (recursively); a list matches a list of the same length,
+element by element. A dict whose single key starts with ``$`` is an operator:
+
+``$eq`` exact equality · ``$phone`` same digits · ``$contains`` substring (case and whitespace
+folded) · ``$contains_all`` every item a substring, an item may be ``{"$any": [...]}`` · ``$any``
+one of several matchers · ``$regex`` re.search, case-insensitive · ``$range`` [lo, hi] inclusive ·
+``$approx`` [value, tolerance] · ``$dt_between`` [start, end] of YYYY-MM-DDTHH:MM[:SS] strings ·
+``$absent`` true: key missing or None (false: present) · ``$set`` list in any order · ``$json``
+parse a JSON string, then match.
+
+Matchers are validated as a whole before use, so a malformed task raises ValueError instead of
+silently passing or failing.
 """
 
 from __future__ import annotations

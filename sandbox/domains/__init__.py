@@ -3,3 +3,4 @@
 from sandbox import framework, memory, subagents  # noqa: F401
 from sandbox.domains import communication  # noqa: F401
 from sandbox.domains import settings  # noqa: F401
+from sandbox.domains import productivity  # noqa: F401

@@ -305,7 +305,8 @@ def grant_app_permission(ctx: Ctx, app_id: str, permission: Permission, confirm:
                         app_id=app_id, permission=permission, reason="policy")
     if state == "denied" and not confirm:
         raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"the user denied {permission} to {app_id} before",
-                        app_id=app_id, permission=permission, hint="ask_user(kind=confirm), then retry with confirm=true")
+                        app_id=app_id, permission=permission,
+                        hint="ask_user(kind=confirm), then retry with confirm=true")
     _set_permission(ctx, app_id, permission, "granted")
     return {"app_id": app_id, "permission": permission, "state": "granted", "previous": state}
 

@@ -82,7 +82,7 @@ def test_gui_agent_books_through_the_executor(conn: Connection, ex: Executor) ->
     with conn.begin():
         actors = conn.execute(select(operation_logs.c.tool_name, operation_logs.c.actor, operation_logs.c.parent_job_id)
                               .order_by(operation_logs.c.log_id)).all()
-    assert [tuple(a) for a in actors] == [("roombook_reserve", "gui_agent", "subagent_job_001"),
+    assert [tuple(a) for a in actors] == [("roombook_reserve", "gui_agent", "job_001"),
                                           ("call_gui_agent", "planner", None)]
 
 

@@ -5,44 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, Update, select, update
 
-import sandbox.domains  # noqa: F401  (registers every tool)
-from sandbox.changes import clear_journal, read_diff
-from sandbox.db import open_database
 from sandbox.domains import settings
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings, operation_logs
 from sandbox.tooling import REGISTRY
+from tests.sandbox.conftest import diff_of, prepare
 
 SETTINGS_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == settings.__name__)
 
 
-@pytest.fixture
-def ex() -> Executor:
-    from sandbox.world import world_image
-
-    conn = open_database(world_image("wang_lei"))
-    executor = Executor(conn, visible=frozenset(n for n, s in REGISTRY.items() if s.is_domain_tool))
-    executor.step = 1
-    return executor
+def values(**new: str) -> list[Update]:
+    """Statements setting device_settings rows, for ``prepare``."""
+    return [update(device_settings).where(device_settings.c.key == k).values(value=v) for k, v in new.items()]
 
 
-def prepare(conn: Connection, values: dict[str, str] | None = None,
-            permissions: dict[tuple[str, str], str] | None = None) -> None:
-    """Put the world in a state before the call under test, outside the diff (as task patches are)."""
-    with conn.begin():
-        for key, value in (values or {}).items():
-            conn.execute(update(device_settings).where(device_settings.c.key == key).values(value=value))
-        for (app_id, permission), state in (permissions or {}).items():
-            conn.execute(update(app_permissions).where(
-                app_permissions.c.app_id == app_id, app_permissions.c.permission == permission).values(state=state))
-        clear_journal(conn)
-
-
-def setting(conn: Connection, key: str) -> str | None:
-    with conn.begin():
-        return conn.execute(select(device_settings.c.value).where(device_settings.c.key == key)).scalar()
+def states(new: dict[tuple[str, str], str]) -> list[Update]:
+    """Statements setting app_permissions states, for ``prepare``."""
+    return [update(app_permissions).where(app_permissions.c.app_id == app_id, app_permissions.c.permission == perm)
+            .values(state=state) for (app_id, perm), state in new.items()]
 
 
 def permission_state(conn: Connection, app_id: str, permission: str) -> str | None:
@@ -51,16 +33,11 @@ def permission_state(conn: Connection, app_id: str, permission: str) -> str | No
             app_permissions.c.app_id == app_id, app_permissions.c.permission == permission)).scalar()
 
 
-def diff(conn: Connection) -> dict[str, Any]:
-    with conn.begin():
-        return {t: d.to_json() for t, d in read_diff(conn).items()}
-
-
 def changed_settings(conn: Connection) -> dict[str, str]:
     """The device_settings keys the episode changed, with their new values."""
-    d = diff(conn)
+    d = diff_of(conn)
     assert set(d) <= {"device_settings"}
-    return {u["after"]["key"]: u["after"]["value"] for u in d.get("device_settings", {}).get("updated", [])}
+    return {after["key"]: after["value"] for _, after in d["device_settings"].updated} if d else {}
 
 
 def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -96,7 +73,8 @@ def test_declarations() -> None:
     ("set_dark_mode", {"enabled": True}, {"dark_mode": "1"}),
     ("set_system_language", {"language": "zh-CN"}, {"language": "zh-CN"}),
     ("set_do_not_disturb", {"enabled": True}, {"dnd": "1"}),
-    ("set_do_not_disturb", {"enabled": True, "until": "2025-06-13T12:30"}, {"dnd": "1", "dnd_until": "2025-06-13T12:30"}),
+    ("set_do_not_disturb", {"enabled": True, "until": "2025-06-13T12:30"},
+     {"dnd": "1", "dnd_until": "2025-06-13T12:30"}),
 ])
 def test_setter_writes_only_its_keys(ex: Executor, name: str, args: dict[str, Any], expected: dict[str, str]) -> None:
     payload = ok(ex, name, args)
@@ -118,7 +96,7 @@ def test_set_low_power_mode_side_effects(ex: Executor) -> None:
 
 
 def test_set_low_power_mode_keeps_a_dim_screen(ex: Executor) -> None:
-    prepare(ex.conn, {"brightness": "20", "location_service": "0"})
+    prepare(ex.conn, *values(brightness="20", location_service="0"))
     ok(ex, "set_low_power_mode", {"enabled": True})
     assert changed_settings(ex.conn) == {"low_power_mode": "1"}
     ok(ex, "set_low_power_mode", {"enabled": False})
@@ -126,19 +104,19 @@ def test_set_low_power_mode_keeps_a_dim_screen(ex: Executor) -> None:
 
 
 def test_set_do_not_disturb_off_clears_end_time(ex: Executor) -> None:
-    prepare(ex.conn, {"dnd": "1", "dnd_until": "2025-06-13T12:00"})
+    prepare(ex.conn, *values(dnd="1", dnd_until="2025-06-13T12:00"))
     ok(ex, "set_do_not_disturb", {"enabled": False})
     assert changed_settings(ex.conn) == {"dnd": "0", "dnd_until": ""}
 
 
 def test_set_do_not_disturb_new_end_time_is_a_change(ex: Executor) -> None:
-    prepare(ex.conn, {"dnd": "1", "dnd_until": "2025-06-13T12:00"})
+    prepare(ex.conn, *values(dnd="1", dnd_until="2025-06-13T12:00"))
     ok(ex, "set_do_not_disturb", {"enabled": True, "until": "2025-06-13T18:00"})
     assert changed_settings(ex.conn) == {"dnd_until": "2025-06-13T18:00"}
 
 
 def test_get_device_status(ex: Executor) -> None:
-    prepare(ex.conn, {"wifi": "0"})
+    prepare(ex.conn, *values(wifi="0"))
     status = ok(ex, "get_device_status", {})
     assert status["battery"] == {"battery_pct": 78, "charging": False, "low_power_mode": False}
     assert status["connectivity"]["wifi"] is False and status["connectivity"]["wifi_connected_ssid"] is None
@@ -146,18 +124,18 @@ def test_get_device_status(ex: Executor) -> None:
     assert status["storage"] == {"storage_free_gb": 41.5}
     assert status["sound"]["ringer_mode"] == "normal" and status["display"]["brightness"] == 70
     assert status["modes"] == {"dnd": False, "dnd_until": None, "language": "en-US"}
-    assert diff(ex.conn) == {}
+    assert diff_of(ex.conn) == {}
 
 
 def test_get_app_permissions(ex: Executor) -> None:
     assert ok(ex, "get_app_permissions", {"app_id": "contacts"}) == {
         "app_id": "contacts", "permissions": {"CONTACTS": "granted"}}
-    assert diff(ex.conn) == {}
+    assert diff_of(ex.conn) == {}
 
 
 @pytest.mark.parametrize("before", ["not_requested", "denied"])
 def test_grant_app_permission(ex: Executor, before: str) -> None:
-    prepare(ex.conn, permissions={("contacts", "CONTACTS"): before})
+    prepare(ex.conn, *states({("contacts", "CONTACTS"): before}))
     payload = ok(ex, "grant_app_permission", {"app_id": "contacts", "permission": "CONTACTS", "confirm": True})
     assert payload == {"app_id": "contacts", "permission": "CONTACTS", "state": "granted", "previous": before}
     assert permission_state(ex.conn, "contacts", "CONTACTS") == "granted"
@@ -165,22 +143,15 @@ def test_grant_app_permission(ex: Executor, before: str) -> None:
 
 def test_grant_app_permission_never_requested_inserts_the_row(ex: Executor) -> None:
     ok(ex, "grant_app_permission", {"app_id": "chat", "permission": "CAMERA"})
-    assert diff(ex.conn) == {"app_permissions": {
-        "inserted": [{"app_id": "chat", "permission": "CAMERA", "state": "granted"}], "updated": [], "deleted": []}}
+    d = diff_of(ex.conn)
+    assert set(d) == {"app_permissions"}
+    assert d["app_permissions"].inserted == [{"app_id": "chat", "permission": "CAMERA", "state": "granted"}]
 
 
 def test_revoke_app_permission(ex: Executor) -> None:
     ok(ex, "revoke_app_permission", {"app_id": "messages", "permission": "SMS"})
     assert permission_state(ex.conn, "messages", "SMS") == "denied"
-    assert set(diff(ex.conn)) == {"app_permissions"}
-
-
-def test_every_tool_has_a_success_test() -> None:
-    import inspect
-    import sys
-
-    source = inspect.getsource(sys.modules[__name__])
-    assert [n for n in SETTINGS_TOOLS if f'"{n}"' not in source] == []
+    assert set(diff_of(ex.conn)) == {"app_permissions"}
 
 
 # ---- declared errors --------------------------------------------------------------------------
@@ -215,16 +186,16 @@ ERROR_CASES: list[tuple[str, dict[str, Any], dict[str, str], dict[tuple[str, str
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "values", "permissions", "error"), ERROR_CASES,
+@pytest.mark.parametrize(("name", "args", "before", "permissions", "error"), ERROR_CASES,
                          ids=[f"{c[0]}-{c[4]}-{i}" for i, c in enumerate(ERROR_CASES)])
 def test_declared_error_changes_nothing(
-    ex: Executor, name: str, args: dict[str, Any], values: dict[str, str],
+    ex: Executor, name: str, args: dict[str, Any], before: dict[str, str],
     permissions: dict[tuple[str, str], str], error: str,
 ) -> None:
-    prepare(ex.conn, values, permissions)
+    prepare(ex.conn, *values(**before), *states(permissions))
     env = ex.call(name, args)
     assert (env["Status"], env["ErrorType"]) == ("error", error), env
-    assert diff(ex.conn) == {}
+    assert diff_of(ex.conn) == {}
     with ex.conn.begin():
         logged = ex.conn.execute(select(operation_logs.c.tool_name, operation_logs.c.error_type)).all()
     assert logged == [(name, error)]
@@ -238,20 +209,20 @@ def test_every_declared_error_is_tested() -> None:
 def test_state_conflict_payload_names_the_current_value(ex: Executor) -> None:
     env = ex.call("set_wifi", {"enabled": True})
     assert env["Payload"]["current"] == {"wifi": True}
-    prepare(ex.conn, {"low_power_mode": "1", "location_service": "0"})
+    prepare(ex.conn, *values(low_power_mode="1", location_service="0"))
     env = ex.call("set_location_services", {"enabled": True})
     assert env["Payload"]["current"] == {"low_power_mode": True} and "set_low_power_mode" in env["Payload"]["hint"]
 
 
 def test_grant_policy_blocked_reason(ex: Executor) -> None:
-    prepare(ex.conn, permissions={("contacts", "CONTACTS"): "policy_blocked"})
+    prepare(ex.conn, *states({("contacts", "CONTACTS"): "policy_blocked"}))
     env = ex.call("grant_app_permission", {"app_id": "contacts", "permission": "CONTACTS"})
     assert env["Payload"]["reason"] == "policy"
 
 
 def test_do_not_disturb_until_needs_enabled(ex: Executor) -> None:
     env = ex.call("set_do_not_disturb", {"enabled": False, "until": "2025-06-13T12:00"})
-    assert env["ErrorType"] == "InvalidArgumentValue" and diff(ex.conn) == {}
+    assert env["ErrorType"] == "InvalidArgumentValue" and diff_of(ex.conn) == {}
 
 
 # ---- the executor's gates ---------------------------------------------------------------------
@@ -269,13 +240,13 @@ def test_airplane_mode_gates_sms(ex: Executor) -> None:
 
 
 def test_permission_gate_opens_after_grant(ex: Executor) -> None:
-    prepare(ex.conn, permissions={("contacts", "CONTACTS"): "not_requested"})
+    prepare(ex.conn, *states({("contacts", "CONTACTS"): "not_requested"}))
     new = {"name": "Nora Quinn", "phone_number": "+86 139 1234 5678"}
     env = ex.call("add_contact", new)
     assert env["ErrorType"] == "PermissionDenied"
     assert env["Payload"]["app_id"] == "contacts" and env["Payload"]["permission"] == "CONTACTS"
     assert env["Payload"]["reason"] == "app_permission"
-    assert diff(ex.conn) == {}
+    assert diff_of(ex.conn) == {}
     ex.step = 2
     ok(ex, "grant_app_permission", {"app_id": "contacts", "permission": "CONTACTS"})
     ex.step = 3

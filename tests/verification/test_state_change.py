@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sandbox.changes import TableDiff
+from sandbox.tasks import StateChangeCheck
+from tests.verification.factories import trajectory
+from verification.checkers import check_state_change, diff_failures
+
+
+def spec(**fields: Any) -> StateChangeCheck:
+    return StateChangeCheck.model_validate(fields)
+
+
+def sms(message_id: str, number: str, body: str) -> dict[str, Any]:
+    return {"message_id": message_id, "channel": "sms", "counterpart": number, "body": body,
+            "created_at": "2025-06-13T09:00:05"}
+
+
+EVENT = {"event_id": "event_007", "title": "Dentist", "reminder_min": 15, "updated_at": "2025-06-13T09:00:00"}
+SEND = spec(insert={"messages": [{"channel": "sms", "counterpart": {"$phone": "+8613900001234"},
+                                  "body": {"$contains_all": ["Harbor Coffee", "12 Bay Rd"]}}]})
+REMIND = spec(update={"calendar_events": [{"match": {"event_id": "event_007"}, "set": {"reminder_min": 60}}]})
+
+
+def updated(before: dict[str, Any], **changes: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    return before, {**before, **changes}
+
+
+def test_insert_aligned_regardless_of_generated_id() -> None:
+    for mid in ("msg_001", "msg_917"):
+        diff = {"messages": TableDiff(inserted=[sms(mid, "+86 139 0000 1234", "Harbor Coffee, 12 Bay Rd")])}
+        assert check_state_change(SEND, trajectory(diff=diff)) == []
+
+
+def test_missing_insert_names_table_expectation_and_closest_row() -> None:
+    diff = {"messages": TableDiff(inserted=[sms("msg_010", "+86 139 0000 1234", "Dune Coffee")])}
+    reasons = diff_failures(SEND, diff)
+    assert reasons[0].startswith("messages: expected a row inserted like")
+    assert "closest inserted row" in reasons[0] and "msg_010" in reasons[0] and "lacks" in reasons[0]
+    assert diff_failures(SEND, {}) == [reasons[0].split(";")[0] + "; no row was inserted"]
+
+
+def test_collateral_insert_fails_when_strict_and_passes_when_not() -> None:
+    diff = {"messages": TableDiff(inserted=[sms("msg_010", "+8613900001234", "Harbor Coffee, 12 Bay Rd")]),
+            "contacts": TableDiff(inserted=[{"contact_id": "contact_099", "name": "Lily"}])}
+    reasons = diff_failures(SEND, diff)
+    assert len(reasons) == 1 and reasons[0].startswith("contacts: unexpected row inserted")
+    assert diff_failures(SEND.model_copy(update={"strict": False}), diff) == []
+    assert diff_failures(SEND.model_copy(update={"ignore_tables": ["contacts"]}), diff) == []
+
+
+def test_duplicate_insert_is_collateral() -> None:
+    row = sms("msg_010", "+8613900001234", "Harbor Coffee, 12 Bay Rd")
+    diff = {"messages": TableDiff(inserted=[row, {**row, "message_id": "msg_011"}])}
+    assert len(diff_failures(SEND, diff)) == 1
+
+
+def test_update_passes() -> None:
+    diff = {"calendar_events": TableDiff(updated=[updated(EVENT, reminder_min=60, updated_at="2025-06-13T09:00:02")])}
+    assert diff_failures(REMIND, diff) == []
+
+
+def test_update_with_wrong_value_fails() -> None:
+    diff = {"calendar_events": TableDiff(updated=[updated(EVENT, reminder_min=30)])}
+    reasons = diff_failures(REMIND, diff)
+    assert reasons == ["calendar_events: expected update of {'event_id': 'event_007'} to {'reminder_min': 60}; "
+                       "the row was updated but reminder_min: expected 60, got 30"]
+
+
+def test_update_of_another_row_fails() -> None:
+    other = {**EVENT, "event_id": "event_008"}
+    reasons = diff_failures(REMIND, {"calendar_events": TableDiff(updated=[updated(other, reminder_min=60)])})
+    assert "no updated row matches" in reasons[0] and "event_008" in reasons[0]
+    assert any("unexpected update" in r for r in reasons)
+    assert diff_failures(REMIND, {}) == [
+        "calendar_events: expected update of {'event_id': 'event_007'} to {'reminder_min': 60}; no row was updated"]
+
+
+def test_update_touching_extra_column_fails() -> None:
+    diff = {"calendar_events": TableDiff(updated=[updated(EVENT, reminder_min=60, title="Dentist (moved)")])}
+    reasons = diff_failures(REMIND, diff)
+    assert reasons == ["calendar_events: expected update of {'event_id': 'event_007'} to {'reminder_min': 60}; "
+                       "it also changed title: 'Dentist' -> 'Dentist (moved)'"]
+    assert diff_failures(REMIND.model_copy(update={"ignore_columns": ["title"]}), diff) == []
+    assert diff_failures(REMIND.model_copy(update={"strict": False}), diff) == []
+
+
+def test_update_of_ignored_columns_only_is_not_collateral() -> None:
+    diff = {"contacts": TableDiff(updated=[updated({"contact_id": "c1", "updated_at": "a"}, updated_at="b")])}
+    assert diff_failures(spec(), diff) == []
+
+
+def test_forbid() -> None:
+    check = spec(insert={"messages": [{"channel": "sms"}]},
+                 forbid={"messages": [{"counterpart": {"$phone": "+8613800001111"}}]}, strict=False)
+    good = {"messages": TableDiff(inserted=[sms("msg_001", "+8613900001234", "hi")])}
+    bad = {"messages": TableDiff(inserted=[sms("msg_001", "+86 138 0000 1111", "hi")])}
+    assert diff_failures(check, good) == []
+    assert [r.split(" matches")[0] for r in diff_failures(check, bad)] == [
+        "messages: forbidden change {'message_id': 'msg_001', 'counterpart': '+86 138 0000 1111'}"]
+    moved = {"messages": TableDiff(updated=[updated(sms("msg_001", "+8613900001234", "hi"),
+                                                    counterpart="+8613800001111")])}
+    assert any("forbidden change" in r for r in diff_failures(check, moved))
+
+
+def test_delete() -> None:
+    check = spec(delete={"alarms": [{"alarm_id": "alarm_003"}]})
+    alarm = {"alarm_id": "alarm_003", "time": "07:00"}
+    assert diff_failures(check, {"alarms": TableDiff(deleted=[alarm])}) == []
+    wrong = diff_failures(check, {"alarms": TableDiff(deleted=[{**alarm, "alarm_id": "alarm_004"}])})
+    assert wrong[0].startswith("alarms: expected a row deleted like") and "alarm_004" in wrong[0]
+    assert wrong[1].startswith("alarms: unexpected row deleted")
+    assert diff_failures(spec(), {"alarms": TableDiff(deleted=[alarm])}) != []
+
+
+def test_default_ignored_tables_are_not_collateral_but_still_checked() -> None:
+    job = {"job_id": "job_001", "agent": "gui_agent", "handoff_json": '{"app_id": "roombook"}'}
+    diff = {"subagent_jobs": TableDiff(inserted=[job]),
+            "Operation_logs": TableDiff(inserted=[{"log_id": 1}])}
+    assert diff_failures(spec(), diff) == []
+    expect = spec(insert={"subagent_jobs": [{"handoff_json": {"$json": {"app_id": "maps"}}}]})
+    assert diff_failures(expect, diff) != []
+
+
+def test_empty_strict_check_is_a_noop_check() -> None:
+    assert diff_failures(spec(), {}) == []
+    assert diff_failures(spec(), {"contacts": TableDiff(inserted=[{"contact_id": "c1"}])}) != []
+
+
+def test_malformed_check_raises() -> None:
+    with pytest.raises(ValueError):
+        diff_failures(spec(forbid={"messages": [{"body": {"$nope": 1}}]}), {})

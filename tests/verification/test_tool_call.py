@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sandbox.tasks import ToolCallCheck
+from tests.verification.factories import err, trajectory
+from verification.checkers import check_tool_calls
+
+SEARCH = ("search_contacts", {"name": "Lily"})
+SMS = ("send_sms", {"to": ["contact_004"], "body": "Harbor Coffee, 12 Bay Rd"})
+
+
+def check(*calls: dict[str, Any], ordered: bool = True) -> ToolCallCheck:
+    return ToolCallCheck.model_validate({"calls": list(calls), "ordered": ordered})
+
+
+CHECK = check({"tool": "search_contacts", "args": {"name": "lily"}},
+              {"tool": "send_sms", "args": {"to": ["contact_004"], "body": {"$contains": "12 bay rd"}}})
+
+
+def test_pass() -> None:
+    assert check_tool_calls(CHECK, trajectory(SEARCH, SMS, ("finish", {"answer": "done"}))) == []
+
+
+def test_missing_call() -> None:
+    reasons = check_tool_calls(CHECK, trajectory(SEARCH))
+    assert len(reasons) == 1 and "send_sms" in reasons[0] and "never called successfully" in reasons[0]
+
+
+def test_wrong_argument() -> None:
+    wrong = ("send_sms", {"to": ["contact_005"], "body": "Harbor Coffee, 12 Bay Rd"})
+    reasons = check_tool_calls(CHECK, trajectory(SEARCH, wrong))
+    assert any("wrong arguments at step 2" in r and "to[0]" in r for r in reasons)
+    assert any("unexpected side effect at step 2" in r for r in reasons)
+
+
+def test_out_of_order() -> None:
+    reasons = check_tool_calls(CHECK, trajectory(SMS, SEARCH))
+    assert any("out of order" in r for r in reasons)
+    assert check_tool_calls(CHECK.model_copy(update={"ordered": False}), trajectory(SMS, SEARCH)) == []
+
+
+def test_extra_mutating_call_fails() -> None:
+    extra = ("add_contact", {"name": "Lily", "phone_number": "+86 139 0000 1234"})
+    reasons = check_tool_calls(CHECK, trajectory(SEARCH, extra, SMS))
+    assert reasons == [f"unexpected side effect at step 2: add_contact({extra[1]!r})"]
+
+
+def test_repeated_mutating_call_fails() -> None:
+    assert check_tool_calls(CHECK, trajectory(SEARCH, SMS, SMS))
+
+
+@pytest.mark.parametrize("extra", [
+    ("search_messages", {"query": "rent"}),
+    ("search_memory", {"query": "Lily"}),
+    ("ask_user", {"question": "Which Lily?"}),
+    ("load_skill", {"skill_id": "x"}),
+])
+def test_extra_read_only_call_ignored(extra: tuple[str, dict[str, Any]]) -> None:
+    assert check_tool_calls(CHECK, trajectory(extra, SEARCH, extra, SMS, ("finish", {"answer": "ok"}))) == []
+
+
+def test_failed_calls_ignored() -> None:
+    failed_sms = ("send_sms", {"to": ["contact_004"], "body": "x"}, err("PermissionDenied"))
+    assert check_tool_calls(CHECK, trajectory(failed_sms, SEARCH, SMS)) == []
+    assert check_tool_calls(CHECK, trajectory(SEARCH, (*SMS, err()))) != []
+
+
+def test_unordered_uses_bipartite_matching() -> None:
+    # Greedy would give the loose expectation the only message the tight one fits.
+    unordered = check({"tool": "send_sms"}, {"tool": "send_sms", "args": {"body": {"$contains": "rent"}}},
+                      ordered=False)
+    rent = ("send_sms", {"to": ["contact_004"], "body": "rent is due"})
+    other = ("send_sms", {"to": ["contact_004"], "body": "hello"})
+    assert check_tool_calls(unordered, trajectory(rent, other)) == []
+    assert check_tool_calls(unordered, trajectory(other, other))
+
+
+def test_mutating_framework_actions_count() -> None:
+    memory = ("add_memory", {"content": "Likes tea", "category": "preference"})
+    assert check_tool_calls(CHECK, trajectory(SEARCH, SMS, memory)) != []
+
+
+def test_unknown_expected_tool_raises() -> None:
+    with pytest.raises(ValueError, match="unknown tool"):
+        check_tool_calls(check({"tool": "teleport"}), trajectory())
+
+
+def test_malformed_matcher_raises_even_when_unreached() -> None:
+    bad = check({"tool": "send_sms", "args": {"to": "x"}}, {"tool": "search_contacts", "args": {"name": {"$bad": 1}}})
+    with pytest.raises(ValueError, match=r"\$bad"):
+        check_tool_calls(bad, trajectory())

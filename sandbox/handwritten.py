@@ -21,8 +21,8 @@ NOW = "2025-06-13"  # Friday; the persona's frozen clock is 09:00
 A0_SIZE = 15
 
 
-def act(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
+def act(tool: str, /, **arguments: Any) -> dict[str, Any]:
+    return {"name": tool, "arguments": arguments}
 
 
 def done(answer: str) -> dict[str, Any]:
@@ -110,7 +110,7 @@ def tasks() -> list[Task]:
               act("send_sms", to=[lily], body="I'll be home by 7pm."),
               done("Texted Lily that you'll be home by 7pm.")],
              "state_change", {
-                 "insert": {"messages": [{"channel": "sms", "contact_id": lily, "body": {"$regex": r"\b7\b|19:00"}}]},
+                 "insert": {"messages": [{"channel": "sms", "contact_id": lily, "body": {"$regex": r"\b7(\s*(pm|p\.m\.|o'clock))?\b|19:00"}}]},
                  "update": {"app_permissions": [{"match": {"app_id": "messages", "permission": "SMS"},
                                                  "set": {"state": "granted"}}]}},
              patches={"update": permission("messages", "SMS", "not_requested")},

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from sandbox.taxonomy import DOMAINS, L2, domain_of
 
@@ -112,13 +112,19 @@ class Task(Strict):
     user_script: list[UserAnswer] = Field(default_factory=list)
     tags: dict[str, str] = Field(default_factory=dict)
 
-    @model_validator(mode="before")
+    @field_validator("check", mode="before")
     @classmethod
-    def _check_for_bucket(cls, data: Any) -> Any:
+    def _check_for_bucket(cls, value: Any, info: ValidationInfo) -> Any:
         """The bucket decides how ``check`` is read, so a spec can never be parsed as another bucket's."""
-        if isinstance(data, dict) and data.get("bucket") in _CHECKS and isinstance(data.get("check"), dict):
-            data = {**data, "check": _CHECKS[data["bucket"]].model_validate(data["check"])}
-        return data
+        bucket = info.data.get("bucket")
+        if bucket not in _CHECKS or not isinstance(value, dict):
+            return value
+        try:
+            return _CHECKS[bucket].model_validate(value)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"]) or "(check)"
+            raise ValueError(f"{where}: {first['msg']} (as a {bucket} check)") from None
 
     @model_validator(mode="after")
     def _consistent(self) -> Task:

@@ -1,0 +1,180 @@
+"""Tables several domains share: places, the user's addresses, payment methods, money movements.
+
+Travel, food, shopping, health and local services all charge a payment method, ship to an
+address or point at a place; declaring those once here keeps one obvious place for each.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from sqlalchemy import Column, Connection, Float, Integer, Text, insert, select, update
+
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx
+from sandbox.schema import USER, WORLD, stamps, table
+from sandbox.world import Persona, seeder
+
+world_places = table(
+    "world_places", WORLD,
+    Column("place_id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("category", Text, nullable=False),  # cafe, restaurant, airport, station, hospital, store, ...
+    Column("address", Text, nullable=False),
+    Column("city", Text, nullable=False),
+    Column("lat", Float, nullable=False),
+    Column("lon", Float, nullable=False),
+    Column("rating", Float),
+    Column("phone", Text),
+    Column("open_now", Integer, nullable=False),
+)
+
+addresses = table(
+    "addresses", USER,
+    Column("address_id", Text, primary_key=True),
+    Column("label", Text, nullable=False),
+    Column("recipient", Text, nullable=False),
+    Column("phone", Text, nullable=False),
+    Column("address_line", Text, nullable=False),
+    Column("city", Text, nullable=False),
+    Column("postal_code", Text),
+    Column("is_default", Integer, nullable=False),
+    *stamps(),
+    natural_key=("label",),
+)
+
+payment_methods = table(
+    "payment_methods", USER,
+    Column("method_id", Text, primary_key=True),
+    Column("kind", Text, nullable=False),  # card | bank | wallet
+    Column("nickname", Text, nullable=False),
+    Column("last4", Text, nullable=False),
+    Column("status", Text, nullable=False),  # active | frozen
+    Column("is_default", Integer, nullable=False),
+    Column("balance", Float, nullable=False),  # available funds or remaining credit
+    Column("currency", Text, nullable=False),
+    *stamps(),
+    natural_key=("last4",),
+    id_prefix="pm",
+)
+
+transactions = table(
+    "transactions", USER,
+    Column("txn_id", Text, primary_key=True),
+    Column("method_id", Text, nullable=False),
+    Column("amount", Float, nullable=False),  # negative = money out
+    Column("currency", Text, nullable=False),
+    Column("merchant", Text, nullable=False),
+    Column("category", Text, nullable=False),
+    Column("ref_id", Text),  # the booking, order or bill this paid for
+    Column("ts", Text, nullable=False),
+    Column("status", Text, nullable=False),  # posted | refunded
+    *stamps(),
+)
+
+
+def payment_method(ctx: Ctx, method_id: str | None) -> dict[str, Any]:
+    """The named payment method, or the default one; frozen methods cannot pay."""
+    q = select(payment_methods)
+    q = q.where(payment_methods.c.method_id == method_id) if method_id else q.where(payment_methods.c.is_default == 1)
+    row = ctx.conn.execute(q).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no payment method {method_id!r}" if method_id
+                        else "no default payment method", field="payment_method_id")
+    if row.status != "active":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"payment method {row.method_id} is {row.status}",
+                        method_id=row.method_id)
+    return dict(row._mapping)
+
+
+def charge(ctx: Ctx, amount: float, merchant: str, category: str, ref_id: str | None,
+           method_id: str | None = None) -> str:
+    """Pay ``amount`` with a payment method: checks funds, debits it, records a transaction."""
+    method = payment_method(ctx, method_id)
+    if amount > method["balance"]:
+        raise ToolError(ErrorType.LIMIT_EXCEEDED, f"{method['nickname']} has {method['balance']:.2f} available, "
+                        f"{amount:.2f} needed", method_id=method["method_id"])
+    ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == method["method_id"]).values(
+        balance=round(method["balance"] - amount, 2), updated_at=ctx.ts()))
+    txn_id = ctx.new_id(transactions)
+    ctx.conn.execute(insert(transactions).values(
+        txn_id=txn_id, method_id=method["method_id"], amount=-round(amount, 2), currency=method["currency"],
+        merchant=merchant, category=category, ref_id=ref_id, ts=ctx.ts(), status="posted",
+        created_at=ctx.ts(), updated_at=ctx.ts()))
+    return txn_id
+
+
+def refund(ctx: Ctx, ref_id: str) -> float:
+    """Refund every posted payment for ``ref_id`` back to its method; returns the amount."""
+    total = 0.0
+    for txn in ctx.conn.execute(select(transactions).where(
+            transactions.c.ref_id == ref_id, transactions.c.status == "posted", transactions.c.amount < 0)).all():
+        ctx.conn.execute(update(transactions).where(transactions.c.txn_id == txn.txn_id).values(
+            status="refunded", updated_at=ctx.ts()))
+        method = ctx.conn.execute(select(payment_methods.c.balance).where(
+            payment_methods.c.method_id == txn.method_id)).scalar() or 0.0
+        ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == txn.method_id).values(
+            balance=round(method - txn.amount, 2), updated_at=ctx.ts()))
+        total += -txn.amount
+    return round(total, 2)
+
+
+def place(ctx: Ctx, place_id: str) -> dict[str, Any]:
+    row = ctx.conn.execute(select(world_places).where(world_places.c.place_id == place_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no place {place_id!r}", field="place_id", hint="search_places")
+    return dict(row._mapping)
+
+
+CITY_CENTRES = {"Beijing": (39.90, 116.40), "Shanghai": (31.23, 121.47), "San Francisco": (37.77, -122.42),
+                "Palo Alto": (37.44, -122.14), "London": (51.51, -0.13), "Tokyo": (35.68, 139.69),
+                "Berlin": (52.52, 13.40), "Madrid": (40.42, -3.70), "Seoul": (37.57, 126.98),
+                "Toronto": (43.65, -79.38), "Sydney": (-33.87, 151.21), "Mumbai": (19.08, 72.88)}
+PLACE_KINDS = ["cafe", "restaurant", "supermarket", "pharmacy", "hospital", "gym", "park", "museum",
+               "parking", "ev_charger", "gas_station", "station", "airport", "hotel", "cinema", "salon"]
+STREETS = ["Garden Road", "Harbor Street", "Lake Avenue", "Maple Lane", "Station Road", "Market Street",
+           "Hill Road", "River Walk", "Park Avenue", "Bridge Street"]
+NAME_PARTS = ["Blue", "Golden", "Harbor", "Dune", "Cedar", "Sunny", "Corner", "Old Town", "Green", "Lucky"]
+
+
+@seeder
+def seed_common(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    """Places in the persona's cities and a few travel cities; two addresses; three payment methods."""
+    cities = sorted({persona.home_city, persona.work_city, *rng.sample(sorted(CITY_CENTRES), 4)})
+    rows, n = [], 0
+    for city in cities:
+        lat0, lon0 = CITY_CENTRES.get(city, (0.0, 0.0))
+        for kind in PLACE_KINDS:
+            for _ in range(3 if city == persona.home_city else 1):
+                n += 1
+                name = f"{rng.choice(NAME_PARTS)} {kind.replace('_', ' ').title()}"
+                rows.append({
+                    "place_id": f"place_{n:03d}", "name": name, "category": kind,
+                    "address": f"{rng.randint(1, 200)} {rng.choice(STREETS)}", "city": city,
+                    "lat": round(lat0 + rng.uniform(-0.05, 0.05), 5), "lon": round(lon0 + rng.uniform(-0.05, 0.05), 5),
+                    "rating": round(rng.uniform(3.0, 5.0), 1), "phone": f"+1 555 01{n:02d}"[:15],
+                    "open_now": int(rng.random() < 0.8),
+                })
+    conn.execute(insert(world_places), rows)
+    now = persona.now
+    conn.execute(insert(addresses), [
+        {"address_id": "address_001", "label": "Home", "recipient": persona.name, "phone": persona.phone,
+         "address_line": "18 Garden Road", "city": persona.home_city, "postal_code": "100010", "is_default": 1,
+         "created_at": now, "updated_at": now},
+        {"address_id": "address_002", "label": "Work", "recipient": persona.name, "phone": persona.phone,
+         "address_line": "88 Market Street, 12F", "city": persona.work_city, "postal_code": "100020",
+         "is_default": 0, "created_at": now, "updated_at": now},
+    ])
+    currency = "CNY" if persona.timezone.startswith("Asia/Shanghai") else "USD"
+    conn.execute(insert(payment_methods), [
+        {"method_id": "pm_001", "kind": "card", "nickname": "Visa credit", "last4": f"{rng.randint(1000, 9999)}",
+         "status": "active", "is_default": 0, "balance": 20000.0, "currency": currency, "created_at": now,
+         "updated_at": now},
+        {"method_id": "pm_002", "kind": "card", "nickname": "Debit card", "last4": f"{rng.randint(1000, 9999)}",
+         "status": "active", "is_default": 1, "balance": 8500.0, "currency": currency, "created_at": now,
+         "updated_at": now},
+        {"method_id": "pm_003", "kind": "wallet", "nickname": "Wallet balance", "last4": "0000",
+         "status": "active", "is_default": 0, "balance": 320.0, "currency": currency, "created_at": now,
+         "updated_at": now},
+    ])

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, insert, select, update
 
-from sandbox import db
+from sandbox import db, subagents
 from sandbox.changes import StateDiff, TableDiff, clear_journal, read_diff
 from sandbox.executor import Envelope, Executor, UserAnswer
 from sandbox.schema import metadata, subagent_jobs
@@ -118,6 +118,7 @@ class Episode:
         self.steps: list[Step] = []
         self.history: list[dict[str, Any]] = [m.model_dump() for m in task.history]
         self.finished = False
+        self.settled = False
 
     @property
     def done(self) -> bool:
@@ -164,7 +165,23 @@ class Episode:
         self.history.append({"role": "tool", "name": FORMAT_ERROR_STEP, "content": result})
         return result
 
+    def settle(self) -> None:
+        """After the planner's turn: apply the task's scenario events, then let monitors fire (once)."""
+        if self.settled:
+            return
+        self.settled = True
+        settle_time = self.executor.now.strftime("%Y-%m-%dT%H:%M")
+        for event in self.task.events:
+            with self.conn.begin():
+                apply_changes(self.conn, event.changes)
+            settle_time = max(settle_time, event.at)
+        self.executor.step = len(self.steps) + 1
+        subagents.fire_monitors(self.executor, settle_time)
+
     def trajectory(self, termination: str | None = None) -> Trajectory:
+        """The record to verify. Unless the episode hit an infrastructure error, it settles first."""
+        if termination != "infra_error":
+            self.settle()
         with self.conn.begin():
             diff = read_diff(self.conn)
             jobs = [dict(r._mapping) for r in self.conn.execute(select(subagent_jobs).order_by(subagent_jobs.c.job_id))]

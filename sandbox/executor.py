@@ -127,6 +127,11 @@ class Executor:
         extra = sorted(self.loaded_skill_tools - self.visible)
         return sorted(self.visible) + extra + framework
 
+    def offers(self, name: str) -> bool:
+        """Whether the planner could call ``name`` now (monitor plans may only use such tools)."""
+        spec = REGISTRY.get(name)
+        return spec is not None and self._in_action_space(spec)
+
     def _framework_offered(self, name: str) -> bool:
         return name != "load_skill" or bool(self.skills_offered)
 

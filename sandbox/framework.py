@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import insert, select, update
 
 from sandbox import memory, subagents
@@ -17,7 +17,7 @@ from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import final_answers, loaded_skills, memory_records, user_interactions
 from sandbox.skills import SKILLS
-from sandbox.tooling import FRAMEWORK, Date, tool
+from sandbox.tooling import FRAMEWORK, Date, DateTime, tool
 
 MemoryCategory = Literal["profile", "preference", "past_record", "relationship", "routine", "commitment"]
 Sentence = Annotated[str, Field(min_length=1, max_length=2000)]
@@ -177,3 +177,87 @@ def call_gui_agent(
         expected_outputs: Names of results to return, e.g. ["booking_code"].
     """
     return subagents.run_gui(ctx, app_id, goal, inputs, expected_outputs or [])
+
+
+class Condition(BaseModel):
+    """What the monitor watches: a read-only tool's result at ``path`` compared with ``value``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    path: str = "$"
+    op: Literal["lt", "le", "gt", "ge", "eq", "ne", "contains", "exists"]
+    value: Any = None
+
+
+class PlanStep(BaseModel):
+    """One call the monitor makes when the condition holds (``{{stepN.Payload.x}}`` refers back)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=True,
+      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.TOOL_NOT_AVAILABLE))
+def call_monitor_agent(
+    ctx: Ctx, condition: Condition, on_trigger: list[PlanStep] | None = None, notify_only: bool = False,
+    expires_at: DateTime | None = None, description: str | None = None,
+) -> dict[str, Any]:
+    """Ask the monitor agent to watch a condition and act (or notify the user) when it holds.
+
+    Args:
+        condition: {tool: a read-only tool, args: its arguments, path: JSONPath into its Payload such as
+            "$.price", op: lt|le|gt|ge|eq|ne|contains|exists, value: the value to compare with}.
+        on_trigger: Calls to make when the condition holds, in order; arguments may use
+            "{{step1.Payload.field}}" to refer to an earlier step's result.
+        notify_only: Only notify the user when the condition holds (instead of on_trigger).
+        expires_at: Stop watching after this time, YYYY-MM-DDTHH:MM.
+        description: What the monitor is for, in words.
+    """
+    return subagents.register_monitor(
+        ctx, condition.model_dump(), [s.model_dump() for s in on_trigger or []], notify_only, expires_at, description)
+
+
+class Source(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    type: Literal["screen", "photo", "file"]
+    id: Annotated[str, Field(min_length=1)]
+
+
+def _one_request(args: dict[str, Any]) -> str | None:
+    return None if bool(args.get("question")) != bool(args.get("extract_fields")) else \
+        "give exactly one of question or extract_fields"
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=True, check=_one_request, errors=(ErrorType.ENTITY_NOT_FOUND,))
+def call_screen_reader_agent(
+    ctx: Ctx, source: Source, question: str | None = None, extract_fields: list[str] | None = None,
+) -> dict[str, Any]:
+    """Ask the screen-reader agent to read text or fields from a screen snapshot, a photo or a file.
+
+    Args:
+        source: What to read: {type: screen|photo|file, id: snapshot_id, photo_id or file_id}.
+        question: A question about what is shown.
+        extract_fields: Names of fields to extract, e.g. ["invoice_number", "due_date"].
+    """
+    return subagents.read_screen(ctx, source.model_dump(), question, extract_fields)
+
+
+class Callee(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    phone: str | None = None
+    place_id: str | None = None
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=True, permissions=("PHONE",), network="cellular",
+      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.SUB_AGENT_FAILED))
+def call_voice_agent(ctx: Ctx, callee: Callee, objective: Sentence, facts: dict[str, Any]) -> dict[str, Any]:
+    """Ask the voice agent to phone a business for the user (to book, ask or change something).
+
+    Args:
+        callee: Who to call: {phone: number} or {place_id: place}.
+        objective: What the call should achieve, in one sentence.
+        facts: Everything the callee may ask for, e.g. {date, time, party_size, name, notes}.
+    """
+    return subagents.place_call(ctx, callee.model_dump(exclude_none=True), objective, facts)

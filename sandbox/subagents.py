@@ -1,14 +1,21 @@
-"""Sub-agent simulators: deterministic, driven by declared flows, effects applied through the executor.
+"""Sub-agent simulators: deterministic, driven by declared flows and seeded tables.
 
-A GUI flow stands for an app screen sequence with no API. Its effects are app-internal actions
-(tools of domain ``internal``, callable only by a sub-agent actor), run through the same executor
-so they are validated, logged with ``actor=gui_agent`` and ``parent_job_id``, and seen in the diff.
+Four agents sit behind the framework's entry points (``sandbox.framework``):
+- GUI agent: an app screen sequence with no API. Its effects are app-internal actions (tools of
+  domain ``internal``, callable only by a sub-agent actor), run through the same executor so they
+  are validated, logged with ``actor=gui_agent`` and ``parent_job_id``, and seen in the diff.
+- Monitor agent: a condition on a read-only tool's result plus a plan; it is registered during the
+  episode and fires when the episode settles (after the task's scenario events), in creation order.
+- Screen-reader agent: reads text and fields from a screen snapshot, a photo or a file.
+- Voice agent: phones a business whose seeded rules decide the outcome (answer, booking, refusal).
+Every job is a ``subagent_jobs`` row holding its handoff and result.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -32,6 +39,20 @@ class GuiFlow:
     run: Callable[[Ctx, dict[str, Any]], dict[str, Any]]
 
 
+def open_job(ctx: Ctx, agent: str, handoff: dict[str, Any], status: str = "running") -> str:
+    job_id = ctx.new_id(subagent_jobs)
+    ctx.conn.execute(insert(subagent_jobs).values(
+        job_id=job_id, agent=agent, handoff_json=json.dumps(handoff, sort_keys=True), status=status,
+        result_json="{}", created_at=ctx.ts(), updated_at=ctx.ts()))
+    return job_id
+
+
+def close_job(ctx: Ctx, job_id: str, result: dict[str, Any], status: str = "completed") -> dict[str, Any]:
+    ctx.conn.execute(update(subagent_jobs).where(subagent_jobs.c.job_id == job_id).values(
+        status=status, result_json=json.dumps(result, sort_keys=True), updated_at=ctx.ts()))
+    return result
+
+
 def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_outputs: list[str]) -> dict[str, Any]:
     installed = ctx.conn.execute(select(apps.c.installed).where(apps.c.app_id == app_id)).scalar()
     if installed != 1:
@@ -45,18 +66,13 @@ def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_o
     if missing:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the {flow.intent} flow needs: {', '.join(missing)}",
                         missing_inputs=missing, hint="ask_user")
-    job_id = ctx.new_id(subagent_jobs)
     handoff = {"app_id": app_id, "goal": goal, "inputs": inputs, "expected_outputs": expected_outputs}
-    ctx.conn.execute(insert(subagent_jobs).values(
-        job_id=job_id, agent="gui_agent", handoff_json=json.dumps(handoff, sort_keys=True), status="running",
-        result_json="{}", created_at=ctx.ts(), updated_at=ctx.ts()))
+    job_id = open_job(ctx, "gui_agent", handoff)
     agent_ctx = Ctx(ctx.conn, ctx.executor, ctx.step, "gui_agent", job_id)
     outputs = flow.run(agent_ctx, inputs)
     result = {"job_id": job_id, "status": "completed", "intent": flow.intent,
               "outputs": {k: outputs.get(k) for k in expected_outputs} if expected_outputs else outputs}
-    ctx.conn.execute(update(subagent_jobs).where(subagent_jobs.c.job_id == job_id).values(
-        status="completed", result_json=json.dumps(result, sort_keys=True), updated_at=ctx.ts()))
-    return result
+    return close_job(ctx, job_id, result)
 
 
 # ---- roombook: the company's meeting-room app (no API) ----------------------------------------
@@ -140,3 +156,326 @@ def seed_rooms(conn: Connection, rng: random.Random, persona: Persona) -> None:
     conn.execute(insert(room_bookings).values(
         room_booking_id="room_booking_001", room="Huddle A", date=persona.now[:10], start="10:00", end="11:00",
         title="1:1", booked_by="planner", created_at=persona.now, updated_at=persona.now))
+
+
+# ---- monitor agent ------------------------------------------------------------------------------
+
+monitors = table(
+    "monitors", USER,
+    Column("monitor_id", Text, primary_key=True),
+    Column("job_id", Text, nullable=False),
+    Column("condition_json", Text, nullable=False),
+    Column("on_trigger_json", Text, nullable=False),
+    Column("notify_only", Integer, nullable=False),
+    Column("expires_at", Text),
+    Column("status", Text, nullable=False),  # active | triggered | expired | failed
+    Column("result_json", Text, nullable=False),
+    *stamps(),
+)
+
+OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "lt": lambda a, b: a is not None and a < b, "le": lambda a, b: a is not None and a <= b,
+    "gt": lambda a, b: a is not None and a > b, "ge": lambda a, b: a is not None and a >= b,
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+    "contains": lambda a, b: a is not None and str(b).lower() in json.dumps(a, ensure_ascii=False).lower(),
+    "exists": lambda a, b: (a is not None) == bool(b),
+}
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def read_path(payload: Any, path: str) -> Any:
+    """A small JSONPath subset: ``$.a.b[0].c`` (``$`` optional); None where the path does not exist."""
+    value = payload
+    for name, index in _PATH_PART.findall(path.removeprefix("$").lstrip(".")):
+        if index:
+            value = value[int(index)] if isinstance(value, list) and int(index) < len(value) else None
+        else:
+            value = value.get(name) if isinstance(value, dict) else None
+        if value is None:
+            return None
+    return value
+
+
+def register_monitor(ctx: Ctx, condition: dict[str, Any], on_trigger: list[dict[str, Any]], notify_only: bool,
+                     expires_at: str | None, description: str | None) -> dict[str, Any]:
+    """Validate the condition and plan as the executor would, then store the monitor (it fires later)."""
+    from sandbox.tooling import REGISTRY, validate_arguments
+
+    spec = REGISTRY.get(condition["tool"])
+    if spec is None or not spec.is_domain_tool:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.tool {condition['tool']!r} is not a tool",
+                        fields=["condition.tool"])
+    if spec.mutating:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.tool {spec.name} changes state; a monitor "
+                        "may only watch a read-only tool", fields=["condition.tool"])
+    _, problem = validate_arguments(spec, condition.get("args", {}))
+    if problem:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.args: {problem[1]['message']}",
+                        fields=["condition.args"])
+    if bool(on_trigger) == notify_only:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "give either on_trigger steps or notify_only=true",
+                        fields=["on_trigger", "notify_only"])
+    for n, step in enumerate(on_trigger, start=1):
+        plan = REGISTRY.get(step["tool"])
+        if plan is None or not ctx.executor.offers(plan.name):
+            raise ToolError(ErrorType.TOOL_NOT_AVAILABLE, f"on_trigger[{n}]: {step['tool']!r} is not in the action "
+                            "space", fields=[f"on_trigger[{n}].tool"])
+        args = step.get("args", {})
+        if _has_placeholder(args):  # values come from earlier steps: only the argument names can be checked now
+            names = set(args)
+            required, known = set(plan.parameters["required"]), set(plan.parameters["properties"])
+            problem = None if required <= names <= known else (ErrorType.INVALID_ARGUMENT_VALUE, {
+                "message": f"{plan.name}: arguments must include {sorted(required)} and only {sorted(known)}"})
+        else:
+            _, problem = validate_arguments(plan, args)
+        if problem:
+            raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"on_trigger[{n}]: {problem[1]['message']}",
+                            fields=[f"on_trigger[{n}].args"])
+    if expires_at is not None and expires_at <= ctx.ts()[:16]:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "expires_at is in the past", fields=["expires_at"])
+    handoff = {"condition": condition, "on_trigger": on_trigger, "notify_only": notify_only,
+               "expires_at": expires_at, "description": description}
+    job_id = open_job(ctx, "monitor_agent", handoff, status="pending")
+    monitor_id = ctx.new_id(monitors)
+    ctx.conn.execute(insert(monitors).values(
+        monitor_id=monitor_id, job_id=job_id, condition_json=json.dumps(condition, sort_keys=True),
+        on_trigger_json=json.dumps(on_trigger, sort_keys=True), notify_only=int(notify_only), expires_at=expires_at,
+        status="active", result_json="{}", created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"job_id": job_id, "monitor_id": monitor_id, "status": "pending",
+            "message": "The monitor agent is watching; it acts when the condition holds."}
+
+
+def fire_monitors(executor: Any, settle_time: str) -> None:
+    """Evaluate every active monitor in creation order; run its plan (as ``monitor_agent``) when it holds.
+
+    Called once when the episode settles, after the task's scenario events have changed the world.
+    A monitor past its ``expires_at`` expires without checking.
+    """
+    conn = executor.conn
+    with conn.begin():
+        active = conn.execute(select(monitors).where(monitors.c.status == "active").order_by(monitors.c.monitor_id)).all()
+    for m in active:
+        condition, plan = json.loads(m.condition_json), json.loads(m.on_trigger_json)
+        if m.expires_at and m.expires_at < settle_time:
+            _finish_monitor(executor, m, "expired", {"reason": "expired before the condition held"})
+            continue
+        seen = executor.call(condition["tool"], condition.get("args", {}), actor="monitor_agent",
+                             parent_job_id=m.job_id)
+        observed = read_path(seen["Payload"], condition.get("path", "$"))
+        holds = seen["Status"] == "success" and OPS[condition["op"]](observed, condition.get("value"))
+        if not holds:
+            _finish_monitor(executor, m, "active", {"observed": observed, "held": False}, job_status="pending")
+            continue
+        outputs: list[dict[str, Any]] = []
+        for step in plan:
+            args = _fill(step.get("args", {}), outputs)
+            outputs.append(executor.call(step["tool"], args, actor="monitor_agent", parent_job_id=m.job_id))
+        failed = any(o["Status"] != "success" for o in outputs)
+        _finish_monitor(executor, m, "failed" if failed else "triggered",
+                        {"observed": observed, "held": True, "steps": outputs})
+
+
+_PLACEHOLDER = re.compile(r"^\{\{step(\d+)\.(.+)\}\}$")
+
+
+def _has_placeholder(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_has_placeholder(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_placeholder(v) for v in value)
+    return isinstance(value, str) and bool(_PLACEHOLDER.match(value))
+
+
+def _fill(args: Any, outputs: list[dict[str, Any]]) -> Any:
+    """Resolve ``"{{step1.Payload.cart_item_id}}"`` placeholders from earlier plan steps' envelopes."""
+    if isinstance(args, dict):
+        return {k: _fill(v, outputs) for k, v in args.items()}
+    if isinstance(args, list):
+        return [_fill(v, outputs) for v in args]
+    if isinstance(args, str) and (m := _PLACEHOLDER.match(args)):
+        n = int(m.group(1))
+        return read_path(outputs[n - 1], m.group(2)) if 0 < n <= len(outputs) else None
+    return args
+
+
+def _finish_monitor(executor: Any, m: Any, status: str, result: dict[str, Any], job_status: str | None = None) -> None:
+    conn = executor.conn
+    stamp = executor.now.strftime("%Y-%m-%dT%H:%M:%S")
+    with conn.begin():
+        conn.execute(update(monitors).where(monitors.c.monitor_id == m.monitor_id).values(
+            status=status, result_json=json.dumps(result, sort_keys=True, default=str), updated_at=stamp))
+        conn.execute(update(subagent_jobs).where(subagent_jobs.c.job_id == m.job_id).values(
+            status=job_status or status, result_json=json.dumps(result, sort_keys=True, default=str),
+            updated_at=stamp))
+
+
+# ---- screen-reader agent ------------------------------------------------------------------------
+
+screen_snapshots = table(
+    "screen_snapshots", WORLD,
+    Column("snapshot_id", Text, primary_key=True),
+    Column("app_id", Text, nullable=False),
+    Column("ocr_text", Text, nullable=False),
+    Column("fields_json", Text, nullable=False),
+)
+
+
+def read_screen(ctx: Ctx, source: dict[str, Any], question: str | None, extract_fields: list[str] | None,
+                ) -> dict[str, Any]:
+    """OCR and field extraction from a screen snapshot, a gallery photo or a stored file."""
+    kind, ref = source.get("type"), source.get("id")
+    if kind not in ("screen", "photo", "file") or not isinstance(ref, str) or not ref:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "source must be {type: screen|photo|file, id: <id>}",
+                        fields=["source"])
+    text, fields = _read_source(ctx, kind, ref)
+    job_id = open_job(ctx, "screen_reader_agent", {"source": source, "question": question,
+                                                    "extract_fields": extract_fields})
+    if extract_fields:
+        found = {f: fields.get(f) for f in extract_fields}
+        missing = [f for f, v in found.items() if v is None]
+        result = {"job_id": job_id, "fields": found, "missing": missing, "text": text}
+    else:
+        words = [w for w in re.findall(r"[a-z0-9]+", (question or "").lower()) if len(w) > 2]
+        lines = [ln for ln in text.splitlines() if any(w in ln.lower() for w in words)]
+        result = {"job_id": job_id, "answer_lines": lines or text.splitlines()[:5], "text": text, "fields": fields}
+    return close_job(ctx, job_id, result)
+
+
+def _read_source(ctx: Ctx, kind: str, ref: str) -> tuple[str, dict[str, Any]]:
+    from sandbox.schema import metadata
+
+    if kind == "screen":
+        t, key, text_col = screen_snapshots, "snapshot_id", "ocr_text"
+    elif kind == "photo":
+        t, key, text_col = metadata.tables["photos"], "photo_id", "ocr_text"
+    else:
+        t, key, text_col = metadata.tables["files"], "file_id", "content"
+    row = ctx.conn.execute(select(t).where(t.c[key] == ref)).first()
+    if row is None or getattr(row, "deleted_at", None):
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {kind} {ref!r}", field="source.id")
+    data = row._mapping
+    fields = json.loads(data["fields_json"]) if "fields_json" in data and data["fields_json"] else {}
+    return str(data[text_col] or ""), fields
+
+
+# ---- voice agent -------------------------------------------------------------------------------
+
+world_phone_services = table(
+    "world_phone_services", WORLD,
+    Column("phone", Text, primary_key=True),
+    Column("place_id", Text),
+    Column("name", Text, nullable=False),
+    Column("handler", Text, nullable=False),  # inquiry | booking
+    Column("rules_json", Text, nullable=False),
+)
+
+phone_bookings = table(
+    "phone_bookings", USER,
+    Column("phone_booking_id", Text, primary_key=True),
+    Column("business_phone", Text, nullable=False),
+    Column("business", Text, nullable=False),
+    Column("date", Text, nullable=False),
+    Column("time", Text, nullable=False),
+    Column("party_size", Integer, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("notes", Text),
+    Column("status", Text, nullable=False),
+    Column("source", Text, nullable=False),
+    *stamps(),
+)
+
+
+@tool(domain=INTERNAL, app="assistant", mutating=True, errors=(ErrorType.RESOURCE_UNAVAILABLE,))
+def voice_confirm_booking(
+    ctx: Ctx, business_phone: str, business: str, date: Date, time: Time,
+    party_size: Annotated[int, Field(ge=1, le=50)], name: Annotated[str, Field(min_length=1)],
+    notes: str | None = None,
+) -> dict[str, Any]:
+    """Record a booking a business confirmed on the phone (voice-agent action).
+
+    Args:
+        business_phone: The business's phone number.
+        business: The business's name.
+        date: Day, YYYY-MM-DD.
+        time: Time HH:MM.
+        party_size: Number of people.
+        name: Name the booking is under.
+        notes: Special requests.
+    """
+    booking_id = ctx.new_id(phone_bookings)
+    ctx.conn.execute(insert(phone_bookings).values(
+        phone_booking_id=booking_id, business_phone=business_phone, business=business, date=date, time=time,
+        party_size=party_size, name=name, notes=notes, status="confirmed", source=ctx.actor,
+        created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"phone_booking_id": booking_id}
+
+
+def place_call(ctx: Ctx, callee: dict[str, Any], objective: str, facts: dict[str, Any]) -> dict[str, Any]:
+    """Phone a business; its seeded rules answer, book, offer an alternative or refuse."""
+    q = select(world_phone_services)
+    if callee.get("phone"):
+        from sandbox.executor import normalise_phone
+
+        q = q.where(world_phone_services.c.phone == normalise_phone(str(callee["phone"])))
+    elif callee.get("place_id"):
+        q = q.where(world_phone_services.c.place_id == callee["place_id"])
+    else:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "callee needs a phone or a place_id", fields=["callee"])
+    service = ctx.conn.execute(q).first()
+    if service is None:
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, "nobody answered at that number", reason="no_answer")
+    rules = json.loads(service.rules_json)
+    job_id = open_job(ctx, "voice_agent", {"callee": callee, "objective": objective, "facts": facts})
+    agent_ctx = Ctx(ctx.conn, ctx.executor, ctx.step, "voice_agent", job_id)
+    if service.handler == "inquiry":
+        answer = next((a for k, a in sorted(rules["answers"].items()) if k in objective.lower()), rules["default"])
+        result = {"outcome": "success", "details": {"answer": answer}, "summary": f"{service.name}: {answer}"}
+    else:
+        result = _phone_booking(agent_ctx, service, rules, facts)
+    return close_job(ctx, job_id, {"job_id": job_id, **result})
+
+
+def _phone_booking(ctx: Ctx, service: Any, rules: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
+    missing = [k for k in ("date", "time", "party_size", "name") if facts.get(k) in (None, "")]
+    if missing:
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the business asked for: {', '.join(missing)}",
+                        missing_inputs=missing, hint="ask_user")
+    time_ = str(facts["time"])
+    if not rules["open"] <= time_ < rules["close"] or time_ in rules.get("full", []):
+        slot = next((t for t in rules["slots"] if t >= time_ and t not in rules.get("full", [])), rules["slots"][-1])
+        return {"outcome": "alternative_offered", "details": {"offered_time": slot},
+                "summary": f"{service.name} cannot take {time_}; they offered {slot}"}
+    result = ctx.call("voice_confirm_booking", {
+        "business_phone": service.phone, "business": service.name, "date": str(facts["date"]), "time": time_,
+        "party_size": int(facts["party_size"]), "name": str(facts["name"]),
+        **({"notes": str(facts["notes"])} if facts.get("notes") else {})})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the booking failed: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return {"outcome": "success", "details": result["Payload"],
+            "summary": f"{service.name} confirmed {facts['party_size']} at {time_} on {facts['date']}"}
+
+
+@seeder
+def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    """Screens to read and businesses to phone."""
+    conn.execute(insert(screen_snapshots), [
+        {"snapshot_id": "snapshot_001", "app_id": "browser", "ocr_text": "Conference schedule\n09:30 Keynote\n"
+         "11:00 Panel: Agents on phones\n14:00 Workshop: Tool use", "fields_json": json.dumps(
+             {"sessions": ["09:30 Keynote", "11:00 Panel: Agents on phones", "14:00 Workshop: Tool use"]})},
+        {"snapshot_id": "snapshot_002", "app_id": "camera", "ocr_text": "ACME Utilities\nInvoice INV-2291\n"
+         f"Amount due: {rng.randint(80, 240)}.50\nDue date: 2025-07-01", "fields_json": json.dumps(
+             {"biller": "ACME Utilities", "invoice_number": "INV-2291", "due_date": "2025-07-01"})},
+    ])
+    restaurant_rules = {"open": "11:00", "close": "22:00", "slots": ["18:00", "18:30", "19:00", "20:00", "21:00"],
+                        "full": ["19:30"]}
+    conn.execute(insert(world_phone_services), [
+        {"phone": "+15550100001", "place_id": None, "name": "Golden Dragon (phone bookings only)",
+         "handler": "booking", "rules_json": json.dumps(restaurant_rules)},
+        {"phone": "+15550100002", "place_id": None, "name": "Corner Pharmacy", "handler": "inquiry",
+         "rules_json": json.dumps({"answers": {"ibuprofen": "In stock, 12 packs.",
+                                               "insulin": "Out of stock until Monday."},
+                                   "default": "Please come by the counter."})},
+        {"phone": "+15550100003", "place_id": None, "name": "Style Studio salon", "handler": "booking",
+         "rules_json": json.dumps({"open": "09:00", "close": "19:00", "slots": ["10:00", "14:00", "17:00"]})},
+    ])

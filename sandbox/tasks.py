@@ -42,6 +42,16 @@ class Changes(Strict):
     delete: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
 
 
+class ScenarioEvent(Strict):
+    """A change of the world at a time after the planner's turn (a price drop, a delay, a reply).
+
+    Events are applied when the episode settles, then the monitor agents check their conditions.
+    """
+
+    at: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")]
+    changes: Changes
+
+
 class InitialState(Strict):
     world: str
     patches: Changes = Field(default_factory=Changes)
@@ -110,6 +120,7 @@ class Task(Strict):
     required_memory_ids: list[str] = Field(default_factory=list)
     required_skill_id: str | None = None
     user_script: list[UserAnswer] = Field(default_factory=list)
+    events: list[ScenarioEvent] = Field(default_factory=list)
     tags: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("check", mode="before")

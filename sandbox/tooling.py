@@ -101,6 +101,29 @@ class _PlannerSchema(GenerateJsonSchema):
         return False
 
 
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """Replace ``$ref`` with the referenced definition (many tool-call parsers ignore ``$defs``) and
+    drop model titles; ``properties`` maps are walked as names, so an argument called title stays."""
+    defs = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            target = defs[node["$ref"].rsplit("/", 1)[-1]]
+            return resolve({**target, **{k: v for k, v in node.items() if k != "$ref"}})
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "title":
+                continue
+            out[key] = {n: resolve(v) for n, v in value.items()} if key == "properties" else resolve(value)
+        return out
+
+    return resolve(schema)  # type: ignore[no-any-return]
+
+
 _ARGS_SECTION = re.compile(r"^\s*Args:\s*$", re.M)
 _ARG_LINE = re.compile(r"^\s{4}(\w+):\s*(.+)$")
 
@@ -167,8 +190,7 @@ def tool(
         if not description:
             raise ValueError(f"tool {name!r} has no docstring")
         model = _args_model(fn, arg_docs)
-        parameters = model.model_json_schema(schema_generator=_PlannerSchema)
-        parameters.pop("title", None)
+        parameters = _inline_refs(model.model_json_schema(schema_generator=_PlannerSchema))
         parameters.setdefault("required", [])
         REGISTRY[name] = ToolSpec(
             name=name, domain=domain or domain_of(l2 or ""), l2=l2, app=app, description=description,
@@ -246,8 +268,8 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
         }[first]
         detail = "; ".join(f"{f}: {m}" for f, m in problems) if first in _ORDER[2:] else ", ".join(fields)
         return None, (first, {"message": f"{spec.name}: {label} {detail}", "fields": fields})
-    # An explicit null means "not given": the tool's own default applies.
-    clean = {k: v for k, v in parsed.model_dump(exclude_unset=True).items() if v is not None}
+    # An explicit null means "not given": the tool's own default applies. Nested models stay models.
+    clean = {k: getattr(parsed, k) for k in parsed.model_fields_set if getattr(parsed, k) is not None}
     if spec.check is not None:
         problem = spec.check(clean)
         if problem:

@@ -45,6 +45,18 @@ PERSONAS: dict[str, Persona] = {
                 "Asia/Shanghai", "Beijing", "Beijing", "2025-06-13T09:00:00"),
         Persona("maya_patel", 2202, "Maya Patel", "+1 415 555 0101", "maya.patel@example.com", "en-US",
                 "America/Los_Angeles", "San Francisco", "Palo Alto", "2025-03-04T08:30:00"),
+        Persona("oliver_hughes", 3303, "Oliver Hughes", "+44 20 7946 0102", "oliver.hughes@example.co.uk", "en-GB",
+                "Europe/London", "London", "London", "2025-10-21T07:45:00", contacts=120),
+        Persona("yuki_sato", 4404, "Yuki Sato", "+81 3 5555 0103", "yuki.sato@example.jp", "ja-JP",
+                "Asia/Tokyo", "Tokyo", "Tokyo", "2025-01-15T18:20:00", contacts=90),
+        Persona("lena_weber", 5505, "Lena Weber", "+49 30 5555 0104", "lena.weber@example.de", "de-DE",
+                "Europe/Berlin", "Berlin", "Berlin", "2025-08-02T10:10:00", contacts=80),
+        Persona("carlos_ruiz", 6606, "Carlos Ruiz", "+34 91 555 0105", "carlos.ruiz@example.es", "es-ES",
+                "Europe/Madrid", "Madrid", "Madrid", "2025-05-28T21:05:00", contacts=110),
+        Persona("ji_woo_park", 7707, "Ji-woo Park", "+82 2 5555 0106", "jiwoo.park@example.kr", "ko-KR",
+                "Asia/Seoul", "Seoul", "Seoul", "2025-12-05T06:50:00", contacts=95),
+        Persona("amara_okafor", 8808, "Amara Okafor", "+1 416 555 0107", "amara.okafor@example.ca", "en-CA",
+                "America/Toronto", "Toronto", "Toronto", "2025-02-11T12:00:00", contacts=130),
     )
 }
 

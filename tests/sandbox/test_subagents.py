@@ -1,0 +1,130 @@
+"""The monitor, screen-reader and voice sub-agents (the GUI agent is covered in test_framework)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, insert, select, update
+
+import sandbox.domains  # noqa: F401
+from sandbox.domains.communication import contacts
+from sandbox.episode import Episode
+from sandbox.executor import Executor
+from sandbox.schema import app_permissions
+from sandbox.subagents import fire_monitors, monitors, read_path
+from sandbox.tasks import Task
+from tests.sandbox.conftest import diff_of, log_count, prepare
+
+WATCH_BOB = {"tool": "search_contacts", "args": {"name": "Bob Stone"}, "path": "$.count", "op": "ge", "value": 1}
+GREET_BOB = [{"tool": "search_contacts", "args": {"name": "Bob Stone"}},
+             {"tool": "send_sms", "args": {"to": ["{{step1.Payload.contacts[0].contact_id}}"], "body": "Welcome!"}}]
+
+
+def test_read_path() -> None:
+    payload = {"a": {"b": [{"c": 3}]}, "price": 9}
+    assert read_path(payload, "$.a.b[0].c") == 3 and read_path(payload, "price") == 9
+    assert read_path(payload, "$.a.b[5].c") is None and read_path(payload, "$.x.y") is None
+
+
+def test_monitor_fires_its_plan_when_the_condition_holds(conn: Connection, ex: Executor) -> None:
+    env = ex.call("call_monitor_agent", {"condition": WATCH_BOB, "on_trigger": GREET_BOB})
+    assert env["Status"] == "success" and env["Payload"]["status"] == "pending"
+    prepare(conn, insert(contacts).values(contact_id="contact_500", name="Bob Stone", phone_number="+15550009999",
+                                          favorite=0))
+    fire_monitors(ex, "2025-06-14T09:00")
+    diff = diff_of(conn)
+    assert diff["messages"].inserted[0]["contact_id"] == "contact_500"
+    assert [a["status"] for _, a in diff["monitors"].updated] == ["triggered"]  # registered before prepare()
+    assert [a["status"] for _, a in diff["subagent_jobs"].updated] == ["triggered"]
+
+
+def test_monitor_stays_pending_when_the_condition_does_not_hold(conn: Connection, ex: Executor) -> None:
+    ex.call("call_monitor_agent", {"condition": WATCH_BOB, "notify_only": True})
+    fire_monitors(ex, "2025-06-14T09:00")
+    diff = diff_of(conn)
+    assert diff["monitors"].inserted[0]["status"] == "active" and "messages" not in diff
+
+
+def test_monitor_expires(conn: Connection, ex: Executor) -> None:
+    ex.call("call_monitor_agent", {"condition": WATCH_BOB, "notify_only": True, "expires_at": "2025-06-13T12:00"})
+    fire_monitors(ex, "2025-06-14T09:00")
+    assert diff_of(conn)["monitors"].inserted[0]["status"] == "expired"
+
+
+def test_monitor_rejects_bad_handoffs(conn: Connection, ex: Executor) -> None:
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"condition": {**WATCH_BOB, "tool": "add_contact"}, "notify_only": True}, "InvalidArgumentValue"),
+        ({"condition": {**WATCH_BOB, "args": {}}, "notify_only": True}, "InvalidArgumentValue"),
+        ({"condition": WATCH_BOB}, "InvalidArgumentValue"),
+        ({"condition": WATCH_BOB, "on_trigger": [{"tool": "roombook_reserve", "args": {}}]}, "ToolNotAvailable"),
+        ({"condition": WATCH_BOB, "on_trigger": [{"tool": "send_sms", "args": {"body": "x"}}]},
+         "InvalidArgumentValue"),
+        ({"condition": WATCH_BOB, "notify_only": True, "expires_at": "2025-06-01T00:00"}, "InvalidArgumentValue"),
+        ({"condition": {**WATCH_BOB, "op": "about"}, "notify_only": True}, "InvalidArgumentValue"),
+    ]
+    for arguments, error in cases:
+        before = log_count(conn)
+        env = ex.call("call_monitor_agent", arguments)
+        assert env["ErrorType"] == error, (arguments, env)
+        assert diff_of(conn) == {} and log_count(conn) == before + 1
+
+
+def test_monitor_fires_when_the_episode_settles() -> None:
+    task = Task.model_validate({
+        "task_id": "t_monitor", "category": "subagent", "domain": "D3", "l2": "3.2",
+        "query": "When Bob Stone is in my contacts, text him welcome.", "initial_state": {"world": "wang_lei"},
+        "candidate_tools": ["search_contacts", "send_sms"], "bucket": "state_change",
+        "gold": [{"name": "call_monitor_agent", "arguments": {"condition": WATCH_BOB, "on_trigger": GREET_BOB}},
+                 {"name": "finish", "arguments": {"answer": "Watching."}}],
+        "check": {"insert": {"messages": [{"body": "Welcome!"}]}},
+        "events": [{"at": "2025-06-14T10:00", "changes": {"insert": {"contacts": [
+            {"contact_id": "contact_500", "name": "Bob Stone", "phone_number": "+15550009999", "favorite": 0}]}}}],
+    })
+    with Episode(task) as episode:
+        for action in task.gold:
+            episode.step(action.name, action.arguments)
+        trajectory = episode.trajectory()
+    assert trajectory.diff["messages"].inserted[0]["body"] == "Welcome!"
+    assert trajectory.subagent_jobs[0]["agent"] == "monitor_agent"
+
+
+def test_screen_reader_extracts_fields(conn: Connection, ex: Executor) -> None:
+    env = ex.call("call_screen_reader_agent", {"source": {"type": "screen", "id": "snapshot_002"},
+                                               "extract_fields": ["invoice_number", "due_date", "iban"]})
+    assert env["Payload"]["fields"] == {"invoice_number": "INV-2291", "due_date": "2025-07-01", "iban": None}
+    assert env["Payload"]["missing"] == ["iban"]
+    answer = ex.call("call_screen_reader_agent", {"source": {"type": "screen", "id": "snapshot_001"},
+                                                  "question": "When is the workshop?"})
+    assert answer["Payload"]["answer_lines"] == ["14:00 Workshop: Tool use"]
+    assert ex.call("call_screen_reader_agent", {"source": {"type": "screen", "id": "snapshot_404"},
+                                                "question": "x"})["ErrorType"] == "EntityNotFound"
+    assert ex.call("call_screen_reader_agent", {"source": {"type": "screen", "id": "snapshot_001"}})["ErrorType"] \
+        == "InvalidArgumentValue"
+
+
+def test_voice_agent_inquiry_booking_and_alternatives(conn: Connection, ex: Executor) -> None:
+    answer = ex.call("call_voice_agent", {"callee": {"phone": "+1 555 010 0002"},
+                                          "objective": "Ask whether ibuprofen is in stock", "facts": {}})
+    assert answer["Payload"]["details"]["answer"] == "In stock, 12 packs."
+    facts = {"date": "2025-06-14", "time": "19:00", "party_size": 4, "name": "Wang Lei"}
+    booked = ex.call("call_voice_agent", {"callee": {"phone": "+15550100001"}, "objective": "Book a table",
+                                          "facts": facts})
+    assert booked["Payload"]["outcome"] == "success"
+    row = diff_of(conn)["phone_bookings"].inserted[0]
+    assert (row["time"], row["party_size"], row["source"]) == ("19:00", 4, "voice_agent")
+    other = ex.call("call_voice_agent", {"callee": {"phone": "+15550100001"}, "objective": "Book a table",
+                                         "facts": {**facts, "time": "19:30"}})
+    assert other["Payload"]["outcome"] == "alternative_offered" and other["Payload"]["details"]["offered_time"] == "20:00"
+    missing = ex.call("call_voice_agent", {"callee": {"phone": "+15550100001"}, "objective": "Book a table",
+                                           "facts": {"date": "2025-06-14"}})
+    assert missing["ErrorType"] == "SubAgentFailed" and missing["Payload"]["missing_inputs"] == [
+        "time", "party_size", "name"]
+
+
+def test_voice_agent_needs_the_phone_permission(conn: Connection, ex: Executor) -> None:
+    prepare(conn, update(app_permissions).where(app_permissions.c.app_id == "assistant",
+                                                app_permissions.c.permission == "PHONE").values(state="not_requested"))
+    env = ex.call("call_voice_agent", {"callee": {"phone": "+15550100002"}, "objective": "Ask", "facts": {}})
+    assert env["ErrorType"] == "PermissionDenied"
+    with conn.begin():
+        assert conn.execute(select(monitors)).all() == []

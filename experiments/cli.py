@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 USAGE = """usage: mobilepa <command> [args]
 
 commands:
-  run [hydra overrides]   run a planner over a split, e.g. `mobilepa run planner=oracle split=handwritten`
+  run [hydra overrides]        run a planner over a split, e.g. `mobilepa run planner=oracle split=handwritten`
+  catalog [--json|--markdown]  the declared phone: counts per domain and level-2, or JSON, or the tool reference
+  bench sandbox [--json]       episode reset time and tool-call throughput against raw sqlite3
 """
 
 
@@ -23,6 +26,23 @@ def main(argv: list[str] | None = None) -> int:
         sys.argv = ["mobilepa run", *rest]
         run.main()
         return 0
+    if command == "catalog":
+        from sandbox import catalog
+
+        if rest == ["--json"]:
+            print(json.dumps(catalog.catalog_json(), indent=2, sort_keys=True))
+        elif rest == ["--markdown"]:
+            print(catalog.reference_markdown(), end="")
+        elif not rest:
+            print(catalog.counts_table())
+        else:
+            print(f"mobilepa catalog: unknown arguments {rest}; use --json or --markdown", file=sys.stderr)
+            return 2
+        return 0
+    if command == "bench":
+        from experiments import bench
+
+        return bench.main(rest)
     print(f"mobilepa: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
     return 2
 

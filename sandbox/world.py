@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, insert
 
 from sandbox.changes import clear_journal, install_journal
-from sandbox.db import open_database, raw, snapshot
+from sandbox.db import empty_database, raw, snapshot
 from sandbox.schema import app_permissions, apps, device_settings, meta, user_profile
 from sandbox.tooling import REGISTRY
 
@@ -108,7 +108,7 @@ def build_world(persona_id: str) -> bytes:
     import sandbox.domains  # noqa: F401  (registers every tool and seeder)
 
     persona = PERSONAS[persona_id]
-    conn = open_database()
+    conn = empty_database()
     try:
         with conn.begin():
             install_journal(conn)

@@ -14,21 +14,14 @@ import platform
 import sqlite3
 import statistics
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import event
-
 import sandbox.domains  # noqa: F401
-from sandbox.db import engine
+from sandbox.db import raw
 from sandbox.episode import Episode
 from sandbox.suite import load_split
 from sandbox.tasks import Task
 from sandbox.world import PERSONAS, world_image
-
-Statement = tuple[str, Any]
-
 
 def machine() -> dict[str, Any]:
     return {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
@@ -63,77 +56,49 @@ def mixed_calls(tasks: list[Task]) -> list[tuple[Task, list[tuple[str, Any]]]]:
     return mix
 
 
-@contextmanager
-def capture_statements() -> Iterator[list[Statement]]:
-    """Record every statement, commit and rollback the engine sends to SQLite."""
-    captured: list[Statement] = []
-    eng = engine()
+def run_mix(mix: list[tuple[Task, list[tuple[str, Any]]]], capture: bool) -> tuple[float, int, list[list[str]]]:
+    """Seconds spent inside ``Episode.step`` for the whole mix, the call count, and per-task statements.
 
-    def on_execute(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, many: bool) -> None:
-        captured.append((statement, parameters))
-
-    def on_commit(conn: Any) -> None:
-        captured.append(("COMMIT", ()))
-
-    def on_rollback(conn: Any) -> None:
-        captured.append(("ROLLBACK", ()))
-
-    event.listen(eng, "before_cursor_execute", on_execute)
-    event.listen(eng, "commit", on_commit)
-    event.listen(eng, "rollback", on_rollback)
-    try:
-        yield captured
-    finally:
-        event.remove(eng, "before_cursor_execute", on_execute)
-        event.remove(eng, "commit", on_commit)
-        event.remove(eng, "rollback", on_rollback)
-
-
-def run_mix(mix: list[tuple[Task, list[tuple[str, Any]]]], capture: bool) -> tuple[float, int, list[list[Statement]]]:
-    """Seconds spent inside ``Episode.step`` for the whole mix, the call count, and per-task statements."""
+    Statements are captured with SQLite's own trace hook, so the executor's prepared bookkeeping
+    statements are included. Python reports each trigger firing as a repeat of the statement that
+    fired it; consecutive repeats are dropped, since replaying the statement fires the trigger again.
+    """
     spent, calls, per_task = 0.0, 0, []
     for task, actions in mix:
         episode = Episode(task)
-        with capture_statements() if capture else _nothing() as captured:
-            for name, arguments in actions:
-                started = time.perf_counter()
-                episode.step(name, arguments)
-                spent += time.perf_counter() - started
-                calls += 1
-        per_task.append(list(captured or []))
+        captured: list[str] = []
+        if capture:
+            raw(episode.conn).set_trace_callback(captured.append)
+        for name, arguments in actions:
+            started = time.perf_counter()
+            episode.step(name, arguments)
+            spent += time.perf_counter() - started
+            calls += 1
+        raw(episode.conn).set_trace_callback(None)
+        per_task.append([sql for n, sql in enumerate(captured) if n == 0 or sql != captured[n - 1]])
         episode.close()
     return spent, calls, per_task
 
 
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield None
-
-
-def replay_raw(mix: list[tuple[Task, list[tuple[str, Any]]]], statements: list[list[Statement]]) -> float:
+def replay_raw(mix: list[tuple[Task, list[tuple[str, Any]]]], statements: list[list[str]]) -> float:
     """Seconds to run the captured statements through plain sqlite3 on fresh copies of the worlds.
 
     Like the executor, the baseline reuses one connection (deserialising each start state into it),
     so neither side pays SQLite's schema parse per episode.
     """
     spent = 0.0
-    raw = sqlite3.connect(":memory:", isolation_level=None)
+    connection = sqlite3.connect(":memory:", isolation_level=None)
     for (task, _), stmts in zip(mix, statements, strict=True):
         prepared = Episode(task)  # same starting state: world plus patches
         image = prepared.snapshot()
         prepared.close()
-        raw.deserialize(image)
-        raw.execute("SELECT 1 FROM meta").fetchall()
+        connection.deserialize(image)
+        connection.execute("SELECT 1 FROM meta").fetchall()
         started = time.perf_counter()
-        for sql, params in stmts:
-            if sql == "COMMIT":
-                raw.commit()
-            elif sql == "ROLLBACK":
-                raw.rollback()
-            else:
-                raw.execute(sql, params).fetchall()
+        for sql in stmts:
+            connection.execute(sql).fetchall()
         spent += time.perf_counter() - started
-    raw.close()
+    connection.close()
     return spent
 
 

@@ -14,7 +14,8 @@ import functools
 import sqlite3
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, Executable, create_engine, event, text
+from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite as sqlite_dialect
 from sqlalchemy.pool import NullPool, QueuePool
 
 from sandbox.schema import metadata
@@ -42,6 +43,23 @@ def _configure(eng: Engine) -> Engine:
 def engine() -> Engine:
     """The process-wide engine for episodes."""
     return _configure(create_engine("sqlite://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1))
+
+
+class Prepared:
+    """A Core statement compiled once to SQLite SQL and run on the connection's DBAPI cursor.
+
+    For the executor's own bookkeeping, which runs on every call (log row, gates, id allocation):
+    building, cache-keying and executing a statement through SQLAlchemy costs tens of microseconds,
+    the SQLite work a few. Runs inside whatever transaction the connection has open.
+    """
+
+    def __init__(self, statement: Executable) -> None:
+        compiled = statement.compile(dialect=sqlite_dialect())
+        self.sql = str(compiled)
+        self.order = tuple(compiled.positiontup or ())
+
+    def run(self, conn: Connection, **params: Any) -> sqlite3.Cursor:
+        return raw(conn).execute(self.sql, [params[k] for k in self.order])
 
 
 def raw(conn: Connection) -> sqlite3.Connection:

@@ -11,7 +11,7 @@ from sqlalchemy import Connection, and_, insert, select, update
 
 from sandbox import db, subagents
 from sandbox.changes import StateDiff, TableDiff, clear_journal, read_diff
-from sandbox.executor import Envelope, Executor, UserAnswer
+from sandbox.executor import Envelope, Executor, UserAnswer, sync_id_sequences
 from sandbox.schema import metadata, subagent_jobs
 from sandbox.skills import SKILLS
 from sandbox.tasks import Changes, Task
@@ -108,6 +108,7 @@ class Episode:
         self.conn = db.open_database(world_image(task.initial_state.world))
         with self.conn.begin():
             apply_changes(self.conn, task.initial_state.patches)
+            sync_id_sequences(self.conn, [metadata.tables[name] for name in task.initial_state.patches.insert])
             clear_journal(self.conn)
         self.executor = Executor(
             self.conn,

@@ -15,8 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Integer, Table, cast, func, insert, select
+from sqlalchemy import Connection, Integer, Table, Text, bindparam, cast, func, insert, select
 
+from sandbox.db import Prepared
 from sandbox.errors import ErrorType, ToolError
 from sandbox.schema import app_permissions, apps, device_settings, id_sequences, meta, operation_logs
 from sandbox.tooling import FRAMEWORK, INTERNAL, REGISTRY, ToolSpec, validate_arguments
@@ -63,18 +64,11 @@ class Ctx:
         return (self.executor.now + dt.timedelta(seconds=self.step)).strftime("%Y-%m-%dT%H:%M:%S")
 
     def new_id(self, table: Table) -> str:
-        """``<prefix>_NNN`` from the table's id column: one above any id ever issued (never reused)."""
-        pk = next(iter(table.primary_key.columns))
-        prefix = table.info.get("id_prefix") or pk.name.removesuffix("_id")
-        offset = len(prefix) + 2
-        table_max = self.conn.execute(
-            select(func.max(cast(func.substr(pk, offset), Integer))).where(pk.like(f"{prefix}\\_%", escape="\\"))
-        ).scalar() or 0
-        issued = self.conn.execute(select(id_sequences.c.last).where(id_sequences.c.prefix == prefix)).scalar() or 0
-        n = max(table_max, issued) + 1
-        self.conn.execute(
-            id_sequences.insert().prefix_with("OR REPLACE").values(prefix=prefix, last=n)
-        )
+        """``<prefix>_NNN`` for the table: one above any id ever issued (never reused after a delete)."""
+        prefix = id_prefix(table)
+        last = _SEQ_GET.run(self.conn, prefix_1=prefix).fetchone()
+        n = (last[0] if last else highest_id(self.conn, table)) + 1
+        _SEQ_SET.run(self.conn, prefix=prefix, last=n)
         return f"{prefix}_{n:03d}"
 
     def setting(self, key: str) -> str | None:
@@ -83,6 +77,43 @@ class Ctx:
     def call(self, name: str, arguments: dict[str, Any]) -> Envelope:
         """Run another tool as this context's actor (sub-agent flows apply effects this way)."""
         return self.executor.call(name, arguments, actor=self.actor, parent_job_id=self.job_id, nested=True)
+
+
+def id_prefix(table: Table) -> str:
+    pk = next(iter(table.primary_key.columns))
+    return str(table.info.get("id_prefix") or pk.name.removesuffix("_id"))
+
+
+def highest_id(conn: Connection, table: Table) -> int:
+    """The largest NNN among the table's ``<prefix>_NNN`` ids (0 when none)."""
+    pk = next(iter(table.primary_key.columns))
+    prefix = id_prefix(table)
+    return int(conn.execute(
+        select(func.max(cast(func.substr(pk, len(prefix) + 2), Integer))).where(pk.like(f"{prefix}\\_%", escape="\\"))
+    ).scalar() or 0)
+
+
+def sync_id_sequences(conn: Connection, tables: Iterable[Table]) -> None:
+    """Record each table's highest id, so allocation is one lookup (worlds and patches call this)."""
+    for t in tables:
+        if len(t.primary_key.columns) == 1 and isinstance(next(iter(t.primary_key.columns)).type, Text):
+            n = highest_id(conn, t)
+            if n:
+                _SEQ_SET.run(conn, prefix=id_prefix(t), last=max(n, _current(conn, id_prefix(t))))
+
+
+def _current(conn: Connection, prefix: str) -> int:
+    row = _SEQ_GET.run(conn, prefix_1=prefix).fetchone()
+    return int(row[0]) if row else 0
+
+
+_SEQ_GET = Prepared(select(id_sequences.c.last).where(id_sequences.c.prefix == bindparam("prefix_1")))
+_SEQ_SET = Prepared(id_sequences.insert().prefix_with("OR REPLACE"))
+_LOG = Prepared(insert(operation_logs))
+_SETTINGS = Prepared(select(device_settings.c.key, device_settings.c.value))
+_PERMISSIONS = Prepared(select(app_permissions.c.permission, app_permissions.c.state).where(
+    app_permissions.c.app_id == bindparam("app_id")))
+_LOGGED_IN = Prepared(select(apps.c.logged_in).where(apps.c.app_id == bindparam("app_id")))
 
 
 @dataclass
@@ -193,10 +224,7 @@ class Executor:
 
     def _gate(self, spec: ToolSpec) -> None:
         """Steps 6-9: network, OS services, the app's runtime permissions, the app's session."""
-        keys = list(spec.services) + (["airplane_mode", "wifi", "mobile_data"] if spec.network else [])
-        settings = dict(self.conn.execute(
-            select(device_settings.c.key, device_settings.c.value).where(device_settings.c.key.in_(keys))
-        ).all()) if keys else {}
+        settings = dict(_SETTINGS.run(self.conn).fetchall()) if spec.services or spec.network else {}
         if spec.network == "cellular" and settings.get("airplane_mode") == "1":
             raise ToolError(ErrorType.NETWORK_UNAVAILABLE, f"{spec.name} needs the cellular network",
                              hint="turn off airplane mode")
@@ -209,10 +237,7 @@ class Executor:
             if settings.get(service) != "1":
                 raise ToolError(ErrorType.SERVICE_DISABLED, f"{service} is turned off", service=service)
         if spec.permissions:
-            states = dict(self.conn.execute(
-                select(app_permissions.c.permission, app_permissions.c.state).where(
-                    app_permissions.c.app_id == spec.app, app_permissions.c.permission.in_(spec.permissions))
-            ).all())
+            states = dict(_PERMISSIONS.run(self.conn, app_id=spec.app).fetchall())
             for permission in spec.permissions:
                 state = states.get(permission, "not_requested")
                 if state != "granted":
@@ -222,16 +247,16 @@ class Executor:
                         app_id=spec.app, permission=permission, reason=reason,
                     )
         if spec.needs_login:
-            logged_in = self.conn.execute(select(apps.c.logged_in).where(apps.c.app_id == spec.app)).scalar()
-            if logged_in != 1:
+            row = _LOGGED_IN.run(self.conn, app_id=spec.app).fetchone()
+            if not row or row[0] != 1:
                 raise ToolError(ErrorType.AUTHENTICATION_REQUIRED, f"app {spec.app!r} is signed out", app_id=spec.app)
 
     def _write_log(self, ctx: Ctx, name: Any, arguments: Any, result: Envelope) -> None:
-        self.conn.execute(insert(operation_logs).values(
-            step=ctx.step, ts=ctx.ts(), actor=ctx.actor, tool_name=_clip(str(name)), args_json=_clip(_dumps(arguments)),
-            status=result["Status"], error_type=result["ErrorType"], payload_json=_dumps(result["Payload"]),
-            parent_job_id=ctx.job_id,
-        ))
+        _LOG.run(
+            self.conn, log_id=None, step=ctx.step, ts=ctx.ts(), actor=ctx.actor, tool_name=_clip(str(name)),
+            args_json=_clip(_dumps(arguments)), status=result["Status"], error_type=result["ErrorType"],
+            payload_json=_dumps(result["Payload"]), parent_job_id=ctx.job_id,
+        )
 
 
 _CLIP = 4096

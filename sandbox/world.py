@@ -17,7 +17,8 @@ from sqlalchemy import Connection, insert
 
 from sandbox.changes import clear_journal, install_journal
 from sandbox.db import empty_database, raw, snapshot
-from sandbox.schema import app_permissions, apps, device_settings, meta, user_profile
+from sandbox.executor import sync_id_sequences
+from sandbox.schema import app_permissions, apps, device_settings, meta, metadata, user_profile
 from sandbox.tooling import REGISTRY
 
 
@@ -115,6 +116,7 @@ def build_world(persona_id: str) -> bytes:
             _seed_system(conn, persona)
             for name, fn in SEEDERS:
                 fn(conn, random.Random(f"{persona.seed}:{name}"), persona)
+            sync_id_sequences(conn, metadata.sorted_tables)
             clear_journal(conn)
         raw(conn).execute("VACUUM")
         return snapshot(conn)

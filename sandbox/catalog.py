@@ -99,7 +99,7 @@ def reference_markdown() -> str:
     for domain, name in DOMAINS.items():
         out += [f"## {domain} {name}", ""]
         for code, l2name in L2.items():
-            in_l2 = [t for t in tools if t.l2 == code]
+            in_l2 = [t for t in tools if t.l2 == code and t.domain == domain]
             if in_l2:
                 out += [f"#### {code} {l2name}", ""]
                 for spec in in_l2:

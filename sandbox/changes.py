@@ -33,19 +33,18 @@ def trigger_ddl() -> list[str]:
     ddl = []
     for t in _tracked():
         name = t.name
-        record = f"INSERT OR IGNORE INTO _changes (tbl, pk, before_json) VALUES ('{name}', "
-        ddl.append(
-            f'CREATE TRIGGER "_journal_ins_{name}" AFTER INSERT ON "{name}" BEGIN '
-            f"{record}{_pk_json(t, 'NEW')}, NULL); END"
-        )
-        ddl.append(
-            f'CREATE TRIGGER "_journal_upd_{name}" AFTER UPDATE ON "{name}" BEGIN '
-            f"{record}{_pk_json(t, 'OLD')}, {_row_json(t, 'OLD')}); END"
-        )
-        ddl.append(
-            f'CREATE TRIGGER "_journal_del_{name}" AFTER DELETE ON "{name}" BEGIN '
-            f"{record}{_pk_json(t, 'OLD')}, {_row_json(t, 'OLD')}); END"
-        )
+
+        def record(alias: str, before: str, t: Table = t, name: str = name) -> str:
+            # NOT EXISTS rather than OR IGNORE: an upsert's conflict clause would override OR IGNORE.
+            pk = _pk_json(t, alias)
+            return (f"INSERT INTO _changes (tbl, pk, before_json) SELECT '{name}', {pk}, {before} "
+                    f"WHERE NOT EXISTS (SELECT 1 FROM _changes WHERE tbl = '{name}' AND pk = {pk});")
+
+        ddl.append(f'CREATE TRIGGER "_journal_ins_{name}" AFTER INSERT ON "{name}" BEGIN {record("NEW", "NULL")} END')
+        ddl.append(f'CREATE TRIGGER "_journal_upd_{name}" AFTER UPDATE ON "{name}" BEGIN '
+                   f'{record("OLD", _row_json(t, "OLD"))} END')
+        ddl.append(f'CREATE TRIGGER "_journal_del_{name}" AFTER DELETE ON "{name}" BEGIN '
+                   f'{record("OLD", _row_json(t, "OLD"))} END')
     return ddl
 
 

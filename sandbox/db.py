@@ -2,15 +2,22 @@
 
 The engine exists so compiled statements are cached across episodes (SQLAlchemy caches per
 engine). Its pool keeps SQLite connections alive between episodes: an episode deserialises its
-world image into a pooled connection, which replaces the whole database (so no episode sees
-another's data, and the bytes depend only on the image and the calls). Every image has the same
-schema, so a reused connection keeps its parsed schema (with the change-journal triggers): a
-fresh connection would re-parse hundreds of statements, about a millisecond, on its first query.
+world image into a pooled connection, which replaces the whole database, so no episode sees
+another's data. Parsing the schema (150 tables, their indexes and the change-journal triggers)
+costs about 10 ms per fresh connection; a pooled connection's prepared statements keep running
+against a new image without re-parsing, because every image has the same schema at the same
+root pages (``check_layout`` guards that at world build). A statement first prepared after a
+deserialise re-parses once; large statement caches keep that to warm-up.
+
+Two runs of the same task and actions leave identical *content* (``state_bytes``). Raw page
+images can differ in SQLite's internal encoding of small integers, which depends on whether a
+statement was prepared before or after the last re-parse, so determinism is checked on content.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import sqlite3
 from typing import Any
 
@@ -18,9 +25,11 @@ from sqlalchemy import Connection, Engine, Executable, create_engine, event, tex
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite as sqlite_dialect
 from sqlalchemy.pool import NullPool, QueuePool
 
+from sandbox.changes import install_journal
 from sandbox.schema import metadata
 
 POOL_SIZE = 256  # connections kept between episodes (one per concurrent episode in a worker)
+STATEMENT_CACHE = 4096  # compiled statements kept per engine and per connection: all tools' shapes fit
 
 
 def _configure(eng: Engine) -> Engine:
@@ -42,7 +51,9 @@ def _configure(eng: Engine) -> Engine:
 @functools.cache
 def engine() -> Engine:
     """The process-wide engine for episodes."""
-    return _configure(create_engine("sqlite://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1))
+    return _configure(create_engine(
+        "sqlite://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1, query_cache_size=STATEMENT_CACHE,
+        connect_args={"cached_statements": STATEMENT_CACHE}))
 
 
 class Prepared:
@@ -79,17 +90,56 @@ def _builder() -> Engine:
     return _configure(create_engine("sqlite://", poolclass=NullPool))
 
 
+def snapshot(conn: Connection) -> bytes:
+    """The database's page image (to start another connection from the same state)."""
+    return raw(conn).serialize()
+
+
+def state_bytes(conn: Connection) -> bytes:
+    """The database's content in a canonical form: every table's rows in key order, as JSON lines.
+
+    Determinism checks compare these: same task and same actions give the same bytes.
+    """
+    out = []
+    for t in metadata.sorted_tables:
+        order = [f'"{c.name}"' for c in t.primary_key.columns] or ["rowid"]
+        rows = raw(conn).execute(f'SELECT * FROM "{t.name}" ORDER BY {", ".join(order)}').fetchall()
+        out.append(json.dumps([t.name, rows], ensure_ascii=False, separators=(",", ":"), default=repr))
+    return "\n".join(out).encode()
+
+
+def check_layout(conn: Connection) -> None:
+    """Fail unless every table sits at the root page a fresh schema gives it (see module docstring)."""
+    expected = _reference_layout()
+    actual = dict(raw(conn).execute("SELECT name, rootpage FROM sqlite_master WHERE rootpage > 0").fetchall())
+    if actual != expected:
+        moved = sorted(k for k in set(actual) | set(expected) if actual.get(k) != expected.get(k))
+        raise RuntimeError(f"world image layout differs from the schema's at {moved[:5]}: rebuild the world")
+
+
+@functools.cache
+def _reference_layout() -> dict[str, int]:
+    conn = empty_database()
+    try:
+        finish_image(conn)
+        return dict(raw(conn).execute("SELECT name, rootpage FROM sqlite_master WHERE rootpage > 0").fetchall())
+    finally:
+        conn.close()
+
+
 def empty_database() -> Connection:
-    """A fresh database with the schema created, for building a world (not pooled)."""
+    """A fresh database with the schema and the change journal, for building a world (not pooled)."""
     conn = _builder().connect()
-    metadata.create_all(conn)
-    conn.commit()
+    with conn.begin():
+        metadata.create_all(conn)
+        install_journal(conn)
     return conn
 
 
-def snapshot(conn: Connection) -> bytes:
-    """The database's exact bytes (determinism checks compare these)."""
-    return raw(conn).serialize()
+def finish_image(conn: Connection) -> bytes:
+    """Compact a built world and return its image (the same steps for every world)."""
+    raw(conn).execute("VACUUM")
+    return snapshot(conn)
 
 
 def integrity_problems(conn: Connection) -> list[str]:

@@ -193,7 +193,12 @@ class Episode:
         return Trajectory(self.task.task_id, list(self.steps), term, diff, jobs, list(self.executor.internal_errors))
 
     def snapshot(self) -> bytes:
+        """The database's page image (a starting point for another connection)."""
         return db.snapshot(self.conn)
+
+    def state_bytes(self) -> bytes:
+        """The database's content in canonical form (what determinism checks compare)."""
+        return db.state_bytes(self.conn)
 
     def close(self) -> None:
         self.conn.close()

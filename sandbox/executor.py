@@ -113,7 +113,7 @@ _LOG = Prepared(insert(operation_logs))
 _SETTINGS = Prepared(select(device_settings.c.key, device_settings.c.value))
 _PERMISSIONS = Prepared(select(app_permissions.c.permission, app_permissions.c.state).where(
     app_permissions.c.app_id == bindparam("app_id")))
-_LOGGED_IN = Prepared(select(apps.c.logged_in).where(apps.c.app_id == bindparam("app_id")))
+_APP_STATE = Prepared(select(apps.c.installed, apps.c.logged_in).where(apps.c.app_id == bindparam("app_id")))
 
 
 @dataclass
@@ -223,7 +223,7 @@ class Executor:
             )
 
     def _gate(self, spec: ToolSpec) -> None:
-        """Steps 6-9: network, OS services, the app's runtime permissions, the app's session."""
+        """Steps 6-9: network, OS services, the app's runtime permissions, the app installed and signed in."""
         settings = dict(_SETTINGS.run(self.conn).fetchall()) if spec.services or spec.network else {}
         if spec.network == "cellular" and settings.get("airplane_mode") == "1":
             raise ToolError(ErrorType.NETWORK_UNAVAILABLE, f"{spec.name} needs the cellular network",
@@ -246,9 +246,12 @@ class Executor:
                         ErrorType.PERMISSION_DENIED, f"app {spec.app!r} lacks the {permission} permission",
                         app_id=spec.app, permission=permission, reason=reason,
                     )
+        installed, logged_in = _APP_STATE.run(self.conn, app_id=spec.app).fetchone() or (1, 1)
+        if installed != 1:
+            raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"app {spec.app!r} is not installed", app_id=spec.app,
+                            hint="install_app")
         if spec.needs_login:
-            row = _LOGGED_IN.run(self.conn, app_id=spec.app).fetchone()
-            if not row or row[0] != 1:
+            if logged_in != 1:
                 raise ToolError(ErrorType.AUTHENTICATION_REQUIRED, f"app {spec.app!r} is signed out", app_id=spec.app)
 
     def _write_log(self, ctx: Ctx, name: Any, arguments: Any, result: Envelope) -> None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, insert
 
-from sandbox.changes import clear_journal, install_journal
-from sandbox.db import empty_database, raw, snapshot
+from sandbox.changes import clear_journal
+from sandbox.db import check_layout, empty_database, finish_image
 from sandbox.executor import sync_id_sequences
 from sandbox.schema import app_permissions, apps, device_settings, meta, metadata, user_profile
 from sandbox.tooling import REGISTRY
@@ -112,14 +112,14 @@ def build_world(persona_id: str) -> bytes:
     conn = empty_database()
     try:
         with conn.begin():
-            install_journal(conn)
             _seed_system(conn, persona)
             for name, fn in SEEDERS:
                 fn(conn, random.Random(f"{persona.seed}:{name}"), persona)
             sync_id_sequences(conn, metadata.sorted_tables)
             clear_journal(conn)
-        raw(conn).execute("VACUUM")
-        return snapshot(conn)
+        image = finish_image(conn)
+        check_layout(conn)
+        return image
     finally:
         conn.close()
 

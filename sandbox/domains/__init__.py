@@ -4,4 +4,16 @@ from sandbox import framework, memory, subagents  # noqa: F401
 from sandbox.domains import common  # noqa: F401  (shared tables first: others import them)
 from sandbox.domains import communication  # noqa: F401
 from sandbox.domains import productivity  # noqa: F401
+from sandbox.domains import work  # noqa: F401
+from sandbox.domains import social  # noqa: F401
 from sandbox.domains import settings  # noqa: F401
+from sandbox.domains import entertainment  # noqa: F401
+from sandbox.domains import travel  # noqa: F401
+from sandbox.domains import shopping  # noqa: F401
+from sandbox.domains import finance  # noqa: F401
+from sandbox.domains import food  # noqa: F401
+from sandbox.domains import health  # noqa: F401
+from sandbox.domains import home  # noqa: F401
+from sandbox.domains import information  # noqa: F401
+from sandbox.domains import lifestyle  # noqa: F401
+from sandbox.domains import apps_security  # noqa: F401

@@ -77,10 +77,11 @@ transactions = table(
 def payment_method(ctx: Ctx, method_id: str | None) -> dict[str, Any]:
     """The named payment method, or the default one; frozen methods cannot pay."""
     q = select(payment_methods)
-    q = q.where(payment_methods.c.method_id == method_id) if method_id else q.where(payment_methods.c.is_default == 1)
+    q = (q.where(payment_methods.c.is_default == 1) if method_id is None
+         else q.where(payment_methods.c.method_id == method_id))
     row = ctx.conn.execute(q).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no payment method {method_id!r}" if method_id
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no payment method {method_id!r}" if method_id is not None
                         else "no default payment method", field="payment_method_id")
     if row.status != "active":
         raise ToolError(ErrorType.STATE_CONFLICT, f"payment method {row.method_id} is {row.status}",

@@ -1,7 +1,11 @@
-"""D3 Communication & Social: contacts, SMS and chat, calls, blocking, groups."""
+"""D3 Communication & Social: contacts, SMS and chat, phone and video calls, blocking, group chats.
+
+Social networks (3.7, 3.8) live in ``sandbox.domains.social``.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import random
 import re
@@ -51,6 +55,7 @@ call_log = table(
     Column("number", Text, nullable=False),
     Column("contact_id", Text),
     Column("type", Text, nullable=False),  # incoming | outgoing | missed
+    Column("app", Text, nullable=False),  # phone | chat
     Column("video", Integer, nullable=False),
     Column("started_at", Text, nullable=False),
     Column("duration_sec", Integer, nullable=False),
@@ -70,7 +75,8 @@ groups = table(
     "groups", USER,
     Column("group_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
-    Column("members_json", Text, nullable=False),
+    Column("members_json", Text, nullable=False),  # sorted contact ids
+    Column("is_admin", Integer, nullable=False),  # whether the user may change the membership
     *stamps(),
     natural_key=("name",),
 )
@@ -229,7 +235,71 @@ def delete_contact(ctx: Ctx, contact_id: str) -> dict[str, Any]:
     return {"deleted": contact_id, "name": c["name"]}
 
 
+MERGED_FIELDS = ("name", "phone_number", "email", "relationship", "birthday", "company")
+
+
+def _merged(winner: dict[str, Any], loser: dict[str, Any]) -> dict[str, Any]:
+    """The winner's fields, gaps filled from the loser; the loser's other number and notes are kept in notes."""
+    merged = {f: winner[f] if winner[f] is not None else loser[f] for f in MERGED_FIELDS}
+    notes = [n for n in (winner["notes"], loser["notes"]) if n]
+    if loser["phone_number"] != winner["phone_number"]:
+        notes.append(f"Other phone: {loser['phone_number']}")
+    merged["notes"] = "\n".join(dict.fromkeys(notes)) or None
+    merged["favorite"] = max(winner["favorite"], loser["favorite"])
+    return merged
+
+
+@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",),
+      check=lambda a: "primary_id and duplicate_id must differ" if a["primary_id"] == a["duplicate_id"] else None,
+      errors=(ErrorType.ENTITY_NOT_FOUND,))
+def merge_contacts(
+    ctx: Ctx, primary_id: str, duplicate_id: str, prefer: Literal["primary", "duplicate"] = "primary",
+) -> dict[str, Any]:
+    """Merge a duplicate contact into a primary one: its messages, calls, blocks and groups move over; it is deleted.
+
+    Args:
+        primary_id: Id of the contact to keep, e.g. contact_004.
+        duplicate_id: Id of the duplicate contact to fold in and delete.
+        prefer: Whose value wins when both contacts have a field set; gaps are always filled from the other.
+    """
+    primary, duplicate = _contact(ctx, primary_id), _contact(ctx, duplicate_id)
+    merged = _merged(*((primary, duplicate) if prefer == "primary" else (duplicate, primary)))
+    ctx.conn.execute(update(contacts).where(contacts.c.contact_id == primary_id).values(**merged, updated_at=ctx.ts()))
+    moved: dict[str, int] = {}
+    for tbl in (messages, call_log, blocked_numbers):
+        moved[tbl.name] = ctx.conn.execute(update(tbl).where(tbl.c.contact_id == duplicate_id).values(
+            contact_id=primary_id, updated_at=ctx.ts())).rowcount
+    regrouped = []
+    for gid, members_json in ctx.conn.execute(select(groups.c.group_id, groups.c.members_json)).all():
+        members = json.loads(members_json)
+        if duplicate_id in members:
+            members = sorted({primary_id, *members} - {duplicate_id})
+            ctx.conn.execute(update(groups).where(groups.c.group_id == gid).values(
+                members_json=json.dumps(members), updated_at=ctx.ts()))
+            regrouped.append(gid)
+    ctx.conn.execute(contacts.delete().where(contacts.c.contact_id == duplicate_id))
+    moved["groups"] = len(regrouped)
+    return {"contact_id": primary_id, "deleted": duplicate_id, "contact": {"contact_id": primary_id, **merged},
+            "moved": moved}
+
+
 # ---- Message Composition & Sending (3.2) ------------------------------------------------------
+
+def _group(ctx: Ctx, group_id: str) -> dict[str, Any]:
+    row = ctx.conn.execute(select(groups).where(groups.c.group_id == group_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no group chat {group_id!r}", field="group_id")
+    return dict(row._mapping)
+
+
+def _chat_target(ctx: Ctx, to: str) -> tuple[str, str | None]:
+    """A chat recipient -> (counterpart: the contact's number or the group id, contact id or None)."""
+    if to.startswith("group_"):
+        return _group(ctx, to)["group_id"], None
+    if to.startswith("contact_"):
+        return _resolve_number(ctx, to)
+    raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{to!r} is neither a contact id nor a group id", field="to")
+
 
 @tool(l2="3.2", app="messages", mutating=True, permissions=("SMS",), network="cellular", check=_recipients_valid,
       errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -261,14 +331,7 @@ def send_chat_message(
         to: A contact id (contact_004) or a group chat id (group_002).
         text: Text of the message.
     """
-    if to.startswith("group_"):
-        if ctx.conn.execute(select(groups.c.group_id).where(groups.c.group_id == to)).first() is None:
-            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no group chat {to!r}", field="to")
-        counterpart, cid = to, None
-    else:
-        counterpart, cid = _resolve_number(ctx, to) if to.startswith("contact_") else (None, None)
-        if counterpart is None:
-            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{to!r} is neither a contact id nor a group id", field="to")
+    counterpart, cid = _chat_target(ctx, to)
     mid = ctx.new_id(messages)
     ctx.conn.execute(insert(messages).values(
         message_id=mid, channel="chat", direction="out", counterpart=counterpart, contact_id=cid, body=text, is_read=1,
@@ -372,7 +435,7 @@ def make_phone_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)]) -> dict[s
     number, cid = _resolve_number(ctx, to)
     call_id = ctx.new_id(call_log)
     ctx.conn.execute(insert(call_log).values(
-        call_id=call_id, number=number, contact_id=cid, type="outgoing", video=0, started_at=ctx.ts(),
+        call_id=call_id, number=number, contact_id=cid, type="outgoing", app="phone", video=0, started_at=ctx.ts(),
         duration_sec=0, created_at=ctx.ts(), updated_at=ctx.ts()))
     return {"call_id": call_id, "number": number, "contact_id": cid, "status": "dialing"}
 
@@ -395,8 +458,25 @@ def get_call_log(
     if contact_id:
         q = q.where(call_log.c.contact_id == contact_id)
     found = rows(ctx.conn.execute(q.order_by(call_log.c.started_at.desc(), call_log.c.call_id).limit(limit)))
-    keep = ("call_id", "number", "contact_id", "type", "started_at", "duration_sec")
+    keep = ("call_id", "number", "contact_id", "type", "app", "video", "started_at", "duration_sec")
     return {"calls": [{k: c[k] for k in keep} for c in found], "count": len(found)}
+
+
+@tool(l2="3.4", app="chat", mutating=True, permissions=("CAMERA", "MICROPHONE"), network="internet",
+      errors=(ErrorType.ENTITY_NOT_FOUND,))
+def start_video_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)], audio_only: bool = False) -> dict[str, Any]:
+    """Start a video (or audio-only) call in the chat app with a contact or a whole group chat.
+
+    Args:
+        to: A contact id (contact_004) or a group chat id (group_002).
+        audio_only: Call without video.
+    """
+    counterpart, cid = _chat_target(ctx, to)
+    call_id = ctx.new_id(call_log)
+    ctx.conn.execute(insert(call_log).values(
+        call_id=call_id, number=counterpart, contact_id=cid, type="outgoing", app="chat", video=int(not audio_only),
+        started_at=ctx.ts(), duration_sec=0, created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"call_id": call_id, "to": to, "contact_id": cid, "video": not audio_only, "status": "ringing"}
 
 
 # ---- Call Blocking & Spam (3.5) ---------------------------------------------------------------
@@ -439,9 +519,47 @@ def create_group_chat(
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a group named {name!r} exists: {existing}", existing_id=existing)
     gid = ctx.new_id(groups)
     ctx.conn.execute(insert(groups).values(
-        group_id=gid, name=name, members_json=json.dumps(sorted(set(member_ids))), created_at=ctx.ts(),
+        group_id=gid, name=name, members_json=json.dumps(sorted(set(member_ids))), is_admin=1, created_at=ctx.ts(),
         updated_at=ctx.ts()))
     return {"group_id": gid, "name": name, "members": sorted(set(member_ids))}
+
+
+@tool(l2="3.6", app="chat", mutating=True, network="internet",
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED, ErrorType.DUPLICATE_ENTITY))
+def add_group_members(
+    ctx: Ctx, group_id: str, member_ids: Annotated[list[str], Field(min_length=1, max_length=50)],
+    remove: bool = False,
+) -> dict[str, Any]:
+    """Add contacts to a group chat, or remove members from it (only a group admin may).
+
+    Args:
+        group_id: Id of the group chat, e.g. group_002.
+        member_ids: Contact ids to add (or remove).
+        remove: Remove these members instead of adding them.
+    """
+    group = _group(ctx, group_id)
+    members = set(json.loads(group["members_json"]))
+    wanted = sorted(set(member_ids))
+    if remove:
+        strangers = [c for c in wanted if c not in members]
+        if strangers:
+            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"not members of {group_id}: {', '.join(strangers)}",
+                            missing=strangers)
+    else:
+        for cid in wanted:
+            _contact(ctx, cid)
+    if not group["is_admin"]:
+        raise ToolError(ErrorType.PERMISSION_DENIED, f"the user is not an admin of {group['name']!r}",
+                        reason="not_admin", group_id=group_id)
+    skipped = [] if remove else [c for c in wanted if c in members]
+    if skipped == wanted:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"already members of {group_id}: {', '.join(skipped)}",
+                        existing_ids=skipped)
+    after = members - set(wanted) if remove else members | set(wanted)
+    ctx.conn.execute(update(groups).where(groups.c.group_id == group_id).values(
+        members_json=json.dumps(sorted(after)), updated_at=ctx.ts()))
+    return {"group_id": group_id, "removed" if remove else "added": sorted(after ^ members),
+            "skipped_already_members": skipped, "members": sorted(after)}
 
 
 # ---- World data -------------------------------------------------------------------------------
@@ -471,6 +589,12 @@ def _phone(rng: random.Random, country: str) -> str:
     return f"{country}{rng.randint(130, 199)}{rng.randint(10000000, 99999999)}"
 
 
+def _email_of(name: str, i: int) -> str:
+    """``lily.1@example.com`` for contact_001 Lily Chen (a doctor's surname stands in for the first name)."""
+    first = name.split()[-1 if name.startswith("Dr.") else 0].lower().strip(".")
+    return f"{first}.{i}@example.com"
+
+
 @seeder
 def seed_communication(conn: Connection, rng: random.Random, persona: Persona) -> None:
     country = "+86" if persona.timezone.startswith("Asia") else "+1"
@@ -488,15 +612,20 @@ def seed_communication(conn: Connection, rng: random.Random, persona: Persona) -
     now = persona.now
     contact_rows = []
     for i, p in enumerate(people, start=1):
-        first = p["name"].split()[-1 if p["name"].startswith("Dr.") else 0].lower().strip(".")
         contact_rows.append({
             "contact_id": f"contact_{i:03d}", "name": p["name"], "phone_number": _phone(rng, country),
-            "email": f"{first}.{i}@example.com" if rng.random() < 0.7 else None, "relationship": p["relationship"],
+            "email": _email_of(p["name"], i) if rng.random() < 0.7 else None, "relationship": p["relationship"],
             "birthday": f"{rng.randint(1950, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
             if rng.random() < 0.5 else None,
             "company": rng.choice(COMPANIES), "notes": None, "favorite": int(i <= 3), "created_at": now,
             "updated_at": now,
         })
+    # Family and work anchors are reachable by email; Tom Baker never is (a contact without an address).
+    for i, row in enumerate(contact_rows[:6], start=1):
+        row["email"] = row["email"] or _email_of(row["name"], i)
+    contact_rows[6]["email"] = None
+    # The last contact is a stale second entry for Tom Baker (contact_007), for merge_contacts.
+    contact_rows[-1].update(name="Tom B.", relationship="friend", email=None, company=None, notes="badminton")
     conn.execute(insert(contacts), contact_rows)
     year, month = int(now[:4]), int(now[5:7])
     msg_rows, call_rows = [], []
@@ -520,12 +649,34 @@ def seed_communication(conn: Connection, rng: random.Random, persona: Persona) -
         if i % 4 == 0:
             call_rows.append({
                 "call_id": f"call_{i // 4:03d}", "number": c["phone_number"], "contact_id": c["contact_id"],
-                "type": rng.choice(["incoming", "outgoing", "missed"]), "video": int(rng.random() < 0.1),
+                "type": rng.choice(["incoming", "outgoing", "missed"]), "app": "phone",
+                "video": int(rng.random() < 0.1),
                 "started_at": stamp, "duration_sec": rng.randint(0, 1800), "created_at": stamp, "updated_at": stamp,
             })
     conn.execute(insert(messages), msg_rows)
+    for k in range(8):  # chat-app calls with the family
+        day = dt.date.fromisoformat(now[:10]) - dt.timedelta(days=2 + 9 * k)
+        stamp = f"{day}T21:{15 + k:02d}:00"
+        target = contact_rows[k % 3] if k % 4 else None
+        call_rows.append({
+            "call_id": f"call_{len(call_rows) + 1:03d}", "number": target["phone_number"] if target else "group_001",
+            "contact_id": target["contact_id"] if target else None, "type": rng.choice(["incoming", "outgoing"]),
+            "app": "chat", "video": int(k % 3 != 2), "started_at": stamp, "duration_sec": rng.randint(60, 2400),
+            "created_at": stamp, "updated_at": stamp,
+        })
     conn.execute(insert(call_log), call_rows)
-    conn.execute(insert(groups).values(
-        group_id="group_001", name="Family", members_json='["contact_001", "contact_002", "contact_003"]',
-        created_at=now, updated_at=now))
+    def circle(relationship: str, k: int, *fixed: str) -> list[str]:
+        pool = [c["contact_id"] for c in contact_rows
+                if c["relationship"] == relationship and c["contact_id"] not in fixed]
+        return sorted({*fixed, *rng.sample(pool, min(k, len(pool)))})
+
+    conn.execute(insert(groups), [
+        {"group_id": f"group_{i:03d}", "name": name, "members_json": json.dumps(members), "is_admin": admin,
+         "created_at": now, "updated_at": now}
+        for i, (name, members, admin) in enumerate((
+            ("Family", ["contact_001", "contact_002", "contact_003"], 1),
+            ("Project Phoenix", circle("colleague", 4, "contact_004", "contact_005"), 0),
+            ("Badminton Sundays", circle("friend", 4, "contact_007"), 1),
+            ("Class reunion", circle("classmate", 6), 0),
+        ), start=1)])
 

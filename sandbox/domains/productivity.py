@@ -25,8 +25,10 @@ calendar_events = table(
     Column("location", Text), Column("description", Text),
     Column("calendar", Text, nullable=False),  # personal | work | family
     Column("reminder_min", Integer),
-    Column("status", Text, nullable=False),  # confirmed | cancelled
+    Column("status", Text, nullable=False),  # confirmed | tentative | cancelled
     Column("is_organizer", Integer, nullable=False),
+    Column("organizer", Text),  # contact id of whoever sent the invitation; NULL when the user organises
+    Column("my_response", Text),  # invitations only: needs_action | accepted | tentative | declined
     *stamps(), natural_key=("title", "start"),
 )
 
@@ -149,16 +151,20 @@ def _canonical(ctx: Ctx, column: Column, name: str) -> str:
 
 # ---- Calendar helpers -------------------------------------------------------------------------
 
-EVENT_KEYS = ("event_id", "title", "start", "end", "location", "calendar", "reminder_min", "status")
+EVENT_KEYS = ("event_id", "title", "start", "end", "location", "calendar", "reminder_min", "status", "organizer",
+              "my_response")
+
+
+LIVE = calendar_events.c.status != "cancelled"  # events that still take place: confirmed or tentative
 
 
 def _refuse_overlap(ctx: Ctx, start: str, end: str, exclude: str = "") -> None:
-    """TimeConflict naming the confirmed events that overlap [start, end)."""
+    """TimeConflict naming the live events that overlap [start, end)."""
     e = calendar_events.c
     clashes = rows(ctx.conn.execute(select(e.event_id, e.title, e.start, e.end).where(
-        e.status == "confirmed", e.start < end, e.end > start, e.event_id != exclude).order_by(e.start, e.event_id)))
+        LIVE, e.start < end, e.end > start, e.event_id != exclude).order_by(e.start, e.event_id)))
     if clashes:
-        raise ToolError(ErrorType.TIME_CONFLICT, f"overlaps {len(clashes)} confirmed event(s)", conflicts=clashes,
+        raise ToolError(ErrorType.TIME_CONFLICT, f"overlaps {len(clashes)} event(s)", conflicts=clashes,
                         hint="choose another time or pass allow_overlap=true")
 
 
@@ -198,7 +204,7 @@ def find_free_slots(
     first, last = dt.date.fromisoformat(date_from), dt.date.fromisoformat(date_to)
     lo, hi = first.isoformat(), f"{last}T23:59"
     e, b = calendar_events.c, world_busy_slots.c
-    busy = ctx.conn.execute(select(e.start, e.end).where(e.status == "confirmed", e.start < hi, e.end > lo)).all()
+    busy = ctx.conn.execute(select(e.start, e.end).where(LIVE, e.start < hi, e.end > lo)).all()
     busy += ctx.conn.execute(select(b.start, b.end).where(b.person_key.in_(people), b.start < hi, b.end > lo)).all()
     day_start = earliest or ("09:00" if working_hours_only else "00:00")
     day_end = latest or ("18:00" if working_hours_only else "23:59")
@@ -242,6 +248,40 @@ def send_meeting_invite(ctx: Ctx, event_id: str, attendees: ContactIds) -> dict[
     return {"event_id": event_id, "invited": new, "skipped_already_invited": [p for p in people if p in invited]}
 
 
+# The user's answer to an invitation, and the event status it leaves: a declined event no longer takes place.
+RESPONSES = {"accept": ("accepted", "confirmed"), "tentative": ("tentative", "tentative"),
+             "decline": ("declined", "cancelled")}
+
+
+@tool(l2="1.1", app="calendar", mutating=True, permissions=("CALENDAR",), network="internet",
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def respond_to_invitation(
+    ctx: Ctx, event_id: str, response: Literal["accept", "decline", "tentative"],
+) -> dict[str, Any]:
+    """Answer a meeting invitation someone else sent: accept, decline or tentatively accept it.
+
+    Args:
+        event_id: Id of the invitation's event, e.g. event_012 (its my_response shows the current answer).
+        response: The answer; declining takes the event off the user's schedule.
+    """
+    event = _get(ctx, calendar_events, event_id)
+    answer, status = RESPONSES[response]
+    if event["is_organizer"]:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{event_id} is the user's own event, not an invitation",
+                        hint="update_calendar_event or delete_calendar_event")
+    if event["status"] == "cancelled" and event["my_response"] != "declined":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"the organiser cancelled {event_id}")
+    if event["end"] <= _minute(ctx):
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{event_id} has already ended")
+    if event["my_response"] == answer:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"the invitation to {event_id} is already {answer}",
+                        current=answer)
+    ctx.conn.execute(update(calendar_events).where(calendar_events.c.event_id == event_id).values(
+        my_response=answer, status=status, updated_at=ctx.ts()))
+    return {"event_id": event_id, "title": event["title"], "start": event["start"], "organizer": event["organizer"],
+            "my_response": answer, "status": status, "previous": event["my_response"]}
+
+
 # ---- Calendar & Tasks (1.2) -------------------------------------------------------------------
 
 def _end_after_start(args: dict[str, Any]) -> str | None:
@@ -270,7 +310,7 @@ def create_calendar_event(
     # Duplicates are checked before overlaps: a re-created event always overlaps its original.
     lowered = title.lower()
     for eid, other in ctx.conn.execute(select(calendar_events.c.event_id, calendar_events.c.title).where(
-            calendar_events.c.start == start, calendar_events.c.status == "confirmed")):
+            calendar_events.c.start == start, LIVE)):
         if lowered in other.lower() or other.lower() in lowered:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{other!r} already starts then: {eid}", existing_id=eid)
     if not allow_overlap:
@@ -289,7 +329,7 @@ def search_calendar_events(
     ctx: Ctx, query: Query | None = None, date_from: Date | None = None, date_to: Date | None = None,
     calendar: CalendarName | None = None, limit: Limit = 20,
 ) -> dict[str, Any]:
-    """Search confirmed calendar events by text, date window or calendar, earliest first.
+    """Search calendar events (not cancelled ones) by text, date window or calendar, earliest first.
 
     Args:
         query: Words that must appear in the title, location or description (case-insensitive).
@@ -299,7 +339,7 @@ def search_calendar_events(
         limit: Maximum number of results.
     """
     e = calendar_events.c
-    q = select(calendar_events).where(e.status == "confirmed")
+    q = select(calendar_events).where(LIVE)
     if query:
         q = q.where(*_words([e.title, e.location, e.description], query))
     if date_from:
@@ -682,7 +722,7 @@ def get_daily_agenda(ctx: Ctx, date: Date | None = None) -> dict[str, Any]:
     first, last = day.isoformat(), f"{day}T23:59"
     e, t, a = calendar_events.c, tasks.c, alarms.c
     events = rows(ctx.conn.execute(select(calendar_events).where(
-        e.status == "confirmed", e.start <= last, e.end > first).order_by(e.start, e.event_id)))
+        LIVE, e.start <= last, e.end > first).order_by(e.start, e.event_id)))
     todo = rows(ctx.conn.execute(select(tasks).where(t.status == "open", or_(
         t.due.like(f"{first}%"), t.remind_at.like(f"{first}%"))).order_by(t.task_id)))
     weekday = WEEKDAYS[day.weekday()]
@@ -691,7 +731,7 @@ def get_daily_agenda(ctx: Ctx, date: Date | None = None) -> dict[str, Any]:
                   if not json.loads(r["days_json"]) or weekday in json.loads(r["days_json"])]
     return {
         "date": first, "weekday": weekday,
-        "events": [{k: ev[k] for k in EVENT_KEYS if k != "status"} for ev in events],
+        "events": [{k: ev[k] for k in EVENT_KEYS} for ev in events],
         "tasks_due": [{k: r[k] for k in TASK_KEYS} for r in todo if r["remind_at"] is None],
         "reminders": [{k: r[k] for k in ("task_id", "title", "remind_at")} for r in todo if r["remind_at"]],
         "alarms": day_alarms,
@@ -701,6 +741,15 @@ def get_daily_agenda(ctx: Ctx, date: Date | None = None) -> dict[str, Any]:
 # ---- World data -------------------------------------------------------------------------------
 
 BOSS, COLLEAGUE, FRIEND = "contact_004", "contact_005", "contact_007"  # Alex Turner, Alex Morgan, Tom Baker
+MOM = "contact_002"  # Zhang Min
+
+# Invitations still waiting for the user's answer: (title, calendar, days ahead, time, minutes, location, host,
+# answer so far). Each lands on the first day from its offset where it overlaps nothing (work ones on weekdays).
+INVITATIONS = [
+    ("Architecture review", "work", 5, "15:00", 60, "Conference room B", BOSS, "needs_action"),
+    ("Company all-hands", "work", 6, "16:00", 60, "Auditorium", COLLEAGUE, "needs_action"),
+    ("Tom's birthday party", "personal", 8, "19:00", 180, "Tom's place", FRIEND, "tentative"),
+]
 
 # (title, calendar, earliest hour, latest hour, minutes, location, attendee)
 MISC_EVENTS = [
@@ -752,10 +801,12 @@ def seed_productivity(conn: Connection, rng: random.Random, persona: Persona) ->
     guests: list[tuple[dict[str, Any], str, str]] = []  # (event, contact id, response)
 
     def add(title: str, day: dt.date, hm: str, minutes: int, calendar: str, location: str | None = None,
-            organizer: bool = False, reminder: int | None = 10) -> dict[str, Any]:
+            host: str | None = BOSS, reminder: int | None = 10) -> dict[str, Any]:
+        """An event the user organises (``host`` None) or was invited to by ``host`` (and accepted)."""
         start, end = _stamp(day, hm, minutes)
         ev = {"title": title, "start": start, "end": end, "location": location, "description": None,
-              "calendar": calendar, "reminder_min": reminder, "status": "confirmed", "is_organizer": int(organizer)}
+              "calendar": calendar, "reminder_min": reminder, "status": "confirmed", "is_organizer": int(host is None),
+              "organizer": host, "my_response": None if host is None else "accepted"}
         events.append(ev)
         return ev
 
@@ -767,16 +818,16 @@ def seed_productivity(conn: Connection, rng: random.Random, persona: Persona) ->
         if day.weekday() == 1:
             guests.append((add("1:1 with Alex Turner", day, "11:00", 30, "work", "Alex's office"), BOSS, "accepted"))
         if day.weekday() == 6 and offset % 14 < 7:
-            add("Family dinner", day, "18:30", 90, "family", "Mom's place", reminder=60)
+            add("Family dinner", day, "18:30", 90, "family", "Mom's place", MOM, reminder=60)
     review = add("Project review", today + dt.timedelta(days=1), "14:00", 60, "work", "Conference room A",
-                 organizer=True, reminder=15)
+                 host=None, reminder=15)
     review["description"] = "Quarterly project review: status, risks, next milestones."
     guests += [(review, BOSS, "accepted"), (review, COLLEAGUE, "needs_action")]
-    add("Dentist check-up", dt.date(2025, 1, 20), "10:00", 45, "personal", "Bright Smile Dental Clinic", True, 60)
+    add("Dentist check-up", dt.date(2025, 1, 20), "10:00", 45, "personal", "Bright Smile Dental Clinic", None, 60)
     dentist_day = today + dt.timedelta(days=rng.randint(5, 20))
     while dentist_day.weekday() >= 5:
         dentist_day += dt.timedelta(days=1)
-    add("Dentist appointment", dentist_day, "15:00", 30, "personal", "Bright Smile Dental Clinic", True, 60)
+    add("Dentist appointment", dentist_day, "15:00", 30, "personal", "Bright Smile Dental Clinic", None, 60)
     misc = 0
     while misc < 24:
         title, calendar, lo, hi, minutes, location, guest = rng.choice(MISC_EVENTS)
@@ -785,10 +836,18 @@ def seed_productivity(conn: Connection, rng: random.Random, persona: Persona) ->
         if any(ev["start"] < end and ev["end"] > start for ev in events):
             continue
         misc += 1
-        ev = add(title, day, start[11:], minutes, calendar, location, organizer=guest != BOSS)
+        ev = add(title, day, start[11:], minutes, calendar, location, host=BOSS if guest == BOSS else None)
         ev["status"] = "cancelled" if misc % 8 == 0 else "confirmed"
         if guest:
             guests.append((ev, guest, rng.choice(["accepted", "accepted", "needs_action", "declined"])))
+    for title, calendar, offset, hm, minutes, location, host, answer in INVITATIONS:
+        day = today + dt.timedelta(days=offset)
+        while (calendar == "work" and day.weekday() >= 5) or any(
+                ev["start"] < _stamp(day, hm, minutes)[1] and ev["end"] > _stamp(day, hm, minutes)[0] for ev in events):
+            day += dt.timedelta(days=1)
+        ev = add(title, day, hm, minutes, calendar, location, host)
+        ev.update(my_response=answer, status="tentative" if answer == "tentative" else "confirmed")
+        guests.append((ev, host, "accepted"))
     events.sort(key=lambda ev: (ev["start"], ev["title"]))
     for i, ev in enumerate(events, start=1):
         ev.update(event_id=f"event_{i:03d}", created_at=stamp, updated_at=stamp)

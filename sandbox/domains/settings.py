@@ -1,35 +1,69 @@
-"""D11 Device & System Settings, plus D4 4.2 App Permissions: the switches the executor's gates read.
+"""D11 Device & System Settings: the switches the executor's gates read, Bluetooth pairing, focus modes.
 
 Every setting lives in ``device_settings`` as a string ("1"/"0" for switches). Setting a value it
 already has is a ``StateConflict`` (ToolSandbox convention), so a planner cannot mistake a no-op
 for progress. Side effects follow catalog section 10: airplane mode drops the radios, low-power
-mode drops location and caps brightness.
+mode drops location and caps brightness. (App permissions, 4.2, live with the other D4 app tools
+in ``sandbox.domains.apps_security``.)
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+import json
+import random
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
-from sqlalchemy import select, update
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import Column, Connection, Integer, Table, Text, func, insert, select, update
 
+from sandbox.domains.communication import contacts
+from sandbox.domains.entertainment import devices
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx
-from sandbox.schema import app_permissions, apps, device_settings
-from sandbox.tooling import PERMISSIONS, DateTime, tool
+from sandbox.executor import Ctx, rows
+from sandbox.schema import USER, WORLD, apps, device_settings, stamps, table
+from sandbox.tooling import DateTime, Time, tool
+from sandbox.world import Persona, seeder
 
 APP = "settings"
 LOW_POWER_BRIGHTNESS_CAP = 60
 
+# Bluetooth devices in range and discoverable now. Paired devices are rows of entertainment's ``devices``
+# (connection = bluetooth), where casting and playback find them; there ``online`` means in range.
+world_nearby_devices = table(
+    "world_nearby_devices", WORLD,
+    Column("name", Text, primary_key=True),
+    Column("kind", Text, nullable=False),  # headphones | speaker | car | watch | tv
+    Column("companion_app", Text),  # set when pairing only works inside the vendor's app
+)
+
+focus_modes = table(
+    "focus_modes", USER,
+    Column("mode", Text, primary_key=True),
+    Column("enabled", Integer, nullable=False),
+    Column("schedule_json", Text),  # {"days": [...], "start": "HH:MM", "end": "HH:MM"}, or NULL
+    Column("allowed_apps_json", Text, nullable=False),
+    Column("allowed_contacts_json", Text, nullable=False),
+    Column("auto_reply", Text),
+    *stamps(), natural_key=("mode",),
+)
+
 Level = Annotated[int, Field(ge=0, le=100)]
-Permission = Literal[PERMISSIONS]  # the 13 runtime permissions, declared once in sandbox.tooling
 Language = Literal["en-US", "zh-CN", "ja-JP", "es-ES", "fr-FR", "de-DE", "ko-KR", "pt-BR", "it-IT", "ru-RU"]
+
+A11yOption = Literal["screen_reader", "magnifier", "large_text", "bold_text", "color_inversion", "mono_audio",
+                     "captions", "reduce_motion"]
+A11Y_KEYS = tuple(f"a11y_{o}" for o in get_args(A11yOption))
+FocusMode = Literal["work", "sleep", "driving", "personal", "fitness"]
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+WEEKDAYS: tuple[str, ...] = get_args(Weekday)
+Days = Annotated[list[Weekday], Field(min_length=1, max_length=7)]
+Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(max_length=50)]
+LARGE_TEXT_SCALE = "1.3"  # font scale large text switches to when no font_scale is given
 
 BOOL_KEYS = frozenset({
     "wifi", "mobile_data", "airplane_mode", "bluetooth", "location_service", "nfc", "low_power_mode",
-    "charging", "dnd", "auto_brightness", "dark_mode",
+    "charging", "dnd", "auto_brightness", "dark_mode", *A11Y_KEYS,
 })
 
 
@@ -41,7 +75,7 @@ def _typed(key: str, raw: str) -> Any:
     """A stored string as the planner should read it: switches as booleans, numbers as numbers."""
     if key in BOOL_KEYS:
         return raw == "1"
-    if key == "storage_free_gb":
+    if key in ("storage_free_gb", "font_scale"):
         return float(raw)
     if raw.isdigit():
         return int(raw)
@@ -135,6 +169,78 @@ def set_bluetooth(ctx: Ctx, enabled: bool) -> dict[str, Any]:
     return _apply(ctx, {"bluetooth": _flag(enabled)})
 
 
+def _by_name(ctx: Ctx, tbl: Table, name: str, hint: str, *where: Any) -> dict[str, Any]:
+    """The one device called ``name`` (exact, else partial match, case-insensitive)."""
+    everything = rows(ctx.conn.execute(select(tbl).where(*where).order_by(tbl.c.name)))
+    lowered = name.strip().lower()
+    for pick in (lambda r: r["name"].lower() == lowered, lambda r: lowered in r["name"].lower()):
+        found = [r for r in everything if pick(r)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{name!r} matches {len(found)} devices", field="device_name",
+                            candidates=[r["name"] for r in found])
+    raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no device called {name!r}", field="device_name", hint=hint,
+                    candidates=[r["name"] for r in everything])
+
+
+def _pair(ctx: Ctx, device_name: str) -> dict[str, Any]:
+    dev = _by_name(ctx, world_nearby_devices, device_name, "the device must be nearby and in pairing mode")
+    if dev["companion_app"]:
+        raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{dev['name']} pairs only in the {dev['companion_app']} "
+                        "app", app_id=dev["companion_app"], hint=f"call_gui_agent(app_id={dev['companion_app']!r})")
+    d = devices.c
+    known = ctx.conn.execute(select(d.device_id, d.paired).where(
+        func.lower(d.name) == dev["name"].lower(), d.connection == "bluetooth")).first()
+    if known is not None and known.paired:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{dev['name']} is already paired: {known.device_id}",
+                        existing_id=known.device_id, hint="use action=connect")
+    state = {"paired": 1, "connected": 1, "online": 1, "updated_at": ctx.ts()}
+    if known is not None:  # paired before, then forgotten
+        ctx.conn.execute(update(devices).where(d.device_id == known.device_id).values(**state))
+        did = known.device_id
+    else:
+        did = ctx.new_id(devices)
+        ctx.conn.execute(insert(devices).values(device_id=did, name=dev["name"], kind=dev["kind"],
+                                                connection="bluetooth", created_at=ctx.ts(), **state))
+    return {"device_id": did, "name": dev["name"], "kind": dev["kind"], "paired": True, "connected": True}
+
+
+@tool(l2="11.2", app=APP, mutating=True, permissions=("NEARBY_DEVICES",), services=("bluetooth",), errors=(
+    ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.STATE_CONFLICT, ErrorType.RESOURCE_UNAVAILABLE,
+    ErrorType.UNSUPPORTED_OPERATION, ErrorType.DUPLICATE_ENTITY))
+def pair_bluetooth_device(
+    ctx: Ctx, device_name: Annotated[str, Field(min_length=1, max_length=80)],
+    action: Literal["pair", "connect", "disconnect", "forget"] = "pair",
+) -> dict[str, Any]:
+    """Pair a nearby Bluetooth device, or connect, disconnect or forget (unpair) a paired one.
+
+    Pairing also connects. A device that pairs only through its vendor's app cannot be paired here.
+
+    Args:
+        device_name: The device's name, or a distinctive part of it, e.g. "WH-1000XM5".
+        action: pair (a new nearby device), connect / disconnect (a paired device) or forget (unpair it).
+    """
+    if action == "pair":
+        return _pair(ctx, device_name)
+    d = devices.c
+    dev = _by_name(ctx, devices, device_name, "pair it first (action=pair)", d.connection == "bluetooth", d.paired == 1)
+    changes: dict[str, Any] = {"paired": 0, "connected": 0}
+    if action != "forget":
+        want = int(action == "connect")
+        if dev["connected"] == want:
+            raise ToolError(ErrorType.STATE_CONFLICT, f"{dev['name']} is already {action}ed",
+                            device_id=dev["device_id"])
+        if want and not dev["online"]:
+            raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{dev['name']} is not in range",
+                            device_id=dev["device_id"])
+        changes = {"connected": want}
+    ctx.conn.execute(update(devices).where(d.device_id == dev["device_id"]).values(**changes, updated_at=ctx.ts()))
+    after = {**dev, **changes}
+    return {"device_id": dev["device_id"], "name": dev["name"], "kind": dev["kind"], "paired": bool(after["paired"]),
+            "connected": bool(after["connected"])}
+
+
 # ---- Sound & Ringer (11.3) --------------------------------------------------------------------
 
 @tool(l2="11.3", app=APP, mutating=True, errors=(ErrorType.STATE_CONFLICT,))
@@ -190,6 +296,7 @@ STATUS_GROUPS = {
     "sound": ("ringer_mode", "volume_media", "volume_ring", "volume_alarm"),
     "display": ("brightness", "auto_brightness", "dark_mode"),
     "modes": ("dnd", "dnd_until", "language"),
+    "accessibility": ("font_scale", *A11Y_KEYS),
 }
 
 
@@ -240,6 +347,82 @@ def set_do_not_disturb(ctx: Ctx, enabled: bool, until: DateTime | None = None) -
     return _apply(ctx, {"dnd": _flag(enabled), "dnd_until": until or ""})
 
 
+FOCUS_DEFAULTS: dict[str, Any] = {"enabled": 0, "schedule_json": None, "allowed_apps_json": "[]",
+                                  "allowed_contacts_json": "[]", "auto_reply": None}
+
+
+def _focus_schedule(args: dict[str, Any]) -> str | None:
+    if ("start" in args) != ("end" in args):
+        return "give both start and end, or neither"
+    if "days" in args and "start" not in args:
+        return "days needs start and end"
+    if "start" in args and args["start"] == args["end"]:
+        return "start and end must differ"
+    return None
+
+
+def _known_ids(ctx: Ctx, tbl: Table, key: str, ids: list[str], what: str, *where: Any) -> list[str]:
+    """The ids sorted and deduplicated; EntityNotFound naming every unknown one."""
+    wanted = sorted(set(ids))
+    known = set(ctx.conn.execute(select(tbl.c[key]).where(tbl.c[key].in_(wanted), *where)).scalars())
+    missing = [i for i in wanted if i not in known]
+    if missing:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {what} {', '.join(missing)}", missing=missing)
+    return wanted
+
+
+@tool(l2="11.6", app=APP, mutating=True, check=_focus_schedule,
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def set_focus_mode(
+    ctx: Ctx, mode: FocusMode, enabled: bool, days: Days | None = None, start: Time | None = None,
+    end: Time | None = None, allowed_apps: Ids | None = None, allowed_contacts: Ids | None = None,
+    auto_reply: Annotated[str, Field(max_length=300)] | None = None,
+) -> dict[str, Any]:
+    """Turn a focus mode on or off and configure it; turning one on turns any other focus mode off.
+
+    Args:
+        mode: Which focus mode.
+        enabled: True to activate it now, false to turn it off.
+        days: Days its schedule repeats on (with start and end; omit for every day).
+        start: Time of day the schedule starts it, HH:MM.
+        end: Time of day the schedule ends it, HH:MM (may be after midnight, e.g. start 23:00, end 07:00).
+        allowed_apps: Ids of the apps still allowed to notify, replacing the current list ([] allows none).
+        allowed_contacts: Contact ids still allowed to call and text, replacing the current list.
+        auto_reply: Text sent automatically to people who message during the focus ("" removes it).
+    """
+    f = focus_modes.c
+    current = ctx.conn.execute(select(focus_modes).where(f.mode == mode)).first()
+    before = {k: current._mapping[k] for k in FOCUS_DEFAULTS} if current else dict(FOCUS_DEFAULTS)
+    after = {**before, "enabled": int(enabled)}
+    if allowed_apps is not None:
+        after["allowed_apps_json"] = json.dumps(_known_ids(ctx, apps, "app_id", allowed_apps, "installed app(s)",
+                                                           apps.c.installed == 1))
+    if allowed_contacts is not None:
+        after["allowed_contacts_json"] = json.dumps(_known_ids(ctx, contacts, "contact_id", allowed_contacts,
+                                                               "contact(s)"))
+    if start is not None:
+        order = sorted(set(days or WEEKDAYS), key=WEEKDAYS.index)
+        after["schedule_json"] = json.dumps({"days": order, "start": start, "end": end})
+    if auto_reply is not None:
+        after["auto_reply"] = auto_reply or None
+    changed = sorted(k for k in after if after[k] != before[k])
+    if not changed:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"the {mode} focus is already {'on' if enabled else 'off'} "
+                        "with these settings", mode=mode)
+    if current is not None:  # no UPSERT: it would defeat the change journal's triggers
+        ctx.conn.execute(update(focus_modes).where(f.mode == mode).values(**after, updated_at=ctx.ts()))
+    else:
+        ctx.conn.execute(insert(focus_modes).values(mode=mode, created_at=ctx.ts(), updated_at=ctx.ts(), **after))
+    others: list[str] = []
+    if enabled:
+        others = list(ctx.conn.execute(select(f.mode).where(f.enabled == 1, f.mode != mode).order_by(f.mode)).scalars())
+        ctx.conn.execute(update(focus_modes).where(f.mode.in_(others)).values(enabled=0, updated_at=ctx.ts()))
+    return {"mode": mode, "enabled": enabled, "updated": changed, "turned_off": others,
+            "schedule": json.loads(after["schedule_json"]) if after["schedule_json"] else None,
+            "allowed_apps": json.loads(after["allowed_apps_json"]),
+            "allowed_contacts": json.loads(after["allowed_contacts_json"]), "auto_reply": after["auto_reply"]}
+
+
 # ---- Accessibility & Language (11.7) ----------------------------------------------------------
 
 @tool(l2="11.7", app=APP, mutating=True, errors=(ErrorType.STATE_CONFLICT,))
@@ -252,77 +435,69 @@ def set_system_language(ctx: Ctx, language: Language) -> dict[str, Any]:
     return _apply(ctx, {"language": language})
 
 
-# ---- App Permissions (4.2) --------------------------------------------------------------------
-
-def _require_app(ctx: Ctx, app_id: str) -> None:
-    found = ctx.conn.execute(select(apps.c.app_id).where(apps.c.app_id == app_id, apps.c.installed == 1)).first()
-    if found is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no installed app {app_id!r}", field="app_id")
+def _font_scale_for_large_text(args: dict[str, Any]) -> str | None:
+    if "font_scale" in args and (args["option"] != "large_text" or not args["enabled"]):
+        return "font_scale is only set with option=large_text and enabled=true"
+    return None
 
 
-def _permission_state(ctx: Ctx, app_id: str, permission: str) -> str:
-    """A permission the app has no row for was never requested (the executor's gate reads it so)."""
-    return ctx.conn.execute(select(app_permissions.c.state).where(
-        app_permissions.c.app_id == app_id, app_permissions.c.permission == permission)).scalar() or "not_requested"
-
-
-def _set_permission(ctx: Ctx, app_id: str, permission: str, state: str) -> None:
-    stmt = sqlite_insert(app_permissions).values(app_id=app_id, permission=permission, state=state)
-    ctx.conn.execute(stmt.on_conflict_do_update(index_elements=["app_id", "permission"], set_={"state": state}))
-
-
-@tool(l2="4.2", app=APP, mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
-def get_app_permissions(ctx: Ctx, app_id: str) -> dict[str, Any]:
-    """List an app's runtime permissions and their states (granted, denied, not_requested, policy_blocked).
+@tool(l2="11.7", app=APP, mutating=True, check=_font_scale_for_large_text, errors=(ErrorType.STATE_CONFLICT,))
+def set_accessibility_option(
+    ctx: Ctx, option: A11yOption, enabled: bool, font_scale: Annotated[float, Field(ge=0.8, le=2.0)] | None = None,
+) -> dict[str, Any]:
+    """Turn an accessibility feature on or off; large text also sets the font scale (off resets it to 1.0).
 
     Args:
-        app_id: Id of the app, e.g. contacts, messages, maps.
+        option: The feature: screen_reader, magnifier, large_text, bold_text, color_inversion, mono_audio,
+            captions or reduce_motion.
+        enabled: True to turn it on, false to turn it off.
+        font_scale: Text size factor from 0.8 to 2.0 (only with large_text on; default 1.3).
     """
-    _require_app(ctx, app_id)
-    found = ctx.conn.execute(select(app_permissions.c.permission, app_permissions.c.state).where(
-        app_permissions.c.app_id == app_id).order_by(app_permissions.c.permission)).all()
-    return {"app_id": app_id, "permissions": dict(found)}
+    target = {f"a11y_{option}": _flag(enabled)}
+    effects = None
+    if option == "large_text":
+        if font_scale is not None:
+            target["font_scale"] = str(round(font_scale, 2))
+        else:
+            effects = {"font_scale": LARGE_TEXT_SCALE if enabled else "1.0"}
+    return _apply(ctx, target, effects)
 
 
-@tool(l2="4.2", app=APP, mutating=True, errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED,
-    ErrorType.PERMISSION_DENIED))
-def grant_app_permission(ctx: Ctx, app_id: str, permission: Permission, confirm: bool = False) -> dict[str, Any]:
-    """Grant a runtime permission to an app.
+# ---- World data -------------------------------------------------------------------------------
 
-    Args:
-        app_id: Id of the app, e.g. contacts, messages, maps.
-        permission: The permission to grant.
-        confirm: Set true only after the user confirmed granting a permission they denied before.
-    """
-    _require_app(ctx, app_id)
-    state = _permission_state(ctx, app_id, permission)
-    if state == "granted":
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id} already has {permission} granted",
-                        app_id=app_id, permission=permission, current=state)
-    if state == "policy_blocked":
-        raise ToolError(ErrorType.PERMISSION_DENIED, f"the user's policy forbids giving {app_id} {permission}",
-                        app_id=app_id, permission=permission, reason="policy")
-    if state == "denied" and not confirm:
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"the user denied {permission} to {app_id} before",
-                        app_id=app_id, permission=permission,
-                        hint="ask_user(kind=confirm), then retry with confirm=true")
-    _set_permission(ctx, app_id, permission, "granted")
-    return {"app_id": app_id, "permission": permission, "state": "granted", "previous": state}
+# (name, kind, companion app or None): devices in pairing mode near the phone, besides the paired ones in range.
+NEARBY = [
+    ("Sony WH-1000XM5", "headphones", None), ("JBL Flip 6", "speaker", None), ("Galaxy Buds2", "headphones", None),
+    ("Galaxy Buds2 Pro", "headphones", None), ("Bose SoundLink Mini", "speaker", None),
+    ("Huawei FreeBuds 5", "headphones", "freebuds_link"), ("Mi Smart Band 8", "watch", "mi_fitness"),
+]
+FOCUS_SEED = {  # mode: (schedule, auto_reply)
+    "work": ({"days": list(WEEKDAYS[:5]), "start": "09:00", "end": "18:00"}, None),
+    "sleep": ({"days": list(WEEKDAYS), "start": "23:00", "end": "07:00"}, None),
+    "driving": (None, "I'm driving and will reply when I arrive."),
+    "personal": (None, None),
+    "fitness": (None, None),
+}
 
 
-@tool(l2="4.2", app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
-def revoke_app_permission(ctx: Ctx, app_id: str, permission: Permission) -> dict[str, Any]:
-    """Revoke a runtime permission from an app (it becomes denied: granting it again needs confirmation).
-
-    Args:
-        app_id: Id of the app, e.g. contacts, messages, maps.
-        permission: The permission to revoke.
-    """
-    _require_app(ctx, app_id)
-    state = _permission_state(ctx, app_id, permission)
-    if state != "granted":
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id} does not have {permission} granted",
-                        app_id=app_id, permission=permission, current=state)
-    _set_permission(ctx, app_id, permission, "denied")
-    return {"app_id": app_id, "permission": permission, "state": "denied", "previous": state}
+@seeder
+def seed_settings(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    """Accessibility settings, the Bluetooth devices in range, the focus modes."""
+    stamp = persona.now
+    present = set(conn.execute(select(device_settings.c.key)).scalars())
+    extra = {**{k: "0" for k in A11Y_KEYS}, "font_scale": "1.0"}
+    conn.execute(insert(device_settings), [{"key": k, "value": v} for k, v in extra.items() if k not in present])
+    d = devices.c
+    in_range = conn.execute(select(d.name, d.kind).where(d.connection == "bluetooth", d.online == 1)).all()
+    conn.execute(insert(world_nearby_devices), sorted(
+        [{"name": n, "kind": k, "companion_app": None} for n, k in in_range]
+        + [{"name": n, "kind": k, "companion_app": app} for n, k, app in NEARBY if n not in {r.name for r in in_range}],
+        key=lambda r: r["name"]))
+    favourites = list(conn.execute(select(contacts.c.contact_id).where(contacts.c.favorite == 1)
+                                   .order_by(contacts.c.contact_id)).scalars())
+    conn.execute(insert(focus_modes), [
+        {"mode": mode, "enabled": 0, "schedule_json": json.dumps(schedule) if schedule else None,
+         "allowed_apps_json": json.dumps(["phone"] if mode != "work" else ["calendar", "phone"]),
+         "allowed_contacts_json": json.dumps(favourites[:3]), "auto_reply": reply, "created_at": stamp,
+         "updated_at": stamp}
+        for mode, (schedule, reply) in FOCUS_SEED.items()])

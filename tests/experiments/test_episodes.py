@@ -37,7 +37,7 @@ def _oracle_final_bytes(task) -> bytes:
     with Episode(task) as episode:
         for action in task.gold:
             episode.step(action.name, action.arguments)
-        return episode.snapshot()
+        return episode.state_bytes()
 
 
 @pytest.mark.parametrize("task", TASKS[:: max(1, len(TASKS) // 8)], ids=lambda t: t.task_id)

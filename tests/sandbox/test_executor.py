@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Connection, select, update
 
-from sandbox.db import integrity_problems, open_database, snapshot
+from sandbox.db import integrity_problems, open_database, state_bytes
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings, operation_logs
 from sandbox.tooling import REGISTRY
@@ -142,12 +142,12 @@ def _replay(actions: list[tuple[str, dict[str, Any]]]) -> bytes:
         for i, (name, args) in enumerate(actions, start=1):
             ex.step = i
             ex.call(name, args)
-        return snapshot(conn)
+        return state_bytes(conn)
     finally:
         conn.close()
 
 
-def test_same_actions_give_identical_database_bytes() -> None:
+def test_same_actions_give_identical_database_content() -> None:
     actions = [("add_contact", CONTACT), ("add_contact", {"name": "x"}), ("send_sms", {"to": ["contact_101"], "body": "hi"}),
                ("search_memory", {"query": "wake up"}), ("delete_contact", {"contact_id": "contact_007"})]
     assert _replay(actions) == _replay(actions)

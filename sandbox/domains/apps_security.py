@@ -1,0 +1,1465 @@
+"""D4 Apps, Data & Security: the app store, app permissions and notifications, files and folders,
+cloud backup, passwords and accounts, Find My Device, storage and cleanup.
+
+Apps live in the core ``apps`` / ``app_permissions`` tables (one row per app a tool declares, plus
+the store apps the user installed); this module adds what the store sells (``world_store_apps``) and
+what each app occupies on the phone (``app_installs``). File paths are virtual: they only ever name
+rows of ``folders`` and ``files``. Every path argument is normalised with ``posixpath`` before a tool
+runs, and a path that climbs above the storage root or names a system directory is refused with
+InvalidArgumentValue, so hostile input such as ``../../etc/passwd`` never reaches a tool body.
+
+Writes never use SQLite UPSERT: its conflict policy overrides the ``OR IGNORE`` of the change-journal
+triggers, so an UPSERT of a row already changed in the episode would fail.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import posixpath
+import random
+import re
+import string
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field
+from sqlalchemy import (
+    Column, Connection, Float, ForeignKey, Integer, Table, Text, and_, delete, func, insert, or_, select, update,
+)
+
+from sandbox.domains.common import charge, payment_method, transactions
+from sandbox.domains.communication import contacts, messages
+from sandbox.domains.productivity import calendar_events
+from sandbox.domains.settings import APP as SETTINGS
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.schema import USER, WORLD, app_permissions, apps, device_settings, stamps, table
+from sandbox.tooling import PERMISSIONS, Date, Phone, tool
+from sandbox.world import Persona, seeder
+
+STORE, FILES, CLOUD, PASSWORDS, SECURITY = "app_store", "files", "cloud", "passwords", "security"
+STORAGE_TOTAL_GB = 128.0  # the phone's capacity; free space is device_settings.storage_free_gb
+BULK_DELETE = 10  # deleting more files than this at once needs confirmation
+
+# ---- Tables -----------------------------------------------------------------------------------
+
+world_store_apps = table(
+    "world_store_apps", WORLD,
+    Column("app_id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("developer", Text, nullable=False),
+    Column("category", Text, nullable=False),
+    Column("price", Float, nullable=False),  # 0 = free
+    Column("size_mb", Float, nullable=False),
+    Column("version", Text, nullable=False),  # the latest version
+    Column("rating", Float, nullable=False),
+    Column("description", Text, nullable=False),
+)
+
+app_installs = table(
+    "app_installs", USER,
+    Column("app_id", Text, ForeignKey("apps.app_id"), primary_key=True),
+    Column("version", Text),  # NULL while not installed
+    Column("is_system", Integer, nullable=False),  # preinstalled, cannot be uninstalled
+    Column("app_mb", Float, nullable=False),
+    Column("data_mb", Float, nullable=False),
+    Column("cache_mb", Float, nullable=False),
+    *stamps(), natural_key=("app_id",),
+)
+
+notification_channels = table(
+    "notification_channels", USER,
+    Column("app_id", Text, ForeignKey("apps.app_id"), primary_key=True),
+    Column("channel", Text, primary_key=True),
+    Column("enabled", Integer, nullable=False),
+    *stamps(), natural_key=("app_id", "channel"),
+)
+
+folders = table(
+    "folders", USER,
+    Column("path", Text, primary_key=True),  # "/" is the storage root
+    *stamps(), natural_key=("path",),
+)
+
+files = table(
+    "files", USER,
+    Column("file_id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("folder", Text, ForeignKey("folders.path"), nullable=False),
+    Column("file_type", Text, nullable=False),  # doc | sheet | slides | pdf | image | video | audio | archive | other
+    Column("size_mb", Float, nullable=False),
+    Column("content", Text),  # the text of documents, for search
+    Column("app", Text, nullable=False),  # the app that saved it
+    Column("modified_at", Text, nullable=False),
+    Column("deleted_at", Text),  # set while the file is in the trash
+    *stamps(), natural_key=("folder", "name"),
+)
+
+cloud_account = table(
+    "cloud_account", USER,
+    Column("cloud_id", Text, primary_key=True),
+    Column("email", Text, nullable=False),
+    Column("quota_gb", Float, nullable=False),
+    Column("used_gb", Float, nullable=False),
+    *stamps(), natural_key=("email",),
+)
+
+backups = table(
+    "backups", USER,
+    Column("backup_id", Text, primary_key=True),
+    Column("categories_json", Text, nullable=False),
+    Column("size_gb", Float, nullable=False),
+    Column("status", Text, nullable=False),  # completed | failed
+    Column("completed_at", Text, nullable=False),
+    Column("restored_at", Text),
+    *stamps(), natural_key=("completed_at",),
+)
+
+accounts = table(
+    "accounts", USER,
+    Column("account_id", Text, primary_key=True),
+    Column("service", Text, nullable=False),
+    Column("username", Text, nullable=False),
+    Column("recovery_phone", Text),  # normalised digits
+    Column("two_factor_method", Text),  # sms | authenticator | security_key; NULL = off
+    *stamps(), natural_key=("service", "username"),
+)
+
+credentials = table(
+    "credentials", USER,
+    Column("credential_id", Text, primary_key=True),
+    Column("site", Text, nullable=False),  # a bare domain, e.g. amazon.com
+    Column("username", Text, nullable=False),
+    Column("password_hash", Text, nullable=False),  # the vault never stores or shows the password itself
+    Column("strength", Text, nullable=False),  # weak | medium | strong
+    Column("breached", Integer, nullable=False),  # seen in a known data breach
+    Column("account_id", Text, ForeignKey("accounts.account_id")),
+    Column("notes", Text),
+    *stamps(), natural_key=("site", "username"), id_prefix="cred",
+)
+
+linked_devices = table(
+    "linked_devices", USER,
+    Column("device_id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("kind", Text, nullable=False),  # phone | tablet | laptop | watch | earbuds
+    Column("online", Integer, nullable=False),
+    Column("last_location", Text, nullable=False),
+    Column("last_seen_at", Text, nullable=False),
+    Column("locked", Integer, nullable=False),
+    Column("lock_message", Text),
+    Column("erased", Integer, nullable=False),
+    Column("last_rung_at", Text),
+    *stamps(), natural_key=("name",), id_prefix="ldevice",
+)
+
+# ---- Argument types ---------------------------------------------------------------------------
+
+# Top-level names of the phone's operating system: a path starting with one is outside the user's storage.
+SYSTEM_ROOTS = frozenset({
+    "acct", "apex", "bin", "boot", "cache", "config", "data", "dev", "etc", "lib", "lib64", "mnt", "odm", "opt",
+    "proc", "product", "root", "sbin", "sdcard", "storage", "sys", "system", "tmp", "usr", "var", "vendor",
+})
+STORAGE_ALIASES = ("/storage/emulated/0", "/sdcard", "~")  # other spellings of the storage root
+MAX_DEPTH = 8
+
+
+def _storage_path(value: str) -> str:
+    """A folder path inside the user's storage as ``/A/B``; escapes above ``/`` and system paths are refused.
+
+    Relative paths start at the root. ``..`` is resolved, but never above the root: posixpath.normpath
+    alone would silently clamp ``/../etc`` to ``/etc``, so escapes are counted first.
+    """
+    if any(ord(ch) < 32 or ch == "\\" for ch in value):
+        raise ValueError("a path may not contain backslashes or control characters")
+    path = value.strip()
+    for alias in STORAGE_ALIASES:
+        if path == alias or path.startswith(alias + "/"):
+            path = path[len(alias):]
+            break
+    depth = 0
+    for part in path.split("/"):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"{value!r} climbs above the storage root '/'")
+        elif part not in ("", "."):
+            depth += 1
+    norm = posixpath.normpath("/" + path.lstrip("/"))
+    parts = [p for p in norm.split("/") if p]
+    if parts and parts[0].lower() in SYSTEM_ROOTS:
+        raise ValueError(f"{norm!r} is outside the user's storage")
+    if len(parts) > MAX_DEPTH or any(len(p) > 100 for p in parts):
+        raise ValueError(f"at most {MAX_DEPTH} folder levels of at most 100 characters each")
+    return norm
+
+
+def _file_name(value: str) -> str:
+    """One path segment: a name cannot move a file anywhere by itself."""
+    name = value.strip()
+    if name in ("", ".", "..") or "/" in name or "\\" in name or any(ord(ch) < 32 for ch in name):
+        raise ValueError("a file name is one path segment: no '/', '\\', control characters, '.' or '..'")
+    return name
+
+
+def _site(value: str) -> str:
+    """The bare domain of a site or URL: ``https://www.Amazon.com/login`` -> ``amazon.com``."""
+    host = re.sub(r"^[a-z][a-z0-9+.\-]*://", "", value.strip().lower())
+    host = re.split(r"[/?#:]", host, maxsplit=1)[0].removeprefix("www.")
+    if not re.fullmatch(r"([a-z0-9]([a-z0-9\-]*[a-z0-9])?\.)+[a-z]{2,}", host):
+        raise ValueError(f"{value!r} is not a site such as example.com")
+    return host
+
+
+StoragePath = Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_storage_path)]
+FileName = Annotated[str, Field(min_length=1, max_length=120), AfterValidator(_file_name)]
+Site = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_site)]
+Ref = Annotated[str, Field(min_length=1, max_length=80)]
+Query = Annotated[str, Field(min_length=1, max_length=200)]
+Permission = Literal[PERMISSIONS]  # the 13 runtime permissions, declared once in sandbox.tooling
+FileType = Literal["doc", "sheet", "slides", "pdf", "image", "video", "audio", "archive", "other"]
+BackupCategory = Literal["photos", "contacts", "messages", "files", "calendar", "app_data"]
+Categories = Annotated[list[BackupCategory], Field(min_length=1, max_length=6)]
+FileIds = Annotated[list[Ref], Field(min_length=1, max_length=200)]
+Channels = Annotated[list[Annotated[str, Field(min_length=1, max_length=60)]], Field(min_length=1, max_length=20)]
+
+
+def _exactly_one(a: str, b: str) -> Callable[[dict[str, Any]], str | None]:
+    """A cross-field check: exactly one of two arguments is given (a false boolean counts as absent)."""
+    def check(args: dict[str, Any]) -> str | None:
+        return None if bool(args.get(a)) != bool(args.get(b)) else f"give exactly one of {a} or {b}"
+    return check
+
+
+# ---- Shared helpers ---------------------------------------------------------------------------
+
+def _words(columns: list[Any], query: str) -> list[Any]:
+    """Every word of the query must appear (case-insensitively) in one of the columns."""
+    return [or_(*(func.lower(c).contains(w, autoescape=True) for c in columns)) for w in query.lower().split()]
+
+
+def _get(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
+    """The row with this id, or EntityNotFound naming the tool that lists such ids."""
+    key = next(iter(tbl.primary_key.columns)).name
+    row = ctx.conn.execute(select(tbl).where(tbl.c[key] == value)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key, hint=hint)
+    return dict(row._mapping)
+
+
+def _resolve(ctx: Ctx, tbl: Table, ref: str, show: tuple[str, ...], field: str) -> dict[str, Any]:
+    """A row by id, else by its name column ``show[1]`` (exact, then partial, case-insensitive).
+
+    No tool lists accounts or linked devices, so both errors name the candidates (with the ``show`` columns).
+    """
+    key, name_col = show[0], show[1]
+    everything = rows(ctx.conn.execute(select(tbl).order_by(tbl.c[key])))
+    lowered = ref.strip().lower()
+    for pick in (lambda r: r[key] == ref, lambda r: r[name_col].lower() == lowered,
+                 lambda r: lowered in r[name_col].lower()):
+        found = [r for r in everything if pick(r)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{ref!r} matches {len(found)} entries", field=field,
+                            candidates=[{k: r[k] for k in show} for r in found])
+    raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"nothing called {ref!r}", field=field,
+                    candidates=[{k: r[k] for k in show} for r in everything])
+
+
+def _free_gb(ctx: Ctx) -> float:
+    return float(ctx.setting("storage_free_gb") or 0)
+
+
+def _release_storage(ctx: Ctx, delta_mb: float) -> float:
+    """Add ``delta_mb`` (negative: use) to the phone's free storage; returns the new free GB."""
+    free = round(_free_gb(ctx) + delta_mb / 1024, 2)
+    if abs(delta_mb) >= 0.005:
+        ctx.conn.execute(update(device_settings).where(device_settings.c.key == "storage_free_gb").values(
+            value=str(free)))
+    return free
+
+
+# ---- Apps -------------------------------------------------------------------------------------
+
+def _app(ctx: Ctx, app_id: str) -> dict[str, Any] | None:
+    """The phone's row for an app (installed or not), with its install details."""
+    row = ctx.conn.execute(select(apps, app_installs.c.version, app_installs.c.is_system, app_installs.c.app_mb,
+                                  app_installs.c.data_mb, app_installs.c.cache_mb)
+                           .join_from(apps, app_installs, apps.c.app_id == app_installs.c.app_id, isouter=True)
+                           .where(apps.c.app_id == app_id)).first()
+    return dict(row._mapping) if row is not None else None
+
+
+def _installed_app(ctx: Ctx, app_id: str) -> dict[str, Any]:
+    app = _app(ctx, app_id)
+    if app is None or app["installed"] != 1:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no installed app {app_id!r}", field="app_id",
+                        hint="get_storage_usage lists installed apps")
+    return app
+
+
+def _store_app(ctx: Ctx, app_id: str) -> dict[str, Any]:
+    return _get(ctx, world_store_apps, app_id, hint="search_app_store")
+
+
+def _owned(ctx: Ctx, app_id: str) -> bool:
+    """The user paid for this app before (a posted purchase still stands), so reinstalling is free."""
+    t = transactions.c
+    return ctx.conn.execute(select(t.txn_id).where(
+        t.ref_id == app_id, t.category == "apps", t.status == "posted", t.amount < 0)).first() is not None
+
+
+STORE_KEYS = ("app_id", "name", "developer", "category", "price", "size_mb", "version", "rating")
+
+
+@tool(l2="4.1", app=STORE, mutating=False, network="internet")
+def search_app_store(
+    ctx: Ctx, query: Query, category: str | None = None, free_only: bool = False,
+    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+) -> dict[str, Any]:
+    """Search the app store; each hit says whether it is installed and whether an update is available.
+
+    Args:
+        query: Words that must all appear in the app's name, developer, category or description.
+        category: Only apps of this store category, e.g. "Games", "Productivity", "Travel".
+        free_only: Only free apps.
+        limit: Maximum number of results, best rated first.
+    """
+    s = world_store_apps.c
+    q = select(world_store_apps).where(*_words([s.name, s.developer, s.category, s.description], query))
+    if category:
+        q = q.where(func.lower(s.category) == category.strip().lower())
+    if free_only:
+        q = q.where(s.price == 0)
+    found = rows(ctx.conn.execute(q.order_by(s.rating.desc(), s.app_id).limit(limit)))
+    out = []
+    for r in found:
+        mine = _app(ctx, r["app_id"]) or {}
+        installed = mine.get("installed") == 1
+        out.append({**{k: r[k] for k in STORE_KEYS}, "installed": installed,
+                    "installed_version": mine["version"] if installed else None,
+                    "update_available": installed and mine["version"] != r["version"]})
+    return {"apps": out, "count": len(out)}
+
+
+@tool(l2="4.1", app=STORE, mutating=True, network="internet", errors=(
+    ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.LIMIT_EXCEEDED, ErrorType.CONFIRMATION_REQUIRED))
+def install_app(ctx: Ctx, app_id: Ref, confirm: bool = False) -> dict[str, Any]:
+    """Install an app from the store, or update it to the latest version; paid apps are charged to the default card.
+
+    A new install starts signed out with no runtime permissions granted.
+
+    Args:
+        app_id: Store id of the app, from search_app_store.
+        confirm: Set true only after the user confirmed buying a paid app.
+    """
+    store = _store_app(ctx, app_id)
+    mine = _app(ctx, app_id) or {}
+    installed = mine.get("installed") == 1
+    if installed and mine["version"] == store["version"]:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{store['name']} {store['version']} is installed and up to date",
+                        app_id=app_id, version=store["version"])
+    need_mb = store["size_mb"] - ((mine["app_mb"] or 0.0) if installed else 0.0)
+    free_mb = round(_free_gb(ctx) * 1024, 1)
+    if need_mb > free_mb:
+        raise ToolError(ErrorType.LIMIT_EXCEEDED, f"{store['name']} needs {need_mb:.0f} MB, {free_mb:.0f} MB free",
+                        needed_mb=need_mb, free_mb=free_mb, hint="get_storage_usage, then clear_app_cache")
+    price = 0.0 if installed or _owned(ctx, app_id) else store["price"]
+    if price:
+        method = payment_method(ctx, None)
+        if price > method["balance"]:
+            raise ToolError(ErrorType.LIMIT_EXCEEDED, f"{method['nickname']} has {method['balance']:.2f} available, "
+                            f"{price:.2f} needed", method_id=method["method_id"])
+        if not confirm:
+            raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"{store['name']} costs {price:.2f}", price=price,
+                            hint="ask_user(kind=confirm), then retry with confirm=true")
+    txn_id = charge(ctx, price, f"App Store: {store['name']}", "apps", app_id) if price else None
+    if not mine:
+        ctx.conn.execute(insert(apps).values(app_id=app_id, name=store["name"], installed=1, logged_in=0,
+                                             notifications_enabled=1))
+    elif not installed:
+        ctx.conn.execute(update(apps).where(apps.c.app_id == app_id).values(installed=1))
+    values = {"version": store["version"], "app_mb": store["size_mb"], "updated_at": ctx.ts()}
+    if mine.get("is_system") is not None:  # installed before: kept data and cache stay
+        ctx.conn.execute(update(app_installs).where(app_installs.c.app_id == app_id).values(**values))
+    else:
+        ctx.conn.execute(insert(app_installs).values(app_id=app_id, is_system=0, data_mb=0.0, cache_mb=0.0,
+                                                     created_at=ctx.ts(), **values))
+    free = _release_storage(ctx, -need_mb)
+    return {"app_id": app_id, "name": store["name"], "action": "updated" if installed else "installed",
+            "version": store["version"], "previous_version": mine["version"] if installed else None,
+            "charged": price, "txn_id": txn_id, "storage_free_gb": free}
+
+
+@tool(l2="4.1", app=STORE, mutating=True, errors=(
+    ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED, ErrorType.STATE_CONFLICT,
+    ErrorType.CONFIRMATION_REQUIRED))
+def uninstall_app(ctx: Ctx, app_id: Ref, keep_data: bool = False, confirm: bool = False) -> dict[str, Any]:
+    """Uninstall an app: it is signed out, loses its granted permissions and, unless keep_data, its data.
+
+    Args:
+        app_id: Id of the app, e.g. shortvid.
+        keep_data: Keep the app's data on the phone for a later reinstall.
+        confirm: Set true only after the user confirmed the uninstall.
+    """
+    app = _app(ctx, app_id)
+    if app is None:
+        store = ctx.conn.execute(select(world_store_apps.c.name).where(world_store_apps.c.app_id == app_id)).scalar()
+        if store is None:
+            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no app {app_id!r}", field="app_id", hint="search_app_store")
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{store} is not installed", app_id=app_id)
+    if app["is_system"]:
+        raise ToolError(ErrorType.PERMISSION_DENIED, f"{app['name']} is a system app and cannot be uninstalled",
+                        app_id=app_id, reason="system_app")
+    if app["installed"] != 1:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{app['name']} is not installed", app_id=app_id)
+    if not confirm:
+        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"uninstalling {app['name']} needs the user's confirmation",
+                        app_id=app_id, hint="ask_user(kind=confirm), then retry with confirm=true")
+    data = app["data_mb"] or 0.0
+    freed = (app["app_mb"] or 0.0) + (app["cache_mb"] or 0.0) + (0.0 if keep_data else data)
+    ctx.conn.execute(update(apps).where(apps.c.app_id == app_id).values(installed=0, logged_in=0))
+    ctx.conn.execute(update(app_installs).where(app_installs.c.app_id == app_id).values(
+        version=None, app_mb=0.0, cache_mb=0.0, data_mb=data if keep_data else 0.0, updated_at=ctx.ts()))
+    # The user's standing policy blocks outlive the app; ordinary grants and denials do not.
+    ctx.conn.execute(delete(app_permissions).where(
+        app_permissions.c.app_id == app_id, app_permissions.c.state != "policy_blocked"))
+    free = _release_storage(ctx, freed)
+    return {"app_id": app_id, "name": app["name"], "uninstalled": True, "kept_data_mb": data if keep_data else 0.0,
+            "freed_mb": round(freed, 1), "storage_free_gb": free}
+
+
+# ---- App Permissions (4.2) --------------------------------------------------------------------
+
+def _permission_state(ctx: Ctx, app_id: str, permission: str) -> str:
+    """A permission the app has no row for was never requested (the executor's gate reads it so)."""
+    return ctx.conn.execute(select(app_permissions.c.state).where(
+        app_permissions.c.app_id == app_id, app_permissions.c.permission == permission)).scalar() or "not_requested"
+
+
+def _set_permission(ctx: Ctx, app_id: str, permission: str, state: str) -> None:
+    """Update the row, or insert it for a permission never requested (no UPSERT: see the module docstring)."""
+    p = app_permissions.c
+    done = ctx.conn.execute(update(app_permissions).where(p.app_id == app_id, p.permission == permission)
+                            .values(state=state)).rowcount
+    if not done:
+        ctx.conn.execute(insert(app_permissions).values(app_id=app_id, permission=permission, state=state))
+
+
+@tool(l2="4.2", app=SETTINGS, mutating=False, check=_exactly_one("app_id", "permission"),
+      errors=(ErrorType.ENTITY_NOT_FOUND,))
+def get_app_permissions(ctx: Ctx, app_id: Ref | None = None, permission: Permission | None = None) -> dict[str, Any]:
+    """List one app's runtime permission states, or every installed app's state for one permission.
+
+    States: granted, denied, not_requested, policy_blocked; permissions an app never asked for are omitted.
+
+    Args:
+        app_id: Id of the app, e.g. contacts, messages, maps (give this or permission).
+        permission: A permission, to see which apps hold or were refused it (give this or app_id).
+    """
+    p = app_permissions.c
+    if app_id is not None:
+        _installed_app(ctx, app_id)
+        found = ctx.conn.execute(select(p.permission, p.state).where(p.app_id == app_id).order_by(p.permission)).all()
+        return {"app_id": app_id, "permissions": dict(found)}
+    found = ctx.conn.execute(select(p.app_id, p.state).join_from(app_permissions, apps, apps.c.app_id == p.app_id)
+                             .where(p.permission == permission, apps.c.installed == 1).order_by(p.app_id)).all()
+    return {"permission": permission, "apps": dict(found)}
+
+
+@tool(l2="4.2", app=SETTINGS, mutating=True, errors=(
+    ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED,
+    ErrorType.PERMISSION_DENIED))
+def grant_app_permission(ctx: Ctx, app_id: Ref, permission: Permission, confirm: bool = False) -> dict[str, Any]:
+    """Grant a runtime permission to an app.
+
+    Args:
+        app_id: Id of the app, e.g. contacts, messages, maps.
+        permission: The permission to grant.
+        confirm: Set true only after the user confirmed granting a permission they denied before.
+    """
+    _installed_app(ctx, app_id)
+    state = _permission_state(ctx, app_id, permission)
+    if state == "granted":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id} already has {permission} granted",
+                        app_id=app_id, permission=permission, current=state)
+    if state == "policy_blocked":
+        raise ToolError(ErrorType.PERMISSION_DENIED, f"the user's policy forbids giving {app_id} {permission}",
+                        app_id=app_id, permission=permission, reason="policy")
+    if state == "denied" and not confirm:
+        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"the user denied {permission} to {app_id} before",
+                        app_id=app_id, permission=permission,
+                        hint="ask_user(kind=confirm), then retry with confirm=true")
+    _set_permission(ctx, app_id, permission, "granted")
+    return {"app_id": app_id, "permission": permission, "state": "granted", "previous": state}
+
+
+@tool(l2="4.2", app=SETTINGS, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def revoke_app_permission(ctx: Ctx, app_id: Ref, permission: Permission) -> dict[str, Any]:
+    """Revoke a runtime permission from an app (it becomes denied: granting it again needs confirmation).
+
+    Args:
+        app_id: Id of the app, e.g. contacts, messages, maps.
+        permission: The permission to revoke.
+    """
+    _installed_app(ctx, app_id)
+    state = _permission_state(ctx, app_id, permission)
+    if state != "granted":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id} does not have {permission} granted",
+                        app_id=app_id, permission=permission, current=state)
+    _set_permission(ctx, app_id, permission, "denied")
+    return {"app_id": app_id, "permission": permission, "state": "denied", "previous": state}
+
+
+# ---- Notification Management (4.3) ------------------------------------------------------------
+
+@tool(l2="4.3", app=SETTINGS, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def set_app_notifications(ctx: Ctx, app_id: Ref, enabled: bool, channels: Channels | None = None) -> dict[str, Any]:
+    """Turn an app's notifications on or off, or only some of its channels (e.g. just "Promotions").
+
+    Turning a channel on also turns the app's notifications on.
+
+    Args:
+        app_id: Id of the app, e.g. chat, shop.
+        enabled: True to allow the notifications, false to silence them.
+        channels: Only these notification channels of the app (names as the app calls them, any case).
+    """
+    app = _installed_app(ctx, app_id)
+    n = notification_channels.c
+    known = {ch.lower(): (ch, on) for ch, on in ctx.conn.execute(
+        select(n.channel, n.enabled).where(n.app_id == app_id).order_by(n.channel)).all()}
+    app_flag = int(enabled) if not channels or enabled else app["notifications_enabled"]
+    changed: list[str] = []
+    if channels:
+        missing = sorted({c for c in channels if c.strip().lower() not in known})
+        if missing:
+            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{app_id} has no notification channel(s) {', '.join(missing)}",
+                            field="channels", candidates=[ch for ch, _ in known.values()])
+        targets = sorted({known[c.strip().lower()][0] for c in channels})
+        changed = [t for t in targets if known[t.lower()][1] != int(enabled)]
+        if not changed and app_flag == app["notifications_enabled"]:
+            raise ToolError(ErrorType.STATE_CONFLICT, f"channel(s) {', '.join(targets)} already "
+                            f"{'on' if enabled else 'off'}", app_id=app_id)
+        ctx.conn.execute(update(notification_channels).where(n.app_id == app_id, n.channel.in_(changed))
+                         .values(enabled=int(enabled), updated_at=ctx.ts()))
+    elif app_flag == app["notifications_enabled"]:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id} notifications are already {'on' if enabled else 'off'}",
+                        app_id=app_id)
+    if app_flag != app["notifications_enabled"]:
+        ctx.conn.execute(update(apps).where(apps.c.app_id == app_id).values(notifications_enabled=app_flag))
+    after = dict(ctx.conn.execute(select(n.channel, n.enabled).where(n.app_id == app_id)).all())
+    return {"app_id": app_id, "notifications_enabled": bool(app_flag), "changed_channels": changed,
+            "channels": {ch: bool(on) for ch, on in sorted(after.items())}}
+
+
+# ---- Files & Folders (4.4) --------------------------------------------------------------------
+
+FILE_KEYS = ("file_id", "name", "folder", "file_type", "size_mb", "app", "modified_at")
+
+
+def _find_folder(ctx: Ctx, path: str) -> str | None:
+    """The stored spelling of an existing folder (paths match case-insensitively)."""
+    return ctx.conn.execute(select(folders.c.path).where(func.lower(folders.c.path) == path.lower())
+                            .order_by(folders.c.path)).scalar()
+
+
+def _folder(ctx: Ctx, path: str, field: str) -> str:
+    found = _find_folder(ctx, path)
+    if found is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no folder {path!r}", field=field,
+                        hint="list_files shows subfolders; create_folder makes one")
+    return found
+
+
+def _under(column: Any, path: str) -> Any:
+    """Folder paths strictly inside ``path``."""
+    return and_(column.startswith("/" if path == "/" else path + "/", autoescape=True), column != path)
+
+
+def _file_out(r: dict[str, Any]) -> dict[str, Any]:
+    out = {k: r[k] for k in FILE_KEYS}
+    out["path"] = posixpath.join(r["folder"], r["name"])
+    if r["deleted_at"]:
+        out["deleted_at"] = r["deleted_at"]
+    if r["content"]:
+        out["preview"] = r["content"][:80]
+    return out
+
+
+@tool(l2="4.4", app=FILES, mutating=False, permissions=("STORAGE",), errors=(ErrorType.ENTITY_NOT_FOUND,))
+def list_files(
+    ctx: Ctx, folder_path: StoragePath = "/", query: Query | None = None, file_type: FileType | None = None,
+    min_size_mb: Annotated[float, Field(ge=0, le=1_000_000)] | None = None, modified_after: Date | None = None,
+    recursive: bool = True, in_trash: bool = False, limit: Annotated[int, Field(ge=1, le=100)] = 50,
+) -> dict[str, Any]:
+    """List or search files in a folder (and its subfolders), newest first, plus the folder's direct subfolders.
+
+    Args:
+        folder_path: Folder to look in, e.g. "/Documents/Work" ("/" is the whole storage).
+        query: Words that must all appear in the file name or text.
+        file_type: Only files of this type.
+        min_size_mb: Only files at least this large, in MB.
+        modified_after: Only files modified on or after this day, YYYY-MM-DD.
+        recursive: Include files in subfolders.
+        in_trash: List files in the trash (deleted, not yet permanently) instead.
+        limit: Maximum number of files to return.
+    """
+    folder = _folder(ctx, folder_path, "folder_path")
+    f = files.c
+    where = [f.deleted_at.is_not(None) if in_trash else f.deleted_at.is_(None)]
+    where.append(or_(f.folder == folder, _under(f.folder, folder)) if recursive else f.folder == folder)
+    if query:
+        where += _words([f.name, f.content], query)
+    if file_type:
+        where.append(f.file_type == file_type)
+    if min_size_mb is not None:
+        where.append(f.size_mb >= min_size_mb)
+    if modified_after:
+        where.append(f.modified_at >= modified_after)
+    total = ctx.conn.execute(select(func.count()).select_from(files).where(*where)).scalar() or 0
+    found = rows(ctx.conn.execute(select(files).where(*where).order_by(f.modified_at.desc(), f.file_id).limit(limit)))
+    depth = folder.count("/") + (0 if folder == "/" else 1)
+    subfolders = [p for p in ctx.conn.execute(select(folders.c.path).where(_under(folders.c.path, folder))
+                                              .order_by(folders.c.path)).scalars() if p.count("/") == depth]
+    return {"folder": folder, "subfolders": subfolders, "files": [_file_out(r) for r in found], "count": total}
+
+
+@tool(l2="4.4", app=FILES, mutating=True, permissions=("STORAGE",),
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+def create_folder(ctx: Ctx, path: StoragePath, create_parents: bool = False) -> dict[str, Any]:
+    """Create a folder, e.g. "/Documents/Taxes/2025".
+
+    Args:
+        path: Full path of the new folder.
+        create_parents: Also create missing parent folders (otherwise a missing parent is an error).
+    """
+    parts = [p for p in path.split("/") if p]
+    chain, current, missing_from = [], "/", None
+    for i, part in enumerate(parts):
+        current = posixpath.join(current, part)
+        existing = _find_folder(ctx, current) if missing_from is None else None
+        if existing is None and missing_from is None:
+            missing_from = i
+        current = existing or current
+        chain.append(current)
+    if missing_from is None:
+        existing = chain[-1] if chain else "/"
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"folder {existing!r} already exists", existing_id=existing)
+    if missing_from < len(parts) - 1 and not create_parents:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"parent folder {chain[missing_from]!r} does not exist",
+                        field="path", hint="create it first, or pass create_parents=true")
+    created = chain[missing_from:]
+    ctx.conn.execute(insert(folders), [{"path": p, "created_at": ctx.ts(), "updated_at": ctx.ts()} for p in created])
+    return {"path": chain[-1], "created": created}
+
+
+def _live_file_named(ctx: Ctx, folder: str, name: str, exclude: str) -> str | None:
+    f = files.c
+    return ctx.conn.execute(select(f.file_id).where(f.folder == folder, func.lower(f.name) == name.lower(),
+                                                    f.deleted_at.is_(None), f.file_id != exclude)).scalar()
+
+
+@tool(l2="4.4", app=FILES, mutating=True, permissions=("STORAGE",),
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY))
+def move_file(
+    ctx: Ctx, file_id: Ref, destination_path: StoragePath, new_name: FileName | None = None, overwrite: bool = False,
+) -> dict[str, Any]:
+    """Move and/or rename a file; moving a file that is in the trash restores it to the destination.
+
+    Args:
+        file_id: Id of the file, e.g. file_042 (from list_files).
+        destination_path: Folder to move it to; give its current folder to only rename it.
+        new_name: New file name including extension, e.g. "Invoice_INV-2025-0412.pdf".
+        overwrite: Replace a file with the same name in the destination (that file goes to the trash).
+    """
+    f = _get(ctx, files, file_id, hint="list_files")
+    dest = _folder(ctx, destination_path, "destination_path")
+    name = new_name or f["name"]
+    if f["deleted_at"] is None and dest == f["folder"] and name == f["name"]:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{file_id} is already {posixpath.join(dest, name)!r}")
+    clash = _live_file_named(ctx, dest, name, exclude=file_id)
+    if clash and not overwrite:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{posixpath.join(dest, name)!r} already exists: {clash}",
+                        existing_id=clash, hint="choose new_name, or pass overwrite=true")
+    if clash:
+        ctx.conn.execute(update(files).where(files.c.file_id == clash).values(deleted_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(update(files).where(files.c.file_id == file_id).values(
+        folder=dest, name=name, deleted_at=None, updated_at=ctx.ts()))
+    return {"file_id": file_id, "path": posixpath.join(dest, name),
+            "previous_path": posixpath.join(f["folder"], f["name"]),
+            "restored_from_trash": f["deleted_at"] is not None, "replaced_file_id": clash}
+
+
+@tool(l2="4.4", app=FILES, mutating=True, permissions=("STORAGE",), errors=(
+    ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+def delete_files(ctx: Ctx, file_ids: FileIds, permanent: bool = False, confirm: bool = False) -> dict[str, Any]:
+    """Move files to the trash, or delete them permanently (frees their space; trashed files can be deleted so too).
+
+    Args:
+        file_ids: Ids of the files, e.g. ["file_012", "file_013"].
+        permanent: Delete for good instead of moving to the trash.
+        confirm: Set true only after the user confirmed a permanent delete or a delete of more than 10 files.
+    """
+    ids = sorted(set(file_ids))
+    found = rows(ctx.conn.execute(select(files).where(files.c.file_id.in_(ids)).order_by(files.c.file_id)))
+    missing = sorted(set(ids) - {r["file_id"] for r in found})
+    if missing:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no file(s) {', '.join(missing)}", missing=missing,
+                        hint="list_files")
+    trashed = [r["file_id"] for r in found if r["deleted_at"]]
+    if trashed and not permanent:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"already in the trash: {', '.join(trashed)}", file_ids=trashed,
+                        hint="pass permanent=true to delete them for good")
+    if (permanent or len(ids) > BULK_DELETE) and not confirm:
+        what = "permanently deleting" if permanent else f"deleting {len(ids)} files"
+        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"{what} needs the user's confirmation", count=len(ids),
+                        hint="ask_user(kind=confirm), then retry with confirm=true")
+    freed = round(sum(r["size_mb"] for r in found), 2) if permanent else 0.0
+    if permanent:
+        ctx.conn.execute(delete(files).where(files.c.file_id.in_(ids)))
+    else:
+        ctx.conn.execute(update(files).where(files.c.file_id.in_(ids)).values(deleted_at=ctx.ts(), updated_at=ctx.ts()))
+    free = _release_storage(ctx, freed)
+    return {"deleted": ids, "permanent": permanent, "freed_mb": freed, "storage_free_gb": free}
+
+
+# ---- Cloud Backup & Sync (4.5) ----------------------------------------------------------------
+
+MEDIA_TYPES = ("image", "video")
+ROW_MB = {"contacts": 0.004, "messages": 0.002, "calendar": 0.002}  # backup size of one contact, message, event
+
+
+def _category_sizes(conn: Connection) -> dict[str, float]:
+    """What a backup of each category weighs now, in MB."""
+    f = files.c
+
+    def total(*where: Any) -> float:
+        return float(conn.execute(select(func.coalesce(func.sum(f.size_mb), 0.0)).where(
+            f.deleted_at.is_(None), *where)).scalar() or 0.0)
+
+    def count(tbl: Table) -> int:
+        return int(conn.execute(select(func.count()).select_from(tbl)).scalar() or 0)
+
+    data = conn.execute(select(func.coalesce(func.sum(app_installs.c.data_mb), 0.0)).where(
+        app_installs.c.version.is_not(None))).scalar() or 0.0
+    return {
+        "photos": total(f.file_type.in_(MEDIA_TYPES)), "files": total(f.file_type.not_in(MEDIA_TYPES)),
+        "contacts": count(contacts) * ROW_MB["contacts"], "messages": count(messages) * ROW_MB["messages"],
+        "calendar": count(calendar_events) * ROW_MB["calendar"], "app_data": float(data),
+    }
+
+
+def _cloud(ctx: Ctx) -> dict[str, Any]:
+    row = ctx.conn.execute(select(cloud_account).order_by(cloud_account.c.cloud_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.AUTHENTICATION_REQUIRED, "no cloud account on this phone", app_id=CLOUD)
+    return dict(row._mapping)
+
+
+@tool(l2="4.5", app=CLOUD, mutating=True, network="internet", needs_login=True, errors=(
+    ErrorType.NETWORK_UNAVAILABLE, ErrorType.AUTHENTICATION_REQUIRED, ErrorType.LIMIT_EXCEEDED))
+def backup_data(ctx: Ctx, categories: Categories, wifi_only: bool = True) -> dict[str, Any]:
+    """Back up data categories from the phone to the user's cloud account.
+
+    Args:
+        categories: What to back up: photos (pictures and videos), contacts, messages, files (other files),
+            calendar, app_data.
+        wifi_only: Only back up over Wi-Fi (set false to allow mobile data).
+    """
+    if wifi_only and ctx.setting("wifi") != "1":
+        raise ToolError(ErrorType.NETWORK_UNAVAILABLE, "Wi-Fi is off and wifi_only is set",
+                        hint="set_wifi(enabled=true), or wifi_only=false after asking the user")
+    account = _cloud(ctx)
+    cats = sorted(set(categories))
+    sizes = _category_sizes(ctx.conn)
+    size_gb = round(sum(sizes[c] for c in cats) / 1024, 3)
+    left = round(account["quota_gb"] - account["used_gb"], 3)
+    if size_gb > left:
+        raise ToolError(ErrorType.LIMIT_EXCEEDED, f"the backup needs {size_gb} GB, the cloud has {left} GB left",
+                        needed_gb=size_gb, free_gb=left, hint="back up fewer categories")
+    bid = ctx.new_id(backups)
+    ctx.conn.execute(insert(backups).values(
+        backup_id=bid, categories_json=json.dumps(cats), size_gb=size_gb, status="completed", completed_at=ctx.ts(),
+        restored_at=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    used = round(account["used_gb"] + size_gb, 3)
+    ctx.conn.execute(update(cloud_account).where(cloud_account.c.cloud_id == account["cloud_id"]).values(
+        used_gb=used, updated_at=ctx.ts()))
+    return {"backup_id": bid, "categories": cats, "size_gb": size_gb, "status": "completed",
+            "cloud_used_gb": used, "cloud_quota_gb": account["quota_gb"]}
+
+
+@tool(l2="4.5", app=CLOUD, mutating=True, network="internet", needs_login=True, errors=(
+    ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+def restore_backup(ctx: Ctx, backup_id: Ref, categories: Categories, confirm: bool = False) -> dict[str, Any]:
+    """Restore categories from a cloud backup, overwriting the phone's current data of those categories.
+
+    Files and photos deleted since the backup come back from the trash.
+
+    Args:
+        backup_id: Id of the backup, e.g. backup_007.
+        categories: Which of the backup's categories to restore.
+        confirm: Set true only after the user confirmed overwriting their current data.
+    """
+    b = _get(ctx, backups, backup_id, hint="backup_data returns backup ids")
+    if b["status"] != "completed":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{backup_id} is a {b['status']} backup", status=b["status"])
+    held = json.loads(b["categories_json"])
+    cats = sorted(set(categories))
+    missing = [c for c in cats if c not in held]
+    if missing:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{backup_id} does not contain {', '.join(missing)}",
+                        field="categories", candidates=held)
+    if not confirm:
+        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"restoring {', '.join(cats)} overwrites the phone's data",
+                        hint="ask_user(kind=confirm), then retry with confirm=true")
+    f = files.c
+    kinds = []
+    if "photos" in cats:
+        kinds.append(f.file_type.in_(MEDIA_TYPES))
+    if "files" in cats:
+        kinds.append(f.file_type.not_in(MEDIA_TYPES))
+    back: list[str] = []
+    if kinds:
+        back = list(ctx.conn.execute(select(f.file_id).where(
+            f.deleted_at > b["completed_at"], f.created_at <= b["completed_at"], or_(*kinds)).order_by(f.file_id))
+            .scalars())
+        ctx.conn.execute(update(files).where(f.file_id.in_(back)).values(deleted_at=None, updated_at=ctx.ts()))
+    ctx.conn.execute(update(backups).where(backups.c.backup_id == backup_id).values(
+        restored_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"backup_id": backup_id, "restored": cats, "backup_date": b["completed_at"], "files_restored": back}
+
+
+# ---- Passwords & Accounts (4.6) ---------------------------------------------------------------
+
+COMMON_PASSWORDS = frozenset({"123456", "12345678", "123456789", "password", "password1", "qwerty", "qwerty123",
+                              "abc123", "111111", "iloveyou", "admin", "welcome", "letmein", "monkey", "dragon"})
+MASK = "********"
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()[:32]
+
+
+def _strength(secret: str) -> str:
+    classes = sum(bool(re.search(p, secret)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
+    if len(secret) < 8 or classes < 2 or secret.lower() in COMMON_PASSWORDS:
+        return "weak"
+    return "strong" if len(secret) >= 12 and classes >= 3 else "medium"
+
+
+def _generated(site: str, username: str, stamp: str) -> str:
+    """A strong 16-character password, a pure function of the site, the user name and the clock."""
+    digest = hashlib.sha256(f"{site}\n{username}\n{stamp}".encode()).digest()
+    pools = (string.ascii_uppercase, string.ascii_lowercase, string.digits, "!@#$%^&*-_")
+    alphabet = "".join(pools)
+    head = "".join(pool[digest[i] % len(pool)] for i, pool in enumerate(pools))
+    return head + "".join(alphabet[b % len(alphabet)] for b in digest[4:16])
+
+
+def _credential_fields(secret: str) -> dict[str, Any]:
+    return {"password_hash": _hash(secret), "strength": _strength(secret),
+            "breached": int(secret.lower() in COMMON_PASSWORDS)}
+
+
+@tool(l2="4.6", app=PASSWORDS, mutating=True, needs_login=True, check=_exactly_one("password", "generate"),
+      errors=(ErrorType.DUPLICATE_ENTITY,))
+def save_password(
+    ctx: Ctx, site: Site, username: Annotated[str, Field(min_length=1, max_length=120)],
+    password: Annotated[str, Field(min_length=1, max_length=128)] | None = None, generate: bool = False,
+    notes: Annotated[str, Field(max_length=500)] | None = None, overwrite: bool = False,
+) -> dict[str, Any]:
+    """Save a login in the password vault, or generate a strong password for it (shown once in the result).
+
+    Args:
+        site: The site or app domain, e.g. "amazon.com" (a URL is reduced to its domain).
+        username: The login name or email.
+        password: The password to save (give this or generate=true).
+        generate: Generate a strong random password instead of giving one.
+        notes: Free-text notes, e.g. security questions.
+        overwrite: Replace the saved password of an existing login for this site and username.
+    """
+    c = credentials.c
+    existing = ctx.conn.execute(select(c.credential_id).where(
+        c.site == site, func.lower(c.username) == username.lower())).scalar()
+    if existing and not overwrite:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a login for {username} on {site} is already saved: {existing}",
+                        existing_id=existing, hint="pass overwrite=true to replace its password")
+    secret = password or _generated(site, username, ctx.ts())
+    fields = _credential_fields(secret)
+    if existing:
+        changes = {**fields, **({"notes": notes} if notes is not None else {})}
+        ctx.conn.execute(update(credentials).where(c.credential_id == existing).values(**changes, updated_at=ctx.ts()))
+        cid = existing
+    else:
+        cid = ctx.new_id(credentials)
+        ctx.conn.execute(insert(credentials).values(
+            credential_id=cid, site=site, username=username, notes=notes, account_id=None, created_at=ctx.ts(),
+            updated_at=ctx.ts(), **fields))
+    out = {"credential_id": cid, "site": site, "username": username, "strength": fields["strength"],
+           "breached": bool(fields["breached"]), "replaced": existing is not None}
+    return {**out, "generated_password": secret} if generate else out
+
+
+@tool(l2="4.6", app=PASSWORDS, mutating=False, needs_login=True)
+def search_passwords(
+    ctx: Ctx, site: Query | None = None, username: Query | None = None,
+    report: Literal["none", "weak", "reused", "breached"] = "none",
+) -> dict[str, Any]:
+    """Look up saved logins (passwords masked), or report the weak, reused or breached ones.
+
+    Each login shows its linked account and whether that account has 2-step verification.
+
+    Args:
+        site: Part of the site's domain, e.g. "amazon".
+        username: Part of the login name or email.
+        report: none lists matching logins; weak, reused or breached lists only logins with that problem.
+    """
+    c, a = credentials.c, accounts.c
+    q = (select(credentials, a.two_factor_method)
+         .join_from(credentials, accounts, c.account_id == a.account_id, isouter=True))
+    if site:
+        q = q.where(func.lower(c.site).contains(site.strip().lower(), autoescape=True))
+    if username:
+        q = q.where(func.lower(c.username).contains(username.strip().lower(), autoescape=True))
+    found = rows(ctx.conn.execute(q.order_by(c.site, c.username, c.credential_id)))
+    sharing: dict[str, list[str]] = {}
+    for cid, digest in ctx.conn.execute(select(c.credential_id, c.password_hash).order_by(c.credential_id)):
+        sharing.setdefault(digest, []).append(cid)
+    sites = dict(ctx.conn.execute(select(c.credential_id, c.site)).all())
+    out = []
+    for r in found:
+        others = [sites[o] for o in sharing[r["password_hash"]] if o != r["credential_id"]]
+        problem = {"none": True, "weak": r["strength"] == "weak", "reused": bool(others),
+                   "breached": bool(r["breached"])}[report]
+        if problem:
+            out.append({"credential_id": r["credential_id"], "site": r["site"], "username": r["username"],
+                        "password": MASK, "strength": r["strength"], "reused_on": sorted(set(others)),
+                        "breached": bool(r["breached"]), "account_id": r["account_id"],
+                        "two_factor": r["two_factor_method"], "notes": r["notes"], "updated_at": r["updated_at"]})
+    return {"report": report, "credentials": out, "count": len(out)}
+
+
+# ---- Privacy & Device Security (4.7) ----------------------------------------------------------
+
+def _phone_only_for_sms(args: dict[str, Any]) -> str | None:
+    return "phone_number is only used with method=sms" if args.get("phone_number") and args["method"] != "sms" else None
+
+
+@tool(l2="4.7", app=SECURITY, mutating=True, network="internet", needs_login=True, check=_phone_only_for_sms,
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.STATE_CONFLICT,
+              ErrorType.MISSING_REQUIRED_ARGUMENT))
+def enable_two_factor(
+    ctx: Ctx, account_id: Ref, method: Literal["sms", "authenticator", "security_key"],
+    phone_number: Phone | None = None,
+) -> dict[str, Any]:
+    """Turn on 2-step verification for one of the user's online accounts.
+
+    Args:
+        account_id: Id of the account (e.g. account_004, see search_passwords) or its service name, e.g. "GitHub".
+        method: sms (codes by text message), authenticator (an authenticator app) or security_key.
+        phone_number: Phone for sms codes; needed when the account has no recovery phone on file.
+    """
+    acc = _resolve(ctx, accounts, account_id, ("account_id", "service", "username", "two_factor_method"),
+                   "account_id")
+    if acc["two_factor_method"]:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"2-step verification is already on for {acc['service']} "
+                        f"({acc['two_factor_method']})", account_id=acc["account_id"], current=acc["two_factor_method"])
+    phone = normalise_phone(phone_number) if phone_number else acc["recovery_phone"]
+    if method == "sms" and not phone:
+        raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{acc['service']} has no recovery phone on file",
+                        fields=["phone_number"], hint="ask the user which number should receive the codes")
+    ctx.conn.execute(update(accounts).where(accounts.c.account_id == acc["account_id"]).values(
+        two_factor_method=method, recovery_phone=phone, updated_at=ctx.ts()))
+    return {"account_id": acc["account_id"], "service": acc["service"], "username": acc["username"],
+            "two_factor_method": method, "phone": phone if method == "sms" else None}
+
+
+def _message_only_for_lock(args: dict[str, Any]) -> str | None:
+    return "message is only shown with action=lock" if args.get("message") and args["action"] != "lock" else None
+
+
+@tool(l2="4.7", app=SECURITY, mutating=True, network="internet", check=_message_only_for_lock, errors=(
+    ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.STATE_CONFLICT,
+    ErrorType.CONFIRMATION_REQUIRED))
+def find_my_device(
+    ctx: Ctx, device_id: Ref, action: Literal["locate", "ring", "lock", "erase"],
+    message: Annotated[str, Field(min_length=1, max_length=200)] | None = None, confirm: bool = False,
+) -> dict[str, Any]:
+    """Locate, ring, lock or erase one of the user's other devices (tablet, laptop, watch, earbuds, old phone).
+
+    Args:
+        device_id: Id of the linked device (e.g. ldevice_002) or its name, e.g. "iPad".
+        action: locate (show where it is), ring (play a sound), lock (lock it remotely) or erase (wipe it for good).
+        message: Text to show on the lock screen (only with action=lock).
+        confirm: Set true only after the user confirmed erasing the device.
+    """
+    d = _resolve(ctx, linked_devices, device_id, ("device_id", "name", "kind", "online"), "device_id")
+    if not d["online"]:
+        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{d['name']} is offline"
+                        f"{' (erased)' if d['erased'] else ''}", device_id=d["device_id"],
+                        last_location=d["last_location"], last_seen_at=d["last_seen_at"])
+    if action == "lock" and d["locked"]:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{d['name']} is already locked", device_id=d["device_id"])
+    if action == "erase" and not confirm:
+        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"erasing {d['name']} deletes everything on it",
+                        device_id=d["device_id"], hint="ask_user(kind=confirm), then retry with confirm=true")
+    changes: dict[str, Any] = {
+        "locate": {}, "ring": {"last_rung_at": ctx.ts()}, "lock": {"locked": 1, "lock_message": message},
+        "erase": {"erased": 1, "locked": 1, "online": 0, "last_seen_at": ctx.ts()},
+    }[action]
+    if changes:
+        ctx.conn.execute(update(linked_devices).where(linked_devices.c.device_id == d["device_id"]).values(
+            **changes, updated_at=ctx.ts()))
+    return {"device_id": d["device_id"], "name": d["name"], "action": action, "location": d["last_location"],
+            "locked": bool(changes.get("locked", d["locked"])), "erased": action == "erase"}
+
+
+# ---- Storage & Cleanup (4.8) ------------------------------------------------------------------
+
+FILE_GROUPS = {"images": ("image",), "videos": ("video",), "audio": ("audio",),
+               "documents": ("doc", "sheet", "slides", "pdf"), "archives": ("archive",), "other": ("other",)}
+CACHE_SUGGESTION_MB = 200.0
+LARGE_DOWNLOAD_MB = 100.0
+
+
+@tool(l2="4.8", app=SETTINGS, mutating=False)
+def get_storage_usage(ctx: Ctx) -> dict[str, Any]:
+    """Show how the phone's storage is used (apps, file kinds, trash, system) and what could be cleaned up."""
+    free = _free_gb(ctx)
+    used_mb = (STORAGE_TOTAL_GB - free) * 1024
+    installed = rows(ctx.conn.execute(
+        select(app_installs, apps.c.name).join_from(app_installs, apps, apps.c.app_id == app_installs.c.app_id)
+        .where(apps.c.installed == 1).order_by(app_installs.c.app_id)))
+    for a in installed:
+        a["total_mb"] = round(a["app_mb"] + a["data_mb"] + a["cache_mb"], 1)
+    by_type = dict(ctx.conn.execute(select(files.c.file_type, func.sum(files.c.size_mb)).where(
+        files.c.deleted_at.is_(None)).group_by(files.c.file_type)).all())
+    trash = rows(ctx.conn.execute(select(files.c.file_id, files.c.size_mb).where(
+        files.c.deleted_at.is_not(None)).order_by(files.c.file_id)))
+    mb = {"apps": sum(a["total_mb"] for a in installed),
+          **{group: sum(by_type.get(t, 0.0) for t in types) for group, types in FILE_GROUPS.items()},
+          "trash": sum(t["size_mb"] for t in trash)}
+    mb["system_and_other"] = max(used_mb - sum(mb.values()), 0.0)
+    suggestions: list[dict[str, Any]] = []
+    caches = [a for a in installed if a["cache_mb"] > 0]
+    if caches:
+        suggestions.append({"action": "clear_app_cache", "all_apps": True,
+                            "saves_mb": round(sum(a["cache_mb"] for a in caches), 1)})
+    suggestions += [{"action": "clear_app_cache", "app_id": a["app_id"], "saves_mb": a["cache_mb"]}
+                    for a in sorted(caches, key=lambda a: -a["cache_mb"]) if a["cache_mb"] >= CACHE_SUGGESTION_MB]
+    if trash:
+        suggestions.append({"action": "delete_files", "permanent": True, "file_ids": [t["file_id"] for t in trash],
+                            "reason": "empty the trash", "saves_mb": round(mb["trash"], 1)})
+    big = rows(ctx.conn.execute(select(files.c.file_id, files.c.size_mb).where(
+        files.c.deleted_at.is_(None), or_(files.c.folder == "/Downloads", _under(files.c.folder, "/Downloads")),
+        files.c.size_mb >= LARGE_DOWNLOAD_MB).order_by(files.c.size_mb.desc(), files.c.file_id)))
+    if big:
+        suggestions.append({"action": "delete_files", "file_ids": [b["file_id"] for b in big],
+                            "reason": "large downloads", "saves_mb": round(sum(b["size_mb"] for b in big), 1)})
+    top = sorted(installed, key=lambda a: (-a["total_mb"], a["app_id"]))[:10]
+    return {
+        "total_gb": STORAGE_TOTAL_GB, "used_gb": round(STORAGE_TOTAL_GB - free, 2), "free_gb": free,
+        "by_category_gb": {k: round(v / 1024, 2) for k, v in mb.items()},
+        "top_apps": [{k: a[k] for k in ("app_id", "name", "app_mb", "data_mb", "cache_mb", "total_mb")} for a in top],
+        "suggestions": suggestions,
+    }
+
+
+@tool(l2="4.8", app=SETTINGS, mutating=True, check=_exactly_one("app_id", "all_apps"),
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def clear_app_cache(ctx: Ctx, app_id: Ref | None = None, all_apps: bool = False) -> dict[str, Any]:
+    """Clear the cache of one installed app, or of all installed apps, to free storage (data and logins are kept).
+
+    Args:
+        app_id: Id of the app, e.g. chat (give this or all_apps=true).
+        all_apps: Clear every installed app's cache.
+    """
+    if app_id is not None:
+        app = _installed_app(ctx, app_id)
+        caches = {app_id: app["cache_mb"] or 0.0}
+    else:
+        caches = dict(ctx.conn.execute(select(app_installs.c.app_id, app_installs.c.cache_mb)
+                                       .join_from(app_installs, apps, apps.c.app_id == app_installs.c.app_id)
+                                       .where(apps.c.installed == 1, app_installs.c.cache_mb > 0)).all())
+    cleared = {a: mb for a, mb in sorted(caches.items()) if mb > 0}
+    if not cleared:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"the cache of {app_id or 'every app'} is already empty")
+    ctx.conn.execute(update(app_installs).where(app_installs.c.app_id.in_(cleared)).values(
+        cache_mb=0.0, updated_at=ctx.ts()))
+    freed = round(sum(cleared.values()), 1)
+    return {"cleared_mb": cleared, "freed_mb": freed, "storage_free_gb": _release_storage(ctx, freed)}
+
+
+# ---- World data -------------------------------------------------------------------------------
+
+# app_id: (name, developer, category, size MB, description); developer "Phone maker" = preinstalled system app.
+SYSTEM_DEVELOPER = "Phone maker"
+KNOWN_APPS: dict[str, tuple[str, str, str, int, str]] = {
+    "settings": ("Settings", SYSTEM_DEVELOPER, "Tools", 40, "System settings, permissions, storage and notifications"),
+    "app_store": ("App Store", SYSTEM_DEVELOPER, "Tools", 60, "Find, install and update apps"),
+    "assistant": ("Assistant", SYSTEM_DEVELOPER, "Productivity", 120, "The phone's voice and text assistant"),
+    "contacts": ("Contacts", SYSTEM_DEVELOPER, "Communication", 30, "Address book"),
+    "messages": ("Messages", SYSTEM_DEVELOPER, "Communication", 45, "Text messages"),
+    "phone": ("Phone", SYSTEM_DEVELOPER, "Communication", 35, "Calls, call log and call blocking"),
+    "clock": ("Clock", SYSTEM_DEVELOPER, "Tools", 20, "Alarms, timers and world clock"),
+    "calendar": ("Calendar", SYSTEM_DEVELOPER, "Productivity", 55, "Events, invitations and reminders"),
+    "camera": ("Camera", SYSTEM_DEVELOPER, "Photography", 80, "Take photos and videos"),
+    "gallery": ("Gallery", SYSTEM_DEVELOPER, "Photography", 70, "Photos, videos and albums"),
+    "files": ("Files", SYSTEM_DEVELOPER, "Tools", 25, "Browse, move and delete files"),
+    "cloud": ("Cloud", SYSTEM_DEVELOPER, "Tools", 50, "Cloud backup and restore"),
+    "passwords": ("Passwords", SYSTEM_DEVELOPER, "Tools", 30, "Password manager and security report"),
+    "security": ("Security", SYSTEM_DEVELOPER, "Tools", 40, "Account security, 2-step verification, Find My Device"),
+    "browser": ("Browser", SYSTEM_DEVELOPER, "Tools", 150, "Web browser"),
+    "wallet": ("Wallet", SYSTEM_DEVELOPER, "Finance", 65, "Cards, passes and membership cards"),
+    "health": ("Health", SYSTEM_DEVELOPER, "Health & Fitness", 90, "Activity, sleep, workouts and records"),
+    "tasks": ("Tasks", "Listwise", "Productivity", 28, "To-do lists and reminders"),
+    "notes": ("Notes", "Paperleaf", "Productivity", 32, "Notes and memos"),
+    "mail": ("Mail", "Postbox Inc.", "Productivity", 110, "Email for all your accounts"),
+    "docs": ("Docs", "OfficeWorks", "Productivity", 210, "Documents, spreadsheets and slides"),
+    "campus": ("Campus", "EduLink", "Education", 85, "Courses, assignments and grades"),
+    "focus": ("Focus", "Deepwork Labs", "Productivity", 25, "Focus timer and app blocking"),
+    "chat": ("Chat", "ChatCo", "Social", 420, "Messages, voice and video calls, moments"),
+    "social": ("Social", "Friendly Labs", "Social", 260, "Share posts and follow friends"),
+    "music": ("Music", "Tunebox", "Music & Audio", 140, "Stream songs, albums and playlists"),
+    "video": ("Video", "Streamly", "Entertainment", 180, "Films and series"),
+    "podcasts": ("Podcasts", "Castaway", "Music & Audio", 75, "Podcasts and audiobooks"),
+    "ebooks": ("Books", "Pageturn", "Books", 95, "E-books and reading"),
+    "cast": ("Cast", "Beamly", "Tools", 22, "Cast to TVs and speakers"),
+    "maps": ("Maps", "Atlas Maps", "Travel", 190, "Maps, directions and navigation"),
+    "ride": ("Ride", "GoRide", "Travel", 120, "Ride hailing"),
+    "travel": ("Travel", "TripNest", "Travel", 160, "Flights, hotels and trips"),
+    "rail": ("Rail", "RailLink", "Travel", 90, "Train and bus tickets"),
+    "shop": ("Shop", "MegaMart", "Shopping", 230, "Online shopping"),
+    "bank": ("Bank", "First City Bank", "Finance", 140, "Banking, transfers and cards"),
+    "stocks": ("Stocks", "TickerTap", "Finance", 70, "Quotes and trading"),
+    "utilities": ("Utilities", "CityBills", "Finance", 45, "Pay utility bills"),
+    "dining": ("Dining", "TableTime", "Food & Drink", 100, "Restaurants and reservations"),
+    "delivery": ("Delivery", "DashEats", "Food & Drink", 150, "Food delivery"),
+    "recipes": ("Recipes", "CookBook Co.", "Food & Drink", 60, "Recipes, groceries and meal plans"),
+    "home": ("Home", "HomeHub", "Lifestyle", 110, "Smart home devices and scenes"),
+    "car": ("Car", "Voltic Motors", "Auto & Vehicles", 80, "Remote control of your car"),
+    "weather": ("Weather", "SkyCast", "Weather", 55, "Forecasts and alerts"),
+    "news": ("News", "Daily Wire Media", "News", 80, "Headlines and saved articles"),
+    "translate": ("Translate", "Polyglot", "Tools", 70, "Translation and dictionary"),
+    "tickets": ("Tickets", "SeatGeek Asia", "Entertainment", 95, "Events and attraction tickets"),
+    "courier": ("Courier", "ParcelGo", "Lifestyle", 60, "Track parcels and book pickups"),
+    "services": ("Services", "HandyHub", "Lifestyle", 75, "Local services and appointments"),
+    "roombook": ("RoomBook", "Corp IT", "Business", 35, "Book meeting rooms at work"),
+}
+
+# Apps only in the store (the first eight are installed in every world): (id, name, developer, category, MB,
+# price, description)
+STORE_ONLY: list[tuple[str, str, str, str, int, float, str]] = [
+    ("shortvid", "ShortVid", "Loop Media", "Entertainment", 310, 0.0, "Short videos, live streams and trends"),
+    ("kingdom_clash", "Kingdom Clash", "Ironforge Games", "Games", 1450, 0.0, "Build, battle and conquer"),
+    ("office_suite", "Office Suite", "OfficeWorks", "Productivity", 380, 0.0, "Edit Word, Excel and PowerPoint files"),
+    ("quickscan", "QuickScan PDF Scanner", "Scanly", "Productivity", 48, 0.0, "Scan documents to PDF with OCR"),
+    ("lingoleap", "LingoLeap", "Leap Learning", "Education", 130, 0.0, "Learn languages in five minutes a day"),
+    ("pixelcraft", "PixelCraft Photo Editor", "Craft Apps", "Photography", 95, 0.0, "Filters, collages, retouch"),
+    ("authenticator", "Authenticator", "KeySafe", "Tools", 18, 0.0, "2-step verification codes for your accounts"),
+    ("taxi_express", "Taxi Express", "Express Mobility", "Travel", 75, 0.0, "Book a local taxi in seconds"),
+    ("budget_buddy", "Budget Buddy", "Coinwise", "Finance", 40, 2.99, "Track spending and budgets, no ads"),
+    ("shield_vpn", "Shield VPN", "Shield Security", "Tools", 35, 4.99, "Private and secure browsing with VPN"),
+    ("star_chart", "Star Chart", "Cosmos Apps", "Education", 210, 1.99, "Point your phone at the sky"),
+    ("radar_pro", "Weather Radar Pro", "SkyCast", "Weather", 60, 3.99, "Live radar and storm alerts"),
+    ("zen_meditate", "Zen Meditation", "Calm Minds", "Health & Fitness", 120, 0.0, "Guided meditation and sleep"),
+    ("run_club", "Run Club", "Stride Sports", "Health & Fitness", 150, 0.0, "GPS running tracker and plans"),
+    ("tile_swap", "Tile Swap Puzzle", "Puzzle Bros", "Games", 90, 0.0, "Relaxing tile matching puzzle"),
+    ("chess_master", "Chess Master", "Checkmate Studio", "Games", 60, 0.0, "Play chess online and offline"),
+    ("recipe_box", "Recipe Box", "CookBook Co.", "Food & Drink", 55, 0.0, "Save recipes from any site"),
+    ("metro_pass", "Metro Pass", "City Transit", "Travel", 45, 0.0, "Metro QR tickets and route planner"),
+    ("cam_scanner_pro", "Scanner Pro", "Scanly", "Productivity", 60, 5.99, "Batch scanning, OCR, cloud export"),
+    ("password_gen", "Password Generator", "KeySafe", "Tools", 12, 0.0, "Generate strong passwords"),
+    ("sleep_sounds", "Sleep Sounds", "Calm Minds", "Health & Fitness", 80, 0.99, "White noise and rain sounds"),
+    ("photo_print", "PhotoPrint", "Craft Apps", "Photography", 70, 0.0, "Order prints of your photos"),
+    ("file_shrink", "File Shrink", "Scanly", "Tools", 20, 0.0, "Compress PDFs and images"),
+    ("news_digest", "News Digest", "Daily Wire Media", "News", 40, 0.0, "A five-minute daily news summary"),
+]
+PREINSTALLED_STORE_APPS = 8
+
+# (cache MB, data MB) fixed for heavy apps so storage tasks have stable targets; others are drawn.
+HEAVY_APPS = {"chat": (2300.0, 3600.0), "shortvid": (1850.0, 420.0), "kingdom_clash": (760.0, 2100.0),
+              "social": (980.0, 350.0), "video": (1200.0, 800.0), "music": (540.0, 1500.0), "browser": (640.0, 120.0)}
+
+CHANNELS = {  # app: [(channel, enabled)]
+    "chat": [("Messages", 1), ("Group chats", 1), ("Calls", 1), ("Moments", 0)],
+    "messages": [("Messages", 1), ("Emergency alerts", 1)],
+    "calendar": [("Event reminders", 1), ("Invitations", 1)],
+    "mail": [("Inbox", 1), ("Promotions", 0)],
+    "shop": [("Order updates", 1), ("Promotions", 1), ("Price alerts", 1)],
+    "social": [("Likes", 1), ("Comments", 1), ("New followers", 1), ("Live", 1)],
+    "bank": [("Transactions", 1), ("Security alerts", 1), ("Offers", 1)],
+    "news": [("Breaking news", 1), ("Daily digest", 1)],
+    "ride": [("Trip updates", 1), ("Promotions", 1)],
+    "delivery": [("Order status", 1), ("Deals", 1)],
+    "shortvid": [("Recommendations", 1), ("Live", 1), ("Messages", 1)],
+    "kingdom_clash": [("Events", 1), ("Rewards", 1), ("Clan chat", 1)],
+    "lingoleap": [("Practice reminders", 1), ("Streaks", 1)],
+}
+
+STORE_APP_PERMISSIONS = {  # runtime permissions the installed store apps asked for
+    "shortvid": {"CAMERA": "granted", "MICROPHONE": "granted", "LOCATION": "denied", "CONTACTS": "denied",
+                 "NOTIFICATIONS": "granted"},
+    "kingdom_clash": {"NOTIFICATIONS": "granted", "LOCATION": "granted", "MICROPHONE": "granted"},
+    "pixelcraft": {"PHOTOS": "granted", "CAMERA": "granted", "LOCATION": "granted"},
+    "quickscan": {"CAMERA": "granted", "STORAGE": "granted"},
+    "taxi_express": {"LOCATION": "granted", "PHONE": "granted", "NOTIFICATIONS": "granted"},
+    "lingoleap": {"MICROPHONE": "granted", "NOTIFICATIONS": "granted"},
+    "office_suite": {"STORAGE": "granted"},
+    "authenticator": {"CAMERA": "granted"},
+}
+
+EXTENSION_TYPES = {"docx": "doc", "txt": "doc", "xlsx": "sheet", "csv": "sheet", "pptx": "slides", "pdf": "pdf",
+                   "jpg": "image", "png": "image", "mp4": "video", "mp3": "audio", "m4a": "audio", "flac": "audio",
+                   "zip": "archive", "apk": "other", "epub": "other"}
+TYPE_MB = {"doc": (0.02, 1.5), "sheet": (0.05, 4.0), "slides": (1.0, 25.0), "pdf": (0.1, 6.0), "image": (1.5, 6.5),
+           "video": (80.0, 900.0), "audio": (4.0, 45.0), "archive": (15.0, 650.0), "other": (20.0, 140.0)}
+FOLDERS = ["/", "/Documents", "/Documents/Receipts", "/Documents/Taxes", "/Documents/Work", "/Downloads", "/Music",
+           "/Music/Recordings", "/Pictures", "/Pictures/Camera", "/Pictures/Screenshots", "/Pictures/Trips"]
+
+# (folder, name, app, content); "{...}" fields are filled from the persona.
+NAMED_FILES: list[tuple[str, str, str, str | None]] = [
+    ("/Documents", "Resume_2025.docx", "docs", "{name}. Senior product manager. Experience: 8 years."),
+    ("/Documents", "Lease_Agreement.pdf", "docs", "Residential lease, 18 Garden Road, {home_city}. Term 12 months."),
+    ("/Documents", "Household_Budget_2025.xlsx", "docs", "Rent, groceries, utilities, transport, savings by month"),
+    ("/Documents", "Passport_Scan.pdf", "quickscan", "Passport of {name}. Expires 2029-08-14."),
+    ("/Documents", "Car_Insurance_Policy.pdf", "mail", "Policy CI-558210. Renewal date 2025-09-30."),
+    ("/Documents", "Travel_Checklist.docx", "docs", "Passport, adapter, chargers, medicine, travel insurance"),
+    ("/Documents", "Wedding_Guest_List.xlsx", "docs", "Names, tables and dietary needs for 86 guests"),
+    ("/Documents/Work", "Q2_Report.docx", "docs", "Q2 report: revenue up 12%, churn down 3%. Draft v3."),
+    ("/Documents/Work", "Project_Plan.xlsx", "docs", "Milestones: design freeze 06-20, beta 07-15, launch 08-30"),
+    ("/Documents/Work", "Team_Offsite.pptx", "docs", "Offsite agenda: strategy, roadmap, team building"),
+    ("/Documents/Work", "Quarterly_Review.pptx", "docs", "Quarterly project review: status, risks, milestones"),
+    ("/Documents/Work", "Product_Roadmap.pdf", "mail", "Roadmap H2: dashboard v2, mobile app, API v3"),
+    ("/Documents/Work", "Client_Contract_Draft.docx", "mail", "Service agreement draft between ACME Ltd and us"),
+    ("/Documents/Work", "Sales_Figures_Q1.xlsx", "docs", "Sales by region Q1: North 1.2M, South 0.9M"),
+    ("/Documents/Work", "Architecture_Diagram.pdf", "docs", "System architecture: gateway, services, database"),
+    ("/Documents/Taxes", "Tax_Return_2023.pdf", "browser", "Annual tax return 2023 of {name}. Refund 1,240.00"),
+    ("/Documents/Taxes", "Tax_Return_2024.pdf", "browser", "Annual tax return 2024 of {name}. Refund 860.00"),
+    ("/Documents/Taxes", "Salary_Statement_2024.pdf", "mail", "Salary statement 2024, employer ACME Ltd"),
+    ("/Documents/Taxes", "Donation_Receipts_2024.pdf", "quickscan", "Donation receipts: Red Cross 500, Library 200"),
+    ("/Downloads", "invoice_INV-2025-0412.pdf", "mail", "Invoice INV-2025-0412 from CloudHost. Total 1,280.00"),
+    ("/Downloads", "scan_0001.pdf", "quickscan", "Invoice No. INV-88231, Bright Smile Dental Clinic, total 350.00"),
+    ("/Downloads", "conference_agenda.pdf", "browser", "TechConf 2025 agenda: keynotes, workshops, panels"),
+    ("/Downloads", "conference_agenda (1).pdf", "browser", "TechConf 2025 agenda: keynotes, workshops, panels"),
+    ("/Downloads", "boarding_pass.pdf", "mail", "Boarding pass {name}, seat 32A, gate B12"),
+    ("/Downloads", "restaurant_menu.pdf", "chat", "Menu: dumplings, noodles, hot pot, desserts"),
+    ("/Downloads", "flight_itinerary.pdf", "mail", "Itinerary: {home_city} to Tokyo, 3 nights"),
+    ("/Downloads", "setup_tool.apk", "browser", None),
+    ("/Downloads", "photos_2024.zip", "chat", None),
+    ("/Downloads", "wallpaper_pack.zip", "browser", None),
+    ("/Downloads", "driver_update.zip", "browser", None),
+    ("/Downloads", "movie_trailer.mp4", "chat", None),
+    ("/Downloads", "sample_book.epub", "browser", None),
+    ("/Downloads", "meeting_notes.txt", "chat", "Notes: budget approved, hire two engineers, next sync Monday"),
+    ("/Music", "Coldplay - Yellow.mp3", "music", None),
+    ("/Music", "Adele - Hello.mp3", "music", None),
+    ("/Music", "Jay Chou - Qing Hua Ci.mp3", "music", None),
+    ("/Music", "Norah Jones - Don't Know Why.mp3", "music", None),
+    ("/Music", "Queen - Bohemian Rhapsody.flac", "music", None),
+    ("/Music", "Taylor Swift - Shake It Off.mp3", "music", None),
+    ("/Music", "Ed Sheeran - Perfect.mp3", "music", None),
+    ("/Music", "Faye Wong - Red Bean.mp3", "music", None),
+    ("/Music", "Daft Punk - Get Lucky.mp3", "music", None),
+    ("/Music", "Beethoven - Moonlight Sonata.flac", "music", None),
+    ("/Music", "Miles Davis - So What.mp3", "music", None),
+    ("/Music", "Lo-fi Beats Mix.mp3", "music", None),
+]
+RECEIPT_MERCHANTS = ["Corner Cafe", "MegaMart", "City Pharmacy", "Golden Restaurant", "Hardware Depot",
+                     "Book Nook", "Fresh Market", "Tech Store"]
+TRIP_NAMES = ["Tokyo", "Shanghai", "Berlin", "Seoul"]
+
+# (service, username pattern, recovery phone on file, 2-step method)
+SEED_ACCOUNTS = [
+    ("Google", "{handle}@gmail.com", True, "sms"), ("Google", "{handle}.work@gmail.com", False, None),
+    ("Apple ID", "{email}", True, "authenticator"), ("Microsoft", "{handle}@outlook.com", True, None),
+    ("GitHub", "{handle}-dev", False, None), ("Amazon", "{email}", True, None), ("PayPal", "{email}", True, "sms"),
+    ("Dropbox", "{email}", False, None), ("LinkedIn", "{email}", True, None), ("Netflix", "{email}", False, None),
+    ("Work SSO", "{handle}@acme-corp.com", True, "security_key"), ("Cloud", "{email}", True, "sms"),
+]
+# (site, account service or None, password kind, breached in a site breach)
+SEED_CREDENTIALS = [
+    ("google.com", "Google", "strong", False), ("apple.com", "Apple ID", "strong", False),
+    ("outlook.com", "Microsoft", "reused", False), ("github.com", "GitHub", "strong", False),
+    ("amazon.com", "Amazon", "reused", False), ("paypal.com", "PayPal", "strong", False),
+    ("dropbox.com", "Dropbox", "reused", True), ("linkedin.com", "LinkedIn", "weak", True),
+    ("netflix.com", "Netflix", "reused", False), ("spotify.com", None, "medium", False),
+    ("airbnb.com", None, "strong", False), ("booking.com", None, "medium", False),
+    ("x.com", None, "weak", False), ("facebook.com", None, "common", True), ("instagram.com", None, "strong", False),
+    ("reddit.com", None, "medium", False), ("zoom.us", None, "strong", False), ("slack.com", None, "strong", False),
+    ("adobe.com", None, "common", True), ("ebay.com", None, "medium", False), ("uber.com", None, "strong", False),
+    ("coursera.org", None, "weak", False), ("steampowered.com", None, "reused", False),
+    ("taobao.com", None, "strong", False), ("acme-corp.com", "Work SSO", "strong", False),
+]
+# (name pattern, kind, online, where, days since seen, locked)
+SEED_DEVICES = [
+    ("{first}'s iPad", "tablet", 1, "Home, 18 Garden Road, {home_city}", 0, 0),
+    ("Work MacBook", "laptop", 1, "Office, 88 Market Street, {work_city}", 0, 1),
+    ("Galaxy Watch 6", "watch", 1, "Home, 18 Garden Road, {home_city}", 0, 0),
+    ("Pixel 6 (old phone)", "phone", 0, "Sunny Cafe, Lake Avenue, {home_city}", 41, 0),
+    ("AirPods Pro", "earbuds", 0, "Gym, Hill Road, {home_city}", 3, 0),
+    ("Family iPad", "tablet", 1, "Home, 18 Garden Road, {home_city}", 0, 0),
+]
+
+
+def _stamp(moment: dt.datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _seed_apps(conn: Connection, base: int, stamp: str) -> None:
+    """Store entries for every app the phone knows, install details, store-only installs, channels.
+
+    Each app draws from its own stream (``base`` and its id), so apps other domains add later leave the
+    rows of existing apps unchanged.
+    """
+    declared = list(conn.execute(select(apps.c.app_id).order_by(apps.c.app_id)).scalars())
+    store = [(a, *KNOWN_APPS.get(a, (a.replace("_", " ").title(), "Independent", "Utilities", 60, "An app")), 0.0)
+             for a in declared]
+    store += [(a, name, dev, cat, size, about, price) for a, name, dev, cat, size, price, about in STORE_ONLY
+              if a not in declared]
+    store_only = [s[0] for s in STORE_ONLY[:PREINSTALLED_STORE_APPS] if s[0] not in declared]
+    mine = sorted(declared + store_only)
+    store_rows, install_rows = [], []
+    for app_id, name, developer, category, size, about, price in store:
+        r = random.Random(f"{base}:{app_id}")
+        major, minor, patch = r.randint(1, 12), r.randint(0, 20), r.randint(1, 9)
+        store_rows.append({"app_id": app_id, "name": name, "developer": developer, "category": category,
+                           "price": price, "size_mb": float(size), "version": f"{major}.{minor}.{patch}",
+                           "rating": round(r.uniform(3.2, 4.9), 1), "description": about})
+        if app_id not in mine:
+            continue
+        system = developer == SYSTEM_DEVELOPER
+        outdated = not system and r.random() < 0.2
+        cache, data = HEAVY_APPS.get(app_id, (round(r.uniform(2, 120), 1), round(r.uniform(5, 300), 1)))
+        install_rows.append({"app_id": app_id, "version": f"{major}.{minor}.{patch - outdated}",
+                             "is_system": int(system), "app_mb": float(size), "data_mb": data, "cache_mb": cache,
+                             "created_at": stamp, "updated_at": stamp})
+    conn.execute(insert(world_store_apps), store_rows)
+    names = {s[0]: s[1] for s in STORE_ONLY}
+    conn.execute(insert(apps), [{"app_id": a, "name": names[a], "installed": 1, "logged_in": int(a != "kingdom_clash"),
+                                 "notifications_enabled": int(a != "kingdom_clash")} for a in store_only])
+    conn.execute(insert(app_permissions), [{"app_id": a, "permission": p, "state": s}
+                                           for a in store_only for p, s in sorted(STORE_APP_PERMISSIONS[a].items())])
+    conn.execute(insert(app_installs), sorted(install_rows, key=lambda r: r["app_id"]))
+    conn.execute(insert(notification_channels), [
+        {"app_id": a, "channel": ch, "enabled": on, "created_at": stamp, "updated_at": stamp}
+        for a in mine if a in CHANNELS for ch, on in CHANNELS[a]])
+
+
+def _seed_files(conn: Connection, rng: random.Random, persona: Persona, now: dt.datetime) -> None:
+    """About a hundred files in the user's folders, a few of them in the trash."""
+    stamp = _stamp(now)
+    conn.execute(insert(folders), [{"path": p, "created_at": stamp, "updated_at": stamp} for p in FOLDERS])
+    fields = {"name": persona.name, "home_city": persona.home_city}
+    specs: list[tuple[str, str, str, str | None, dt.datetime]] = []
+
+    def when(max_days: int) -> dt.datetime:
+        return now - dt.timedelta(days=rng.randint(1, max_days), minutes=rng.randint(0, 1439))
+
+    for folder, name, app, content in NAMED_FILES:
+        specs.append((folder, name, app, content.format(**fields) if content else None, when(180)))
+    for merchant in RECEIPT_MERCHANTS:
+        moment, total = when(120), rng.randint(8, 400) + rng.choice([0, 0.5, 0.99])
+        specs.append(("/Documents/Receipts", f"Receipt_{merchant.replace(' ', '_')}_{moment:%Y%m%d}.pdf",
+                      "quickscan", f"Receipt from {merchant}, {moment:%Y-%m-%d}, total {total:.2f}", moment))
+    media = (("IMG", "/Pictures/Camera", "camera", 30), ("VID", "/Pictures/Camera", "camera", 4),
+             ("Screenshot", "/Pictures/Screenshots", "gallery", 12), ("Recording", "/Music/Recordings", "assistant", 3))
+    for kind, folder, app, count in media:
+        for _ in range(count):
+            moment = when(150)
+            ext = {"IMG": "jpg", "VID": "mp4", "Screenshot": "png", "Recording": "m4a"}[kind]
+            specs.append((folder, f"{kind}_{moment:%Y%m%d_%H%M%S}.{ext}", app, None, moment))
+    for trip in TRIP_NAMES[:2]:
+        moment = when(300)
+        for i in range(1, 4):
+            specs.append(("/Pictures/Trips", f"{trip}_{moment:%Y}_{i:03d}.jpg", "camera", None, moment))
+    unique = {(folder, name.lower()): (folder, name, app, content, moment)
+              for folder, name, app, content, moment in reversed(specs)}  # the first of two namesakes wins
+    out = []
+    for i, (folder, name, app, content, moment) in enumerate(sorted(unique.values(), key=lambda s: (s[4], s[0], s[1])),
+                                                             start=1):
+        file_type = EXTENSION_TYPES[name.rsplit(".", 1)[1]]
+        lo, hi = TYPE_MB[file_type]
+        out.append({"file_id": f"file_{i:03d}", "name": name, "folder": folder, "file_type": file_type,
+                    "size_mb": round(rng.uniform(lo, hi), 2), "content": content, "app": app,
+                    "modified_at": _stamp(moment), "deleted_at": None, "created_at": _stamp(moment),
+                    "updated_at": _stamp(moment)})
+    for f in rng.sample([f for f in out if f["folder"] in ("/Pictures/Screenshots", "/Downloads", "/Documents")], 6):
+        gone = dt.datetime.fromisoformat(f["modified_at"]) + (now - dt.datetime.fromisoformat(f["modified_at"])) / 2
+        f["deleted_at"] = f["updated_at"] = _stamp(gone)
+    conn.execute(insert(files), out)
+
+
+def _seed_security(conn: Connection, rng: random.Random, persona: Persona, now: dt.datetime) -> None:
+    """Online accounts, the password vault, the user's other devices."""
+    stamp = _stamp(now)
+    first = persona.name.split()[0]
+    handle = persona.email.split("@")[0]
+    phone = normalise_phone(persona.phone)
+    acc_rows, by_service = [], {}
+    for i, (service, user, has_phone, method) in enumerate(SEED_ACCOUNTS, start=1):
+        aid = f"account_{i:03d}"
+        by_service.setdefault(service, aid)
+        acc_rows.append({"account_id": aid, "service": service, "username": user.format(handle=handle,
+                         email=persona.email), "recovery_phone": phone if has_phone else None,
+                         "two_factor_method": method, "created_at": stamp, "updated_at": stamp})
+    conn.execute(insert(accounts), acc_rows)
+    shared = f"{rng.choice(['Sunflower', 'Panda', 'Harbor', 'Maple'])}{rng.randint(1985, 2001)}!"
+    weak_pool = [f"{first.lower()}{rng.randint(10, 99)}", "qwerty1", f"{handle[:3]}1234"]  # all under 8 characters
+    cred_rows = []
+    for i, (site, service, kind, site_breach) in enumerate(SEED_CREDENTIALS, start=1):
+        secret = {"strong": lambda: "".join(rng.choice(string.ascii_letters + string.digits + "!@#$%") for _ in
+                                            range(16)) + "aA1!",
+                  "medium": lambda: f"{rng.choice(['Blue', 'Green', 'Happy'])}{rng.randint(1000, 9999)}",
+                  "reused": lambda: shared, "weak": lambda: rng.choice(weak_pool),
+                  "common": lambda: rng.choice(sorted(COMMON_PASSWORDS))}[kind]()
+        changed = _stamp(now - dt.timedelta(days=rng.randint(20, 900)))
+        fields = _credential_fields(secret)
+        fields["breached"] = int(fields["breached"] or site_breach)
+        cred_rows.append({"credential_id": f"cred_{i:03d}", "site": site,
+                          "username": persona.email if rng.random() < 0.7 else handle, "notes": None,
+                          "account_id": by_service.get(service) if service else None, "created_at": changed,
+                          "updated_at": changed, **fields})
+    conn.execute(insert(credentials), cred_rows)
+    conn.execute(insert(linked_devices), [
+        {"device_id": f"ldevice_{i:03d}", "name": name.format(first=first), "kind": kind, "online": online,
+         "last_location": where.format(home_city=persona.home_city, work_city=persona.work_city),
+         "last_seen_at": _stamp(now - dt.timedelta(days=days, minutes=rng.randint(1, 90))), "locked": locked,
+         "lock_message": None, "erased": 0, "last_rung_at": None, "created_at": stamp, "updated_at": stamp}
+        for i, (name, kind, online, where, days, locked) in enumerate(SEED_DEVICES, start=1)])
+
+
+def _seed_cloud(conn: Connection, rng: random.Random, persona: Persona, now: dt.datetime) -> None:
+    """Past backups and a cloud account with room for a photo backup but not for everything."""
+    sizes = _category_sizes(conn)
+    auto = ["calendar", "contacts", "messages", "photos"]
+    out = []
+    for i, days in enumerate(sorted(rng.sample(range(3, 120), 8), reverse=True), start=1):
+        cats = auto if i % 4 else sorted(auto + ["files"])
+        done = _stamp(now - dt.timedelta(days=days, hours=rng.randint(0, 5)))
+        out.append({"backup_id": f"backup_{i:03d}", "categories_json": json.dumps(cats),
+                    "size_gb": round(sum(sizes[c] for c in cats) * rng.uniform(0.85, 1.0) / 1024, 3),
+                    "status": "failed" if i == 5 else "completed", "completed_at": done, "restored_at": None,
+                    "created_at": done, "updated_at": done})
+    conn.execute(insert(backups), out)
+    quota = 200.0
+    headroom = round(sum(v for k, v in sizes.items() if k != "app_data") / 1024 + rng.uniform(0.5, 1.0), 3)
+    conn.execute(insert(cloud_account).values(
+        cloud_id="cloud_001", email=persona.email, quota_gb=quota, used_gb=round(quota - headroom, 3),
+        created_at=_stamp(now), updated_at=_stamp(now)))
+
+
+@seeder
+def seed_apps_security(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    """Apps, files, accounts and vault, devices, backups; each part draws from its own stream of ``rng``."""
+    now = dt.datetime.fromisoformat(persona.now)
+    apps_base, files_rng, security_rng, cloud_rng = (
+        rng.getrandbits(64), random.Random(rng.getrandbits(64)), random.Random(rng.getrandbits(64)),
+        random.Random(rng.getrandbits(64)))
+    _seed_apps(conn, apps_base, persona.now)
+    _seed_files(conn, files_rng, persona, now)
+    _seed_security(conn, security_rng, persona, now)
+    _seed_cloud(conn, cloud_rng, persona, now)

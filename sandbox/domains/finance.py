@@ -1,0 +1,1449 @@
+"""D7 Finance & Payments: balances and transactions, transfers and requests, bills, budgets, cards, stocks, FX.
+
+Money lives in one place. Every bank account is a row of the shared ``payment_methods`` table
+(kind ``bank`` or ``wallet``) and ``bank_accounts`` adds what only the bank knows (account number,
+type, transfer limits); so a shop's ``charge()`` to the wallet and a transfer out of it move the
+same balance, and every movement is one row of the shared ``transactions`` table (negative = out).
+Transfers and bill payments at or above the account's confirmation threshold, and every stock
+order, need ``confirm=true``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import re
+from typing import Annotated, Any, Literal, get_args
+from zoneinfo import ZoneInfo
+
+from pydantic import AfterValidator, Field
+from sqlalchemy import Column, Connection, Float, Integer, Table, Text, cast, delete, func, insert, select, update
+
+from sandbox.domains.common import charge, payment_method, payment_methods, transactions
+from sandbox.domains.communication import contacts, messages
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.schema import USER, WORLD, stamps, table
+from sandbox.tooling import PHONE_PATTERN, Date, tool
+from sandbox.world import Persona, seeder
+
+bank_accounts = table(
+    "bank_accounts", USER,
+    Column("account_id", Text, primary_key=True),
+    Column("method_id", Text, nullable=False),  # the payment_methods row holding its balance
+    Column("name", Text, nullable=False),
+    Column("type", Text, nullable=False),  # checking | savings | wallet | brokerage
+    Column("account_no", Text, nullable=False),
+    Column("confirm_threshold", Float, nullable=False),  # transfers/bill payments from here >= this need confirm
+    Column("daily_limit", Float, nullable=False),  # total of outgoing transfers per day
+    *stamps(),
+    natural_key=("account_no",),
+    id_prefix="acct",
+)
+
+card_details = table(
+    "card_details", USER,
+    Column("method_id", Text, primary_key=True),
+    Column("brand", Text, nullable=False),
+    Column("expiry", Text, nullable=False),  # MM/YY
+    Column("holder_name", Text, nullable=False),
+    Column("freeze_reason", Text),
+    *stamps(),
+    natural_key=("method_id",),
+)
+
+payment_defaults = table(  # per-app default payment methods; the global one is payment_methods.is_default
+    "payment_defaults", USER,
+    Column("scope", Text, primary_key=True),  # shop | ride | travel | dining
+    Column("method_id", Text, nullable=False),
+    *stamps(),
+    natural_key=("scope",),
+)
+
+transfers = table(
+    "transfers", USER,
+    Column("transfer_id", Text, primary_key=True),
+    Column("from_account_id", Text, nullable=False),
+    Column("recipient_key", Text, nullable=False),  # contact id, normalised phone, account number or own acct id
+    Column("recipient_name", Text, nullable=False),
+    Column("contact_id", Text),
+    Column("amount", Float, nullable=False),
+    Column("currency", Text, nullable=False),
+    Column("debit_amount", Float, nullable=False),  # in the source account's currency
+    Column("note", Text),
+    Column("value_date", Text, nullable=False),  # the day the money moves, YYYY-MM-DD
+    Column("status", Text, nullable=False),  # completed | scheduled
+    Column("txn_id", Text),
+    *stamps(),
+    natural_key=("recipient_key", "amount", "value_date"),
+)
+
+money_requests = table(
+    "money_requests", USER,
+    Column("request_id", Text, primary_key=True),
+    Column("contact_id", Text, nullable=False),
+    Column("amount", Float, nullable=False),
+    Column("currency", Text, nullable=False),
+    Column("note", Text),
+    Column("due_date", Text),
+    Column("status", Text, nullable=False),  # open | paid | declined
+    Column("split_id", Text),
+    *stamps(),
+    natural_key=("contact_id", "amount", "note"),
+)
+
+bills = table(
+    "bills", USER,
+    Column("bill_id", Text, primary_key=True),
+    Column("biller", Text, nullable=False),
+    Column("category", Text, nullable=False),  # electricity | water | gas | internet | phone | rent | ...
+    Column("customer_no", Text, nullable=False),
+    Column("amount", Float, nullable=False),
+    Column("amount_paid", Float, nullable=False),
+    Column("currency", Text, nullable=False),
+    Column("due_date", Text, nullable=False),
+    Column("status", Text, nullable=False),  # due | scheduled | paid (overdue = due and past its due date)
+    Column("autopay", Integer, nullable=False),
+    Column("scheduled_date", Text),
+    Column("scheduled_amount", Float),
+    Column("pay_from_account_id", Text),
+    Column("paid_at", Text),
+    *stamps(),
+    natural_key=("biller", "due_date"),
+)
+
+budgets = table(
+    "budgets", USER,
+    Column("budget_id", Text, primary_key=True),
+    Column("category", Text, nullable=False),
+    Column("monthly_limit", Float, nullable=False),
+    Column("alert_pct", Integer, nullable=False),
+    *stamps(),
+    natural_key=("category",),
+)
+
+world_stocks = table(
+    "world_stocks", WORLD,
+    Column("symbol", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("exchange", Text, nullable=False),
+    Column("currency", Text, nullable=False),
+    Column("price", Float, nullable=False),
+    Column("prev_close", Float, nullable=False),
+    Column("market_open", Integer, nullable=False),
+)
+
+holdings = table(
+    "holdings", USER,
+    Column("symbol", Text, primary_key=True),
+    Column("quantity", Integer, nullable=False),
+    Column("avg_cost", Float, nullable=False),  # in the stock's currency
+    *stamps(),
+    natural_key=("symbol",),
+)
+
+stock_orders = table(
+    "stock_orders", USER,
+    Column("stock_order_id", Text, primary_key=True),
+    Column("symbol", Text, nullable=False),
+    Column("side", Text, nullable=False),  # buy | sell
+    Column("quantity", Integer, nullable=False),
+    Column("order_type", Text, nullable=False),  # market | limit
+    Column("limit_price", Float),
+    Column("fill_price", Float),
+    Column("status", Text, nullable=False),  # filled | pending | cancelled
+    Column("txn_id", Text),
+    *stamps(),
+    natural_key=("symbol", "side", "quantity"),
+)
+
+world_fx_rates = table(  # units of ``quote`` per one ``base`` (always USD), one row per day
+    "world_fx_rates", WORLD,
+    Column("base", Text, primary_key=True),
+    Column("quote", Text, primary_key=True),
+    Column("date", Text, primary_key=True),
+    Column("rate", Float, nullable=False),
+)
+
+splits = table(
+    "splits", USER,
+    Column("split_id", Text, primary_key=True),
+    Column("total", Float, nullable=False),
+    Column("currency", Text, nullable=False),
+    Column("method", Text, nullable=False),  # equal | custom
+    Column("include_self", Integer, nullable=False),
+    Column("self_share", Float, nullable=False),
+    Column("shares_json", Text, nullable=False),  # {contact_id: amount}
+    Column("note", Text),
+    *stamps(),
+)
+
+# ---- argument types ---------------------------------------------------------------------------
+
+MAX_MONEY = 100_000_000.0
+
+
+def _cents(value: float) -> float:
+    if abs(value * 100 - round(value * 100)) > 1e-6:
+        raise ValueError("money has at most 2 decimals")
+    return round(value, 2)
+
+
+Money = Annotated[float, Field(gt=0, le=MAX_MONEY), AfterValidator(_cents)]
+Share = Annotated[float, Field(ge=0, le=MAX_MONEY), AfterValidator(_cents)]
+Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", json_schema_extra={"format": "ISO-4217"})]
+Month = Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
+Id = Annotated[str, Field(min_length=1, max_length=64)]
+Ref = Annotated[str, Field(min_length=1, max_length=120)]
+Note = Annotated[str, Field(min_length=1, max_length=300)]
+BudgetCategory = Literal["food", "transport", "shopping", "entertainment", "bills", "health", "travel", "other"]
+BUDGET_CATEGORIES: tuple[str, ...] = get_args(BudgetCategory)
+Scope = Literal["all", "shop", "ride", "travel", "dining"]
+
+IBAN = re.compile(r"^[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}$")
+FX_BASE = "USD"  # world_fx_rates.base
+# Transaction categories other apps write, as budget categories; money that is not spending is left out.
+CATEGORY_ALIASES = {
+    "dining": "food", "groceries": "food", "restaurant": "food", "delivery": "food", "food_delivery": "food",
+    "ride": "transport", "taxi": "transport", "fuel": "transport", "parking": "transport", "charging": "transport",
+    "flight": "travel", "hotel": "travel", "train": "travel", "utilities": "bills", "subscription": "entertainment",
+    "tickets": "entertainment", "events": "entertainment", "medical": "health", "pharmacy": "health",
+    "fitness": "health",
+}
+NOT_SPENDING = frozenset({"transfer", "income", "investment"})
+NEW_CARD_CREDIT = 10_000.0  # spending power a newly added card is given in the sandbox
+
+
+def _budget_category(category: str) -> str | None:
+    c = category.lower()
+    if c in NOT_SPENDING:
+        return None
+    return c if c in BUDGET_CATEGORIES else CATEGORY_ALIASES.get(c, "other")
+
+
+# ---- shared helpers ---------------------------------------------------------------------------
+
+def _today(ctx: Ctx) -> str:
+    return ctx.now.date().isoformat()
+
+
+def _not_past(ctx: Ctx, day: str | None, field: str) -> None:
+    if day is not None and day < _today(ctx):
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{field} {day} is in the past", fields=[field],
+                        today=_today(ctx))
+
+
+def _account(ctx: Ctx, account_id: Id | None = None) -> dict[str, Any]:
+    """A bank account with its balance, currency and status; default: the main checking account."""
+    a, m = bank_accounts.c, payment_methods.c
+    q = select(bank_accounts, m.balance, m.currency, m.status).join(payment_methods, a.method_id == m.method_id)
+    q = q.where(a.account_id == account_id) if account_id else q.where(a.type == "checking")
+    row = ctx.conn.execute(q.order_by(a.account_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no bank account {account_id!r}" if account_id
+                        else "no checking account", field="account_id", hint="get_account_balance")
+    return dict(row._mapping)
+
+
+def _usable(account: dict[str, Any]) -> None:
+    if account["status"] != "active":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"account {account['account_id']} is {account['status']}",
+                        account_id=account["account_id"])
+
+
+def _funds(account: dict[str, Any], amount: float) -> None:
+    if amount > account["balance"]:
+        raise ToolError(ErrorType.LIMIT_EXCEEDED, f"{account['name']} has {account['balance']:.2f} "
+                        f"{account['currency']}, {amount:.2f} needed", account_id=account["account_id"],
+                        available=account["balance"])
+
+
+def _confirmed(confirm: bool, what: str, **details: Any) -> None:
+    if not confirm:
+        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"{what} needs the user's confirmation",
+                        hint="ask_user(kind=confirm), then retry with confirm=true", **details)
+
+
+def _usd_rate(ctx: Ctx, currency: str, day: str) -> float:
+    """Units of ``currency`` per US dollar on ``day`` (the latest stored rate on or before it)."""
+    if currency == FX_BASE:
+        return 1.0
+    r = world_fx_rates.c
+    known = ctx.conn.execute(select(r.quote).where(r.quote == currency).limit(1)).first()
+    if known is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no exchange rates for currency {currency!r}",
+                        field="currency", known=_currencies(ctx))
+    rate = ctx.conn.execute(select(r.rate).where(r.quote == currency, r.date <= day).order_by(
+        r.date.desc()).limit(1)).scalar()
+    if rate is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no exchange rate for {currency} on {day}", field="date")
+    return float(rate)
+
+
+def _known_currency(ctx: Ctx, currency: str) -> None:
+    """EntityNotFound unless the sandbox has exchange rates for ``currency``."""
+    _usd_rate(ctx, currency, _today(ctx))
+
+
+def _currencies(ctx: Ctx) -> list[str]:
+    quotes = ctx.conn.execute(select(world_fx_rates.c.quote).distinct()).scalars()
+    return sorted({FX_BASE, *quotes})
+
+
+def _convert(ctx: Ctx, amount: float, source: str, target: str, day: str | None = None) -> tuple[float, float]:
+    """(amount in ``target``, rate) at the sandbox rates of ``day`` (default today)."""
+    day = day or _today(ctx)
+    rate = _usd_rate(ctx, target, day) / _usd_rate(ctx, source, day)
+    return round(amount * rate, 2), round(rate, 6)
+
+
+def _credit(ctx: Ctx, method_id: str, amount: float, merchant: str, category: str, ref_id: str) -> str:
+    """Money in: raise a payment method's balance and record the transaction."""
+    balance, currency = ctx.conn.execute(select(payment_methods.c.balance, payment_methods.c.currency).where(
+        payment_methods.c.method_id == method_id)).one()
+    ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == method_id).values(
+        balance=round(balance + amount, 2), updated_at=ctx.ts()))
+    txn_id = ctx.new_id(transactions)
+    ctx.conn.execute(insert(transactions).values(
+        txn_id=txn_id, method_id=method_id, amount=round(amount, 2), currency=currency, merchant=merchant,
+        category=category, ref_id=ref_id, ts=ctx.ts(), status="posted", created_at=ctx.ts(), updated_at=ctx.ts()))
+    return txn_id
+
+
+def _balance(ctx: Ctx, method_id: str) -> float:
+    return float(ctx.conn.execute(select(payment_methods.c.balance).where(
+        payment_methods.c.method_id == method_id)).scalar() or 0.0)
+
+
+def _contact(ctx: Ctx, contact_id: str) -> dict[str, Any]:
+    row = ctx.conn.execute(select(contacts).where(contacts.c.contact_id == contact_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact {contact_id!r}", field="contact_id",
+                        hint="search_contacts")
+    return dict(row._mapping)
+
+
+def _contact_by_name(ctx: Ctx, name: str) -> dict[str, Any]:
+    """The one contact whose name is ``name`` or contains all its words; else NotFound / Ambiguous."""
+    c = contacts.c
+    exact = rows(ctx.conn.execute(select(contacts).where(func.lower(c.name) == name.lower())))
+    found = exact or rows(ctx.conn.execute(select(contacts).where(
+        *(func.lower(c.name).contains(w, autoescape=True) for w in name.lower().split())).order_by(c.contact_id)))
+    if not found:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact, account or phone number matches {name!r}",
+                        field="recipient", hint="search_contacts")
+    if len(found) > 1:
+        raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{len(found)} contacts match {name!r}", field="recipient",
+                        candidates=[{k: p[k] for k in ("contact_id", "name", "phone_number")} for p in found])
+    return found[0]
+
+
+def _notify(ctx: Ctx, contact: dict[str, Any], text: str) -> str:
+    """A chat message to the contact (money requests reach people this way)."""
+    mid = ctx.new_id(messages)
+    ctx.conn.execute(insert(messages).values(
+        message_id=mid, channel="chat", direction="out", counterpart=normalise_phone(contact["phone_number"]),
+        contact_id=contact["contact_id"], body=text, is_read=1, status="sent", sent_at=ctx.ts(),
+        created_at=ctx.ts(), updated_at=ctx.ts()))
+    return mid
+
+
+def _request(ctx: Ctx, contact: dict[str, Any], amount: float, currency: str, note: str | None,
+             due_date: str | None = None, split_id: str | None = None) -> dict[str, Any]:
+    rid = ctx.new_id(money_requests)
+    ctx.conn.execute(insert(money_requests).values(
+        request_id=rid, contact_id=contact["contact_id"], amount=amount, currency=currency, note=note,
+        due_date=due_date, status="open", split_id=split_id, created_at=ctx.ts(), updated_at=ctx.ts()))
+    text = f"Payment request: {amount:.2f} {currency}" + (f" for {note}" if note else "") + (
+        f", due {due_date}" if due_date else "") + f" ({rid})"
+    message_id = _notify(ctx, contact, text)
+    return {"request_id": rid, "contact_id": contact["contact_id"], "name": contact["name"], "amount": amount,
+            "currency": currency, "message_id": message_id}
+
+
+# ---- Balances & Transactions (7.1) ------------------------------------------------------------
+
+ACCOUNT_KEYS = ("account_id", "name", "type", "account_no", "balance", "currency", "status", "method_id",
+                "confirm_threshold", "daily_limit")
+
+
+@tool(l2="7.1", app="bank", mutating=False, needs_login=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
+def get_account_balance(ctx: Ctx, account_id: Id | None = None) -> dict[str, Any]:
+    """Show the balances of the user's bank accounts and wallet (checking, savings, wallet, brokerage cash).
+
+    Args:
+        account_id: Only this account, e.g. acct_001 (default: all accounts).
+    """
+    if account_id:
+        found = [_account(ctx, account_id)]
+    else:
+        a, m = bank_accounts.c, payment_methods.c
+        found = rows(ctx.conn.execute(select(bank_accounts, m.balance, m.currency, m.status).join(
+            payment_methods, a.method_id == m.method_id).order_by(a.account_id)))
+    totals: dict[str, float] = {}
+    for acc in found:
+        totals[acc["currency"]] = round(totals.get(acc["currency"], 0.0) + acc["balance"], 2)
+    return {"accounts": [{k: acc[k] for k in ACCOUNT_KEYS} for acc in found], "totals": totals}
+
+
+def _method_id(ctx: Ctx, method_id: str) -> str:
+    """The id of an existing payment method (frozen ones included)."""
+    found = ctx.conn.execute(select(payment_methods.c.method_id).where(
+        payment_methods.c.method_id == method_id)).scalar()
+    if found is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no account or payment method {method_id!r}",
+                        field="account_id", hint="get_account_balance")
+    return str(found)
+
+
+def _range_checks(args: dict[str, Any]) -> str | None:
+    if args.get("date_from") and args.get("date_to") and args["date_to"] < args["date_from"]:
+        return "date_to is before date_from"
+    if args.get("min_amount") is not None and args.get("max_amount") is not None \
+            and args["max_amount"] < args["min_amount"]:
+        return "max_amount is below min_amount"
+    return None
+
+
+TXN_KEYS = ("txn_id", "ts", "amount", "currency", "merchant", "category", "method_id", "status", "ref_id")
+
+
+@tool(l2="7.1", app="bank", mutating=False, needs_login=True, check=_range_checks,
+      errors=(ErrorType.ENTITY_NOT_FOUND,))
+def list_transactions(
+    ctx: Ctx, account_id: Id | None = None, date_from: Date | None = None, date_to: Date | None = None,
+    category: Ref | None = None, merchant: Ref | None = None, min_amount: Share | None = None,
+    max_amount: Share | None = None, direction: Literal["debit", "credit"] | None = None,
+    limit: Annotated[int, Field(ge=1, le=100)] = 20,
+) -> dict[str, Any]:
+    """List card and account transactions, newest first, with the totals of everything that matched.
+
+    Args:
+        account_id: Only this bank account (acct_001) or card/payment method (pm_001).
+        date_from: Earliest day, YYYY-MM-DD.
+        date_to: Latest day, YYYY-MM-DD.
+        category: A transaction category (e.g. dining, transfer) or budget category (food, transport,
+            shopping, entertainment, bills, health, travel, other).
+        merchant: Part of the merchant or counterparty name (case-insensitive).
+        min_amount: Smallest absolute amount.
+        max_amount: Largest absolute amount.
+        direction: debit (money out) or credit (money in).
+        limit: Maximum number of transactions returned.
+    """
+    t = transactions.c
+    q = select(transactions)
+    if account_id:
+        method_id = _account(ctx, account_id)["method_id"] if account_id.startswith("acct_") else \
+            _method_id(ctx, account_id)
+        q = q.where(t.method_id == method_id)
+    if date_from:
+        q = q.where(t.ts >= date_from)
+    if date_to:
+        q = q.where(t.ts < date_to + "T99")
+    if merchant:
+        q = q.where(func.lower(t.merchant).contains(merchant.lower(), autoescape=True))
+    if min_amount is not None:
+        q = q.where(func.abs(t.amount) >= min_amount)
+    if max_amount is not None:
+        q = q.where(func.abs(t.amount) <= max_amount)
+    if direction:
+        q = q.where(t.amount < 0 if direction == "debit" else t.amount > 0)
+    found = rows(ctx.conn.execute(q.order_by(t.ts.desc(), t.txn_id.desc())))
+    if category:
+        wanted = category.lower()
+        found = [r for r in found if r["category"].lower() == wanted or _budget_category(r["category"]) == wanted]
+    posted = [r for r in found if r["status"] == "posted"]
+    return {
+        "transactions": [{k: r[k] for k in TXN_KEYS} for r in found[:limit]],
+        "count": min(len(found), limit), "total_matched": len(found),
+        "total_debits": round(-sum(r["amount"] for r in posted if r["amount"] < 0), 2),
+        "total_credits": round(sum(r["amount"] for r in posted if r["amount"] > 0), 2),
+    }
+
+
+# ---- Money Transfer (7.2) ---------------------------------------------------------------------
+
+def _recipient(ctx: Ctx, ref: str) -> dict[str, Any]:
+    """Resolve a recipient: own account id, contact id, IBAN-style account number, phone number or name."""
+    if ref.startswith("acct_"):
+        own = _account(ctx, ref)
+        return {"key": ref, "name": own["name"], "contact_id": None, "own": own}
+    if ref.startswith("contact_"):
+        c = _contact(ctx, ref)
+        return {"key": ref, "name": c["name"], "contact_id": ref, "own": None}
+    compact = ref.replace(" ", "").upper()
+    if IBAN.match(compact):
+        mine = ctx.conn.execute(select(bank_accounts.c.account_id).where(
+            bank_accounts.c.account_no == compact)).scalar()
+        if mine:
+            return _recipient(ctx, mine)
+        return {"key": compact, "name": f"account {compact[:4]}…{compact[-4:]}", "contact_id": None, "own": None}
+    if re.match(PHONE_PATTERN, ref):
+        number = normalise_phone(ref)
+        c_row = ctx.conn.execute(select(contacts).where(contacts.c.phone_number == number)).first()
+        if c_row is not None:
+            return {"key": c_row.contact_id, "name": c_row.name, "contact_id": c_row.contact_id, "own": None}
+        return {"key": number, "name": number, "contact_id": None, "own": None}
+    c = _contact_by_name(ctx, ref)
+    return {"key": c["contact_id"], "name": c["name"], "contact_id": c["contact_id"], "own": None}
+
+
+DUPLICATE_WINDOW = dt.timedelta(minutes=5)
+
+
+@tool(l2="7.2", app="bank", mutating=True, network="internet", needs_login=True, errors=(
+    ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY,
+    ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED,
+    ErrorType.CONFIRMATION_REQUIRED))
+def transfer_money(
+    ctx: Ctx, recipient: Ref, amount: Money, currency: Currency, from_account_id: Id | None = None,
+    note: Note | None = None, scheduled_date: Date | None = None, confirm: bool = False,
+) -> dict[str, Any]:
+    """Send money to a contact, phone number or bank account, or move it between the user's own accounts.
+
+    Amounts in another currency than the source account's are converted at the sandbox rate. A
+    transfer to someone else at or above the account's confirm_threshold needs confirm=true, and
+    the day's transfers to others may not exceed its daily_limit.
+
+    Args:
+        recipient: A contact id (contact_004), a contact's name, a phone number, an IBAN-style account
+            number (e.g. CN12BANK0000123456), or one of the user's own account ids (acct_002).
+        amount: Amount to send (at most 2 decimals).
+        currency: ISO-4217 currency of the amount, e.g. CNY, USD.
+        from_account_id: Account to send from (default: the main checking account).
+        note: Message shown to the recipient.
+        scheduled_date: Send on this later day, YYYY-MM-DD (default: now).
+        confirm: Set true only after the user confirmed this transfer.
+    """
+    _not_past(ctx, scheduled_date, "scheduled_date")
+    source = _account(ctx, from_account_id)
+    to = _recipient(ctx, recipient)
+    debit, rate = _convert(ctx, amount, currency, source["currency"])
+    _usable(source)
+    if to["own"] and to["own"]["account_id"] == source["account_id"]:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "cannot transfer an account to itself", fields=["recipient"])
+    if to["own"]:
+        _usable(to["own"])
+    tr = transfers.c
+    since = (ctx.now - DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%S")
+    recent = ctx.conn.execute(select(tr.transfer_id).where(
+        tr.recipient_key == to["key"], tr.amount == amount, tr.currency == currency, tr.created_at >= since)).scalar()
+    if recent:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the same transfer was just made: {recent}", existing_id=recent)
+    value_date = scheduled_date or _today(ctx)
+    if value_date == _today(ctx):
+        _funds(source, debit)
+    if not to["own"]:
+        sent = ctx.conn.execute(select(func.coalesce(func.sum(tr.debit_amount), 0.0)).where(
+            tr.from_account_id == source["account_id"], tr.value_date == value_date,
+            tr.recipient_key.not_like("acct\\_%", escape="\\"))).scalar() or 0.0
+        if sent + debit > source["daily_limit"]:
+            raise ToolError(ErrorType.LIMIT_EXCEEDED, f"the daily transfer limit of {source['daily_limit']:.2f} "
+                            f"{source['currency']} would be exceeded ({sent:.2f} already sent on {value_date})",
+                            daily_limit=source["daily_limit"], already_sent=sent)
+        if debit >= source["confirm_threshold"]:
+            _confirmed(confirm, f"a transfer of {debit:.2f} {source['currency']}",
+                       threshold=source["confirm_threshold"])
+    transfer_id = ctx.new_id(transfers)
+    txn_id = None
+    if value_date == _today(ctx):
+        txn_id = charge(ctx, debit, to["name"], "transfer", transfer_id, source["method_id"])
+        if to["own"]:
+            credit, _ = _convert(ctx, amount, currency, to["own"]["currency"])
+            _credit(ctx, to["own"]["method_id"], credit, source["name"], "transfer", transfer_id)
+    status = "completed" if txn_id else "scheduled"
+    ctx.conn.execute(insert(transfers).values(
+        transfer_id=transfer_id, from_account_id=source["account_id"], recipient_key=to["key"],
+        recipient_name=to["name"], contact_id=to["contact_id"], amount=amount, currency=currency, debit_amount=debit,
+        note=note, value_date=value_date, status=status, txn_id=txn_id, created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"transfer_id": transfer_id, "status": status, "recipient": {"key": to["key"], "name": to["name"]},
+            "amount": amount, "currency": currency, "from_account_id": source["account_id"], "debited": debit,
+            "account_currency": source["currency"], "rate": rate, "value_date": value_date, "txn_id": txn_id,
+            "balance_after": _balance(ctx, source["method_id"])}
+
+
+@tool(l2="7.2", app="bank", mutating=True, network="internet", needs_login=True, errors=(
+    ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+def request_money(
+    ctx: Ctx, from_contact_id: Id, amount: Money, currency: Currency, note: Note | None = None,
+    due_date: Date | None = None,
+) -> dict[str, Any]:
+    """Ask a contact to pay the user an amount; they get a payment request in chat.
+
+    Args:
+        from_contact_id: Contact who should pay, e.g. contact_007.
+        amount: Amount requested (at most 2 decimals).
+        currency: ISO-4217 currency, e.g. CNY.
+        note: What the money is for.
+        due_date: Pay by this day, YYYY-MM-DD.
+    """
+    _not_past(ctx, due_date, "due_date")
+    contact = _contact(ctx, from_contact_id)
+    _known_currency(ctx, currency)
+    r = money_requests.c
+    same = ctx.conn.execute(select(r.request_id).where(
+        r.contact_id == from_contact_id, r.amount == amount, r.currency == currency, r.status == "open")).scalar()
+    if same:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{contact['name']} already has an open request for "
+                        f"{amount:.2f} {currency}: {same}", existing_id=same)
+    return {**_request(ctx, contact, amount, currency, note, due_date), "status": "open"}
+
+
+# ---- Bill Payment (7.3) -----------------------------------------------------------------------
+
+def _bill_status(bill: dict[str, Any], today: str) -> str:
+    if bill["status"] != "due":
+        return str(bill["status"])
+    return "overdue" if bill["due_date"] < today else "due"
+
+
+def _bill_out(bill: dict[str, Any], today: str) -> dict[str, Any]:
+    keep = ("bill_id", "biller", "category", "customer_no", "amount", "amount_paid", "currency", "due_date",
+            "scheduled_date", "paid_at")
+    return {**{k: bill[k] for k in keep}, "amount_due": round(bill["amount"] - bill["amount_paid"], 2),
+            "status": _bill_status(bill, today), "autopay": bool(bill["autopay"])}
+
+
+@tool(l2="7.3", app="bank", mutating=False, needs_login=True)
+def list_bills(ctx: Ctx, status: Literal["due", "overdue", "paid", "all"] = "due") -> dict[str, Any]:
+    """List the user's bills with amounts and due dates, soonest due first (paid ones: latest first).
+
+    Args:
+        status: due = every unpaid bill (overdue and scheduled ones included), overdue = unpaid and past
+            its due date, paid, or all.
+    """
+    today = _today(ctx)
+    found = [_bill_out(b, today) for b in rows(ctx.conn.execute(select(bills).order_by(
+        bills.c.due_date, bills.c.bill_id)))]
+    if status == "due":
+        found = [b for b in found if b["status"] != "paid"]
+    elif status != "all":
+        found = [b for b in found if b["status"] == status]
+    if status == "paid":
+        found.reverse()
+    return {"bills": found, "count": len(found),
+            "total_due": round(sum(b["amount_due"] for b in found if b["status"] != "paid"), 2)}
+
+
+@tool(l2="7.3", app="bank", mutating=True, network="internet", needs_login=True, errors=(
+    ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT,
+    ErrorType.LIMIT_EXCEEDED, ErrorType.CONFIRMATION_REQUIRED))
+def pay_bill(
+    ctx: Ctx, bill_id: Id, amount: Money | None = None, account_id: Id | None = None,
+    scheduled_date: Date | None = None, confirm: bool = False,
+) -> dict[str, Any]:
+    """Pay a bill now, or schedule its payment for a later day.
+
+    Payments at or above the account's confirm_threshold need confirm=true.
+
+    Args:
+        bill_id: Id of the bill, e.g. bill_004.
+        amount: Amount to pay (default: the whole amount due; at most the amount due).
+        account_id: Account to pay from (default: the main checking account).
+        scheduled_date: Pay on this later day, YYYY-MM-DD (default: now).
+        confirm: Set true only after the user confirmed this payment.
+    """
+    _not_past(ctx, scheduled_date, "scheduled_date")
+    row = ctx.conn.execute(select(bills).where(bills.c.bill_id == bill_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no bill {bill_id!r}", field="bill_id", hint="list_bills")
+    bill = dict(row._mapping)
+    source = _account(ctx, account_id)
+    if bill["status"] == "paid":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{bill_id} ({bill['biller']}) is already paid",
+                        paid_at=bill["paid_at"])
+    if bill["status"] == "scheduled":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{bill_id} is already scheduled for {bill['scheduled_date']}",
+                        scheduled_date=bill["scheduled_date"])
+    _usable(source)
+    due = round(bill["amount"] - bill["amount_paid"], 2)
+    pay = amount if amount is not None else due
+    if pay > due:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{bill_id} has only {due:.2f} {bill['currency']} due",
+                        fields=["amount"], amount_due=due)
+    debit, _ = _convert(ctx, pay, bill["currency"], source["currency"])
+    now = scheduled_date is None or scheduled_date == _today(ctx)
+    if now:
+        _funds(source, debit)
+    if debit >= source["confirm_threshold"]:
+        _confirmed(confirm, f"a bill payment of {debit:.2f} {source['currency']}",
+                   threshold=source["confirm_threshold"])
+    b = bills.c
+    if now:
+        txn_id = charge(ctx, debit, bill["biller"], "bills", bill_id, source["method_id"])
+        paid = round(bill["amount_paid"] + pay, 2)
+        done = paid >= bill["amount"]
+        ctx.conn.execute(update(bills).where(b.bill_id == bill_id).values(
+            amount_paid=paid, status="paid" if done else "due", paid_at=ctx.ts() if done else None,
+            updated_at=ctx.ts()))
+        return {"bill_id": bill_id, "status": "paid" if done else "partially_paid", "paid": pay,
+                "amount_due": round(bill["amount"] - paid, 2), "currency": bill["currency"], "txn_id": txn_id,
+                "account_id": source["account_id"], "balance_after": _balance(ctx, source["method_id"])}
+    ctx.conn.execute(update(bills).where(b.bill_id == bill_id).values(
+        status="scheduled", scheduled_date=scheduled_date, scheduled_amount=pay,
+        pay_from_account_id=source["account_id"], updated_at=ctx.ts()))
+    return {"bill_id": bill_id, "status": "scheduled", "scheduled_date": scheduled_date, "amount": pay,
+            "currency": bill["currency"], "account_id": source["account_id"]}
+
+
+# ---- Budgets & Expense Tracking (7.4) ---------------------------------------------------------
+
+@tool(l2="7.4", app="bank", mutating=True, needs_login=True, errors=(ErrorType.DUPLICATE_ENTITY,))
+def set_budget(
+    ctx: Ctx, category: BudgetCategory, monthly_limit: Money,
+    alert_pct: Annotated[int, Field(ge=50, le=100)] = 80, overwrite: bool = False,
+) -> dict[str, Any]:
+    """Create a monthly spending budget for a category, or replace an existing one (overwrite=true).
+
+    Args:
+        category: Spending category the budget covers.
+        monthly_limit: Most the user wants to spend in the category per calendar month.
+        alert_pct: Warn when spending reaches this percentage of the limit.
+        overwrite: Set true to replace the category's existing budget.
+    """
+    existing = ctx.conn.execute(select(budgets).where(budgets.c.category == category)).first()
+    if existing is not None and not overwrite:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a {category} budget of {existing.monthly_limit:.2f} exists: "
+                        f"{existing.budget_id}", existing_id=existing.budget_id,
+                        hint="pass overwrite=true to replace it")
+    values = {"monthly_limit": monthly_limit, "alert_pct": alert_pct, "updated_at": ctx.ts()}
+    if existing is None:
+        budget_id = ctx.new_id(budgets)
+        ctx.conn.execute(insert(budgets).values(budget_id=budget_id, category=category, created_at=ctx.ts(),
+                                                **values))
+    else:
+        budget_id = existing.budget_id
+        ctx.conn.execute(update(budgets).where(budgets.c.budget_id == budget_id).values(**values))
+    previous = {"monthly_limit": existing.monthly_limit, "alert_pct": existing.alert_pct} if existing else None
+    return {"budget_id": budget_id, "category": category, "monthly_limit": monthly_limit, "alert_pct": alert_pct,
+            "replaced": previous}
+
+
+@tool(l2="7.4", app="bank", mutating=False, needs_login=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
+def get_budget_status(ctx: Ctx, category: BudgetCategory | None = None, month: Month | None = None) -> dict[str, Any]:
+    """Show spending against the monthly budgets for a month: spent, remaining, percent used, alert reached.
+
+    Args:
+        category: Only this category's budget (default: every budget).
+        month: The month, YYYY-MM (default: the current month).
+    """
+    q = select(budgets).order_by(budgets.c.category)
+    if category:
+        q = q.where(budgets.c.category == category)
+    found = rows(ctx.conn.execute(q))
+    if not found:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no budget for {category}" if category else "no budgets set",
+                        field="category", hint="set_budget")
+    month = month or ctx.now.strftime("%Y-%m")
+    t = transactions.c
+    spent: dict[str, float] = {}
+    for cat, total in ctx.conn.execute(select(t.category, func.sum(t.amount)).where(
+            t.status == "posted", t.amount < 0, t.ts.like(f"{month}-%")).group_by(t.category)):
+        bucket = _budget_category(cat)
+        if bucket:
+            spent[bucket] = spent.get(bucket, 0.0) - total
+    out = []
+    for b in found:
+        used = round(spent.get(b["category"], 0.0), 2)
+        pct = round(100 * used / b["monthly_limit"], 1)
+        out.append({"category": b["category"], "monthly_limit": b["monthly_limit"], "spent": used,
+                    "remaining": round(b["monthly_limit"] - used, 2), "pct_used": pct, "alert_pct": b["alert_pct"],
+                    "alert_reached": pct >= b["alert_pct"], "over_budget": used > b["monthly_limit"]})
+    return {"month": month, "currency": _account(ctx)["currency"], "budgets": out}
+
+
+# ---- Cards & Wallet (7.5) ---------------------------------------------------------------------
+
+def _digits(number: str) -> str:
+    return re.sub(r"\D", "", number)
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
+    return total % 10 == 0
+
+
+def _card_checks(args: dict[str, Any]) -> str | None:
+    digits = _digits(args["card_number"])
+    if not 13 <= len(digits) <= 19:
+        return "card_number must have 13 to 19 digits"
+    return None if _luhn_ok(digits) else "card_number fails the Luhn check (mistyped?)"
+
+
+BRANDS = (("4", "Visa"), ("5", "Mastercard"), ("2", "Mastercard"), ("34", "Amex"), ("37", "Amex"),
+          ("62", "UnionPay"), ("35", "JCB"), ("6", "Discover"))
+
+
+def _brand(digits: str) -> str:
+    return next((name for prefix, name in BRANDS if digits.startswith(prefix)), "Card")
+
+
+def _card(ctx: Ctx, method_id: str) -> dict[str, Any]:
+    row = ctx.conn.execute(select(payment_methods).where(payment_methods.c.method_id == method_id)).first()
+    if row is None or row.kind != "card":
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no card {method_id!r}", field="card_id",
+                        hint="get_account_balance lists accounts; cards have kind card")
+    return dict(row._mapping)
+
+
+@tool(l2="7.5", app="wallet", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY),
+      check=_card_checks)
+def add_payment_card(
+    ctx: Ctx, card_number: Annotated[str, Field(pattern=r"^[0-9][0-9 \-]{11,30}[0-9]$")],
+    expiry: Annotated[str, Field(pattern=r"^(0[1-9]|1[0-2])/[0-9]{2}$")],
+    holder_name: Annotated[str, Field(min_length=1, max_length=120)],
+    nickname: Annotated[str, Field(min_length=1, max_length=60)] | None = None, set_default: bool = False,
+) -> dict[str, Any]:
+    """Add a credit or debit card to the wallet as a payment method.
+
+    Args:
+        card_number: The card number, 13 to 19 digits (spaces or dashes allowed).
+        expiry: Expiry month as MM/YY.
+        holder_name: Name printed on the card.
+        nickname: Label for the card (default: brand and last four digits).
+        set_default: Also make it the default payment method everywhere.
+    """
+    digits = _digits(card_number)
+    month, year = int(expiry[:2]), 2000 + int(expiry[3:])
+    if (year, month) < (ctx.now.year, ctx.now.month):
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"the card expired in {expiry}", fields=["expiry"])
+    last4, brand = digits[-4:], _brand(digits)
+    same = ctx.conn.execute(select(payment_methods.c.method_id).join(
+        card_details, card_details.c.method_id == payment_methods.c.method_id).where(
+        payment_methods.c.last4 == last4, card_details.c.expiry == expiry)).scalar()
+    if same:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this card is already in the wallet: {same}", existing_id=same)
+    if set_default:
+        ctx.conn.execute(update(payment_methods).where(payment_methods.c.is_default == 1).values(
+            is_default=0, updated_at=ctx.ts()))
+    method_id = ctx.new_id(payment_methods)
+    label = nickname or f"{brand} ••{last4}"
+    ctx.conn.execute(insert(payment_methods).values(
+        method_id=method_id, kind="card", nickname=label, last4=last4, status="active", is_default=int(set_default),
+        balance=NEW_CARD_CREDIT, currency=_account(ctx)["currency"], created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(insert(card_details).values(
+        method_id=method_id, brand=brand, expiry=expiry, holder_name=holder_name, created_at=ctx.ts(),
+        updated_at=ctx.ts()))
+    return {"method_id": method_id, "brand": brand, "last4": last4, "expiry": expiry, "nickname": label,
+            "is_default": set_default}
+
+
+@tool(l2="7.5", app="wallet", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def freeze_card(ctx: Ctx, card_id: Id, frozen: bool, reason: Note | None = None) -> dict[str, Any]:
+    """Freeze a card (it can no longer pay) or unfreeze it.
+
+    Args:
+        card_id: Payment-method id of the card, e.g. pm_001.
+        frozen: True to freeze, false to unfreeze.
+        reason: Why, e.g. "lost" (kept with the card while frozen).
+    """
+    card = _card(ctx, card_id)
+    status = "frozen" if frozen else "active"
+    if card["status"] == status:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{card['nickname']} ({card_id}) is already {status}",
+                        current=status)
+    ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == card_id).values(
+        status=status, updated_at=ctx.ts()))
+    ctx.conn.execute(update(card_details).where(card_details.c.method_id == card_id).values(
+        freeze_reason=reason if frozen else None, updated_at=ctx.ts()))
+    return {"card_id": card_id, "nickname": card["nickname"], "status": status, "previous": card["status"]}
+
+
+@tool(l2="7.5", app="wallet", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def set_default_payment_method(ctx: Ctx, method_id: Id, scope: Scope = "all") -> dict[str, Any]:
+    """Make a card, account or wallet the default payment method, everywhere or for one kind of app.
+
+    Args:
+        method_id: Payment-method id, e.g. pm_001.
+        scope: all (the global default) or only for shopping, ride, travel or dining apps.
+    """
+    method = payment_method(ctx, method_id)  # a frozen method cannot pay, so it cannot be the default
+    if scope == "all":
+        previous = ctx.conn.execute(select(payment_methods.c.method_id).where(
+            payment_methods.c.is_default == 1)).scalar()
+    else:
+        previous = ctx.conn.execute(select(payment_defaults.c.method_id).where(
+            payment_defaults.c.scope == scope)).scalar()
+    if previous == method_id:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{method['nickname']} is already the default ({scope})",
+                        current=method_id)
+    if scope == "all":
+        ctx.conn.execute(update(payment_methods).where(payment_methods.c.is_default == 1).values(
+            is_default=0, updated_at=ctx.ts()))
+        ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == method_id).values(
+            is_default=1, updated_at=ctx.ts()))
+    elif previous is None:
+        ctx.conn.execute(insert(payment_defaults).values(scope=scope, method_id=method_id, created_at=ctx.ts(),
+                                                         updated_at=ctx.ts()))
+    else:
+        ctx.conn.execute(update(payment_defaults).where(payment_defaults.c.scope == scope).values(
+            method_id=method_id, updated_at=ctx.ts()))
+    return {"method_id": method_id, "nickname": method["nickname"], "scope": scope, "previous": previous}
+
+
+# ---- Investments & Stocks (7.6) ---------------------------------------------------------------
+
+def _stock_out(stock: dict[str, Any]) -> dict[str, Any]:
+    change = round(100 * (stock["price"] - stock["prev_close"]) / stock["prev_close"], 2)
+    return {k: stock[k] for k in ("symbol", "name", "exchange", "currency", "price", "prev_close")} | {
+        "change_pct": change, "market_open": bool(stock["market_open"])}
+
+
+def _holding(ctx: Ctx, symbol: str) -> dict[str, Any] | None:
+    row = ctx.conn.execute(select(holdings).where(holdings.c.symbol == symbol)).first()
+    return dict(row._mapping) if row else None
+
+
+@tool(l2="7.6", app="stocks", mutating=False, network="internet",
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+def get_stock_quote(ctx: Ctx, symbol_or_name: Ref) -> dict[str, Any]:
+    """Get the current quote of a stock by ticker symbol or company name, with the user's position in it.
+
+    Args:
+        symbol_or_name: Ticker (AAPL, 600519, 7203) or part of the company name (e.g. "Toyota").
+    """
+    s = world_stocks.c
+    found = rows(ctx.conn.execute(select(world_stocks).where(func.upper(s.symbol) == symbol_or_name.upper())))
+    if not found:
+        found = rows(ctx.conn.execute(select(world_stocks).where(
+            *(func.lower(s.name).contains(w, autoescape=True) for w in symbol_or_name.lower().split())
+        ).order_by(s.symbol)))
+    if not found:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no stock matches {symbol_or_name!r}", field="symbol_or_name")
+    if len(found) > 1:
+        raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{len(found)} stocks match {symbol_or_name!r}",
+                        field="symbol_or_name",
+                        candidates=[{k: x[k] for k in ("symbol", "name", "exchange")} for x in found])
+    stock = found[0]
+    held = _holding(ctx, stock["symbol"])
+    position = None
+    if held:
+        value = round(held["quantity"] * stock["price"], 2)
+        position = {"quantity": held["quantity"], "avg_cost": held["avg_cost"], "market_value": value,
+                    "unrealized_pnl": round(value - held["quantity"] * held["avg_cost"], 2)}
+    return {**_stock_out(stock), "position": position}
+
+
+def _order_checks(args: dict[str, Any]) -> str | None:
+    if args.get("limit_price") is not None and args.get("order_type", "market") == "market":
+        return "limit_price is only for order_type=limit"
+    return None
+
+
+@tool(l2="7.6", app="stocks", mutating=True, network="internet", check=_order_checks, errors=(
+    ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT,
+    ErrorType.LIMIT_EXCEEDED, ErrorType.CONFIRMATION_REQUIRED))
+def place_stock_order(
+    ctx: Ctx, symbol: Annotated[str, Field(min_length=1, max_length=12)], side: Literal["buy", "sell"],
+    quantity: Annotated[int, Field(ge=1, le=1_000_000)], order_type: Literal["market", "limit"] = "market",
+    limit_price: Money | None = None, confirm: bool = False,
+) -> dict[str, Any]:
+    """Buy or sell shares with the brokerage cash account; always needs confirm=true.
+
+    A market order fills at the current price while the market is open and is queued (pending)
+    while it is closed; a limit order fills only when the price is at or better than the limit.
+
+    Args:
+        symbol: Ticker symbol, e.g. AAPL (use get_stock_quote to find it).
+        side: buy or sell.
+        quantity: Number of shares.
+        order_type: market or limit.
+        limit_price: Highest buy / lowest sell price, in the stock's currency (required for limit orders).
+        confirm: Set true only after the user confirmed this order.
+    """
+    if order_type == "limit" and limit_price is None:
+        raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, "a limit order needs limit_price", fields=["limit_price"])
+    row = ctx.conn.execute(select(world_stocks).where(func.upper(world_stocks.c.symbol) == symbol.upper())).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no stock with symbol {symbol!r}", field="symbol",
+                        hint="get_stock_quote")
+    stock = dict(row._mapping)
+    cash = ctx.conn.execute(select(bank_accounts.c.account_id).where(bank_accounts.c.type == "brokerage")).scalar()
+    if cash is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, "no brokerage cash account")
+    account = _account(ctx, cash)
+    _usable(account)
+    price = stock["price"]
+    worst = limit_price if limit_price is not None else price  # a market order takes the current price
+    fills = bool(stock["market_open"]) and (worst >= price if side == "buy" else worst <= price)
+    held = _holding(ctx, stock["symbol"])
+    shares = held["quantity"] if held else 0
+    total, _ = _convert(ctx, quantity * (price if fills else worst), stock["currency"], account["currency"])
+    o = stock_orders.c
+    if side == "sell":
+        pending = ctx.conn.execute(select(func.coalesce(func.sum(o.quantity), 0)).where(
+            o.symbol == stock["symbol"], o.side == "sell", o.status == "pending")).scalar() or 0
+        free = shares - pending
+        if quantity > free:
+            raise ToolError(ErrorType.LIMIT_EXCEEDED, f"only {free} {stock['symbol']} shares can be sold",
+                            available=free)
+    else:
+        _funds(account, total)
+    _confirmed(confirm, f"{side} {quantity} {stock['symbol']}", estimated_total=total,
+               account_currency=account["currency"])
+    order_id = ctx.new_id(stock_orders)
+    txn_id = None
+    if fills:
+        label = f"{side.title()} {quantity} {stock['symbol']}"
+        if side == "buy":
+            txn_id = charge(ctx, total, label, "investment", order_id, account["method_id"])
+            cost = held["avg_cost"] if held else 0.0
+            avg = round((shares * cost + quantity * price) / (shares + quantity), 4)
+            if held:
+                ctx.conn.execute(update(holdings).where(holdings.c.symbol == stock["symbol"]).values(
+                    quantity=shares + quantity, avg_cost=avg, updated_at=ctx.ts()))
+            else:
+                ctx.conn.execute(insert(holdings).values(symbol=stock["symbol"], quantity=quantity, avg_cost=avg,
+                                                         created_at=ctx.ts(), updated_at=ctx.ts()))
+        else:
+            txn_id = _credit(ctx, account["method_id"], total, label, "investment", order_id)
+            left = shares - quantity
+            where = holdings.c.symbol == stock["symbol"]
+            ctx.conn.execute(update(holdings).where(where).values(quantity=left, updated_at=ctx.ts()) if left
+                             else delete(holdings).where(where))
+    status = "filled" if fills else "pending"
+    ctx.conn.execute(insert(stock_orders).values(
+        stock_order_id=order_id, symbol=stock["symbol"], side=side, quantity=quantity, order_type=order_type,
+        limit_price=limit_price, fill_price=price if fills else None, status=status, txn_id=txn_id,
+        created_at=ctx.ts(), updated_at=ctx.ts()))
+    after = _holding(ctx, stock["symbol"])
+    return {"stock_order_id": order_id, "status": status, "symbol": stock["symbol"], "side": side,
+            "quantity": quantity, "order_type": order_type, "limit_price": limit_price,
+            "fill_price": price if fills else None, "currency": stock["currency"],
+            "settled": total if fills else None, "account_currency": account["currency"], "txn_id": txn_id,
+            "shares_held": after["quantity"] if after else 0,
+            "note": None if fills else ("market closed: queued until it opens" if not stock["market_open"]
+                                        else "limit not reached: waiting")}
+
+
+# ---- Currency & Bill Splitting (7.7) ----------------------------------------------------------
+
+@tool(l2="7.7", app="utilities", mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
+def convert_currency(
+    ctx: Ctx, amount: Annotated[float, Field(ge=0, le=1e12)], from_currency: Currency, to_currency: Currency,
+    date: Date | None = None,
+) -> dict[str, Any]:
+    """Convert an amount between currencies at the sandbox exchange rate of a day.
+
+    Args:
+        amount: Amount in from_currency.
+        from_currency: ISO-4217 code, e.g. USD.
+        to_currency: ISO-4217 code, e.g. CNY.
+        date: Day of the rate, YYYY-MM-DD (default today).
+    """
+    day = date or _today(ctx)
+    if day > _today(ctx):
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no exchange rates for the future day {day}", field="date")
+    converted, rate = _convert(ctx, amount, from_currency, to_currency, day)
+    return {"amount": amount, "from_currency": from_currency, "to_currency": to_currency, "rate": rate,
+            "converted": converted, "date": day}
+
+
+def _split_checks(args: dict[str, Any]) -> str | None:
+    people, shares = args["participant_ids"], args.get("shares")
+    if len(set(people)) != len(people):
+        return "participant_ids has duplicates"
+    if args.get("method", "equal") == "equal":
+        return "shares are only for method=custom" if shares is not None else None
+    if shares is None:
+        return "method=custom needs shares"
+    if set(shares) != set(people):
+        return "shares must name exactly the participant_ids"
+    owed = round(sum(shares.values()), 2)
+    if args.get("include_self", True):
+        return None if owed <= args["total"] else "the shares add up to more than the total"
+    return None if owed == args["total"] else f"the shares add up to {owed}, not the total {args['total']}"
+
+
+@tool(l2="7.7", app="bank", mutating=True, network="internet", needs_login=True, check=_split_checks,
+      errors=(ErrorType.ENTITY_NOT_FOUND,))
+def split_bill(
+    ctx: Ctx, total: Money, currency: Currency,
+    participant_ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(
+        min_length=1, max_length=20)],
+    method: Literal["equal", "custom"] = "equal", shares: dict[str, Share] | None = None,
+    include_self: bool = True, note: Note | None = None,
+) -> dict[str, Any]:
+    """Split an expense with contacts and send each of them a money request for their share.
+
+    Args:
+        total: The whole expense.
+        currency: ISO-4217 currency, e.g. CNY.
+        participant_ids: Contact ids of the people who owe a share, e.g. ["contact_001", "contact_007"].
+        method: equal (everyone, the user too when include_self, pays the same) or custom (use shares).
+        shares: For method=custom: {contact_id: amount} for every participant; with include_self the user
+            pays the rest, otherwise the shares must add up to the total.
+        include_self: Whether the user takes a share too.
+        note: What the expense was, shown in the requests.
+    """
+    people = [_contact(ctx, cid) for cid in participant_ids]
+    _known_currency(ctx, currency)
+    if shares is None:
+        heads = len(people) + int(include_self)
+        base = int(round(total * 100)) // heads
+        extra = int(round(total * 100)) - base * heads  # leftover cents: the user's, else the first participants'
+        cents = {p["contact_id"]: base + (1 if not include_self and i < extra else 0) for i, p in enumerate(people)}
+        shares = {cid: c / 100 for cid, c in cents.items()}
+    self_share = round(total - sum(shares.values()), 2)
+    split_id = ctx.new_id(splits)
+    ctx.conn.execute(insert(splits).values(
+        split_id=split_id, total=total, currency=currency, method=method, include_self=int(include_self),
+        self_share=self_share, shares_json=json.dumps(shares, sort_keys=True), note=note, created_at=ctx.ts(),
+        updated_at=ctx.ts()))
+    requests = [_request(ctx, p, shares[p["contact_id"]], currency, note, split_id=split_id)
+                for p in people if shares[p["contact_id"]] > 0]
+    return {"split_id": split_id, "total": total, "currency": currency, "self_share": self_share,
+            "shares": shares, "requests": requests}
+
+
+# ---- World data -------------------------------------------------------------------------------
+
+# (symbol, name, exchange, currency, reference price)
+STOCKS = [
+    ("AAPL", "Apple Inc.", "NASDAQ", "USD", 196.45), ("MSFT", "Microsoft Corp.", "NASDAQ", "USD", 474.96),
+    ("GOOGL", "Alphabet Inc. Class A", "NASDAQ", "USD", 174.67),
+    ("GOOG", "Alphabet Inc. Class C", "NASDAQ", "USD", 175.88),
+    ("AMZN", "Amazon.com Inc.", "NASDAQ", "USD", 212.10), ("NVDA", "NVIDIA Corp.", "NASDAQ", "USD", 141.97),
+    ("META", "Meta Platforms Inc.", "NASDAQ", "USD", 682.87), ("TSLA", "Tesla Inc.", "NASDAQ", "USD", 319.11),
+    ("NFLX", "Netflix Inc.", "NASDAQ", "USD", 1212.15), ("JPM", "JPMorgan Chase & Co.", "NYSE", "USD", 264.20),
+    ("KO", "Coca-Cola Co.", "NYSE", "USD", 71.50), ("DIS", "Walt Disney Co.", "NYSE", "USD", 112.30),
+    ("BABA", "Alibaba Group Holding", "NYSE", "USD", 116.80), ("NIO", "NIO Inc.", "NYSE", "USD", 3.52),
+    ("600519", "Kweichow Moutai", "SSE", "CNY", 1425.00),
+    ("601398", "Industrial and Commercial Bank of China", "SSE", "CNY", 7.25),
+    ("601318", "Ping An Insurance", "SSE", "CNY", 55.30), ("600036", "China Merchants Bank", "SSE", "CNY", 45.20),
+    ("000858", "Wuliangye Yibin", "SZSE", "CNY", 126.50),
+    ("300750", "Contemporary Amperex Technology (CATL)", "SZSE", "CNY", 251.00),
+    ("002594", "BYD Co.", "SZSE", "CNY", 350.20), ("7203", "Toyota Motor Corp.", "TSE", "JPY", 2580.0),
+    ("6758", "Sony Group Corp.", "TSE", "JPY", 3715.0), ("9984", "SoftBank Group Corp.", "TSE", "JPY", 8790.0),
+    ("HSBA", "HSBC Holdings", "LSE", "GBP", 8.95), ("SHEL", "Shell plc", "LSE", "GBP", 25.90),
+    ("AZN", "AstraZeneca", "LSE", "GBP", 106.50), ("005930", "Samsung Electronics", "KRX", "KRW", 59800.0),
+    ("000660", "SK hynix", "KRX", "KRW", 248000.0), ("SAP", "SAP SE", "XETRA", "EUR", 262.50),
+    ("SIE", "Siemens AG", "XETRA", "EUR", 212.30), ("BMW", "Bayerische Motoren Werke (BMW)", "XETRA", "EUR", 78.40),
+]
+# exchange -> (timezone, opens, closes) on weekdays
+EXCHANGES = {
+    "NASDAQ": ("America/New_York", "09:30", "16:00"), "NYSE": ("America/New_York", "09:30", "16:00"),
+    "SSE": ("Asia/Shanghai", "09:30", "15:00"), "SZSE": ("Asia/Shanghai", "09:30", "15:00"),
+    "TSE": ("Asia/Tokyo", "09:00", "15:30"), "LSE": ("Europe/London", "08:00", "16:30"),
+    "KRX": ("Asia/Seoul", "09:00", "15:30"), "XETRA": ("Europe/Berlin", "09:00", "17:30"),
+}
+# (symbol, quantity, limit as a share of the price, status, days ago)
+SEED_LIMIT_ORDERS = [("MSFT", 5, 0.92, "pending", 2), ("NFLX", 2, 0.85, "cancelled", 40)]
+HOLDINGS = [("AAPL", 20), ("NVDA", 30), ("TSLA", 10), ("600519", 2), ("300750", 100), ("7203", 100)]
+USD_RATES = {"CNY": 7.18, "EUR": 0.88, "JPY": 144.6, "GBP": 0.74, "KRW": 1368.0}
+FX_DAYS = 90
+
+# category -> (merchants, low, high) in CNY; other currencies are scaled by PROFILES
+SPENDING = {
+    "dining": (["Golden Dumpling House", "Noodle Bar", "Starbucks", "Luckin Coffee", "Sushi Go", "Hotpot King",
+                "Green Salad Co.", "Pizza Hut"], 15, 260),
+    "groceries": (["FreshMart Supermarket", "Corner Bakery", "Fruit Day", "Hema Fresh"], 30, 400),
+    "transport": (["Metro top-up", "DiDi rides", "City Taxi", "Shell fuel", "Parking garage"], 4, 180),
+    "shopping": (["JD.com", "Taobao", "Uniqlo", "IKEA", "Decathlon", "Apple Store"], 50, 1500),
+    "entertainment": (["Cinema City", "KTV Party", "Steam", "Bowling Alley"], 30, 320),
+    "health": (["Wellcare Pharmacy", "City Hospital", "Fitness First"], 20, 600),
+    "other": (["Post office", "Dry cleaner", "Barber shop", "Pet store", "Flower shop"], 10, 220),
+}
+SPEND_WEIGHTS = {"dining": 30, "groceries": 15, "transport": 20, "shopping": 12, "entertainment": 8, "health": 5,
+                 "other": 8}
+TRIPS = [("Air China", "flight", 1200, 3800), ("Marriott Hotels", "hotel", 600, 2400), ("Trip.com", "train", 150, 900)]
+SUBSCRIPTIONS = [("Netflix", "subscription", 3, 68.0), ("Spotify", "subscription", 8, 15.0)]
+# (biller, category, amount in CNY, due day, fixed amount?, autopay)
+BILLERS = [
+    ("Sunrise Apartments rent", "rent", 6500.0, 1, True, False),
+    ("City Power Co.", "electricity", 280.0, 20, False, False),
+    ("Water Utility", "water", 90.0, 18, False, False),
+    ("Metro Gas Company", "gas", 120.0, 10, False, False),
+    ("FiberNet Broadband", "internet", 199.0, 16, True, True),
+    ("Mobile plan", "phone", 158.0, 12, True, False),
+    ("Visa credit card statement", "credit_card", 3200.0, 25, False, False),
+    ("Health insurance premium", "insurance", 860.0, 28, True, True),
+]
+OVERDUE_BILLER = "Metro Gas Company"
+# currency -> (scale of the CNY amounts above, confirm threshold, daily transfer limit, budget rounding)
+PROFILES = {"CNY": (1.0, 3000.0, 50000.0, 100.0), "USD": (0.15, 1000.0, 10000.0, 10.0)}
+ACCOUNTS = [("Checking", "checking", 42680.50), ("Savings", "savings", 150000.0), ("Wallet", "wallet", None),
+            ("Brokerage cash", "brokerage", 25000.0)]  # (name, type, balance in CNY; None: common's wallet)
+# (note, total in CNY, days ago, guests)
+SEED_SPLITS = [("Dinner at Hotpot King", 680.0, 3, 2), ("Weekend cabin", 2400.0, 45, 3)]
+SEED_BUDGETS = {"food": 1.0, "transport": 1.2, "shopping": 0.8, "entertainment": 0.7}  # x the usual monthly spend
+
+
+def _is_open(exchange: str, now_utc: dt.datetime) -> bool:
+    tz, opens, closes = EXCHANGES[exchange]
+    local = now_utc.astimezone(ZoneInfo(tz))
+    return local.weekday() < 5 and opens <= local.strftime("%H:%M") < closes
+
+
+def _months_back(day: dt.date, n: int) -> dt.date:
+    """The first of the month ``n`` months before ``day``'s month (negative: after)."""
+    index = day.year * 12 + day.month - 1 - n
+    return dt.date(index // 12, index % 12 + 1, 1)
+
+
+def _next_number(conn: Connection, tbl: Table, prefix: str) -> int:
+    """The first free number of ``prefix`` ids in a shared table (other seeders may have added rows)."""
+    pk = next(iter(tbl.primary_key.columns))
+    found = conn.execute(select(func.max(cast(func.substr(pk, len(prefix) + 2), Integer))).where(
+        pk.like(f"{prefix}\\_%", escape="\\"))).scalar()
+    return int(found or 0) + 1
+
+
+class _Books:
+    """One persona's finances while they are seeded: the money scale, the accounts, the transactions."""
+
+    def __init__(self, conn: Connection, rng: random.Random, persona: Persona) -> None:
+        self.conn, self.rng, self.persona = conn, rng, persona
+        self.now = dt.datetime.fromisoformat(persona.now)
+        self.today, self.stamp = self.now.date(), persona.now
+        self.currency = str(conn.execute(select(payment_methods.c.currency).where(
+            payment_methods.c.method_id == "pm_002")).scalar())
+        self.scale, self.threshold, self.daily_limit, self.step = PROFILES.get(self.currency, PROFILES["USD"])
+        self.method_of: dict[str, str] = {}
+        self.txns: list[dict[str, Any]] = []
+        people = conn.execute(select(contacts.c.contact_id, contacts.c.name).order_by(contacts.c.contact_id)).all()
+        self.name_of: dict[str, str] = dict(people)
+        self.circle = [cid for cid, _ in people[:30]]
+
+    def money(self, cny: float) -> float:
+        return round(cny * self.scale, 2)
+
+    def at(self, day: dt.date, lo: int = 7, hi: int = 22) -> str | None:
+        """A time on ``day`` between the hours, or None when it is not in the past."""
+        when = f"{day}T{self.rng.randint(lo, hi):02d}:{self.rng.randint(0, 59):02d}:00"
+        return when if when < self.stamp else None
+
+    def ago(self, lo: int, hi: int) -> str:
+        """A daytime moment between ``lo`` and ``hi`` days ago (``lo`` >= 1)."""
+        return f"{self.today - dt.timedelta(days=self.rng.randint(lo, hi))}T{self.rng.randint(8, 21):02d}:" \
+               f"{self.rng.randint(0, 59):02d}:00"
+
+    def contact(self, name: str, fallback: int) -> str:
+        return next((cid for cid, n in self.name_of.items() if n == name), self.circle[fallback])
+
+    def txn(self, when: str, method: str, amount: float, merchant: str, category: str) -> dict[str, Any]:
+        row = {"method_id": method, "amount": round(amount, 2), "currency": self.currency, "merchant": merchant,
+               "category": category, "ref_id": None, "ts": when, "status": "posted"}
+        self.txns.append(row)
+        return row
+
+
+def _number(found: list[dict[str, Any]], key: str, prefix: str, txn_column: bool = True) -> None:
+    """Give rows their ids in order; the transaction each one made (its ``txn``) points back at it."""
+    for i, r in enumerate(found, start=1):
+        r[key] = f"{prefix}_{i:03d}"
+        paid = r.pop("txn", None)
+        if paid is not None:
+            paid["ref_id"] = r[key]
+        if txn_column:
+            r["txn_id"] = paid["txn_id"] if paid else None
+        r.setdefault("updated_at", r["created_at"])
+
+
+def _seed_accounts(b: _Books) -> None:
+    """Checking, savings and brokerage get payment-method rows of their own; the wallet is common's pm_003."""
+    pm_next = _next_number(b.conn, payment_methods, "pm")
+    country = b.currency[:2]
+    for i, (name, kind, balance) in enumerate(ACCOUNTS, start=1):
+        account_no = f"{country}{b.rng.randint(10, 99)}BANK{b.rng.randint(10**11, 10**12 - 1)}"
+        method_id = "pm_003"
+        if balance is not None:
+            method_id, pm_next = f"pm_{pm_next:03d}", pm_next + 1
+            b.conn.execute(insert(payment_methods).values(
+                method_id=method_id, kind="bank", nickname=f"{name} account", last4=account_no[-4:],
+                status="active", is_default=0, balance=b.money(balance), currency=b.currency, created_at=b.stamp,
+                updated_at=b.stamp))
+        b.method_of[kind] = method_id
+        b.conn.execute(insert(bank_accounts).values(
+            account_id=f"acct_{i:03d}", method_id=method_id, name=name, type=kind, account_no=account_no,
+            confirm_threshold=b.threshold, daily_limit=b.daily_limit, created_at=b.stamp, updated_at=b.stamp))
+    debit_brand = "UnionPay" if b.currency == "CNY" else "Mastercard"
+    b.conn.execute(insert(card_details), [
+        {"method_id": mid, "brand": brand, "holder_name": b.persona.name, "freeze_reason": None,
+         "expiry": f"{b.rng.randint(1, 12):02d}/{b.today.year % 100 + b.rng.randint(1, 4)}", "created_at": b.stamp,
+         "updated_at": b.stamp} for mid, brand in (("pm_001", "Visa"), ("pm_002", debit_brand))])
+    b.conn.execute(insert(payment_defaults).values(scope="ride", method_id="pm_003", created_at=b.stamp,
+                                                   updated_at=b.stamp))
+
+
+def _seed_market(b: _Books) -> dict[str, dict[str, Any]]:
+    """Daily FX rates for three months and the stock list (open where the exchange is open now)."""
+    fx_rows = []
+    for quote, base_rate in USD_RATES.items():
+        rate = base_rate
+        for back in range(FX_DAYS, -1, -1):
+            rate *= 1 + b.rng.uniform(-0.004, 0.004)
+            fx_rows.append({"base": FX_BASE, "quote": quote, "rate": round(rate, 2 if base_rate > 100 else 4),
+                            "date": (b.today - dt.timedelta(days=back)).isoformat()})
+    b.conn.execute(insert(world_fx_rates), fx_rows)
+    now_utc = b.now.replace(tzinfo=ZoneInfo(b.persona.timezone))
+    stock_rows = []
+    for symbol, name, exchange, cur, ref in STOCKS:
+        digits = 0 if cur in ("JPY", "KRW") else 2
+        price = round(ref * (1 + b.rng.uniform(-0.04, 0.04)), digits)
+        stock_rows.append({"symbol": symbol, "name": name, "exchange": exchange, "currency": cur, "price": price,
+                           "prev_close": round(price / (1 + b.rng.uniform(-0.03, 0.03)), digits),
+                           "market_open": int(_is_open(exchange, now_utc))})
+    b.conn.execute(insert(world_stocks), stock_rows)
+    return {s["symbol"]: s for s in stock_rows}
+
+
+def _seed_spending(b: _Books) -> None:
+    """Six months of everyday card spending, salaries, subscriptions and trips; a few refunds."""
+    cards = ["pm_001", "pm_002", "pm_003", b.method_of["checking"]]
+    day = _months_back(b.today, 6)
+    while day <= b.today:
+        for _ in range(b.rng.choice([0, 1, 1, 2, 2, 3])):
+            category = b.rng.choices(list(SPEND_WEIGHTS), weights=list(SPEND_WEIGHTS.values()))[0]
+            merchants, lo, hi = SPENDING[category]
+            if when := b.at(day):
+                b.txn(when, b.rng.choices(cards, weights=[35, 35, 20, 10])[0], -b.money(b.rng.uniform(lo, hi)),
+                      b.rng.choice(merchants), category)
+        if day.day == 10 and (when := b.at(day, 8, 9)):
+            b.txn(when, b.method_of["checking"], b.money(25000), "Payroll - Acme Corp", "income")
+        for merchant, category, day_of_month, fee in SUBSCRIPTIONS:
+            if day.day == day_of_month and (when := b.at(day, 6, 6)):
+                b.txn(when, "pm_001", -b.money(fee), merchant, category)
+        day += dt.timedelta(days=1)
+    for merchant, category, lo, hi in TRIPS:
+        b.txn(b.ago(20, 150), "pm_001", -b.money(b.rng.uniform(lo, hi)), merchant, category)
+    shopping = [t for t in b.txns if t["category"] == "shopping"]
+    for t in b.rng.sample(shopping, min(3, len(shopping))):
+        t["status"] = "refunded"
+
+
+def _seed_transfers(b: _Books) -> list[dict[str, Any]]:
+    """Transfers sent to contacts (one still scheduled) and money received from them."""
+    sent = []
+    for i in range(14):
+        cid, when = b.rng.choice(b.circle[:8] if i % 2 else b.circle), b.ago(1, 150)
+        amount = b.money(b.rng.randint(5, 200) * 10)
+        sent.append({"from_account_id": "acct_001", "recipient_key": cid, "recipient_name": b.name_of[cid],
+                     "contact_id": cid, "amount": amount, "currency": b.currency, "debit_amount": amount,
+                     "note": b.rng.choice(["Dinner", "Rent share", "Gift", "Thanks!", None]), "value_date": when[:10],
+                     "status": "completed", "created_at": when,
+                     "txn": b.txn(when, b.method_of["checking"], -amount, b.name_of[cid], "transfer")})
+    mom = b.contact("Zhang Min", 1)
+    sent.append({"from_account_id": "acct_001", "recipient_key": mom, "recipient_name": b.name_of[mom],
+                 "contact_id": mom, "amount": b.money(2000), "currency": b.currency, "debit_amount": b.money(2000),
+                 "note": "Monthly allowance", "value_date": (b.today + dt.timedelta(days=5)).isoformat(),
+                 "status": "scheduled", "created_at": b.ago(20, 20), "txn": None})
+    for _ in range(6):
+        cid = b.rng.choice(b.circle)
+        b.txn(b.ago(1, 150), b.method_of["wallet"], b.money(b.rng.randint(5, 80) * 10), b.name_of[cid], "transfer")
+    return sorted(sent, key=lambda r: r["created_at"])
+
+
+def _seed_bills(b: _Books) -> list[dict[str, Any]]:
+    """Three months of each biller's bills (and next month's rent); past ones paid except one overdue."""
+    found = []
+    for biller, category, base, due_day, fixed, autopay in BILLERS:
+        customer_no, overdue_given = f"{b.rng.randint(10**7, 10**8 - 1)}", False
+        for back in (0, 1, 2) if category != "rent" else (-1, 0, 1, 2):
+            due = _months_back(b.today, back).replace(day=due_day)
+            amount = b.money(base if fixed else base * b.rng.uniform(0.75, 1.3))
+            issued = min(f"{due - dt.timedelta(days=14)}T08:00:00", b.stamp)
+            bill = {"biller": biller, "category": category, "customer_no": customer_no, "amount": amount,
+                    "amount_paid": 0.0, "currency": b.currency, "due_date": due.isoformat(), "status": "due",
+                    "autopay": int(autopay), "scheduled_date": None, "scheduled_amount": None,
+                    "pay_from_account_id": None, "paid_at": None, "created_at": issued}
+            overdue = biller == OVERDUE_BILLER and due < b.today and not overdue_given
+            overdue_given = overdue_given or overdue
+            if due < b.today and not overdue:
+                paid_at = f"{due - dt.timedelta(days=b.rng.randint(0, 4))}T{b.rng.randint(8, 21):02d}:15:00"
+                bill.update(amount_paid=amount, status="paid", paid_at=paid_at, updated_at=paid_at,
+                            txn=b.txn(paid_at, b.method_of["checking"], -amount, biller, "bills"))
+            found.append(bill)
+    return sorted(found, key=lambda r: (r["due_date"], r["biller"]))
+
+
+def _seed_portfolio(b: _Books, stocks: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Holdings with the filled orders that bought them, one pending and one cancelled limit order."""
+    usd = {FX_BASE: 1.0, **dict(b.conn.execute(select(world_fx_rates.c.quote, world_fx_rates.c.rate).where(
+        world_fx_rates.c.date == b.today.isoformat())).all())}
+    orders, held = [], []
+    for symbol, quantity in HOLDINGS:
+        stock = stocks[symbol]
+        cost, when = round(stock["price"] * b.rng.uniform(0.7, 1.15), 2), b.ago(30, 170)
+        settled = round(quantity * cost * usd[b.currency] / usd[stock["currency"]], 2)
+        orders.append({"symbol": symbol, "side": "buy", "quantity": quantity, "order_type": "market",
+                       "limit_price": None, "fill_price": cost, "status": "filled", "created_at": when,
+                       "txn": b.txn(when, b.method_of["brokerage"], -settled, f"Buy {quantity} {symbol}",
+                                    "investment")})
+        held.append({"symbol": symbol, "quantity": quantity, "avg_cost": cost, "created_at": when, "updated_at": when})
+    b.conn.execute(insert(holdings), held)
+    for symbol, quantity, discount, status, days in SEED_LIMIT_ORDERS:
+        orders.append({"symbol": symbol, "side": "buy", "quantity": quantity, "order_type": "limit",
+                       "limit_price": round(stocks[symbol]["price"] * discount), "fill_price": None, "status": status,
+                       "created_at": b.ago(days, days), "txn": None})
+    return sorted(orders, key=lambda r: r["created_at"])
+
+
+def _seed_requests(b: _Books) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Two past splits with their money requests (paid ones came into the wallet) and one open request."""
+    split_rows, requests = [], []
+    for i, (note, total, days, guests) in enumerate(SEED_SPLITS, start=1):
+        when, people = b.ago(days, days), sorted(b.rng.sample(b.circle[:10], guests))
+        share = b.money(total / (guests + 1))
+        split_rows.append({"split_id": f"split_{i:03d}", "total": b.money(total), "currency": b.currency,
+                           "method": "equal", "include_self": 1,
+                           "self_share": round(b.money(total) - share * guests, 2),
+                           "shares_json": json.dumps({g: share for g in people}, sort_keys=True), "note": note,
+                           "created_at": when, "updated_at": when})
+        for j, g in enumerate(people):
+            paid = i == 2 or j == 0
+            requests.append({"contact_id": g, "amount": share, "currency": b.currency, "note": note, "due_date": None,
+                             "status": "paid" if paid else "open", "split_id": f"split_{i:03d}", "created_at": when})
+            if paid:
+                b.txn(when[:11] + "23:30:00", b.method_of["wallet"], share, b.name_of[g], "transfer")
+    requests.append({"contact_id": b.contact("Tom Baker", 2), "amount": b.money(380), "currency": b.currency,
+                     "note": "Concert tickets", "due_date": (b.today + dt.timedelta(days=7)).isoformat(),
+                     "status": "open", "split_id": None, "created_at": b.ago(6, 6)})
+    return split_rows, sorted(requests, key=lambda r: r["created_at"])
+
+
+def _seed_budgets(b: _Books) -> None:
+    """Budgets sized from the average spending of the last three full months (other apps' charges too)."""
+    months = {_months_back(b.today, n).strftime("%Y-%m") for n in (1, 2, 3)}
+    spent = dict.fromkeys(SEED_BUDGETS, 0.0)
+    t = transactions.c
+    for category, ts, amount in b.conn.execute(select(t.category, t.ts, t.amount).where(
+            t.status == "posted", t.amount < 0)):
+        bucket = _budget_category(category)
+        if bucket in spent and ts[:7] in months:
+            spent[bucket] -= amount / len(months)
+    b.conn.execute(insert(budgets), [
+        {"budget_id": f"budget_{i:03d}", "category": cat, "alert_pct": 80, "created_at": b.stamp,
+         "updated_at": b.stamp, "monthly_limit": max(5 * b.step, round(spent[cat] * factor / b.step) * b.step)}
+        for i, (cat, factor) in enumerate(SEED_BUDGETS.items(), start=1)])
+
+
+@seeder
+def seed_finance(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    """Accounts on top of common's payment methods, six months of transactions, bills, budgets, stocks, FX."""
+    b = _Books(conn, rng, persona)
+    _seed_accounts(b)
+    stocks = _seed_market(b)
+    _seed_spending(b)
+    sent = _seed_transfers(b)
+    bill_rows = _seed_bills(b)
+    orders = _seed_portfolio(b, stocks)
+    split_rows, requests = _seed_requests(b)
+    b.txns.sort(key=lambda t: t["ts"])
+    for n, t in enumerate(b.txns, start=_next_number(conn, transactions, "txn")):
+        t.update(txn_id=f"txn_{n:03d}", created_at=t["ts"], updated_at=t["ts"])
+    _number(sent, "transfer_id", "transfer")
+    _number(bill_rows, "bill_id", "bill", txn_column=False)
+    _number(orders, "stock_order_id", "stock_order")
+    _number(requests, "request_id", "request", txn_column=False)
+    conn.execute(insert(transactions), b.txns)
+    conn.execute(insert(transfers), sent)
+    conn.execute(insert(bills), bill_rows)
+    conn.execute(insert(stock_orders), orders)
+    conn.execute(insert(splits), split_rows)
+    conn.execute(insert(money_requests), requests)
+    _seed_budgets(b)

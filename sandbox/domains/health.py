@@ -1,0 +1,1119 @@
+"""D9 Health & Fitness: workouts, daily activity and sleep, food and water, medications, doctors, body metrics.
+
+Everything lives in the "health" app. Sensor data (steps, sleep) is seeded and only read; workouts,
+food, water, doses and body metrics are logged by tools. Medications create reminder tasks in the
+task app's "Medications" list; doctor appointments take a slot of the doctor's calendar
+(``world_doctor_slots``) and must not clash with the user's own calendar.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field
+from sqlalchemy import Column, Connection, Float, Integer, Table, Text, func, insert, select, update
+from typing_extensions import NotRequired, TypedDict
+
+from sandbox.domains.common import CITY_CENTRES, STREETS, payment_methods, world_places
+from sandbox.domains.communication import contacts
+from sandbox.domains.food import DIAL, city_counts, km_between, locate, next_number
+from sandbox.domains.productivity import calendar_events, tasks
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx, rows
+from sandbox.schema import USER, WORLD, stamps, table
+from sandbox.tooling import Date, DateTime, Time, tool
+from sandbox.world import Persona, seeder
+
+workouts = table(
+    "workouts", USER,
+    Column("workout_id", Text, primary_key=True),
+    Column("type", Text, nullable=False),
+    Column("status", Text, nullable=False),  # active | completed | discarded
+    Column("started_at", Text, nullable=False),  # YYYY-MM-DDTHH:MM, or YYYY-MM-DD when logged without a time
+    Column("ended_at", Text),
+    Column("duration_min", Integer),
+    Column("distance_km", Float),
+    Column("calories", Integer),
+    Column("source", Text, nullable=False),  # tracked | manual
+    Column("goals_json", Text),
+    Column("notes", Text),
+    *stamps(),
+    natural_key=("type", "started_at"),
+)
+
+activity_daily = table(
+    "activity_daily", USER,
+    Column("date", Text, primary_key=True),
+    Column("steps", Integer, nullable=False),
+    Column("distance_km", Float, nullable=False),
+    Column("calories", Integer, nullable=False),
+    Column("active_minutes", Integer, nullable=False),
+    Column("resting_hr", Integer, nullable=False),
+    natural_key=("date",),
+)
+
+sleep_sessions = table(
+    "sleep_sessions", USER,
+    Column("date", Text, primary_key=True),  # the morning the night ended
+    Column("start", Text, nullable=False),
+    Column("end", Text, nullable=False),
+    Column("hours", Float, nullable=False),
+    Column("quality", Text, nullable=False),  # poor | fair | good | excellent
+    natural_key=("date",),
+)
+
+health_goals = table(
+    "health_goals", USER,
+    Column("metric", Text, primary_key=True),
+    Column("period", Text, nullable=False),  # daily | weekly
+    Column("target", Float, nullable=False),
+    *stamps(),
+    natural_key=("metric",),
+)
+
+food_logs = table(
+    "food_logs", USER,
+    Column("log_id", Text, primary_key=True),
+    Column("date", Text, nullable=False),
+    Column("meal", Text, nullable=False),
+    Column("time", Text),
+    Column("items_json", Text, nullable=False),  # [{name, quantity?, calories?}]
+    Column("calories", Integer),
+    *stamps(),
+    natural_key=("date", "meal"), id_prefix="foodlog",
+)
+
+water_logs = table(
+    "water_logs", USER,
+    Column("log_id", Text, primary_key=True),
+    Column("at", Text, nullable=False),
+    Column("amount_ml", Integer, nullable=False),
+    *stamps(),
+    natural_key=("at",), id_prefix="water",
+)
+
+medications = table(
+    "medications", USER,
+    Column("medication_id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("dosage", Text, nullable=False),
+    Column("times_json", Text, nullable=False),  # daily dose times, ["08:00", "20:00"]
+    Column("start_date", Text, nullable=False),
+    Column("end_date", Text),
+    Column("with_food", Integer, nullable=False),
+    Column("refill_reminder_days", Integer),
+    Column("status", Text, nullable=False),  # active | completed | stopped
+    *stamps(),
+    natural_key=("name",), id_prefix="med",
+)
+
+medication_logs = table(
+    "medication_logs", USER,
+    Column("log_id", Text, primary_key=True),
+    Column("medication_id", Text, nullable=False),
+    Column("slot_time", Text, nullable=False),  # the scheduled dose, YYYY-MM-DDTHH:MM
+    Column("status", Text, nullable=False),  # taken | skipped
+    Column("at", Text, nullable=False),
+    *stamps(),
+    natural_key=("medication_id", "slot_time"), id_prefix="dose",
+)
+
+world_doctors = table(
+    "world_doctors", WORLD,
+    Column("doctor_id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("specialty", Text, nullable=False),
+    Column("clinic_place_id", Text, nullable=False),
+    Column("insurance_json", Text, nullable=False),
+    Column("languages_json", Text, nullable=False),
+    Column("telehealth", Integer, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("fee", Float, nullable=False),  # per visit, in the user's currency
+    natural_key=("name",),
+)
+
+world_doctor_slots = table(
+    "world_doctor_slots", WORLD,
+    Column("slot_id", Integer, primary_key=True),
+    Column("doctor_id", Text, nullable=False),
+    Column("slot_dt", Text, nullable=False),  # start of a 30-minute visit
+    Column("available", Integer, nullable=False),
+    natural_key=("doctor_id", "slot_dt"),
+)
+
+medical_appointments = table(
+    "medical_appointments", USER,
+    Column("appointment_id", Text, primary_key=True),
+    Column("doctor_id", Text, nullable=False),
+    Column("slot", Text, nullable=False),
+    Column("reason", Text),
+    Column("patient", Text, nullable=False),  # "self" or a contact id
+    Column("telehealth", Integer, nullable=False),
+    Column("status", Text, nullable=False),  # booked | cancelled | completed
+    Column("cancel_reason", Text),
+    Column("cancel_fee", Float),
+    *stamps(),
+    natural_key=("doctor_id", "slot"), id_prefix="appt",
+)
+
+body_metrics = table(
+    "body_metrics", USER,
+    Column("metric_id", Text, primary_key=True),
+    Column("metric", Text, nullable=False),
+    Column("value", Text, nullable=False),  # a number, or systolic/diastolic for blood pressure
+    Column("unit", Text, nullable=False),
+    Column("measured_at", Text, nullable=False),
+    *stamps(),
+    natural_key=("metric", "measured_at"),
+)
+
+DT_FMT = "%Y-%m-%dT%H:%M"
+APP = "health"
+WorkoutType = Literal["run", "walk", "cycle", "swim", "yoga", "strength", "hiit", "hike"]
+Meal = Literal["breakfast", "lunch", "dinner", "snack"]
+GoalMetric = Literal["steps", "active_minutes", "calories", "sleep_hours", "weight_kg", "water_ml"]
+SummaryMetric = Literal["steps", "distance", "calories", "active_minutes", "sleep", "heart_rate"]
+BodyMetric = Literal["weight", "blood_pressure", "heart_rate", "glucose", "temperature", "spo2"]
+Unit = Literal["kg", "lb", "mmHg", "bpm", "mmol/L", "mg/dL", "C", "F", "%"]
+Note = Annotated[str, Field(min_length=1, max_length=300)]
+PACE_KMH = {"run": 9.5, "walk": 5.0, "cycle": 18.0, "swim": 2.4, "hike": 4.0}  # types that cover a distance
+KCAL_PER_MIN = {"run": 11.0, "walk": 4.5, "cycle": 8.0, "swim": 9.0, "yoga": 3.5, "strength": 6.0, "hiit": 12.0,
+                "hike": 6.5}
+GOAL_RANGES = {"steps": (100, 100000), "active_minutes": (1, 1440), "calories": (100, 20000),
+               "sleep_hours": (1, 16), "weight_kg": (20, 300), "water_ml": (100, 10000)}
+UNITS = {"weight": ("kg", "lb"), "blood_pressure": ("mmHg",), "heart_rate": ("bpm",), "glucose": ("mmol/L", "mg/dL"),
+         "temperature": ("C", "F"), "spo2": ("%",)}
+PLAUSIBLE = {("weight", "kg"): (2, 400), ("weight", "lb"): (4, 880), ("heart_rate", "bpm"): (20, 250),
+             ("glucose", "mmol/L"): (1, 40), ("glucose", "mg/dL"): (18, 720), ("temperature", "C"): (30, 45),
+             ("temperature", "F"): (86, 113), ("spo2", "%"): (50, 100)}
+BLOOD_PRESSURE = re.compile(r"^\s*(\d{2,3})\s*/\s*(\d{2,3})\s*$")
+MEDICATION_LIST = "Medications"
+VISIT_MIN = 30
+LATE_CANCEL_HOURS = 24
+SUMMARY_MAX_DAYS = 31
+
+
+class MealItem(TypedDict):
+    """One food of a logged meal."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
+    name: Annotated[str, Field(min_length=1, max_length=80, pattern=r"\S", description="What was eaten.")]
+    quantity: NotRequired[Annotated[str, Field(min_length=1, max_length=40, description="How much, e.g. \"1 bowl\".")]
+                          | None]
+    calories: NotRequired[Annotated[int, Field(ge=0, le=5000, description="Calories of this item.")] | None]
+
+
+# ---- shared helpers ---------------------------------------------------------------------------
+
+def _minute(ctx: Ctx) -> str:
+    return ctx.now.strftime(DT_FMT)
+
+
+def _today(ctx: Ctx) -> str:
+    return ctx.now.date().isoformat()
+
+
+def _at(stamp: str) -> dt.datetime:
+    return dt.datetime.strptime(stamp, DT_FMT)
+
+
+def _shift(stamp: str, minutes: int) -> str:
+    return (_at(stamp) + dt.timedelta(minutes=minutes)).strftime(DT_FMT)
+
+
+def _not_future(ctx: Ctx, stamp: str, field: str) -> None:
+    """Logs record what already happened: a time after now is a wrong argument."""
+    if stamp > (_minute(ctx) if "T" in stamp else _today(ctx)):
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{field} {stamp} is in the future", field=field)
+
+
+def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str, Any]:
+    """The row with this id, or EntityNotFound (naming the tool that lists such ids)."""
+    key = next(iter(tbl.primary_key.columns)).name
+    row = ctx.conn.execute(select(tbl).where(tbl.c[key] == value)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key,
+                        **({"hint": hint} if hint else {}))
+    return dict(row._mapping)
+
+
+def _goal_targets(ctx: Ctx) -> dict[str, dict[str, Any]]:
+    return {g["metric"]: {"target": g["target"], "period": g["period"]}
+            for g in rows(ctx.conn.execute(select(health_goals).order_by(health_goals.c.metric)))}
+
+
+# ---- Workout Tracking (9.1) -------------------------------------------------------------------
+
+W = workouts.c
+
+
+def _estimate(kind: str, minutes: int) -> tuple[float | None, int]:
+    """Distance (for distance sports) and calories of a workout of this length."""
+    distance = round(PACE_KMH[kind] * minutes / 60, 2) if kind in PACE_KMH else None
+    return distance, round(KCAL_PER_MIN[kind] * minutes)
+
+
+def _workout_out(w: dict[str, Any]) -> dict[str, Any]:
+    keep = ("workout_id", "type", "status", "started_at", "ended_at", "duration_min", "distance_km", "calories",
+            "source")
+    return {k: w[k] for k in keep}
+
+
+@tool(l2="9.1", app=APP, mutating=True, permissions=("ACTIVITY", "LOCATION"), services=("location_service",),
+      errors=(ErrorType.STATE_CONFLICT,))
+def start_workout(
+    ctx: Ctx, type: WorkoutType, goal_distance_km: Annotated[float, Field(gt=0, le=300)] | None = None,
+    goal_duration_min: Annotated[int, Field(ge=1, le=600)] | None = None,
+    goal_calories: Annotated[int, Field(ge=1, le=10000)] | None = None,
+) -> dict[str, Any]:
+    """Start tracking a workout now (only one workout can be tracked at a time).
+
+    Args:
+        type: Kind of workout.
+        goal_distance_km: Distance to aim for, in km.
+        goal_duration_min: Duration to aim for, in minutes.
+        goal_calories: Calories to aim for.
+    """
+    active = ctx.conn.execute(select(W.workout_id, W.type).where(W.status == "active")).first()
+    if active:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"a {active.type} workout is already being tracked: "
+                        f"{active.workout_id}", active_workout_id=active.workout_id, hint="end_workout")
+    goals = {k: v for k, v in {"distance_km": goal_distance_km, "duration_min": goal_duration_min,
+                               "calories": goal_calories}.items() if v is not None}
+    wid = ctx.new_id(workouts)
+    started = ctx.ts()[:16]
+    ctx.conn.execute(insert(workouts).values(
+        workout_id=wid, type=type, status="active", started_at=started, source="tracked",
+        goals_json=json.dumps(goals) if goals else None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"workout_id": wid, "type": type, "status": "active", "started_at": started, "goals": goals}
+
+
+@tool(l2="9.1", app=APP, mutating=True, permissions=("ACTIVITY",),
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def end_workout(ctx: Ctx, workout_id: str, discard: bool = False) -> dict[str, Any]:
+    """Stop the workout being tracked and save its summary (or discard it).
+
+    Args:
+        workout_id: Id of the active workout, e.g. workout_045.
+        discard: Throw the recording away instead of saving it.
+    """
+    w = _get(ctx, workouts, workout_id)
+    if w["status"] != "active":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{workout_id} is not being tracked (it is {w['status']})")
+    ended = ctx.ts()[:16]
+    minutes = max(1, int((_at(ended) - _at(w["started_at"])).total_seconds() // 60))
+    distance, calories = _estimate(w["type"], minutes)
+    after = {"status": "discarded", "ended_at": ended} if discard else {
+        "status": "completed", "ended_at": ended, "duration_min": minutes, "distance_km": distance,
+        "calories": calories}
+    ctx.conn.execute(update(workouts).where(W.workout_id == workout_id).values(**after, updated_at=ctx.ts()))
+    out = _workout_out({**w, **after})
+    if not discard:
+        done = {"distance_km": distance, "duration_min": minutes, "calories": calories}
+        out["goals"] = {k: {"target": v, "achieved": (done[k] or 0) >= v}
+                        for k, v in json.loads(w["goals_json"] or "{}").items()}
+    return out
+
+
+def _distance_fits(args: dict[str, Any]) -> str | None:
+    if args.get("distance_km") is not None and args["type"] not in PACE_KMH:
+        return f"distance_km applies to {', '.join(PACE_KMH)} only"
+    return None
+
+
+@tool(l2="9.1", app=APP, mutating=True, permissions=("ACTIVITY",), check=_distance_fits,
+      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY))
+def log_workout(
+    ctx: Ctx, type: WorkoutType, date: Date, duration_min: Annotated[int, Field(ge=1, le=600)],
+    distance_km: Annotated[float, Field(gt=0, le=300)] | None = None,
+    calories: Annotated[int, Field(ge=1, le=10000)] | None = None, start_time: Time | None = None,
+    notes: Note | None = None,
+) -> dict[str, Any]:
+    """Record a workout that was done without tracking (calories are estimated when not given).
+
+    Args:
+        type: Kind of workout.
+        date: Day of the workout, YYYY-MM-DD (not in the future).
+        duration_min: How long it lasted, in minutes.
+        distance_km: Distance covered, in km (distance sports only).
+        calories: Calories burned.
+        start_time: When it started, HH:MM.
+        notes: Notes about the workout.
+    """
+    started = f"{date}T{start_time}" if start_time else date
+    _not_future(ctx, started, "start_time" if start_time else "date")
+    twin = ctx.conn.execute(select(W.workout_id).where(
+        W.type == type, W.started_at == started, W.status != "discarded")).scalar()
+    if twin:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this {type} is already logged: {twin}", existing_id=twin)
+    row = {"workout_id": ctx.new_id(workouts), "type": type, "status": "completed", "started_at": started,
+           "ended_at": _shift(started, duration_min) if start_time else None, "duration_min": duration_min,
+           "distance_km": distance_km, "calories": calories or _estimate(type, duration_min)[1], "source": "manual"}
+    ctx.conn.execute(insert(workouts).values(**row, notes=notes, created_at=ctx.ts(), updated_at=ctx.ts()))
+    return _workout_out(row)
+
+
+# ---- Daily Activity & Sleep (9.2) -------------------------------------------------------------
+
+def _summary_window(args: dict[str, Any]) -> str | None:
+    if "date_to" not in args:
+        return None
+    if "date" not in args:
+        return "date_to needs date (the first day)"
+    days = (dt.date.fromisoformat(args["date_to"]) - dt.date.fromisoformat(args["date"])).days
+    if days < 0:
+        return "date_to is before date"
+    return None if days < SUMMARY_MAX_DAYS else f"a summary spans at most {SUMMARY_MAX_DAYS} days"
+
+
+@tool(l2="9.2", app=APP, mutating=False, permissions=("ACTIVITY",), check=_summary_window)
+def get_activity_summary(
+    ctx: Ctx, date: Date | None = None, date_to: Date | None = None,
+    metrics: Annotated[list[SummaryMetric], Field(min_length=1, max_length=6)] | None = None,
+) -> dict[str, Any]:
+    """Daily steps, distance, calories, active minutes, sleep and resting heart rate, with workouts and goals.
+
+    Args:
+        date: The day, or the first day of a range, YYYY-MM-DD (default today).
+        date_to: Last day of the range (at most 31 days), YYYY-MM-DD.
+        metrics: Which measures to include (default all).
+    """
+    first = date or _today(ctx)
+    last = date_to or first
+    wanted = set(metrics or ("steps", "distance", "calories", "active_minutes", "sleep", "heart_rate"))
+    a, s = activity_daily.c, sleep_sessions.c
+    activity = {r["date"]: r for r in rows(ctx.conn.execute(select(activity_daily).where(
+        a.date >= first, a.date <= last)))}
+    sleep = {r["date"]: r for r in rows(ctx.conn.execute(select(sleep_sessions).where(
+        s.date >= first, s.date <= last)))}
+    fields = {"steps": ("steps",), "distance": ("distance_km",), "calories": ("calories",),
+              "active_minutes": ("active_minutes",), "heart_rate": ("resting_hr",)}
+    days = []
+    for day in sorted(set(activity) | set(sleep)):
+        entry: dict[str, Any] = {"date": day}
+        for metric, columns in fields.items():
+            if metric in wanted and day in activity:
+                entry.update({c: activity[day][c] for c in columns})
+        if "sleep" in wanted and day in sleep:
+            night = sleep[day]
+            entry.update(sleep_hours=night["hours"], sleep_quality=night["quality"], bedtime=night["start"],
+                         wake_time=night["end"])
+        days.append(entry)
+    totals = {c: round(sum(d.get(c, 0) for d in days), 2) for c in ("steps", "distance_km", "calories",
+                                                                       "active_minutes") if any(c in d for d in days)}
+    averages = {c: round(sum(d[c] for d in days if c in d) / n, 1) for c in ("sleep_hours", "resting_hr")
+                if (n := sum(c in d for d in days))}
+    done = rows(ctx.conn.execute(select(workouts).where(
+        W.status == "completed", W.started_at >= first, W.started_at < f"{last}T99").order_by(W.started_at)))
+    return {"date": first, "date_to": last, "days": days, "totals": totals, "averages": averages,
+            "workouts": [_workout_out(w) for w in done], "goals": _goal_targets(ctx)}
+
+
+def _goal_in_range(args: dict[str, Any]) -> str | None:
+    lo, hi = GOAL_RANGES[args["metric"]]
+    if args.get("period") == "weekly" and args["metric"] != "weight_kg":
+        lo, hi = lo, hi * 7
+    return None if lo <= args["target"] <= hi else f"a {args['metric']} target must be between {lo} and {hi}"
+
+
+@tool(l2="9.2", app=APP, mutating=True, check=_goal_in_range)
+def set_fitness_goal(
+    ctx: Ctx, metric: GoalMetric, target: Annotated[float, Field(gt=0)], period: Literal["daily", "weekly"] = "daily",
+) -> dict[str, Any]:
+    """Set the daily or weekly target for a fitness metric, replacing the previous one.
+
+    Args:
+        metric: What the goal is about.
+        target: The target value (steps, minutes, kcal, hours, kg or ml).
+        period: Whether the target is per day or per week.
+    """
+    previous = _goal_targets(ctx).get(metric)
+    changed = previous != {"target": target, "period": period}
+    if previous and changed:
+        ctx.conn.execute(update(health_goals).where(health_goals.c.metric == metric).values(
+            target=target, period=period, updated_at=ctx.ts()))
+    elif not previous:
+        ctx.conn.execute(insert(health_goals).values(metric=metric, target=target, period=period,
+                                                     created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"metric": metric, "target": target, "period": period, "previous": previous, "changed": changed}
+
+
+# ---- Nutrition & Hydration (9.3) --------------------------------------------------------------
+
+@tool(l2="9.3", app=APP, mutating=True, permissions=("HEALTH",), errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
+def log_meal(
+    ctx: Ctx, meal: Meal, items: Annotated[list[MealItem], Field(min_length=1, max_length=30)],
+    date: Date | None = None, time: Time | None = None,
+) -> dict[str, Any]:
+    """Record food eaten at a meal in the food diary.
+
+    Args:
+        meal: Which meal.
+        items: What was eaten: [{name, quantity?, calories?}].
+        date: Day of the meal, YYYY-MM-DD (default today; not in the future).
+        time: Time of the meal, HH:MM.
+    """
+    day = date or _today(ctx)
+    _not_future(ctx, f"{day}T{time}" if time else day, "time" if time else "date")
+    known = [i["calories"] for i in items if i.get("calories") is not None]
+    calories = sum(known) if known else None
+    log_id = ctx.new_id(food_logs)
+    clean = [{k: v for k, v in i.items() if v is not None} for i in items]
+    ctx.conn.execute(insert(food_logs).values(
+        log_id=log_id, date=day, meal=meal, time=time, items_json=json.dumps(clean, ensure_ascii=False),
+        calories=calories, created_at=ctx.ts(), updated_at=ctx.ts()))
+    day_total = ctx.conn.execute(select(func.sum(food_logs.c.calories)).where(food_logs.c.date == day)).scalar()
+    return {"log_id": log_id, "date": day, "meal": meal, "items": clean, "calories": calories,
+            "day_calories": day_total}
+
+
+@tool(l2="9.3", app=APP, mutating=True, permissions=("HEALTH",), errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
+def log_water_intake(
+    ctx: Ctx, amount_ml: Annotated[int, Field(ge=1, le=3000)], at: DateTime | None = None,
+) -> dict[str, Any]:
+    """Record water the user drank.
+
+    Args:
+        amount_ml: Amount in millilitres.
+        at: When, YYYY-MM-DDTHH:MM (default now; not in the future).
+    """
+    when = at or _minute(ctx)
+    _not_future(ctx, when, "at")
+    log_id = ctx.new_id(water_logs)
+    ctx.conn.execute(insert(water_logs).values(log_id=log_id, at=when, amount_ml=amount_ml, created_at=ctx.ts(),
+                                               updated_at=ctx.ts()))
+    total = ctx.conn.execute(select(func.sum(water_logs.c.amount_ml)).where(
+        water_logs.c.at.like(f"{when[:10]}T%"))).scalar()
+    goal = _goal_targets(ctx).get("water_ml")
+    return {"log_id": log_id, "at": when, "amount_ml": amount_ml, "day_total_ml": total,
+            "goal_ml": goal["target"] if goal and goal["period"] == "daily" else None}
+
+
+# ---- Medication Management (9.4) --------------------------------------------------------------
+
+def _medication(ctx: Ctx, ref: str) -> dict[str, Any]:
+    """A medication by id, or by name (case-insensitive; the active one first)."""
+    m = medications.c
+    row = ctx.conn.execute(select(medications).where(
+        (m.medication_id == ref) | (func.lower(m.name) == ref.strip().lower())).order_by(
+        (m.status != "active"), m.medication_id.desc())).first()
+    if row is None:
+        names = sorted(ctx.conn.execute(select(m.name).where(m.status == "active")).scalars())
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no medication {ref!r}", field="medication_id",
+                        candidates=names)
+    return dict(row._mapping)
+
+
+def _course_valid(args: dict[str, Any]) -> str | None:
+    if len(set(args["times"])) != len(args["times"]):
+        return "times lists the same time twice"
+    if args.get("start_date") and args.get("end_date") and args["end_date"] < args["start_date"]:
+        return "end_date is before start_date"
+    return None
+
+
+@tool(l2="9.4", app=APP, mutating=True, permissions=("HEALTH", "NOTIFICATIONS"), check=_course_valid,
+      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY))
+def add_medication(
+    ctx: Ctx, name: Annotated[str, Field(min_length=1, max_length=80, pattern=r"\S")],
+    dosage: Annotated[str, Field(min_length=1, max_length=60, pattern=r"\S")],
+    times: Annotated[list[Time], Field(min_length=1, max_length=8)], start_date: Date | None = None,
+    end_date: Date | None = None, with_food: bool = False,
+    refill_reminder_days: Annotated[int, Field(ge=1, le=365)] | None = None,
+) -> dict[str, Any]:
+    """Add a daily medication schedule; a reminder task is created for each dose time.
+
+    Args:
+        name: Name of the medicine, e.g. "Metformin".
+        dosage: Amount per dose, e.g. "500 mg" or "1 tablet".
+        times: Daily dose times, HH:MM, e.g. ["08:00", "20:00"].
+        start_date: First day, YYYY-MM-DD (default today).
+        end_date: Last day, YYYY-MM-DD (default: no end).
+        with_food: Take it with food.
+        refill_reminder_days: Remind the user to refill this many days after the start.
+    """
+    start = start_date or _today(ctx)
+    if end_date and end_date < max(start, _today(ctx)):
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"the course would already be over ({end_date})",
+                        field="end_date")
+    m = medications.c
+    twin = ctx.conn.execute(select(m.medication_id).where(
+        m.status == "active", func.lower(m.name) == name.lower())).scalar()
+    if twin:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{name} is already on the medication list: {twin}",
+                        existing_id=twin)
+    med_id = ctx.new_id(medications)
+    doses = sorted(times)
+    ctx.conn.execute(insert(medications).values(
+        medication_id=med_id, name=name, dosage=dosage, times_json=json.dumps(doses), start_date=start,
+        end_date=end_date, with_food=int(with_food), refill_reminder_days=refill_reminder_days, status="active",
+        created_at=ctx.ts(), updated_at=ctx.ts()))
+    first_day = max(start, _today(ctx))
+    food = " with food" if with_food else ""
+    until = f" until {end_date}" if end_date else ""
+    reminders = []
+    for t in doses:
+        due = f"{first_day}T{t}"
+        due = due if due > _minute(ctx) else _shift(due, 24 * 60)
+        if not end_date or due[:10] <= end_date:
+            reminders.append((f"Take {name} ({dosage})", due, f"Daily at {t}{food}{until}"))
+    if refill_reminder_days:
+        refill = f"{dt.date.fromisoformat(start) + dt.timedelta(days=refill_reminder_days)}T{doses[0]}"
+        if refill > _minute(ctx):
+            reminders.append((f"Refill {name}", refill, None))
+    task_ids = []
+    for title, due, note in reminders:
+        task_ids.append(ctx.new_id(tasks))
+        ctx.conn.execute(insert(tasks).values(
+            task_id=task_ids[-1], title=title, list_name=MEDICATION_LIST, due=None, priority="high", status="open",
+            notes=note, remind_at=due, completed_at=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"medication_id": med_id, "name": name, "dosage": dosage, "times": doses, "start_date": start,
+            "end_date": end_date, "with_food": with_food, "reminder_task_ids": task_ids}
+
+
+@tool(l2="9.4", app=APP, mutating=True, permissions=("HEALTH",),
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.STATE_CONFLICT,
+              ErrorType.DUPLICATE_ENTITY))
+def log_medication_taken(
+    ctx: Ctx, medication_id: str, status: Literal["taken", "skipped"], at: DateTime | None = None,
+) -> dict[str, Any]:
+    """Record that a scheduled dose was taken or skipped (the dose time nearest to ``at`` that day).
+
+    Args:
+        medication_id: Id of the medication (e.g. med_002) or its name.
+        status: Whether the dose was taken or skipped.
+        at: When, YYYY-MM-DDTHH:MM (default now; not in the future).
+    """
+    med = _medication(ctx, medication_id)
+    when = at or _minute(ctx)
+    _not_future(ctx, when, "at")
+    day = when[:10]
+    if med["status"] != "active" or day < med["start_date"] or (med["end_date"] and day > med["end_date"]):
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{med['name']} is not scheduled on {day} "
+                        f"({med['status']}, {med['start_date']} to {med['end_date'] or 'no end'})")
+    slot = min((f"{day}T{t}" for t in json.loads(med["times_json"])),
+               key=lambda s: (abs((_at(s) - _at(when)).total_seconds()), s))
+    lg = medication_logs.c
+    logged = ctx.conn.execute(select(lg.log_id, lg.status).where(
+        lg.medication_id == med["medication_id"], lg.slot_time == slot)).first()
+    if logged:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the {slot[11:]} dose of {day} is already logged as "
+                        f"{logged.status}: {logged.log_id}", existing_id=logged.log_id)
+    log_id = ctx.new_id(medication_logs)
+    medication_id = med["medication_id"]
+    ctx.conn.execute(insert(medication_logs).values(
+        log_id=log_id, medication_id=medication_id, slot_time=slot, status=status, at=when, created_at=ctx.ts(),
+        updated_at=ctx.ts()))
+    return {"log_id": log_id, "medication_id": medication_id, "name": med["name"], "dosage": med["dosage"],
+            "slot_time": slot, "status": status, "at": when}
+
+
+# ---- Doctor Appointments (9.5) ----------------------------------------------------------------
+
+D, DS = world_doctors.c, world_doctor_slots.c
+DOCTORS = select(world_doctors, world_places.c.name.label("clinic"), world_places.c.address, world_places.c.city,
+                 world_places.c.lat, world_places.c.lon).join(
+    world_places, world_places.c.place_id == D.clinic_place_id)
+
+
+def _doctor(ctx: Ctx, doctor_id: str) -> dict[str, Any]:
+    row = ctx.conn.execute(DOCTORS.where(D.doctor_id == doctor_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no doctor {doctor_id!r}", field="doctor_id",
+                        hint="search_doctors")
+    return dict(row._mapping)
+
+
+def _free_slots(ctx: Ctx, doctor_id: str, day: str | None, limit: int = 6) -> list[str]:
+    q = select(DS.slot_dt).where(DS.doctor_id == doctor_id, DS.available == 1, DS.slot_dt > _minute(ctx))
+    if day:
+        q = q.where(DS.slot_dt.like(f"{day}T%"))
+    return list(ctx.conn.execute(q.order_by(DS.slot_dt).limit(limit)).scalars())
+
+
+def _doctor_out(d: dict[str, Any]) -> dict[str, Any]:
+    return {"doctor_id": d["doctor_id"], "name": d["name"], "specialty": d["specialty"], "clinic": d["clinic"],
+            "address": d["address"], "city": d["city"], "rating": d["rating"], "fee": d["fee"],
+            "telehealth": bool(d["telehealth"]), "languages": json.loads(d["languages_json"]),
+            "insurance": json.loads(d["insurance_json"])}
+
+
+@tool(l2="9.5", app=APP, mutating=False, permissions=("LOCATION",), services=("location_service",),
+      network="internet", errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+def search_doctors(
+    ctx: Ctx, specialty: Annotated[str, Field(min_length=2, max_length=60)],
+    near: Annotated[str, Field(min_length=1, max_length=200)] | None = None, date: Date | None = None,
+    insurance: Annotated[str, Field(min_length=1, max_length=60)] | None = None,
+    language: Annotated[str, Field(min_length=1, max_length=40)] | None = None, telehealth: bool | None = None,
+    limit: Annotated[int, Field(ge=1, le=20)] = 10,
+) -> dict[str, Any]:
+    """Find doctors of a specialty who have free appointment slots, with their next free times.
+
+    Args:
+        specialty: Specialty, e.g. "dermatology", "dentistry", "general practice".
+        near: Where: a place id, "home", "work", "current", a city, or a place name; results are in that
+            city, nearest first.
+        date: Only doctors with a free slot on this day, YYYY-MM-DD.
+        insurance: Insurance the doctor must accept.
+        language: Language the doctor must speak.
+        telehealth: true for doctors who offer video visits.
+        limit: Maximum number of doctors.
+    """
+    origin = locate(ctx, near) if near else None
+    q = DOCTORS.where(func.lower(D.specialty).contains(specialty.lower(), autoescape=True))
+    if origin:
+        q = q.where(world_places.c.city == origin["city"])
+    if telehealth is not None:
+        q = q.where(D.telehealth == int(telehealth))
+    ap = medical_appointments.c
+    mine: dict[str, list[dict[str, str]]] = {}
+    for appt_id, doctor_id, slot in ctx.conn.execute(select(ap.appointment_id, ap.doctor_id, ap.slot).where(
+            ap.status == "booked", ap.slot > _minute(ctx)).order_by(ap.slot)):
+        mine.setdefault(doctor_id, []).append({"appointment_id": appt_id, "slot": slot})
+    found = []
+    for d in rows(ctx.conn.execute(q.order_by(D.rating.desc(), D.doctor_id))):
+        if insurance and insurance.lower() not in [i.lower() for i in json.loads(d["insurance_json"])]:
+            continue
+        if language and language.lower() not in [x.lower() for x in json.loads(d["languages_json"])]:
+            continue
+        free = _free_slots(ctx, d["doctor_id"], date)
+        if not free:
+            continue
+        item = {**_doctor_out(d), "free_slots": free, "my_upcoming_appointments": mine.get(d["doctor_id"], [])}
+        if origin:
+            item["distance_km"] = km_between(origin["lat"], origin["lon"], d["lat"], d["lon"])
+        found.append(item)
+    found.sort(key=lambda d: (d["distance_km"], d["free_slots"][0]) if origin else (d["free_slots"][0], -d["rating"]))
+    return {"doctors": found[:limit], "count": min(len(found), limit), "total_matches": len(found)}
+
+
+@tool(l2="9.5", app=APP, mutating=True, network="internet",
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.RESOURCE_UNAVAILABLE,
+              ErrorType.TIME_CONFLICT, ErrorType.DUPLICATE_ENTITY))
+def book_doctor_appointment(
+    ctx: Ctx, doctor_id: str, slot: DateTime, reason: Note | None = None,
+    patient: Annotated[str, Field(min_length=1, max_length=64)] = "self", telehealth: bool = False,
+) -> dict[str, Any]:
+    """Book a 30-minute visit in one of a doctor's free slots, for the user or for a contact.
+
+    Args:
+        doctor_id: Id of the doctor, e.g. doctor_007.
+        slot: Start of a free slot, YYYY-MM-DDTHH:MM.
+        reason: Reason for the visit.
+        patient: "self", or the contact id of the person the visit is for.
+        telehealth: Make it a video visit.
+    """
+    doc = _doctor(ctx, doctor_id)
+    who = "self"
+    if patient != "self":
+        who = _get(ctx, contacts, patient, hint="search_contacts")["name"]
+    if slot <= _minute(ctx):
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{slot} is not in the future", field="slot")
+    if telehealth and not doc["telehealth"]:
+        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{doc['name']} does not offer video visits")
+    free = ctx.conn.execute(select(DS.available).where(DS.doctor_id == doctor_id, DS.slot_dt == slot)).scalar()
+    if free != 1:
+        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{doc['name']} has no free slot at {slot}",
+                        free_slots=_free_slots(ctx, doctor_id, None), hint="pick one of free_slots")
+    end = _shift(slot, VISIT_MIN)
+    if patient == "self":
+        e, ap = calendar_events.c, medical_appointments.c
+        clashes = rows(ctx.conn.execute(select(e.event_id, e.title, e.start, e.end).where(
+            e.status == "confirmed", e.start < end, e.end > slot).order_by(e.start)))
+        visits = ctx.conn.execute(select(ap.appointment_id, ap.slot).where(
+            ap.status == "booked", ap.patient == "self", ap.slot > _shift(slot, -VISIT_MIN), ap.slot < end))
+        clashes += [{"appointment_id": a, "start": s} for a, s in visits]
+        if clashes:
+            raise ToolError(ErrorType.TIME_CONFLICT, f"{slot} overlaps {len(clashes)} commitment(s)",
+                            conflicts=clashes, free_slots=_free_slots(ctx, doctor_id, None))
+    ap = medical_appointments.c
+    twin = ctx.conn.execute(select(ap.appointment_id).where(
+        ap.doctor_id == doctor_id, ap.patient == patient, ap.status == "booked", ap.slot > _minute(ctx))).scalar()
+    if twin:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"there is already an upcoming visit with {doc['name']}: {twin}",
+                        existing_id=twin, hint="cancel_doctor_appointment first to move it")
+    appt_id = ctx.new_id(medical_appointments)
+    ctx.conn.execute(insert(medical_appointments).values(
+        appointment_id=appt_id, doctor_id=doctor_id, slot=slot, reason=reason, patient=patient,
+        telehealth=int(telehealth), status="booked", created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(update(world_doctor_slots).where(DS.doctor_id == doctor_id, DS.slot_dt == slot).values(
+        available=0))
+    return {"appointment_id": appt_id, "doctor_id": doctor_id, "doctor": doc["name"], "specialty": doc["specialty"],
+            "clinic": doc["clinic"], "address": doc["address"], "slot": slot, "end": end, "telehealth": telehealth,
+            "patient": patient, "patient_name": who if patient != "self" else None, "fee": doc["fee"]}
+
+
+@tool(l2="9.5", app=APP, mutating=True, network="internet",
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+def cancel_doctor_appointment(
+    ctx: Ctx, appointment_id: str, reason: Note | None = None, confirm: bool = False,
+) -> dict[str, Any]:
+    """Cancel an upcoming doctor appointment; within 24 hours of the visit a fee applies and needs confirm=true.
+
+    Args:
+        appointment_id: Id of the appointment, e.g. appt_004.
+        reason: Why it is cancelled.
+        confirm: Set true, after the user agreed, to cancel late and pay the late-cancellation fee.
+    """
+    appt = _get(ctx, medical_appointments, appointment_id)
+    if appt["status"] != "booked":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{appointment_id} is {appt['status']}")
+    if appt["slot"] <= _minute(ctx):
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{appointment_id} was at {appt['slot']}, already past")
+    doc = _doctor(ctx, appt["doctor_id"])
+    late = _at(appt["slot"]) - ctx.now < dt.timedelta(hours=LATE_CANCEL_HOURS)
+    fee = round(doc["fee"] / 2, 2) if late else 0.0
+    if late and not confirm:
+        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"the visit is within {LATE_CANCEL_HOURS} hours: cancelling "
+                        f"costs a fee of {fee:.2f}", fee=fee, hint="ask the user, then pass confirm=true")
+    ctx.conn.execute(update(medical_appointments).where(
+        medical_appointments.c.appointment_id == appointment_id).values(
+        status="cancelled", cancel_reason=reason, cancel_fee=fee, updated_at=ctx.ts()))
+    ctx.conn.execute(update(world_doctor_slots).where(DS.doctor_id == appt["doctor_id"], DS.slot_dt == appt["slot"])
+                     .values(available=1))
+    return {"appointment_id": appointment_id, "doctor": doc["name"], "slot": appt["slot"], "status": "cancelled",
+            "fee": fee}
+
+
+# ---- Body Metrics & Health Records (9.6) ------------------------------------------------------
+
+def _number(value: str | float) -> float | None:
+    if isinstance(value, float):
+        return value
+    try:
+        return float(value.strip())
+    except ValueError:
+        return None
+
+
+def _metric_valid(args: dict[str, Any]) -> str | None:
+    """Blood pressure as NNN/NN, a plausible number otherwise, and a unit that fits the metric."""
+    metric, value = args["metric"], args["value"]
+    unit = args.get("unit") or UNITS[metric][0]
+    if unit not in UNITS[metric]:
+        return f"unit {unit} does not fit {metric}; use {' or '.join(UNITS[metric])}"
+    if metric == "blood_pressure":
+        m = BLOOD_PRESSURE.match(value) if isinstance(value, str) else None
+        if m is None:
+            return "blood pressure must look like 120/80 (systolic/diastolic)"
+        high, low = int(m.group(1)), int(m.group(2))
+        return None if 50 <= high <= 260 and 30 <= low <= 160 and high > low else f"{high}/{low} is not plausible"
+    number = _number(value)
+    if number is None:
+        return f"{metric} needs a number"
+    lo, hi = PLAUSIBLE[(metric, unit)]
+    return None if lo <= number <= hi else f"{metric} must be between {lo} and {hi} {unit}"
+
+
+def _canonical(metric: str, value: str | float) -> str:
+    if metric == "blood_pressure":
+        m = BLOOD_PRESSURE.match(str(value))
+        assert m is not None  # the check already enforced the format
+        return f"{int(m.group(1))}/{int(m.group(2))}"
+    return f"{_number(value):g}"
+
+
+@tool(l2="9.6", app=APP, mutating=True, permissions=("HEALTH",), check=_metric_valid,
+      errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
+def log_body_metric(
+    ctx: Ctx, metric: BodyMetric, value: str | float, unit: Unit | None = None, measured_at: DateTime | None = None,
+) -> dict[str, Any]:
+    """Record a body measurement: weight, blood pressure, heart rate, glucose, temperature or SpO2.
+
+    Args:
+        metric: What was measured.
+        value: The reading: a number, or "120/80" for blood pressure.
+        unit: Unit of the reading (default kg, mmHg, bpm, mmol/L, C or %).
+        measured_at: When, YYYY-MM-DDTHH:MM (default now; not in the future).
+    """
+    when = measured_at or _minute(ctx)
+    _not_future(ctx, when, "measured_at")
+    b = body_metrics.c
+    last = ctx.conn.execute(select(b.value, b.unit, b.measured_at).where(
+        b.metric == metric, b.measured_at <= when).order_by(b.measured_at.desc(), b.metric_id.desc())).first()
+    row = {"metric_id": ctx.new_id(body_metrics), "metric": metric, "value": _canonical(metric, value),
+           "unit": unit or UNITS[metric][0], "measured_at": when}
+    ctx.conn.execute(insert(body_metrics).values(**row, created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {**row, "previous": dict(last._mapping) if last else None}
+
+
+# ---- World data -------------------------------------------------------------------------------
+
+SPECIALTIES = ("General practice", "Dentistry", "Dermatology", "Cardiology", "Pediatrics", "Orthopedics",
+               "Ophthalmology", "ENT", "Gynecology", "Psychiatry", "Physiotherapy")
+CHINESE_DOCTORS = ("Li Na", "Zhou Wei", "Chen Jing", "Liu Yang", "Huang Min", "Zhao Lei", "Wu Fang", "Xu Hui",
+                   "Sun Li", "Ma Qiang", "Guo Ping", "He Yun", "Lin Tao", "Gao Yan")
+OTHER_DOCTORS = ("Emily Carter", "James Wilson", "Aisha Rahman", "Marco Rossi", "Hannah Becker", "Kenji Sato",
+                 "Min-jun Park", "Olivia Brown", "Raj Patel", "Sofia Martinez", "Lucas Schmidt", "Chloe Nguyen",
+                 "Daniel Kim", "Grace Lee", "Noah Thompson", "Isabel Garcia", "Ethan Clarke", "Maria Lopez",
+                 "Omar Haddad", "Ruth Cohen", "Priya Sharma", "Thomas Muller", "Yuki Tanaka", "Ana Silva",
+                 "Samuel Okafor", "Laura Rossi", "David Cohen", "Mei Wong", "Peter Novak", "Elena Petrova")
+COUNTRY = {"Beijing": "CN", "Shanghai": "CN", "San Francisco": "US", "Palo Alto": "US"}
+INSURERS = {"CN": ("Public medical insurance", "Ping An Health", "China Life", "AIA"),
+            "US": ("Aetna", "Blue Shield", "Kaiser Permanente", "UnitedHealthcare"),
+            "": ("Bupa", "Allianz Care", "AXA", "Cigna")}
+LANGUAGE = {"Beijing": "Mandarin", "Shanghai": "Mandarin", "Tokyo": "Japanese", "Seoul": "Korean",
+            "Madrid": "Spanish", "Berlin": "German", "Mumbai": "Hindi"}
+CLINIC_NAMES = ("Family Health Clinic", "City Medical Center", "Riverside Clinic", "Wellness Medical Group")
+DENTIST = ("Sarah Lin", "Bright Smile Dental Clinic")  # the user's dentist (contacts, memory, calendar)
+FEES = {"CNY": (50.0, 100.0, 200.0, 300.0), "USD": (60.0, 90.0, 150.0, 220.0)}
+MEALS = {  # meal -> menus of (food, quantity, kcal)
+    "breakfast": ((("Soy milk", "1 cup", 110), ("Steamed bun", "2", 280)), (("Oatmeal", "1 bowl", 250),
+                  ("Banana", "1", 105)), (("Fried egg", "2", 180), ("Toast", "2 slices", 160), ("Coffee", "1 cup", 5)),
+                  (("Congee", "1 bowl", 200), ("Pickled vegetables", "1 dish", 20))),
+    "lunch": ((("Beef noodle soup", "1 bowl", 560),), (("Chicken rice bowl", "1", 650),),
+              (("Caesar salad", "1", 420), ("Sparkling water", "1 can", 0)), (("Dumplings", "12", 540),),
+              (("Bibimbap", "1 bowl", 620),)),
+    "dinner": ((("Steamed fish", "1 portion", 260), ("Rice", "1 bowl", 200), ("Stir-fried greens", "1 plate", 120)),
+               (("Spaghetti bolognese", "1 plate", 700),), (("Hot pot", "1 meal", 900),),
+               (("Tomato and egg stir-fry", "1 plate", 220), ("Rice", "1 bowl", 200)),
+               (("Grilled salmon", "1 fillet", 420), ("Salad", "1 bowl", 150))),
+}
+MEAL_TIMES = {"breakfast": "07:40", "lunch": "12:30", "dinner": "19:00"}
+GYM_SWITCH = dt.date(2025, 5, 2)  # memory: gym moved from Mon/Wed to Tue/Thu evenings
+
+
+def _hm(day: dt.date, hour: int, minute: int) -> str:
+    return (dt.datetime.combine(day, dt.time()) + dt.timedelta(hours=hour, minutes=minute)).strftime(DT_FMT)
+
+
+def _imperial(currency: str) -> bool:
+    return currency == "USD"
+
+
+@seeder
+def seed_health(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    """Three months of workouts, activity, sleep and body metrics; diary, water, medications; doctors and visits."""
+    now = dt.datetime.fromisoformat(persona.now)
+    currency = str(conn.execute(select(payment_methods.c.currency).where(payment_methods.c.is_default == 1)).scalar())
+    illness = now.date() - dt.timedelta(days=75)  # a week of sore throat: antibiotics, no workouts
+    _seed_fitness(conn, rng, persona, illness)
+    _seed_diary(conn, rng, persona, illness)
+    _seed_body_metrics(conn, rng, persona, illness, currency)
+    _seed_doctors(conn, rng, persona, illness, currency)
+
+
+def _seed_fitness(conn: Connection, rng: random.Random, persona: Persona, illness: dt.date) -> None:
+    now = dt.datetime.fromisoformat(persona.now)
+    today, stamp = now.date(), persona.now
+    sick = {illness + dt.timedelta(days=d) for d in range(7)}
+    done: list[dict[str, Any]] = []
+    for back in range(90, 0, -1):
+        day = today - dt.timedelta(days=back)
+        gym = (1, 3) if day >= GYM_SWITCH else (0, 2)
+        plan = []
+        if day.weekday() in gym and rng.random() < 0.85:
+            plan.append(("strength", 19, 0, rng.choice([55, 60, 70])))
+        if day.weekday() == 5 and rng.random() < 0.8:
+            plan.append(("run", 7, 30, rng.choice([30, 40, 50, 60])))
+        if day.weekday() == 6:
+            kind = rng.choices(["yoga", "hike", "cycle", ""], [4, 2, 2, 2])[0]
+            if kind:
+                plan.append((kind, 9, 0, {"yoga": 50, "hike": 180, "cycle": 75}[kind]))
+        if day.weekday() < 5 and rng.random() < 0.1:
+            plan.append(("walk", 20, 30, 40))
+        for kind, hour, minute, minutes in plan if day not in sick else []:
+            start = _hm(day, hour, minute)
+            distance, kcal = _estimate(kind, minutes)
+            done.append({"type": kind, "status": "completed", "started_at": start, "ended_at": _shift(start, minutes),
+                         "duration_min": minutes,
+                         "distance_km": round(distance * rng.uniform(0.85, 1.15), 2) if distance else None,
+                         "calories": round(kcal * rng.uniform(0.9, 1.1)),
+                         "source": "manual" if kind in ("strength", "yoga") and rng.random() < 0.5 else "tracked",
+                         "goals_json": None, "notes": None, "created_at": start + ":00", "updated_at": start + ":00"})
+    for i, w in enumerate(done, start=1):
+        w["workout_id"] = f"workout_{i:03d}"
+    conn.execute(insert(workouts), done)
+    by_day: dict[str, list[dict[str, Any]]] = {}
+    for w in done:
+        by_day.setdefault(w["started_at"][:10], []).append(w)
+    activity, sleep = [], []
+    for back in range(90, -1, -1):
+        day = today - dt.timedelta(days=back)
+        moves = by_day.get(day.isoformat(), [])
+        base = 9000 if day.weekday() < 5 else rng.choice([5000, 8000, 12000])
+        steps = max(1500, int(rng.gauss(base, 1800))) // (3 if day in sick else 1)
+        steps += sum(int((w["distance_km"] or 0) * 1300) for w in moves)
+        if back == 0:
+            steps = steps * now.hour // 24
+        extra = sum(w["duration_min"] for w in moves)
+        activity.append({"date": day.isoformat(), "steps": steps, "distance_km": round(steps * 0.00076, 2),
+                         "calories": 1750 + steps // 25 + sum(w["calories"] for w in moves),
+                         "active_minutes": steps // 160 + extra,
+                         "resting_hr": rng.randint(57, 63) + (8 if day in sick else 0)})
+        weekend = day.weekday() >= 5
+        wake = (7, 50) if weekend else ((6, 15) if day >= dt.date(2025, 4, 1) else (6, 45))
+        end = _hm(day, wake[0], wake[1] + rng.randint(-10, 25 if weekend else 10))
+        start = _hm(day - dt.timedelta(days=1), 23, rng.randint(-30, 70) + (30 if weekend else 0))
+        hours = round((_at(end) - _at(start)).total_seconds() / 3600, 1)
+        quality = "poor" if hours < 6 else "fair" if hours < 7 else "good" if hours < 8 else "excellent"
+        sleep.append({"date": day.isoformat(), "start": start, "end": end, "hours": hours, "quality": quality})
+    conn.execute(insert(activity_daily), activity)
+    conn.execute(insert(sleep_sessions), sleep)
+    conn.execute(insert(health_goals), [
+        {"metric": m, "period": "daily", "target": t, "created_at": stamp, "updated_at": stamp}
+        for m, t in (("active_minutes", 30.0), ("sleep_hours", 7.5), ("steps", 8000.0), ("water_ml", 2000.0))])
+
+
+def _seed_diary(conn: Connection, rng: random.Random, persona: Persona, illness: dt.date) -> None:
+    """A week of meals and water, and the medicine cabinet with two weeks of doses."""
+    now = dt.datetime.fromisoformat(persona.now)
+    today, minute = now.date(), now.strftime(DT_FMT)
+    meals, water = [], []
+    for back in range(6, -1, -1):
+        day = today - dt.timedelta(days=back)
+        for meal, at in MEAL_TIMES.items():
+            if _hm(day, int(at[:2]), int(at[3:])) < minute and rng.random() < 0.85:
+                items = [{"name": n, "quantity": q, "calories": c} for n, q, c in rng.choice(MEALS[meal])]
+                meals.append({"date": day.isoformat(), "meal": meal, "time": at, "items_json": json.dumps(items),
+                              "calories": sum(i["calories"] for i in items)})
+        for hour in (8, 10, 13, 15, 18, 21):
+            at = _hm(day, hour, rng.choice([0, 15, 30]))
+            if at < minute and rng.random() < 0.7:
+                water.append({"at": at, "amount_ml": rng.choice([250, 300, 500])})
+    conn.execute(insert(food_logs), [{"log_id": f"foodlog_{i:03d}", **m, "created_at": f"{m['date']}T{m['time']}:00",
+                                      "updated_at": f"{m['date']}T{m['time']}:00"} for i, m in enumerate(meals, 1)])
+    conn.execute(insert(water_logs), [{"log_id": f"water_{i:03d}", **w, "created_at": w["at"] + ":00",
+                                       "updated_at": w["at"] + ":00"} for i, w in enumerate(water, 1)])
+    course = [
+        ("Vitamin D3", "1000 IU", ["08:00"], today - dt.timedelta(days=120), None, 1, "active"),
+        ("Loratadine", "10 mg", ["08:00"], today - dt.timedelta(days=30), today + dt.timedelta(days=30), 0, "active"),
+        ("Amoxicillin", "500 mg", ["08:00", "14:00", "20:00"], illness, illness + dt.timedelta(days=6), 1, "completed"),
+        ("Omega-3 fish oil", "1 capsule", ["20:00"], today - dt.timedelta(days=200), None, 1, "active"),
+    ]
+    meds, doses = [], []
+    for i, (name, dosage, times, start, end, food, status) in enumerate(course, start=1):
+        med_id = f"med_{i:03d}"
+        meds.append({"medication_id": med_id, "name": name, "dosage": dosage, "times_json": json.dumps(times),
+                     "start_date": start.isoformat(), "end_date": end.isoformat() if end else None, "with_food": food,
+                     "refill_reminder_days": None, "status": status, "created_at": f"{start}T09:00:00",
+                     "updated_at": f"{start}T09:00:00"})
+        recent = today - dt.timedelta(days=13)
+        first = start if end and end < recent else max(start, recent)  # a finished course is logged in full
+        for offset in range(((end or today) - first).days + 1):
+            for t in times:
+                slot = f"{first + dt.timedelta(days=offset)}T{t}"
+                if slot >= minute or (name == "Loratadine" and slot[:10] == today.isoformat()):
+                    continue  # today's allergy pill is still to be logged
+                fate = rng.random()
+                if fate < 0.04:
+                    continue
+                doses.append({"medication_id": med_id, "slot_time": slot,
+                              "status": "skipped" if fate < 0.08 else "taken", "at": _shift(slot, rng.randint(0, 40))})
+    conn.execute(insert(medications), meds)
+    doses.sort(key=lambda d: (d["slot_time"], d["medication_id"]))
+    conn.execute(insert(medication_logs), [{"log_id": f"dose_{i:03d}", **d, "created_at": d["at"] + ":00",
+                                            "updated_at": d["at"] + ":00"} for i, d in enumerate(doses, 1)])
+
+
+def _seed_body_metrics(conn: Connection, rng: random.Random, persona: Persona, illness: dt.date,
+                       currency: str) -> None:
+    """Weekly weight, blood pressure every ten days, fever during the illness, a few other readings."""
+    today = dt.date.fromisoformat(persona.now[:10])
+    imperial = _imperial(currency)
+    readings = []
+    weight = 74.0 + rng.uniform(-3, 3)
+    for week in range(13, -1, -1):
+        day = today - dt.timedelta(days=today.weekday() + 1 + 7 * week)  # Sundays
+        kg = weight - 0.15 * (13 - week) + rng.uniform(-0.3, 0.3)
+        readings.append(("weight", f"{kg * 2.2046:.1f}" if imperial else f"{kg:.1f}", "lb" if imperial else "kg",
+                         _hm(day, 7, 30)))
+    for back in range(85, 0, -10):
+        day = today - dt.timedelta(days=back)
+        readings.append(("blood_pressure", f"{rng.randint(112, 128)}/{rng.randint(72, 84)}", "mmHg", _hm(day, 8, 0)))
+    for d, celsius in enumerate((38.6, 38.1, 37.2)):
+        value = f"{celsius * 9 / 5 + 32:.1f}" if imperial else f"{celsius:.1f}"
+        readings.append(("temperature", value, "F" if imperial else "C", _hm(illness + dt.timedelta(days=d), 21, 0)))
+    for back, mmol in ((60, 5.1), (20, 5.4)):
+        readings.append(("glucose", f"{mmol * 18:.0f}" if imperial else f"{mmol:.1f}",
+                         "mg/dL" if imperial else "mmol/L", _hm(today - dt.timedelta(days=back), 7, 15)))
+    readings += [("spo2", "97", "%", _hm(illness, 21, 5)),
+                 ("spo2", "98", "%", _hm(today - dt.timedelta(days=30), 8, 5)),
+                 ("heart_rate", "64", "bpm", _hm(today - dt.timedelta(days=12), 8, 5))]
+    readings.sort(key=lambda r: (r[3], r[0]))
+    conn.execute(insert(body_metrics), [
+        {"metric_id": f"metric_{i:03d}", "metric": m, "value": v, "unit": u, "measured_at": at,
+         "created_at": at + ":00", "updated_at": at + ":00"} for i, (m, v, u, at) in enumerate(readings, start=1)])
+
+
+def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illness: dt.date, currency: str) -> None:
+    """Doctors in clinics of every city with two weeks of slots; the user's dentist and past and coming visits."""
+    now = dt.datetime.fromisoformat(persona.now)
+    today, minute, stamp = now.date(), now.strftime(DT_FMT), persona.now
+    cities = sorted(set(conn.execute(select(world_places.c.city)).scalars()))
+    hospitals = rows(conn.execute(select(world_places).where(world_places.c.category == "hospital").order_by(
+        world_places.c.place_id)))
+    place_no = next_number(conn, world_places, "place")
+    clinics: dict[str, list[str]] = {c: [h["place_id"] for h in hospitals if h["city"] == c] for c in cities}
+    new_places = []
+    for city in cities:
+        names = [rng.choice(CLINIC_NAMES)] + ([DENTIST[1]] if city == persona.home_city else [])
+        for name in names:
+            lat0, lon0 = CITY_CENTRES.get(city, (0.0, 0.0))
+            new_places.append({
+                "place_id": f"place_{place_no:03d}", "name": name, "category": "clinic",
+                "address": f"{rng.randint(1, 300)} {rng.choice(STREETS)}", "city": city,
+                "lat": round(lat0 + rng.uniform(-0.05, 0.05), 5), "lon": round(lon0 + rng.uniform(-0.05, 0.05), 5),
+                "rating": round(rng.uniform(3.8, 4.9), 1), "open_now": 1,
+                "phone": f"{DIAL.get(city, '+1 555')} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"})
+            clinics[city].append(f"place_{place_no:03d}")
+            place_no += 1
+    conn.execute(insert(world_places), new_places)
+    dental_clinic = next(p["place_id"] for p in new_places if p["name"] == DENTIST[1])
+    chinese, others = list(CHINESE_DOCTORS), list(OTHER_DOCTORS)
+    rng.shuffle(chinese)
+    rng.shuffle(others)
+    fees = FEES.get(currency, FEES["USD"])
+    doctors = [{"name": f"Dr. {DENTIST[0]}", "specialty": "Dentistry", "city": persona.home_city,
+                "clinic_place_id": dental_clinic}]
+    for city, count in city_counts(persona, cities, 11, 4, 25).items():
+        for k in range(count - (city == persona.home_city)):
+            pool = chinese if COUNTRY.get(city) == "CN" and chinese else others
+            doctors.append({"name": f"Dr. {pool.pop()}", "city": city, "clinic_place_id": rng.choice(clinics[city]),
+                            "specialty": SPECIALTIES[k % len(SPECIALTIES)] if city == persona.home_city
+                            else rng.choice(SPECIALTIES)})
+    doctor_rows, slots = [], []
+    for i, d in enumerate(doctors, start=1):
+        d["doctor_id"] = f"doctor_{i:03d}"
+        local = LANGUAGE.get(d["city"], "English")
+        languages = [local] + (["English"] if local != "English" and rng.random() < 0.7 else [])
+        doctor_rows.append({
+            "doctor_id": d["doctor_id"], "name": d["name"], "specialty": d["specialty"],
+            "clinic_place_id": d["clinic_place_id"],
+            "insurance_json": json.dumps(sorted(rng.sample(INSURERS[COUNTRY.get(d["city"], "")], rng.randint(2, 3)))),
+            "languages_json": json.dumps(languages), "telehealth": int(rng.random() < 0.4),
+            "rating": round(rng.uniform(3.9, 5.0), 1), "fee": rng.choice(fees)})
+        for offset in range(14):
+            day = today + dt.timedelta(days=offset)
+            if day.weekday() >= 5:
+                continue
+            marks = [f"{h:02d}:{m:02d}" for h in (9, 10, 11, 13, 14, 15, 16) for m in (0, 30)]
+            for t in sorted(rng.sample(marks, 4)):
+                if f"{day}T{t}" > minute:
+                    slots.append({"doctor_id": d["doctor_id"], "slot_dt": f"{day}T{t}",
+                                  "available": int(rng.random() < 0.75)})
+    conn.execute(insert(world_doctors), doctor_rows)
+    local = [d for d in doctors if d["city"] == persona.home_city]
+    gp = next(d["doctor_id"] for d in local if d["specialty"] == "General practice")
+    derm = next(d["doctor_id"] for d in local if d["specialty"] == "Dermatology")
+    visits = [("doctor_001", "2025-01-20T10:00", "Dental check-up", "completed"),
+              (gp, _hm(illness, 10, 30), "Sore throat and fever", "completed"),
+              (derm, _hm(today - dt.timedelta(days=20), 15, 0), "Skin rash", "cancelled")]
+    dentist = conn.execute(select(calendar_events.c.start).where(
+        calendar_events.c.title == "Dentist appointment", calendar_events.c.start > minute)).scalar()
+    if dentist:
+        visits.append(("doctor_001", dentist, "Dental cleaning", "booked"))
+        slots = [s for s in slots if (s["doctor_id"], s["slot_dt"]) != ("doctor_001", dentist)]
+        slots.append({"doctor_id": "doctor_001", "slot_dt": dentist, "available": 0})
+    slots.sort(key=lambda s: (s["doctor_id"], s["slot_dt"]))
+    conn.execute(insert(world_doctor_slots), [{"slot_id": i, **s} for i, s in enumerate(slots, start=1)])
+    visits.sort(key=lambda v: v[1])
+    conn.execute(insert(medical_appointments), [
+        {"appointment_id": f"appt_{i:03d}", "doctor_id": doc, "slot": slot, "reason": reason, "patient": "self",
+         "telehealth": 0, "status": status, "cancel_reason": "Rash cleared up" if status == "cancelled" else None,
+         "cancel_fee": 0.0 if status == "cancelled" else None, "created_at": stamp, "updated_at": stamp}
+        for i, (doc, slot, reason, status) in enumerate(visits, start=1)])

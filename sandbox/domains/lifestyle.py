@@ -1,0 +1,968 @@
+"""D13 Lifestyle & Local Services: event tickets, parcels and courier pickups, local services, membership cards.
+
+Some venues sell tickets only in their own app (``api_bookable=0`` with a ``booking_app_id``) and
+some providers take bookings only by phone: those calls fail with ``UnsupportedOperation`` whose
+hint names the sub-agent that can do it (the paper's museum-ticket example).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import random
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import Column, Connection, Float, Integer, Text, func, insert, select, update
+
+from sandbox.domains.common import STREETS, addresses, charge, payment_method, place, refund, world_places
+from sandbox.domains.shopping import (
+    CARRIERS, Id, Limit, Money, Query, get_row, local_price, seed_payments, shipments, shipping_address,
+    tracking_number, world_currency,
+)
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.schema import USER, WORLD, stamps, table, user_profile
+from sandbox.tooling import Date, DateTime, Phone, tool
+from sandbox.world import Persona, seeder
+
+world_events = table(
+    "world_events", WORLD,
+    Column("event_id", Text, primary_key=True),
+    Column("title", Text, nullable=False),
+    Column("category", Text, nullable=False),  # concert | exhibition | museum | sports | theater | family | festival
+    Column("venue", Text, nullable=False),
+    Column("venue_place_id", Text),
+    Column("city", Text, nullable=False),
+    Column("sessions_json", Text, nullable=False),  # ["YYYY-MM-DDTHH:MM", ...]
+    Column("price", Float, nullable=False),  # the cheapest ticket
+    Column("sections_json", Text, nullable=False),  # {"VIP": price, ...}; {} = general admission
+    Column("currency", Text, nullable=False),
+    Column("seats_left", Integer, nullable=False),
+    Column("api_bookable", Integer, nullable=False),
+    Column("realname_required", Integer, nullable=False),
+    Column("booking_app_id", Text),  # the venue's own app when api_bookable = 0
+    id_prefix="evt", natural_key=("title", "city"),
+)
+
+event_tickets = table(
+    "event_tickets", USER,
+    Column("ticket_id", Text, primary_key=True),
+    Column("event_id", Text, nullable=False),
+    Column("session_time", Text, nullable=False),
+    Column("quantity", Integer, nullable=False),
+    Column("seat_section", Text),
+    Column("attendee_names_json", Text, nullable=False),
+    Column("price", Float, nullable=False),  # total paid
+    Column("currency", Text, nullable=False),
+    Column("payment_method_id", Text),
+    Column("status", Text, nullable=False),  # booked | used | cancelled
+    Column("qr_code", Text, nullable=False),
+    Column("source", Text, nullable=False),  # api | gui_agent
+    *stamps(), natural_key=("event_id", "session_time"),
+)
+
+world_parcels = table(
+    "world_parcels", WORLD,
+    Column("tracking_number", Text, primary_key=True),
+    Column("carrier", Text, nullable=False),
+    Column("sender", Text, nullable=False),
+    Column("origin_city", Text, nullable=False),
+    Column("destination_city", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("eta", Text),
+    Column("events_json", Text, nullable=False),  # [{"ts", "status", "location"}], oldest first
+    natural_key=("tracking_number",),
+)
+
+courier_orders = table(
+    "courier_orders", USER,
+    Column("courier_order_id", Text, primary_key=True),
+    Column("pickup_address_id", Text, nullable=False),
+    Column("recipient_json", Text, nullable=False),  # {"name", "phone", "address"}; phone normalised
+    Column("package_size", Text, nullable=False),
+    Column("window_start", Text, nullable=False),
+    Column("window_end", Text, nullable=False),
+    Column("insured_value", Float, nullable=False),
+    Column("price", Float, nullable=False),
+    Column("currency", Text, nullable=False),
+    Column("carrier", Text, nullable=False),
+    Column("tracking_number", Text, nullable=False),
+    Column("payment_method_id", Text),
+    Column("status", Text, nullable=False),  # scheduled | picked_up | delivered | cancelled
+    *stamps(), natural_key=("tracking_number",), id_prefix="courier",
+)
+
+world_service_providers = table(
+    "world_service_providers", WORLD,
+    Column("provider_id", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("service_types_json", Text, nullable=False),
+    Column("price_json", Text, nullable=False),  # {service: price}
+    Column("currency", Text, nullable=False),
+    Column("place_id", Text),
+    Column("address", Text, nullable=False),
+    Column("city", Text, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("review_count", Integer, nullable=False),
+    Column("phone", Text, nullable=False),
+    Column("online_booking", Integer, nullable=False),  # 0 = by phone only
+    natural_key=("name", "city"),
+)
+
+world_service_slots = table(
+    "world_service_slots", WORLD,
+    Column("provider_id", Text, primary_key=True),
+    Column("start", Text, primary_key=True),  # YYYY-MM-DDTHH:MM
+    Column("available", Integer, nullable=False),
+    natural_key=("provider_id", "start"),
+)
+
+service_appointments = table(
+    "service_appointments", USER,
+    Column("appointment_id", Text, primary_key=True),
+    Column("provider_id", Text, nullable=False),
+    Column("service", Text, nullable=False),
+    Column("start", Text, nullable=False),
+    Column("end", Text, nullable=False),
+    Column("address_id", Text),  # where a home service happens
+    Column("notes", Text),
+    Column("staff_preference", Text),
+    Column("price", Float, nullable=False),
+    Column("currency", Text, nullable=False),
+    Column("payment_method_id", Text),
+    Column("status", Text, nullable=False),  # booked | completed | cancelled
+    Column("cancellation_fee", Float),
+    Column("source", Text, nullable=False),  # api | voice_agent
+    *stamps(), natural_key=("provider_id", "start"), id_prefix="sappt",
+)
+
+membership_cards = table(
+    "membership_cards", USER,
+    Column("card_id", Text, primary_key=True),
+    Column("merchant", Text, nullable=False),
+    Column("card_number", Text, nullable=False),  # upper case, no spaces or dashes
+    Column("holder_name", Text, nullable=False),
+    Column("points", Integer, nullable=False),
+    *stamps(), natural_key=("merchant", "card_number"), id_prefix="mcard",
+)
+
+DT_FMT = "%Y-%m-%dT%H:%M"
+EventCategory = Literal["concert", "exhibition", "museum", "sports", "theater", "family", "festival"]
+ServiceType = Literal["cleaning", "plumbing", "electrician", "appliance_repair", "moving", "laundry", "haircut",
+                      "massage", "nail", "car_wash", "pet_grooming"]
+HOME_SERVICES = frozenset({"cleaning", "plumbing", "electrician", "appliance_repair", "moving", "laundry"})
+DURATION_MIN = {"cleaning": 180, "plumbing": 90, "electrician": 90, "appliance_repair": 90, "moving": 240,
+                "laundry": 30, "haircut": 45, "massage": 60, "nail": 60, "car_wash": 45, "pet_grooming": 90}
+LATE_CANCEL = dt.timedelta(hours=2)  # cancelling closer than this to the start costs a fee
+LATE_FEE_SHARE = 0.5
+COURIER_LEAD = dt.timedelta(hours=1)  # the earliest a courier can arrive
+COURIER_HOURS = ("08:00", "20:00")
+COURIER_FEES = {"CNY": {"document": 12.0, "small": 15.0, "medium": 22.0, "large": 35.0},
+                "USD": {"document": 8.5, "small": 10.5, "medium": 15.0, "large": 24.0}}
+INSURANCE_RATE = 0.01
+Name = Annotated[str, Field(min_length=1, max_length=120)]
+
+
+def _minute(ctx: Ctx) -> str:
+    return ctx.now.strftime(DT_FMT)
+
+
+def _qr(*parts: str) -> str:
+    """A deterministic ticket or waybill code derived from what identifies it."""
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:12].upper()
+
+
+# ---- Events & Attraction Tickets (13.1) ---------------------------------------------------------
+
+def _event_filters(args: dict[str, Any]) -> str | None:
+    filters = ("query", "city", "date_from", "date_to", "category", "max_price")
+    if not any(args.get(k) is not None for k in filters):
+        return f"give at least one of {', '.join(filters)}"
+    if args.get("date_from") and args.get("date_to") and args["date_to"] < args["date_from"]:
+        return "date_to is before date_from"
+    return None
+
+
+def _event_out(ev: dict[str, Any], sessions: list[str]) -> dict[str, Any]:
+    keep = ("event_id", "title", "category", "venue", "city", "price", "currency", "seats_left", "booking_app_id")
+    return {**{k: ev[k] for k in keep}, "sessions": sessions, "sections": json.loads(ev["sections_json"]),
+            "sold_out": ev["seats_left"] == 0, "api_bookable": bool(ev["api_bookable"]),
+            "realname_required": bool(ev["realname_required"])}
+
+
+@tool(l2="13.1", app="tickets", mutating=False, network="internet", check=_event_filters)
+def search_events(
+    ctx: Ctx, query: Query | None = None, city: str | None = None, date_from: Date | None = None,
+    date_to: Date | None = None, category: EventCategory | None = None, max_price: Money | None = None,
+    limit: Limit = 10,
+) -> dict[str, Any]:
+    """Search upcoming concerts, exhibitions, museums, sports, shows, family outings and festivals.
+
+    Args:
+        query: Words that must appear in the title or venue (case-insensitive).
+        city: City, e.g. "Shanghai".
+        date_from: Only sessions on or after this day, YYYY-MM-DD.
+        date_to: Only sessions on or before this day, YYYY-MM-DD.
+        category: Kind of event.
+        max_price: Highest price of the cheapest ticket.
+        limit: Maximum number of events.
+    """
+    e = world_events.c
+    q = select(world_events)
+    if city:
+        q = q.where(func.lower(e.city) == city.strip().lower())
+    if category:
+        q = q.where(e.category == category)
+    if max_price is not None:
+        q = q.where(e.price <= max_price)
+    for word in (query or "").lower().split():
+        q = q.where(func.lower(e.title + " " + e.venue).contains(word, autoescape=True))
+    now, found = _minute(ctx), []
+    for ev in rows(ctx.conn.execute(q)):
+        sessions = [s for s in json.loads(ev["sessions_json"]) if s >= now and (not date_from or s[:10] >= date_from)
+                    and (not date_to or s[:10] <= date_to)]
+        if sessions:
+            found.append(_event_out(ev, sessions))
+    found.sort(key=lambda ev: (ev["sessions"][0], ev["event_id"]))
+    return {"events": found[:limit], "count": min(len(found), limit), "total_matches": len(found)}
+
+
+def _attendees_match(args: dict[str, Any]) -> str | None:
+    names = args.get("attendee_names")
+    if names is not None and len(names) != args.get("quantity"):
+        return "give one attendee name per ticket"
+    return None
+
+
+def _session(ev: dict[str, Any], session_time: str | None, now: str) -> str:
+    """The session to book: the one named, or the only upcoming one."""
+    sessions = json.loads(ev["sessions_json"])
+    upcoming = [s for s in sessions if s >= now]
+    if not upcoming:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{ev['event_id']} has no upcoming sessions")
+    if session_time is None:
+        if len(upcoming) > 1:
+            raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{ev['event_id']} has {len(upcoming)} sessions: "
+                            "choose one", fields=["session_time"], candidates=upcoming)
+        return upcoming[0]
+    if session_time not in upcoming:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{ev['event_id']} has no upcoming session at "
+                        f"{session_time}", field="session_time", candidates=upcoming)
+    return session_time
+
+
+def _section(ev: dict[str, Any], seat_section: str | None) -> tuple[str | None, float]:
+    """The section and its unit price: the cheapest unless one is named; None for general admission."""
+    sections: dict[str, float] = json.loads(ev["sections_json"])
+    if not sections:
+        if seat_section is not None:
+            raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{ev['event_id']} is general admission (no sections)",
+                            field="seat_section")
+        return None, ev["price"]
+    if seat_section is None:
+        name = min(sections, key=lambda s: (sections[s], s))
+        return name, sections[name]
+    name = next((s for s in sections if s.lower() == seat_section.strip().lower()), None)
+    if name is None:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{ev['event_id']} has no section {seat_section!r}",
+                        field="seat_section", candidates=sections)
+    return name, sections[name]
+
+
+@tool(l2="13.1", app="tickets", mutating=True, network="internet", check=_attendees_match,
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.UNSUPPORTED_OPERATION, ErrorType.STATE_CONFLICT,
+              ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.RESOURCE_UNAVAILABLE,
+              ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED))
+def book_event_tickets(
+    ctx: Ctx, event_id: Id, quantity: Annotated[int, Field(ge=1, le=10)], session_time: DateTime | None = None,
+    seat_section: Annotated[str, Field(min_length=1, max_length=40)] | None = None,
+    attendee_names: Annotated[list[Name], Field(min_length=1, max_length=10)] | None = None,
+    payment_method_id: Id | None = None,
+) -> dict[str, Any]:
+    """Buy tickets for one session of an event; the QR code is returned.
+
+    Args:
+        event_id: Id of the event, e.g. evt_012 (see search_events).
+        quantity: Number of tickets.
+        session_time: The session, YYYY-MM-DDTHH:MM (needed when the event has several).
+        seat_section: Seating section (default: the cheapest); not for general admission.
+        attendee_names: One full name per ticket; required for real-name events.
+        payment_method_id: Payment method id (default: the default method).
+    """
+    ev = get_row(ctx, world_events, event_id, "search_events")
+    method = payment_method(ctx, payment_method_id)
+    if not ev["api_bookable"]:
+        raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{ev['title']} sells tickets only in its own app "
+                        f"{ev['booking_app_id']!r}", app_id=ev["booking_app_id"], hint="call_gui_agent")
+    session = _session(ev, session_time, _minute(ctx))
+    section, unit = _section(ev, seat_section)
+    if ev["realname_required"] and not attendee_names:
+        raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{ev['title']} needs every visitor's full name",
+                        fields=["attendee_names"])
+    if ev["seats_left"] < quantity:
+        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, "sold out" if ev["seats_left"] == 0 else
+                        f"only {ev['seats_left']} ticket(s) left", seats_left=ev["seats_left"])
+    t = event_tickets.c
+    held = ctx.conn.execute(select(t.ticket_id).where(
+        t.event_id == event_id, t.session_time == session, t.status == "booked")).scalar()
+    if held:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"you already hold tickets for this session: {held}",
+                        existing_id=held)
+    total = round(unit * quantity, 2)
+    ticket_id = ctx.new_id(event_tickets)
+    if total > 0:
+        charge(ctx, total, ev["venue"], "entertainment", ticket_id, method["method_id"])
+    qr = _qr(ticket_id, event_id, session)
+    ctx.conn.execute(insert(event_tickets).values(
+        ticket_id=ticket_id, event_id=event_id, session_time=session, quantity=quantity, seat_section=section,
+        attendee_names_json=json.dumps(attendee_names or []), price=total, currency=ev["currency"],
+        payment_method_id=method["method_id"] if total > 0 else None, status="booked", qr_code=qr, source="api",
+        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(update(world_events).where(world_events.c.event_id == event_id).values(
+        seats_left=ev["seats_left"] - quantity))
+    return {"ticket_id": ticket_id, "event_id": event_id, "title": ev["title"], "session_time": session,
+            "quantity": quantity, "seat_section": section, "total": total, "currency": ev["currency"], "qr_code": qr}
+
+
+# ---- Parcels & Courier (13.2) -------------------------------------------------------------------
+
+def _tracking(number: str) -> str:
+    return re.sub(r"[\s\-]", "", number).upper()
+
+
+@tool(l2="13.2", app="courier", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
+def track_parcel(
+    ctx: Ctx, tracking_number: Annotated[str, Field(min_length=4, max_length=40)],
+    carrier: Annotated[str, Field(min_length=1, max_length=40)] | None = None,
+) -> dict[str, Any]:
+    """Track any parcel by its tracking number: carrier, status, delivery estimate and scan events.
+
+    Args:
+        tracking_number: The tracking (waybill) number; spaces and dashes are ignored.
+        carrier: The carrier, e.g. "SF Express" or "UPS", to narrow the search.
+    """
+    number = _tracking(tracking_number)
+    found: dict[str, Any] | None = None
+    parcel = ctx.conn.execute(select(world_parcels).where(world_parcels.c.tracking_number == number)).first()
+    ship = ctx.conn.execute(select(shipments).where(shipments.c.tracking_number == number)).first()
+    pickup = ctx.conn.execute(select(courier_orders).where(courier_orders.c.tracking_number == number)).first()
+    if parcel:
+        found = {"carrier": parcel.carrier, "status": parcel.status, "eta": parcel.eta, "sender": parcel.sender,
+                 "events": json.loads(parcel.events_json)}
+    elif ship:
+        found = {"carrier": ship.carrier, "status": ship.status, "eta": ship.eta, "order_id": ship.order_id,
+                 "events": json.loads(ship.events_json)}
+    elif pickup:
+        found = {"carrier": pickup.carrier, "status": pickup.status, "eta": None,
+                 "courier_order_id": pickup.courier_order_id,
+                 "events": [{"ts": pickup.created_at[:16], "status": "pickup_scheduled"}]}
+    if found is None or (carrier and carrier.strip().lower() != found["carrier"].lower()):
+        where = f" at {carrier}" if carrier else ""
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no parcel {number}{where}", field="tracking_number")
+    return {"tracking_number": number, **found}
+
+
+class Recipient(BaseModel):
+    """Who receives a courier parcel."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    name: Name = Field(description="Recipient's full name.")
+    phone: Phone = Field(description="Recipient's phone number.")
+    address: Annotated[str, Field(min_length=1, max_length=300)] = Field(description="Full delivery address.")
+
+
+class PickupWindow(BaseModel):
+    """When the courier should come."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    start: DateTime = Field(description="Earliest pickup, YYYY-MM-DDTHH:MM.")
+    end: DateTime = Field(description="Latest pickup, same day, YYYY-MM-DDTHH:MM.")
+
+
+def _window_valid(args: dict[str, Any]) -> str | None:
+    window = args.get("pickup_window")
+    if window is None:
+        return None
+    start, end = window.start, window.end
+    if start[:10] != end[:10]:
+        return "the pickup window must start and end on the same day"
+    if start[11:] < COURIER_HOURS[0] or end[11:] > COURIER_HOURS[1]:
+        return f"couriers pick up between {COURIER_HOURS[0]} and {COURIER_HOURS[1]}"
+    if dt.datetime.strptime(end, DT_FMT) - dt.datetime.strptime(start, DT_FMT) < dt.timedelta(hours=1):
+        return "the pickup window must be at least one hour long"
+    return None
+
+
+def _default_window(now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
+    """Two hours from the first full hour a courier can make, within courier hours (else tomorrow morning)."""
+    earliest = now + COURIER_LEAD
+    start = earliest.replace(minute=0, second=0, microsecond=0)
+    if start < earliest:
+        start += dt.timedelta(hours=1)
+    first = int(COURIER_HOURS[0][:2])
+    if start.hour < first:
+        start = start.replace(hour=first)
+    if start.hour + 2 > int(COURIER_HOURS[1][:2]) or start.date() != now.date():
+        start = (now + dt.timedelta(days=1)).replace(hour=first + 1, minute=0, second=0, microsecond=0)
+    return start, start + dt.timedelta(hours=2)
+
+
+@tool(l2="13.2", app="courier", mutating=True, network="internet", check=_window_valid,
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.INVALID_ARGUMENT_VALUE,
+              ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED))
+def schedule_courier_pickup(
+    ctx: Ctx, pickup_address_id: Id, recipient: Recipient,
+    package_size: Literal["document", "small", "medium", "large"], pickup_window: PickupWindow | None = None,
+    insured_value: Money | None = None, payment_method_id: Id | None = None,
+) -> dict[str, Any]:
+    """Book a courier to collect a parcel from a saved address and deliver it to a recipient.
+
+    Args:
+        pickup_address_id: Saved address to collect from, e.g. address_001.
+        recipient: Name, phone and full address of the recipient.
+        package_size: Size class of the parcel.
+        pickup_window: Pickup window between 08:00 and 20:00, at least an hour (default: the next two free hours).
+        insured_value: Declared value to insure (1% fee).
+        payment_method_id: Payment method id (default: the default method).
+    """
+    shipping_address(ctx, pickup_address_id)
+    method = payment_method(ctx, payment_method_id)
+    if pickup_window:
+        start = dt.datetime.strptime(pickup_window.start, DT_FMT)
+        end = dt.datetime.strptime(pickup_window.end, DT_FMT)
+    else:
+        start, end = _default_window(ctx.now)
+    if start <= ctx.now:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "the pickup window starts in the past", field="pickup_window")
+    if start < ctx.now + COURIER_LEAD:
+        earliest = (ctx.now + COURIER_LEAD).strftime(DT_FMT)
+        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"no courier can arrive before {earliest}", earliest=earliest)
+    who = {"name": recipient.name, "phone": normalise_phone(recipient.phone), "address": recipient.address}
+    c = courier_orders.c
+    for order_id, saved in ctx.conn.execute(select(c.courier_order_id, c.recipient_json).where(
+            c.window_start == start.strftime(DT_FMT), c.window_end == end.strftime(DT_FMT), c.status == "scheduled")):
+        if json.loads(saved)["phone"] == who["phone"]:
+            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a pickup for this recipient and window exists: {order_id}",
+                            existing_id=order_id)
+    currency = method["currency"]
+    price = round(COURIER_FEES.get(currency, COURIER_FEES["USD"])[package_size]
+                  + (insured_value or 0.0) * INSURANCE_RATE, 2)
+    carrier, prefix, digits = CARRIERS.get(currency, CARRIERS["USD"])[0]
+    oid = ctx.new_id(courier_orders)
+    charge(ctx, price, carrier, "courier", oid, method["method_id"])
+    waybill = prefix + str(int(_qr(oid, ctx.ts()), 16))[-digits:].zfill(digits)
+    ctx.conn.execute(insert(courier_orders).values(
+        courier_order_id=oid, pickup_address_id=pickup_address_id, recipient_json=json.dumps(who, sort_keys=True),
+        package_size=package_size, window_start=start.strftime(DT_FMT), window_end=end.strftime(DT_FMT),
+        insured_value=insured_value or 0.0, price=price, currency=currency, carrier=carrier, tracking_number=waybill,
+        payment_method_id=method["method_id"], status="scheduled", created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"courier_order_id": oid, "carrier": carrier, "tracking_number": waybill,
+            "window": {"start": start.strftime(DT_FMT), "end": end.strftime(DT_FMT)}, "price": price,
+            "currency": currency}
+
+
+# ---- Home & Repair Services (13.3), Personal Care & Wellness (13.4) -----------------------------
+
+def _city_near(ctx: Ctx, near: str | None) -> str:
+    """The city a location reference points to: a saved address (id or label), a place id, or a city name."""
+    if near is None:
+        home = ctx.conn.execute(select(user_profile.c.home_city)).scalar()
+        return str(home)
+    if near.startswith("address_"):
+        return str(shipping_address(ctx, near)["city"])
+    if near.startswith("place_"):
+        return str(place(ctx, near)["city"])
+    saved = ctx.conn.execute(select(addresses.c.city).where(func.lower(addresses.c.label) == near.strip().lower())
+                             ).scalar()
+    return str(saved) if saved else near.strip()
+
+
+def _open_slots(ctx: Ctx, provider_id: str, day: str | None, limit: int = 6) -> list[str]:
+    s = world_service_slots.c
+    q = select(s.start).where(s.provider_id == provider_id, s.available == 1, s.start > _minute(ctx))
+    if day:
+        q = q.where(s.start.like(f"{day}%"))
+    return list(ctx.conn.execute(q.order_by(s.start).limit(limit)).scalars())
+
+
+@tool(l2="13.3", app="services", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
+def search_local_services(
+    ctx: Ctx, service_type: ServiceType, near: Annotated[str, Field(min_length=1, max_length=120)] | None = None,
+    date: Date | None = None, max_price: Money | None = None,
+    min_rating: Annotated[float, Field(ge=0, le=5)] | None = None, limit: Limit = 10,
+) -> dict[str, Any]:
+    """Find local providers of a service (cleaning, repairs, moving, haircut, massage...) with their open slots.
+
+    Args:
+        service_type: The service needed.
+        near: Where: "home", "work" or another saved address label, an address_id, a place_id, or a city name
+            (default: the home city).
+        date: Only providers with an open slot that day, YYYY-MM-DD.
+        max_price: Highest price for the service.
+        min_rating: Lowest average rating (0-5).
+        limit: Maximum number of providers.
+    """
+    city = _city_near(ctx, near)
+    p = world_service_providers.c
+    q = select(world_service_providers).where(func.lower(p.city) == city.lower())
+    if min_rating is not None:
+        q = q.where(p.rating >= min_rating)
+    found = []
+    for prov in rows(ctx.conn.execute(q.order_by(p.rating.desc(), p.provider_id))):
+        price = json.loads(prov["price_json"]).get(service_type)
+        if price is None or (max_price is not None and price > max_price):
+            continue
+        slots = _open_slots(ctx, prov["provider_id"], date)
+        if date and not slots:
+            continue
+        found.append({**{k: prov[k] for k in ("provider_id", "name", "address", "city", "rating", "review_count",
+                                               "phone", "currency")},
+                      "price": price, "comes_to_you": service_type in HOME_SERVICES,
+                      "online_booking": bool(prov["online_booking"]), "open_slots": slots})
+    return {"city": city, "service_type": service_type, "providers": found[:limit],
+            "count": min(len(found), limit)}
+
+
+@tool(l2="13.3", app="services", mutating=True,
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+def cancel_service_appointment(
+    ctx: Ctx, appointment_id: Id, reason: Annotated[str, Field(min_length=1, max_length=300)] | None = None,
+    confirm: bool = False,
+) -> dict[str, Any]:
+    """Cancel a booked service appointment; the payment is refunded, minus a fee within 2 hours of the start.
+
+    Args:
+        appointment_id: Id of the appointment, e.g. sappt_004.
+        reason: Why it is cancelled.
+        confirm: Set true only after the user accepted the late-cancellation fee.
+    """
+    appt = get_row(ctx, service_appointments, appointment_id, "search_local_services")
+    if appt["status"] != "booked":
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{appointment_id} is {appt['status']}", status=appt["status"])
+    start = dt.datetime.strptime(appt["start"], DT_FMT)
+    if start <= ctx.now:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{appointment_id} started at {appt['start']}")
+    fee = round(appt["price"] * LATE_FEE_SHARE, 2) if start - ctx.now < LATE_CANCEL else 0.0
+    if fee and not confirm:
+        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"cancelling less than 2 hours before the start costs "
+                        f"{fee:.2f} {appt['currency']}", fee=fee, hint="ask_user(kind=confirm), then retry with "
+                        "confirm=true")
+    refunded = refund(ctx, appointment_id)
+    if fee and appt["payment_method_id"]:
+        charge(ctx, fee, "Late cancellation fee", "services", appointment_id, appt["payment_method_id"])
+    ctx.conn.execute(update(service_appointments).where(service_appointments.c.appointment_id == appointment_id).values(
+        status="cancelled", cancellation_fee=fee, notes=reason or appt["notes"], updated_at=ctx.ts()))
+    ctx.conn.execute(update(world_service_slots).where(
+        world_service_slots.c.provider_id == appt["provider_id"], world_service_slots.c.start == appt["start"]
+    ).values(available=1))
+    return {"appointment_id": appointment_id, "status": "cancelled", "refunded": round(refunded - fee, 2),
+            "cancellation_fee": fee, "currency": appt["currency"]}
+
+
+@tool(l2="13.4", app="services", mutating=True, network="internet",
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.INVALID_ARGUMENT_VALUE,
+              ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.UNSUPPORTED_OPERATION, ErrorType.RESOURCE_UNAVAILABLE,
+              ErrorType.TIME_CONFLICT, ErrorType.LIMIT_EXCEEDED))
+def book_service_appointment(
+    ctx: Ctx, provider_id: Id, service: Annotated[str, Field(min_length=1, max_length=40)], start: DateTime,
+    address_id: Id | None = None, notes: Annotated[str, Field(max_length=500)] | None = None,
+    staff_preference: Annotated[str, Field(min_length=1, max_length=80)] | None = None,
+    payment_method_id: Id | None = None,
+) -> dict[str, Any]:
+    """Book one of a provider's open slots for a service and pay for it.
+
+    Args:
+        provider_id: Id of the provider, e.g. provider_007 (see search_local_services).
+        service: The service, e.g. "haircut" or "cleaning"; the provider must offer it.
+        start: An open slot's start, YYYY-MM-DDTHH:MM.
+        address_id: Where a home service (cleaning, repairs, moving, laundry pickup) takes place.
+        notes: Notes for the provider.
+        staff_preference: A preferred staff member, e.g. "Tony".
+        payment_method_id: Payment method id (default: the default method).
+    """
+    prov = get_row(ctx, world_service_providers, provider_id, "search_local_services")
+    if address_id:
+        shipping_address(ctx, address_id)
+    method = payment_method(ctx, payment_method_id)
+    prices: dict[str, float] = json.loads(prov["price_json"])
+    wanted = service.strip().lower().replace(" ", "_").replace("-", "_")
+    if wanted not in prices:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{prov['name']} does not offer {service!r}",
+                        field="service", candidates=sorted(prices))
+    home = wanted in HOME_SERVICES
+    if home and not address_id:
+        raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{wanted} happens at your place: give address_id",
+                        fields=["address_id"])
+    if not prov["online_booking"]:
+        raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{prov['name']} takes bookings by phone only",
+                        phone=prov["phone"], hint="call_voice_agent")
+    s = world_service_slots.c
+    open_slot = ctx.conn.execute(select(s.start).where(
+        s.provider_id == provider_id, s.start == start, s.available == 1, s.start > _minute(ctx))).first()
+    if open_slot is None:
+        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{prov['name']} has no open slot at {start}",
+                        open_slots=_open_slots(ctx, provider_id, start[:10]) or _open_slots(ctx, provider_id, None))
+    end = (dt.datetime.strptime(start, DT_FMT) + dt.timedelta(minutes=DURATION_MIN[wanted])).strftime(DT_FMT)
+    a = service_appointments.c
+    clash = rows(ctx.conn.execute(select(a.appointment_id, a.service, a.start, a.end).where(
+        a.status == "booked", a.start < end, a.end > start)))
+    if clash:
+        raise ToolError(ErrorType.TIME_CONFLICT, f"overlaps your appointment {clash[0]['appointment_id']}",
+                        conflicts=clash)
+    appt_id = ctx.new_id(service_appointments)
+    charge(ctx, prices[wanted], prov["name"], "services", appt_id, method["method_id"])
+    ctx.conn.execute(insert(service_appointments).values(
+        appointment_id=appt_id, provider_id=provider_id, service=wanted, start=start, end=end,
+        address_id=address_id if home else None, notes=notes, staff_preference=staff_preference,
+        price=prices[wanted], currency=prov["currency"], payment_method_id=method["method_id"], status="booked",
+        cancellation_fee=None, source="api", created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(update(world_service_slots).where(s.provider_id == provider_id, s.start == start).values(
+        available=0))
+    return {"appointment_id": appt_id, "provider": prov["name"], "service": wanted, "start": start, "end": end,
+            "location": "your address" if home else prov["address"], "price": prices[wanted],
+            "currency": prov["currency"]}
+
+
+# ---- Loyalty & Memberships (13.5) ---------------------------------------------------------------
+
+@tool(l2="13.5", app="wallet", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
+def add_membership_card(
+    ctx: Ctx, merchant: Annotated[str, Field(min_length=1, max_length=80)],
+    card_number: Annotated[str, Field(min_length=3, max_length=40)], holder_name: Name | None = None,
+    points: Annotated[int, Field(ge=0, le=100_000_000)] | None = None,
+) -> dict[str, Any]:
+    """Add a loyalty or membership card to the wallet, or update the points balance of a card already there.
+
+    Args:
+        merchant: The shop, chain or programme, e.g. "Starbucks Rewards".
+        card_number: The card or member number; spaces and dashes are ignored.
+        holder_name: Name on the card (default: the user's name).
+        points: Current points balance.
+    """
+    number = _tracking(card_number)
+    m = membership_cards.c
+    existing = ctx.conn.execute(select(membership_cards).where(
+        func.lower(m.merchant) == merchant.strip().lower(), m.card_number == number)).first()
+    if existing:
+        if points is None or points == existing.points:
+            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this {existing.merchant} card is saved: {existing.card_id}",
+                            existing_id=existing.card_id)
+        ctx.conn.execute(update(membership_cards).where(m.card_id == existing.card_id).values(
+            points=points, updated_at=ctx.ts()))
+        return {"card_id": existing.card_id, "action": "points_updated", "points": points,
+                "previous_points": existing.points}
+    holder = holder_name or ctx.conn.execute(select(user_profile.c.name)).scalar()
+    card_id = ctx.new_id(membership_cards)
+    ctx.conn.execute(insert(membership_cards).values(
+        card_id=card_id, merchant=merchant.strip(), card_number=number, holder_name=holder, points=points or 0,
+        created_at=ctx.ts(), updated_at=ctx.ts()))
+    return {"card_id": card_id, "action": "added", "merchant": merchant.strip(), "card_number": number,
+            "holder_name": holder, "points": points or 0}
+
+
+# ---- World data ---------------------------------------------------------------------------------
+
+# (category, title, venue, USD price of the cheapest ticket, tiered seating); "{city}" is filled in.
+EVENT_TEMPLATES = [
+    ("concert", "{city} Symphony Orchestra: Summer Gala", "{city} Concert Hall", 40, True),
+    ("concert", "Midnight Echoes World Tour", "{city} Arena", 70, True),
+    ("concert", "Jazz Night with the Blue Quartet", "Blue Note {city}", 35, False),
+    ("exhibition", "Impressionist Masters: Monet to Cezanne", "{city} Art Museum", 20, False),
+    ("exhibition", "Van Gogh Immersive Experience", "{city} Expo Center", 28, False),
+    ("exhibition", "Future Cities: Architecture Biennale", "{city} Design Hall", 15, False),
+    ("museum", "{city} Science & Technology Museum general admission", "{city} Science & Technology Museum", 12,
+     False),
+    ("museum", "{city} Natural History Museum general admission", "{city} Natural History Museum", 10, False),
+    ("sports", "{city} FC vs Harbor United", "{city} Stadium", 30, True),
+    ("sports", "International Tennis Open: Quarterfinals", "{city} Tennis Center", 45, True),
+    ("theater", "Swan Lake (National Ballet)", "{city} Grand Theatre", 50, True),
+    ("theater", "The Phantom of the Opera", "{city} Opera House", 60, True),
+    ("theater", "Stand-up Comedy Night", "The Laugh Box {city}", 18, False),
+    ("family", "Ocean World Aquarium day pass", "{city} Ocean World", 25, False),
+    ("family", "Puppet Theatre: The Little Prince", "{city} Children's Theatre", 12, False),
+    ("family", "Dinosaur Park Adventure", "{city} Dinosaur Park", 22, False),
+    ("festival", "{city} Food & Wine Festival", "{city} Riverside Park", 15, False),
+    ("festival", "Summer Music Festival", "{city} Expo Grounds", 55, True),
+    ("festival", "Lantern & Light Festival", "{city} Old Town", 8, False),
+]
+# Landmarks sold through their own apps or with real-name booking:
+# (city, title, venue, USD price, api_bookable, realname_required, booking app)
+LANDMARKS = [
+    ("Beijing", "Palace Museum general admission", "Palace Museum", 8, 0, 1, "palacemuseum"),
+    ("Beijing", "National Museum of China general admission", "National Museum of China", 0, 1, 1, None),
+    ("San Francisco", "de Young Museum general admission", "de Young Museum", 20, 0, 0, "deyoung"),
+    ("San Francisco", "SFMOMA general admission", "San Francisco Museum of Modern Art", 30, 1, 0, None),
+    ("London", "Tower of London admission", "Tower of London", 38, 0, 0, "toweroflondon"),
+    ("Tokyo", "Ghibli Museum admission", "Ghibli Museum, Mitaka", 7, 0, 1, "ghiblimuseum"),
+]
+# The paper's Shanghai museum (task SA1): evt_044 in every world, sold only in its own app.
+MUSEUM_ANCHOR = ("Shanghai", "Shanghai Museum (East) general admission", "Shanghai Museum (East)", 7, 0, 1, "shmuseum")
+ANCHOR_INDEX = 43
+EVENTS_PER_CITY = 9
+TIMES = {"concert": ["19:30"], "exhibition": ["10:00", "14:00"], "museum": ["09:00", "13:00"],
+         "sports": ["15:00", "19:35"], "theater": ["14:00", "19:30"], "family": ["10:00", "14:30"],
+         "festival": ["11:00"]}
+
+# (name, {service: USD base price}, online booking)
+PROVIDERS = [
+    ("Sparkle Home Cleaning", {"cleaning": 60}, 1), ("TidyNest Cleaners", {"cleaning": 55, "laundry": 25}, 1),
+    ("QuickFix Plumbing", {"plumbing": 80}, 1), ("PipePro Services", {"plumbing": 70}, 0),
+    ("BrightSpark Electric", {"electrician": 75}, 1), ("FixIt Appliance Repair", {"appliance_repair": 70,
+                                                                                  "electrician": 80}, 1),
+    ("ApplianceDoc", {"appliance_repair": 65}, 1), ("SwiftMove Movers", {"moving": 250}, 1),
+    ("EasyHaul Moving", {"moving": 220}, 1), ("WashDash Laundry", {"laundry": 20}, 1),
+    ("Studio 8 Salon", {"haircut": 30, "nail": 35}, 1), ("Urban Cuts Barbershop", {"haircut": 22}, 0),
+    ("Lotus Spa & Massage", {"massage": 70, "nail": 40}, 1), ("Serenity Massage", {"massage": 60}, 1),
+    ("Polished Nail Bar", {"nail": 30}, 1), ("Shine Auto Spa", {"car_wash": 20}, 1),
+    ("SpeedyWash", {"car_wash": 15}, 1), ("Pawfect Grooming", {"pet_grooming": 45}, 1),
+    ("Happy Tails Pet Spa", {"pet_grooming": 50}, 1),
+]
+SLOT_TIMES = ["10:00", "12:00", "15:00", "18:00"]
+SLOT_DAYS = 4
+PARCEL_SENDERS = ["Grandma", "Acme Books", "Mobile Store", "Uni Alumni Office", "Photo Print Lab", "Tea House",
+                  "Sports Club", "Pharmacy Online", "Camera Repair Center", "Friend abroad", "Bank card center",
+                  "Flower Shop"]
+PARCEL_STATUSES = ["in_transit", "in_transit", "in_transit", "out_for_delivery", "out_for_delivery", "delivered",
+                   "delivered", "delivered", "delivered", "exception", "ready_for_pickup", "returned_to_sender"]
+PARCEL_STEPS = ["picked_up", "in_transit", "arrived_at_hub", "out_for_delivery"]
+CARDS = {"CNY": [("Starbucks Rewards", "6104 2217 8890 3321", 320), ("IKEA Family", "IF-88120047", 1560),
+                 ("Hilton Honors", "HH123456", 48200)],
+         "USD": [("Starbucks Rewards", "6104 9931 2210 7784", 410), ("Costco", "1118-4471-2093", 0),
+                 ("Hilton Honors", "HH654321", 23150)]}
+
+
+def _fmt(at: dt.datetime) -> str:
+    return at.strftime(DT_FMT)
+
+
+def _sessions(rng: random.Random, category: str, today: dt.date) -> list[str]:
+    first = today + dt.timedelta(days=rng.randint(1, 40))
+    days = [first + dt.timedelta(days=d) for d in range(rng.randint(1, 3))]
+    return sorted(f"{d}T{t}" for d in days for t in TIMES[category])
+
+
+def _event_row(rng: random.Random, city: str, category: str, title: str, venue: str, usd: float, tiers: bool,
+               currency: str, venues: dict[tuple[str, str], str]) -> dict[str, Any]:
+    price = local_price(usd, currency) if usd else 0.0
+    sections = {"B": price, "A": local_price(usd * 1.8, currency), "VIP": local_price(usd * 3.5, currency)} \
+        if tiers else {}
+    roll = rng.random()
+    seats = 0 if roll < 0.08 else rng.randint(1, 3) if roll < 0.16 else rng.randint(20, 800)
+    return {"title": title.format(city=city), "category": category, "venue": venue.format(city=city),
+            "venue_place_id": venues.get((city, category)), "city": city, "price": price,
+            "sections_json": json.dumps(sections), "currency": currency, "seats_left": seats, "api_bookable": 1,
+            "realname_required": 0, "booking_app_id": None}
+
+
+def _events(rng: random.Random, cities: list[str], home: str, today: dt.date, currency: str,
+            venues: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
+    made = []
+    for city in cities:
+        for category, title, venue, usd, tiers in rng.sample(EVENT_TEMPLATES, EVENTS_PER_CITY + 3 * (city == home)):
+            ev = _event_row(rng, city, category, title, venue, usd, tiers, currency, venues)
+            made.append({**ev, "sessions_json": json.dumps(_sessions(rng, category, today))})
+    for city, title, venue, usd, bookable, realname, app in LANDMARKS:
+        if city in cities:
+            ev = _event_row(rng, city, "museum", title, venue, usd, False, currency, venues)
+            ev.update(api_bookable=bookable, realname_required=realname, booking_app_id=app, seats_left=500)
+            made.append({**ev, "sessions_json": json.dumps(_sessions(rng, "museum", today))})
+    made.sort(key=lambda ev: (ev["city"], ev["title"]))
+    city, title, venue, usd, bookable, realname, app = MUSEUM_ANCHOR
+    anchor = _event_row(rng, city, "museum", title, venue, usd, False, currency, venues)
+    saturday = today + dt.timedelta(days=7 + (5 - (today + dt.timedelta(days=7)).weekday()) % 7)
+    days = (saturday, saturday + dt.timedelta(days=1))
+    anchor.update(api_bookable=bookable, realname_required=realname, booking_app_id=app, seats_left=300,
+                  sessions_json=json.dumps([f"{d}T{t}" for d in days for t in TIMES["museum"]]))
+    made.insert(ANCHOR_INDEX, anchor)
+    for i, ev in enumerate(made, start=1):
+        ev["event_id"] = f"evt_{i:03d}"
+    return made
+
+
+def _parcels(rng: random.Random, now: dt.datetime, currency: str, home: str, cities: list[str]) -> list[dict[str, Any]]:
+    made = []
+    for sender, status in zip(PARCEL_SENDERS, PARCEL_STATUSES, strict=True):
+        carrier, prefix, digits = rng.choice(CARRIERS[currency])
+        origin = rng.choice(cities)
+        sent = now - dt.timedelta(hours=rng.randint(40, 90) if status != "delivered" else rng.randint(100, 600))
+        steps = PARCEL_STEPS[:PARCEL_STEPS.index(status) + 1] if status in PARCEL_STEPS else PARCEL_STEPS + [status]
+        events = [{"ts": _fmt(sent + dt.timedelta(hours=8 * i)), "status": step,
+                   "location": origin if i < 2 else home} for i, step in enumerate(steps)]
+        done = status in ("delivered", "returned_to_sender")
+        made.append({"tracking_number": tracking_number(rng, prefix, digits), "carrier": carrier, "sender": sender,
+                     "origin_city": origin, "destination_city": home, "status": status,
+                     "eta": None if done else (sent + dt.timedelta(hours=8 * len(PARCEL_STEPS))).date().isoformat(),
+                     "events_json": json.dumps(events)})
+    return made
+
+
+def _providers(rng: random.Random, local: list[tuple[str, list[tuple[str, dict[str, int], int]]]], currency: str,
+               salons: dict[str, str]) -> list[dict[str, Any]]:
+    """Providers per city; salons and spas sit at the city's salon place when there is one."""
+    made = []
+    for city, chosen in local:
+        for name, prices, online in chosen:
+            n = len(made) + 1
+            personal = not set(prices) & HOME_SERVICES
+            made.append({
+                "provider_id": f"provider_{n:03d}", "name": name, "service_types_json": json.dumps(sorted(prices)),
+                "price_json": json.dumps({s: local_price(usd * rng.uniform(0.85, 1.3), currency)
+                                          for s, usd in sorted(prices.items())}),
+                "currency": currency, "place_id": salons.get(city) if personal else None,
+                "address": f"{rng.randint(1, 300)} {rng.choice(STREETS)}", "city": city,
+                "rating": round(rng.uniform(3.6, 4.9), 1), "review_count": rng.randint(15, 2400),
+                "phone": f"+1 555 02{n:02d}" if currency == "USD" else f"+86 10 8{rng.randint(1000000, 9999999)}",
+                "online_booking": online})
+    return made
+
+
+def _slot_rows(rng: random.Random, providers: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
+    made = []
+    for prov in providers:
+        for d in range(SLOT_DAYS):
+            day = now.date() + dt.timedelta(days=d)
+            for hm in SLOT_TIMES:
+                start = f"{day}T{hm}"
+                if start > _fmt(now):
+                    made.append({"provider_id": prov["provider_id"], "start": start,
+                                 "available": int(rng.random() < 0.7)})
+    return made
+
+
+def _tickets(events: list[dict[str, Any]], now: dt.datetime, currency: str) -> list[dict[str, Any]]:
+    """One past visit and two upcoming bookings (the past session is added to its event's list)."""
+    bookable = [ev for ev in events if ev["api_bookable"] and ev["seats_left"] > 10 and ev["price"] > 0]
+    past_ev = bookable[3]
+    past = json.loads(past_ev["sessions_json"])
+    past_session = f"{now.date() - dt.timedelta(days=20)}T{past[0][11:]}"
+    past_ev["sessions_json"] = json.dumps([past_session, *past])
+    made = []
+    for i, (ev, session, qty, status, booked_days) in enumerate([
+            (past_ev, past_session, 2, "used", 30), (bookable[10], json.loads(bookable[10]["sessions_json"])[0], 2,
+                                                      "booked", 6),
+            (bookable[20], json.loads(bookable[20]["sessions_json"])[-1], 1, "booked", 2)], start=1):
+        tid = f"ticket_{i:03d}"
+        sections = json.loads(ev["sections_json"])
+        booked_at = f"{now.date() - dt.timedelta(days=booked_days)}T21:10:00"
+        made.append({"ticket_id": tid, "event_id": ev["event_id"], "session_time": session, "quantity": qty,
+                     "seat_section": min(sections, key=sections.get) if sections else None,
+                     "attendee_names_json": "[]", "price": round(ev["price"] * qty, 2), "currency": currency,
+                     "payment_method_id": "pm_001", "status": status, "qr_code": _qr(tid, ev["event_id"], session),
+                     "source": "api", "created_at": booked_at, "updated_at": booked_at})
+    return made
+
+
+def _courier_orders(rng: random.Random, today: dt.date, currency: str, city: str) -> list[dict[str, Any]]:
+    """A delivered document to Mom last week and a pickup booked for tomorrow."""
+    carrier, prefix, digits = CARRIERS[currency][0]
+    country = "+86 139" if currency == "CNY" else "+1 415"
+    made = []
+    for i, (days, hm, size, status, name) in enumerate([(-9, "10:00", "document", "delivered", "Zhang Min"),
+                                                       (1, "14:00", "small", "scheduled", "Tom Baker")], start=1):
+        day = today + dt.timedelta(days=days)
+        booked_at = f"{min(day, today) - dt.timedelta(days=1)}T20:00:00"
+        recipient = {"name": name, "address": f"{rng.randint(1, 99)} {rng.choice(STREETS)}, {city}",
+                     "phone": normalise_phone(f"{country} {rng.randint(100, 999)} {rng.randint(1000, 9999)}")}
+        made.append({
+            "courier_order_id": f"courier_{i:03d}", "pickup_address_id": "address_001",
+            "recipient_json": json.dumps(recipient, sort_keys=True), "package_size": size,
+            "window_start": f"{day}T{hm}", "window_end": f"{day}T{int(hm[:2]) + 2}:00", "insured_value": 0.0,
+            "price": COURIER_FEES[currency][size], "currency": currency, "carrier": carrier,
+            "tracking_number": tracking_number(rng, prefix, digits), "payment_method_id": "pm_002", "status": status,
+            "created_at": booked_at, "updated_at": booked_at})
+    return made
+
+
+# (provider name, service, days from today, time, status)
+SEED_APPOINTMENTS = [("Studio 8 Salon", "haircut", -30, "14:00", "completed"),
+                     ("Sparkle Home Cleaning", "cleaning", -14, "10:00", "completed"),
+                     ("Lotus Spa & Massage", "massage", -5, "18:00", "cancelled"),
+                     ("Studio 8 Salon", "haircut", 0, "10:00", "booked"),  # within two hours of now
+                     ("Sparkle Home Cleaning", "cleaning", 2, "15:00", "booked")]
+
+
+def _appointments(providers: list[dict[str, Any]], slots: list[dict[str, Any]], today: dt.date, city: str,
+                  currency: str) -> list[dict[str, Any]]:
+    """The seeded appointments; the booked ones take their slots."""
+    by_name = {p["name"]: p for p in providers if p["city"] == city}
+    taken = set()
+    made = []
+    for i, (name, service, days, hm, status) in enumerate(SEED_APPOINTMENTS, start=1):
+        prov = by_name[name]
+        start = f"{today + dt.timedelta(days=days)}T{hm}"
+        booked_at = f"{today + dt.timedelta(days=min(days, 0) - 3)}T19:00:00"
+        made.append({
+            "appointment_id": f"sappt_{i:03d}", "provider_id": prov["provider_id"], "service": service, "start": start,
+            "end": _fmt(dt.datetime.strptime(start, DT_FMT) + dt.timedelta(minutes=DURATION_MIN[service])),
+            "address_id": "address_001" if service in HOME_SERVICES else None, "notes": None,
+            "staff_preference": None, "price": json.loads(prov["price_json"])[service], "currency": currency,
+            "payment_method_id": "pm_002", "status": status, "cancellation_fee": 0.0 if status == "cancelled" else None,
+            "source": "api", "created_at": booked_at, "updated_at": booked_at})
+        if status == "booked":
+            taken.add((prov["provider_id"], start))
+    for slot in slots:
+        if (slot["provider_id"], slot["start"]) in taken:
+            slot["available"] = 0
+    return made
+
+
+def _payment(row: dict[str, Any], amount: float, merchant: str, category: str, ref_id: str,
+             refunded: bool = False) -> dict[str, Any]:
+    return {"method_id": row["payment_method_id"], "amount": -amount, "currency": row["currency"],
+            "merchant": merchant, "category": category, "ref_id": ref_id, "ts": row["created_at"],
+            "status": "refunded" if refunded else "posted"}
+
+
+@seeder
+def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    """Events in every city of the world, parcels, courier pickups, local providers with slots, appointments, cards."""
+    now = dt.datetime.fromisoformat(persona.now)
+    today, stamp = now.date(), persona.now
+    currency = world_currency(conn)
+    places = rows(conn.execute(select(world_places.c.place_id, world_places.c.city, world_places.c.category)
+                               .order_by(world_places.c.place_id)))
+    cities = sorted({p["city"] for p in places} | {MUSEUM_ANCHOR[0]})
+    venues: dict[tuple[str, str], str] = {}
+    salons: dict[str, str] = {}
+    for p in places:
+        kind = {"museum": "museum", "park": "festival", "cinema": "theater"}.get(p["category"])
+        if kind:
+            venues.setdefault((p["city"], kind), p["place_id"])
+        if p["category"] == "salon":
+            salons.setdefault(p["city"], p["place_id"])
+
+    events = _events(rng, cities, persona.home_city, today, currency, venues)
+    tickets = _tickets(events, now, currency)
+    conn.execute(insert(world_events), events)
+    conn.execute(insert(event_tickets), tickets)
+    conn.execute(insert(world_parcels), _parcels(rng, now, currency, persona.home_city, cities))
+    couriers = _courier_orders(rng, today, currency, persona.home_city)
+    conn.execute(insert(courier_orders), couriers)
+
+    local = [(persona.home_city, PROVIDERS)]
+    if persona.work_city != persona.home_city:
+        local.append((persona.work_city, rng.sample(PROVIDERS, 8)))
+    other = next(c for c in cities if c not in (persona.home_city, persona.work_city))
+    local.append((other, rng.sample(PROVIDERS, 4)))
+    providers = _providers(rng, local, currency, salons)
+    slots = _slot_rows(rng, providers, now)
+    appts = _appointments(providers, slots, today, persona.home_city, currency)
+    conn.execute(insert(world_service_providers), providers)
+    conn.execute(insert(world_service_slots), slots)
+    conn.execute(insert(service_appointments), appts)
+
+    names = {p["provider_id"]: p["name"] for p in providers}
+    venue_of = {ev["event_id"]: ev["venue"] for ev in events}
+    seed_payments(conn, sorted(
+        [_payment(t, t["price"], venue_of[t["event_id"]], "entertainment", t["ticket_id"]) for t in tickets]
+        + [_payment(c, c["price"], c["carrier"], "courier", c["courier_order_id"]) for c in couriers]
+        + [_payment(a, a["price"], names[a["provider_id"]], "services", a["appointment_id"], a["status"] == "cancelled")
+           for a in appts], key=lambda p: (p["ts"], p["ref_id"])))
+
+    conn.execute(insert(membership_cards), [
+        {"card_id": f"mcard_{i:03d}", "merchant": merchant, "card_number": _tracking(number),
+         "holder_name": persona.name, "points": points, "created_at": stamp, "updated_at": stamp}
+        for i, (merchant, number, points) in enumerate(CARDS[currency], start=1)])

@@ -1,8 +1,9 @@
 """``mobilepa bench sandbox``: episode reset time and tool-call throughput, against raw sqlite3.
 
-The raw baseline replays *exactly the statements the executor issued* (captured from the engine)
-through a plain ``sqlite3`` connection on a fresh copy of the same world, so the ratio measures
-the toolkit's own overhead (validation, SQLAlchemy, envelopes, logging), not a different workload.
+The raw baseline replays *exactly the statements the executor issued*, with their parameters
+(captured from the engine and the prepared bookkeeping statements), through a plain ``sqlite3``
+connection on a copy of the same start state, so the ratio measures the toolkit's own overhead
+(validation, SQLAlchemy, envelopes, logging), not a different workload.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import platform
 import sqlite3
 import statistics
 import time
+from contextlib import nullcontext
 from typing import Any
 
 import sandbox.domains  # noqa: F401
-from sandbox.db import raw
+from sandbox.db import Traced, trace_statements
 from sandbox.episode import Episode
 from sandbox.suite import load_split
 from sandbox.tasks import Task
@@ -56,48 +58,50 @@ def mixed_calls(tasks: list[Task]) -> list[tuple[Task, list[tuple[str, Any]]]]:
     return mix
 
 
-def run_mix(mix: list[tuple[Task, list[tuple[str, Any]]]], capture: bool) -> tuple[float, int, list[list[str]]]:
-    """Seconds spent inside ``Episode.step`` for the whole mix, the call count, and per-task statements.
-
-    Statements are captured with SQLite's own trace hook, so the executor's prepared bookkeeping
-    statements are included. Python reports each trigger firing as a repeat of the statement that
-    fired it; consecutive repeats are dropped, since replaying the statement fires the trigger again.
-    """
+def run_mix(mix: list[tuple[Task, list[tuple[str, Any]]]], capture: bool) -> tuple[float, int, list[list[Traced]]]:
+    """Seconds spent inside ``Episode.step`` for the whole mix, the call count, and per-task statements."""
     spent, calls, per_task = 0.0, 0, []
     for task, actions in mix:
         episode = Episode(task)
-        captured: list[str] = []
-        if capture:
-            raw(episode.conn).set_trace_callback(captured.append)
-        for name, arguments in actions:
-            started = time.perf_counter()
-            episode.step(name, arguments)
-            spent += time.perf_counter() - started
-            calls += 1
-        raw(episode.conn).set_trace_callback(None)
-        per_task.append([sql for n, sql in enumerate(captured) if n == 0 or sql != captured[n - 1]])
+        with trace_statements() if capture else nullcontext([]) as captured:
+            for name, arguments in actions:
+                started = time.perf_counter()
+                episode.step(name, arguments)
+                spent += time.perf_counter() - started
+                calls += 1
+        per_task.append(list(captured))
         episode.close()
     return spent, calls, per_task
 
 
-def replay_raw(mix: list[tuple[Task, list[tuple[str, Any]]]], statements: list[list[str]]) -> float:
-    """Seconds to run the captured statements through plain sqlite3 on fresh copies of the worlds.
+def replay_raw(mix: list[tuple[Task, list[tuple[str, Any]]]], statements: list[list[Traced]]) -> float:
+    """Seconds to run the captured statements, with their parameters, through plain sqlite3.
 
-    Like the executor, the baseline reuses one connection (deserialising each start state into it),
-    so neither side pays SQLite's schema parse per episode.
+    Like the executor, the baseline reuses one connection with a large statement cache and starts
+    each task by deserialising that task's start state; a warm-up pass prepares every statement.
     """
-    spent = 0.0
-    connection = sqlite3.connect(":memory:", isolation_level=None)
-    for (task, _), stmts in zip(mix, statements, strict=True):
+    starts = []
+    for task, _ in mix:
         prepared = Episode(task)  # same starting state: world plus patches
-        image = prepared.snapshot()
+        starts.append(prepared.snapshot())
         prepared.close()
-        connection.deserialize(image)
-        connection.execute("SELECT 1 FROM meta").fetchall()
-        started = time.perf_counter()
-        for sql in stmts:
-            connection.execute(sql).fetchall()
-        spent += time.perf_counter() - started
+    connection = sqlite3.connect(":memory:", isolation_level=None, cached_statements=4096)
+    spent = 0.0
+    for timed in (False, True):
+        for image, stmts in zip(starts, statements, strict=True):
+            connection.deserialize(image)
+            started = time.perf_counter()
+            for sql, params, many in stmts:
+                if sql == "COMMIT":
+                    connection.commit()
+                elif sql == "ROLLBACK":
+                    connection.rollback()
+                elif many:
+                    connection.executemany(sql, params)
+                else:
+                    connection.execute(sql, params).fetchall()
+            if timed:
+                spent += time.perf_counter() - started
     connection.close()
     return spent
 

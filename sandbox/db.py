@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+import re
 import sqlite3
 from typing import Any
 
@@ -45,7 +48,46 @@ def _configure(eng: Engine) -> Engine:
     def _on_begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN")
 
+    @event.listens_for(eng, "before_cursor_execute", retval=True)
+    def _stable_plans(conn: Connection, cursor: Any, statement: str, parameters: Any, context: Any,
+                      executemany: bool) -> tuple[str, Any]:
+        statement = _BOUND_LIKE.sub(r"\1 (? || '')", statement)
+        if _trace is not None:
+            _trace.append((statement, parameters, executemany))
+        return statement, parameters
+
+    @event.listens_for(eng, "commit")
+    def _on_commit(conn: Connection) -> None:
+        if _trace is not None:
+            _trace.append(("COMMIT", (), False))
+
+    @event.listens_for(eng, "rollback")
+    def _on_rollback(conn: Connection) -> None:
+        if _trace is not None:
+            _trace.append(("ROLLBACK", (), False))
+
     return eng
+
+
+Traced = tuple[str, Any, bool]  # statement, parameters, executemany
+_trace: list[Traced] | None = None
+
+
+@contextmanager
+def trace_statements() -> Iterator[list[Traced]]:
+    """Record every statement sent to SQLite with its parameters (``mobilepa bench`` replays them)."""
+    global _trace
+    _trace = captured = []
+    try:
+        yield captured
+    finally:
+        _trace = None
+
+
+# SQLite plans ``x LIKE ?`` around the bound value and re-prepares the statement whenever the value
+# changes; after a deserialise a re-prepare re-parses the whole schema (~10 ms). Turning the bound
+# pattern into an expression keeps one plan per statement; the results are the same.
+_BOUND_LIKE = re.compile(r"\b((?:NOT )?(?:LIKE|GLOB)) \?")
 
 
 @functools.cache
@@ -70,7 +112,10 @@ class Prepared:
         self.order = tuple(compiled.positiontup or ())
 
     def run(self, conn: Connection, **params: Any) -> sqlite3.Cursor:
-        return raw(conn).execute(self.sql, [params[k] for k in self.order])
+        values = [params[k] for k in self.order]
+        if _trace is not None:
+            _trace.append((self.sql, values, False))
+        return raw(conn).execute(self.sql, values)
 
 
 def raw(conn: Connection) -> sqlite3.Connection:

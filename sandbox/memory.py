@@ -129,7 +129,7 @@ def seed_memory(conn: Connection, rng: random.Random, persona: Persona) -> None:
     for cat, content, entities, valid_from, status in FACTS:
         records.append((cat, _fill(content, persona, {}), [_fill(e, persona, {}) for e in entities], valid_from, status))
     seen: set[str] = set()
-    while len(records) < 40:
+    while len(records) < persona.memories:
         cat, content, entities = rng.choice(DISTRACTOR_TOPICS)
         choice = {k: rng.choice(v) for k, v in FILL.items()}
         text = content.format(**choice)

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, insert, select, update
 
 from sandbox.changes import clear_journal
 from sandbox.db import check_layout, empty_database, finish_image
@@ -37,27 +37,29 @@ class Persona:
     work_city: str
     now: str  # the frozen clock, YYYY-MM-DDTHH:MM:SS
     contacts: int = 100
+    memories: int = 40  # memory records, distractors and superseded ones included (the paper: 30-80)
+    unset_permissions: int = 4  # non-core app permissions never requested or refused
 
 
 PERSONAS: dict[str, Persona] = {
     p.persona_id: p
     for p in (
         Persona("wang_lei", 1101, "Wang Lei", "+86 138 0000 1111", "wang.lei@example.com", "en-US",
-                "Asia/Shanghai", "Beijing", "Beijing", "2025-06-13T09:00:00"),
+                "Asia/Shanghai", "Beijing", "Beijing", "2025-06-13T09:00:00", unset_permissions=0),
         Persona("maya_patel", 2202, "Maya Patel", "+1 415 555 0101", "maya.patel@example.com", "en-US",
                 "America/Los_Angeles", "San Francisco", "Palo Alto", "2025-03-04T08:30:00"),
         Persona("oliver_hughes", 3303, "Oliver Hughes", "+44 20 7946 0102", "oliver.hughes@example.co.uk", "en-GB",
-                "Europe/London", "London", "London", "2025-10-21T07:45:00", contacts=120),
+                "Europe/London", "London", "London", "2025-10-21T07:45:00", contacts=120, memories=64, unset_permissions=6),
         Persona("yuki_sato", 4404, "Yuki Sato", "+81 3 5555 0103", "yuki.sato@example.jp", "ja-JP",
-                "Asia/Tokyo", "Tokyo", "Tokyo", "2025-01-15T18:20:00", contacts=90),
+                "Asia/Tokyo", "Tokyo", "Tokyo", "2025-01-15T18:20:00", contacts=90, memories=33, unset_permissions=3),
         Persona("lena_weber", 5505, "Lena Weber", "+49 30 5555 0104", "lena.weber@example.de", "de-DE",
-                "Europe/Berlin", "Berlin", "Berlin", "2025-08-02T10:10:00", contacts=80),
+                "Europe/Berlin", "Berlin", "Berlin", "2025-08-02T10:10:00", contacts=80, memories=52),
         Persona("carlos_ruiz", 6606, "Carlos Ruiz", "+34 91 555 0105", "carlos.ruiz@example.es", "es-ES",
-                "Europe/Madrid", "Madrid", "Madrid", "2025-05-28T21:05:00", contacts=110),
+                "Europe/Madrid", "Madrid", "Madrid", "2025-05-28T21:05:00", contacts=110, memories=78),
         Persona("ji_woo_park", 7707, "Ji-woo Park", "+82 2 5555 0106", "jiwoo.park@example.kr", "ko-KR",
-                "Asia/Seoul", "Seoul", "Seoul", "2025-12-05T06:50:00", contacts=95),
+                "Asia/Seoul", "Seoul", "Seoul", "2025-12-05T06:50:00", contacts=95, memories=45, unset_permissions=5),
         Persona("amara_okafor", 8808, "Amara Okafor", "+1 416 555 0107", "amara.okafor@example.ca", "en-CA",
-                "America/Toronto", "Toronto", "Toronto", "2025-02-11T12:00:00", contacts=130),
+                "America/Toronto", "Toronto", "Toronto", "2025-02-11T12:00:00", contacts=130, memories=71),
     )
 }
 
@@ -104,6 +106,22 @@ def _seed_system(conn: Connection, persona: Persona) -> None:
         conn.execute(insert(app_permissions), grants)
 
 
+# Apps whose permissions every persona has granted: the everyday core a phone is set up with.
+CORE_APPS = frozenset({"assistant", "calendar", "chat", "clock", "contacts", "mail", "messages", "notes", "phone",
+                       "settings", "tasks"})
+
+
+def _mix_permissions(conn: Connection, rng: random.Random, count: int) -> None:
+    """Leave a few non-core permissions never requested or refused, as on a real phone."""
+    rows = conn.execute(select(app_permissions.c.app_id, app_permissions.c.permission).where(
+        app_permissions.c.state == "granted", app_permissions.c.app_id.not_in(CORE_APPS)).order_by(
+        app_permissions.c.app_id, app_permissions.c.permission)).all()
+    for app_id, permission in rng.sample(rows, min(len(rows), count)):
+        conn.execute(update(app_permissions).where(
+            app_permissions.c.app_id == app_id, app_permissions.c.permission == permission).values(
+            state=rng.choice(["not_requested", "not_requested", "denied"])))
+
+
 def build_world(persona_id: str) -> bytes:
     """Build a persona's world from scratch and return its database image."""
     import sandbox.domains  # noqa: F401  (registers every tool and seeder)
@@ -115,6 +133,7 @@ def build_world(persona_id: str) -> bytes:
             _seed_system(conn, persona)
             for name, fn in SEEDERS:
                 fn(conn, random.Random(f"{persona.seed}:{name}"), persona)
+            _mix_permissions(conn, random.Random(f"{persona.seed}:permissions"), persona.unset_permissions)
             sync_id_sequences(conn, metadata.sorted_tables)
             clear_journal(conn)
         image = finish_image(conn)

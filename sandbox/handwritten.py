@@ -86,8 +86,7 @@ def setting(key: str, value: str) -> dict[str, Any]:
 
 
 def tasks() -> list[Task]:
-    lily, mom, dad, boss, alex_m, tom = ("contact_001", "contact_002", "contact_003", "contact_004", "contact_005",
-                                         "contact_007")
+    lily, mom, dad, alex_m, tom = "contact_001", "contact_002", "contact_003", "contact_005", "contact_007"
     out = [
         # ---- Basic Tool Use: Communication & Social ------------------------------------------
         task("hw_basic_001", "basic", "3.1", "Save my new plumber Mike Ross, his number is +86 139 1234 5678.",

@@ -11,6 +11,7 @@ from sqlalchemy import Connection, func, select
 import sandbox.domains  # noqa: F401
 from sandbox.changes import StateDiff, clear_journal, read_diff
 from sandbox.db import open_database
+from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import operation_logs
 from sandbox.tooling import REGISTRY
@@ -49,3 +50,34 @@ def prepare(conn: Connection, *statements: Any) -> None:
         for stmt in statements:
             conn.execute(stmt)
         clear_journal(conn)
+
+
+# ---- helpers the per-domain tool tests share ----------------------------------------------
+
+def diff(ex: Executor) -> dict[str, Any]:
+    """D_T - D_0 as JSON (inserted / updated [{before, after}] / deleted per table)."""
+    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
+
+
+def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
+    """Rows of a read-only statement, outside the episode's calls."""
+    with ex.conn.begin():
+        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
+
+
+def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Call a tool that must succeed; returns its payload and advances the step."""
+    env = ex.call(name, args)
+    assert env["Status"] == "success", env
+    ex.step += 1
+    return env["Payload"]
+
+
+def fails(ex: Executor, name: str, args: dict[str, Any], error: ErrorType) -> dict[str, Any]:
+    """Call a tool that must fail with ``error``, changing nothing but adding one log row."""
+    before, logged = diff(ex), log_count(ex.conn)
+    env = ex.call(name, args)
+    assert env["Status"] == "error" and env["ErrorType"] == error.value, env
+    assert diff(ex) == before
+    assert log_count(ex.conn) == logged + 1
+    return env["Payload"]

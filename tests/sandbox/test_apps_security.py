@@ -17,7 +17,7 @@ from sandbox.db import open_database
 from sandbox.domains import apps_security
 from sandbox.domains.apps_security import (
     accounts, app_installs, backups, cloud_account, credentials, files, folders, linked_devices,
-    notification_channels, world_store_apps,
+    world_store_apps,
 )
 from sandbox.domains.common import payment_methods
 from sandbox.errors import ErrorType
@@ -25,7 +25,7 @@ from sandbox.executor import Executor
 from sandbox.schema import app_permissions, apps, device_settings
 from sandbox.tooling import REGISTRY
 from sandbox.world import build_world, world_image
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, diff_of, fails, ok, prepare, query
 
 D4_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == apps_security.__name__)
 CATALOG_D4 = {  # catalog section 4, D4: tool -> L2
@@ -39,33 +39,6 @@ FREE_GB = 41.5
 
 
 # ---- helpers ----------------------------------------------------------------------------------
-
-def diff(ex: Executor) -> dict[str, Any]:
-    """D_T - D_0 as JSON (inserted / updated [{before, after}] / deleted per table)."""
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
-
-
-def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    env = ex.call(name, args)
-    assert env["Status"] == "success", env
-    ex.step += 1
-    return env["Payload"]
-
-
-def fails(ex: Executor, name: str, args: dict[str, Any], error: ErrorType) -> dict[str, Any]:
-    """The call fails with exactly ``error``, changes nothing, and adds one log row."""
-    before, logged = diff(ex), log_count(ex.conn)
-    env = ex.call(name, args)
-    assert env["Status"] == "error" and env["ErrorType"] == error.value, env
-    assert diff(ex) == before
-    assert log_count(ex.conn) == logged + 1
-    return env["Payload"]
-
 
 def setting(key: str, value: str) -> Executable:
     return update(device_settings).where(device_settings.c.key == key).values(value=value)

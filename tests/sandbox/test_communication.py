@@ -19,7 +19,7 @@ from sandbox.domains.social import social_comments, social_follows, social_likes
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, apps, device_settings
 from sandbox.tooling import REGISTRY
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, diff_of, log_count, ok, prepare
 
 D3_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ in (communication.__name__, social.__name__))
 STAMP = "2025-06-13T09:00:01"  # the first step's timestamp
@@ -33,10 +33,6 @@ def ex(conn: Connection) -> Executor:
     return e
 
 
-def diff(ex: Executor) -> dict[str, Any]:
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
-
-
 def query(conn: Connection, stmt: Any) -> list[dict[str, Any]]:
     with conn.begin():
         return [dict(r._mapping) for r in conn.execute(stmt)]
@@ -45,13 +41,6 @@ def query(conn: Connection, stmt: Any) -> list[dict[str, Any]]:
 def scalar(conn: Connection, stmt: Any) -> Any:
     with conn.begin():
         return conn.execute(stmt).scalar()
-
-
-def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    env = ex.call(name, args)
-    assert env["Status"] == "success", env
-    ex.step += 1
-    return env["Payload"]
 
 
 # ---- declarations -----------------------------------------------------------------------------

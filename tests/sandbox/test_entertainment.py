@@ -25,43 +25,16 @@ from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings, meta
 from sandbox.tooling import REGISTRY
 from sandbox.world import build_world, world_image
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, fails, ok, prepare, query
 
 NOW = "2025-06-13T09:00"
 STEP1 = "2025-06-13T09:00:01"
 D2_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == entertainment.__name__)
 
 
-def diff(ex: Executor) -> dict[str, Any]:
-    """D_T - D_0 as JSON (inserted / updated [{before, after}] / deleted per table)."""
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
-
-
 def scalar(ex: Executor, stmt: Any) -> Any:
     with ex.conn.begin():
         return ex.conn.execute(stmt).scalar()
-
-
-def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    env = ex.call(name, args)
-    assert env["Status"] == "success", env
-    ex.step += 1
-    return env["Payload"]
-
-
-def fails(ex: Executor, name: str, args: dict[str, Any], error: ErrorType) -> dict[str, Any]:
-    """The call fails with exactly ``error``, changes nothing, and is logged."""
-    before, logged = diff(ex), log_count(ex.conn)
-    env = ex.call(name, args)
-    assert env["Status"] == "error" and env["ErrorType"] == error.value, env
-    assert diff(ex) == before
-    assert log_count(ex.conn) == logged + 1
-    return env["Payload"]
 
 
 def setting(**values: str) -> list[Any]:

@@ -25,7 +25,7 @@ from sandbox.executor import Executor
 from sandbox.schema import apps, device_settings
 from sandbox.tooling import REGISTRY
 from sandbox.world import build_world, world_image
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, fails, ok, prepare, query
 
 FINANCE_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == finance.__name__)
 NOW = "2025-06-13T09:00:01"  # ctx.ts() of step 1
@@ -33,35 +33,9 @@ CHECKING, SAVINGS, WALLET, BROKERAGE = "pm_004", "pm_005", "pm_003", "pm_006"  #
 RENT_DUE, GAS_OVERDUE, RENT_PAID, BROADBAND_DUE = "bill_025", "bill_018", "bill_017", "bill_020"
 
 
-def diff(ex: Executor) -> dict[str, Any]:
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
-
-
 def balance(ex: Executor, method_id: str) -> float:
     return float(query(ex, select(payment_methods.c.balance).where(
         payment_methods.c.method_id == method_id))[0]["balance"])
-
-
-def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    env = ex.call(name, args)
-    assert env["Status"] == "success", env
-    ex.step += 1
-    return env["Payload"]
-
-
-def fails(ex: Executor, name: str, args: dict[str, Any], error: ErrorType) -> dict[str, Any]:
-    """The call fails with exactly ``error``, changes nothing, and is logged."""
-    before, logged = diff(ex), log_count(ex.conn)
-    env = ex.call(name, args)
-    assert env["Status"] == "error" and env["ErrorType"] == error.value, env
-    assert diff(ex) == before
-    assert log_count(ex.conn) == logged + 1
-    return env["Payload"]
 
 
 def updated(d: dict[str, Any], table: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:

@@ -29,38 +29,12 @@ from sandbox.schema import app_permissions, device_settings
 from sandbox.subagents import world_phone_services
 from sandbox.tooling import REGISTRY
 from sandbox.world import world_image
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, fails, ok, prepare, query
 
 NOW, TODAY, HOME = "2025-06-13T09:00", "2025-06-13", "Beijing"
 FOOD_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == food.__name__)
 R, S, M, T, O = world_restaurants.c, world_table_slots.c, world_menu_items.c, restaurant_reservations.c, food_orders.c
 P = world_places.c
-
-
-def diff(ex: Executor) -> dict[str, Any]:
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
-
-
-def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    env = ex.call(name, args)
-    assert env["Status"] == "success", env
-    ex.step += 1
-    return env["Payload"]
-
-
-def fails(ex: Executor, name: str, args: dict[str, Any], error: ErrorType) -> dict[str, Any]:
-    """The call fails with exactly ``error``, changes nothing, and adds one log row."""
-    before, logged = diff(ex), log_count(ex.conn)
-    env = ex.call(name, args)
-    assert env["Status"] == "error" and env["ErrorType"] == error.value, env
-    assert diff(ex) == before
-    assert log_count(ex.conn) == logged + 1
-    return env["Payload"]
 
 
 # ---- finding entities -----------------------------------------------------------------------

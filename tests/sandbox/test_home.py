@@ -26,17 +26,13 @@ from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
 from sandbox.tooling import REGISTRY
 from sandbox.world import build_world
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, diff_of, log_count, prepare
 
 HOME_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == home.__name__)
 LIVING_LIGHTS = [dev_id("Ceiling light"), dev_id("Floor lamp")]
 FRONT_DOOR, GARAGE_LOCK, DOORBELL, PANEL = (dev_id(n) for n in ("Front door lock", "Garage door lock",
                                                                 "Doorbell camera", "Alarm panel"))
 VACUUM, COFFEE, THERMOSTAT = dev_id("Robot vacuum"), dev_id("Coffee maker plug"), dev_id("Living room thermostat")
-
-
-def diff(ex: Executor) -> dict[str, Any]:
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
 
 
 def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:

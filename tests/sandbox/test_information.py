@@ -20,14 +20,10 @@ from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
 from sandbox.tooling import REGISTRY
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, log_count, prepare, query
 
 INFO_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == information.__name__)
 TODAY, TOMORROW = "2025-06-13", "2025-06-14"
-
-
-def diff(ex: Executor) -> dict[str, Any]:
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
 
 
 def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -36,11 +32,6 @@ def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
     ex.step += 1
     payload: dict[str, Any] = env["Payload"]
     return payload
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
 
 
 def location_service(value: str) -> Update:

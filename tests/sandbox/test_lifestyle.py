@@ -23,37 +23,11 @@ from sandbox.domains.shopping import shipments
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.tooling import REGISTRY
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, fails, ok, prepare, query
 
 TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == lifestyle.__name__)
 MUSEUM = "evt_044"  # Shanghai Museum (East): sold only in the shmuseum app
 TOMORROW = "2025-06-14"
-
-
-def diff(ex: Executor) -> dict[str, Any]:
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
-
-
-def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    env = ex.call(name, args)
-    assert env["Status"] == "success", env
-    ex.step += 1
-    return env["Payload"]
-
-
-def fails(ex: Executor, name: str, args: dict[str, Any], error: ErrorType) -> dict[str, Any]:
-    """The call fails with exactly ``error``, changes nothing, and is logged once."""
-    before, logged = diff(ex), log_count(ex.conn)
-    env = ex.call(name, args)
-    assert env["Status"] == "error" and env["ErrorType"] == error.value, env
-    assert diff(ex) == before
-    assert log_count(ex.conn) == logged + 1
-    return env["Payload"]
 
 
 def balance(ex: Executor, method_id: str) -> float:

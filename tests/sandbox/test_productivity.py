@@ -21,7 +21,7 @@ from sandbox.executor import Executor
 from sandbox.schema import apps, device_settings
 from sandbox.tooling import REGISTRY
 from sandbox.world import build_world, world_image
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, fails, ok, prepare, query
 
 TOMORROW = "2025-06-14"
 STAMP = "2025-06-13T09:00:01"  # the first step's timestamp
@@ -34,33 +34,6 @@ def ex(conn: Connection) -> Executor:
     e = Executor(conn, visible=frozenset(n for n, s in REGISTRY.items() if s.is_domain_tool))
     e.step = 1
     return e
-
-
-def diff(ex: Executor) -> dict[str, Any]:
-    """D_T - D_0 as JSON (inserted / updated [{before, after}] / deleted per table)."""
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
-
-
-def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    env = ex.call(name, args)
-    assert env["Status"] == "success", env
-    ex.step += 1
-    return env["Payload"]
-
-
-def fails(ex: Executor, name: str, args: dict[str, Any], error: ErrorType) -> dict[str, Any]:
-    """The call fails with exactly ``error``, changes nothing, and is logged."""
-    before, logged = diff(ex), log_count(ex.conn)
-    env = ex.call(name, args)
-    assert env["Status"] == "error" and env["ErrorType"] == error.value, env
-    assert diff(ex) == before
-    assert log_count(ex.conn) == logged + 1
-    return env["Payload"]
 
 
 def event_id(ex: Executor, title: str, start: str) -> str:

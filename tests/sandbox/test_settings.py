@@ -14,7 +14,7 @@ from sandbox.domains.settings import focus_modes, world_nearby_devices
 from sandbox.executor import Executor
 from sandbox.schema import device_settings, operation_logs
 from sandbox.tooling import REGISTRY
-from tests.sandbox.conftest import diff_of, prepare
+from tests.sandbox.conftest import diff_of, prepare, query
 
 SETTINGS_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == settings.__name__)
 CATALOG_D11 = {  # catalog section 4, D11
@@ -27,11 +27,6 @@ CATALOG_D11 = {  # catalog section 4, D11
 def values(**new: str) -> list[Update]:
     """Statements setting device_settings rows, for ``prepare``."""
     return [update(device_settings).where(device_settings.c.key == k).values(value=v) for k, v in new.items()]
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
 
 
 def changed_settings(conn: Connection) -> dict[str, str]:

@@ -22,36 +22,10 @@ from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
 from sandbox.tooling import REGISTRY
-from tests.sandbox.conftest import diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, fails, ok, prepare, query
 
 TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == shopping.__name__)
 ANCHOR = "product_112"  # Sony WH-1000XM5, 2399 CNY, 20 in stock, no variants
-
-
-def diff(ex: Executor) -> dict[str, Any]:
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
-
-
-def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    env = ex.call(name, args)
-    assert env["Status"] == "success", env
-    ex.step += 1
-    return env["Payload"]
-
-
-def fails(ex: Executor, name: str, args: dict[str, Any], error: ErrorType) -> dict[str, Any]:
-    """The call fails with exactly ``error``, changes nothing, and is logged once."""
-    before, logged = diff(ex), log_count(ex.conn)
-    env = ex.call(name, args)
-    assert env["Status"] == "error" and env["ErrorType"] == error.value, env
-    assert diff(ex) == before
-    assert log_count(ex.conn) == logged + 1
-    return env["Payload"]
 
 
 def product(ex: Executor, product_id: str) -> dict[str, Any]:

@@ -27,32 +27,15 @@ from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
 from sandbox.tooling import REGISTRY
 from sandbox.world import build_world, world_image
-from tests.sandbox.conftest import ALL_DOMAIN_TOOLS, diff_of, log_count, prepare
+from tests.sandbox.conftest import ALL_DOMAIN_TOOLS, diff, diff_of, log_count, ok, prepare, query
 
 TRAVEL_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == travel.__name__)
 NEXT_WEEK = "2025-06-20"
 
 
-def diff(ex: Executor) -> dict[str, Any]:
-    """D_T - D_0 as JSON (inserted / updated [{before, after}] / deleted per table)."""
-    return {name: d.to_json() for name, d in diff_of(ex.conn).items()}
-
-
-def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
-    with ex.conn.begin():
-        return [dict(r._mapping) for r in ex.conn.execute(stmt)]
-
-
 def row(ex: Executor, tbl: Table, key: str) -> dict[str, Any]:
     pk = next(iter(tbl.primary_key.columns))
     return query(ex, select(tbl).where(pk == key))[0]
-
-
-def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    env = ex.call(name, args)
-    assert env["Status"] == "success", env
-    ex.step += 1
-    return env["Payload"]
 
 
 def fails(ex: Executor, name: str, args: dict[str, Any], error: ErrorType) -> dict[str, Any]:

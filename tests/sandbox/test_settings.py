@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from sqlalchemy import Update, select, update
+from sqlalchemy import Connection, Update, select, update
 
 from sandbox.domains import settings
 from sandbox.domains.entertainment import devices

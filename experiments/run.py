@@ -33,10 +33,15 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     results: list[EpisodeResult] = []
 
     async def drive() -> None:
-        with episode_progress(len(tasks), f"{cfg.planner.name} on {cfg.split.name}") as advance:
-            async for result in run_many(tasks, planner, concurrency=cfg.concurrency, t_max=cfg.t_max):
-                results.append(result)
-                advance(result.verdict.passed, not result.verdict.scorable)
+        try:
+            with episode_progress(len(tasks), f"{cfg.planner.name} on {cfg.split.name}") as advance:
+                async for result in run_many(tasks, planner, concurrency=cfg.concurrency, t_max=cfg.t_max):
+                    results.append(result)
+                    advance(result.verdict.passed, not result.verdict.scorable)
+        finally:
+            close = getattr(planner, "aclose", None)
+            if close is not None:  # planners holding HTTP sessions close them in the loop that used them
+                await close()
 
     asyncio.run(drive())
     results.sort(key=lambda r: r.task.task_id)

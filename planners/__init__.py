@@ -1,19 +1,33 @@
 """Planners: the policy that picks the next action."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from planners.base import InfraError, Planner, PlannerAction
+from planners.noisy import NoisyOraclePlanner
+from planners.openai_compat import OpenAICompatPlanner, OpenAIConfig
 from planners.reference import NoopPlanner, OraclePlanner
+from planners.replay import ReplayPlanner
 
 REFERENCE_PLANNERS: dict[str, type[Planner]] = {"oracle": OraclePlanner, "noop": NoopPlanner}
+PLANNER_KINDS: dict[str, Callable[[Mapping[str, Any]], Planner]] = {
+    **{kind: (lambda config, cls=cls: cls()) for kind, cls in REFERENCE_PLANNERS.items()},
+    "openai": OpenAICompatPlanner.from_config,
+    "noisy_oracle": NoisyOraclePlanner.from_config,
+    "replay": ReplayPlanner.from_config,
+}
 
 
 def build_planner(config: Mapping[str, Any]) -> Planner:
-    """A planner from its config (``conf/planner/*.yaml``); a bad config fails naming the key."""
+    """A planner from its config (``conf/planner/*.yaml``); a bad config fails naming the key,
+    before any episode runs."""
     kind = config.get("kind")
-    if kind in REFERENCE_PLANNERS:
-        return REFERENCE_PLANNERS[kind]()
-    raise ValueError(f"planner.kind: unknown planner kind {kind!r}; known: {', '.join(REFERENCE_PLANNERS)}")
+    if kind not in PLANNER_KINDS:
+        raise ValueError(f"planner.kind: unknown planner kind {kind!r}; known: {', '.join(PLANNER_KINDS)}")
+    return PLANNER_KINDS[kind](config)
 
-__all__ = ["InfraError", "NoopPlanner", "OraclePlanner", "Planner", "PlannerAction", "REFERENCE_PLANNERS", "build_planner"]
+
+__all__ = [
+    "InfraError", "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner",
+    "PLANNER_KINDS", "Planner", "PlannerAction", "REFERENCE_PLANNERS", "ReplayPlanner", "build_planner",
+]

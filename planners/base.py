@@ -30,7 +30,11 @@ class InfraError(RuntimeError):
 
 @runtime_checkable
 class Planner(Protocol):
-    """A policy. Reference planners may read the task (oracle); model planners see only the observation."""
+    """A policy. Reference planners may read the task (oracle); model planners see only the observation.
+
+    A planner that holds connections (``OpenAICompatPlanner``) also has ``async aclose()``; call it
+    once the run's episodes are done, inside the event loop that ran them.
+    """
 
     name: str
 

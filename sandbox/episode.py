@@ -50,12 +50,13 @@ class Trajectory:
     diff: StateDiff
     subagent_jobs: list[dict[str, Any]]
     internal_errors: list[str]
+    infra_error: str | None = None  # why the planner's backend stopped the episode, if it did
 
     def to_json(self) -> dict[str, Any]:
         return {
             "task_id": self.task_id, "termination": self.termination, "steps": [asdict(s) for s in self.steps],
             "diff": {t: d.to_json() for t, d in self.diff.items()}, "subagent_jobs": self.subagent_jobs,
-            "internal_errors": self.internal_errors,
+            "internal_errors": self.internal_errors, "infra_error": self.infra_error,
         }
 
 
@@ -179,7 +180,7 @@ class Episode:
         self.executor.step = len(self.steps) + 1
         subagents.fire_monitors(self.executor, settle_time)
 
-    def trajectory(self, termination: str | None = None) -> Trajectory:
+    def trajectory(self, termination: str | None = None, infra_error: str | None = None) -> Trajectory:
         """The record to verify. Unless the episode hit an infrastructure error, it settles first."""
         if termination != "infra_error":
             self.settle()
@@ -190,7 +191,8 @@ class Episode:
             job["handoff"] = json.loads(job.pop("handoff_json"))
             job["result"] = json.loads(job.pop("result_json"))
         term = termination or ("finished" if self.finished else "truncated")
-        return Trajectory(self.task.task_id, list(self.steps), term, diff, jobs, list(self.executor.internal_errors))
+        return Trajectory(self.task.task_id, list(self.steps), term, diff, jobs, list(self.executor.internal_errors),
+                          infra_error)
 
     def snapshot(self) -> bytes:
         """The database's page image (a starting point for another connection)."""

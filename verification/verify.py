@@ -42,7 +42,8 @@ def verify(task: Task, trajectory: Trajectory) -> Verdict:
         raise ValueError(f"trajectory {task.task_id}: unknown termination {trajectory.termination!r}")
     problems = [f"sandbox internal error: {e}" for e in trajectory.internal_errors]
     if trajectory.termination == "infra_error":
-        problems.insert(0, "infrastructure error: the episode did not run to completion")
+        problems.insert(0, "infrastructure error: the episode did not run to completion"
+                        + (f" ({trajectory.infra_error})" if trajectory.infra_error else ""))
     if problems:
         return Verdict(task.task_id, task.category, task.bucket, False, False, None, None, tuple(problems),
                        trajectory.termination, scorable=False)

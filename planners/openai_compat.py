@@ -1,0 +1,286 @@
+"""The OpenAI-compatible chat-completions planner (vLLM or any compatible server), over aiohttp.
+
+One planner talks to one endpoint: a pooled ``ClientSession``, a semaphore capping requests in
+flight, explicit connect and read timeouts, and bounded retries with exponential backoff and jitter
+on 429, 5xx, connection errors and timeouts. A reply without one usable tool call is the model's
+*format error* (recorded and fed back by the episode); an endpoint that keeps failing raises
+``InfraError``, so the episode is marked ``infra_error`` and never scored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self
+
+import aiohttp
+
+from planners.base import InfraError, PlannerAction
+from planners.messages import chat_messages, dumps, parse_reply
+from sandbox.episode import Observation
+from sandbox.tasks import Task
+
+KEYS = frozenset({
+    "name", "kind", "model", "served_model_name", "base_url", "api_key", "api_key_env", "concurrency",
+    "timeouts", "retries", "sampling", "extra_body", "tool_choice", "vllm",
+})
+SAMPLING_KEYS = frozenset({
+    "temperature", "top_p", "seed", "max_tokens", "presence_penalty", "frequency_penalty", "stop",
+})
+TOOL_CHOICES = ("auto", "required", "none")
+RESERVED_BODY_KEYS = frozenset({"model", "messages", "tools", "tool_choice", "stream", "n"})
+ERROR_EXCERPT = 300  # characters of an error body kept in an InfraError message
+
+
+@dataclass(frozen=True)
+class OpenAIConfig:
+    """A validated ``kind: openai`` planner config. ``model`` is the id sent to the server."""
+
+    name: str
+    model: str
+    base_url: str
+    api_key: str | None = field(default=None, repr=False)
+    concurrency: int = 32
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 300.0
+    max_retries: int = 4
+    backoff_s: float = 1.0
+    max_backoff_s: float = 30.0
+    sampling: Mapping[str, Any] = field(default_factory=dict)
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    tool_choice: str = "auto"
+
+    @classmethod
+    def from_mapping(cls, config: Mapping[str, Any], environ: Mapping[str, str] = os.environ) -> OpenAIConfig:
+        """Validate a ``conf/planner`` mapping; every problem names its key (``planner.<key>``)."""
+        unknown = sorted(set(config) - KEYS)
+        if unknown:
+            raise ValueError(f"planner.{unknown[0]}: unknown key for kind openai; "
+                             f"known: {', '.join(sorted(KEYS))}")
+        model = config.get("served_model_name") or config.get("model")
+        if not isinstance(model, str) or not model:
+            raise ValueError("planner.model: required for kind openai (the model id the server serves)")
+        base_url = config.get("base_url")
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise ValueError("planner.base_url: required for kind openai when no server is started "
+                             f"(an http(s) URL ending in /v1), got {base_url!r}")
+        timeouts = _section(config, "timeouts", {"connect", "read"})
+        retries = _section(config, "retries", {"max", "backoff_s", "max_backoff_s"})
+        sampling = _section(config, "sampling", SAMPLING_KEYS)
+        extra_body = _section(config, "extra_body", None)
+        clash = sorted(set(extra_body) & (RESERVED_BODY_KEYS | SAMPLING_KEYS))
+        if clash:
+            raise ValueError(f"planner.extra_body.{clash[0]}: set by the planner or planner.sampling, "
+                             "not extra_body")
+        tool_choice = config.get("tool_choice", "auto")
+        if tool_choice not in TOOL_CHOICES:
+            raise ValueError(f"planner.tool_choice: one of {', '.join(TOOL_CHOICES)}, got {tool_choice!r}")
+        key_env = config.get("api_key_env")
+        if key_env is not None and not isinstance(key_env, str):
+            raise ValueError("planner.api_key_env: the name of an environment variable")
+        api_key = config.get("api_key") or (environ.get(key_env) if key_env else None)
+        return cls(
+            name=str(config.get("name") or model), model=model, base_url=base_url.rstrip("/"),
+            api_key=api_key or None,
+            concurrency=_number(config.get("concurrency", cls.concurrency), "concurrency",
+                                integer=True, minimum=1),
+            connect_timeout_s=_number(timeouts.get("connect", cls.connect_timeout_s), "timeouts.connect"),
+            read_timeout_s=_number(timeouts.get("read", cls.read_timeout_s), "timeouts.read"),
+            max_retries=_number(retries.get("max", cls.max_retries), "retries.max", integer=True, minimum=0),
+            backoff_s=_number(retries.get("backoff_s", cls.backoff_s), "retries.backoff_s", minimum=0),
+            max_backoff_s=_number(retries.get("max_backoff_s", cls.max_backoff_s), "retries.max_backoff_s",
+                                  minimum=0),
+            sampling={k: v for k, v in sampling.items() if v is not None}, extra_body=dict(extra_body),
+            tool_choice=tool_choice,
+        )
+
+
+def _section(config: Mapping[str, Any], key: str, allowed: frozenset[str] | set[str] | None) -> dict[str, Any]:
+    value = config.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"planner.{key}: must be a mapping, got {type(value).__name__}")
+    unknown = sorted(set(value) - allowed) if allowed is not None else []
+    if unknown:
+        raise ValueError(f"planner.{key}.{unknown[0]}: unknown key; known: {', '.join(sorted(allowed or ()))}")
+    return dict(value)
+
+
+def _number(value: Any, key: str, *, integer: bool = False, minimum: float | None = None) -> Any:
+    """A config number; ``minimum`` None means strictly positive."""
+    kind = int if integer else (int, float)
+    ok = isinstance(value, kind) and not isinstance(value, bool)
+    if ok and (value > 0 if minimum is None else value >= minimum):
+        return value
+    bound = "> 0" if minimum is None else f">= {minimum}"
+    raise ValueError(f"planner.{key}: must be {'an integer' if integer else 'a number'} {bound}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A successful reply with what it cost to get it."""
+
+    data: dict[str, Any]
+    latency_s: float
+    retries: int
+
+
+class ChatEndpoint:
+    """POSTs chat completions to one endpoint with pooling, a concurrency cap and bounded retries.
+
+    The session and semaphore belong to the event loop that first uses them; a later loop (a new
+    ``asyncio.run``) gets fresh ones, since aiohttp objects cannot cross loops.
+    """
+
+    def __init__(self, config: OpenAIConfig) -> None:
+        self.config = config
+        self.url = f"{config.base_url}/chat/completions"
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._gate: asyncio.Semaphore | None = None
+        self._jitter = random.Random()
+
+    def _bind(self) -> tuple[aiohttp.ClientSession, asyncio.Semaphore]:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._gate is None or self._loop is not loop or self._session.closed:
+            cfg = self.config
+            headers = {"Content-Type": "application/json"}
+            if cfg.api_key:
+                headers["Authorization"] = f"Bearer {cfg.api_key}"
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=cfg.concurrency),
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=cfg.connect_timeout_s,
+                                              sock_read=cfg.read_timeout_s),
+                headers=headers,
+            )
+            self._gate = asyncio.Semaphore(cfg.concurrency)
+            self._loop = loop
+        return self._session, self._gate
+
+    async def complete(self, body: Mapping[str, Any]) -> Completion:
+        """The first usable reply; ``InfraError`` once retries are spent or on a non-retryable status."""
+        session, gate = self._bind()
+        payload = dumps(body).encode("utf-8")
+        cfg = self.config
+        last = "no attempt"
+        for attempt in range(cfg.max_retries + 1):
+            retry_after: float | None = None
+            try:
+                async with gate:
+                    started = time.perf_counter()
+                    async with session.post(self.url, data=payload) as response:
+                        text = (await response.read()).decode("utf-8", errors="replace")
+                        latency = time.perf_counter() - started
+                        status, retry_after = response.status, _retry_after(response.headers.get("Retry-After"))
+                if status == 200:
+                    data = _completion(text)
+                    if data is not None:
+                        return Completion(data, latency, attempt)
+                    last = f"HTTP 200 with a body that is not a chat completion: {self._excerpt(text)}"
+                elif status == 429 or status >= 500:
+                    last = f"HTTP {status}: {self._excerpt(text)}"
+                else:
+                    raise InfraError(f"{self.url}: HTTP {status} (not retried): {self._excerpt(text)}")
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                last = f"{type(exc).__name__}: {self._excerpt(str(exc)) or 'no detail'}"
+            if attempt < cfg.max_retries:
+                await asyncio.sleep(self._delay(attempt, retry_after))
+        raise InfraError(f"{self.url}: gave up after {cfg.max_retries + 1} attempt(s); last: {last}")
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Exponential backoff with jitter (half to all of the step), at least Retry-After (capped
+        at ``max_backoff_s``) when the server sent one."""
+        step = min(self.config.max_backoff_s, self.config.backoff_s * 2**attempt)
+        delay = step * (0.5 + self._jitter.random() / 2)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.config.max_backoff_s))
+        return delay
+
+    def _excerpt(self, text: str) -> str:
+        """A short, single-line excerpt with the API key blanked, should a server echo it."""
+        if self.config.api_key:
+            text = text.replace(self.config.api_key, "***")
+        return " ".join(text.split())[:ERROR_EXCERPT]
+
+    async def aclose(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = self._gate = self._loop = None
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds (the HTTP-date form is ignored: backoff applies)."""
+    try:
+        seconds = float(value) if value is not None else None
+    except ValueError:
+        return None
+    return seconds if seconds is not None and seconds >= 0 else None
+
+
+def _completion(text: str) -> dict[str, Any] | None:
+    """The parsed body if it has ``choices[0].message``; a body without it is the server's fault."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return data if isinstance(first, dict) and isinstance(first.get("message"), dict) else None
+
+
+class OpenAICompatPlanner:
+    """A model behind an OpenAI-compatible ``/v1/chat/completions``: one request per step.
+
+    Usage recorded per step: prompt and completion tokens (from the server's ``usage``), the latency
+    of the successful request, retries, finish reason, the raw reply message, and whether the call
+    was recovered from ``content``. The API key is sent only as the Authorization header.
+    """
+
+    def __init__(self, config: OpenAIConfig) -> None:
+        self.name = config.name
+        self.config = config
+        self.endpoint = ChatEndpoint(config)
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatPlanner:
+        return cls(OpenAIConfig.from_mapping(config))
+
+    def request_body(self, observation: Observation) -> dict[str, Any]:
+        """The request for one step (sent with sorted keys: identical prefixes stay identical)."""
+        return {
+            "model": self.config.model, "messages": chat_messages(observation.query, observation.history),
+            "tools": observation.tools, "tool_choice": self.config.tool_choice, "stream": False,
+            **self.config.sampling, **self.config.extra_body,
+        }
+
+    async def act(self, task: Task, observation: Observation) -> PlannerAction:
+        completion = await self.endpoint.complete(self.request_body(observation))
+        choice = completion.data["choices"][0]
+        offered = {t["function"]["name"] for t in observation.tools}
+        parsed = parse_reply(choice["message"], offered)
+        tokens = completion.data.get("usage") or {}
+        usage = {
+            "prompt_tokens": tokens.get("prompt_tokens"), "completion_tokens": tokens.get("completion_tokens"),
+            "latency_s": round(completion.latency_s, 6), "retries": completion.retries,
+            "finish_reason": choice.get("finish_reason"), "raw_reply": choice["message"],
+            "recovered_from_content": parsed.recovered_from_content,
+        }
+        if parsed.format_error:
+            return PlannerAction(None, raw=parsed.raw, format_error=parsed.format_error, usage=usage)
+        return PlannerAction(parsed.name, parsed.arguments, raw=parsed.raw, usage=usage)
+
+    async def aclose(self) -> None:
+        """Close the HTTP session (call once the run's episodes are done)."""
+        await self.endpoint.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()

@@ -1,0 +1,224 @@
+"""A scripted OpenAI-compatible server for tests and client benchmarks (no model, no GPU).
+
+``POST /v1/chat/completions``, ``GET /v1/models`` and ``GET /health``, with a policy chosen per
+server:
+
+- ``gold``: finds the task whose H0 and query open the conversation and answers with the gold action
+  at the index given by how many tool results the conversation holds (so the gold resumes after a
+  format error, which is fed back as a user message).
+- ``content``: like ``gold``, but the call is written Hermes-style into ``content`` with no
+  ``tool_calls`` (a server whose tool parser does not match the model).
+- ``malformed`` / ``malformed:<n>``: cycles the four format errors (plain text, unknown tool, arguments
+  that are not JSON, two calls); with ``<n>``, only the first n requests, then ``gold``.
+- ``status:<code>`` / ``status:<code>:<n>``: answers HTTP <code> (a 429 carries Retry-After), always
+  or for the first n requests, then ``gold``.
+- ``hang``: waits ``hang_s`` (past any client read timeout in tests), then ``gold``.
+- ``latency:<ms>``: waits that long, then ``gold``.
+
+Replies carry ``usage`` token counts (about four bytes per token). ``stats`` records requests,
+in-flight peaks, Authorization headers and request bodies for assertions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self
+
+from aiohttp import web
+
+from planners.messages import FORMAT_ERROR_KINDS
+from sandbox.tasks import Action, Task
+
+HOST = "127.0.0.1"
+
+
+@dataclass
+class ServerStats:
+    """What the server saw: for assertions on concurrency, auth and prompt shape."""
+
+    requests: int = 0
+    in_flight: int = 0
+    max_in_flight: int = 0
+    authorization: list[str | None] = field(default_factory=list)
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Policy:
+    kind: str  # gold | content | malformed | status | hang | latency
+    value: int = 0  # HTTP status for status, milliseconds for latency
+    times: int | None = None  # requests the misbehaviour lasts (None: all)
+
+    @classmethod
+    def parse(cls, text: str) -> Policy:
+        kind, _, rest = text.partition(":")
+        parts = rest.split(":") if rest else []
+        try:
+            if kind in ("gold", "content", "hang") and not parts:
+                return cls(kind)
+            if kind == "malformed" and len(parts) <= 1:
+                return cls(kind, times=int(parts[0]) if parts else None)
+            if kind == "status" and len(parts) in (1, 2):
+                return cls(kind, int(parts[0]), int(parts[1]) if len(parts) == 2 else None)
+            if kind == "latency" and len(parts) == 1:
+                return cls(kind, int(parts[0]))
+        except ValueError:
+            pass
+        raise ValueError(f"scripted server: unknown policy {text!r} (gold, content, malformed[:n], "
+                         "status:<code>[:n], hang, latency:<ms>)")
+
+
+class ScriptedServer:
+    """``async with ScriptedServer(tasks, "gold") as server:`` serves on 127.0.0.1 at a free port;
+    ``server.base_url`` is the ``/v1`` root an OpenAI client takes."""
+
+    def __init__(self, tasks: Sequence[Task], policy: str = "gold", *, model: str = "scripted",
+                 retry_after_s: float = 0.0, hang_s: float = 30.0, api_key: str | None = None) -> None:
+        self.policy = Policy.parse(policy)
+        self.model = model
+        self.retry_after_s = retry_after_s
+        self.hang_s = hang_s
+        self.api_key = api_key
+        self.stats = ServerStats()
+        self._openings = {_opening(t): t for t in reversed(tasks)}  # the first task wins a duplicate opening
+        self._opening_lengths = sorted({len(o) for o in self._openings})
+        self._stopping = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("scripted server: not started")
+        return f"http://{HOST}:{self.port}/v1"
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/health", self._health)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind((HOST, 0))
+        self.port = int(sock.getsockname()[1])
+        await web.SockSite(self._runner, sock).start()
+
+    async def stop(self) -> None:
+        self._stopping.set()  # releases hanging handlers at once
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.stop()
+
+    async def _health(self, request: web.Request) -> web.Response:
+        return web.Response(status=200)
+
+    async def _models(self, request: web.Request) -> web.Response:
+        model = {"id": self.model, "object": "model", "owned_by": "scripted"}
+        return web.json_response({"object": "list", "data": [model]})
+
+    async def _chat(self, request: web.Request) -> web.Response:
+        stats = self.stats
+        stats.requests += 1
+        number = stats.requests
+        stats.in_flight += 1
+        stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
+        try:
+            stats.authorization.append(request.headers.get("Authorization"))
+            if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
+                return _error(401, "invalid API key")
+            body = await request.json()
+            stats.bodies.append(body)
+            return await self._answer(body, number)
+        finally:
+            stats.in_flight -= 1
+
+    async def _answer(self, body: dict[str, Any], number: int) -> web.Response:
+        policy = self.policy
+        misbehaving = policy.times is None or number <= policy.times
+        if policy.kind == "status" and misbehaving:
+            headers = {"Retry-After": f"{self.retry_after_s:g}"} if policy.value == 429 else None
+            return _error(policy.value, f"scripted status {policy.value}", headers)
+        if policy.kind == "hang":
+            try:
+                await asyncio.wait_for(self._stopping.wait(), self.hang_s)
+            except TimeoutError:
+                pass
+        if policy.kind == "latency":
+            await asyncio.sleep(policy.value / 1000)
+        messages = body.get("messages", [])
+        if policy.kind == "malformed" and misbehaving:
+            return self._reply(body, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
+        task = self._task(messages)
+        if task is None:
+            return _error(400, "scripted server: no task opens with this conversation")
+        done = sum(1 for m in messages if m.get("role") == "tool")
+        action = task.gold[min(done, len(task.gold) - 1)]
+        if policy.kind == "content":
+            call = json.dumps({"name": action.name, "arguments": action.arguments})
+            text = f"<tool_call>\n{call}\n</tool_call>"
+            return self._reply(body, {"role": "assistant", "content": text})
+        return self._reply(body, _calls([action]))
+
+    def _task(self, messages: list[dict[str, Any]]) -> Task | None:
+        """The task whose H0 and query follow the system prompt."""
+        chat = [(m.get("role"), m.get("content")) for m in messages if m.get("role") != "system"]
+        for n in self._opening_lengths:
+            task = self._openings.get(tuple(chat[:n]))
+            if task is not None:
+                return task
+        return None
+
+    def _reply(self, body: dict[str, Any], message: dict[str, Any]) -> web.Response:
+        prompt = len(json.dumps(body.get("messages", []))) + len(json.dumps(body.get("tools", [])))
+        completion = len(json.dumps(message))
+        usage = {"prompt_tokens": prompt // 4, "completion_tokens": completion // 4 + 1}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
+        return web.json_response({
+            "id": f"chatcmpl-scripted-{self.stats.requests}", "object": "chat.completion", "created": 0,
+            "model": self.model, "usage": usage,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        })
+
+
+def _opening(task: Task) -> tuple[tuple[str, str], ...]:
+    return (*((m.role, m.content) for m in task.history), ("user", task.query))
+
+
+def _calls(actions: Sequence[Action], arguments: str | None = None) -> dict[str, Any]:
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": f"chatcmpl-tool-{i}", "type": "function",
+         "function": {"name": a.name, "arguments": json.dumps(a.arguments) if arguments is None else arguments}}
+        for i, a in enumerate(actions)
+    ]}
+
+
+def _malformed(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    tools = [t["function"]["name"] for t in body.get("tools", [])]
+    offered = Action(name=tools[0] if tools else "finish")
+    if kind == "no_tool_call":
+        return {"role": "assistant", "content": "Let me think about which app to open first."}
+    if kind == "unknown_tool":
+        return _calls([Action(name="teleport_user", arguments={"to": "home"})])
+    if kind == "bad_arguments":
+        return _calls([offered], arguments='{"name": "Mike')
+    return _calls([offered, offered])
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response({"error": {"message": message, "type": "scripted", "code": status}},
+                             status=status, headers=headers)

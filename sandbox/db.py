@@ -46,7 +46,9 @@ def _configure(eng: Engine) -> Engine:
 
     @event.listens_for(eng, "begin")
     def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN")
+        raw(conn).execute("BEGIN")
+        if _trace is not None:
+            _trace.append(("BEGIN", (), False))
 
     @event.listens_for(eng, "before_cursor_execute", retval=True)
     def _stable_plans(conn: Connection, cursor: Any, statement: str, parameters: Any, context: Any,

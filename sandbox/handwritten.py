@@ -10,15 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sandbox.retrieval import action_space
 from sandbox.skills import SKILLS
 from sandbox.suite import TASK_DIR
 from sandbox.tasks import Task, dump_task
 from sandbox.taxonomy import domain_of
-from sandbox.tooling import REGISTRY, domain_tools
+from sandbox.tooling import REGISTRY
 
 WORLD = "wang_lei"
 NOW = "2025-06-13"  # Friday; the persona's frozen clock is 09:00
-A0_SIZE = 15
 
 
 def act(tool: str, /, **arguments: Any) -> dict[str, Any]:
@@ -29,22 +29,6 @@ def done(answer: str) -> dict[str, Any]:
     return act("finish", answer=answer)
 
 
-def action_space(gold: list[dict[str, Any]], l2: str, hidden: tuple[str, ...] = ()) -> list[str]:
-    """A0 for a hand-written task: the gold's domain tools, then same-domain tools, up to 15.
-
-    Tools of a skill the task must load stay hidden (``hidden``) until the loader is used.
-    """
-    wanted = [g["name"] for g in gold if g["name"] in REGISTRY and REGISTRY[g["name"]].is_domain_tool]
-    chosen = list(dict.fromkeys(n for n in wanted if n not in hidden))
-    domain = domain_of(l2)
-    for spec in domain_tools():
-        if len(chosen) >= A0_SIZE:
-            break
-        if spec.domain == domain and spec.name not in chosen and spec.name not in hidden:
-            chosen.append(spec.name)
-    return sorted(chosen)
-
-
 def task(
     task_id: str, category: str, l2: str, query: str, gold: list[dict[str, Any]], bucket: str,
     check: dict[str, Any], *, patches: dict[str, Any] | None = None, history: list[dict[str, str]] | None = None,
@@ -52,12 +36,14 @@ def task(
     script: list[dict[str, Any]] | None = None, tags: dict[str, str] | None = None,
 ) -> Task:
     hidden = tuple(t for s in skills for t in SKILLS[s].tools)
+    space = action_space(query, [m["content"] for m in history or []], [g["name"] for g in gold if g["name"] in
+                         REGISTRY and REGISTRY[g["name"]].is_domain_tool], hidden)
     return Task.model_validate({
         "task_id": task_id, "category": category, "domain": domain_of(l2), "l2": l2, "query": query,
         "history": history or [], "initial_state": {"world": WORLD, "patches": patches or {}},
-        "candidate_tools": action_space(gold, l2, hidden), "candidate_skills": list(skills), "bucket": bucket,
+        "candidate_tools": space.tools, "candidate_skills": list(skills), "bucket": bucket,
         "gold": gold, "check": check, "required_memory_ids": memory or [], "required_skill_id": skill,
-        "user_script": script or [], "tags": tags or {},
+        "user_script": script or [], "tags": {**(tags or {}), "recall_at_15": f"{space.recall:.2f}"},
     })
 
 

@@ -32,11 +32,28 @@ from sandbox.world import Persona, seeder
 
 @dataclass(frozen=True)
 class GuiFlow:
-    app_id: str
+    """A screen sequence in an app. ``app_id`` None: any app for which ``serves(ctx, app_id)`` holds."""
+
+    app_id: str | None
     intent: str
     keywords: tuple[str, ...]  # a goal matches when it mentions any of these
     required_inputs: tuple[str, ...]
-    run: Callable[[Ctx, dict[str, Any]], dict[str, Any]]
+    run: Callable[[Ctx, str, dict[str, Any]], dict[str, Any]]
+    serves: Callable[[Ctx, str], bool] | None = None
+
+    def matches(self, ctx: Ctx, app_id: str, goal: str) -> bool:
+        if not any(k in goal for k in self.keywords):
+            return False
+        return app_id == self.app_id if self.app_id else bool(self.serves and self.serves(ctx, app_id))
+
+
+GUI_FLOWS: list[GuiFlow] = []
+
+
+def gui_flow(flow: GuiFlow) -> GuiFlow:
+    """Register a GUI flow (domain modules declare the flows of their apps)."""
+    GUI_FLOWS.append(flow)
+    return flow
 
 
 def open_job(ctx: Ctx, agent: str, handoff: dict[str, Any], status: str = "running") -> str:
@@ -58,7 +75,7 @@ def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_o
     if installed != 1:
         raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"app {app_id!r} is not installed", app_id=app_id)
     words = goal.lower()
-    flow = next((f for f in GUI_FLOWS if f.app_id == app_id and any(k in words for k in f.keywords)), None)
+    flow = next((f for f in GUI_FLOWS if f.matches(ctx, app_id, words)), None)
     if flow is None:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the GUI agent found no way to '{goal}' in {app_id}",
                         reason="no_matching_flow")
@@ -69,7 +86,7 @@ def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_o
     handoff = {"app_id": app_id, "goal": goal, "inputs": inputs, "expected_outputs": expected_outputs}
     job_id = open_job(ctx, "gui_agent", handoff)
     agent_ctx = Ctx(ctx.conn, ctx.executor, ctx.step, "gui_agent", job_id)
-    outputs = flow.run(agent_ctx, inputs)
+    outputs = flow.run(agent_ctx, app_id, inputs)
     result = {"job_id": job_id, "status": "completed", "intent": flow.intent,
               "outputs": {k: outputs.get(k) for k in expected_outputs} if expected_outputs else outputs}
     return close_job(ctx, job_id, result)
@@ -123,7 +140,7 @@ def roombook_reserve(
     return {"room_booking_id": bid, "room": room}
 
 
-def _book_room(ctx: Ctx, inputs: dict[str, Any]) -> dict[str, Any]:
+def _book_room(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """Pick the smallest room that fits the party and is free, as a person would on the app's grid."""
     try:
         size = int(inputs["attendees"]) if not isinstance(inputs["attendees"], list) else len(inputs["attendees"])
@@ -144,9 +161,8 @@ def _book_room(ctx: Ctx, inputs: dict[str, Any]) -> dict[str, Any]:
     raise ToolError(ErrorType.SUB_AGENT_FAILED, "no free room fits that party at that time", reason="no_room")
 
 
-GUI_FLOWS: tuple[GuiFlow, ...] = (
-    GuiFlow("roombook", "book_meeting_room", ("room", "book"), ("date", "start", "end", "attendees"), _book_room),
-)
+gui_flow(GuiFlow("roombook", "book_meeting_room", ("room", "book"), ("date", "start", "end", "attendees"),
+                 _book_room))
 
 
 @seeder

@@ -24,8 +24,9 @@ from sandbox.domains.shopping import (
 )
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
-from sandbox.schema import USER, WORLD, stamps, table, user_profile
-from sandbox.tooling import Date, DateTime, Phone, tool
+from sandbox.schema import USER, WORLD, apps, stamps, table, user_profile
+from sandbox.subagents import GuiFlow, gui_flow
+from sandbox.tooling import INTERNAL, Date, DateTime, Phone, tool
 from sandbox.world import Persona, seeder
 
 world_events = table(
@@ -305,6 +306,13 @@ def book_event_tickets(
     if ev["seats_left"] < quantity:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, "sold out" if ev["seats_left"] == 0 else
                         f"only {ev['seats_left']} ticket(s) left", seats_left=ev["seats_left"])
+    return _issue_tickets(ctx, ev, session, quantity, section, unit, attendee_names or [], method["method_id"])
+
+
+def _issue_tickets(ctx: Ctx, ev: dict[str, Any], session: str, quantity: int, section: str | None, unit: float,
+                   attendee_names: list[str], method_id: str) -> dict[str, Any]:
+    """Hold the seats, charge, and issue the tickets with their QR code (the API and the venue apps alike)."""
+    event_id = ev["event_id"]
     t = event_tickets.c
     held = ctx.conn.execute(select(t.ticket_id).where(
         t.event_id == event_id, t.session_time == session, t.status == "booked")).scalar()
@@ -314,17 +322,79 @@ def book_event_tickets(
     total = round(unit * quantity, 2)
     ticket_id = ctx.new_id(event_tickets)
     if total > 0:
-        charge(ctx, total, ev["venue"], "entertainment", ticket_id, method["method_id"])
+        charge(ctx, total, ev["venue"], "entertainment", ticket_id, method_id)
     qr = _qr(ticket_id, event_id, session)
     ctx.conn.execute(insert(event_tickets).values(
         ticket_id=ticket_id, event_id=event_id, session_time=session, quantity=quantity, seat_section=section,
-        attendee_names_json=json.dumps(attendee_names or []), price=total, currency=ev["currency"],
-        payment_method_id=method["method_id"] if total > 0 else None, status="booked", qr_code=qr, source="api",
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+        attendee_names_json=json.dumps(attendee_names), price=total, currency=ev["currency"],
+        payment_method_id=method_id if total > 0 else None, status="booked", qr_code=qr,
+        source="api" if ctx.actor == "planner" else ctx.actor, created_at=ctx.ts(), updated_at=ctx.ts()))
     ctx.conn.execute(update(world_events).where(world_events.c.event_id == event_id).values(
         seats_left=ev["seats_left"] - quantity))
     return {"ticket_id": ticket_id, "event_id": event_id, "title": ev["title"], "session_time": session,
             "quantity": quantity, "seat_section": section, "total": total, "currency": ev["currency"], "qr_code": qr}
+
+
+# ---- Venue apps (no API): the GUI agent reserves on their screens -------------------------------
+
+@tool(domain=INTERNAL, app="tickets", mutating=True,
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.RESOURCE_UNAVAILABLE,
+              ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED, ErrorType.STATE_CONFLICT))
+def venue_reserve_ticket(
+    ctx: Ctx, event_id: Id, session_time: DateTime, quantity: Annotated[int, Field(ge=1, le=10)],
+    visitor_names: Annotated[list[Name], Field(min_length=1, max_length=10)],
+) -> dict[str, Any]:
+    """Reserve tickets on a venue app's booking screen (GUI-agent action).
+
+    Args:
+        event_id: The event the venue app sells.
+        session_time: The session, YYYY-MM-DDTHH:MM.
+        quantity: Number of tickets.
+        visitor_names: One full name per visitor (venue apps register visitors by name).
+    """
+    ev = get_row(ctx, world_events, event_id, "search_events")
+    session = _session(ev, session_time, _minute(ctx))
+    if ev["seats_left"] < quantity:
+        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"only {ev['seats_left']} ticket(s) left",
+                        seats_left=ev["seats_left"])
+    section, unit = _section(ev, None)
+    return _issue_tickets(ctx, ev, session, quantity, section, unit, visitor_names,
+                          payment_method(ctx, None)["method_id"])
+
+
+def _sells_tickets(ctx: Ctx, app_id: str) -> bool:
+    return ctx.conn.execute(select(world_events.c.event_id).where(
+        world_events.c.booking_app_id == app_id).limit(1)).first() is not None
+
+
+def _reserve_in_venue_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Find the app's event on the date, pick the session, register the visitors, pay in the app."""
+    date, session = str(inputs["date"]), str(inputs["session"])
+    events = rows(ctx.conn.execute(select(world_events).where(world_events.c.booking_app_id == app_id).order_by(
+        world_events.c.event_id)))
+    wanted = session if "T" in session else f"{date}T{session}"
+    ev = next((e for e in events if wanted in json.loads(e["sessions_json"])), None)
+    if ev is None:
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"{app_id} shows no session at {wanted}", reason="no_session")
+    profile = ctx.conn.execute(select(user_profile.c.name)).scalar()
+    visitors = inputs["visitors"] if isinstance(inputs["visitors"], list) else [inputs["visitors"]]
+    names = [profile if isinstance(v, dict) and v.get("self") else (v.get("name") if isinstance(v, dict) else v)
+             for v in visitors]
+    if any(not isinstance(n, str) or not n for n in names):
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, "every visitor needs a name (or {\"self\": true})",
+                        missing_inputs=["visitors"])
+    result = ctx.call("venue_reserve_ticket", {"event_id": ev["event_id"], "session_time": wanted,
+                                               "quantity": int(inputs["quantity"]), "visitor_names": names})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the reservation failed: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    payload = result["Payload"]
+    return {"reservation_code": payload["ticket_id"], "qr_code": payload["qr_code"], "price": payload["total"],
+            "session_time": payload["session_time"], "event_id": payload["event_id"]}
+
+
+gui_flow(GuiFlow(None, "reserve_ticket", ("ticket", "reserve", "book"), ("date", "session", "quantity", "visitors"),
+                 _reserve_in_venue_app, serves=_sells_tickets))
 
 
 # ---- Parcels & Courier (13.2) -------------------------------------------------------------------
@@ -938,6 +1008,10 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
     tickets = _tickets(events, now, currency)
     conn.execute(insert(world_events), events)
     conn.execute(insert(event_tickets), tickets)
+    # Venue apps the user installed: they sell their events on screens only (the GUI agent's job).
+    venue_apps = sorted({e["booking_app_id"] for e in events if e["booking_app_id"]})
+    conn.execute(insert(apps), [{"app_id": a, "name": a.title(), "installed": 1, "logged_in": 1,
+                                 "notifications_enabled": 1} for a in venue_apps])
     conn.execute(insert(world_parcels), _parcels(rng, now, currency, persona.home_city, cities))
     couriers = _courier_orders(rng, today, currency, persona.home_city)
     conn.execute(insert(courier_orders), couriers)

@@ -25,7 +25,7 @@ from sandbox.executor import Executor
 from sandbox.tooling import REGISTRY
 from tests.sandbox.conftest import diff, fails, ok, prepare, query
 
-TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == lifestyle.__name__)
+TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == lifestyle.__name__ and s.is_domain_tool)
 MUSEUM = "evt_044"  # Shanghai Museum (East): sold only in the shmuseum app
 TOMORROW = "2025-06-14"
 

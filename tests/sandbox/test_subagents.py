@@ -128,3 +128,19 @@ def test_voice_agent_needs_the_phone_permission(conn: Connection, ex: Executor) 
     assert env["ErrorType"] == "PermissionDenied"
     with conn.begin():
         assert conn.execute(select(monitors)).all() == []
+
+
+def test_gui_agent_reserves_a_museum_ticket_in_the_venue_app(conn: Connection, ex: Executor) -> None:
+    """The paper's example: no API sells the ticket; the GUI agent books it in the museum's own app."""
+    api = ex.call("book_event_tickets", {"event_id": "evt_044", "quantity": 1})
+    assert api["ErrorType"] == "UnsupportedOperation" and api["Payload"]["hint"] == "call_gui_agent"
+    handoff = {"app_id": api["Payload"]["app_id"], "goal": "Reserve 1 general-admission ticket",
+               "inputs": {"date": "2025-06-21", "session": "09:00", "quantity": 1, "visitors": [{"self": True}]},
+               "expected_outputs": ["reservation_code", "qr_code"]}
+    missing = ex.call("call_gui_agent", {**handoff, "inputs": {"date": "2025-06-21", "quantity": 1}})
+    assert missing["ErrorType"] == "SubAgentFailed" and missing["Payload"]["missing_inputs"] == ["session", "visitors"]
+    env = ex.call("call_gui_agent", handoff)
+    assert env["Status"] == "success", env
+    assert set(env["Payload"]["outputs"]) == {"reservation_code", "qr_code"}
+    ticket = diff_of(conn)["event_tickets"].inserted[0]
+    assert ticket["source"] == "gui_agent" and ticket["attendee_names_json"] == '["Wang Lei"]'

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-vllm clean
+.PHONY: install run test test-vllm clean ui
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +14,14 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# The main job on the embedded defaults: the reference planners over the hand-written tasks.
+# The main job on the embedded defaults: a sweep of the reference planners over the hand-written
+# tasks, three seeds, on a local 2-process Dask cluster, tracked in MLflow; then the leaderboard.
 run: $(STAMP)
-	$(BIN)/mobilepa run planner=oracle split=handwritten
-	$(BIN)/mobilepa run planner=noop split=handwritten
+	$(BIN)/mobilepa sweep planner=oracle,noisy_oracle split=handwritten seed=0,1,2
+	$(BIN)/mobilepa report
+	@echo "results store:  $(CURDIR)/outputs/results.db"
+	@echo "report:         $(CURDIR)/outputs/report/leaderboard.html"
+	@echo "MLflow store:   sqlite:///$(CURDIR)/outputs/mlflow.db  (UI: make ui, then http://127.0.0.1:5000)"
 
 test: $(STAMP)
 	$(BIN)/pytest
@@ -41,6 +45,10 @@ $(TINY_MODEL)/config.json: cluster/tiny_model.py $(VLLM_STAMP)
 test-vllm: $(STAMP) $(VLLM_STAMP) $(TINY_MODEL)/config.json
 	VLLM_PYTHON=$(CURDIR)/$(VLLM_VENV)/bin/python TINY_MODEL=$(CURDIR)/$(TINY_MODEL) \
 		$(BIN)/pytest tests/cluster/test_vllm_cpu.py -m vllm -v
+
+# The MLflow UI on the sweeps' local tracking store (`mobilepa sweep` writes it).
+ui: $(STAMP)
+	$(BIN)/mlflow ui --backend-store-uri sqlite:///outputs/mlflow.db
 
 clean:
 	rm -rf $(VENV) outputs .pytest_cache .hypothesis

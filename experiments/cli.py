@@ -9,6 +9,11 @@ USAGE = """usage: mobilepa <command> [args]
 
 commands:
   run [hydra overrides]        run a planner over a split, e.g. `mobilepa run planner=oracle split=handwritten`
+  sweep [key=value ...]        the planner x split x condition x seed grid on Dask, e.g.
+                               `mobilepa sweep planner=oracle,noop split=handwritten seed=0,1,2`
+                               (conf/sweep.yaml; cluster=local|address|slurm|kubernetes; tracking=mlflow|none)
+  report [--store PATH] [--out DIR]
+                               leaderboard (mean ± std over seeds) from the results store: table, markdown, HTML
   catalog [--json|--markdown]  the declared phone: counts per domain and level-2, or JSON, or the tool reference
   bench sandbox [--json]       episode reset time and tool-call throughput against raw sqlite3
 """
@@ -26,6 +31,14 @@ def main(argv: list[str] | None = None) -> int:
         sys.argv = ["mobilepa run", *rest]
         run.main()
         return 0
+    if command == "sweep":
+        from experiments.sweep_cli import sweep_main
+
+        return sweep_main(rest)
+    if command == "report":
+        from experiments.sweep_cli import report_main
+
+        return report_main(rest)
     if command == "catalog":
         from sandbox import catalog
 

@@ -1,0 +1,100 @@
+"""Sweep plots as PNG bytes (matplotlib, Agg backend, so they render on headless workers and CI)."""
+
+from __future__ import annotations
+
+import io
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from experiments.leaderboard import by_group, error_counts, group_stability
+from sandbox.tasks import CATEGORIES
+from sandbox.taxonomy import DOMAINS
+
+
+def _png(fig: Any) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _label(group: tuple[str, str, str]) -> str:
+    planner, _, condition = group
+    return planner if condition == "default" else f"{planner} ({condition})"
+
+
+def category_scores(rows: Sequence[dict[str, Any]]) -> bytes:
+    """Overall and each category per planner, bars at the mean over seeds, error bars one sample std."""
+    groups = by_group(rows)
+    names = ["overall", *CATEGORIES]
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(names)), 4))
+    width = 0.8 / max(1, len(groups))
+    for i, (group, seeds) in enumerate(groups.items()):
+        s = group_stability(seeds)
+        spreads = [s.overall, *(s.categories.get(c) for c in CATEGORIES)]
+        xs = [k + i * width for k in range(len(names))]
+        ax.bar(xs, [sp.mean if sp else 0 for sp in spreads], width, yerr=[sp.std if sp else 0 for sp in spreads],
+               capsize=3, label=f"{_label(group)} / {group[1]}")
+    ax.set_xticks([k + (len(groups) - 1) * width / 2 for k in range(len(names))], names)
+    ax.set_ylabel("success rate (%)")
+    ax.set_ylim(0, 105)
+    ax.legend(fontsize=8)
+    ax.set_title("Scores by category (mean ± std over seeds)")
+    return _png(fig)
+
+
+def domain_heatmap(rows: Sequence[dict[str, Any]]) -> bytes:
+    """Pass rate per level-1 domain (rows) and planner (columns), over all seeds."""
+    tally: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    for r in rows:
+        if r["scorable"]:
+            tally[(r["domain"], _label((r["planner"], r["split"], r["condition"])))].append(bool(r["passed"]))
+    domains = sorted({d for d, _ in tally})
+    planners = sorted({p for _, p in tally})
+    grid = [[100 * statistics.fmean(tally[(d, p)]) if tally.get((d, p)) else float("nan") for p in planners]
+            for d in domains]
+    fig, ax = plt.subplots(figsize=(2 + 1.2 * len(planners), 1 + 0.4 * len(domains)))
+    image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=100, aspect="auto")
+    ax.set_xticks(range(len(planners)), planners, rotation=30, ha="right")
+    ax.set_yticks(range(len(domains)), [f"{d} {DOMAINS.get(d, '')}".strip() for d in domains])
+    for i, row in enumerate(grid):
+        for j, value in enumerate(row):
+            if not math.isnan(value):
+                ax.text(j, i, f"{value:.0f}", ha="center", va="center", color="white" if value < 60 else "black",
+                        fontsize=8)
+    fig.colorbar(image, ax=ax, label="pass rate (%)")
+    ax.set_title("Pass rate by domain × planner")
+    return _png(fig)
+
+
+def error_types(rows: Sequence[dict[str, Any]]) -> bytes:
+    """Tool-call error types (the envelope's ErrorType) per planner, summed over seeds."""
+    per_planner = {_label(g): error_counts(r for seed_rows in seeds.values() for r in seed_rows)
+                   for g, seeds in by_group(rows).items()}
+    kinds = sorted({k for counts in per_planner.values() for k in counts})
+    fig, ax = plt.subplots(figsize=(7, 1.5 + 0.35 * max(1, len(kinds))))
+    height = 0.8 / max(1, len(per_planner))
+    for i, (planner, counts) in enumerate(per_planner.items()):
+        ax.barh([k + i * height for k in range(len(kinds))], [counts.get(k, 0) for k in kinds], height,
+                label=planner)
+    ax.set_yticks(range(len(kinds)), kinds)
+    ax.set_xlabel("tool calls")
+    if not kinds:
+        ax.text(0.5, 0.5, "no tool-call errors", ha="center", va="center", transform=ax.transAxes)
+    else:
+        ax.legend(fontsize=8)
+    ax.set_title("Error types")
+    return _png(fig)
+
+
+def sweep_plots(rows: Sequence[dict[str, Any]]) -> dict[str, bytes]:
+    return {"category_scores": category_scores(rows), "domain_heatmap": domain_heatmap(rows),
+            "error_types": error_types(rows)}

@@ -1,0 +1,172 @@
+"""The results store: one SQLite row per episode key, so a re-run or a resumed sweep never counts twice.
+
+Only the sweep driver writes here (workers return records); the key is
+(planner, split, condition, seed, task_id). An ``infra_error`` row is kept for diagnosis but is not
+*finished*: the next sweep over the same keys runs it again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    select,
+)
+from sqlalchemy.dialects.sqlite import insert
+
+from experiments.loop import EpisodeResult
+from experiments.run import episode_row
+from sandbox.episode import FORMAT_ERROR_STEP
+from verification.verify import Verdict
+
+KEY_COLUMNS = ("planner", "split", "condition", "seed", "task_id")
+metadata = MetaData()
+episodes = Table(
+    "episodes", metadata,
+    Column("planner", String, primary_key=True), Column("split", String, primary_key=True),
+    Column("condition", String, primary_key=True), Column("seed", Integer, primary_key=True),
+    Column("task_id", String, primary_key=True),
+    Column("category", String, nullable=False), Column("domain", String, nullable=False),
+    Column("l2", String, nullable=False), Column("bucket", String, nullable=False),
+    Column("verdict", String, nullable=False),  # pass | fail | unscorable
+    Column("passed", Boolean, nullable=False), Column("checker_passed", Boolean, nullable=False),
+    Column("memory_gate", Boolean), Column("skill_gate", Boolean),
+    Column("scorable", Boolean, nullable=False), Column("reasons", Text, nullable=False),
+    Column("termination", String, nullable=False), Column("steps", Integer, nullable=False),
+    Column("format_errors", Integer, nullable=False), Column("error_kinds", Text, nullable=False),
+    Column("prompt_tokens", Integer), Column("completion_tokens", Integer),
+    Column("planner_latency_s", Float, nullable=False), Column("wall_s", Float, nullable=False),
+    Column("dataset_hash", String, nullable=False), Column("trajectory", LargeBinary, nullable=False),
+)
+datasets = Table(
+    "datasets", metadata,
+    Column("split", String, primary_key=True), Column("file", String, nullable=False),
+    Column("sha256", String, nullable=False),
+)
+
+Key = tuple[str, str, str, int, str]
+
+
+class DatasetMismatch(RuntimeError):
+    """The store was filled from another version of a task file: mixing them would compare unlike runs."""
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def episode_record(result: EpisodeResult, *, planner: str, split: str, condition: str, seed: int,
+                   dataset_hash: str) -> dict[str, Any]:
+    """A store row from one episode; built on the worker, so only this small record travels back."""
+    row = episode_row(result)
+    steps = result.trajectory.steps
+    kinds = Counter(s.envelope.get("ErrorType") for s in steps if s.envelope.get("ErrorType"))
+    prompt = [s.planner.get("prompt_tokens") for s in steps if s.planner.get("prompt_tokens") is not None]
+    completion = [s.planner.get("completion_tokens") for s in steps
+                  if s.planner.get("completion_tokens") is not None]
+    trajectory = json.dumps(result.trajectory.to_json(), ensure_ascii=False, sort_keys=True, default=str)
+    verdict = "unscorable" if not row["scorable"] else "pass" if row["passed"] else "fail"
+    return {
+        **{k: row[k] for k in ("task_id", "category", "domain", "l2", "bucket", "passed", "checker_passed",
+                               "memory_gate", "skill_gate", "scorable", "termination", "steps", "wall_s")},
+        "planner": planner, "split": split, "condition": condition, "seed": seed, "verdict": verdict,
+        "reasons": json.dumps(row["reasons"]), "error_kinds": json.dumps(dict(sorted(kinds.items()))),
+        "format_errors": sum(s.name == FORMAT_ERROR_STEP for s in steps),
+        "prompt_tokens": sum(prompt) if prompt else None, "completion_tokens": sum(completion) if completion else None,
+        "planner_latency_s": round(sum(s.planner.get("planner_latency_s", 0.0) for s in steps), 6),
+        "dataset_hash": dataset_hash, "trajectory": gzip.compress(trajectory.encode("utf-8")),
+    }
+
+
+def record_key(row: dict[str, Any]) -> Key:
+    return tuple(row[k] for k in KEY_COLUMNS)  # type: ignore[return-value]
+
+
+def record_verdict(row: dict[str, Any]) -> Verdict:
+    """The Verdict a stored row came from, so scoring reuses ``verification.scoring.summarise``."""
+    return Verdict(row["task_id"], row["category"], row["bucket"], row["passed"], row["checker_passed"],
+                   row["memory_gate"], row["skill_gate"], tuple(json.loads(row["reasons"])), row["termination"],
+                   scorable=row["scorable"])
+
+
+def trajectory_json(row: dict[str, Any]) -> str:
+    return gzip.decompress(row["trajectory"]).decode("utf-8")
+
+
+@dataclass
+class ResultsStore:
+    """SQLite via SQLAlchemy Core; one writer (the driver)."""
+
+    path: Path
+
+    def __post_init__(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.engine = create_engine(f"sqlite:///{self.path}")
+        event.listen(self.engine, "connect", lambda conn, _: conn.execute("PRAGMA busy_timeout = 30000"))
+        metadata.create_all(self.engine)
+
+    def check_dataset(self, split: str, file: str, sha256: str) -> None:
+        """Record the split's task-file hash, or refuse when the store holds another version of it."""
+        with self.engine.begin() as conn:
+            known = conn.execute(select(datasets).where(datasets.c.split == split)).mappings().first()
+            if known is None:
+                conn.execute(datasets.insert().values(split=split, file=file, sha256=sha256))
+            elif known["sha256"] != sha256:
+                raise DatasetMismatch(
+                    f"results store {self.path} holds split {split!r} from {known['file']} with sha256 "
+                    f"{known['sha256'][:12]}…, but the task file now hashes to {sha256[:12]}…; "
+                    f"use another store (store=<path>) or delete {self.path}")
+
+    def finished_keys(self) -> set[Key]:
+        """Keys that need no further run: every row except infrastructure errors."""
+        cols = [episodes.c[k] for k in KEY_COLUMNS]
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(*cols).where(episodes.c.termination != "infra_error"))
+            return {tuple(r) for r in rows}  # type: ignore[misc]
+
+    def upsert(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Write rows by key; a row for an existing key replaces it (a retried infra error), never adds."""
+        if not rows:
+            return
+        stmt = insert(episodes)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[episodes.c[k] for k in KEY_COLUMNS],
+            set_={c.name: stmt.excluded[c.name] for c in episodes.columns if c.name not in KEY_COLUMNS},
+        )
+        with self.engine.begin() as conn:
+            conn.execute(stmt, list(rows))
+
+    def rows(self, *, with_trajectories: bool = False, **where: Any) -> list[dict[str, Any]]:
+        """Rows ordered by key, filtered by equality on key columns (e.g. ``planner="oracle"``)."""
+        cols = [c for c in episodes.columns if with_trajectories or c.name != "trajectory"]
+        query = select(*cols).order_by(*[episodes.c[k] for k in KEY_COLUMNS])
+        for name, value in where.items():
+            query = query.where(episodes.c[name] == value)
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
+
+    def count(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(episodes)).scalar_one())
+
+    def close(self) -> None:
+        self.engine.dispose()

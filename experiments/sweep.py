@@ -1,0 +1,243 @@
+"""``mobilepa sweep``: expand the planner × split × condition × seed grid in one driver, on one Dask client.
+
+The grid is parsed here rather than with Hydra's multirun: multirun would start one job (and one
+cluster) per cell, while one driver lets episodes of every cell interleave on the cluster. Each cell's
+planner and split are still composed by Hydra from ``conf/planner`` and ``conf/split`` (so ``${seed}``
+in a planner config resolves per cell), and every cell is composed and its planner built before
+any work is submitted, so a bad config fails early, naming the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from distributed import Client
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from cluster.dask_runner import UnitFailure, dask_client, stream_units
+from experiments.progress import episode_progress
+from experiments.run import CONF_DIR
+from experiments.store import ResultsStore, file_sha256, record_key
+from experiments.units import CONDITIONS, Cell, WorkUnit, resolve_factory, run_unit
+from sandbox.suite import TASK_DIR, load_split
+
+GRID_KEYS = {"planner": "planners", "split": "splits", "seed": "seeds", "condition": "conditions"}
+
+
+class SweepConfigError(ValueError):
+    """The sweep cannot start; the message names the offending key."""
+
+
+def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """Hydra overrides for ``conf/sweep.yaml`` and per-planner overrides from the command line.
+
+    ``planner=a,b`` / ``split=x`` / ``seed=0,1,2`` / ``condition=default`` set the grid lists;
+    ``planner.<name>.<key>=value`` overrides one planner's config (e.g. its ``base_url``);
+    anything else (``cluster=address cluster.address=tcp://…``, ``name=…``) goes to Hydra as is.
+    """
+    overrides: list[str] = []
+    per_planner: dict[str, list[str]] = {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if not sep:
+            raise SweepConfigError(f"{arg!r}: expected key=value")
+        if key in GRID_KEYS:
+            items = [v.strip() for v in value.strip("[]").split(",") if v.strip()]
+            if not items:
+                raise SweepConfigError(f"{key}: empty list")
+            overrides.append(f"{GRID_KEYS[key]}=[{','.join(items)}]")
+        elif key.startswith("planner.") and key.count(".") >= 2:
+            _, name, rest = key.split(".", 2)
+            per_planner.setdefault(name, []).append(f"planner.{rest}={value}")
+        else:
+            overrides.append(arg)
+    return overrides, per_planner
+
+
+def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]] | None = None) -> DictConfig:
+    """The composed sweep config (per-planner overrides kept under ``planner_overrides``)."""
+    try:
+        with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+            cfg = compose("sweep", overrides=list(overrides))
+    except (HydraException, OmegaConfBaseException) as exc:  # their messages name the override that failed
+        raise SweepConfigError(str(exc)) from None
+    OmegaConf.set_struct(cfg, False)
+    cfg.planner_overrides = per_planner or {}
+    return cfg
+
+
+@dataclass
+class Plan:
+    """The validated grid: its cells, each cell's task ids, and each split's dataset hash."""
+
+    cells: list[Cell]
+    task_ids: dict[str, list[str]]  # split -> ids
+    datasets: dict[str, tuple[str, str]]  # split -> (file, sha256)
+    config: dict[str, Any]
+
+    @property
+    def sweep_key(self) -> str:
+        """Identity of the sweep (name, grid and data), so a re-run logs into the same MLflow runs."""
+        grid = {k: self.config[k] for k in ("name", *GRID_KEYS.values())}
+        blob = json.dumps([grid, self.datasets], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _compose_cell(planner: str, split: str, seed: int, extra: list[str]) -> DictConfig:
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        return compose("config", overrides=[f"planner={planner}", f"split={split}", f"seed={seed}", *extra])
+
+
+def plan_sweep(cfg: DictConfig) -> Plan:
+    """Compose and check every cell; raise SweepConfigError naming the key before any work starts."""
+    try:
+        config: dict[str, Any] = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)  # type: ignore[assignment]
+    except OmegaConfBaseException as exc:
+        raise SweepConfigError(f"{exc.full_key or 'config'}: {str(exc.msg).splitlines()[0]}") from None
+    for key in GRID_KEYS.values():
+        if not isinstance(config.get(key), list) or not config[key]:
+            raise SweepConfigError(f"{key}: a non-empty list is required")
+    known = {kind: sorted(p.stem for p in (Path(CONF_DIR) / kind).glob("*.yaml")) for kind in ("planner", "split")}
+    for kind, names in (("planner", config["planners"]), ("split", config["splits"])):
+        for name in names:
+            if str(name) not in known[kind]:
+                raise SweepConfigError(f"{kind}s: unknown {kind} {name!r}; known: {', '.join(known[kind])}")
+    for condition in config["conditions"]:
+        if condition not in CONDITIONS:
+            raise SweepConfigError(f"conditions: unknown condition {condition!r}; known: {', '.join(CONDITIONS)}")
+    for name in config.get("planner_overrides") or {}:
+        if name not in config["planners"]:
+            raise SweepConfigError(f"planner.{name}: overrides a planner that is not in the sweep")
+    try:
+        seeds = [int(s) for s in config["seeds"]]
+    except (TypeError, ValueError):
+        raise SweepConfigError(f"seeds: integers required, got {config['seeds']}") from None
+    if int(config["unit_size"]) < 1:
+        raise SweepConfigError("unit_size: must be at least 1")
+    try:
+        factory = resolve_factory(str(config["planner_factory"]))
+    except (ImportError, ValueError, TypeError) as exc:
+        raise SweepConfigError(f"planner_factory: {exc}") from None
+    task_ids: dict[str, list[str]] = {}
+    datasets: dict[str, tuple[str, str]] = {}
+    cells: list[Cell] = []
+    for split in map(str, config["splits"]):
+        split_cfg = _compose_cell(str(config["planners"][0]), split, seeds[0], []).split
+        try:
+            tasks = load_split(split_cfg.file, split_cfg.categories)
+        except (FileNotFoundError, ValueError) as exc:
+            raise SweepConfigError(f"split {split!r}: {exc}") from None
+        if not tasks:
+            raise SweepConfigError(f"split {split!r}: selects no tasks")
+        task_ids[split] = [t.task_id for t in tasks]
+        datasets[split] = (split_cfg.file, file_sha256(TASK_DIR / split_cfg.file))
+        for planner in map(str, config["planners"]):
+            for seed in seeds:
+                composed = _compose_cell(planner, split, seed, config["planner_overrides"].get(planner, []))
+                try:
+                    planner_config = OmegaConf.to_container(composed.planner, resolve=True, throw_on_missing=True)
+                    factory(planner_config)  # type: ignore[arg-type]
+                except OmegaConfBaseException as exc:
+                    raise SweepConfigError(f"planner {planner!r}: {exc.full_key}: {str(exc.msg).splitlines()[0]}") from None
+                except ValueError as exc:
+                    raise SweepConfigError(f"planner {planner!r}: {exc}") from None
+                categories = tuple(split_cfg.categories) if split_cfg.categories else None
+                concurrency = int(planner_config.get("concurrency") or config["concurrency"])  # type: ignore[union-attr]
+                for condition in config["conditions"]:
+                    cells.append(Cell(planner, split, str(condition), seed, planner_config, split_cfg.file,  # type: ignore[arg-type]
+                                      categories, datasets[split][1], concurrency, int(config["t_max"])))
+    return Plan(cells, task_ids, datasets, config)
+
+
+@dataclass
+class SweepOutcome:
+    plan: Plan
+    ran: int  # episodes executed now (retries included)
+    skipped: int  # keys already finished in the store
+    infra_errors: list[str] = field(default_factory=list)  # keys still infra_error after the retries
+    failures: list[UnitFailure] = field(default_factory=list)
+    wall_s: float = 0.0
+    parent_run_id: str | None = None
+
+
+def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]:
+    """Work units for the keys the store has not finished, and how many keys were skipped."""
+    done = store.finished_keys()
+    size = int(plan.config["unit_size"])
+    units: list[WorkUnit] = []
+    skipped = 0
+    for cell in plan.cells:
+        ids = [i for i in plan.task_ids[cell.split] if (cell.planner, cell.split, cell.condition, cell.seed, i) not in done]
+        skipped += len(plan.task_ids[cell.split]) - len(ids)
+        units += [WorkUnit(cell, tuple(ids[k:k + size]), str(plan.config["planner_factory"]))
+                  for k in range(0, len(ids), size)]
+    return units, skipped
+
+
+def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
+    """Run the missing keys of the grid, store each result as it arrives, then log to MLflow."""
+    started = time.perf_counter()
+    plan = plan_sweep(cfg)
+    config = plan.config
+    store = ResultsStore(Path(config["store"]))
+    try:
+        for split, (file, sha) in plan.datasets.items():
+            store.check_dataset(split, file, sha)
+        units, skipped = pending_units(plan, store)
+        tracker = None
+        if config["tracking"]["enabled"]:
+            from experiments.tracking import start_tracking
+
+            tracker = start_tracking(plan)
+        total = sum(len(u.task_ids) for u in units)
+        infra_runs: dict[tuple[str, str], int] = {}
+        outcome = SweepOutcome(plan, ran=0, skipped=skipped)
+        label = f"sweep {config['name']}: {len(plan.cells)} cells"
+        if units:  # nothing to run: no cluster to start
+            with episode_progress(total, label) as advance, \
+                    (nullcontext(client) if client is not None else dask_client(config["cluster"])) as dask:
+
+                def on_result(unit: WorkUnit, records: list[dict[str, Any]]) -> list[WorkUnit]:
+                    store.upsert(records)
+                    outcome.ran += len(records)
+                    retry: list[str] = []
+                    for r in records:
+                        if r["termination"] == "infra_error":
+                            runs = infra_runs[(unit.cell.label, r["task_id"])] = \
+                                infra_runs.get((unit.cell.label, r["task_id"]), 0) + 1
+                            if runs <= int(config["infra_retries"]):
+                                retry.append(r["task_id"])
+                                continue
+                        advance(bool(r["passed"]), not r["scorable"])
+                    return [WorkUnit(unit.cell, tuple(retry), unit.planner_factory)] if retry else []
+
+                try:
+                    stream = stream_units(dask, run_unit, units, key_of=lambda u: u.key, on_result=on_result,
+                                          max_in_flight=config.get("max_in_flight"),
+                                          max_attempts=int(config["unit_attempts"]))
+                except BaseException:
+                    if tracker is not None:
+                        tracker.fail()
+                    raise
+                outcome.failures = stream.failures
+        wanted = {(c.planner, c.split, c.condition, c.seed) for c in plan.cells}
+        outcome.infra_errors = sorted("/".join(map(str, record_key(r))) for r in store.rows(termination="infra_error")
+                                      if record_key(r)[:4] in wanted)
+        if tracker is not None:
+            from experiments.tracking import log_sweep
+
+            outcome.parent_run_id = log_sweep(tracker, store)
+    finally:
+        store.close()
+    outcome.wall_s = time.perf_counter() - started
+    return outcome

@@ -1,0 +1,74 @@
+"""``mobilepa sweep`` and ``mobilepa report``: the printing side of the sweep machinery."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from cluster.dask_runner import ClusterConfigError
+from experiments.leaderboard import print_leaderboard, write_report
+from experiments.store import DatasetMismatch, ResultsStore
+from experiments.sweep import SweepConfigError, load_config, parse_args, run_sweep
+
+
+def sweep_main(args: list[str]) -> int:
+    """Run a sweep, then print its leaderboard and where the store, report and MLflow UI are."""
+    console = Console()
+    try:
+        cfg = load_config(*parse_args(args))
+        outcome = run_sweep(cfg)
+    except (SweepConfigError, ClusterConfigError, DatasetMismatch) as exc:
+        print(f"mobilepa sweep: {exc}", file=sys.stderr)
+        return 2
+    config = outcome.plan.config
+    console.print(f"sweep {config['name']}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
+                  f"{outcome.wall_s:.1f} s")
+    store = ResultsStore(Path(config["store"]))
+    try:
+        wanted = {(c.planner, c.split, c.condition, c.seed) for c in outcome.plan.cells}
+        rows = [r for r in store.rows() if (r["planner"], r["split"], r["condition"], r["seed"]) in wanted]
+    finally:
+        store.close()
+    board, md, html = write_report(rows, Path(config["report_dir"]))
+    print_leaderboard(board, console)
+    console.print(f"results store: {Path(config['store']).resolve()}")
+    console.print(f"report: {md.resolve()}  {html.resolve()}")
+    if outcome.parent_run_id:
+        uri = os.environ.get("MLFLOW_TRACKING_URI") or config["tracking"]["uri"]
+        console.print(f"MLflow: {uri} (parent run {outcome.parent_run_id}); browse with `make ui` "
+                      f"or `.venv/bin/mlflow ui --backend-store-uri {uri}`")
+    for failure in outcome.failures:
+        console.print(f"[red]unit failed {failure.attempts} times[/red]: {failure.key}: {failure.error}")
+    for key in outcome.infra_errors:
+        console.print(f"[yellow]infra_error after retries[/yellow]: {key} (re-run the sweep to retry it)")
+    return 1 if outcome.failures or outcome.infra_errors else 0
+
+
+def report_main(args: list[str]) -> int:
+    """Leaderboard across everything in a results store."""
+    parser = argparse.ArgumentParser(prog="mobilepa report")
+    parser.add_argument("--store", default="outputs/results.db", help="results store (SQLite)")
+    parser.add_argument("--out", default="outputs/report", help="folder for leaderboard.md/.html and plots")
+    parser.add_argument("--split", help="only this split")
+    ns = parser.parse_args(args)
+    if not Path(ns.store).is_file():
+        print(f"mobilepa report: no results store at {ns.store}; run `mobilepa sweep` first", file=sys.stderr)
+        return 2
+    store = ResultsStore(Path(ns.store))
+    try:
+        rows = store.rows(**({"split": ns.split} if ns.split else {}))
+    finally:
+        store.close()
+    if not rows:
+        print(f"mobilepa report: {ns.store} holds no episodes" + (f" of split {ns.split}" if ns.split else ""),
+              file=sys.stderr)
+        return 2
+    board, md, html = write_report(rows, Path(ns.out))
+    console = Console()
+    print_leaderboard(board, console)
+    console.print(f"report: {md.resolve()}  {html.resolve()}")
+    return 0

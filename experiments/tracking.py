@@ -1,0 +1,201 @@
+"""MLflow logging of a finished sweep, from the results store; only the driver calls this.
+
+A parent run per sweep and a child run per (planner, split, condition, seed), found again by tags on a
+re-run (``mobilepa_sweep_key``, ``mobilepa_cell``), so re-running or resuming a sweep refreshes the same
+runs instead of adding duplicates. SQLite backend by default (MLflow's file store is deprecated);
+``MLFLOW_TRACKING_URI`` wins over the config, as MLflow users expect.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import mlflow
+from mlflow.entities import Metric, Param
+from mlflow.tracking import MlflowClient
+
+from experiments.leaderboard import by_group, cell_metrics, group_stability, write_report
+from experiments.store import ResultsStore, trajectory_json
+
+if TYPE_CHECKING:
+    from experiments.sweep import Plan
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def tracking_uri(config: dict[str, Any]) -> str:
+    uri = os.environ.get("MLFLOW_TRACKING_URI") or config["tracking"]["uri"]
+    if not uri:
+        raise ValueError("tracking.uri: required when tracking is enabled (or set MLFLOW_TRACKING_URI)")
+    if uri.startswith("sqlite:///"):
+        Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    return str(uri)
+
+
+def git_commit(root: Path = REPO) -> str | None:
+    """The checked-out commit, read from ``.git`` directly (no git binary needed on cluster nodes)."""
+    head = root / ".git" / "HEAD"
+    if not head.is_file():
+        return None
+    ref = head.read_text().strip()
+    if not ref.startswith("ref: "):
+        return ref or None
+    name = ref.removeprefix("ref: ")
+    loose = root / ".git" / name
+    if loose.is_file():
+        return loose.read_text().strip()
+    packed = root / ".git" / "packed-refs"
+    for line in packed.read_text().splitlines() if packed.is_file() else []:
+        sha, _, ref_name = line.partition(" ")
+        if ref_name == name:
+            return sha
+    return None
+
+
+def _experiment(client: MlflowClient, name: str, uri: str) -> str:
+    found = client.get_experiment_by_name(name)
+    if found is not None:
+        return str(found.experiment_id)
+    location = None
+    if uri.startswith("sqlite:///"):  # artifacts next to the database, not in the working directory
+        location = (Path(uri.removeprefix("sqlite:///")).resolve().parent / "mlartifacts" / name).as_uri()
+    return str(client.create_experiment(name, artifact_location=location))
+
+
+def _run(client: MlflowClient, experiment_id: str, tags: dict[str, str], name: str,
+         params: dict[str, Any], parent: str | None = None) -> str:
+    """The run carrying ``tags``, or a new one with ``params`` (MLflow params cannot change once set)."""
+    query = " and ".join(f"tags.{k} = '{v}'" for k, v in tags.items())
+    found = client.search_runs([experiment_id], filter_string=query, max_results=1)
+    if found:
+        return str(found[0].info.run_id)
+    run_tags = {**tags, **({"mlflow.parentRunId": parent} if parent else {})}
+    run = client.create_run(experiment_id, tags=run_tags, run_name=name)
+    client.log_batch(run.info.run_id, params=[Param(k, str(v)[:6000]) for k, v in params.items()])
+    return str(run.info.run_id)
+
+
+def _log_metrics(client: MlflowClient, run_id: str, values: dict[str, float]) -> None:
+    """In batches of 1000, MLflow's per-request limit."""
+    metrics = [Metric(k, float(v), 0, 0) for k, v in sorted(values.items())]
+    for start in range(0, len(metrics), 1000):
+        client.log_batch(run_id, metrics=metrics[start:start + 1000])
+
+
+def _log_traces(client: MlflowClient, experiment_id: str, run_id: str, rows: list[dict[str, Any]]) -> None:
+    """One trace per sampled episode, one TOOL span per step (durations from the recorded latencies;
+    the episode's absolute start is not recorded, so traces are laid out from the logging time)."""
+    for row in rows:
+        trajectory = json.loads(trajectory_json(row))
+        clock = time.time_ns()
+        root = client.start_trace(f"episode {row['task_id']}", span_type="AGENT", experiment_id=experiment_id,
+                                  run_id=run_id, start_time_ns=clock,
+                                  inputs={"task_id": row["task_id"], "category": row["category"]},
+                                  tags={"task_id": row["task_id"], "verdict": row["verdict"]})
+        for step in trajectory["steps"]:
+            took = int(1e9 * (step.get("latency_s", 0.0) + step.get("planner", {}).get("planner_latency_s", 0.0)))
+            span = client.start_span(f"step {step['index']}: {step['name']}", trace_id=root.trace_id,
+                                     parent_id=root.span_id, span_type="TOOL", inputs=step["arguments"],
+                                     attributes={k: v for k, v in step.get("planner", {}).items()
+                                                 if isinstance(v, int | float | str)},
+                                     start_time_ns=clock)
+            clock += max(took, 1000)
+            client.end_span(root.trace_id, span.span_id, outputs=step["envelope"], end_time_ns=clock)
+        client.end_trace(root.trace_id, outputs={"verdict": row["verdict"], "reasons": json.loads(row["reasons"]),
+                                                 "termination": row["termination"]}, end_time_ns=clock + 1000)
+
+
+@dataclass
+class SweepTracker:
+    """The sweep's experiment and parent run, opened before any work is submitted (never from workers)."""
+
+    client: MlflowClient
+    experiment_id: str
+    parent: str
+    plan: Plan
+
+    def fail(self) -> None:
+        self.client.set_terminated(self.parent, status="FAILED")
+
+
+def start_tracking(plan: Plan) -> SweepTracker:
+    """Create (or find again, by the sweep's key) the experiment and the parent run, marked running."""
+    config = plan.config
+    uri = tracking_uri(config)
+    mlflow.set_tracking_uri(uri)  # traces are exported through the global URI; only the driver is here
+    client = MlflowClient(tracking_uri=uri)
+    experiment_id = _experiment(client, str(config["tracking"]["experiment"] or config["name"]), uri)
+    params = {
+        "name": config["name"], "planners": ",".join(map(str, config["planners"])),
+        "splits": ",".join(map(str, config["splits"])), "seeds": ",".join(map(str, config["seeds"])),
+        "conditions": ",".join(map(str, config["conditions"])), "cluster": config["cluster"]["kind"],
+        "git_commit": git_commit() or "unknown", "t_max": config["t_max"],
+        **{f"dataset/{split}": f"{file}@sha256:{sha}" for split, (file, sha) in plan.datasets.items()},
+    }
+    parent = _run(client, experiment_id, {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_role": "parent"},
+                  str(config["name"]), params)
+    client.update_run(parent, status="RUNNING")
+    return SweepTracker(client, experiment_id, parent, plan)
+
+
+def log_sweep(tracker: SweepTracker, store: ResultsStore) -> str:
+    """Log every cell as a child run and the stability analysis on the parent; returns the parent run id."""
+    client, experiment_id, parent, plan = tracker.client, tracker.experiment_id, tracker.parent, tracker.plan
+    key = plan.sweep_key
+    config = plan.config
+    wanted = {(c.planner, c.split, c.condition) for c in plan.cells}
+    seeds = {c.seed for c in plan.cells}
+    rows = [r for r in store.rows() if (r["planner"], r["split"], r["condition"]) in wanted and r["seed"] in seeds]
+    parent_metrics: dict[str, float] = {}
+    stability_doc: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for (planner, split, condition), per_seed in by_group(rows).items():
+            for seed, cell_rows in sorted(per_seed.items()):
+                label = f"{planner}/{split}/{condition}/seed{seed}"
+                cell = next(c for c in plan.cells if (c.planner, c.split, c.condition, c.seed)
+                            == (planner, split, condition, seed))
+                child = _run(client, experiment_id, {"mobilepa_sweep_key": key, "mobilepa_cell": label}, label,
+                             {"planner": planner, "split": split, "seed": seed, "condition": condition,
+                              "planner_kind": cell.planner_config.get("kind"), "t_max": cell.t_max,
+                              "dataset_hash": cell.dataset_hash}, parent=parent)
+                _log_metrics(client, child, cell_metrics(cell_rows))
+                folder = Path(tmp) / label.replace("/", "_")
+                folder.mkdir()
+                with gzip.open(folder / "trajectories.jsonl.gz", "wt", encoding="utf-8") as fh:
+                    fh.writelines(trajectory_json(r) + "\n" for r in store.rows(  # one cell in memory at a time
+                        with_trajectories=True, planner=planner, split=split, condition=condition, seed=seed))
+                with (folder / "episodes.jsonl").open("w", encoding="utf-8") as fh:
+                    fh.writelines(json.dumps(r, sort_keys=True) + "\n" for r in cell_rows)
+                client.log_artifacts(child, str(folder))
+                sample = int(config["tracking"].get("trace_sample") or 0)
+                if sample and not client.search_traces(locations=[experiment_id], run_id=child, max_results=1):
+                    _log_traces(client, experiment_id, child, store.rows(
+                        with_trajectories=True, planner=planner, split=split, condition=condition, seed=seed)[:sample])
+                client.set_terminated(child)
+            s = group_stability(per_seed)
+            prefix = f"stability/{planner}/{split}/{condition}"
+            stability_doc[f"{planner}/{split}/{condition}"] = s.to_json()
+            for name, spread in (("overall", s.overall), *s.categories.items()):
+                for stat in ("mean", "std", "range"):
+                    parent_metrics[f"{prefix}/{name}/{stat}"] = getattr(spread, stat)
+            for c, shift in s.overall_shift.items():
+                parent_metrics[f"{prefix}/{c}/overall_shift"] = shift
+            parent_metrics[f"{prefix}/pass_all"] = s.pass_all
+            parent_metrics[f"{prefix}/pass_any"] = s.pass_any
+            parent_metrics[f"{prefix}/flipping_tasks"] = len(s.flipping)
+        _log_metrics(client, parent, parent_metrics)
+        report = Path(tmp) / "report"
+        write_report(rows, report)
+        (report / "stability.json").write_text(json.dumps(stability_doc, indent=2, sort_keys=True))
+        (report / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True, default=str))
+        client.log_artifacts(parent, str(report))
+    mlflow.flush_trace_async_logging()
+    client.set_terminated(parent)
+    return parent

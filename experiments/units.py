@@ -1,0 +1,95 @@
+"""Sweep cells and work units, and the function a Dask worker runs on a unit.
+
+Only names, ids and the (small) planner config travel to the worker: it loads the split's tasks
+itself, once per worker process, and builds the planner per unit, inside the unit's event loop,
+because a planner that holds connections is bound to the loop that opened them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from experiments.loop import run_many
+from experiments.store import episode_record
+from planners.base import Planner
+from sandbox.suite import load_split
+from sandbox.tasks import Task
+
+CONDITIONS = ("default",)  # skill conditions SOR/MTSR join here once the sandbox implements them
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (planner, split, condition, seed) of the grid, with everything a worker needs to run it."""
+
+    planner: str
+    split: str
+    condition: str
+    seed: int
+    planner_config: Mapping[str, Any]
+    split_file: str
+    categories: tuple[str, ...] | None
+    dataset_hash: str
+    concurrency: int
+    t_max: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.planner}/{self.split}/{self.condition}/seed{self.seed}"
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    cell: Cell
+    task_ids: tuple[str, ...]
+    planner_factory: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.cell.label}/{self.task_ids[0]}+{len(self.task_ids)}"
+
+
+@lru_cache(maxsize=16)
+def split_tasks(file: str, categories: tuple[str, ...] | None) -> dict[str, Task]:
+    """The split's tasks by id, parsed once per worker process."""
+    return {t.task_id: t for t in load_split(file, categories)}
+
+
+def resolve_factory(path: str) -> Callable[[Mapping[str, Any]], Planner]:
+    """``module:function``; a plugin point for planners that live outside this package."""
+    module, _, name = path.partition(":")
+    if not module or not name:
+        raise ValueError(f"planner_factory: expected 'module:function', got {path!r}")
+    factory = getattr(importlib.import_module(module), name, None)
+    if not callable(factory):
+        raise TypeError(f"planner_factory: {path!r} is not a callable")
+    return factory
+
+
+def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
+    """Run a unit's episodes concurrently under asyncio; return one store record per episode."""
+    cell = unit.cell
+    tasks = split_tasks(cell.split_file, cell.categories)
+    chosen = [tasks[i] for i in unit.task_ids]
+    factory = resolve_factory(unit.planner_factory)
+
+    async def drive() -> list[dict[str, Any]]:
+        planner = factory(cell.planner_config)
+        records = []
+        try:
+            async for result in run_many(chosen, planner, concurrency=cell.concurrency, t_max=cell.t_max):
+                records.append(episode_record(result, planner=cell.planner, split=cell.split,
+                                              condition=cell.condition, seed=cell.seed,
+                                              dataset_hash=cell.dataset_hash))
+        finally:
+            close = getattr(planner, "aclose", None)
+            if close is not None:
+                await close()
+        return records
+
+    return asyncio.run(drive())

@@ -1,0 +1,191 @@
+"""Bounded streaming of work units, retries and reporting, cluster configs, and a sweep that survives a
+worker killed mid-run on a real scheduler with two worker processes on loopback."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from distributed import Client, LocalCluster
+
+from cluster.dask_runner import ClusterConfigError, dask_client, stream_units
+from experiments.store import ResultsStore
+from experiments.sweep import load_config, parse_args, run_sweep
+
+REPO = Path(__file__).resolve().parents[2]
+DASK = REPO / ".venv" / "bin" / "dask"
+_lock = threading.Lock()
+_state = {"running": 0, "peak": 0, "calls": {}}
+
+
+def _unit(unit: str) -> list[dict]:
+    """Threaded-cluster test unit: tracks concurrency; ``bad*`` always fails, ``flaky*`` fails once."""
+    with _lock:
+        _state["running"] += 1
+        _state["peak"] = max(_state["peak"], _state["running"])
+        calls = _state["calls"][unit] = _state["calls"].get(unit, 0) + 1
+    try:
+        time.sleep(0.02)
+        if unit.startswith("bad") or (unit.startswith("flaky") and calls == 1):
+            raise RuntimeError(f"unit {unit} failed")
+        return [{"unit": unit}]
+    finally:
+        with _lock:
+            _state["running"] -= 1
+
+
+@pytest.fixture(scope="module")
+def threaded_client() -> Iterator[Client]:
+    with LocalCluster(n_workers=1, threads_per_worker=4, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def test_units_stream_in_bounded_waves_with_follow_ups(threaded_client: Client) -> None:
+    _state.update(running=0, peak=0, calls={})
+    seen: list[str] = []
+
+    def on_result(unit: str, records: list[dict]) -> list[str]:
+        seen.append(unit)
+        return [f"{unit}-again"] if unit == "u3" else []  # e.g. infra-error episodes to re-run
+
+    units = [f"u{i}" for i in range(20)]
+    outcome = stream_units(threaded_client, _unit, units, key_of=str, on_result=on_result, max_in_flight=2)
+    assert sorted(seen) == sorted([*units, "u3-again"])
+    assert _state["peak"] <= 2
+    assert outcome.failures == [] and outcome.resubmitted == 1
+
+
+def test_failing_units_are_resubmitted_then_reported(threaded_client: Client) -> None:
+    _state.update(running=0, peak=0, calls={})
+    seen: list[str] = []
+    outcome = stream_units(threaded_client, _unit, ["ok", "flaky", "bad"], key_of=lambda u: f"key-{u}",
+                           on_result=lambda u, r: seen.append(u) or [], max_attempts=3)
+    assert sorted(seen) == ["flaky", "ok"]
+    assert _state["calls"] == {"ok": 1, "flaky": 2, "bad": 3}
+    [failure] = outcome.failures
+    assert failure.key == "key-bad" and failure.attempts == 3 and "unit bad failed" in failure.error
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    ({"kind": "address", "address": None}, "cluster.address"),
+    ({"kind": "yarn"}, "cluster.kind: unknown kind 'yarn'"),
+])
+def test_bad_cluster_configs_fail_naming_the_key(config: dict, message: str) -> None:
+    with pytest.raises(ClusterConfigError, match=message), dask_client(config):
+        pass
+
+
+@pytest.mark.parametrize(("kind", "package"), [("slurm", "dask-jobqueue"), ("kubernetes", "dask-kubernetes")])
+def test_deployment_backends_are_imported_lazily_with_a_clear_error(kind: str, package: str) -> None:
+    try:
+        __import__({"slurm": "dask_jobqueue", "kubernetes": "dask_kubernetes.operator"}[kind])
+    except ImportError:
+        with pytest.raises(ClusterConfigError, match=package), dask_client({"kind": kind, "jobs": 1, "n_workers": 1}):
+            pass
+    else:
+        pytest.skip(f"{package} is installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_for_workers(address: str, n: int, timeout: float = 60) -> None:
+    with Client(address, timeout="30s") as client:
+        client.wait_for_workers(n, timeout=timeout)
+
+
+def _comparable(rows: list[dict]) -> list[dict]:
+    """Rows without timings (and the latency the slow planner adds), so runs can be compared."""
+    out = []
+    for r in rows:
+        trajectory = json.loads(gzip.decompress(r["trajectory"]))
+        for step in trajectory["steps"]:
+            step.pop("latency_s"), step.pop("planner")
+        out.append({**{k: v for k, v in r.items() if k not in ("wall_s", "planner_latency_s", "trajectory")},
+                    "trajectory": trajectory})
+    return out
+
+
+def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path) -> None:
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    log = (tmp_path / "dask.log").open("w")
+    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--no-dashboard"], env=env, stdout=log, stderr=log, start_new_session=True)]
+    try:
+        procs += [subprocess.Popen([str(DASK), "worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+                                    "--no-nanny", "--no-dashboard", "--name", f"w{i}"],
+                                   env=env, stdout=log, stderr=log, start_new_session=True) for i in range(2)]
+        _wait_for_workers(address, 2)
+        common = ["planner=oracle", "split=handwritten", "seed=0,1", "tracking=none", "unit_size=4",
+                  "cluster=address", f"cluster.address={address}",
+                  "planner_factory=tests.cluster.slow_planner:build"]
+        undisturbed = load_config(*parse_args([*common, f"store={tmp_path / 'calm.db'}"]))
+        calm = run_sweep(undisturbed)
+        assert calm.ran == 62 and calm.failures == []
+
+        disturbed_db = tmp_path / "killed.db"
+        disturbed = load_config(*parse_args([*common, f"store={disturbed_db}"]))
+        killed: list[tuple[int, list[str]]] = []  # (episodes stored, unit keys running on the victim)
+
+        def kill_a_busy_worker() -> None:
+            """Once some units have finished, SIGKILL a worker that is running a unit right now."""
+            with Client(address, timeout="30s") as spy:
+                while True:
+                    try:
+                        with sqlite3.connect(disturbed_db) as conn:
+                            done = conn.execute("select count(*) from episodes").fetchone()[0]
+                    except sqlite3.OperationalError:
+                        done = 0
+                    busy = {a: keys for a, keys in spy.processing().items() if keys}
+                    if done >= 4 and busy:
+                        victim, keys = next(iter(busy.items()))
+                        name = spy.scheduler_info()["workers"][victim]["name"]
+                        procs[1 + int(str(name).removeprefix("w"))].send_signal(signal.SIGKILL)
+                        killed.append((done, [str(k) for k in keys]))
+                        return
+                    time.sleep(0.01)
+
+        killer = threading.Thread(target=kill_a_busy_worker, daemon=True)
+        killer.start()
+        outcome = run_sweep(disturbed)
+        killer.join(timeout=5)
+        assert killed and killed[0][0] < 62 and killed[0][1], "a busy worker must die while the sweep runs"
+        assert sorted(p.wait(timeout=10) for p in procs[1:] if p.poll() is not None) == [-signal.SIGKILL]
+        assert outcome.failures == [] and outcome.infra_errors == []
+        assert outcome.ran == 62  # each unit delivered once, the killed ones by their rerun
+
+        calm_store, killed_store = ResultsStore(tmp_path / "calm.db"), ResultsStore(disturbed_db)
+        try:
+            killed_rows = killed_store.rows(with_trajectories=True)
+            keys = [(r["planner"], r["split"], r["condition"], r["seed"], r["task_id"]) for r in killed_rows]
+            assert len(keys) == len(set(keys)) == 62  # every key finished, exactly once
+            assert _comparable(killed_rows) == _comparable(calm_store.rows(with_trajectories=True))
+        finally:
+            calm_store.close()
+            killed_store.close()
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        log.close()

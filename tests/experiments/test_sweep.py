@@ -1,0 +1,235 @@
+"""Sweeps on a real 2-process LocalCluster: MLflow runs, the results store's one row per key, re-runs that
+run nothing, resumed sweeps that run only the missing keys, and configs that fail before any work."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from distributed import Client, LocalCluster
+from mlflow.tracking import MlflowClient
+
+from experiments.leaderboard import cell_metrics, leaderboard
+from experiments.store import DatasetMismatch, ResultsStore
+from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep, run_sweep
+from experiments.sweep_cli import report_main
+from tests.cluster.slow_planner import BROKEN_TASK
+
+REPO = Path(__file__).resolve().parents[2]
+GRID = ["planner=oracle,noop", "split=handwritten", "seed=0,1", "unit_size=8", "name=test-sweep"]
+N_TASKS = 31
+N_KEYS = 2 * 2 * N_TASKS
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster) as dask:
+        yield dask
+
+
+def _config(tmp: Path, *extra: str):
+    return load_config(*parse_args([*GRID, f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}",
+                                    f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}", *extra]))
+
+
+@pytest.fixture(scope="module")
+def swept(client: Client, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    tmp = tmp_path_factory.mktemp("sweep")
+    return tmp, run_sweep(_config(tmp), client=client)
+
+
+def _keys(store: ResultsStore) -> list[tuple]:
+    return [(r["planner"], r["split"], r["condition"], r["seed"], r["task_id"]) for r in store.rows()]
+
+
+def test_sweep_runs_every_key_once_into_the_store(swept) -> None:
+    tmp, outcome = swept
+    assert outcome.ran == N_KEYS and outcome.skipped == 0 and outcome.failures == [] and outcome.infra_errors == []
+    store = ResultsStore(tmp / "results.db")
+    try:
+        keys = _keys(store)
+        assert len(keys) == len(set(keys)) == N_KEYS
+        rows = store.rows()
+    finally:
+        store.close()
+    assert all(r["passed"] for r in rows if r["planner"] == "oracle")
+    assert {r["dataset_hash"] for r in rows} == {outcome.plan.datasets["handwritten"][1]}
+
+
+def test_sweep_is_tracked_in_mlflow(swept) -> None:
+    tmp, outcome = swept
+    mlflow = MlflowClient(tracking_uri=f"sqlite:///{tmp / 'mlflow.db'}")
+    experiment = mlflow.get_experiment_by_name("test-sweep")
+    runs = mlflow.search_runs([experiment.experiment_id])
+    [parent] = [r for r in runs if r.data.tags.get("mobilepa_role") == "parent"]
+    assert parent.info.run_id == outcome.parent_run_id
+    assert parent.data.params["dataset/handwritten"].endswith(outcome.plan.datasets["handwritten"][1])
+    assert {"git_commit", "planners", "seeds"} <= set(parent.data.params)
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert sorted((c.data.params["planner"], c.data.params["seed"]) for c in children) == [
+        ("noop", "0"), ("noop", "1"), ("oracle", "0"), ("oracle", "1")]
+    store = ResultsStore(tmp / "results.db")
+    try:
+        for child in children:
+            p, m = child.data.params, child.data.metrics
+            assert p["split"] == "handwritten" and p["condition"] == "default"
+            expected = {"overall", "format_error_rate", "gate/memory", "gate/skill",
+                        *(f"category/{c}" for c in ("basic", "subagent", "memory", "skill")),
+                        *(f"bucket/{b}" for b in ("tool_call", "state_change", "agent_behavior"))}
+            assert expected <= set(m), expected - set(m)
+            assert m == pytest.approx(cell_metrics(store.rows(planner=p["planner"], seed=int(p["seed"]))))
+            if p["planner"] == "oracle":
+                assert m["overall"] == 100.0 and m["gate/memory"] == m["gate/skill"] == 100.0
+            else:
+                assert m["overall"] < 10
+            names = {a.path for a in mlflow.list_artifacts(child.info.run_id)}
+            assert {"trajectories.jsonl.gz", "episodes.jsonl"} <= names
+            local = mlflow.download_artifacts(child.info.run_id, "trajectories.jsonl.gz", str(tmp / child.info.run_id))
+            with gzip.open(local, "rt") as fh:
+                assert len([json.loads(line) for line in fh]) == N_TASKS
+    finally:
+        store.close()
+    names = {a.path for a in mlflow.list_artifacts(parent.info.run_id)}
+    assert {"category_scores.png", "domain_heatmap.png", "error_types.png", "leaderboard.html",
+            "leaderboard.md", "stability.json", "config.json"} <= names
+    traces = mlflow.search_traces(locations=[experiment.experiment_id], run_id=children[0].info.run_id)
+    assert len(traces) == 3  # tracking.trace_sample episodes, one span per step under the episode's span
+    assert all(len(t.data.spans) >= 2 and t.data.spans[0].span_type == "AGENT" for t in traces)
+    metrics = parent.data.metrics
+    assert metrics["stability/oracle/handwritten/default/overall/mean"] == 100.0
+    assert metrics["stability/noop/handwritten/default/overall/std"] == 0.0
+    assert metrics["stability/oracle/handwritten/default/pass_all"] == 100.0
+
+
+def test_rerun_runs_nothing_new_and_reuses_the_runs(swept, client: Client) -> None:
+    tmp, first = swept
+    again = run_sweep(_config(tmp), client=client)
+    assert again.ran == 0 and again.skipped == N_KEYS
+    assert again.parent_run_id == first.parent_run_id
+    mlflow = MlflowClient(tracking_uri=f"sqlite:///{tmp / 'mlflow.db'}")
+    experiment_id = mlflow.get_experiment_by_name("test-sweep").experiment_id
+    assert len(mlflow.search_runs([experiment_id])) == 5
+    assert len(mlflow.search_traces(locations=[experiment_id], max_results=100)) == 4 * 3  # not logged twice
+
+
+def test_resumed_sweep_runs_only_missing_and_infra_error_keys(client: Client, tmp_path: Path) -> None:
+    cfg = _config(tmp_path, "tracking=none", "planner=oracle")
+    run_sweep(cfg, client=client)
+    store = ResultsStore(tmp_path / "results.db")
+    before = store.rows(with_trajectories=True)
+    with store.engine.begin() as conn:  # an interrupted sweep: some keys missing, one an infra error
+        conn.exec_driver_sql("delete from episodes where seed = 1 and task_id like 'hw_memory%'")
+        missing = N_TASKS * 2 - conn.exec_driver_sql("select count(*) from episodes").scalar()
+        conn.exec_driver_sql("update episodes set termination = 'infra_error' where seed = 0 and task_id = "
+                             "(select min(task_id) from episodes)")
+    assert missing > 0
+    resumed = run_sweep(cfg, client=client)
+    assert resumed.ran == missing + 1 and resumed.skipped == 2 * N_TASKS - missing - 1
+    after = store.rows(with_trajectories=True)
+    store.close()
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in ("wall_s", "planner_latency_s", "trajectory")}
+                          for r in rows]
+    assert strip(after) == strip(before)
+
+
+def test_killed_driver_then_rerun_finishes_only_the_missing_keys(client: Client, tmp_path: Path) -> None:
+    """SIGKILL the whole driver (and its cluster) mid-sweep; the same command then runs only what is missing."""
+    args = ["planner=oracle", "split=handwritten", "seed=0,1", "tracking=none", "unit_size=2", "max_in_flight=2",
+            f"store={tmp_path / 'results.db'}", f"report_dir={tmp_path / 'report'}"]
+    slow = ["planner_factory=tests.cluster.slow_planner:build", "cluster.dashboard_address=:0"]
+    driver = subprocess.Popen([sys.executable, "-m", "experiments.cli", "sweep", *args, *slow], cwd=REPO,
+                              env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stored = 0
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and driver.poll() is None and stored < 6:
+            time.sleep(0.05)
+            try:
+                with sqlite3.connect(tmp_path / "results.db") as conn:
+                    stored = conn.execute("select count(*) from episodes").fetchone()[0]
+            except sqlite3.OperationalError:
+                stored = 0
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()
+    store = ResultsStore(tmp_path / "results.db")
+    done = store.count()
+    store.close()
+    assert 6 <= done < 2 * N_TASKS, "the driver must die mid-sweep"
+    resumed = run_sweep(load_config(*parse_args(args)), client=client)
+    assert resumed.skipped == done and resumed.ran == 2 * N_TASKS - done
+    store = ResultsStore(tmp_path / "results.db")
+    keys = _keys(store)
+    store.close()
+    assert len(keys) == len(set(keys)) == 2 * N_TASKS
+
+
+def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(client: Client,
+                                                                             tmp_path: Path) -> None:
+    cfg = _config(tmp_path, "tracking=none", "planner=oracle", "seed=0", "infra_retries=2",
+                  "planner_factory=tests.cluster.slow_planner:build_broken")
+    outcome = run_sweep(cfg, client=client)
+    assert outcome.ran == N_TASKS + 2  # the broken episode ran 1 + infra_retries times
+    assert outcome.infra_errors == [f"oracle/handwritten/default/0/{BROKEN_TASK}"]
+    store = ResultsStore(tmp_path / "results.db")
+    [broken] = store.rows(task_id=BROKEN_TASK)
+    assert broken["termination"] == "infra_error" and not broken["scorable"] and store.count() == N_TASKS
+    store.close()
+    again = run_sweep(cfg, client=client)  # an infra error is not finished: the next sweep tries again
+    assert again.skipped == N_TASKS - 1 and again.ran == 3
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["planner=oracle,gpt5"], "planners: unknown planner 'gpt5'"),
+    (["split=nope"], "splits: unknown split 'nope'"),
+    (["condition=sor"], "conditions: unknown condition 'sor'"),
+    (["seed=a"], "seeds"),
+    (["cluster=address"], "cluster.address"),
+    (["planner=replay"], "planner.path"),
+    (["planner=qwen3_8b"], "planner.base_url"),
+    (["planner=oracle", "planner.noop.x=1"], "planner.noop"),
+    (["planner_factory=nowhere"], "planner_factory"),
+    (["planner_factory=nowhere.at_all:build"], "planner_factory"),
+    (["unit_size=0"], "unit_size"),
+])
+def test_bad_configs_fail_before_any_work_naming_the_key(tmp_path: Path, args: list[str], message: str) -> None:
+    with pytest.raises(SweepConfigError, match=message):
+        plan_sweep(load_config(*parse_args([*args, f"store={tmp_path / 'results.db'}"])))
+    with pytest.raises(SweepConfigError, match=message):
+        run_sweep(load_config(*parse_args([*args, f"store={tmp_path / 'results.db'}"])))
+    assert not (tmp_path / "results.db").exists()
+
+
+def test_a_store_from_another_dataset_version_is_refused(tmp_path: Path) -> None:
+    store = ResultsStore(tmp_path / "results.db")
+    store.check_dataset("handwritten", "handwritten.jsonl", "0" * 64)
+    store.close()
+    with pytest.raises(DatasetMismatch, match="split 'handwritten' .* sha256 000000000000"):
+        run_sweep(_config(tmp_path, "tracking=none"))
+
+
+def test_report_writes_the_leaderboard_as_markdown_and_self_contained_html(swept, capsys) -> None:
+    tmp, _ = swept
+    store = ResultsStore(tmp / "results.db")
+    board = leaderboard(store.rows())
+    store.close()
+    assert [e["planner"] for e in board] == ["oracle", "noop"]
+    assert board[0]["stability"].overall.mean == 100.0 and board[0]["seeds"] == [0, 1]
+    assert report_main(["--store", str(tmp / "results.db"), "--out", str(tmp / "board")]) == 0
+    assert "Leaderboard" in capsys.readouterr().out
+    md = (tmp / "board" / "leaderboard.md").read_text()
+    assert "| oracle | handwritten | default | 0,1 | 100.00 ± 0.00 |" in md
+    html = (tmp / "board" / "leaderboard.html").read_text()
+    assert html.count("data:image/png;base64,") == 3 and "<td>oracle</td>" in html
+    assert report_main(["--store", str(tmp / "missing.db")]) == 2

@@ -77,15 +77,6 @@ class TableDiff:
 StateDiff = dict[str, TableDiff]
 
 
-def diff_from_json(data: dict[str, Any]) -> StateDiff:
-    return {
-        name: TableDiff(
-            inserted=d["inserted"], updated=[(u["before"], u["after"]) for u in d["updated"]], deleted=d["deleted"]
-        )
-        for name, d in data.items()
-    }
-
-
 def read_diff(conn: Connection) -> StateDiff:
     """D_T - D_0 per table, in a deterministic order (table name, then primary key)."""
     diff: StateDiff = {}

@@ -33,7 +33,11 @@ def envelope(status: str, error_type: ErrorType | None, payload: dict[str, Any])
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    """JSON for the log; whatever a model sends (cycles aside, JSON cannot hold them) becomes a string."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    except (RecursionError, ValueError):
+        return json.dumps(f"<{type(value).__name__} nested too deeply to log>")
 
 
 @dataclass

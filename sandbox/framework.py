@@ -147,7 +147,7 @@ def ask_user(
     return {"answer": answer}
 
 
-@tool(domain=FRAMEWORK, app="assistant", mutating=False)
+@tool(domain=FRAMEWORK, app="assistant", mutating=False, errors=(ErrorType.STATE_CONFLICT,))
 def finish(
     ctx: Ctx, answer: Annotated[str, Field(max_length=4000)],
     status: Literal["completed", "partial", "failed", "refused"] = "completed",
@@ -158,6 +158,8 @@ def finish(
         answer: What was done (or why it could not be done), addressed to the user.
         status: How the task ended.
     """
+    if ctx.conn.execute(select(final_answers.c.step)).first() is not None:
+        raise ToolError(ErrorType.STATE_CONFLICT, "the task is already finished")
     ctx.conn.execute(insert(final_answers).values(step=ctx.step, status=status, answer=answer))
     return {"finished": True}
 

@@ -251,6 +251,9 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
     """
     if not isinstance(arguments, dict):
         return None, (ErrorType.INVALID_ARGUMENT_TYPE, {"message": "arguments must be a JSON object", "fields": []})
+    if _depth(arguments) > MAX_DEPTH:
+        return None, (ErrorType.INVALID_ARGUMENT_VALUE, {
+            "message": f"{spec.name}: arguments are nested more than {MAX_DEPTH} levels deep", "fields": []})
     try:
         parsed = spec.args_model.model_validate(arguments)
     except ValidationError as exc:
@@ -275,6 +278,22 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
         if problem:
             return None, (ErrorType.INVALID_ARGUMENT_VALUE, {"message": f"{spec.name}: {problem}", "fields": []})
     return clean, None
+
+
+MAX_DEPTH = 32  # no tool's arguments nest deeper; deeper input is hostile or broken
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of JSON-like data, computed without recursion (hostile input can be very deep)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_DEPTH:
+            break
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def domain_tools() -> list[ToolSpec]:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Integer, Table, Text, bindparam, cast, func, insert, select
+from sqlalchemy import Connection, CursorResult, Integer, Table, Text, bindparam, cast, func, insert, select
 
 from sandbox.db import Prepared
 from sandbox.errors import ErrorType, ToolError
@@ -280,5 +280,8 @@ def normalise_phone(number: str) -> str:
     return ("+" if number.strip().startswith("+") else "") + digits
 
 
-def rows(result: Iterable[Any]) -> list[dict[str, Any]]:
-    return [dict(r._mapping) for r in result]
+def rows(result: CursorResult[Any]) -> list[dict[str, Any]]:
+    """A result's rows as plain dicts (zipping with the keys once is several times faster than
+    converting each row's mapping)."""
+    keys = tuple(result.keys())
+    return [dict(zip(keys, r, strict=True)) for r in result]

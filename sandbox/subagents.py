@@ -24,9 +24,9 @@ from pydantic import Field
 from sqlalchemy import Column, Connection, Integer, Text, insert, select, update
 
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx
-from sandbox.schema import USER, WORLD, apps, stamps, subagent_jobs, table
-from sandbox.tooling import INTERNAL, Date, Time, tool
+from sandbox.executor import Ctx, normalise_phone
+from sandbox.schema import USER, WORLD, apps, metadata, stamps, subagent_jobs, table
+from sandbox.tooling import INTERNAL, REGISTRY, Date, Time, tool, validate_arguments
 from sandbox.world import Persona, seeder
 
 
@@ -215,8 +215,6 @@ def read_path(payload: Any, path: str) -> Any:
 def register_monitor(ctx: Ctx, condition: dict[str, Any], on_trigger: list[dict[str, Any]], notify_only: bool,
                      expires_at: str | None, description: str | None) -> dict[str, Any]:
     """Validate the condition and plan as the executor would, then store the monitor (it fires later)."""
-    from sandbox.tooling import REGISTRY, validate_arguments
-
     spec = REGISTRY.get(condition["tool"])
     if spec is None or not spec.is_domain_tool:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.tool {condition['tool']!r} is not a tool",
@@ -358,8 +356,6 @@ def read_screen(ctx: Ctx, source: dict[str, Any], question: str | None, extract_
 
 
 def _read_source(ctx: Ctx, kind: str, ref: str) -> tuple[str, dict[str, Any]]:
-    from sandbox.schema import metadata
-
     if kind == "screen":
         t, key, text_col = screen_snapshots, "snapshot_id", "ocr_text"
     elif kind == "photo":
@@ -430,8 +426,6 @@ def place_call(ctx: Ctx, callee: dict[str, Any], objective: str, facts: dict[str
     """Phone a business; its seeded rules answer, book, offer an alternative or refuse."""
     q = select(world_phone_services)
     if callee.get("phone"):
-        from sandbox.executor import normalise_phone
-
         q = q.where(world_phone_services.c.phone == normalise_phone(str(callee["phone"])))
     elif callee.get("place_id"):
         q = q.where(world_phone_services.c.place_id == callee["place_id"])

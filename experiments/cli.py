@@ -15,6 +15,7 @@ commands:
   report [--store PATH] [--out DIR]
                                leaderboard (mean ± std over seeds) from the results store: table, markdown, HTML
   catalog [--json|--markdown]  the declared phone: counts per domain and level-2, or JSON, or the tool reference
+  tasks try PREFIX [-n N]      build and self-check N drafts of each task family named PREFIX...
   bench sandbox [--json]       episode reset time and tool-call throughput against raw sqlite3
 """
 
@@ -52,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mobilepa catalog: unknown arguments {rest}; use --json or --markdown", file=sys.stderr)
             return 2
         return 0
+    if command == "tasks":
+        from experiments import tasks_cli
+
+        return tasks_cli.main(rest)
     if command == "bench":
         from experiments import bench
 

@@ -1,0 +1,1 @@
+"""Task families, one module per area; every module here is imported by ``load_families``."""

@@ -1,0 +1,164 @@
+"""The suite's allocation (how many tasks of which family) and its reproducible build.
+
+The counts are the paper's (DESIGN.md §1): Basic 1,040 split over the 13 domains by the scenario
+shares (catalog §2) and within a domain over its level-2 categories by tool count with a floor of
+6; Sub-agent one task per level-2 category; Memory and Skill by the plans their family modules
+declare (``PLAN``), whose sub-counts ``tests/sandbox/test_suite.py`` checks.
+
+``python -m sandbox.generator`` rewrites ``sandbox/data/tasks/{full,train}.jsonl``; a test checks
+the committed files are exactly what this produces.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sandbox.generator import families as families_pkg
+from sandbox.generator.core import FAMILIES, BuildError, Family, Gen, build_task, seed_for
+from sandbox.tasks import Task
+from sandbox.taxonomy import DOMAINS, L2, domain_of
+from sandbox.tooling import domain_tools
+from sandbox.world import PERSONAS
+
+SUITE_SEED = 20250613
+TRAIN_SEED = 7919
+TOTALS = {"basic": 1040, "subagent": 89, "memory": 376, "skill": 200}
+# Basic Tool Use tasks per domain: 1,040 split by the scenario shares (catalog §2).
+BASIC_BY_DOMAIN = {"D1": 134, "D2": 127, "D3": 108, "D4": 94, "D5": 91, "D6": 73, "D7": 67, "D8": 52, "D9": 62,
+                   "D10": 50, "D11": 84, "D12": 58, "D13": 40}
+BASIC_FLOOR = 6
+ATTEMPTS = 24
+MINI_EVERY = 10
+
+
+def load_families() -> dict[str, Family]:
+    """Import every family module (each registers its families on import)."""
+    for info in pkgutil.iter_modules(families_pkg.__path__):
+        importlib.import_module(f"{families_pkg.__name__}.{info.name}")
+    return FAMILIES
+
+
+def largest_remainder(total: int, weights: dict[str, float], floor: int = 0) -> dict[str, int]:
+    """Integer shares of ``total`` proportional to ``weights``, each at least ``floor``; ties break by key."""
+    keys = sorted(weights, key=lambda k: [int(p) if p.isdigit() else p for p in k.replace("D", "").split(".")])
+    counts = {k: floor for k in keys}
+    rest = total - floor * len(keys)
+    if rest < 0:
+        raise ValueError(f"{total} cannot give {len(keys)} groups {floor} each")
+    weight = sum(weights.values())
+    exact = {k: rest * weights[k] / weight for k in keys}
+    for k in keys:
+        counts[k] += int(exact[k])
+    left = total - sum(counts.values())
+    for k in sorted(keys, key=lambda k: (-(exact[k] - int(exact[k])), keys.index(k)))[:left]:
+        counts[k] += 1
+    return counts
+
+
+def basic_per_l2() -> dict[str, int]:
+    tools = Counter(t.l2 for t in domain_tools())
+    out: dict[str, int] = {}
+    for domain, total in BASIC_BY_DOMAIN.items():
+        l2s = {code: float(tools[code]) for code in L2 if domain_of(code) == domain}
+        out.update(largest_remainder(total, l2s, BASIC_FLOOR))
+    return out
+
+
+@dataclass(frozen=True)
+class Slot:
+    task_id: str
+    family: str
+
+
+def allocation(prefix: str = "") -> list[Slot]:
+    """Every task of the suite as (task id, family), in file order."""
+    fams = load_families()
+    by = defaultdict(list)
+    for f in sorted(fams.values(), key=lambda f: f.name):
+        by[(f.category, f.l2)].append(f.name)
+    slots: list[Slot] = []
+    for l2, count in basic_per_l2().items():
+        names = by.get(("basic", l2)) or _missing("basic", l2)
+        slots += [Slot(f"{prefix}basic-{l2}-{i + 1:02d}", names[i % len(names)]) for i in range(count)]
+    for l2 in L2:
+        names = by.get(("subagent", l2)) or _missing("subagent", l2)
+        slots.append(Slot(f"{prefix}subagent-{l2}", names[0]))
+    for category in ("memory", "skill"):
+        plan = _plan(category)
+        n = 0
+        for name, count in plan:
+            if name not in fams or fams[name].category != category:
+                raise BuildError(f"the {category} plan names {name!r}, which is not a {category} family")
+            for _ in range(count):
+                n += 1
+                slots.append(Slot(f"{prefix}{category}-{n:03d}", name))
+    counts = Counter(s.task_id.removeprefix(prefix).split("-")[0] for s in slots)
+    if dict(counts) != TOTALS:
+        raise BuildError(f"the allocation gives {dict(counts)}, the paper fixes {TOTALS}")
+    return slots
+
+
+def _missing(category: str, l2: str) -> list[str]:
+    raise BuildError(f"no {category} family for level-2 {l2} ({L2[l2]})")
+
+
+def _plan(category: str) -> list[tuple[str, int]]:
+    plan: list[tuple[str, int]] = []
+    for info in pkgutil.iter_modules(families_pkg.__path__):
+        module = importlib.import_module(f"{families_pkg.__name__}.{info.name}")
+        if getattr(module, "CATEGORY", None) == category:
+            plan += list(module.PLAN)
+    return plan
+
+
+def build_slot(slot: Slot, seed: int, seen: set[tuple[str, str]]) -> Task:
+    """Draft the slot's family on personas in a seeded order until a draft builds and is new."""
+    fam = FAMILIES[slot.family]
+    personas = sorted(PERSONAS)
+    seed_for(seed, slot.task_id).shuffle(personas)
+    problems: list[str] = []
+    for attempt in range(ATTEMPTS):
+        persona = personas[attempt % len(personas)]
+        try:
+            draft = fam.build(Gen(persona, seed_for(seed, slot.task_id, attempt)))
+            key = (draft.query, repr(draft.history))
+            if key in seen:
+                problems.append(f"{persona}: duplicate query {draft.query!r}")
+                continue
+            task = build_task(fam, draft, slot.task_id, persona)
+        except BuildError as exc:
+            problems.append(f"{persona}: {exc}")
+            continue
+        seen.add(key)
+        return task
+    raise BuildError(f"{slot.task_id} ({slot.family}): no usable draft in {ATTEMPTS} attempts; "
+                     + " | ".join(dict.fromkeys(problems[-6:])))
+
+
+def build_suite(seed: int = SUITE_SEED, prefix: str = "", avoid: set[tuple[str, str]] | None = None) -> Iterator[Task]:
+    """Every task, in allocation order. ``avoid`` holds (query, history) keys another split already uses."""
+    seen = set(avoid or ())
+    for slot in allocation(prefix):
+        yield build_slot(slot, seed, seen)
+
+
+def mini_ids(tasks: list[Task]) -> set[str]:
+    """A stratified ~10 % subset: per (category, level-2) the first tenth (at least one) for Basic and Memory,
+    per skill the first task, and every tenth Sub-agent task, so every category, bucket and domain is present."""
+    groups: dict[tuple[str, str], list[Task]] = defaultdict(list)
+    for t in tasks:
+        key = t.required_skill_id or t.l2 if t.category != "subagent" else ""
+        groups[(t.category, key)].append(t)
+    chosen: set[str] = set()
+    for (category, _), members in groups.items():
+        step = MINI_EVERY if category == "subagent" else max(1, -(-len(members) // MINI_EVERY))
+        chosen |= {t.task_id for t in (members[::MINI_EVERY] if category == "subagent" else members[:step])}
+    return chosen
+
+
+def domains_without_tasks(tasks: list[Task]) -> list[str]:
+    return sorted(set(DOMAINS) - {t.domain for t in tasks})

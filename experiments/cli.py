@@ -15,7 +15,9 @@ commands:
   report [--store PATH] [--out DIR]
                                leaderboard (mean ± std over seeds) from the results store: table, markdown, HTML
   catalog [--json|--markdown]  the declared phone: counts per domain and level-2, or JSON, or the tool reference
-  tasks try PREFIX [-n N]      build and self-check N drafts of each task family named PREFIX...
+  tasks build|validate|stats [--json]|try PREFIX
+                               regenerate the suite; self-validate it (oracle, noop, perturbations);
+                               the dataset card's counts; try drafts of task families
   bench sandbox [--json]       episode reset time and tool-call throughput against raw sqlite3
 """
 

@@ -134,7 +134,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
     for split in map(str, config["splits"]):
         split_cfg = _compose_cell(str(config["planners"][0]), split, seeds[0], []).split
         try:
-            tasks = load_split(split_cfg.file, split_cfg.categories)
+            tasks = load_split(split_cfg.file, split_cfg.categories, split_cfg.get("subset"))
         except (FileNotFoundError, ValueError) as exc:
             raise SweepConfigError(f"split {split!r}: {exc}") from None
         if not tasks:
@@ -155,7 +155,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                 concurrency = int(planner_config.get("concurrency") or config["concurrency"])  # type: ignore[union-attr]
                 for condition in config["conditions"]:
                     cells.append(Cell(planner, split, str(condition), seed, planner_config, split_cfg.file,  # type: ignore[arg-type]
-                                      categories, datasets[split][1], concurrency, int(config["t_max"])))
+                                      categories, split_cfg.get("subset"), datasets[split][1], concurrency, int(config["t_max"])))
     return Plan(cells, task_ids, datasets, config)
 
 

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
+from experiments.progress import episode_progress
 from sandbox.generator.core import BuildError
-from sandbox.generator.suite import Slot, build_slot, load_families
-from verification.selfcheck import check_task
+from sandbox.generator.stats import suite_stats
+from sandbox.generator.suite import Slot, build_slot, load_families, write_suite
+from sandbox.suite import TASK_DIR, load_split
+from sandbox.tasks import Task
+from verification.selfcheck import Outcome, Summary, check_task
 
 
 def try_families(prefix: str, variants: int, seed: int) -> int:
@@ -38,6 +46,65 @@ def try_families(prefix: str, variants: int, seed: int) -> int:
     return 1 if bad else 0
 
 
+def build(out_dir: Path) -> int:
+    total = len(load_split("full.jsonl")) * 2 if (TASK_DIR / "full.jsonl").exists() else None
+    with episode_progress(total or 3410, "building tasks") as advance:
+        written = write_suite(out_dir, progress=lambda _: advance(True, False))
+    for path in written.values():
+        print(f"wrote {path}")
+    return 0
+
+
+def _check_chunk(tasks: list[Task]) -> list[Outcome]:
+    return [o for t in tasks for o in check_task(t)]
+
+
+def validate(split: str, jobs: int) -> int:
+    """Self-validate a task file: oracle passes, noop fails, every perturbation is caught."""
+    tasks = load_split(split)
+    summary = Summary()
+    chunks = [tasks[i:i + 25] for i in range(0, len(tasks), 25)]
+    with episode_progress(len(tasks), f"validating {split}") as advance, \
+            ProcessPoolExecutor(max_workers=jobs) as pool:
+        for chunk, outcomes in zip(chunks, pool.map(_check_chunk, chunks)):
+            summary.add(outcomes)
+            for task in chunk:
+                advance(not any(o.surprise for o in outcomes if o.task_id == task.task_id), False)
+    print(f"{'check':<22}{'runs':>8}{'surprises':>11}")
+    for check, runs, bad in summary.table():
+        print(f"{check:<22}{runs:>8}{bad:>11}")
+    oracle = [o for o in summary.outcomes if o.check.startswith("oracle/")]
+    print(f"oracle trajectories: {len(oracle)}, passed: {sum(not o.surprise for o in oracle)}")
+    for o in summary.surprises[:50]:
+        print(f"SURPRISE {o.task_id} {o.check}: {o.detail[:300]}")
+    if summary.surprises:
+        print(f"{len(summary.surprises)} surprise(s)", file=sys.stderr)
+        return 1
+    print("every task behaves as promised")
+    return 0
+
+
+def stats(as_json: bool) -> int:
+    splits = {"full": load_split("full.jsonl"), "mini": load_split("full.jsonl", subset="mini"),
+              "train": load_split("train.jsonl")}
+    for category in ("basic", "subagent", "memory", "skill"):
+        splits[category] = [t for t in splits["full"] if t.category == category]
+    doc = suite_stats(splits)
+    if as_json:
+        print(json.dumps(doc, sort_keys=True))
+        return 0
+    print(f"{doc['tasks']} tasks, {doc['trajectories']} trajectories ({doc['skill_trajectories']} skill)")
+    for axis, counts in doc["by"].items():
+        if counts:
+            print(f"{axis:>14}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    print(f"{'memory cells':>14}: " + ", ".join(f"{k} {v}" for k, v in doc["memory_cells"].items()))
+    print(f"{'splits':>14}: " + ", ".join(f"{k} {v}" for k, v in doc["splits"].items()))
+    for key, value in doc["coverage"].items():
+        print(f"{key:>14}: {value}")
+    print(f"{'recall@15':>14}: {doc['retrieval']}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="mobilepa tasks")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -45,7 +112,18 @@ def main(argv: list[str]) -> int:
     t.add_argument("prefix")
     t.add_argument("-n", "--variants", type=int, default=4)
     t.add_argument("--seed", type=int, default=1)
+    b = sub.add_parser("build", help="regenerate sandbox/data/tasks/{full,train}.jsonl from the generator")
+    b.add_argument("--out", type=Path, default=TASK_DIR)
+    v = sub.add_parser("validate", help="oracle passes, noop fails, perturbed golds fail; non-zero exit on any surprise")
+    v.add_argument("--split", default="full.jsonl", help="task file under sandbox/data/tasks")
+    v.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    st = sub.add_parser("stats", help="counts by category, domain, level-2, bucket, memory type, turn, friction, split")
+    st.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.command == "try":
         return try_families(args.prefix, args.variants, args.seed)
-    return 2
+    if args.command == "build":
+        return build(args.out)
+    if args.command == "validate":
+        return validate(args.split, args.jobs)
+    return stats(args.json)

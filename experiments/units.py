@@ -34,6 +34,7 @@ class Cell:
     planner_config: Mapping[str, Any]
     split_file: str
     categories: tuple[str, ...] | None
+    subset: str | None
     dataset_hash: str
     concurrency: int
     t_max: int
@@ -55,9 +56,9 @@ class WorkUnit:
 
 
 @lru_cache(maxsize=16)
-def split_tasks(file: str, categories: tuple[str, ...] | None) -> dict[str, Task]:
+def split_tasks(file: str, categories: tuple[str, ...] | None, subset: str | None) -> dict[str, Task]:
     """The split's tasks by id, parsed once per worker process."""
-    return {t.task_id: t for t in load_split(file, categories)}
+    return {t.task_id: t for t in load_split(file, categories, subset)}
 
 
 def resolve_factory(path: str) -> Callable[[Mapping[str, Any]], Planner]:
@@ -74,7 +75,7 @@ def resolve_factory(path: str) -> Callable[[Mapping[str, Any]], Planner]:
 def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
     """Run a unit's episodes concurrently under asyncio; return one store record per episode."""
     cell = unit.cell
-    tasks = split_tasks(cell.split_file, cell.categories)
+    tasks = split_tasks(cell.split_file, cell.categories, cell.subset)
     chosen = [tasks[i] for i in unit.task_ids]
     factory = resolve_factory(unit.planner_factory)
 

@@ -10,8 +10,12 @@ from sandbox.tasks import CATEGORIES, Task, load_tasks
 TASK_DIR = Path(__file__).parent / "data" / "tasks"
 
 
-def load_split(file: str, categories: Sequence[str] | None = None) -> list[Task]:
-    """The tasks of a split: a task file under ``sandbox/data/tasks``, optionally one or more categories."""
+SUBSETS = ("mini",)
+
+
+def load_split(file: str, categories: Sequence[str] | None = None, subset: str | None = None) -> list[Task]:
+    """The tasks of a split: a task file under ``sandbox/data/tasks``, optionally one or more categories,
+    optionally a tagged subset (``mini``: the stratified ~10 % smoke-test sample)."""
     path = TASK_DIR / file
     if not path.is_file():
         known = ", ".join(sorted(p.name for p in TASK_DIR.glob("*.jsonl")))
@@ -19,5 +23,8 @@ def load_split(file: str, categories: Sequence[str] | None = None) -> list[Task]
     for c in categories or ():
         if c not in CATEGORIES:
             raise ValueError(f"split.categories: unknown category {c!r}; known: {', '.join(CATEGORIES)}")
+    if subset is not None and subset not in SUBSETS:
+        raise ValueError(f"split.subset: unknown subset {subset!r}; known: {', '.join(SUBSETS)}")
     tasks = load_tasks(path)
-    return [t for t in tasks if not categories or t.category in categories]
+    return [t for t in tasks if (not categories or t.category in categories)
+            and (subset is None or t.tags.get("subset") == subset)]

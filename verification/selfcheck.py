@@ -112,13 +112,12 @@ def perturbations(task: Task) -> Iterator[tuple[str, list[Action]]]:
     if task.required_skill_id:
         yield "skill", [a for a in gold if a.name != "load_skill"]
     if task.category == "subagent" and task.bucket == "agent_behavior" and task.check.route:
+        n = max(i for i, a in enumerate(gold) if a.name == task.check.route)  # the handoff that worked
         for path in _leaf_paths(task.check.handoff):
-            for n, action in enumerate(gold):
-                if action.name == task.check.route and _has_path(action.arguments, path):
-                    args = copy.deepcopy(action.arguments)
-                    _drop_path(args, path)
-                    yield f"handoff:{'.'.join(path)}", [*gold[:n], Action(name=action.name, arguments=args),
-                                                        *gold[n + 1:]]
+            if _has_path(gold[n].arguments, path):
+                args = copy.deepcopy(gold[n].arguments)
+                _drop_path(args, path)
+                yield f"handoff:{'.'.join(path)}", [*gold[:n], Action(name=gold[n].name, arguments=args), *gold[n + 1:]]
 
 
 def _dropped_searches(task: Task, gold: list[Action]) -> Iterator[tuple[str, list[Action]]]:

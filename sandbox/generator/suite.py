@@ -14,12 +14,14 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from sandbox.generator import families as families_pkg
 from sandbox.generator.core import FAMILIES, BuildError, Family, Gen, build_task, seed_for
-from sandbox.tasks import Task
+from sandbox.suite import TASK_DIR
+from sandbox.tasks import Task, dump_task
 from sandbox.taxonomy import DOMAINS, L2, domain_of
 from sandbox.tooling import domain_tools
 from sandbox.world import PERSONAS
@@ -146,19 +148,56 @@ def build_suite(seed: int = SUITE_SEED, prefix: str = "", avoid: set[tuple[str, 
         yield build_slot(slot, seed, seen)
 
 
+def stratum(task: Task) -> str:
+    """The group ``mini`` samples from: level-2 (Basic), memory cell (Memory), skill (Skill), all (Sub-agent)."""
+    if task.category == "basic":
+        return task.l2
+    if task.category == "skill":
+        return task.required_skill_id or ""
+    if task.category == "memory":
+        return "/".join(task.tags.get(k, "") for k in ("memory_type", "turn", "primary"))
+    return ""
+
+
 def mini_ids(tasks: list[Task]) -> set[str]:
-    """A stratified ~10 % subset: per (category, level-2) the first tenth (at least one) for Basic and Memory,
-    per skill the first task, and every tenth Sub-agent task, so every category, bucket and domain is present."""
+    """A stratified ~10 % sample: every tenth task of each stratum, starting with the first, so every
+    level-2 of Basic, every memory cell, every skill and a spread of Sub-agent tasks are present."""
     groups: dict[tuple[str, str], list[Task]] = defaultdict(list)
     for t in tasks:
-        key = t.required_skill_id or t.l2 if t.category != "subagent" else ""
-        groups[(t.category, key)].append(t)
-    chosen: set[str] = set()
-    for (category, _), members in groups.items():
-        step = MINI_EVERY if category == "subagent" else max(1, -(-len(members) // MINI_EVERY))
-        chosen |= {t.task_id for t in (members[::MINI_EVERY] if category == "subagent" else members[:step])}
-    return chosen
+        groups[(t.category, stratum(t))].append(t)
+    return {t.task_id for members in groups.values() for t in members[::MINI_EVERY]}
 
 
 def domains_without_tasks(tasks: list[Task]) -> list[str]:
     return sorted(set(DOMAINS) - {t.domain for t in tasks})
+
+
+def with_subsets(tasks: list[Task]) -> list[Task]:
+    """Tag the stratified ``mini`` sample (``tags.subset``)."""
+    chosen = mini_ids(tasks)
+    return [t.model_copy(update={"tags": {**t.tags, "subset": "mini"}}) if t.task_id in chosen else t for t in tasks]
+
+
+def build_files(progress: Callable[[str], None] | None = None) -> dict[str, list[Task]]:
+    """The full suite and the disjoint training split, in file order."""
+    full: list[Task] = []
+    for task in build_suite(SUITE_SEED):
+        full.append(task)
+        if progress:
+            progress(task.task_id)
+    taken = {(t.query, repr([m.model_dump() for m in t.history])) for t in full}
+    train: list[Task] = []
+    for task in build_suite(TRAIN_SEED, prefix="train-", avoid=taken):
+        train.append(task)
+        if progress:
+            progress(task.task_id)
+    return {"full.jsonl": with_subsets(full), "train.jsonl": train}
+
+
+def write_suite(out_dir: Path = TASK_DIR, progress: Callable[[str], None] | None = None) -> dict[str, Path]:
+    written = {}
+    for name, tasks in build_files(progress).items():
+        path = out_dir / name
+        path.write_text("".join(dump_task(t) + "\n" for t in tasks), encoding="utf-8")
+        written[name] = path
+    return written

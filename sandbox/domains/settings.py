@@ -501,3 +501,55 @@ def seed_settings(conn: Connection, rng: random.Random, persona: Persona) -> Non
          "allowed_contacts_json": json.dumps(favourites[:3]), "auto_reply": reply, "created_at": stamp,
          "updated_at": stamp}
         for mode, (schedule, reply) in FOCUS_SEED.items()])
+
+
+# ---- Companion-app pairing (no API): the GUI agent pairs inside the vendor's app ------------------
+
+from sandbox.subagents import GuiFlow, gui_flow  # noqa: E402
+from sandbox.tooling import INTERNAL  # noqa: E402
+
+
+@tool(domain=INTERNAL, app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+def companion_pair_device(ctx: Ctx, companion_app: Annotated[str, Field(min_length=1, max_length=64)],
+                          device_name: Annotated[str, Field(min_length=1, max_length=80)]) -> dict[str, Any]:
+    """Pair a device from its vendor's companion app (GUI-agent action).
+
+    Args:
+        companion_app: The vendor app doing the pairing.
+        device_name: The device's name, or a distinctive part of it.
+    """
+    n = world_nearby_devices.c
+    dev = _by_name(ctx, world_nearby_devices, device_name, "the device must be nearby and in pairing mode",
+                   n.companion_app == companion_app)
+    d = devices.c
+    known = ctx.conn.execute(select(d.device_id, d.paired).where(
+        func.lower(d.name) == dev["name"].lower(), d.connection == "bluetooth")).first()
+    if known is not None and known.paired:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{dev['name']} is already paired: {known.device_id}",
+                        existing_id=known.device_id)
+    state = {"paired": 1, "connected": 1, "online": 1, "updated_at": ctx.ts()}
+    if known is not None:
+        ctx.conn.execute(update(devices).where(d.device_id == known.device_id).values(**state))
+        did = known.device_id
+    else:
+        did = ctx.new_id(devices)
+        ctx.conn.execute(insert(devices).values(device_id=did, name=dev["name"], kind=dev["kind"],
+                                                connection="bluetooth", created_at=ctx.ts(), **state))
+    return {"device_id": did, "name": dev["name"], "paired": True, "connected": True}
+
+
+def _is_companion_app(ctx: Ctx, app_id: str) -> bool:
+    return ctx.conn.execute(select(world_nearby_devices.c.name).where(
+        world_nearby_devices.c.companion_app == app_id).limit(1)).first() is not None
+
+
+def _pair_in_companion_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    result = ctx.call("companion_pair_device", {"companion_app": app_id, "device_name": str(inputs["device_name"])})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"pairing in {app_id} failed: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return {"device_id": result["Payload"]["device_id"], "name": result["Payload"]["name"], "paired": True}
+
+
+gui_flow(GuiFlow(None, "pair_in_companion_app", ("pair", "connect"), ("device_name",), _pair_in_companion_app,
+                 serves=_is_companion_app))

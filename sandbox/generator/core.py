@@ -250,8 +250,7 @@ def replay(task: Task) -> Replayed:
             payloads.append(result["Payload"])
             if result["Status"] != "success":
                 errors.append(str(result["ErrorType"]))
-                if result["ErrorType"] in (ErrorType.INTERNAL_ERROR, ErrorType.TOOL_NOT_AVAILABLE) and \
-                        action.name != "load_skill":
+                if result["ErrorType"] == ErrorType.INTERNAL_ERROR:
                     raise BuildError(f"gold step {n} {action.name}({json.dumps(arguments)}) failed: "
                                      f"{result['ErrorType']}: {result['Payload'].get('message')}")
         if not episode.finished:

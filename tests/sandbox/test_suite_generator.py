@@ -1,0 +1,141 @@
+"""The generated suite: the paper's counts, coverage, disjoint splits and byte-identical regeneration."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sandbox.conditions import action_space_for
+from sandbox.errors import ErrorType
+from sandbox.generator.core import BuildError, Draft, Gen, act, done, resolve
+from sandbox.generator.stats import suite_stats
+from sandbox.generator.suite import TOTALS, basic_per_l2, build_files, largest_remainder
+from sandbox.suite import TASK_DIR, load_split
+from sandbox.taxonomy import L2
+from sandbox.tasks import dump_task
+
+FULL = load_split("full.jsonl")
+TRAIN = load_split("train.jsonl")
+MINI = load_split("full.jsonl", subset="mini")
+
+
+@pytest.fixture(scope="module")
+def stats() -> dict:
+    splits = {"full": FULL, "train": TRAIN, "mini": MINI}
+    return suite_stats(splits)
+
+
+def test_the_papers_counts(stats: dict) -> None:
+    assert stats["tasks"] == 1705
+    assert stats["by"]["category"] == TOTALS
+    assert stats["skill_trajectories"] == 400 and stats["trajectories"] == 1905
+    cells = stats["memory_cells"]
+    turn = Counter(t.tags["turn"] for t in FULL if t.category == "memory")
+    primary = Counter(t.tags["primary"] for t in FULL if t.category == "memory")
+    kind = Counter(t.tags["memory_type"] for t in FULL if t.category == "memory")
+    assert turn == {"single": 176, "multi": 200} and primary == {"db": 188, "api": 188}
+    assert kind.most_common(1)[0][0] == "single_record" and kind["conflict"] > 0 and kind["composition"] > 0
+    assert sum(cells.values()) == 376
+    skill = [t for t in FULL if t.category == "skill"]
+    assert Counter(t.required_skill_id for t in skill).most_common()[-1][1] == 10
+    assert Counter(t.tags["composition"] for t in skill) == {"single": 140, "two_skill": 40, "near_miss": 20}
+
+
+def test_basic_allocation_follows_the_domain_shares_with_a_floor() -> None:
+    per_l2 = basic_per_l2()
+    assert sum(per_l2.values()) == 1040 and set(per_l2) == set(L2) and min(per_l2.values()) >= 6
+    assert sum(n for code, n in per_l2.items() if code.startswith("1.")) == 134
+    assert largest_remainder(10, {"1.1": 1, "1.2": 1, "1.3": 1}) == {"1.1": 4, "1.2": 3, "1.3": 3}
+
+
+def test_coverage_every_level2_tool_and_recovered_error(stats: dict) -> None:
+    cov = stats["coverage"]
+    assert cov["domains"] == "13/13" and cov["l2"] == "89/89" and cov["skills"] == "20/20"
+    assert cov["tools_never_in_gold"] == [], cov["tools_never_in_gold"]
+    assert cov["error_types_never_recovered"] == [], cov["error_types_never_recovered"]
+    assert {t.l2 for t in FULL if t.category == "subagent"} == set(L2)
+
+
+def test_splits_are_disjoint_and_mini_is_stratified() -> None:
+    assert not {t.task_id for t in FULL} & {t.task_id for t in TRAIN}
+    assert not {(t.query, str(t.history)) for t in FULL} & {(t.query, str(t.history)) for t in TRAIN}
+    assert len(TRAIN) == len(FULL)
+    assert 0.08 <= len(MINI) / len(FULL) <= 0.14
+    assert {t.category for t in MINI} == set(TOTALS) and {t.bucket for t in MINI} == {t.bucket for t in FULL}
+    assert {t.domain for t in MINI} == {t.domain for t in FULL}
+    assert {t.l2 for t in MINI if t.category == "basic"} == set(L2)
+    assert load_split("full.jsonl", ["memory"]) == [t for t in FULL if t.category == "memory"]
+
+
+def test_every_task_offers_its_gold_tools_and_a_fixed_action_space() -> None:
+    for t in FULL:
+        hidden = {tool for s in t.candidate_skills for tool in __import__("sandbox.skills").skills.SKILLS[s].tools}
+        needed = {a.name for a in t.gold if a.name in set(t.candidate_tools) | hidden}
+        assert len(t.candidate_tools) == 15, t.task_id
+        assert not set(t.candidate_tools) & hidden, t.task_id
+        assert needed, t.task_id
+
+
+def test_skill_conditions() -> None:
+    task = next(t for t in FULL if t.category == "skill" and t.tags["composition"] == "near_miss")
+    tools, skills = action_space_for(task, "sor")
+    assert tools == [] and task.required_skill_id in skills and len(skills) < len(task.candidate_skills)
+    assert action_space_for(task, "mtsr") == (task.candidate_tools, task.candidate_skills)
+    basic = FULL[0]
+    assert action_space_for(basic, "sor") == (basic.candidate_tools, basic.candidate_skills)
+    with pytest.raises(ValueError, match="unknown skill condition 'oracle'"):
+        action_space_for(task, "oracle")
+
+
+def test_unknown_subset_is_named() -> None:
+    with pytest.raises(ValueError, match="unknown subset 'tiny'"):
+        load_split("full.jsonl", subset="tiny")
+
+
+def test_regeneration_is_byte_identical() -> None:
+    for name, tasks in build_files().items():
+        expected = "".join(dump_task(t) + "\n" for t in tasks)
+        assert (TASK_DIR / name).read_text(encoding="utf-8") == expected, \
+            f"{name} is stale: run `mobilepa tasks build`"
+
+
+# ---- the build's guarantees ----------------------------------------------------------------------------------
+
+
+def test_references_resolve_from_earlier_steps_and_fail_loudly() -> None:
+    payloads = [{"event": {"event_id": "event_042"}, "items": [{"id": "x_1"}]}]
+    assert resolve({"a": "{{step1.event.event_id}}", "b": ["{{step1.items[0].id}}"]}, payloads) == \
+        {"a": "event_042", "b": ["x_1"]}
+    with pytest.raises(BuildError, match="step 2"):
+        resolve("{{step2.x}}", payloads)
+    with pytest.raises(BuildError, match="has no missing"):
+        resolve("{{step1.missing}}", payloads)
+
+
+def test_a_draft_whose_gold_hits_an_undeclared_error_is_rejected() -> None:
+    from sandbox.generator.core import Family, build_task
+
+    def broken(g: Gen) -> Draft:
+        return Draft(query="Set an alarm.", gold=[act("set_alarm", time="25:99"), done("ok")],
+                     bucket="state_change", check={"insert": {"alarms": [{"time": "07:00"}]}})
+
+    fam = Family("test.broken", "basic", "1.3", broken, {})
+    with pytest.raises(BuildError, match="InvalidArgumentValue"):
+        build_task(fam, broken(Gen("wang_lei", random.Random(0))), "t-1", "wang_lei")
+
+
+@given(st.integers(min_value=-30, max_value=30))
+def test_phrasing_helpers_are_deterministic(days: int) -> None:
+    a, b = Gen("maya_patel", random.Random(days)), Gen("maya_patel", random.Random(days))
+    assert a.when(days) == b.when(days) and a.date(days) == b.date(days)
+    assert a.say("x {v}", "y {v}", v=days) == b.say("x {v}", "y {v}", v=days)
+
+
+def test_recovered_errors_are_real_error_types() -> None:
+    names = {e.value for e in ErrorType}
+    for t in FULL:
+        assert set(filter(None, t.tags.get("recovers", "").split(","))) <= names

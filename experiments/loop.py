@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
 from planners.base import InfraError, Planner
+from sandbox.conditions import action_space_for
 from sandbox.episode import T_MAX, Episode, Trajectory
 from sandbox.tasks import Task
 from verification.verify import Verdict, verify
@@ -21,11 +22,13 @@ class EpisodeResult:
     wall_s: float
 
 
-async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX) -> EpisodeResult:
-    """Run one task with one planner on a fresh private sandbox."""
+async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condition: str = "default"
+                      ) -> EpisodeResult:
+    """Run one task with one planner on a fresh private sandbox, under a skill condition (DESIGN.md §6)."""
     started = time.perf_counter()
     termination = infra_error = None
-    with Episode(task, t_max=t_max) as episode:
+    tools, skills = action_space_for(task, condition)
+    with Episode(task, t_max=t_max, candidate_tools=tools, candidate_skills=skills) as episode:
         while not episode.done:
             observation = episode.observation()
             asked = time.perf_counter()
@@ -45,14 +48,14 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX) -> Ep
 
 
 async def run_many(
-    tasks: Iterable[Task], planner: Planner, *, concurrency: int = 64, t_max: int = T_MAX,
+    tasks: Iterable[Task], planner: Planner, *, concurrency: int = 64, t_max: int = T_MAX, condition: str = "default",
 ) -> AsyncIterator[EpisodeResult]:
     """Run episodes concurrently (bounded), yielding each result as it finishes."""
     gate = asyncio.Semaphore(concurrency)
 
     async def one(task: Task) -> EpisodeResult:
         async with gate:
-            return await run_episode(task, planner, t_max=t_max)
+            return await run_episode(task, planner, t_max=t_max, condition=condition)
 
     for next_done in asyncio.as_completed([one(t) for t in tasks]):
         yield await next_done

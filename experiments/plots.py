@@ -98,3 +98,31 @@ def error_types(rows: Sequence[dict[str, Any]]) -> bytes:
 def sweep_plots(rows: Sequence[dict[str, Any]]) -> dict[str, bytes]:
     return {"category_scores": category_scores(rows), "domain_heatmap": domain_heatmap(rows),
             "error_types": error_types(rows)}
+
+
+def suite_composition(tasks: Sequence[Any]) -> bytes:
+    """The dataset card's chart: tasks per domain stacked by category, and per level-2 within each domain."""
+    counts: dict[str, dict[str, int]] = {d: {c: 0 for c in CATEGORIES} for d in DOMAINS}
+    per_l2: dict[str, int] = defaultdict(int)
+    for t in tasks:
+        counts[t.domain][t.category] += 1
+        per_l2[t.l2] += 1
+    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 6), gridspec_kw={"width_ratios": [1, 2.2]})
+    names = [f"{d} {DOMAINS[d]}" for d in DOMAINS]
+    bottom = [0] * len(names)
+    for category in CATEGORIES:
+        values = [counts[d][category] for d in DOMAINS]
+        left.barh(names, values, left=bottom, label=category)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    left.invert_yaxis()
+    left.set_xlabel("tasks")
+    left.set_title("Tasks per domain, by category")
+    left.legend(loc="lower right")
+    codes = sorted(per_l2, key=lambda c: [int(p) for p in c.split(".")])
+    colours = [plt.cm.tab20(int(c.split(".")[0]) % 20) for c in codes]
+    right.bar(range(len(codes)), [per_l2[c] for c in codes], color=colours)
+    right.set_xticks(range(len(codes)), codes, rotation=90, fontsize=6)
+    right.set_ylabel("tasks")
+    right.set_title("Tasks per level-2 category (colour: domain)")
+    fig.tight_layout()
+    return _png(fig)

@@ -105,6 +105,22 @@ def stats(as_json: bool) -> int:
     return 0
 
 
+CARD = TASK_DIR / "CARD.md"
+
+
+def card() -> int:
+    """Write the dataset card (markdown with the counts) and its chart next to the task files."""
+    from experiments.plots import suite_composition
+    from sandbox.generator.stats import card_markdown
+
+    full = load_split("full.jsonl")
+    (TASK_DIR / "composition.png").write_bytes(suite_composition(full))
+    splits = {"full": full, "mini": load_split("full.jsonl", subset="mini"), "train": load_split("train.jsonl")}
+    CARD.write_text(card_markdown(suite_stats(splits)), encoding="utf-8")
+    print(f"wrote {CARD} and {TASK_DIR / 'composition.png'}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="mobilepa tasks")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -119,6 +135,7 @@ def main(argv: list[str]) -> int:
     v.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     st = sub.add_parser("stats", help="counts by category, domain, level-2, bucket, memory type, turn, friction, split")
     st.add_argument("--json", action="store_true")
+    sub.add_parser("card", help="write sandbox/data/tasks/CARD.md and its chart from the committed suite")
     args = parser.parse_args(argv)
     if args.command == "try":
         return try_families(args.prefix, args.variants, args.seed)
@@ -126,4 +143,6 @@ def main(argv: list[str]) -> int:
         return build(args.out)
     if args.command == "validate":
         return validate(args.split, args.jobs)
+    if args.command == "card":
+        return card()
     return stats(args.json)

@@ -17,10 +17,11 @@ from typing import Any
 from experiments.loop import run_many
 from experiments.store import episode_record
 from planners.base import Planner
+from sandbox.conditions import KNOWN
 from sandbox.suite import load_split
 from sandbox.tasks import Task
 
-CONDITIONS = ("default",)  # skill conditions SOR/MTSR join here once the sandbox implements them
+CONDITIONS = KNOWN  # default, sor, mtsr: how skill tasks' initial action space is built (sandbox.conditions)
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,8 @@ def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
         planner = factory(cell.planner_config)
         records = []
         try:
-            async for result in run_many(chosen, planner, concurrency=cell.concurrency, t_max=cell.t_max):
+            async for result in run_many(chosen, planner, concurrency=cell.concurrency, t_max=cell.t_max,
+                                             condition=cell.condition):
                 records.append(episode_record(result, planner=cell.planner, split=cell.split,
                                               condition=cell.condition, seed=cell.seed,
                                               dataset_hash=cell.dataset_hash))

@@ -193,7 +193,7 @@ def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(c
 @pytest.mark.parametrize(("args", "message"), [
     (["planner=oracle,gpt5"], "planners: unknown planner 'gpt5'"),
     (["split=nope"], "splits: unknown split 'nope'"),
-    (["condition=sor"], "conditions: unknown condition 'sor'"),
+    (["condition=oracle_skills"], "conditions: unknown condition 'oracle_skills'"),
     (["seed=a"], "seeds"),
     (["cluster=address"], "cluster.address"),
     (["planner=replay"], "planner.path"),

@@ -63,6 +63,13 @@ datasets = Table(
     Column("sha256", String, nullable=False),
 )
 
+# Every sweep that wrote here, with its resolved config, and whether MLflow has its results yet.
+sweeps = Table(
+    "sweeps", metadata,
+    Column("sweep_key", String, primary_key=True), Column("config", Text, nullable=False),
+    Column("logged", Boolean, nullable=False),
+)
+
 Key = tuple[str, str, str, int, str]
 
 
@@ -135,6 +142,24 @@ class ResultsStore:
                     f"results store {self.path} holds split {split!r} from {known['file']} with sha256 "
                     f"{known['sha256'][:12]}…, but the task file now hashes to {sha256[:12]}…; "
                     f"use another store (store=<path>) or delete {self.path}")
+
+    def record_sweep(self, sweep_key: str, config: dict[str, Any]) -> None:
+        """Remember the sweep (not yet logged to MLflow), so ``mobilepa report --sync`` can log it later."""
+        stmt = insert(sweeps).values(sweep_key=sweep_key, config=json.dumps(config, sort_keys=True, default=str),
+                                     logged=False)
+        with self.engine.begin() as conn:
+            conn.execute(stmt.on_conflict_do_update(index_elements=[sweeps.c.sweep_key],
+                                                    set_={"config": stmt.excluded.config, "logged": False}))
+
+    def mark_logged(self, sweep_key: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(sweeps.update().where(sweeps.c.sweep_key == sweep_key).values(logged=True))
+
+    def unlogged_sweeps(self) -> list[tuple[str, dict[str, Any]]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(sweeps.c.sweep_key, sweeps.c.config).where(sweeps.c.logged.is_(False))
+                                .order_by(sweeps.c.sweep_key))
+            return [(key, json.loads(config)) for key, config in rows]
 
     def finished_keys(self) -> set[Key]:
         """Keys that need no further run: every row except infrastructure errors."""

@@ -168,6 +168,8 @@ class SweepOutcome:
     failures: list[UnitFailure] = field(default_factory=list)
     wall_s: float = 0.0
     parent_run_id: str | None = None
+    infra_retried: int = 0  # episodes that hit an infrastructure error and were run again
+    tracking_error: str | None = None  # MLflow failed after the work: results are in the store, unlogged
 
 
 def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]:
@@ -196,9 +198,16 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
         units, skipped = pending_units(plan, store)
         tracker = None
         if config["tracking"]["enabled"]:
-            from experiments.tracking import start_tracking
+            from mlflow.exceptions import MlflowException
 
-            tracker = start_tracking(plan)
+            from experiments.tracking import TrackingUnavailable, start_tracking
+
+            try:
+                tracker = start_tracking(plan)
+            except (MlflowException, OSError, TrackingUnavailable) as exc:  # before any work: nothing is lost
+                raise SweepConfigError(str(exc) if isinstance(exc, TrackingUnavailable)
+                                       else f"tracking.uri: MLflow failed: {exc}") from None
+            store.record_sweep(plan.sweep_key, config)
         total = sum(len(u.task_ids) for u in units)
         infra_runs: dict[tuple[str, str], int] = {}
         outcome = SweepOutcome(plan, ran=0, skipped=skipped)
@@ -216,6 +225,7 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
                             runs = infra_runs[(unit.cell.label, r["task_id"])] = \
                                 infra_runs.get((unit.cell.label, r["task_id"]), 0) + 1
                             if runs <= int(config["infra_retries"]):
+                                outcome.infra_retried += 1
                                 retry.append(r["task_id"])
                                 continue
                         advance(bool(r["passed"]), not r["scorable"])
@@ -234,9 +244,14 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
         outcome.infra_errors = sorted("/".join(map(str, record_key(r))) for r in store.rows(termination="infra_error")
                                       if record_key(r)[:4] in wanted)
         if tracker is not None:
+            from mlflow.exceptions import MlflowException
+
             from experiments.tracking import log_sweep
 
-            outcome.parent_run_id = log_sweep(tracker, store)
+            try:
+                outcome.parent_run_id = log_sweep(tracker, store)
+            except (MlflowException, OSError) as exc:  # the results are safe in the store; sync them later
+                outcome.tracking_error = f"{type(exc).__name__}: {exc}"
     finally:
         store.close()
     outcome.wall_s = time.perf_counter() - started

@@ -43,9 +43,16 @@ def sweep_main(args: list[str]) -> int:
                       f"or `.venv/bin/mlflow ui --backend-store-uri {uri}`")
     for failure in outcome.failures:
         console.print(f"[red]unit failed {failure.attempts} times[/red]: {failure.key}: {failure.error}")
+    if outcome.infra_retried or outcome.infra_errors:
+        console.print(f"infrastructure errors: {outcome.infra_retried} episode run(s) retried, "
+                      f"{len(outcome.infra_errors)} key(s) still infra_error; no planner was charged for them")
     for key in outcome.infra_errors:
         console.print(f"[yellow]infra_error after retries[/yellow]: {key} (re-run the sweep to retry it)")
-    return 1 if outcome.failures or outcome.infra_errors else 0
+    if outcome.tracking_error:
+        console.print(f"[yellow]MLflow failed while logging ({outcome.tracking_error}); every result is in "
+                      f"{Path(config['store']).resolve()}: run `mobilepa report --sync --store {config['store']}` "
+                      "when MLflow is back[/yellow]")
+    return 1 if outcome.failures or outcome.infra_errors or outcome.tracking_error else 0
 
 
 def report_main(args: list[str]) -> int:
@@ -54,12 +61,16 @@ def report_main(args: list[str]) -> int:
     parser.add_argument("--store", default="outputs/results.db", help="results store (SQLite)")
     parser.add_argument("--out", default="outputs/report", help="folder for leaderboard.md/.html and plots")
     parser.add_argument("--split", help="only this split")
+    parser.add_argument("--sync", action="store_true",
+                        help="log to MLflow every sweep in the store that could not be logged when it ran")
     ns = parser.parse_args(args)
     if not Path(ns.store).is_file():
         print(f"mobilepa report: no results store at {ns.store}; run `mobilepa sweep` first", file=sys.stderr)
         return 2
     store = ResultsStore(Path(ns.store))
     try:
+        if ns.sync:
+            return _sync(store)
         rows = store.rows(**({"split": ns.split} if ns.split else {}))
     finally:
         store.close()
@@ -71,4 +82,21 @@ def report_main(args: list[str]) -> int:
     console = Console()
     print_leaderboard(board, console)
     console.print(f"report: {md.resolve()}  {html.resolve()}")
+    return 0
+
+
+def _sync(store: ResultsStore) -> int:
+    from mlflow.exceptions import MlflowException
+    from omegaconf import OmegaConf
+
+    from experiments.sweep import plan_sweep
+    from experiments.tracking import TrackingUnavailable, sync_store
+
+    try:
+        parents = sync_store(store, lambda config: plan_sweep(OmegaConf.create(config)))
+    except (MlflowException, OSError, TrackingUnavailable, SweepConfigError) as exc:
+        print(f"mobilepa report --sync: {exc}", file=sys.stderr)
+        return 1
+    print(f"logged {len(parents)} sweep(s) to MLflow" + (f": parent runs {', '.join(parents)}" if parents else
+                                                          " (nothing was waiting)"))
     return 0

@@ -13,6 +13,7 @@ import json
 import os
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,21 @@ def tracking_uri(config: dict[str, Any]) -> str:
     if uri.startswith("sqlite:///"):
         Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     return str(uri)
+
+
+class TrackingUnavailable(RuntimeError):
+    """MLflow could not be reached; the message names the URI and says what happens to the results."""
+
+
+def check_reachable(uri: str, timeout_s: float = 5.0) -> None:
+    """Fail fast for an HTTP tracking server that does not answer (MLflow's own client retries for minutes)."""
+    if not uri.startswith(("http://", "https://")):
+        return
+    try:
+        with urllib.request.urlopen(f"{uri.rstrip('/')}/health", timeout=timeout_s) as reply:
+            reply.read()
+    except (OSError, ValueError) as exc:
+        raise TrackingUnavailable(f"tracking.uri: cannot reach MLflow at {uri} ({exc})") from None
 
 
 def git_commit(root: Path = REPO) -> str | None:
@@ -129,6 +145,7 @@ def start_tracking(plan: Plan) -> SweepTracker:
     """Create (or find again, by the sweep's key) the experiment and the parent run, marked running."""
     config = plan.config
     uri = tracking_uri(config)
+    check_reachable(uri)
     mlflow.set_tracking_uri(uri)  # traces are exported through the global URI; only the driver is here
     client = MlflowClient(tracking_uri=uri)
     experiment_id = _experiment(client, str(config["tracking"]["experiment"] or config["name"]), uri)
@@ -146,7 +163,9 @@ def start_tracking(plan: Plan) -> SweepTracker:
 
 
 def log_sweep(tracker: SweepTracker, store: ResultsStore) -> str:
-    """Log every cell as a child run and the stability analysis on the parent; returns the parent run id."""
+    """Log every cell as a child run and the stability analysis on the parent; returns the parent run id.
+
+    Safe to repeat: runs are found again by their tags, metrics are rewritten with the same values."""
     client, experiment_id, parent, plan = tracker.client, tracker.experiment_id, tracker.parent, tracker.plan
     key = plan.sweep_key
     config = plan.config
@@ -198,4 +217,16 @@ def log_sweep(tracker: SweepTracker, store: ResultsStore) -> str:
         client.log_artifacts(parent, str(report))
     mlflow.flush_trace_async_logging()
     client.set_terminated(parent)
+    store.mark_logged(key)
     return parent
+
+
+def sync_store(store: ResultsStore, plan_of: Any) -> list[str]:
+    """Log every sweep the store holds that MLflow does not have yet; returns their parent run ids."""
+    parents = []
+    for key, config in store.unlogged_sweeps():
+        plan = plan_of(config)
+        if plan.sweep_key != key:
+            raise TrackingUnavailable(f"sweep {key}: its task files changed since it ran; cannot log it as it was")
+        parents.append(log_sweep(start_tracking(plan), store))
+    return parents

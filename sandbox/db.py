@@ -94,10 +94,11 @@ _BOUND_LIKE = re.compile(r"\b((?:NOT )?(?:LIKE|GLOB)) \?")
 
 @functools.cache
 def engine() -> Engine:
-    """The process-wide engine for episodes."""
+    """The process-wide engine for episodes. The pool hands a connection to one episode at a time, so it
+    may serve episodes on different threads (a threaded Dask worker) without sharing one concurrently."""
     return _configure(create_engine(
         "sqlite://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1, query_cache_size=STATEMENT_CACHE,
-        connect_args={"cached_statements": STATEMENT_CACHE}))
+        connect_args={"cached_statements": STATEMENT_CACHE, "check_same_thread": False}))
 
 
 class Prepared:

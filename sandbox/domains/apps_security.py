@@ -26,7 +26,20 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 from sqlalchemy import (
-    Column, Connection, Float, ForeignKey, Integer, Table, Text, and_, delete, func, insert, or_, select, update,
+    Column,
+    Connection,
+    Float,
+    ForeignKey,
+    Integer,
+    Table,
+    Text,
+    and_,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
 )
 
 from sandbox.domains.common import charge, payment_method, transactions
@@ -1465,64 +1478,5 @@ def seed_apps_security(conn: Connection, rng: random.Random, persona: Persona) -
     _seed_cloud(conn, cloud_rng, persona, now)
 
 
-# ---- In-app settings with no API: the GUI agent changes them on the app's screens -------------------
-
-from sandbox.subagents import GuiFlow, gui_flow  # noqa: E402  (after the tables: subagents imports no domain)
-from sandbox.tooling import INTERNAL  # noqa: E402
-
-app_preferences = table(
-    "app_preferences", USER,
-    Column("app_id", Text, ForeignKey("apps.app_id"), primary_key=True),
-    Column("setting", Text, primary_key=True),  # as the app's settings screen names it, lower case
-    Column("value", Text, nullable=False),
-    *stamps(), natural_key=("app_id", "setting"),
-)
-
-# Apps whose settings screens the GUI agent knows (their in-app options have no API).
-GUI_SETTINGS_APPS = frozenset({"chat", "social", "shop", "settings", "video", "music", "mail", "shortvid", "browser",
-                               "maps", "news", "bank"})
-PrefText = Annotated[str, Field(min_length=1, max_length=120)]
-
-
-@tool(domain=INTERNAL, app=SETTINGS, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
-def app_set_preference(ctx: Ctx, app_id: Ref, setting: PrefText, value: PrefText) -> dict[str, Any]:
-    """Change one option on an app's own settings screen (GUI-agent action).
-
-    Args:
-        app_id: The app whose settings screen is open.
-        setting: The option's label, e.g. "Wallpaper", "Mute group: Family".
-        value: The value chosen, e.g. "Ocean", "off", "8 hours".
-    """
-    _installed_app(ctx, app_id)
-    key, val = " ".join(setting.split()).lower(), " ".join(value.split())
-    p = app_preferences.c
-    current = ctx.conn.execute(select(p.value).where(p.app_id == app_id, p.setting == key)).scalar()
-    if current is not None and current.lower() == val.lower():
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id}: {key} is already {current}")
-    if current is None:
-        ctx.conn.execute(insert(app_preferences).values(app_id=app_id, setting=key, value=val, created_at=ctx.ts(),
-                                                        updated_at=ctx.ts()))
-    else:
-        ctx.conn.execute(update(app_preferences).where(p.app_id == app_id, p.setting == key).values(
-            value=val, updated_at=ctx.ts()))
-    return {"app_id": app_id, "setting": key, "value": val, "previous": current}
-
-
-def _gui_settings_app(ctx: Ctx, app_id: str) -> bool:
-    return app_id in GUI_SETTINGS_APPS
-
-
-def _change_in_app_setting(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    """Open the app's settings screen, find the option by its label and pick the value."""
-    result = ctx.call("app_set_preference", {"app_id": app_id, "setting": str(inputs["setting"]),
-                                             "value": str(inputs["value"])})
-    if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the GUI agent could not change it: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
-    return {"setting": result["Payload"]["setting"], "value": result["Payload"]["value"],
-            "previous": result["Payload"]["previous"]}
-
-
-gui_flow(GuiFlow(None, "change_in_app_setting", ("setting", "mute", "wallpaper", "ringtone", "preference", "option",
-                                                 "personali"), ("setting", "value"), _change_in_app_setting,
-                 serves=_gui_settings_app))
+# GUI flows for in-app settings and companion-app pairing live in their own module (internal tools).
+from sandbox.domains import gui_apps_settings  # noqa: F401

@@ -1847,3 +1847,7 @@ def seed_entertainment(conn: Connection, rng: random.Random, persona: Persona) -
          "updated_at": at} for n, (player, item, at) in enumerate(sorted(plays, key=lambda p: p[2]), start=1)])
     _seed_books(conn, rng, stamp)
     _seed_photos(conn, rng, persona, now, stamp)
+
+
+
+from sandbox.domains import media_screens  # noqa: E402,F401  (GUI flows of the media apps; imports this module)

@@ -18,15 +18,27 @@ from typing import Annotated, Any, Literal, get_args
 from zoneinfo import ZoneInfo
 
 from pydantic import AfterValidator, Field
-from sqlalchemy import Column, Connection, Float, Integer, Table, Text, cast, delete, func, insert, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    Float,
+    Integer,
+    Table,
+    Text,
+    cast,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 
 from sandbox.domains.common import charge, payment_method, payment_methods, transactions
 from sandbox.domains.communication import contacts, messages
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
-from sandbox.schema import USER, WORLD, apps, stamps, table
-from sandbox.subagents import GuiFlow, gui_flow
-from sandbox.tooling import INTERNAL, PHONE_PATTERN, Date, tool
+from sandbox.schema import USER, WORLD, stamps, table
+from sandbox.tooling import PHONE_PATTERN, Date, tool
 from sandbox.world import Persona, seeder
 
 bank_accounts = table(
@@ -1101,61 +1113,6 @@ def split_bill(
             "shares": shares, "requests": requests}
 
 
-# ---- Bank app screens (no API): the GUI agent signs in and re-categorises ---------------------
-
-@tool(domain=INTERNAL, app="bank", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
-def bank_sign_in(ctx: Ctx, verification_code: Annotated[str, Field(pattern=r"^[0-9]{6}$")]) -> dict[str, Any]:
-    """Sign in to the bank app with the one-time code the user received (screen action).
-
-    Args:
-        verification_code: The 6-digit one-time code.
-    """
-    ctx.conn.execute(update(apps).where(apps.c.app_id == "bank").values(logged_in=1))
-    return {"app_id": "bank", "signed_in": True}
-
-
-def _sign_in_to_bank(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    code = re.sub(r"\D", "", str(inputs["verification_code"]))
-    result = ctx.call("bank_sign_in", {"verification_code": code})
-    if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the sign-in failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
-    return {"signed_in": True}
-
-
-gui_flow(GuiFlow("bank", "sign_in", ("sign in", "log in", "login", "log back in", "sign back in"),
-                 ("verification_code",), _sign_in_to_bank))
-
-
-@tool(domain=INTERNAL, app="bank", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
-def bank_recategorize_transaction(ctx: Ctx, txn_id: Id, category: BudgetCategory) -> dict[str, Any]:
-    """Move a transaction to another spending category on the bank app's transaction screen (screen action).
-
-    Args:
-        txn_id: The transaction, e.g. txn_042.
-        category: The budget category it belongs to.
-    """
-    row = ctx.conn.execute(select(transactions).where(transactions.c.txn_id == txn_id)).first()
-    if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no transaction {txn_id!r}", field="txn_id")
-    ctx.conn.execute(update(transactions).where(transactions.c.txn_id == txn_id).values(
-        category=category, updated_at=ctx.ts()))
-    return {"txn_id": txn_id, "category": category, "previous": row.category}
-
-
-def _recategorize(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    category = str(inputs["category"]).strip().lower()
-    category = category if category in BUDGET_CATEGORIES else CATEGORY_ALIASES.get(category, category)
-    result = ctx.call("bank_recategorize_transaction", {"txn_id": str(inputs["txn_id"]), "category": category})
-    if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the change failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
-    return {"txn_id": result["Payload"]["txn_id"], "category": category, "previous": result["Payload"]["previous"]}
-
-
-gui_flow(GuiFlow("bank", "recategorize_transaction", ("categor",), ("txn_id", "category"), _recategorize))
-
-
 # ---- World data -------------------------------------------------------------------------------
 
 # (symbol, name, exchange, currency, reference price)
@@ -1503,3 +1460,6 @@ def seed_finance(conn: Connection, rng: random.Random, persona: Persona) -> None
     conn.execute(insert(splits), split_rows)
     conn.execute(insert(money_requests), requests)
     _seed_budgets(b)
+
+
+from sandbox.domains import finance_screens  # noqa: F401  (the bank app's GUI flows; imports this module)

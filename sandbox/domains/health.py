@@ -1117,3 +1117,7 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
          "telehealth": 0, "status": status, "cancel_reason": "Rash cleared up" if status == "cancelled" else None,
          "cancel_fee": 0.0 if status == "cancelled" else None, "created_at": stamp, "updated_at": stamp}
         for i, (doc, slot, reason, status) in enumerate(visits, start=1)])
+
+
+# GUI flows of the recipes and health apps (internal tools, kept out of this module's tool list).
+from sandbox.domains import gui_food_health  # noqa: F401

@@ -1040,3 +1040,95 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
         {"card_id": f"mcard_{i:03d}", "merchant": merchant, "card_number": _tracking(number),
          "holder_name": persona.name, "points": points, "created_at": stamp, "updated_at": stamp}
         for i, (merchant, number, points) in enumerate(CARDS[currency], start=1)])
+
+
+# ---- Screens without an API in the D3 apps (chat, social), driven by the GUI agent ------------------
+# They live here, with the other GUI flows of the lifestyle apps, so the D3 modules keep only their API tools.
+
+# ---- Group settings screen (no API): the GUI agent renames a group chat -----------------------
+
+from sandbox.domains.communication import _group, groups  # noqa: E402
+from sqlalchemy import or_  # noqa: E402
+
+
+@tool(domain=INTERNAL, app="chat", mutating=True,
+      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED, ErrorType.DUPLICATE_ENTITY))
+def chat_rename_group(ctx: Ctx, group_id: str, new_name: Annotated[str, Field(min_length=1, max_length=80)]
+                      ) -> dict[str, Any]:
+    """Rename a group chat on its settings screen (GUI-agent action; only a group admin may).
+
+    Args:
+        group_id: Id of the group chat.
+        new_name: The group's new name.
+    """
+    group = _group(ctx, group_id)
+    if not group["is_admin"]:
+        raise ToolError(ErrorType.PERMISSION_DENIED, f"the user is not an admin of {group['name']!r}",
+                        reason="not_admin", group_id=group_id)
+    other = ctx.conn.execute(select(groups.c.group_id).where(
+        func.lower(groups.c.name) == new_name.lower(), groups.c.group_id != group_id)).scalar()
+    if other:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a group named {new_name!r} exists: {other}", existing_id=other)
+    ctx.conn.execute(update(groups).where(groups.c.group_id == group_id).values(name=new_name, updated_at=ctx.ts()))
+    return {"group_id": group_id, "old_name": group["name"], "name": new_name}
+
+
+def _rename_group(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Open the group (by id or by its current name), then its settings, and type the new name."""
+    ref = str(inputs["group"]).strip()
+    row = ctx.conn.execute(select(groups.c.group_id).where(or_(
+        groups.c.group_id == ref, func.lower(groups.c.name) == ref.lower()))).scalar()
+    if row is None:
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the chat app shows no group {ref!r}", reason="no_group")
+    result = ctx.call("chat_rename_group", {"group_id": row, "new_name": str(inputs["new_name"])})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"renaming failed: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return {"group_id": row, "name": result["Payload"]["name"]}
+
+
+gui_flow(GuiFlow("chat", "rename_group", ("rename", "name"), ("group", "new_name"), _rename_group))
+
+
+# ---- Post settings screen (no API): the GUI agent changes who can see a post or deletes it ----
+
+from sandbox.domains.social import _post, social_posts  # noqa: E402
+
+
+@tool(domain=INTERNAL, app="social", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED))
+def social_set_post_visibility(ctx: Ctx, post_id: str, visibility: Literal["public", "friends", "private"]
+                               ) -> dict[str, Any]:
+    """Change the audience of one of the user's own posts on its edit screen (GUI-agent action).
+
+    Args:
+        post_id: Id of the user's post.
+        visibility: Who may see it from now on.
+    """
+    post = _post(ctx, post_id)
+    if not post["is_own"]:
+        raise ToolError(ErrorType.PERMISSION_DENIED, f"{post_id} is not the user's post")
+    ctx.conn.execute(update(social_posts).where(social_posts.c.post_id == post_id).values(
+        visibility=visibility, updated_at=ctx.ts()))
+    return {"post_id": post_id, "visibility": visibility, "previous": post["visibility"]}
+
+
+def _change_visibility(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Scroll the user's profile to the post whose text matches, open 'Edit audience' and pick one."""
+    platform = str(inputs.get("platform") or "social")
+    ref = str(inputs["post"]).strip()
+    p = social_posts.c
+    found = ctx.conn.execute(select(p.post_id).where(p.is_own == 1, p.platform == platform, or_(
+        p.post_id == ref, func.lower(p.content).contains(ref.lower(), autoescape=True))).order_by(
+        p.posted_at.desc())).scalars().all()
+    if len(found) != 1:
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"{len(found)} of your {platform} posts match {ref!r}",
+                        reason="no_post" if not found else "ambiguous_post")
+    result = ctx.call("social_set_post_visibility", {"post_id": found[0], "visibility": str(inputs["visibility"])})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the change failed: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return {"post_id": found[0], "visibility": result["Payload"]["visibility"]}
+
+
+gui_flow(GuiFlow("social", "change_post_visibility", ("visib", "audience", "private", "public", "who can see"),
+                 ("post", "visibility"), _change_visibility))

@@ -5,8 +5,8 @@ validates the record.
 A *family* is a function ``(g: Gen) -> Draft`` registered with ``@family``. It reads the persona's
 world through ``g`` (to pick real entities), draws everything else from ``g.rng`` and phrases the
 query from several templates. It never writes ids the episode will create: it refers to an earlier
-gold step's result with ``g.ref(step, "path")`` (``"{{step2.event_id}}"``), which the build replaces
-with the value the replay produced. A gold step may fail only with an ErrorType the draft lists in
+gold step's result with ``g.ref(step, "path")`` (``"{{gold2.event_id}}"``), which the build replaces
+with the value the replay produced (``{{stepN.…}}`` is left alone: the monitor agent's plans use it). A gold step may fail only with an ErrorType the draft lists in
 ``recovers``; anything else is a broken family and stops the build with the family's name.
 """
 
@@ -177,7 +177,7 @@ class Gen:
     @staticmethod
     def ref(step: int, path: str) -> str:
         """An argument taken from gold step ``step``'s Payload (1-based), filled in by the build."""
-        return f"{{{{step{step}.{path}}}}}"
+        return f"{{{{gold{step}.{path}}}}}"
 
 
 def act(tool: str, /, **arguments: Any) -> dict[str, Any]:
@@ -190,7 +190,7 @@ def done(answer: str, **extra: Any) -> dict[str, Any]:
 
 # ---- the build of one task -------------------------------------------------------------------------------------
 
-_REF = re.compile(r"\{\{step(\d+)\.([^}]+)\}\}")
+_REF = re.compile(r"\{\{gold(\d+)\.([^}]+)\}\}")
 
 
 def _lookup(payload: Any, path: str) -> Any:
@@ -207,7 +207,7 @@ def _lookup(payload: Any, path: str) -> Any:
 
 
 def resolve(value: Any, payloads: list[Any]) -> Any:
-    """Replace ``{{stepN.path}}`` references with the values from the replay's payloads."""
+    """Replace ``{{goldN.path}}`` references with the values from the replay's payloads."""
     if isinstance(value, dict):
         return {k: resolve(v, payloads) for k, v in value.items()}
     if isinstance(value, list):
@@ -260,13 +260,20 @@ def replay(task: Task) -> Replayed:
     return Replayed(gold, errors)
 
 
+def _tools_called(action: dict[str, Any]) -> list[str]:
+    """The tools an action needs in the action space: itself, and the steps of a monitor's plan."""
+    plan = action["arguments"].get("on_trigger") if action["name"] == "call_monitor_agent" else None
+    return [action["name"], *(s["tool"] for s in plan or [] if isinstance(s, dict) and "tool" in s)]
+
+
 def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task:
     """Turn a draft into a validated task whose gold is proven to run as intended."""
     l2 = draft.l2 or fam.l2
     if l2 is None:
         raise BuildError("neither the family nor the draft names a level-2 category")
     hidden = hidden_tools(draft.skills)
-    gold_tools = [g["name"] for g in draft.gold if g["name"] in REGISTRY and REGISTRY[g["name"]].is_domain_tool]
+    gold_tools = [name for g in draft.gold for name in _tools_called(g)
+                  if name in REGISTRY and REGISTRY[name].is_domain_tool]
     record: dict[str, Any] = {
         "task_id": task_id, "category": fam.category, "domain": domain_of(l2), "l2": l2, "query": draft.query,
         "history": draft.history, "initial_state": {"world": persona_id, "patches": draft.patches},

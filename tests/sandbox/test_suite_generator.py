@@ -108,12 +108,12 @@ def test_regeneration_is_byte_identical() -> None:
 
 def test_references_resolve_from_earlier_steps_and_fail_loudly() -> None:
     payloads = [{"event": {"event_id": "event_042"}, "items": [{"id": "x_1"}]}]
-    assert resolve({"a": "{{step1.event.event_id}}", "b": ["{{step1.items[0].id}}"]}, payloads) == \
-        {"a": "event_042", "b": ["x_1"]}
+    assert resolve({"a": "{{gold1.event.event_id}}", "b": ["{{gold1.items[0].id}}"], "c": "{{step1.kept}}"}, payloads) == \
+        {"a": "event_042", "b": ["x_1"], "c": "{{step1.kept}}"}
     with pytest.raises(BuildError, match="step 2"):
-        resolve("{{step2.x}}", payloads)
+        resolve("{{gold2.x}}", payloads)
     with pytest.raises(BuildError, match="has no missing"):
-        resolve("{{step1.missing}}", payloads)
+        resolve("{{gold1.missing}}", payloads)
 
 
 def test_a_draft_whose_gold_hits_an_undeclared_error_is_rejected() -> None:

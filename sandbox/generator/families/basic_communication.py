@@ -242,7 +242,6 @@ def live_messages(g: Gen, cid: str) -> list[dict[str, Any]]:
 
 @family("basic", "3.3", pattern="lookup_then_act")
 def latest_message_from(g: Gen) -> Draft:
-    c = person(g, filter=None) if False else None  # noqa: F841  (kept simple below)
     people = [p for p in g.rows("contacts") if len(live_messages(g, p["contact_id"])) >= 2
               and not p["name"].endswith(".")]
     if not people:
@@ -406,15 +405,15 @@ def call_back_missed(g: Gen) -> Draft:
     stamp = g.persona.now[:11] + f"{g.rng.randint(0, 8):02d}:{g.rng.randint(0, 59):02d}:00"
     n = len(g.rows("call_log"))
     call_id = f"call_{n + 1:03d}"
-    query = g.say("who just called me? I missed it; call them back", "call back whoever I missed last",
-                  "return my last missed call", "I missed a call a moment ago, ring them back please",
-                  "call back the last person I missed a call from")
+    query = g.say("I missed a call at {t}; call them back", "call back whoever I missed at {t}",
+                  "return the call I missed at {t}", "someone rang at {t} and I missed it, ring them back please",
+                  "call back the person whose call I missed around {t}", t=stamp[11:16])
     # a fresh missed call from the contact, newest in the log
     patch = {"call_id": call_id, "number": c["phone_number"], "contact_id": c["contact_id"], "type": "missed",
              "app": "phone", "video": 0, "started_at": stamp, "duration_sec": 0, "created_at": stamp,
              "updated_at": stamp}
     return Draft(
-        query=query + f" ({c['name'].split()[0]} maybe?)" if g.rng.random() < 0.5 else query + "",
+        query=query,
         gold=[act("get_call_log", type="missed", limit=5), act("make_phone_call", to=c["contact_id"]),
               done(f"Calling back {c['name']}.")],
         bucket="state_change",
@@ -574,3 +573,142 @@ def message_group(g: Gen) -> Draft:
         bucket="state_change",
         check={"insert": {"messages": [{"channel": "chat", "counterpart": grp["group_id"], "body": {"$contains": note}}]}},
     )
+
+
+# ---- 3.7 Social Posting --------------------------------------------------------------------------
+
+PLATFORM_NAMES = {"social": "Social", "microblog": "Microblog", "photoshare": "PhotoShare"}
+POSTS = ("Finally finished my first half marathon", "Sunday brunch with the best people", "New plants on the balcony",
+         "Trying out the new ramen place downtown", "First snow of the year", "Packing for the beach trip",
+         "Just adopted a kitten", "Back to the gym after a long break", "Homemade pizza night",
+         "Celebrating ten years at work today", "Learning to play the guitar", "Weekend in the mountains")
+
+
+@family("basic", "3.7", pattern="single_call")
+def post_status_update(g: Gen) -> Draft:
+    platform = g.pick(sorted(PLATFORM_NAMES))
+    text = g.pick(POSTS)
+    visibility = g.pick(("public", "friends", "private", None))
+    vis = {"public": " publicly", "friends": " for friends only", "private": " as a private post", None: ""}[visibility]
+    query = g.say("post on {p}{vis}: {text}", "share '{text}' on {p}{vis}", "put up a {p} post{vis} saying {text}",
+                  p=PLATFORM_NAMES[platform], vis=vis, text=text)
+    args: dict[str, Any] = {"platform": platform, "content": text, **({"visibility": visibility} if visibility else {})}
+    row: dict[str, Any] = {"platform": platform, "is_own": 1, "content": {"$contains": text},
+                           **({"visibility": visibility} if visibility else {})}
+    return Draft(query=query, gold=[act("create_social_post", **args), done("Posted.")], bucket="state_change",
+                 check={"insert": {"social_posts": [row]}})
+
+
+@family("basic", "3.7", pattern="single_call")
+def post_with_location_and_tags(g: Gen) -> Draft:
+    platform = g.pick(sorted(PLATFORM_NAMES))
+    text = g.pick(POSTS)
+    place = g.pick((f"{g.persona.home_city} Riverside", f"Old Town, {g.persona.home_city}", "Central Park",
+                    f"{g.persona.home_city} Botanical Garden", "Lakeside Cafe"))
+    tag = g.pick(("weekend", "goodtimes", "happy", "life", "adventure", "friends"))
+    query = g.say("post '{text}' on {p}, tag the location {place} and add #{tag}",
+                  "share on {p}: {text}. Location {place}, hashtag {tag}",
+                  "{p} post please: '{text}' at {place} with the hashtag #{tag}",
+                  text=text, p=PLATFORM_NAMES[platform], place=place, tag=tag)
+    return Draft(
+        query=query,
+        gold=[act("create_social_post", platform=platform, content=text, location=place, tags=[tag]), done("Posted.")],
+        bucket="state_change",
+        check={"insert": {"social_posts": [{"platform": platform, "is_own": 1, "content": {"$contains": text},
+                                            "location": {"$contains": place.split(",")[0]},
+                                            "tags_json": {"$contains": tag}}]}},
+    )
+
+
+@family("basic", "3.7", pattern="single_call")
+def read_account_posts(g: Gen) -> Draft:
+    acc = g.one("world_social_accounts", {"is_self": 0})
+    platform = acc["platform"]
+    topic = g.pick(("latest posts", "recent posts", "newest updates"))
+    query = g.say("what are the {topic} from {name} on {p}?", "show me {name}'s {topic} on {p}",
+                  "check {p} for {name}'s {topic}", topic=topic, name=acc["display_name"], p=PLATFORM_NAMES[platform])
+    return Draft(
+        query=query,
+        gold=[act("search_social_posts", platform=platform, author=acc["handle"]), done(f"Here are {acc['display_name']}'s posts.")],
+        bucket="tool_call",
+        check={"calls": [{"tool": "search_social_posts", "args": {
+            "platform": platform, "author": {"$any": [acc["handle"], f"@{acc['handle']}", acc["display_name"]]}}}]},
+    )
+
+
+# ---- 3.8 Social Engagement -----------------------------------------------------------------------
+
+def friend_post(g: Gen, liked: bool | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    likes = {r["post_id"] for r in g.rows("social_likes")}
+    accounts = {(a["platform"], a["handle"]): a for a in g.rows("world_social_accounts") if not a["is_self"]}
+    posts = [p for p in g.rows("social_posts", {"is_own": 0}) if (p["platform"], p["author"]) in accounts
+             and (liked is None or (p["post_id"] in likes) == liked)]
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in g.rows("social_posts", {"is_own": 0}):
+        key = (p["platform"], p["author"])
+        if key not in latest or p["posted_at"] > latest[key]["posted_at"]:
+            latest[key] = p
+    posts = [p for p in posts if latest[(p["platform"], p["author"])]["post_id"] == p["post_id"]]
+    if not posts:
+        raise BuildError("no suitable post")
+    post = g.pick(posts)
+    return post, accounts[(post["platform"], post["author"])]
+
+
+@family("basic", "3.8", pattern="lookup_then_act")
+def like_latest_post(g: Gen) -> Draft:
+    unlike = g.rng.random() < 0.3
+    post, acc = friend_post(g, liked=unlike)
+    query = g.say("{verb} {name}'s latest post on {p}", "{verb2} the newest thing {name} posted on {p}",
+                  "go to {p} and {verb} {name}'s most recent post", verb="unlike" if unlike else "like",
+                  verb2="take back my like on" if unlike else "give a like to", name=acc["display_name"],
+                  p=PLATFORM_NAMES[post["platform"]])
+    args: dict[str, Any] = {"post_id": post["post_id"], **({"unlike": True} if unlike else {})}
+    check = {"delete": {"social_likes": [{"post_id": post["post_id"]}]}} if unlike else \
+        {"insert": {"social_likes": [{"post_id": post["post_id"]}]}}
+    return Draft(
+        query=query,
+        gold=[act("search_social_posts", platform=post["platform"], author=acc["handle"], limit=5),
+              act("like_post", **args), done("Done.")],
+        bucket="state_change", check=check,
+    )
+
+
+COMMENTS = ("Congratulations!", "This looks amazing", "Wish I was there", "So happy for you", "Great shot!",
+            "Save me a slice next time", "Love it", "Count me in next time")
+
+
+@family("basic", "3.8", pattern="lookup_then_act")
+def comment_on_latest_post(g: Gen) -> Draft:
+    post, acc = friend_post(g)
+    text = g.pick(COMMENTS)
+    query = g.say("comment '{text}' on {name}'s latest {p} post", "reply to {name}'s newest post on {p} with: {text}",
+                  "leave a comment on {name}'s most recent {p} post saying {text}", text=text, name=acc["display_name"],
+                  p=PLATFORM_NAMES[post["platform"]])
+    return Draft(
+        query=query,
+        gold=[act("search_social_posts", platform=post["platform"], author=acc["handle"], limit=5),
+              act("comment_on_post", post_id=post["post_id"], text=text), done("Commented.")],
+        bucket="state_change",
+        check={"insert": {"social_comments": [{"post_id": post["post_id"], "text": {"$contains": text.rstrip("!")},
+                                               "reply_to_comment_id": None}]}},
+    )
+
+
+@family("basic", "3.8", pattern="single_call")
+def follow_or_unfollow(g: Gen) -> Draft:
+    follows = {(f["platform"], f["handle"]) for f in g.rows("social_follows")}
+    unfollow = g.rng.random() < 0.4
+    acc = g.one("world_social_accounts", {"is_self": 0},
+                filter=lambda a: ((a["platform"], a["handle"]) in follows) == unfollow)
+    p = PLATFORM_NAMES[acc["platform"]]
+    if unfollow:
+        query = g.say("unfollow @{h} on {p}", "stop following {name} on {p}", "I'm done with {name} on {p}, unfollow",
+                      h=acc["handle"], name=acc["display_name"], p=p)
+        check = {"delete": {"social_follows": [{"platform": acc["platform"], "handle": acc["handle"]}]}}
+    else:
+        query = g.say("follow @{h} on {p}", "start following {name} (@{h}) on {p}", "follow {name}'s account @{h} on {p}",
+                      h=acc["handle"], name=acc["display_name"], p=p)
+        check = {"insert": {"social_follows": [{"platform": acc["platform"], "handle": acc["handle"]}]}}
+    args: dict[str, Any] = {"platform": acc["platform"], "handle": acc["handle"], **({"unfollow": True} if unfollow else {})}
+    return Draft(query=query, gold=[act("follow_account", **args), done("Done.")], bucket="state_change", check=check)

@@ -94,13 +94,13 @@ def _job(g: Gen, skill: str) -> Draft:
     return FAMILIES[g.pick(names)].build(g)
 
 
-_REF = re.compile(r"\{\{step(\d+)\.")
+_REF = re.compile(r"\{\{gold(\d+)\.")
 
 
 def _shift(actions: list[dict[str, Any]], by: int) -> list[dict[str, Any]]:
-    """Renumber ``{{stepN.…}}`` references when actions move ``by`` places later in the gold."""
+    """Renumber ``{{goldN.…}}`` references when actions move ``by`` places later in the gold."""
     text = json.dumps(actions)
-    return json.loads(_REF.sub(lambda m: f"{{{{step{int(m.group(1)) + by}.", text))
+    return json.loads(_REF.sub(lambda m: f"{{{{gold{int(m.group(1)) + by}.", text))
 
 
 def _merge_checks(bucket: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,75 @@
+"""The bank app's screens without an API: the GUI agent signs the user back in and re-categorises transactions.
+
+Kept apart from ``finance`` so that module's tool list stays the public D7 API; ``finance`` imports this
+module at its end.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import Field
+from sqlalchemy import select, update
+
+from sandbox.domains.common import transactions
+from sandbox.domains.finance import BUDGET_CATEGORIES, CATEGORY_ALIASES, BudgetCategory, Id
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx
+from sandbox.schema import apps
+from sandbox.subagents import GuiFlow, gui_flow
+from sandbox.tooling import INTERNAL, tool
+
+# ---- Bank app screens (no API): the GUI agent signs in and re-categorises ---------------------
+
+@tool(domain=INTERNAL, app="bank", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
+def bank_sign_in(ctx: Ctx, verification_code: Annotated[str, Field(pattern=r"^[0-9]{6}$")]) -> dict[str, Any]:
+    """Sign in to the bank app with the one-time code the user received (screen action).
+
+    Args:
+        verification_code: The 6-digit one-time code.
+    """
+    ctx.conn.execute(update(apps).where(apps.c.app_id == "bank").values(logged_in=1))
+    return {"app_id": "bank", "signed_in": True}
+
+
+def _sign_in_to_bank(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    code = re.sub(r"\D", "", str(inputs["verification_code"]))
+    result = ctx.call("bank_sign_in", {"verification_code": code})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the sign-in failed: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return {"signed_in": True}
+
+
+gui_flow(GuiFlow("bank", "sign_in", ("sign in", "log in", "login", "log back in", "sign back in"),
+                 ("verification_code",), _sign_in_to_bank))
+
+
+@tool(domain=INTERNAL, app="bank", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
+def bank_recategorize_transaction(ctx: Ctx, txn_id: Id, category: BudgetCategory) -> dict[str, Any]:
+    """Move a transaction to another spending category on the bank app's transaction screen (screen action).
+
+    Args:
+        txn_id: The transaction, e.g. txn_042.
+        category: The budget category it belongs to.
+    """
+    row = ctx.conn.execute(select(transactions).where(transactions.c.txn_id == txn_id)).first()
+    if row is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no transaction {txn_id!r}", field="txn_id")
+    ctx.conn.execute(update(transactions).where(transactions.c.txn_id == txn_id).values(
+        category=category, updated_at=ctx.ts()))
+    return {"txn_id": txn_id, "category": category, "previous": row.category}
+
+
+def _recategorize(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    category = str(inputs["category"]).strip().lower()
+    category = category if category in BUDGET_CATEGORIES else CATEGORY_ALIASES.get(category, category)
+    result = ctx.call("bank_recategorize_transaction", {"txn_id": str(inputs["txn_id"]), "category": category})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the change failed: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return {"txn_id": result["Payload"]["txn_id"], "category": category, "previous": result["Payload"]["previous"]}
+
+
+gui_flow(GuiFlow("bank", "recategorize_transaction", ("categor",), ("txn_id", "category"), _recategorize))

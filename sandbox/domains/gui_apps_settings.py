@@ -1,0 +1,134 @@
+"""GUI-agent flows for D4 and D11 actions that have no API: options on an app's own settings screen
+(ad personalisation, muting one chat group, wallpaper, ringtone) and pairing a device inside its
+vendor's companion app. Their effects are internal tools (callable only by a sub-agent), kept out of
+``apps_security`` and ``settings`` so those modules declare exactly the catalogue's tools.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+from sqlalchemy import Column, ForeignKey, Text, func, insert, select, update
+
+from sandbox.domains.apps_security import Ref, _installed_app
+from sandbox.domains.entertainment import devices
+from sandbox.domains.settings import APP, _by_name, world_nearby_devices
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx
+from sandbox.schema import USER, stamps, table
+from sandbox.subagents import GuiFlow, gui_flow
+from sandbox.tooling import INTERNAL, tool
+
+SETTINGS = APP
+
+
+# ---- In-app settings with no API: the GUI agent changes them on the app's screens -------------------
+
+
+app_preferences = table(
+    "app_preferences", USER,
+    Column("app_id", Text, ForeignKey("apps.app_id"), primary_key=True),
+    Column("setting", Text, primary_key=True),  # as the app's settings screen names it, lower case
+    Column("value", Text, nullable=False),
+    *stamps(), natural_key=("app_id", "setting"),
+)
+
+# Apps whose settings screens the GUI agent knows (their in-app options have no API).
+GUI_SETTINGS_APPS = frozenset({"chat", "social", "shop", "settings", "video", "music", "mail", "shortvid", "browser",
+                               "maps", "news", "bank"})
+PrefText = Annotated[str, Field(min_length=1, max_length=120)]
+
+
+@tool(domain=INTERNAL, app=SETTINGS, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def app_set_preference(ctx: Ctx, app_id: Ref, setting: PrefText, value: PrefText) -> dict[str, Any]:
+    """Change one option on an app's own settings screen (GUI-agent action).
+
+    Args:
+        app_id: The app whose settings screen is open.
+        setting: The option's label, e.g. "Wallpaper", "Mute group: Family".
+        value: The value chosen, e.g. "Ocean", "off", "8 hours".
+    """
+    _installed_app(ctx, app_id)
+    key, val = " ".join(setting.split()).lower(), " ".join(value.split())
+    p = app_preferences.c
+    current = ctx.conn.execute(select(p.value).where(p.app_id == app_id, p.setting == key)).scalar()
+    if current is not None and current.lower() == val.lower():
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id}: {key} is already {current}")
+    if current is None:
+        ctx.conn.execute(insert(app_preferences).values(app_id=app_id, setting=key, value=val, created_at=ctx.ts(),
+                                                        updated_at=ctx.ts()))
+    else:
+        ctx.conn.execute(update(app_preferences).where(p.app_id == app_id, p.setting == key).values(
+            value=val, updated_at=ctx.ts()))
+    return {"app_id": app_id, "setting": key, "value": val, "previous": current}
+
+
+def _gui_settings_app(ctx: Ctx, app_id: str) -> bool:
+    return app_id in GUI_SETTINGS_APPS
+
+
+def _change_in_app_setting(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Open the app's settings screen, find the option by its label and pick the value."""
+    result = ctx.call("app_set_preference", {"app_id": app_id, "setting": str(inputs["setting"]),
+                                             "value": str(inputs["value"])})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the GUI agent could not change it: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return {"setting": result["Payload"]["setting"], "value": result["Payload"]["value"],
+            "previous": result["Payload"]["previous"]}
+
+
+gui_flow(GuiFlow(None, "change_in_app_setting", ("setting", "mute", "wallpaper", "ringtone", "preference", "option",
+                                                 "personali"), ("setting", "value"), _change_in_app_setting,
+                 serves=_gui_settings_app))
+
+
+# ---- Companion-app pairing (no API): the GUI agent pairs inside the vendor's app ------------------
+
+
+
+@tool(domain=INTERNAL, app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+def companion_pair_device(ctx: Ctx, companion_app: Annotated[str, Field(min_length=1, max_length=64)],
+                          device_name: Annotated[str, Field(min_length=1, max_length=80)]) -> dict[str, Any]:
+    """Pair a device from its vendor's companion app (GUI-agent action).
+
+    Args:
+        companion_app: The vendor app doing the pairing.
+        device_name: The device's name, or a distinctive part of it.
+    """
+    n = world_nearby_devices.c
+    dev = _by_name(ctx, world_nearby_devices, device_name, "the device must be nearby and in pairing mode",
+                   n.companion_app == companion_app)
+    d = devices.c
+    known = ctx.conn.execute(select(d.device_id, d.paired).where(
+        func.lower(d.name) == dev["name"].lower(), d.connection == "bluetooth")).first()
+    if known is not None and known.paired:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{dev['name']} is already paired: {known.device_id}",
+                        existing_id=known.device_id)
+    state = {"paired": 1, "connected": 1, "online": 1, "updated_at": ctx.ts()}
+    if known is not None:
+        ctx.conn.execute(update(devices).where(d.device_id == known.device_id).values(**state))
+        did = known.device_id
+    else:
+        did = ctx.new_id(devices)
+        ctx.conn.execute(insert(devices).values(device_id=did, name=dev["name"], kind=dev["kind"],
+                                                connection="bluetooth", created_at=ctx.ts(), **state))
+    return {"device_id": did, "name": dev["name"], "paired": True, "connected": True}
+
+
+def _is_companion_app(ctx: Ctx, app_id: str) -> bool:
+    return ctx.conn.execute(select(world_nearby_devices.c.name).where(
+        world_nearby_devices.c.companion_app == app_id).limit(1)).first() is not None
+
+
+def _pair_in_companion_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    result = ctx.call("companion_pair_device", {"companion_app": app_id, "device_name": str(inputs["device_name"])})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"pairing in {app_id} failed: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return {"device_id": result["Payload"]["device_id"], "name": result["Payload"]["name"], "paired": True}
+
+
+gui_flow(GuiFlow(None, "pair_in_companion_app", ("pair", "connect"), ("device_name",), _pair_in_companion_app,
+                 serves=_is_companion_app))

@@ -1,0 +1,147 @@
+"""GUI-agent flows for D2 actions that have no API: the e-book app's reading-goal screen, the camera app's
+settings screen and the cast app's Add device screen. Their effects are internal tools (callable only by a
+sub-agent), kept out of ``entertainment`` so that module declares exactly the catalogue's tools;
+``entertainment`` imports this module at its end, so the flows register whenever the domains do.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import Column, Connection, Integer, Text, insert, select, update
+
+from sandbox.domains.entertainment import _device, devices
+from sandbox.errors import ErrorType, ToolError
+from sandbox.executor import Ctx
+from sandbox.schema import USER, stamps, table
+from sandbox.subagents import GuiFlow, gui_flow
+from sandbox.tooling import INTERNAL, tool
+from sandbox.world import Persona, seeder
+
+reading_goals = table(
+    "reading_goals", USER,
+    Column("year", Integer, primary_key=True), Column("books", Integer, nullable=False),
+    *stamps(), natural_key=("year",),
+)
+
+camera_settings = table(
+    "camera_settings", USER,
+    Column("option", Text, primary_key=True),  # grid | shutter_sound | location_tags | mirror_front | hdr
+    Column("value", Text, nullable=False),  # on | off
+    *stamps(), natural_key=("option",),
+)
+
+CAMERA_OPTIONS = {"grid": "off", "shutter_sound": "on", "location_tags": "on", "mirror_front": "off", "hdr": "auto"}
+
+
+@seeder
+def seed_media_app_settings(conn: Connection, rng: random.Random, persona: Persona) -> None:
+    """The camera app's in-app settings (changed only on its settings screen)."""
+    conn.execute(insert(camera_settings), [{"option": k, "value": v, "created_at": persona.now,
+                                            "updated_at": persona.now} for k, v in CAMERA_OPTIONS.items()])
+
+
+@tool(domain=INTERNAL, app="ebooks", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
+def ebooks_set_reading_goal(ctx: Ctx, year: Annotated[int, Field(ge=2000, le=2100)],
+                            books: Annotated[int, Field(ge=1, le=500)]) -> dict[str, Any]:
+    """Set the yearly reading challenge on the e-book app's Goals screen (GUI-agent action).
+
+    Args:
+        year: The challenge year.
+        books: How many books to read that year.
+    """
+    found = ctx.conn.execute(select(reading_goals.c.books).where(reading_goals.c.year == year)).first()
+    if found is None:
+        ctx.conn.execute(insert(reading_goals).values(year=year, books=books, created_at=ctx.ts(), updated_at=ctx.ts()))
+    else:
+        ctx.conn.execute(update(reading_goals).where(reading_goals.c.year == year).values(books=books,
+                                                                                         updated_at=ctx.ts()))
+    return {"year": year, "books": books}
+
+
+def _reading_goal(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    try:
+        books = int(inputs["books"])
+        year = int(inputs.get("year") or ctx.now.year)
+    except (TypeError, ValueError) as exc:
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, "books and year must be numbers", missing_inputs=["books"]) from exc
+    result = ctx.call("ebooks_set_reading_goal", {"year": year, "books": books})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"could not set the goal: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return {"year": year, "books": books, "goal": f"{books} books in {year}"}
+
+
+gui_flow(GuiFlow("ebooks", "set_reading_goal", ("goal", "challenge"), ("books",), _reading_goal))
+
+
+@tool(domain=INTERNAL, app="camera", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+def camera_set_option(ctx: Ctx, option: Annotated[str, Field(min_length=1, max_length=40)],
+                      value: Literal["on", "off", "auto"]) -> dict[str, Any]:
+    """Flip a switch on the camera app's settings screen (GUI-agent action).
+
+    Args:
+        option: grid, shutter_sound, location_tags, mirror_front or hdr.
+        value: on, off or auto (hdr only).
+    """
+    key = option.strip().lower().replace(" ", "_").replace("-", "_")
+    key = {"grid_lines": "grid", "shutter": "shutter_sound", "location": "location_tags", "geotag": "location_tags",
+           "geotags": "location_tags", "mirror": "mirror_front", "mirror_selfies": "mirror_front"}.get(key, key)
+    current = ctx.conn.execute(select(camera_settings.c.value).where(camera_settings.c.option == key)).scalar()
+    if current is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"the camera has no setting {option!r}",
+                        options=sorted(CAMERA_OPTIONS))
+    if current == value:
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{key} is already {value}")
+    ctx.conn.execute(update(camera_settings).where(camera_settings.c.option == key).values(value=value,
+                                                                                           updated_at=ctx.ts()))
+    return {"option": key, "value": value, "previous": current}
+
+
+def _camera_setting(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    value = str(inputs["value"]).strip().lower()
+    value = {"true": "on", "enabled": "on", "enable": "on", "yes": "on", "1": "on", "false": "off",
+             "disabled": "off", "disable": "off", "no": "off", "0": "off"}.get(value, value)
+    result = ctx.call("camera_set_option", {"option": str(inputs["option"]), "value": value})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"could not change the setting: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return result["Payload"]
+
+
+gui_flow(GuiFlow("camera", "change_camera_setting", ("setting", "grid", "shutter", "location tag", "geotag",
+                                                     "mirror", "hdr", "turn on", "turn off"),
+                 ("option", "value"), _camera_setting))
+
+
+@tool(domain=INTERNAL, app="cast", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY,
+                                                          ErrorType.RESOURCE_UNAVAILABLE))
+def cast_pair_device(ctx: Ctx, device_name: Annotated[str, Field(min_length=1, max_length=80)]) -> dict[str, Any]:
+    """Pair a TV or speaker on the cast app's Add device screen (GUI-agent action); pairing also connects.
+
+    Args:
+        device_name: The device's name, or a distinctive part of it.
+    """
+    device = _device(ctx, device_name)
+    if device["paired"]:
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{device['name']} is already paired",
+                        existing_id=device["device_id"])
+    if not device["online"]:
+        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{device['name']} is offline or out of range")
+    ctx.conn.execute(update(devices).where(devices.c.device_id == device["device_id"]).values(
+        paired=1, connected=1, updated_at=ctx.ts()))
+    return {"device_id": device["device_id"], "name": device["name"], "paired": True, "connected": True}
+
+
+def _pair_cast_device(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    result = ctx.call("cast_pair_device", {"device_name": str(inputs["device_name"])})
+    if result["Status"] != "success":
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"pairing failed: {result['Payload']['message']}",
+                        reason=result["ErrorType"])
+    return result["Payload"]
+
+
+gui_flow(GuiFlow("cast", "pair_cast_device", ("pair", "set up", "add device", "connect"), ("device_name",),
+                 _pair_cast_device))

@@ -1,0 +1,422 @@
+"""Basic Tool Use families for Information & Utilities (D12): weather, news, web search, translation and
+dictionary, calculator and unit conversion, world time and holidays."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sandbox.errors import ErrorType
+from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.families.basic_media import family
+
+WEATHER_WORDS = ("weather", "forecast")
+
+
+def weather_cities(g: Gen) -> list[str]:
+    return sorted({r["location_key"] for r in g.rows("world_weather")})
+
+
+def on_day(g: Gen, days: int) -> dict[str, Any]:
+    """A date matcher: today may also be left to the tool's default."""
+    return {"$any": [g.date(0), {"$absent": True}]} if days == 0 else g.date(days)
+
+
+# ---- 12.1 Weather ---------------------------------------------------------------------------------------------------
+
+@family("basic", "12.1", pattern="single_call")
+def weather_in_city(g: Gen) -> Draft:
+    city = g.pick(weather_cities(g))
+    days = g.pick((0, 1, 2, 3, 4, 5, 6))
+    when = g.when(days)
+    imperial = g.pick((False, False, True))
+    unit = " in Fahrenheit" if imperial else ""
+    query = g.say("what's the weather in {c} {w}{u}?", "will it rain in {c} {w}?", "give me the forecast for {c} {w}{u}",
+                  "how hot will it be in {c} {w}{u}?", c=city, w=when, u=unit)
+    args: dict[str, Any] = {"location": city}
+    if days:
+        args["date"] = g.date(days)
+    expect: dict[str, Any] = {"location": {"$contains": city}, "date": on_day(g, days)}
+    if imperial and "rain" not in query:
+        args["units"] = "imperial"
+        expect["units"] = "imperial"
+    return Draft(query=query, gold=[act("get_weather", **args), done(f"Here is the weather in {city} {when}.")],
+                 bucket="tool_call", check={"calls": [{"tool": "get_weather", "args": expect}]})
+
+
+ALERT_WORDS = {"storm": "storm", "heat": "heat", "flood": "flood", "air_quality": "air quality", "cold": "cold"}
+
+
+@family("basic", "12.1", pattern="single_call")
+def weather_alerts(g: Gen) -> Draft:
+    cities = weather_cities(g)
+    home = g.persona.home_city
+    city = g.pick(cities)
+    kind = g.pick((None, *ALERT_WORDS))
+    what = f"{ALERT_WORDS[kind]} warnings" if kind else "severe weather warnings"
+    here = city == home and g.pick((True, False))
+    place = "at home" if here else f"in {city}"
+    query = g.say("are there any {what} {p}?", "check for {what} {p}", "any active weather alerts {p}? I mean {what}",
+                  what=what, p=place)
+    args: dict[str, Any] = {"location": "home" if here else city}
+    expect: dict[str, Any] = {"location": {"$any": ["home", {"$contains": city}]} if here else {"$contains": city}}
+    if kind:
+        args["types"] = [kind]
+    return Draft(query=query, gold=[act("get_weather_alerts", **args), done("Here are the alerts.")],
+                 bucket="tool_call", check={"calls": [{"tool": "get_weather_alerts", "args": expect}]})
+
+
+@family("basic", "12.1", pattern="friction", friction="service_disabled")
+def weather_here_location_off(g: Gen) -> Draft:
+    perm = g.rows("app_permissions", {"app_id": "weather", "permission": "LOCATION"})
+    if not perm or perm[0]["state"] != "granted":
+        raise BuildError("weather lacks LOCATION")
+    days = g.pick((0, 1, 2))
+    hourly = days < 2 and g.pick((True, False))
+    ask = "hour by hour " if hourly else ""
+    query = g.say("what's the weather {h}where I am right now{w}?", "check the {h}forecast for my current location{w}",
+                  "is it going to rain here{w}? Use my location{x}", h=ask, w="" if days == 0 else f" {g.when(days)}",
+                  x=", hour by hour" if hourly else "")
+    args: dict[str, Any] = {"location": "current"}
+    if days:
+        args["date"] = g.date(days)
+    if hourly:
+        args["hourly"] = True
+    return Draft(
+        query=query,
+        gold=[act("get_weather", **args), act("set_location_services", enabled=True), act("get_weather", **args),
+              done("I turned location services on; here is the forecast for where you are.")],
+        bucket="tool_call",
+        check={"calls": [{"tool": "set_location_services", "args": {"enabled": True}},
+                         {"tool": "get_weather", "args": {"location": "current", "date": on_day(g, days)}}]},
+        patches={"update": {"device_settings": [{"match": {"key": "location_service"}, "set": {"value": "0"}}]}},
+        recovers=(ErrorType.SERVICE_DISABLED,),
+    )
+
+
+# ---- 12.2 News --------------------------------------------------------------------------------------------------------
+
+SECTIONS = {"world": "world", "business": "business", "tech": "tech", "sports": "sports",
+            "entertainment": "entertainment", "science": "science", "health": "health"}
+REGIONS = {"CN": "China", "US": "the US", "GB": "the UK", "JP": "Japan", "DE": "Germany", "IN": "India"}
+
+
+@family("basic", "12.2", pattern="single_call")
+def headlines(g: Gen) -> Draft:
+    news = g.rows("world_news")
+    pairs = sorted({(n["category"], n["region"]) for n in news if n["category"] in SECTIONS and n["region"] in REGIONS
+                    and n["published_at"] <= g.persona.now})
+    use_region = g.pick((True, False))
+    if use_region:
+        cat, region = g.pick(pairs)
+    else:
+        cat, region = g.pick(sorted(SECTIONS)), None
+    n = g.pick((None, 3, 5, 10))
+    top = f"top {n} " if n else "latest "
+    where = f" from {REGIONS[region]}" if region else ""
+    query = g.say("show me the {t}{c} news{r}", "what are the {t}{c} headlines{r}?", "any {c} news{r} today? give me the {t}stories",
+                  t=top, c=cat, r=where)
+    args: dict[str, Any] = {"category": cat}
+    expect: dict[str, Any] = {"category": cat}
+    if region:
+        args["region"] = region
+        expect["region"] = region
+    if n:
+        args["limit"] = n
+    return Draft(query=query, gold=[act("get_news_headlines", **args), done("Here are the headlines.")],
+                 bucket="tool_call", check={"calls": [{"tool": "get_news_headlines", "args": expect}]})
+
+
+FOLDERS = ("Read later", "Work", "Weekend", "Research", "Interesting")
+
+
+@family("basic", "12.2", pattern="lookup_then_act")
+def save_article(g: Gen) -> Draft:
+    saved = {r["article_id"] for r in g.rows("saved_articles")}
+    art = g.one("world_news", filter=lambda n: n["article_id"] not in saved and n["published_at"] <= g.persona.now)
+    folder = g.pick((None, *FOLDERS[1:]))
+    into = f" in my {folder} folder" if folder else ""
+    query = g.say("save the article '{t}' for later{i}", "bookmark the news story \"{t}\"{i}",
+                  "I want to read '{t}' later, add it to my reading list{i}", t=art["title"], i=into)
+    args: dict[str, Any] = {"article_id": art["article_id"]}
+    row: dict[str, Any] = {"article_id": art["article_id"]}
+    if folder:
+        args["folder"] = folder
+        row["folder"] = folder
+    return Draft(
+        query=query,
+        gold=[act("get_news_headlines", category=art["category"], query=art["title"], limit=10),
+              act("save_news_article", **args), done("Saved.")],
+        bucket="state_change", check={"insert": {"saved_articles": [row]}},
+    )
+
+
+# ---- 12.3 Web Search & Q&A ----------------------------------------------------------------------------------------------
+
+QUESTIONS = [  # (question templates, gold query, words the query must hold)
+    (("how tall is Mount Fuji?", "look up the height of Mount Fuji", "search the web: Mount Fuji elevation"),
+     "Mount Fuji height", ["fuji"]),
+    (("how long is the Great Wall of China?", "find out how long the Great Wall of China is"),
+     "Great Wall of China length", ["great wall"]),
+    (("how do I renew my passport?", "search how to renew a passport", "what do I need to renew my passport?"),
+     "how to renew passport", ["passport"]),
+    (("is green tea actually healthy?", "look up the health benefits of green tea"),
+     "health benefits of green tea", ["green tea"]),
+    (("what's new in Python 3.13?", "search for the Python 3.13 release notes"), "Python 3.13 release notes",
+     ["python", "3.13"]),
+    (("do I really need 10,000 steps a day?", "search the web for whether 10000 steps a day matters"),
+     "10,000 steps a day", ["steps"]),
+    (("how do I make tomato and egg stir-fry?", "find a quick tomato egg stir fry recipe"),
+     "tomato egg stir-fry recipe", ["tomato", "egg"]),
+    (("what does battery saver mode turn off?", "search what battery saver mode disables"),
+     "what battery saver mode turns off", ["battery saver"]),
+    (("what are my rights if my flight is delayed?", "look up flight delay compensation rules"),
+     "flight delay compensation rights", ["flight", "delay"]),
+    (("how does cold weather affect EV range?", "search the web for EV range in cold weather"),
+     "cold weather EV range", ["ev", "cold"]),
+    (("what's the 50/30/20 budgeting rule?", "look up the 50/30/20 budget rule"), "50/30/20 budgeting rule",
+     ["50/30/20"]),
+    (("how do I make overnight oats?", "find an easy overnight oats recipe"), "easy overnight oats recipe",
+     ["overnight oats"]),
+    (("what are common Japanese greetings for travellers?", "search Japanese greetings I should know for my trip"),
+     "Japanese greetings for travellers", ["japanese", "greeting"]),
+    (("which robot vacuum is best this year?", "search for the best robot vacuums of 2025"),
+     "best robot vacuums 2025", ["robot vacuum"]),
+]
+
+
+@family("basic", "12.3", pattern="single_call")
+def web_question(g: Gen) -> Draft:
+    templates, q, words = g.pick(QUESTIONS)
+    site = g.pick((None, None, "wikipedia.org")) if "fuji" in q.lower() or "wall" in q.lower() else None
+    query = g.pick(templates)
+    if site:
+        query = query.rstrip("?") + ", on Wikipedia"
+    query = query[:1].upper() + query[1:]
+    args: dict[str, Any] = {"query": q}
+    expect: dict[str, Any] = {"query": {"$contains_all": words}}
+    if site:
+        args["site"] = site
+        expect["site"] = {"$contains": "wikipedia"}
+    return Draft(query=query, gold=[act("web_search", **args), done("Here is what I found.")], bucket="tool_call",
+                 check={"calls": [{"tool": "web_search", "args": expect}]})
+
+
+CITY_GUIDES = (("Things to do in", "things to do in {c} this week"), ("Where to eat brunch in", "brunch spots in {c}"),
+               ("Best day hikes near", "day hikes near {c}"), ("Top museums in", "top museums in {c}"),
+               ("metro: hours and fares", "{c} metro hours and fares"))
+
+
+@family("basic", "12.3", pattern="cross_app")
+def web_result_to_note(g: Gen) -> Draft:
+    docs = g.rows("world_web_docs")
+    options = []
+    for prefix, ask in CITY_GUIDES:
+        for d in docs:
+            if prefix in d["title"] and d["published_at"] <= g.persona.now:
+                city = d["title"].replace(prefix, "").replace("this week", "").replace("metro:", "").strip(" :")
+                city = city.split(" metro")[0].strip()
+                options.append((d, ask.format(c=city), city))
+    if not options:
+        raise BuildError("no city guide pages")
+    doc, search, city = g.pick(options)
+    title = g.pick(("{c} ideas", "{c} plans", "Trip notes: {c}", "{c} links")).format(c=city)
+    query = g.say("search the web for {s} and save the top result's link in a note called '{t}'",
+                  "find {s} online, then put the best page's link into a new note titled {t}",
+                  "look up {s} and jot the first link down in a note named '{t}'", s=search, t=title)
+    return Draft(
+        query=query,
+        gold=[act("web_search", query=search),
+              act("create_note", title=title, content=f"{doc['title']}: {doc['url']}"),
+              done(f"Saved {doc['url']} in the note {title}.")],
+        bucket="state_change",
+        check={"insert": {"notes": [{"title": title, "content": {"$contains": doc["url"]}}]}},
+    )
+
+
+# ---- 12.4 Translation & Dictionary ---------------------------------------------------------------------------------------
+
+TARGETS = {"fr": "French", "de": "German", "es": "Spanish", "ja": "Japanese", "ko": "Korean", "zh": "Chinese"}
+
+
+@family("basic", "12.4", pattern="single_call")
+def translate_phrase(g: Gen) -> Draft:
+    rows = g.rows("world_translations", {"formality": "default"})
+    row = g.pick(rows)
+    phrase, lang = row["source_text"], row["target_lang"]
+    formal = None
+    if g.rows("world_translations", {"text_key": row["text_key"], "target_lang": lang, "formality": "formal"}):
+        formal = g.pick((None, "formal", "informal"))
+    reg = f" ({formal})" if formal else ""
+    query = g.say("how do you say \"{p}\" in {l}{r}?", "translate '{p}' into {l}{r}", "what's \"{p}\" in {l}{r}?",
+                  p=phrase, l=TARGETS[lang], r=reg)
+    args: dict[str, Any] = {"text": phrase, "target_lang": lang}
+    expect: dict[str, Any] = {"text": {"$contains": row["text_key"]}, "target_lang": {"$regex": f"^{lang}"}}
+    if formal:
+        args["formality"] = formal
+        expect["formality"] = formal
+    return Draft(query=query, gold=[act("translate_text", **args), done(f"In {TARGETS[lang]}: ...")], bucket="tool_call",
+                 check={"calls": [{"tool": "translate_text", "args": expect}]})
+
+
+def english_words(g: Gen) -> list[dict[str, Any]]:
+    return [r for r in g.rows("world_dictionary") if r["lang"] == "en"]
+
+
+@family("basic", "12.4", pattern="single_call")
+def define_word(g: Gen) -> Draft:
+    entry = g.pick(english_words(g))
+    word = entry["word"]
+    query = g.say("what does '{w}' mean?", "define {w}", "look up the word \"{w}\" in the dictionary",
+                  "give me synonyms for {w}", "how do you pronounce {w} and what does it mean?", w=word)
+    return Draft(query=query, gold=[act("lookup_dictionary", word=word), done(f"Here is the entry for {word}.")],
+                 bucket="tool_call", check={"calls": [{"tool": "lookup_dictionary", "args": {"word": word}}]})
+
+
+def misspell(g: Gen, word: str) -> str:
+    """A typo after the third letter (the dictionary suggests words that share the first three)."""
+    i = g.rng.randint(3, len(word) - 1)
+    how = g.pick(("double", "drop", "swap"))
+    if how == "double":
+        return word[:i] + word[i] + word[i:]
+    if how == "drop" and len(word) > 5:
+        return word[:i] + word[i + 1:]
+    if i + 1 < len(word) and word[i] != word[i + 1]:
+        return word[:i] + word[i + 1] + word[i] + word[i + 2:]
+    return word[:i] + word[i] + word[i:]
+
+
+@family("basic", "12.4", pattern="friction", friction="not_found")
+def define_misspelled_word(g: Gen) -> Draft:
+    entry = g.pick([r for r in english_words(g) if len(r["word"]) >= 6 and " " not in r["word"]])
+    word = entry["word"]
+    typo = misspell(g, word)
+    if typo == word:
+        raise BuildError("no typo")
+    query = g.say("what does '{t}' mean?", "define the word {t}", "look up \"{t}\" in the dictionary for me", t=typo)
+    return Draft(
+        query=query,
+        gold=[act("lookup_dictionary", word=typo), act("lookup_dictionary", word=word),
+              done(f"I think you meant '{word}'. Here is its entry.")],
+        bucket="tool_call", check={"calls": [{"tool": "lookup_dictionary", "args": {"word": word}}]},
+        recovers=(ErrorType.ENTITY_NOT_FOUND,),
+    )
+
+
+# ---- 12.5 Calculator & Unit Conversion ---------------------------------------------------------------------------------------
+
+def money(g: Gen, lo: int, hi: int) -> str:
+    """An amount whose text the expression keeps as written (no trailing zero)."""
+    whole = g.rng.randint(lo, hi)
+    cents = g.pick((0, 0, 15, 25, 35, 45, 55, 65, 75, 85, 95))
+    return f"{whole}.{cents}" if cents else str(whole)
+
+
+@family("basic", "12.5", pattern="single_call")
+def arithmetic(g: Gen) -> Draft:
+    kind = g.pick(("tip", "split", "discount", "power", "mix"))
+    if kind == "tip":
+        amount, pct = money(g, 20, 400), g.pick((10, 12, 15, 18, 20, 22))
+        query = g.say("what's a {p}% tip on {a}?", "calculate {p} percent of {a} for the tip", a=amount, p=pct)
+        expr, must = f"{amount} * {pct} / 100", [amount, str(pct)]
+    elif kind == "split":
+        amount, n = money(g, 60, 900), g.rng.randint(3, 9)
+        query = g.say("split {a} evenly between {n} people", "we are {n} and the bill is {a}; how much each?",
+                      "divide {a} by {n}", a=amount, n=n)
+        expr, must = f"{amount} / {n}", [amount, str(n)]
+    elif kind == "discount":
+        amount, pct = money(g, 30, 2000), g.pick((15, 20, 25, 30, 35, 40))
+        query = g.say("how much is {a} after a {p}% discount?", "what do I pay for a {a} item at {p} percent off?",
+                      a=amount, p=pct)
+        expr, must = f"{amount} * (1 - {pct} / 100)", [amount, str(pct)]
+    elif kind == "power":
+        base, exp = g.rng.randint(2, 19), g.rng.randint(3, 12)
+        query = g.say("what is {b} to the power of {e}?", "calculate {b}^{e}", b=base, e=exp)
+        expr, must = f"{base} ** {exp}", [str(base), str(exp)]
+    else:
+        a, b, c = g.rng.randint(12, 999), g.rng.randint(3, 99), g.rng.randint(100, 9999)
+        query = g.say("what's {a} times {b} minus {c}?", "compute {a} x {b} - {c}", a=a, b=b, c=c)
+        expr, must = f"{a} * {b} - {c}", [str(a), str(b), str(c)]
+    return Draft(query=query[:1].upper() + query[1:], gold=[act("calculate", expression=expr), done("Here's the result.")],
+                 bucket="tool_call",
+                 check={"calls": [{"tool": "calculate", "args": {"expression": {"$contains_all": must}}}]})
+
+
+UNIT_FORMS = {  # unit -> (how the user says it, accepted spellings)
+    "km": ("kilometers", r"^(km|kilomet(er|re)s?)$"), "mi": ("miles", r"^(mi|miles?)$"),
+    "kg": ("kilograms", r"^(kg|kilos?|kilograms?)$"), "lb": ("pounds", r"^(lbs?|pounds?)$"),
+    "C": ("degrees Celsius", r"^(c|°c|celsius|degrees? celsius)$"),
+    "F": ("degrees Fahrenheit", r"^(f|°f|fahrenheit|degrees? fahrenheit)$"),
+    "cup": ("cups", r"^(cups?)$"), "ml": ("milliliters", r"^(ml|millilit(er|re)s?)$"),
+    "mph": ("mph", r"^(mph|miles? per hour)$"), "km/h": ("km/h", r"^(km/h|kph|kmh|kilomet(er|re)s? per hour)$"),
+    "GB": ("gigabytes", r"^(gb|gigabytes?)$"), "MB": ("megabytes", r"^(mb|megabytes?)$"),
+    "ha": ("hectares", r"^(ha|hectares?)$"), "acre": ("acres", r"^(acres?)$"),
+    "ft": ("feet", r"^(ft|feet|foot)$"), "m": ("meters", r"^(m|met(er|re)s?)$"),
+    "oz": ("ounces", r"^(oz|ounces?)$"), "g": ("grams", r"^(g|grams?)$"),
+}
+PAIRS = (("km", "mi"), ("mi", "km"), ("kg", "lb"), ("lb", "kg"), ("C", "F"), ("F", "C"), ("cup", "ml"),
+         ("mph", "km/h"), ("km/h", "mph"), ("GB", "MB"), ("ha", "acre"), ("ft", "m"), ("m", "ft"), ("oz", "g"))
+
+
+@family("basic", "12.5", pattern="single_call")
+def unit_conversion(g: Gen) -> Draft:
+    src, dst = g.pick(PAIRS)
+    value = g.pick((g.rng.randint(2, 250), round(g.rng.uniform(1, 99), 1)))
+    if src in ("C", "F"):
+        value = g.rng.randint(-10, 104)
+    say_src, say_dst = UNIT_FORMS[src][0], UNIT_FORMS[dst][0]
+    query = g.say("convert {v} {s} to {d}", "how many {d} is {v} {s}?", "what is {v} {s} in {d}?", v=value, s=say_src,
+                  d=say_dst)
+    return Draft(query=query, gold=[act("convert_units", value=value, from_unit=src, to_unit=dst), done("Converted.")],
+                 bucket="tool_call",
+                 check={"calls": [{"tool": "convert_units", "args": {
+                     "value": {"$approx": [value, 0.001]}, "from_unit": {"$regex": UNIT_FORMS[src][1]},
+                     "to_unit": {"$regex": UNIT_FORMS[dst][1]}}}]})
+
+
+# ---- 12.6 Time Zones & Holidays ----------------------------------------------------------------------------------------------
+
+@family("basic", "12.6", pattern="single_call")
+def time_in_city(g: Gen) -> Draft:
+    zones = [z for z in g.rows("world_timezones") if z["tz"] != g.persona.timezone]
+    z = g.pick(zones)
+    convert = g.pick((False, True))
+    if convert:
+        days, hour = g.pick((1, 2, 3)), g.rng.randint(7, 21)
+        at = f"{g.date(days)}T{hour:02d}:00"
+        query = g.say("what time will it be in {c} when it's {h}:00 here {w}?",
+                      "if I call at {h}:00 my time {w}, what time is it in {c}?", c=z["city"], h=hour, w=g.when(days))
+        args: dict[str, Any] = {"location": z["city"], "at": at}
+        expect: dict[str, Any] = {"location": {"$any": [{"$contains": z["city"]}, z["tz"]]}, "at": at,
+                                  "at_is_location_time": {"$any": [False, {"$absent": True}]}}
+    else:
+        query = g.say("what time is it in {c} right now?", "current local time in {c}?", "what's the time in {c}?",
+                      c=z["city"])
+        args = {"location": z["city"]}
+        expect = {"location": {"$any": [{"$contains": z["city"]}, z["tz"]]}}
+    return Draft(query=query, gold=[act("get_world_time", **args), done("Here is the time.")], bucket="tool_call",
+                 check={"calls": [{"tool": "get_world_time", "args": expect}]})
+
+
+COUNTRIES = {"CN": "China", "US": "the US", "JP": "Japan", "GB": "the UK", "DE": "Germany", "FR": "France",
+             "KR": "South Korea", "IN": "India", "ES": "Spain", "CA": "Canada", "AU": "Australia"}
+
+
+@family("basic", "12.6", pattern="single_call")
+def public_holidays(g: Gen) -> Draft:
+    have = {(r["country"], int(r["date"][:4])) for r in g.rows("world_holidays")}
+    code = g.pick(sorted({c for c, _ in have if c in COUNTRIES}))
+    year = g.pick(sorted({y for c, y in have if c == code}))
+    month = g.pick((None, None, *range(1, 13)))
+    span = f"in {['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'][month - 1]} {year}" if month else f"in {year}"
+    query = g.say("what are the public holidays in {c} {s}?", "list {c}'s bank holidays {s}",
+                  "which days are national holidays in {c} {s}?", c=COUNTRIES[code], s=span)
+    args: dict[str, Any] = {"country": code, "year": year}
+    expect: dict[str, Any] = {"country": {"$regex": f"^{code}$"}, "year": year}
+    if month:
+        args["month"] = month
+    return Draft(query=query, gold=[act("get_holidays", **args), done("Here are the holidays.")], bucket="tool_call",
+                 check={"calls": [{"tool": "get_holidays", "args": expect}]})
+
+
+_ = json  # noqa: F841  (kept for parity with the media module's helpers)

@@ -1,0 +1,466 @@
+"""Basic Tool Use families for Shopping & E-commerce (D6): search, cart, checkout, orders, returns, coupons, wishlist."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from sandbox.domains.shopping import _coupon_problem, _discount, _unit_price
+from sandbox.errors import ErrorType
+from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+
+NOUNS = {  # a product title's noun -> how a user names it
+    "Wireless Noise-Cancelling Headphones": "noise-cancelling headphones", "True Wireless Earbuds": "wireless earbuds",
+    "Smartphone": "smartphone", "Laptop": "laptop", "Smartwatch": "smartwatch", "Tablet": "tablet",
+    "65W USB-C Fast Charger": "fast charger", "Power Bank 20000mAh": "power bank",
+    "Portable Bluetooth Speaker": "bluetooth speaker", "Mechanical Keyboard": "mechanical keyboard",
+    "Air Fryer": "air fryer", "Robot Vacuum": "robot vacuum", "Espresso Machine": "espresso machine",
+    "Electric Kettle 1.7L": "electric kettle", "Air Purifier": "air purifier", "Bed Sheet Set": "bed sheet set",
+    "Running Shoes": "running shoes", "Slim Fit Jeans": "slim fit jeans", "Down Jacket": "down jacket",
+    "Travel Backpack 25L": "travel backpack", "Sunscreen SPF50+ 60ml": "sunscreen",
+    "Moisturizing Face Cream 50ml": "face cream", "Electric Toothbrush": "electric toothbrush",
+    "Yoga Mat 6mm": "yoga mat", "Cycling Helmet": "cycling helmet", "Coffee Beans 1kg": "coffee beans",
+    "Cotton Crew T-Shirt": "t-shirt",
+}
+STORES = ("TechMall", "HomePlus", "UrbanWear", "BeautyBay", "SportZone", "BookNook", "FreshMart")
+
+
+def noun_of(product: dict[str, Any]) -> str | None:
+    return next((NOUNS[n] for n in NOUNS if product["title"].endswith(n)), None)
+
+
+def model_of(product: dict[str, Any]) -> str:
+    """Brand and model, e.g. "Philips Airfryer XXL" (books: their title)."""
+    if product["category"] == "books":
+        return product["title"].split(" (")[0]
+    noun = next((n for n in NOUNS if product["title"].endswith(n)), "")
+    return product["title"][: len(product["title"]) - len(noun)].strip()
+
+
+def product(g: Gen, *, stock: int = 1, variants: bool | None = None, books: bool = False) -> dict[str, Any]:
+    def ok(p: dict[str, Any]) -> bool:
+        has = p["variants_json"] != "[]"
+        return p["stock"] >= stock and (variants is None or has == variants) and \
+            (books or p["category"] != "books") and p["product_id"] != "product_112"
+    return g.one("world_products", filter=ok)
+
+
+def money(g: Gen) -> str:
+    return g.rows("payment_methods", {"method_id": "pm_002"})[0]["currency"]
+
+
+def pay_name(method_id: str) -> str:
+    return {"pm_001": "my Visa credit card", "pm_002": "my debit card", "pm_003": "my wallet balance"}[method_id]
+
+
+def addr_name(address: dict[str, Any]) -> str:
+    return f"my {address['label'].lower()} address"
+
+
+# ---- 6.1 Product Search & Compare -------------------------------------------------------------
+
+@family("basic", "6.1", pattern="single_call")
+def cheapest_in_category(g: Gen) -> Draft:
+    p = product(g)
+    noun = noun_of(p)
+    if noun is None:
+        raise BuildError("no noun")
+    order, word = g.pick([("price_asc", "cheapest"), ("rating", "best-rated"), ("sales", "best-selling"),
+                          ("price_desc", "most expensive")])
+    brand = g.pick([None, p["brand"]])
+    where = f" from {brand}" if brand else ""
+    query = g.say("what's the {word} {noun}{where} in the shop?", "find me the {word} {noun}{where} you can buy",
+                  "which {noun}{where} is the {word} one on the shop app?",
+                  "search the shop for {noun}{where} and tell me the {word} option", word=word, noun=noun, where=where)
+    args: dict[str, Any] = {"query": noun, "sort": order}
+    if brand:
+        args["brand"] = brand
+    key = noun.split()[-1].rstrip("s")
+    check_args: dict[str, Any] = {"query": {"$contains": key}}
+    if brand:
+        check_args = {"$any": [{"query": {"$contains": key}, "brand": brand},
+                               {"query": {"$contains_all": [key, brand]}}]}
+    return Draft(query=query, gold=[act("search_products", **args), done(f"Here is the {word} {noun}.")],
+                 bucket="tool_call", check={"calls": [{"tool": "search_products", "args": check_args}]})
+
+
+@family("basic", "6.1", pattern="lookup_then_act")
+def product_reviews_and_specs(g: Gen) -> Draft:
+    p = product(g, books=True)
+    model = model_of(p)
+    what = g.pick(["the reviews of", "the specs of", "the price history of", "the variants and stock of",
+                   "what people say about", "the lowest recent price of"])
+    query = g.say("show me {what} the {model}", "can you pull up {what} the {model} in the shop?",
+                  "I'm thinking about buying the {model}; check {what} it for me", what=what, model=model)
+    return Draft(query=query,
+                 gold=[act("search_products", query=model), act("get_product_details", product_id=p["product_id"]),
+                       done(f"Details of {p['title']}.")],
+                 bucket="tool_call",
+                 check={"calls": [{"tool": "get_product_details", "args": {"product_id": p["product_id"]}}]})
+
+
+# ---- 6.2 Cart & Checkout ----------------------------------------------------------------------
+
+@family("basic", "6.2", pattern="lookup_then_act")
+def add_product_to_cart(g: Gen) -> Draft:
+    p = product(g, stock=3)
+    cart = {c["product_id"] for c in g.rows("cart_items")}
+    if p["product_id"] in cart:
+        raise BuildError("already in cart")
+    variants = [v for v in json.loads(p["variants_json"]) if v["stock"] >= 3]
+    if p["variants_json"] != "[]" and not variants:
+        raise BuildError("no variant in stock")
+    variant = g.pick(variants)["name"] if variants else None
+    qty = g.pick([1, 1, 2, 3]) if not variants else g.pick([1, 2])
+    model = model_of(p)
+    what = f"{model} ({variant})" if variant else f"the {model}"
+    if variant:
+        what = g.pick([f"the {model} in {variant}", f"the {variant} {model}", f"a {model}, variant {variant},"])
+    count = {1: "one", 2: "two", 3: "three"}[qty]
+    query = g.say("add {count} of {what} to my cart", "put {what} in my shopping cart, {count} please",
+                  "I want {count} x {what} in the cart", "add {what} to my basket (quantity {qty})",
+                  count=count, what=what, qty=qty)
+    args: dict[str, Any] = {"product_id": p["product_id"], "quantity": qty}
+    row: dict[str, Any] = {"product_id": p["product_id"], "quantity": qty}
+    if variant:
+        args["variant"] = variant
+        row["variant"] = variant
+    return Draft(query=query, gold=[act("search_products", query=model), act("add_to_cart", **args),
+                                    done(f"Added {qty} x {p['title']} to your cart.")],
+                 bucket="state_change", check={"insert": {"cart_items": [row]}})
+
+
+def _cart(g: Gen) -> list[dict[str, Any]]:
+    lines = []
+    for c in g.rows("cart_items"):
+        p = g.rows("world_products", {"product_id": c["product_id"]})[0]
+        price = _unit_price(p, c["variant"])
+        lines.append({**c, "title": p["title"], "store": p["store"], "unit_price": price,
+                      "line_total": round(price * c["quantity"], 2), "product": p})
+    return lines
+
+
+@family("basic", "6.2", pattern="lookup_then_act")
+def change_cart_quantity(g: Gen) -> Draft:
+    line = g.pick(_cart(g))
+    p = line["product"]
+    avail = min(p["stock"], next((v["stock"] for v in json.loads(p["variants_json"]) if v["name"] == line["variant"]),
+                                 p["stock"]))
+    choices = [q for q in (0, 1, 2, 3, 4, 5) if q != line["quantity"] and q <= avail]
+    qty = g.pick(choices)
+    model = model_of(p)
+    if qty == 0:
+        query = g.say("remove the {model} from my cart", "take the {model} out of my shopping cart",
+                      "I don't want the {model} anymore, delete it from the cart", model=model)
+        check: dict[str, Any] = {"delete": {"cart_items": [{"cart_item_id": line["cart_item_id"]}]}}
+    else:
+        query = g.say("change the {model} in my cart to {qty}", "I need {qty} of the {model} in my cart, not {old}",
+                      "set the quantity of the {model} in my cart to {qty}", model=model, qty=qty, old=line["quantity"])
+        check = {"update": {"cart_items": [{"match": {"cart_item_id": line["cart_item_id"]}, "set": {"quantity": qty}}]}}
+    return Draft(query=query, gold=[act("view_cart"), act("update_cart_item", cart_item_id=line["cart_item_id"],
+                                                          quantity=qty), done("Updated your cart.")],
+                 bucket="state_change", check=check)
+
+
+def checkout_effects(lines: list[dict[str, Any]], address_id: str, method_id: str, extra: dict[str, Any] | None = None
+                     ) -> dict[str, Any]:
+    """The strict diff of a checkout of ``lines`` (the order, its items, the emptied cart, the charge)."""
+    return {
+        "insert": {"orders": [{"address_id": address_id, "payment_method_id": method_id, "status": "pending",
+                               **(extra or {})}],
+                   "order_items": [{"product_id": ln["product_id"], "quantity": ln["quantity"]} for ln in lines],
+                   "transactions": [{"method_id": method_id, "category": "shopping"}]},
+        "delete": {"cart_items": [{"cart_item_id": ln["cart_item_id"]} for ln in lines]},
+        "update": {"payment_methods": [{"match": {"method_id": method_id}, "set": {"balance": {"$range": [0, 1e9]}}}]},
+    }
+
+
+@family("basic", "6.2", pattern="lookup_then_act")
+def checkout_whole_cart(g: Gen) -> Draft:
+    lines = _cart(g)
+    address = g.one("addresses")
+    method = g.pick(["pm_001", "pm_002"])
+    delivery = g.pick([None, "express", "pickup"])
+    how = {None: "", "express": " with express delivery", "pickup": " for pickup"}[delivery]
+    query = g.say("check out everything in my cart{how}, ship it to {addr} and pay with {pay}",
+                  "place the order for my cart{how}: deliver to {addr}, charge {pay}",
+                  "buy what's in my cart{how}; use {pay} and {addr}",
+                  how=how, addr=addr_name(address), pay=pay_name(method))
+    args: dict[str, Any] = {"address_id": address["address_id"], "payment_method_id": method}
+    extra = {}
+    if delivery:
+        args["delivery"] = delivery
+        extra["delivery"] = delivery
+    return Draft(query=query, gold=[act("view_cart"), act("checkout_cart", **args), done("Your order is placed.")],
+                 bucket="state_change", check=checkout_effects(lines, address["address_id"], method, extra))
+
+
+@family("basic", "6.2", pattern="friction", friction="limit_exceeded")
+def checkout_wallet_short(g: Gen) -> Draft:
+    lines = _cart(g)
+    address = g.one("addresses")
+    fallback = g.pick(["pm_001", "pm_002"])
+    query = g.say("order what's in my cart and pay from my wallet balance; send it to {addr}",
+                  "check out my cart to {addr}, paying with the wallet",
+                  "use my wallet money to buy everything in the cart, delivery to {addr}",
+                  "pay for my shopping cart out of my wallet and have it shipped to {addr}",
+                  "I'd like to check out the cart with my wallet balance - {addr} please",
+                  "buy the items in my cart, wallet payment, shipping to {addr}", addr=addr_name(address))
+    answer = g.pick(["Then use {p} instead.", "Put it on {p}.", "OK, charge {p}."]).format(
+        p=pay_name(fallback).replace("my ", "my "))
+    aid = address["address_id"]
+    return Draft(
+        query=query,
+        gold=[act("view_cart"), act("checkout_cart", address_id=aid, payment_method_id="pm_003"),
+              act("ask_user", question="Your wallet balance is too low for this order. Which card should I use?",
+                  kind="choose", slot="payment_method"),
+              act("checkout_cart", address_id=aid, payment_method_id=fallback), done("Order placed.")],
+        bucket="state_change", check=checkout_effects(lines, aid, fallback),
+        patches={"update": {"payment_methods": [{"match": {"method_id": "pm_003"}, "set": {"balance": 4.5}}]}},
+        script=[{"answer": answer, "slot": "payment_method", "keywords": ["wallet", "card", "pay"]}],
+        recovers=(ErrorType.LIMIT_EXCEEDED,),
+    )
+
+
+FIRST = ("Mia", "Noah", "Grace", "Leo", "Ava", "Ethan", "Zoe", "Ivy", "Kai", "Ruth")
+RELATION = ("mom", "dad", "sister", "brother", "grandma", "best friend", "aunt", "uncle")
+STREETS = ("12 Elm Street", "48 Harbor Road, Apt 3", "7 Cedar Lane", "220 River Walk, Unit 5B", "91 Maple Avenue",
+           "5 Station Road, Flat 2", "33 Lake View Drive", "18 Garden Court")
+
+
+@family("basic", "6.2", pattern="single_call")
+def save_new_address(g: Gen) -> Draft:
+    rel, name, street = g.pick(RELATION), f"{g.pick(FIRST)} {g.pick(('Lee', 'Park', 'Brown', 'Garcia', 'Singh'))}", \
+        g.pick(STREETS)
+    city = g.rows("addresses")[0]["city"]
+    phone = f"+1 415 555 {g.rng.randint(1000, 9999)}"
+    label = f"{rel.title()}'s place"
+    default = g.pick([False, False, True])
+    tail = " and make it my default" if default else ""
+    query = g.say("save a shipping address called {label}: {name}, {street}, {city}, phone {phone}{tail}",
+                  "add my {rel}'s address to the shop app as '{label}' - {name}, {street}, {city}, {phone}{tail}",
+                  "new delivery address '{label}' for {name} at {street} in {city} (tel {phone}){tail}",
+                  label=label, name=name, street=street, city=city, phone=phone, tail=tail, rel=rel)
+    args: dict[str, Any] = {"label": label, "recipient": name, "phone": phone, "address_line": street, "city": city}
+    row: dict[str, Any] = {"label": {"$contains": rel}, "recipient": name, "phone": {"$phone": phone},
+                           "address_line": {"$contains": street.split(",")[0]}, "city": city}
+    check: dict[str, Any] = {"insert": {"addresses": [row]}}
+    if default:
+        args["is_default"] = True
+        row["is_default"] = 1
+        check["update"] = {"addresses": [{"match": {"is_default": 1}, "set": {"is_default": 0}}]}
+    return Draft(query=query, gold=[act("add_shipping_address", **args), done(f"Saved {label}.")],
+                 bucket="state_change", check=check)
+
+
+# ---- 6.3 Order Tracking & History -------------------------------------------------------------
+
+def order_items(g: Gen, order_id: str) -> list[dict[str, Any]]:
+    return g.rows("order_items", {"order_id": order_id})
+
+
+@family("basic", "6.3", pattern="lookup_then_act")
+def track_order_by_item(g: Gen) -> Draft:
+    order = g.one("orders", filter=lambda o: o["status"] in ("shipped", "pending", "delivered") and
+                  o["placed_at"] >= (g.now - dt.timedelta(days=20)).isoformat())
+    item = g.pick(order_items(g, order["order_id"]))
+    model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
+    query = g.say("where is my {model} order?", "track the order with the {model} for me",
+                  "when will the {model} I ordered arrive?", "what's the delivery status of my {model}?", model=model)
+    return Draft(query=query,
+                 gold=[act("list_orders", query=model), act("track_order", order_id=order["order_id"]),
+                       done("Here is the tracking status.")],
+                 bucket="tool_call", check={"calls": [{"tool": "track_order", "args": {"order_id": order["order_id"]}}]})
+
+
+@family("basic", "6.3", pattern="lookup_then_act")
+def cancel_pending_order(g: Gen) -> Draft:
+    order = g.one("orders", {"status": "pending"})
+    items = order_items(g, order["order_id"])
+    item = g.pick(items)
+    model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
+    why, reason = g.pick([("I found it cheaper elsewhere", "found_cheaper"), ("I changed my mind", "changed_mind"),
+                          ("I ordered the wrong thing", "wrong_item"), ("I don't need it anymore", "other")])
+    query = g.say("cancel my order with the {model}, {why}", "{why} - please cancel the {model} order",
+                  "I want to cancel the order containing the {model}; {why}", model=model, why=why)
+    txns = g.rows("transactions", {"ref_id": order["order_id"]})
+    return Draft(
+        query=query,
+        gold=[act("list_orders", status="pending"), act("cancel_order", order_id=order["order_id"], reason=reason),
+              done("The order is cancelled and refunded.")],
+        bucket="state_change",
+        check={"update": {"orders": [{"match": {"order_id": order["order_id"]}, "set": {"status": "cancelled",
+                                                                                     "cancel_reason": {"$any": [reason, "other"]}}}],
+                          "transactions": [{"match": {"txn_id": t["txn_id"]}, "set": {"status": "refunded"}}
+                                           for t in txns],
+                          "payment_methods": [{"match": {"method_id": order["payment_method_id"]},
+                                               "set": {"balance": {"$range": [0, 1e9]}}}]}},
+    )
+
+
+@family("basic", "6.3", pattern="single_call")
+def list_recent_orders(g: Gen) -> Draft:
+    status = g.pick(["shipped", "delivered", "cancelled", "pending"])
+    days = g.pick([7, 14, 30, 60])
+    since = g.date(-days)
+    word = {"shipped": "on their way", "delivered": "delivered", "cancelled": "cancelled", "pending": "not shipped yet"}
+    query = g.say("which of my orders are {w}? only since {since}", "list my orders placed since {since} that are {w}",
+                  "show the orders from the last {days} days that are {w}", w=word[status], since=since, days=days)
+    return Draft(query=query, gold=[act("list_orders", status=status, date_from=since), done("Here are your orders.")],
+                 bucket="tool_call", check={"calls": [{"tool": "list_orders", "args": {"status": status}}]})
+
+
+# ---- 6.4 Returns & Refunds --------------------------------------------------------------------
+
+REASONS = [("it arrived broken", "defective"), ("it stopped working", "defective"),
+           ("they sent the wrong item", "wrong_item"), ("it doesn't match the description", "not_as_described"),
+           ("I don't need it anymore", "changed_mind"), ("I changed my mind", "changed_mind")]
+
+
+def returnable(g: Gen) -> tuple[dict[str, Any], dict[str, Any], str]:
+    cutoff = (g.now - dt.timedelta(days=29)).isoformat()
+    order = g.one("orders", {"status": "delivered"}, filter=lambda o: o["delivered_at"] >= cutoff)
+    item = g.pick(order_items(g, order["order_id"]))
+    model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
+    return order, item, model
+
+
+@family("basic", "6.4", pattern="lookup_then_act")
+def return_delivered_item(g: Gen) -> Draft:
+    order, item, model = returnable(g)
+    why, reason = g.pick(REASONS)
+    credit = g.pick([None, "store_credit"])
+    tail = " - store credit is fine" if credit else ""
+    query = g.say("I want to return the {model}, {why}{tail}", "start a return for the {model}: {why}{tail}",
+                  "{why}, so please send back the {model} I got{tail}", model=model, why=why, tail=tail)
+    args: dict[str, Any] = {"order_id": order["order_id"], "item_ids": [item["item_id"]], "reason": reason}
+    row: dict[str, Any] = {"order_id": order["order_id"], "item_ids_json": {"$json": [item["item_id"]]},
+                           "reason": reason}
+    if credit:
+        args["refund_method"] = credit
+        row["refund_method"] = credit
+    check: dict[str, Any] = {"insert": {"returns": [row]}}
+    if len(order_items(g, order["order_id"])) == 1:
+        check["update"] = {"orders": [{"match": {"order_id": order["order_id"]}, "set": {"status": "returned"}}]}
+    return Draft(query=query, gold=[act("list_orders", status="delivered", query=model), act("request_return", **args),
+                                    done("Your return is requested.")],
+                 bucket="state_change", check=check)
+
+
+@family("basic", "6.4", pattern="friction", friction="changed_state")
+def cancel_else_return(g: Gen) -> Draft:
+    order, item, model = returnable(g)
+    query = g.say("cancel my {model} order, or if it's already delivered, return it instead (I changed my mind)",
+                  "I don't want the {model} anymore: cancel it, and if that's too late set up a return",
+                  "get rid of my {model} order - cancel, or return it if it already arrived; I just changed my mind",
+                  model=model)
+    check: dict[str, Any] = {"insert": {"returns": [{"order_id": order["order_id"], "reason": "changed_mind",
+                                                     "item_ids_json": {"$json": [item["item_id"]]}}]}}
+    if len(order_items(g, order["order_id"])) == 1:
+        check["update"] = {"orders": [{"match": {"order_id": order["order_id"]}, "set": {"status": "returned"}}]}
+    return Draft(query=query,
+                 gold=[act("list_orders", query=model), act("cancel_order", order_id=order["order_id"]),
+                       act("request_return", order_id=order["order_id"], item_ids=[item["item_id"]],
+                           reason="changed_mind"),
+                       done("It was already delivered, so I set up a return.")],
+                 bucket="state_change", check=check, recovers=(ErrorType.STATE_CONFLICT,))
+
+
+# ---- 6.5 Coupons & Deals ----------------------------------------------------------------------
+
+@family("basic", "6.5", pattern="single_call")
+def coupons_for_store(g: Gen) -> Draft:
+    store = g.pick(STORES)
+    query = g.say("do I have any coupons for {store}?", "show me the {store} coupons I can use",
+                  "any deals or vouchers for {store} in the shop app?", "list coupons that work at {store}",
+                  store=store)
+    return Draft(query=query, gold=[act("list_coupons", store=store), done(f"Here are the {store} coupons.")],
+                 bucket="tool_call", check={"calls": [{"tool": "list_coupons", "args": {"store": store}}]})
+
+
+@family("basic", "6.5", pattern="lookup_then_act")
+def checkout_with_best_coupon(g: Gen) -> Draft:
+    lines = _cart(g)
+    today = g.now.date().isoformat()
+    usable = [(c, _discount(c, lines)) for c in g.rows("coupons") if _coupon_problem(c, lines, today) is None]
+    if not usable:
+        raise BuildError("no usable coupon")
+    best, off = max(usable, key=lambda t: (t[1], t[0]["code"]))
+    if sum(1 for _, o in usable if o == off) > 1:
+        raise BuildError("tie")
+    address = g.one("addresses")
+    method = g.pick(["pm_001", "pm_002"])
+    query = g.say("check out my cart with whichever coupon saves the most; ship to {addr}, pay with {pay}",
+                  "use my best coupon and place the cart order to {addr} with {pay}",
+                  "buy my cart using the biggest discount coupon I have, {pay}, delivered to {addr}",
+                  addr=addr_name(address), pay=pay_name(method))
+    effects = checkout_effects(lines, address["address_id"], method, {"coupon_code": best["code"]})
+    effects["update"]["coupons"] = [{"match": {"code": best["code"]}, "set": {"used": 1}}]
+    return Draft(query=query,
+                 gold=[act("list_coupons", applicable_to_cart=True),
+                       act("checkout_cart", address_id=address["address_id"], payment_method_id=method,
+                           coupon_code=best["code"]), done(f"Ordered with {best['code']}.")],
+                 bucket="state_change", check=effects)
+
+
+# ---- 6.6 Wishlist & Price Alerts --------------------------------------------------------------
+
+@family("basic", "6.6", pattern="lookup_then_act")
+def save_to_wishlist(g: Gen) -> Draft:
+    liked = {w["product_id"] for w in g.rows("wishlist")}
+    p = g.one("world_products", filter=lambda r: r["product_id"] not in liked and r["product_id"] != "product_112")
+    model = model_of(p)
+    query = g.say("save the {model} to my wishlist", "add the {model} to my wish list for later",
+                  "put the {model} on my wishlist, I might buy it later",
+                  "find the {model} in the shop and wishlist it", model=model)
+    return Draft(query=query, gold=[act("search_products", query=model),
+                                    act("add_to_wishlist", product_id=p["product_id"]), done("Saved to your wishlist.")],
+                 bucket="state_change", check={"insert": {"wishlist": [{"product_id": p["product_id"]}]}})
+
+
+def alert_target(g: Gen, p: dict[str, Any]) -> float:
+    share = g.pick([0.7, 0.75, 0.8, 0.85, 0.9])
+    return float(round(p["price"] * share)) if p["price"] > 30 else round(p["price"] * share, 2)
+
+
+@family("basic", "6.6", pattern="lookup_then_act")
+def price_alert_below(g: Gen) -> Draft:
+    watched = {a["product_id"] for a in g.rows("price_alerts", {"status": "active"})}
+    p = g.one("world_products", filter=lambda r: r["product_id"] not in watched and r["price"] > 10 and
+              r["product_id"] != "product_112")
+    target = alert_target(g, p)
+    model = model_of(p)
+    query = g.say("tell me when the {model} drops below {t}", "set a price alert for the {model} at {t}",
+                  "notify me if the {model} gets cheaper than {t} {cur}", model=model, t=f"{target:g}", cur=p["currency"])
+    return Draft(query=query, gold=[act("search_products", query=model),
+                                    act("set_price_alert", product_id=p["product_id"], target_price=target),
+                                    done("Price alert set.")],
+                 bucket="state_change", check={"insert": {"price_alerts": [
+                     {"product_id": p["product_id"], "target_price": {"$approx": [target, 0.01]}, "status": "active"}]}})
+
+
+@family("basic", "6.6", pattern="friction", friction="permission_denied")
+def price_alert_needs_notifications(g: Gen) -> Draft:
+    watched = {a["product_id"] for a in g.rows("price_alerts", {"status": "active"})}
+    p = g.one("world_products", filter=lambda r: r["product_id"] not in watched and r["price"] > 10 and
+              r["product_id"] != "product_112")
+    target = alert_target(g, p)
+    model = model_of(p)
+    query = g.say("watch the price of the {model} and alert me under {t}",
+                  "I want a notification when the {model} is below {t}",
+                  "price-drop alert please: {model}, target {t}", model=model, t=f"{target:g}")
+    args = {"product_id": p["product_id"], "target_price": target}
+    return Draft(
+        query=query,
+        gold=[act("search_products", query=model), act("set_price_alert", **args),
+              act("grant_app_permission", app_id="shop", permission="NOTIFICATIONS"),
+              act("set_price_alert", **args), done("Alert set (I turned on the shop app's notifications).")],
+        bucket="state_change",
+        check={"insert": {"price_alerts": [{"product_id": p["product_id"], "target_price": {"$approx": [target, 0.01]}}]},
+               "update": {"app_permissions": [{"match": {"app_id": "shop", "permission": "NOTIFICATIONS"},
+                                               "set": {"state": "granted"}}]}},
+        patches={"update": {"app_permissions": [{"match": {"app_id": "shop", "permission": "NOTIFICATIONS"},
+                                                 "set": {"state": "not_requested"}}]}},
+        recovers=(ErrorType.PERMISSION_DENIED,),
+    )

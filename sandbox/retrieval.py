@@ -56,12 +56,12 @@ def action_space(query: str, history: Sequence[str], gold_tools: Iterable[str], 
     found = retrieve(query, history, n, exclude=hide)
     recall = sum(t in found for t in needed) / len(needed) if needed else 1.0
     chosen = list(found)
+    if len(needed) > n:
+        raise ValueError(f"the gold needs {len(needed)} visible tools, more than A0's {n}")
     for tool in needed:
         if tool in chosen:
             continue
-        victim = next((c for c in reversed(chosen) if c not in needed), None)
-        if victim is None:
-            raise ValueError(f"the gold needs {len(needed)} visible tools, more than A0's {n}")
-        chosen.remove(victim)
+        if len(chosen) >= n:  # retrieval found fewer than n tools: the gold tool just joins
+            chosen.remove(next(c for c in reversed(chosen) if c not in needed))
         chosen.append(tool)
     return ActionSpace(sorted(chosen), round(recall, 4))

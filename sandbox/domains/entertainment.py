@@ -1850,4 +1850,4 @@ def seed_entertainment(conn: Connection, rng: random.Random, persona: Persona) -
 
 
 
-from sandbox.domains import media_screens  # noqa: E402,F401  (GUI flows of the media apps; imports this module)
+from sandbox.domains import media_screens  # noqa: F401  (GUI flows of the media apps; imports this module)

@@ -3,7 +3,6 @@ dictionary, calculator and unit conversion, world time and holidays."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sandbox.errors import ErrorType
@@ -417,6 +416,3 @@ def public_holidays(g: Gen) -> Draft:
         args["month"] = month
     return Draft(query=query, gold=[act("get_holidays", **args), done("Here are the holidays.")], bucket="tool_call",
                  check={"calls": [{"tool": "get_holidays", "args": expect}]})
-
-
-_ = json  # noqa: F841  (kept for parity with the media module's helpers)

@@ -267,7 +267,7 @@ def book_wellness(g: Gen) -> Draft:
     service = g.pick(sorted(CARE))
     prov = g.one("world_service_providers", {"city": g.persona.home_city, "online_booking": 1},
                  filter=lambda p: service in json.loads(p["service_types_json"]))
-    start = free_slot(g, prov, service, range(0, 4))
+    start = free_slot(g, prov, service, range(4))
     days = (dt.date.fromisoformat(start[:10]) - g.now.date()).days
     staff = g.pick((None, "Tony", "Mia", "Ken", "Ava"))
     query = g.say("book {what} at {name} {when} at {t}{s}", "I'd like {what} at {name}, {when} {t}{s}",

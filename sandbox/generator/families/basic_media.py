@@ -14,6 +14,7 @@ from sandbox.generator.core import family as _family
 from sandbox.retrieval import action_space
 from sandbox.tooling import REGISTRY
 
+
 def family(category: str, l2: str | None = None, **tags: str) -> Callable[[Callable[[Gen], Draft]], Any]:
     """``core.family`` plus a guard: a query whose retrieval cannot hold the gold's tools is a BuildError.
 
@@ -557,7 +558,7 @@ def photo_set(g: Gen, lo: int = 2, hi: int = 12) -> tuple[str, str, str, str, li
     live = live_photos(g)
     options = []
     for word in PHOTO_WORDS:
-        for back in range(0, 6):
+        for back in range(6):
             a, b, month = month_window(g, back)
             found = matching(live, word, a, b)
             if lo <= len(found) <= hi:

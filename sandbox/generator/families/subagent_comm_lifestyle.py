@@ -14,7 +14,12 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
-from sandbox.generator.families.basic_communication import NOTES, PLATFORM_NAMES, person, spam_number
+from sandbox.generator.families.basic_communication import (
+    NOTES,
+    PLATFORM_NAMES,
+    person,
+    spam_number,
+)
 from sandbox.generator.families.basic_lifestyle import PAY, minute, say_session
 
 FIRST = ("Mike", "Priya", "Jonas", "Aiko", "Sofia", "Omar", "Lucia", "Tariq", "Hana", "Pavel", "Nadia", "Felix")

@@ -12,7 +12,13 @@ from typing import Any
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
 from sandbox.generator.families.basic_media import (
-    MONTHS, family, music_playing, perm_ok, playback_ignore, tracks, watchable,
+    MONTHS,
+    family,
+    music_playing,
+    perm_ok,
+    playback_ignore,
+    tracks,
+    watchable,
 )
 
 
@@ -27,7 +33,7 @@ def day_of(p: dict[str, Any]) -> str:
 
 
 def spoken_day(day: str) -> str:
-    y, m, d = day.split("-")
+    _, m, d = day.split("-")
     return f"{MONTHS[int(m) - 1]} {int(d)}"
 
 

@@ -16,7 +16,16 @@ from sandbox.domains.travel import AIRPORTS, CITY_AIRPORT
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 from sandbox.generator.families.basic_home import dev_update, devices
 from sandbox.generator.families.basic_travel import (
-    PAID, cheapest_flight, grant, guarded, here, history, hm, nearest, soon_booking, trains_on,
+    PAID,
+    cheapest_flight,
+    grant,
+    guarded,
+    here,
+    history,
+    hm,
+    nearest,
+    soon_booking,
+    trains_on,
 )
 
 

@@ -14,7 +14,15 @@ from typing import Any
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
 from sandbox.generator.families.basic_work import (
-    FMT, contact, day_phrase, family, focus_effects, hm_words, is_free, now_minute, unique_future,
+    FMT,
+    contact,
+    day_phrase,
+    family,
+    focus_effects,
+    hm_words,
+    is_free,
+    now_minute,
+    unique_future,
 )
 
 PHARMACY, SALON = "+15550100002", "+15550100003"

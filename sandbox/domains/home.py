@@ -946,4 +946,4 @@ def seed_home(conn: Connection, rng: random.Random, persona: Persona) -> None:
 
 
 
-from sandbox.domains import home_screens  # noqa: E402,F401  (the app's GUI flows; imports this module)
+from sandbox.domains import home_screens  # noqa: F401  (the app's GUI flows; imports this module)

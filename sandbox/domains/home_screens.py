@@ -9,7 +9,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, insert, select, update
 
 from sandbox.domains.home import (
-    HOME, SWITCHABLE, DeviceRef, Name, _device, _devices, home_automations, home_scenes,
+    HOME,
+    SWITCHABLE,
+    DeviceRef,
+    Name,
+    _device,
+    _devices,
+    home_automations,
+    home_scenes,
 )
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows

@@ -2028,4 +2028,4 @@ def seed_travel(conn: Connection, rng: random.Random, persona: Persona) -> None:
 
 
 
-from sandbox.domains import travel_screens  # noqa: E402,F401  (the app's GUI flows; imports this module)
+from sandbox.domains import travel_screens  # noqa: F401  (the app's GUI flows; imports this module)

@@ -14,7 +14,6 @@ from sandbox.schema import USER, stamps, table
 from sandbox.subagents import GuiFlow, gui_flow
 from sandbox.tooling import INTERNAL, tool
 
-
 ride_lost_items = table(
     "ride_lost_items", USER,
     Column("report_id", Text, primary_key=True),

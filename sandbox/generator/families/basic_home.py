@@ -124,7 +124,7 @@ THERMOSTATS = {"Living room": "living room", "Master bedroom": "bedroom"}
 @guarded
 def set_room_temperature(g: Gen) -> Draft:
     room = g.pick(list(THERMOSTATS))
-    d = [x for x in devices(g, room=room, type="thermostat")][0]
+    d = devices(g, room=room, type="thermostat")[0]
     temp = g.pick([t / 2 for t in range(36, 57) if t / 2 != d["state"]["target_c"]])
     mode = g.pick((None, "cool", "heat", "auto")) if room == "Living room" else g.pick(("cool", "heat", "auto"))
     shown = f"{temp:g}"

@@ -227,7 +227,7 @@ def directions_arrive_by(g: Gen) -> Draft:
     days = g.rng.randint(1, 5)
     at = f"{g.rng.randint(8, 19):02d}:{g.pick(('00', '15', '30', '45'))}"
     mode = g.pick(("driving", "transit", "walking"))
-    verb, noun, by = MODE_WORDS[mode]
+    verb, _, by = MODE_WORDS[mode]
     spot = {"Gym": "the gym", "Coffee": "my coffee place", "Groceries": "the supermarket I saved",
             "Work": "the office"}[label]
     query = g.say("when do I need to leave to be at {spot} by {at} {when} if I {verb}?",
@@ -384,7 +384,7 @@ def flight_route(g: Gen) -> tuple[str, str, str, int]:
 @family("basic", "5.3", pattern="lookup_then_act")
 @guarded
 def book_cheapest_flight(g: Gen) -> Draft:
-    hub, code, date, days = flight_route(g)
+    hub, code, date, _ = flight_route(g)
     f = cheapest_flight(g, hub, code, date)
     city = AIRPORTS[code][0]
     query = g.say("book me the cheapest economy flight from {home} to {city} on {date}",
@@ -409,7 +409,7 @@ def book_cheapest_flight(g: Gen) -> Draft:
 @family("basic", "5.3", pattern="friction", friction="resource_unavailable")
 @guarded
 def flight_sold_out_take_next(g: Gen) -> Draft:
-    hub, code, date, days = flight_route(g)
+    hub, code, date, _ = flight_route(g)
     first = cheapest_flight(g, hub, code, date)
     second = cheapest_flight(g, hub, code, date, skip={first["flight_id"]})
     city = AIRPORTS[code][0]
@@ -523,7 +523,7 @@ HOTEL_CITIES = ("Beijing", "Shanghai", "San Francisco", "London", "Tokyo", "Berl
 @guarded
 def book_cheapest_hotel(g: Gen) -> Draft:
     city = g.pick([c for c in HOTEL_CITIES if c != g.persona.home_city])
-    check_in, check_out, nights = stay_dates(g, city)
+    check_in, check_out, _ = stay_dates(g, city)
     extra = g.pick((None, "rating", "breakfast", "gym", "pool", "parking"))
     args: dict[str, Any] = {}
     if extra == "rating":

@@ -189,9 +189,20 @@ monitors = table(
     *stamps(),
 )
 
+def _ordered(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    """An order comparison that holds only between comparable values (a number and text never compare)."""
+    def holds(a: Any, b: Any) -> bool:
+        try:
+            return a is not None and b is not None and bool(compare(a, b))
+        except TypeError:
+            return False
+    return holds
+
+
+ORDERED_OPS = ("lt", "le", "gt", "ge")
 OPS: dict[str, Callable[[Any, Any], bool]] = {
-    "lt": lambda a, b: a is not None and a < b, "le": lambda a, b: a is not None and a <= b,
-    "gt": lambda a, b: a is not None and a > b, "ge": lambda a, b: a is not None and a >= b,
+    "lt": _ordered(lambda a, b: a < b), "le": _ordered(lambda a, b: a <= b),
+    "gt": _ordered(lambda a, b: a > b), "ge": _ordered(lambda a, b: a >= b),
     "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
     "contains": lambda a, b: a is not None and str(b).lower() in json.dumps(a, ensure_ascii=False).lower(),
     "exists": lambda a, b: (a is not None) == bool(b),
@@ -222,6 +233,9 @@ def register_monitor(ctx: Ctx, condition: dict[str, Any], on_trigger: list[dict[
     if spec.mutating:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.tool {spec.name} changes state; a monitor "
                         "may only watch a read-only tool", fields=["condition.tool"])
+    if condition["op"] in (*ORDERED_OPS, "contains") and condition.get("value") is None:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.value: op {condition['op']!r} compares with a "
+                        "value; give one", fields=["condition.value"])
     _, problem = validate_arguments(spec, condition.get("args", {}))
     if problem:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.args: {problem[1]['message']}",

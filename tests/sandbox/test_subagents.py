@@ -61,12 +61,20 @@ def test_monitor_rejects_bad_handoffs(conn: Connection, ex: Executor) -> None:
          "InvalidArgumentValue"),
         ({"condition": WATCH_BOB, "notify_only": True, "expires_at": "2025-06-01T00:00"}, "InvalidArgumentValue"),
         ({"condition": {**WATCH_BOB, "op": "about"}, "notify_only": True}, "InvalidArgumentValue"),
+        ({"condition": {k: v for k, v in WATCH_BOB.items() if k != "value"} | {"op": "lt"}, "notify_only": True},
+         "InvalidArgumentValue"),
     ]
     for arguments, error in cases:
         before = log_count(conn)
         env = ex.call("call_monitor_agent", arguments)
         assert env["ErrorType"] == error, (arguments, env)
         assert diff_of(conn) == {} and log_count(conn) == before + 1
+
+
+def test_order_comparisons_hold_only_between_comparable_values() -> None:
+    from sandbox.subagents import OPS
+
+    assert OPS["lt"](3, 5) and not OPS["lt"]("3", 5) and not OPS["ge"](None, 1) and not OPS["gt"](2, None)
 
 
 def test_monitor_fires_when_the_episode_settles() -> None:

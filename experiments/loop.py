@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Collection, Iterable
 from dataclasses import dataclass
 
 from planners.base import InfraError, Planner
-from sandbox.conditions import action_space_for
+from sandbox.conditions import action_space_for, expand
 from sandbox.episode import T_MAX, Episode, Trajectory
 from sandbox.tasks import Task
 from verification.verify import Verdict, verify
@@ -20,10 +20,11 @@ class EpisodeResult:
     trajectory: Trajectory
     verdict: Verdict
     wall_s: float
+    condition: str = "default"
+    key: str = ""  # the episode key: the task id, or ``<task_id>@<condition>`` when a task runs twice
 
-
-async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condition: str = "default"
-                      ) -> EpisodeResult:
+async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condition: str = "default",
+                      key: str | None = None) -> EpisodeResult:
     """Run one task with one planner on a fresh private sandbox, under a skill condition (DESIGN.md §6)."""
     started = time.perf_counter()
     termination = infra_error = None
@@ -44,18 +45,22 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condi
             else:
                 episode.step(action.name, action.arguments, planner=usage)
         trajectory = episode.trajectory(termination, infra_error)
-    return EpisodeResult(task, trajectory, verify(task, trajectory), time.perf_counter() - started)
+    return EpisodeResult(task, trajectory, verify(task, trajectory), time.perf_counter() - started, condition,
+                         key or task.task_id)
 
 
 async def run_many(
     tasks: Iterable[Task], planner: Planner, *, concurrency: int = 64, t_max: int = T_MAX, condition: str = "default",
+    keys: Collection[str] | None = None,
 ) -> AsyncIterator[EpisodeResult]:
-    """Run episodes concurrently (bounded), yielding each result as it finishes."""
+    """Run the episodes of ``tasks`` under ``condition`` (``both``: skill tasks twice) concurrently (bounded),
+    yielding each result as it finishes; ``keys`` restricts them to those episode keys."""
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(task: Task) -> EpisodeResult:
+    async def one(key: str, task: Task, runs_under: str) -> EpisodeResult:
         async with gate:
-            return await run_episode(task, planner, t_max=t_max, condition=condition)
+            return await run_episode(task, planner, t_max=t_max, condition=runs_under, key=key)
 
-    for next_done in asyncio.as_completed([one(t) for t in tasks]):
+    chosen = [e for e in expand(tasks, condition) if keys is None or e[0] in keys]
+    for next_done in asyncio.as_completed([one(*e) for e in chosen]):
         yield await next_done

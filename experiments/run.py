@@ -17,6 +17,7 @@ from experiments.loop import EpisodeResult, run_many
 from experiments.progress import episode_progress
 from experiments.report import print_summary, results_document
 from planners import build_planner
+from sandbox.conditions import expand
 from sandbox.suite import load_split
 
 CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
@@ -26,6 +27,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     """Run the configured planner over the configured split; returns the path of results.json."""
     planner = build_planner(OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
     tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
+    condition = str(cfg.get("condition", "default"))
     if not tasks:
         raise ValueError(f"split {cfg.split.name!r} selects no tasks")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -34,8 +36,9 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
 
     async def drive() -> None:
         try:
-            with episode_progress(len(tasks), f"{cfg.planner.name} on {cfg.split.name}") as advance:
-                async for result in run_many(tasks, planner, concurrency=cfg.concurrency, t_max=cfg.t_max):
+            with episode_progress(len(expand(tasks, condition)), f"{cfg.planner.name} on {cfg.split.name}") as advance:
+                async for result in run_many(tasks, planner, concurrency=cfg.concurrency, t_max=cfg.t_max,
+                                             condition=condition):
                     results.append(result)
                     advance(result.verdict.passed, not result.verdict.scorable)
         finally:
@@ -44,7 +47,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
                 await close()
 
     asyncio.run(drive())
-    results.sort(key=lambda r: r.task.task_id)
+    results.sort(key=lambda r: r.key)
     with gzip.open(out_dir / "trajectories.jsonl.gz", "wt", encoding="utf-8") as fh:
         for r in results:
             fh.write(json.dumps(r.trajectory.to_json(), ensure_ascii=False, sort_keys=True, default=str) + "\n")
@@ -52,7 +55,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
         for r in results:
             fh.write(json.dumps(episode_row(r), sort_keys=True) + "\n")
     doc = results_document(
-        planner=cfg.planner.name, split=cfg.split.name, seed=cfg.seed, condition="default",
+        planner=cfg.planner.name, split=cfg.split.name, seed=cfg.seed, condition=condition,
         verdicts=[r.verdict for r in results], wall_s=time.perf_counter() - started,
     )
     path = out_dir / "results.json"
@@ -64,7 +67,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
 def episode_row(r: EpisodeResult) -> dict[str, Any]:
     v = r.verdict
     return {
-        "task_id": r.task.task_id, "category": r.task.category, "domain": r.task.domain, "l2": r.task.l2,
+        "task_id": r.key or r.task.task_id, "condition": r.condition, "category": r.task.category, "domain": r.task.domain, "l2": r.task.l2,
         "bucket": r.task.bucket, "passed": v.passed, "checker_passed": v.checker_passed,
         "memory_gate": v.memory_gate, "skill_gate": v.skill_gate, "scorable": v.scorable,
         "reasons": list(v.reasons), "termination": r.trajectory.termination, "steps": len(r.trajectory.steps),

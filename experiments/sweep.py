@@ -29,6 +29,7 @@ from experiments.progress import episode_progress
 from experiments.run import CONF_DIR
 from experiments.store import ResultsStore, file_sha256, record_key
 from experiments.units import CONDITIONS, Cell, WorkUnit, resolve_factory, run_unit
+from sandbox.conditions import expand
 from sandbox.suite import TASK_DIR, load_split
 
 GRID_KEYS = {"planner": "planners", "split": "splits", "seed": "seeds", "condition": "conditions"}
@@ -81,7 +82,7 @@ class Plan:
     """The validated grid: its cells, each cell's task ids, and each split's dataset hash."""
 
     cells: list[Cell]
-    task_ids: dict[str, list[str]]  # split -> ids
+    task_ids: dict[tuple[str, str], list[str]]  # (split, condition) -> episode keys
     datasets: dict[str, tuple[str, str]]  # split -> (file, sha256)
     config: dict[str, Any]
 
@@ -128,7 +129,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
         factory = resolve_factory(str(config["planner_factory"]))
     except (ImportError, ValueError, TypeError) as exc:
         raise SweepConfigError(f"planner_factory: {exc}") from None
-    task_ids: dict[str, list[str]] = {}
+    task_ids: dict[tuple[str, str], list[str]] = {}
     datasets: dict[str, tuple[str, str]] = {}
     cells: list[Cell] = []
     for split in map(str, config["splits"]):
@@ -139,7 +140,8 @@ def plan_sweep(cfg: DictConfig) -> Plan:
             raise SweepConfigError(f"split {split!r}: {exc}") from None
         if not tasks:
             raise SweepConfigError(f"split {split!r}: selects no tasks")
-        task_ids[split] = [t.task_id for t in tasks]
+        for condition in config["conditions"]:
+            task_ids[(split, str(condition))] = [key for key, _, _ in expand(tasks, str(condition))]
         datasets[split] = (split_cfg.file, file_sha256(TASK_DIR / split_cfg.file))
         for planner in map(str, config["planners"]):
             for seed in seeds:
@@ -179,8 +181,9 @@ def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]
     units: list[WorkUnit] = []
     skipped = 0
     for cell in plan.cells:
-        ids = [i for i in plan.task_ids[cell.split] if (cell.planner, cell.split, cell.condition, cell.seed, i) not in done]
-        skipped += len(plan.task_ids[cell.split]) - len(ids)
+        keys = plan.task_ids[(cell.split, cell.condition)]
+        ids = [i for i in keys if (cell.planner, cell.split, cell.condition, cell.seed, i) not in done]
+        skipped += len(keys) - len(ids)
         units += [WorkUnit(cell, tuple(ids[k:k + size]), str(plan.config["planner_factory"]))
                   for k in range(0, len(ids), size)]
     return units, skipped

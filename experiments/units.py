@@ -48,7 +48,7 @@ class Cell:
 @dataclass(frozen=True)
 class WorkUnit:
     cell: Cell
-    task_ids: tuple[str, ...]
+    task_ids: tuple[str, ...]  # episode keys (``<task_id>@<condition>`` for a skill task run twice)
     planner_factory: str
 
     @property
@@ -77,7 +77,7 @@ def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
     """Run a unit's episodes concurrently under asyncio; return one store record per episode."""
     cell = unit.cell
     tasks = split_tasks(cell.split_file, cell.categories, cell.subset)
-    chosen = [tasks[i] for i in unit.task_ids]
+    chosen = [tasks[i] for i in dict.fromkeys(key.split("@")[0] for key in unit.task_ids)]
     factory = resolve_factory(unit.planner_factory)
 
     async def drive() -> list[dict[str, Any]]:
@@ -85,7 +85,7 @@ def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
         records = []
         try:
             async for result in run_many(chosen, planner, concurrency=cell.concurrency, t_max=cell.t_max,
-                                             condition=cell.condition):
+                                         condition=cell.condition, keys=set(unit.task_ids)):
                 records.append(episode_record(result, planner=cell.planner, split=cell.split,
                                               condition=cell.condition, seed=cell.seed,
                                               dataset_hash=cell.dataset_hash))

@@ -16,7 +16,9 @@ server:
 - ``latency:<ms>``: waits that long, then ``gold``.
 
 Replies carry ``usage`` token counts (about four bytes per token). ``stats`` records requests,
-in-flight peaks, Authorization headers and request bodies for assertions.
+in-flight peaks, Authorization headers and request bodies for assertions. ``stop()`` then
+``start()`` again is a restart on the same port (``port=`` picks the port up front, e.g. one that
+refuses connections until the server first starts).
 """
 
 from __future__ import annotations
@@ -78,7 +80,8 @@ class ScriptedServer:
     ``server.base_url`` is the ``/v1`` root an OpenAI client takes."""
 
     def __init__(self, tasks: Sequence[Task], policy: str = "gold", *, model: str = "scripted",
-                 retry_after_s: float = 0.0, hang_s: float = 30.0, api_key: str | None = None) -> None:
+                 retry_after_s: float = 0.0, hang_s: float = 30.0, api_key: str | None = None,
+                 port: int | None = None) -> None:
         self.policy = Policy.parse(policy)
         self.model = model
         self.retry_after_s = retry_after_s
@@ -89,7 +92,7 @@ class ScriptedServer:
         self._opening_lengths = sorted({len(o) for o in self._openings})
         self._stopping = asyncio.Event()
         self._runner: web.AppRunner | None = None
-        self.port: int | None = None
+        self.port: int | None = port
 
     @property
     def base_url(self) -> str:
@@ -98,6 +101,8 @@ class ScriptedServer:
         return f"http://{HOST}:{self.port}/v1"
 
     async def start(self) -> None:
+        """Serve on ``port`` (a free one the first time when none was given; the same one on a restart)."""
+        self._stopping.clear()
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models", self._models)
@@ -105,7 +110,8 @@ class ScriptedServer:
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind((HOST, 0))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart rebinds despite TIME_WAIT
+        sock.bind((HOST, self.port or 0))
         self.port = int(sock.getsockname()[1])
         await web.SockSite(self._runner, sock).start()
 

@@ -70,12 +70,16 @@ def test_main_job_writes_results(tmp_path: Path) -> None:
     path = run_job(cfg, tmp_path)
     doc = json.loads(path.read_text())
     assert doc["planner"] == "oracle" and doc["split"] == "handwritten" and doc["seed"] == 0
-    assert doc["episodes"] == len(TASKS) and doc["overall"] == 100.0
+    skill = sum(t.category == "skill" for t in TASKS)
+    assert doc["condition"] == "both" and doc["episodes"] == len(TASKS) + skill and doc["overall"] == 100.0
+    assert doc["categories"]["skill"]["total"] == 2 * skill  # each skill task under SOR and under MTSR
     assert set(doc["categories"]) == {"basic", "subagent", "memory", "skill"}
     assert set(doc["buckets"]) == {"tool_call", "state_change", "agent_behavior"}
     assert all(c["rate"] == 100.0 and c["passed"] == c["total"] > 0 for c in doc["categories"].values())
     rows = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
-    assert len(rows) == len(TASKS) and all(r["passed"] for r in rows)
+    assert len(rows) == len(TASKS) + skill and all(r["passed"] for r in rows)
+    assert {r["task_id"] for r in rows if r["category"] == "skill"} == \
+        {f"{t.task_id}@{c}" for t in TASKS if t.category == "skill" for c in ("sor", "mtsr")}
     assert (tmp_path / "trajectories.jsonl.gz").stat().st_size > 0
 
 

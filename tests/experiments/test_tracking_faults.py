@@ -55,7 +55,7 @@ def test_mlflow_down_after_the_work_loses_nothing_and_sync_logs_it_later(
     assert outcome.tracking_error and "simulated outage" in outcome.tracking_error
     store = ResultsStore(tmp_path / "results.db")
     try:
-        assert store.count() == outcome.ran == 31 and all(r["passed"] for r in store.rows())
+        assert store.count() == outcome.ran == 34 and all(r["passed"] for r in store.rows())
         assert [key for key, _ in store.unlogged_sweeps()] == [outcome.plan.sweep_key]
     finally:
         store.close()

@@ -119,7 +119,7 @@ def play_album_shuffled(g: Gen) -> Draft:
     artist = g.one("world_artists", {"artist_id": album["artist_id"]})["name"]
     shuffle = g.pick((True, False))
     how = " on shuffle" if shuffle else ""
-    query = g.say("play the album {album} by {artist}{how}", "put on {artist}'s album {album}{how}",
+    query = g.say("play the album {album} by {artist}{how}", "put on the {artist} album {album}{how}",
                   "start {album} from {artist}{how}, the whole album", album=album["title"], artist=artist, how=how)
     args: dict[str, Any] = {"item_id": album["album_id"]}
     state: dict[str, Any] = {"context_id": album["album_id"], "status": "playing"}
@@ -254,7 +254,7 @@ def add_song_to_playlist(g: Gen) -> Draft:
     pl = user_playlist(g)
     present = {r["track_id"] for r in g.rows("playlist_tracks", {"playlist_id": pl["playlist_id"]})}
     t = unique_title(g, [t for t in tracks(g, free=False) if t["track_id"] not in present])[0]
-    query = g.say("add {title} by {artist} to my {pl} playlist", "put {artist}'s song {title} on {pl}",
+    query = g.say("add {title} by {artist} to my {pl} playlist", "put the song {title} by {artist} on {pl}",
                   "could you add '{title}' ({artist}) to the {pl} playlist?", title=t["title"], artist=t["artist"],
                   pl=pl["name"])
     return Draft(
@@ -274,7 +274,7 @@ def remove_song_from_playlist(g: Gen) -> Draft:
     pl = user_playlist(g)
     inside = {r["track_id"] for r in g.rows("playlist_tracks", {"playlist_id": pl["playlist_id"]})}
     t = unique_title(g, [t for t in tracks(g, free=False) if t["track_id"] in inside])[0]
-    query = g.say("remove {title} from my {pl} playlist", "take {artist}'s {title} off {pl}",
+    query = g.say("remove {title} from my {pl} playlist", "take {title} by {artist} off {pl}",
                   "I'm tired of {title} by {artist}; delete it from the {pl} playlist",
                   title=t["title"], artist=t["artist"], pl=pl["name"])
     return Draft(
@@ -422,9 +422,9 @@ def play_latest_episode(g: Gen) -> Draft:
         raise BuildError("no published episode")
     ep = eps[-1]
     speed = g.pick((None, 1.5, 1.25, 2.0, 0.75))
-    tail = f" at {speed}x speed" if speed else ""
+    tail = f" at {speed:g}x speed" if speed else ""
     query = g.say("play the latest episode of {t}{tail}", "put on the newest {t} episode{tail}",
-                  "start the most recent episode of the {t} podcast{tail}", t=show["title"], tail=tail)
+                  "start the most recent episode of the podcast {t}{tail}", t=show["title"], tail=tail)
     args: dict[str, Any] = {"episode_id": ep["episode_id"]}
     row: dict[str, Any] = {"player": "podcast", "item_id": ep["episode_id"]}
     if speed:
@@ -719,11 +719,10 @@ def record_clip(g: Gen) -> Draft:
     secs = g.pick((5, 10, 15, 20, 30, 45, 60, 90, 120))
     camera = g.pick(("rear", "front"))
     res = g.pick((None, "720p", "1080p", "4k"))
-    length = f"{secs} seconds" if secs < 60 else f"{secs // 60} minute{'s' if secs >= 120 else ''}" + \
-        (f" {secs % 60} seconds" if secs % 60 else "")
+    length = f"{secs}-second" if secs < 60 or secs % 60 else f"{secs // 60}-minute"
     bits = [f"with the {camera} camera" if camera == "front" else "", f"in {res}" if res else ""]
     extra = " ".join(b for b in bits if b)
-    query = g.say("record a {l} video {e}", "film {l} of video {e}", "start a {l} recording {e}",
+    query = g.say("record a {l} video {e}", "film a {l} clip {e}", "start a {l} recording {e}",
                   l=length, e=extra).strip()
     args: dict[str, Any] = {"duration_sec": secs}
     if camera == "front":
@@ -787,7 +786,7 @@ def cast_bluetooth_off(g: Gen) -> Draft:
     patches: dict[str, Any] = {"update": {"device_settings": [{"match": {"key": "bluetooth"}, "set": {"value": "0"}}],
                                           "playback_state": [{"match": {"player": "music"},
                                                               "set": {"output_device_id": None}}]}}
-    what = "music"
+    what = "the music"
     if player == "podcast":
         ep = g.one("world_episodes")
         show = g.one("world_podcasts", {"show_id": ep["show_id"]})
@@ -796,9 +795,9 @@ def cast_bluetooth_off(g: Gen) -> Draft:
             "queue_json": json.dumps([ep["episode_id"]]), "queue_pos": 0, "status": "playing", "position_sec": 120,
             "output_device_id": None, "shuffle": 0, "repeat": "off", "speed": 1.0, "subtitles": None,
             "sleep_timer_min": None, "created_at": g.persona.now, "updated_at": g.persona.now}]}
-        what = g.pick(("podcast", f"{show['title']} episode", "the podcast I'm listening to"))
-    query = g.say("switch the {w} over to my {d}", "I want to listen to the {w} on my {d}",
-                  "move the {w} to the {d}", w=what, d=dev["name"])
+        what = g.pick(("the podcast", f"the {show['title']} episode", "the podcast that's playing"))
+    query = g.say("switch {w} over to my {d}", "I want to listen to {w} on my {d}",
+                  "move {w} to the {d}", w=what, d=dev["name"])
     set_ = {"output_device_id": dev["device_id"]}
     check: dict[str, Any] = {"update": {"device_settings": [{"match": {"key": "bluetooth"}, "set": {"value": "1"}}],
                                         "playback_state": [{"match": {"player": player}, "set": set_}]}}

@@ -591,8 +591,11 @@ def _source_weather(g: Gen, multi: bool) -> Draft:
     m, mid, appt, start, ev = _source_appointment(g)
     city = g.persona.home_city
     if multi:
-        history = hist(f"My {appt} got moved around a bit, I think.", "Okay. Your calendar should have the latest time.")
-        query = g.say("what's the weather at home going to be that day?", "check the weather at home for the day of it")
+        history = hist(g.say("My {a} got moved around a bit, I think.", "I keep forgetting when my {a} is.",
+                             "The clinic called about my {a} again.", "I'm not sure my {a} is still when I thought.", a=appt),
+                       "Okay. Your calendar should have the latest time.")
+        query = g.say("what's the weather at home going to be that day?", "check the weather at home for the day of it",
+                      "will I need an umbrella at home that day?", "how cold will it be at home on that day?")
     else:
         history = []
         query = g.say("what's the weather at home on the day of my {a}?", "forecast at home for my {a} day, please",

@@ -373,9 +373,11 @@ def book_when_slot_opens(g: Gen) -> Draft:
 def blood_pressure_from_monitor(g: Gen) -> Draft:
     hi, lo, pulse = g.rng.randint(108, 142), g.rng.randint(66, 92), g.rng.randint(55, 90)
     sid = "snapshot_906"
-    query = g.say("log the blood pressure reading on this monitor photo",
-                  "save the BP shown on my screen to my health records",
-                  "record the blood pressure from the cuff display I'm showing you")
+    moment = g.pick(("", " I just took", " from a minute ago", " after my morning coffee", " from the pharmacy machine"))
+    query = g.say("log the blood pressure reading{m} on this monitor photo",
+                  "save the BP{m} shown on my screen to my health records",
+                  "record the blood pressure{m} from the cuff display I'm showing you",
+                  "put the reading{m} on my screen into my blood pressure log", m=moment)
     return Draft(
         query=query,
         gold=[act("call_screen_reader_agent", source={"type": "screen", "id": sid},

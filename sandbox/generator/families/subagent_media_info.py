@@ -371,7 +371,7 @@ def news_watch(g: Gen) -> Draft:
     company, topic = g.pick([t for t in TOPICS if t[0].lower() not in text])
     days = g.pick((1, 2, 3))
     at = f"{g.date(days)}T10:00"
-    query = g.say("tell me when there's news about the {c} {t}", "alert me as soon as a headline mentions {c} and a {t}",
+    query = g.say("tell me when there's news about the {c} {t}", "alert me as soon as a headline mentions {c} and their {t}",
                   "watch the news for {c} {t} stories and ping me", c=company, t=topic)
     words = f"{company} {topic}"
     condition = {"tool": "get_news_headlines", "args": {"query": words}, "path": "$.count", "op": "gt", "value": 0}

@@ -186,8 +186,9 @@ def book_train_from_screenshot(g: Gen) -> Draft:
     sid = "snapshot_955"
     text = (f"Colleague: Let's all take train {t['number']} on {date}, {origin} {hm(t['depart_at'])} -> "
             f"{destination}, {t['seat_class']} class.")
-    query = g.say("book me on the train my colleague mentions in the chat on screen",
-                  "get me a ticket for the train in this message", "book the same train as in the screenshot for me")
+    query = g.say("book me on the train to {d} my colleague mentions in the chat on screen",
+                  "get me a ticket for the {d} train in this message", "book the same train to {d} as in the "
+                  "screenshot for me", d=destination) + g.pick(("", " Just me.", " Only one seat.", " Thanks!"))
     return Draft(
         query=query,
         gold=[act("call_screen_reader_agent", source={"type": "screen", "id": sid},
@@ -389,7 +390,8 @@ def guest_code_from_message(g: Gen) -> Draft:
     query = g.say("give the person in this message a front door code until when they ask",
                   "read the message on screen and set up the keypad code they need on the front door",
                   "someone texted asking for a door code; it's on my screen. Set it up for the front door",
-                  "sort out the front door code requested in the message I'm looking at")
+                  "sort out the front door code requested in the message I'm looking at") + g.pick(
+        ("", " Thanks.", " Then tell me the code.", " Please.", " Quickly, please."))
     lock = dev_id("Front door lock")
     args = {"device_id": lock, "locked": True, "guest_code_label": guest, "code_valid_until": until}
     return Draft(

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-vllm clean ui
+.PHONY: install run test test-faults test-vllm clean ui
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest
+
+# The reliability fault suite of issue 8 alone (README "Reliability"); `make test` runs it too.
+# The figures the fault tests measured are printed in a "reliability figures" section at the end.
+test-faults: $(STAMP)
+	$(BIN)/pytest -m 'faults and not vllm'
 
 # Real vLLM on the CPU (slow: a ~3.5 GB venv of its own, then a tiny random-weight model).
 # PyPI's torchvision/torchaudio/torchcodec break transformers imports beside torch 2.13.0+cpu.

@@ -1,33 +1,78 @@
-"""``mobilepa bench sandbox``: episode reset time and tool-call throughput, against raw sqlite3.
+"""``mobilepa bench``: every performance figure side by side, in one process run, medians over repeats.
 
-The raw baseline replays *exactly the statements the executor issued*, with their parameters
-(captured from the engine and the prepared bookkeeping statements), through a plain ``sqlite3``
-connection on a copy of the same start state, so the ratio measures the toolkit's own overhead
-(validation, SQLAlchemy, envelopes, logging), not a different workload.
+- ``reset_us``: median µs to start an episode (private copy of a world plus the task's patches) on
+  the largest persona world (``world_bytes``).
+- ``tool_calls_per_s``: a mix of every split task's gold actions (reads, writes, recoveries from
+  friction) plus three malformed calls per task, on one core, timed inside ``Episode.step``; and
+  ``raw_sqlite_calls_per_s``: *exactly the statements the executor issued*, with their parameters,
+  replayed through a plain ``sqlite3`` connection from the same start state, so ``overhead_vs_raw``
+  measures the toolkit's own cost (validation, SQLAlchemy, envelopes, logging), not another workload.
+- ``oracle_episodes_per_s``: gold replay plus full verification over the whole split (skill tasks
+  under both conditions), in this process, on one core.
+- ``sweep_wall_s``: ``mobilepa sweep planner=oracle split=<split> seed=0`` end to end (local Dask
+  cluster start, results store, MLflow logging, report) into a temporary directory.
+- ``scaling_2_over_1``: the oracle sweep's episode rate on 2 workers over 1 (warm clusters, no
+  tracking), and ``peak_rss_mb``: the largest worker's peak resident memory in that sweep.
+- ``llm_bound_efficiency``: episodes/s against the scripted OpenAI-compatible server (its own
+  process) answering each completion after a fixed 200 ms, over the ideal for 256 in flight.
+
+``mobilepa bench sandbox`` runs only the first two (seconds instead of minutes).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import io
 import json
+import multiprocessing
 import os
 import platform
+import resource
 import sqlite3
 import statistics
+import tempfile
 import time
-from contextlib import nullcontext
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import sandbox.domains  # noqa: F401
+from sandbox.conditions import expand
 from sandbox.db import Traced, trace_statements
 from sandbox.episode import Episode
-from sandbox.suite import load_split
+from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import Task
 from sandbox.world import PERSONAS, world_image
 
+LLM_LATENCY_MS = 200
+LLM_IN_FLIGHT = 256
+SPLITS = {"full.jsonl": "full", "handwritten.jsonl": "handwritten"}  # task file -> conf/split name
+TARGETS = {  # issue 7, on the 2-core reference machine
+    "reset_us": ("<=", 1000), "tool_calls_per_s": (">=", 5000), "overhead_vs_raw": ("<=", 3),
+    "oracle_episodes_per_s": (">=", 300), "sweep_wall_s": ("<=", 30), "llm_bound_efficiency": (">=", 0.9),
+    "scaling_2_over_1": (">=", 1.6), "peak_rss_mb": ("<=", 1000),
+}
+
+
 def machine() -> dict[str, Any]:
-    return {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-            "processor": platform.processor() or platform.machine()}
+    model = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else 0
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"cpu": model, "cpus": os.cpu_count(), "cpus_usable": usable, "ram_gb": round(ram / 2**30, 1),
+            "python": platform.python_version(), "sqlite": sqlite3.sqlite_version, "platform": platform.platform(),
+            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def default_split() -> str:
+    return "full.jsonl" if (TASK_DIR / "full.jsonl").is_file() else "handwritten.jsonl"
 
 
 def largest_world() -> tuple[str, int]:
@@ -47,7 +92,10 @@ def reset_us(task: Task, repeats: int) -> float:
     return statistics.median(samples) * 1e6
 
 
-def mixed_calls(tasks: list[Task]) -> list[tuple[Task, list[tuple[str, Any]]]]:
+Mix = list[tuple[Task, list[tuple[str, Any]]]]
+
+
+def mixed_calls(tasks: list[Task]) -> Mix:
     """Each task's gold actions (reads, writes, recoveries from errors) plus three malformed calls."""
     mix = []
     for t in tasks:
@@ -58,89 +106,288 @@ def mixed_calls(tasks: list[Task]) -> list[tuple[Task, list[tuple[str, Any]]]]:
     return mix
 
 
-def run_mix(mix: list[tuple[Task, list[tuple[str, Any]]]], capture: bool) -> tuple[float, int, list[list[Traced]]]:
-    """Seconds spent inside ``Episode.step`` for the whole mix, the call count, and per-task statements."""
-    spent, calls, per_task = 0.0, 0, []
+def run_mix(mix: Mix) -> tuple[float, int]:
+    """Seconds spent inside ``Episode.step`` for the whole mix, and the call count."""
+    spent, calls = 0.0, 0
+    clock = time.perf_counter
     for task, actions in mix:
-        episode = Episode(task)
-        with trace_statements() if capture else nullcontext([]) as captured:
+        with Episode(task) as episode:
             for name, arguments in actions:
-                started = time.perf_counter()
+                started = clock()
                 episode.step(name, arguments)
-                spent += time.perf_counter() - started
-                calls += 1
-        per_task.append(list(captured))
-        episode.close()
-    return spent, calls, per_task
+                spent += clock() - started
+            calls += len(actions)
+    return spent, calls
 
 
-def replay_raw(mix: list[tuple[Task, list[tuple[str, Any]]]], statements: list[list[Traced]]) -> float:
-    """Seconds to run the captured statements, with their parameters, through plain sqlite3.
+def _replay(connection: sqlite3.Connection, statements: list[Traced]) -> None:
+    for sql, params, many in statements:
+        if sql == "COMMIT":
+            connection.commit()
+        elif sql == "ROLLBACK":
+            connection.rollback()
+        elif many:
+            connection.executemany(sql, params)
+        else:
+            connection.execute(sql, params).fetchall()
+
+
+def replay_raw(mix: Mix, repeats: int) -> tuple[list[float], int]:
+    """Seconds (one total per repeat) to run the captured statements through plain sqlite3, and their count.
 
     Like the executor, the baseline reuses one connection with a large statement cache and starts
-    each task by deserialising that task's start state; a warm-up pass prepares every statement.
+    each task by deserialising that task's start state; an untimed pass prepares every statement.
     """
-    starts = []
-    for task, _ in mix:
-        prepared = Episode(task)  # same starting state: world plus patches
-        starts.append(prepared.snapshot())
-        prepared.close()
     connection = sqlite3.connect(":memory:", isolation_level=None, cached_statements=4096)
-    spent = 0.0
-    for timed in (False, True):
-        for image, stmts in zip(starts, statements, strict=True):
+    totals, count = [0.0] * repeats, 0
+    for task, actions in mix:
+        with Episode(task) as episode:
+            image = episode.snapshot()
+            with trace_statements() as captured:
+                for name, arguments in actions:
+                    episode.step(name, arguments)
+        count += len(captured)
+        for r in range(-1, repeats):
             connection.deserialize(image)
             started = time.perf_counter()
-            for sql, params, many in stmts:
-                if sql == "COMMIT":
-                    connection.commit()
-                elif sql == "ROLLBACK":
-                    connection.rollback()
-                elif many:
-                    connection.executemany(sql, params)
-                else:
-                    connection.execute(sql, params).fetchall()
-            if timed:
-                spent += time.perf_counter() - started
+            _replay(connection, captured)
+            if r >= 0:
+                totals[r] += time.perf_counter() - started
     connection.close()
-    return spent
+    return totals, count
 
 
-def bench_sandbox(repeats: int = 5) -> dict[str, Any]:
-    tasks = load_split("handwritten.jsonl")
+def bench_sandbox(tasks: list[Task], repeats: int) -> dict[str, Any]:
     world, size = largest_world()
     probe = Task.model_validate({**tasks[0].model_dump(), "initial_state": {"world": world}})
     mix = mixed_calls(tasks)
-    run_mix(mix, capture=False)  # warm caches: world images, compiled statements
-    timings = [run_mix(mix, capture=False) for _ in range(repeats)]
+    run_mix(mix)  # warm caches: world images, compiled statements
+    timings = [run_mix(mix) for _ in range(repeats)]
     spent = statistics.median(t[0] for t in timings)
     calls = timings[0][1]
-    _, _, statements = run_mix(mix, capture=True)
-    raw = statistics.median(replay_raw(mix, statements) for _ in range(repeats))
+    raw_totals, statements = replay_raw(mix, repeats)
+    raw = statistics.median(raw_totals)
+    tools = {name for _, actions in mix for name, _ in actions}
     return {
-        "machine": machine(), "world": world, "world_bytes": size,
-        "reset_us": round(reset_us(probe, 200), 1),
-        "tool_calls": calls, "tool_calls_per_s": round(calls / spent, 1),
+        "world": world, "world_bytes": size, "reset_us": round(reset_us(probe, 200), 1),
+        "tool_calls": calls, "tools_in_mix": len(tools), "tool_calls_per_s": round(calls / spent, 1),
         "raw_sqlite_calls_per_s": round(calls / raw, 1), "overhead_vs_raw": round(spent / raw, 2),
-        "statements_per_call": round(sum(len(s) for s in statements) / calls, 2),
+        "statements_per_call": round(statements / calls, 2),
     }
 
 
+# ---- whole-split figures ------------------------------------------------------------------------
+
+async def _drain(results: Any) -> list[Any]:
+    return [r async for r in results]
+
+
+def bench_oracle(tasks: list[Task], repeats: int) -> dict[str, Any]:
+    """Gold replay plus verification of every episode of the split, one process, one core."""
+    from experiments.loop import run_many
+    from planners.reference import OraclePlanner
+
+    for persona in PERSONAS:
+        world_image(persona)
+    rates, passed, episodes = [], 0, 0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        results = asyncio.run(_drain(run_many(tasks, OraclePlanner(), concurrency=64, condition="both")))
+        rates.append(len(results) / (time.perf_counter() - started))
+        passed, episodes = sum(r.verdict.passed for r in results), len(results)
+    return {"oracle_episodes": episodes, "oracle_passed": passed,
+            "oracle_episodes_per_s": round(statistics.median(rates), 1)}
+
+
+def _sweep_args(split: str, tmp: Path, *extra: str) -> list[str]:
+    return [f"planner=oracle", f"split={SPLITS[split]}", "seed=0", f"store={tmp / 'results.db'}",
+            f"report_dir={tmp / 'report'}", f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}", "name=bench", *extra]
+
+
+def bench_sweep(split: str, repeats: int) -> dict[str, Any]:
+    """``mobilepa sweep planner=oracle split=<split> seed=0`` end to end, cluster start included."""
+    from experiments.sweep_cli import sweep_main
+
+    walls, code = [], 0
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory(prefix="mobilepa-bench-") as tmp:
+            saved = os.environ.pop("MLFLOW_TRACKING_URI", None)
+            try:
+                started = time.perf_counter()
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    code = sweep_main(_sweep_args(split, Path(tmp)))
+                walls.append(time.perf_counter() - started)
+            finally:
+                if saved is not None:
+                    os.environ["MLFLOW_TRACKING_URI"] = saved
+    return {"sweep_wall_s": round(statistics.median(walls), 2), "sweep_exit_code": code}
+
+
+def _warm_worker(split_file: str) -> int:
+    """Run on each worker before timing: worlds built, the split parsed (what a first unit would pay)."""
+    from experiments.units import split_tasks
+
+    for persona in PERSONAS:
+        world_image(persona)
+    return len(split_tasks(split_file, None, None))
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def bench_scaling(split: str, repeats: int) -> dict[str, Any]:
+    """The oracle sweep's episode rate on 2 warm workers over 1 (no tracking); the workers' peak RSS."""
+    from cluster.dask_runner import dask_client
+    from experiments.sweep import load_config, parse_args, run_sweep
+
+    rates: dict[int, float] = {}
+    peak = 0.0
+    for workers in (1, 2):
+        cfg = load_config(*parse_args(["tracking=none", f"cluster.n_workers={workers}"]))
+        samples = []
+        with dask_client(cfg.cluster) as client:
+            client.run(_warm_worker, split)
+            for _ in range(repeats):
+                with tempfile.TemporaryDirectory(prefix="mobilepa-bench-") as tmp:
+                    run_cfg = load_config(*parse_args(_sweep_args(split, Path(tmp), "tracking=none")))
+                    with contextlib.redirect_stderr(io.StringIO()):
+                        outcome = run_sweep(run_cfg, client=client)
+                    samples.append(outcome.ran / outcome.wall_s)
+            if workers == 2:
+                peak = max(client.run(_peak_rss_mb).values())
+        rates[workers] = statistics.median(samples)
+    return {"sweep_1_worker_episodes_per_s": round(rates[1], 1), "sweep_2_workers_episodes_per_s": round(rates[2], 1),
+            "scaling_2_over_1": round(rates[2] / rates[1], 2), "peak_rss_mb": round(peak, 1)}
+
+
+def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
+    """The scripted server, in its own process so its work does not share the client's event loop."""
+    from planners.scripted_server import ScriptedServer
+
+    async def serve() -> None:
+        server = ScriptedServer(load_split(split_file), policy)
+        server.stats.bodies = _Discard()  # the bench sends thousands of requests: keep none of them
+        async with server:
+            ports.put(server.port)
+            while not stop.is_set():
+                await asyncio.sleep(0.05)
+
+    asyncio.run(serve())
+
+
+class _Discard(list):  # type: ignore[type-arg]
+    def append(self, item: Any) -> None:
+        pass
+
+
+def bench_llm(split_file: str, tasks: list[Task]) -> dict[str, Any]:
+    """Episodes/s against a server taking 200 ms per completion, over the ideal for 256 in flight."""
+    from experiments.loop import run_many
+    from planners import build_planner
+
+    spawn = multiprocessing.get_context("spawn")
+    ports, stop = spawn.Queue(), spawn.Event()
+    server = spawn.Process(target=_serve, args=(split_file, f"latency:{LLM_LATENCY_MS}", ports, stop), daemon=True)
+    server.start()
+    try:
+        port = ports.get(timeout=120)
+        config = {"kind": "openai", "model": "scripted", "base_url": f"http://127.0.0.1:{port}/v1",
+                  "concurrency": LLM_IN_FLIGHT, "timeouts": {"connect": 10, "read": 60},
+                  "retries": {"max": 0, "backoff_s": 0.1, "max_backoff_s": 0.1},
+                  "sampling": {"temperature": 0.0, "max_tokens": 256}, "tool_choice": "auto"}
+
+        async def drive() -> list[Any]:
+            planner = build_planner(config)
+            try:
+                return await _drain(run_many(tasks, planner, concurrency=LLM_IN_FLIGHT, condition="both"))
+            finally:
+                await planner.aclose()  # type: ignore[attr-defined]
+
+        started = time.perf_counter()
+        results = asyncio.run(drive())
+        wall = time.perf_counter() - started
+    finally:
+        stop.set()
+        server.join(10)
+        if server.is_alive():
+            server.terminate()
+    completions = sum(len(r.trajectory.steps) for r in results)
+    achieved = len(results) / wall
+    ideal = min(LLM_IN_FLIGHT, len(results)) / (completions / len(results) * LLM_LATENCY_MS / 1000)
+    return {"llm_episodes": len(results), "llm_passed": sum(r.verdict.passed for r in results),
+            "llm_episodes_per_s": round(achieved, 1), "llm_ideal_episodes_per_s": round(ideal, 1),
+            "llm_bound_efficiency": round(achieved / ideal, 3)}
+
+
+def short_of_target(figures: dict[str, Any]) -> list[str]:
+    short = []
+    for key, (op, bound) in TARGETS.items():
+        if key in figures and not (figures[key] <= bound if op == "<=" else figures[key] >= bound):
+            short.append(f"{key} {figures[key]} (target {op} {bound})")
+    return short
+
+
+def run_all(split: str, repeats: int, suite_repeats: int, only_sandbox: bool,
+            log: Callable[[str], None]) -> dict[str, Any]:
+    tasks = load_split(split)
+    figures: dict[str, Any] = {"machine": machine(), "split": split, "tasks": len(tasks),
+                               "episodes": len(expand(tasks, "both")), "repeats": repeats}
+    stages: list[tuple[str, Callable[[], dict[str, Any]]]] = [("sandbox", lambda: bench_sandbox(tasks, repeats))]
+    if not only_sandbox:
+        figures["suite_repeats"] = suite_repeats
+        stages += [("oracle", lambda: bench_oracle(tasks, suite_repeats)),
+                   ("sweep", lambda: bench_sweep(split, suite_repeats)),
+                   ("scaling", lambda: bench_scaling(split, suite_repeats)),
+                   ("llm", lambda: bench_llm(split, tasks))]
+    for name, stage in stages:
+        started = time.perf_counter()
+        figures.update(stage())
+        log(f"{name}: {time.perf_counter() - started:.1f} s")
+    figures["short_of_target"] = short_of_target(figures)
+    return figures
+
+
+def report(figures: dict[str, Any]) -> None:
+    m = figures["machine"]
+    print(f"machine: {m['cpu']}, {m['cpus_usable']}/{m['cpus']} cores, {m['ram_gb']} GiB RAM, Python {m['python']}, "
+          f"SQLite {m['sqlite']} ({m['date']})")
+    print(f"split: {figures['split']} ({figures['tasks']} tasks, {figures['episodes']} episodes)")
+    print(f"episode reset (median, {figures['world']}, {figures['world_bytes']:,} bytes): {figures['reset_us']:.0f} µs")
+    print(f"mixed tool calls: {figures['tool_calls_per_s']:,.0f}/s over {figures['tool_calls']} calls of "
+          f"{figures['tools_in_mix']} tools ({figures['statements_per_call']} SQL statements per call)")
+    print(f"same statements through raw sqlite3: {figures['raw_sqlite_calls_per_s']:,.0f}/s "
+          f"(overhead {figures['overhead_vs_raw']}x)")
+    if "oracle_episodes_per_s" in figures:
+        print(f"oracle + verification, one core: {figures['oracle_episodes_per_s']:,.1f} episodes/s "
+              f"({figures['oracle_passed']}/{figures['oracle_episodes']} passed)")
+        print(f"sweep end to end (cluster, store, MLflow, report): {figures['sweep_wall_s']:.1f} s")
+        print(f"sweep scaling 2 workers / 1: {figures['scaling_2_over_1']}x "
+              f"({figures['sweep_2_workers_episodes_per_s']} vs {figures['sweep_1_worker_episodes_per_s']} episodes/s); "
+              f"worker peak RSS {figures['peak_rss_mb']:.0f} MB")
+        print(f"LLM-bound ({LLM_LATENCY_MS} ms per completion, {LLM_IN_FLIGHT} in flight): "
+              f"{figures['llm_episodes_per_s']} episodes/s of an ideal {figures['llm_ideal_episodes_per_s']} "
+              f"(efficiency {figures['llm_bound_efficiency']})")
+    for line in figures["short_of_target"]:
+        print(f"short of target: {line}")
+
+
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="mobilepa bench")
-    parser.add_argument("target", choices=["sandbox"])
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser = argparse.ArgumentParser(prog="mobilepa bench", description=__doc__.splitlines()[0])
+    parser.add_argument("target", nargs="?", choices=["all", "sandbox"], default="all",
+                        help="all figures (default), or only reset and tool calls")
+    parser.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats of the reset and tool-call figures")
+    parser.add_argument("--suite-repeats", type=int, default=1, help="repeats of the whole-split figures")
+    parser.add_argument("--split", default=None, help="task file (default: full.jsonl, else handwritten.jsonl)")
     args = parser.parse_args(argv)
-    figures = bench_sandbox(args.repeats)
+    split = args.split or default_split()
+    if args.target == "all" and split not in SPLITS:
+        parser.error(f"--split: the sweep figures need a split with a conf/split entry: {', '.join(SPLITS)}")
+    log = (lambda line: print(line, flush=True)) if args.json else (lambda line: None)
+    figures = run_all(split, max(1, args.repeats), max(1, args.suite_repeats), args.target == "sandbox", log)
     if args.json:
         print(json.dumps(figures, sort_keys=True))
-        return 0
-    print(f"machine: {figures['machine']}")
-    print(f"largest world: {figures['world']} ({figures['world_bytes']:,} bytes)")
-    print(f"episode reset (median): {figures['reset_us']:.0f} µs")
-    print(f"mixed tool calls: {figures['tool_calls_per_s']:,.0f}/s over {figures['tool_calls']} calls "
-          f"({figures['statements_per_call']} SQL statements per call)")
-    print(f"same statements through raw sqlite3: {figures['raw_sqlite_calls_per_s']:,.0f}/s")
-    print(f"executor overhead vs raw sqlite3: {figures['overhead_vs_raw']}x")
+    else:
+        report(figures)
     return 0

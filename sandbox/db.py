@@ -20,11 +20,13 @@ import functools
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 import re
 import sqlite3
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Executable, create_engine, event, text
+from sqlalchemy import Connection, Delete, Engine, Executable, Insert, Select, Update, create_engine, event, text
+from sqlalchemy.engine.result import IteratorResult, Result, SimpleResultMetaData
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite as sqlite_dialect
 from sqlalchemy.pool import NullPool, QueuePool
 
@@ -53,7 +55,7 @@ def _configure(eng: Engine) -> Engine:
     @event.listens_for(eng, "before_cursor_execute", retval=True)
     def _stable_plans(conn: Connection, cursor: Any, statement: str, parameters: Any, context: Any,
                       executemany: bool) -> tuple[str, Any]:
-        statement = _BOUND_LIKE.sub(r"\1 (? || '')", statement)
+        statement = stable_sql(statement)
         if _trace is not None:
             _trace.append((statement, parameters, executemany))
         return statement, parameters
@@ -90,15 +92,115 @@ def trace_statements() -> Iterator[list[Traced]]:
 # changes; after a deserialise a re-prepare re-parses the whole schema (~10 ms). Turning the bound
 # pattern into an expression keeps one plan per statement; the results are the same.
 _BOUND_LIKE = re.compile(r"\b((?:NOT )?(?:LIKE|GLOB)) \?")
+_STABLE: dict[str, str] = {}
+
+
+def stable_sql(statement: str) -> str:
+    """``statement`` with bound LIKE/GLOB patterns as expressions (memoised: the same few hundred shapes recur)."""
+    stable = _STABLE.get(statement)
+    if stable is None:
+        if len(_STABLE) >= STATEMENT_CACHE:
+            _STABLE.clear()
+        stable = _STABLE[statement] = _BOUND_LIKE.sub(r"\1 (? || '')", statement)
+    return stable
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What running one statement shape needs once SQLAlchemy has compiled it: its SQL, the order of
+    its parameters and their bind processors, and (for a SELECT) the result's column names."""
+
+    compiled: Any  # SQLCompiler, with the cache key its bound values are matched against
+    sql: str
+    keys: tuple[str, ...] | None  # None: DML, which returns no rows
+    expanding: bool  # IN lists and other parameters rendered per execution
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a tool gets back from an INSERT, UPDATE or DELETE run from its plan: the rows it touched."""
+
+    rowcount: int
+
+
+_PLANS: dict[Any, _Plan | None] = {}  # statement cache key -> plan; None: always through SQLAlchemy
+_PLANNED = (Select, Insert, Update, Delete)
+
+
+class EpisodeConnection(Connection):
+    """An episode's connection: statements run their SQLAlchemy-compiled SQL on the DBAPI cursor.
+
+    A tool body builds a Core statement per call; SQLAlchemy's execution around the compiled SQL
+    (execution context, result metadata adapted to the new statement object, events) costs several
+    times the SQLite work. The first execution of each statement shape goes through SQLAlchemy, which
+    compiles it; later ones reuse that compilation: the bound values come from the statement's cache
+    key exactly as SQLAlchemy binds them (bind processors included), the SQL gets the same
+    ``stable_sql`` rewrite, and rows come back as SQLAlchemy ``Row``s in a ``Result`` (DML: ``Written``
+    with the row count). Shapes with Python-side column defaults, RETURNING, result processors or
+    duplicate column names, statements with parameters or execution options, and anything run
+    outside an active transaction (SQLAlchemy autobegins it) always take SQLAlchemy's path.
+    """
+
+    def execute(self, statement: Any, parameters: Any = None, *, execution_options: Any = None) -> Any:
+        if (parameters is None and execution_options is None and type(statement) in _PLANNED
+                and not statement._execution_options and self._transaction is not None
+                and self._transaction.is_active
+                and (self._nested_transaction is None or self._nested_transaction.is_active)):
+            key = statement._generate_cache_key()
+            if key is not None:
+                plan = _PLANS.get(key.key, False)
+                if plan is False:
+                    return self._first_run(statement, key.key)
+                if plan is not None:
+                    return _run_plan(self, plan, key.bindparams)
+        return super().execute(statement, parameters, execution_options=execution_options)
+
+    def _first_run(self, statement: Any, key: Any) -> Any:
+        result = super().execute(statement)
+        compiled = result.context.compiled
+        eligible = (compiled is not None and compiled.positional and compiled.cache_key is not None
+                    and not compiled.schema_translate_map)
+        keys = None
+        if eligible and type(statement) is Select:
+            keys = tuple(result.keys())
+            eligible = len(set(keys)) == len(keys) and not any(result._metadata._processors or ())
+        elif eligible:
+            eligible = not (compiled.insert_prefetch or compiled.update_prefetch or compiled.returning
+                            or compiled.effective_returning or compiled.for_executemany)
+        if len(_PLANS) >= STATEMENT_CACHE:
+            _PLANS.clear()
+        _PLANS[key] = _Plan(compiled, stable_sql(compiled.string), keys, bool(
+            compiled.literal_execute_params or compiled.post_compile_params)) if eligible else None
+        return result
+
+
+def _run_plan(conn: Connection, plan: _Plan, extracted: Any) -> Result[Any] | Written:
+    compiled = plan.compiled
+    params = compiled.construct_params(extracted_parameters=extracted, escape_names=False)
+    processors = compiled._bind_processors
+    sql, order = plan.sql, compiled.positiontup
+    if plan.expanding:
+        expanded = compiled._process_parameters_for_postcompile(params)
+        sql, order, params = stable_sql(expanded.statement), expanded.positiontup, expanded.parameters
+        processors = {**processors, **expanded.processors}
+    values = [processors[k](params[k]) if k in processors else params[k] for k in order]
+    if _trace is not None:
+        _trace.append((sql, values, False))
+    cursor = raw(conn).execute(sql, values)
+    if plan.keys is None:
+        return Written(cursor.rowcount)
+    return IteratorResult(SimpleResultMetaData(plan.keys), iter(cursor.fetchall()))
 
 
 @functools.cache
 def engine() -> Engine:
     """The process-wide engine for episodes. The pool hands a connection to one episode at a time, so it
     may serve episodes on different threads (a threaded Dask worker) without sharing one concurrently."""
-    return _configure(create_engine(
+    eng = create_engine(
         "sqlite://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1, query_cache_size=STATEMENT_CACHE,
-        connect_args={"cached_statements": STATEMENT_CACHE, "check_same_thread": False}))
+        connect_args={"cached_statements": STATEMENT_CACHE, "check_same_thread": False})
+    eng._connection_cls = EpisodeConnection
+    return _configure(eng)
 
 
 class Prepared:

@@ -32,12 +32,25 @@ def envelope(status: str, error_type: ErrorType | None, payload: dict[str, Any])
     return {"Status": status, "ErrorType": error_type.value if error_type else None, "Payload": payload}
 
 
+_LOG_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+
+
 def _dumps(value: Any) -> str:
     """JSON for the log; whatever a model sends (cycles aside, JSON cannot hold them) becomes a string."""
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+        return _storable(_LOG_JSON.encode(value))
     except (RecursionError, ValueError):
         return json.dumps(f"<{type(value).__name__} nested too deeply to log>")
+
+
+def _storable(text: str) -> str:
+    """Text SQLite can store: lone surrogates (JSON may carry ``\\ud800``) become ``\\ud800`` escapes,
+    which keeps logged JSON valid JSON."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 @dataclass
@@ -65,7 +78,7 @@ class Ctx:
 
     def ts(self) -> str:
         """Deterministic timestamp: the frozen clock plus one second per step."""
-        return (self.executor.now + dt.timedelta(seconds=self.step)).strftime("%Y-%m-%dT%H:%M:%S")
+        return self.executor.timestamp(self.step)
 
     def new_id(self, table: Table) -> str:
         """``<prefix>_NNN`` for the table: one above any id ever issued (never reused after a delete)."""
@@ -136,6 +149,7 @@ class Executor:
     loaded_skill_tools: set[str] = field(default_factory=set)
     internal_errors: list[str] = field(default_factory=list)
     now: dt.datetime = field(init=False)
+    _stamps: dict[int, str] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         with self.conn.begin():
@@ -143,6 +157,13 @@ class Executor:
         if raw_now is None:
             raise ValueError("world has no meta.now: the frozen clock is missing")
         self.now = dt.datetime.fromisoformat(raw_now)
+
+    def timestamp(self, step: int) -> str:
+        """The frozen clock plus ``step`` seconds (formatted once per step: every write stamps rows with it)."""
+        stamp = self._stamps.get(step)
+        if stamp is None:
+            stamp = self._stamps[step] = (self.now + dt.timedelta(seconds=step)).strftime("%Y-%m-%dT%H:%M:%S")
+        return stamp
 
     def answer(self, question: str, slot: str | None) -> str | None:
         """The scripted user's answer: by slot when the planner names one, else by keyword."""
@@ -260,7 +281,7 @@ class Executor:
 
     def _write_log(self, ctx: Ctx, name: Any, arguments: Any, result: Envelope) -> None:
         _LOG.run(
-            self.conn, log_id=None, step=ctx.step, ts=ctx.ts(), actor=ctx.actor, tool_name=_clip(str(name)),
+            self.conn, log_id=None, step=ctx.step, ts=ctx.ts(), actor=ctx.actor, tool_name=_clip(_storable(str(name))),
             args_json=_clip(_dumps(arguments)), status=result["Status"], error_type=result["ErrorType"],
             payload_json=_dumps(result["Payload"]), parent_job_id=ctx.job_id,
         )

@@ -271,6 +271,11 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
         }[first]
         detail = "; ".join(f"{f}: {m}" for f, m in problems) if first in _ORDER[2:] else ", ".join(fields)
         return None, (first, {"message": f"{spec.name}: {label} {detail}", "fields": fields})
+    bad_text = _invalid_unicode(arguments)
+    if bad_text is not None:  # e.g. "\\ud800" in the model's JSON: no tool body or database can take it
+        return None, (ErrorType.INVALID_ARGUMENT_VALUE, {
+            "message": f"{spec.name}: invalid value for {bad_text}: text is not valid Unicode (a lone surrogate)",
+            "fields": [bad_text]})
     # An explicit null means "not given": the tool's own default applies. Nested models stay models.
     clean = {k: getattr(parsed, k) for k in parsed.model_fields_set if getattr(parsed, k) is not None}
     if spec.check is not None:
@@ -294,6 +299,26 @@ def _depth(value: Any) -> int:
         children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
         stack.extend((child, level + 1) for child in children)
     return deepest
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _invalid_unicode(arguments: dict[str, Any]) -> str | None:
+    """The top-level argument holding a lone surrogate anywhere inside it (in a value or a key), if any."""
+    for name, value in arguments.items():
+        stack = [name, value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                if _SURROGATE.search(item):
+                    return str(name) if not _SURROGATE.search(str(name)) else "argument name"
+            elif isinstance(item, dict):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            elif isinstance(item, list | tuple):
+                stack.extend(item)
+    return None
 
 
 def domain_tools() -> list[ToolSpec]:

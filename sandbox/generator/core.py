@@ -229,6 +229,7 @@ def resolve(value: Any, payloads: list[Any]) -> Any:
 class Replayed:
     gold: list[dict[str, Any]]
     errors: list[str]  # ErrorTypes the gold hit, in order
+    memories: set[str]  # ids of the records the gold's successful search_memory calls returned
 
 
 def hidden_tools(skills: Iterable[str]) -> set[str]:
@@ -240,6 +241,7 @@ def replay(task: Task) -> Replayed:
     gold: list[dict[str, Any]] = []
     payloads: list[Any] = []
     errors: list[str] = []
+    memories: set[str] = set()
     with Episode(task) as episode:
         for n, action in enumerate(task.gold, start=1):
             arguments = resolve(action.arguments, payloads)
@@ -248,6 +250,8 @@ def replay(task: Task) -> Replayed:
             result = episode.step(action.name, arguments)
             gold.append({"name": action.name, "arguments": arguments})
             payloads.append(result["Payload"])
+            if result["Status"] == "success" and action.name == "search_memory":
+                memories |= {r.get("memory_id") for r in result["Payload"].get("records", []) if isinstance(r, dict)}
             if result["Status"] != "success":
                 errors.append(str(result["ErrorType"]))
                 if result["ErrorType"] == ErrorType.INTERNAL_ERROR:
@@ -257,7 +261,7 @@ def replay(task: Task) -> Replayed:
             raise BuildError("the gold did not finish successfully")
         if episode.executor.internal_errors:
             raise BuildError(f"sandbox internal errors: {episode.executor.internal_errors}")
-    return Replayed(gold, errors)
+    return Replayed(gold, errors, memories)
 
 
 def _tools_called(action: dict[str, Any]) -> list[str]:
@@ -288,6 +292,9 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
     if unexpected:
         steps = [f"{g['name']}" for g in replayed.gold]
         raise BuildError(f"gold hit {', '.join(unexpected)} which the draft does not recover from (steps {steps})")
+    unseen = sorted(set(draft.memory_ids) - replayed.memories)
+    if unseen:
+        raise BuildError(f"the gold's memory searches never return the required records {', '.join(unseen)}")
     missing = sorted({str(e) for e in draft.recovers} - set(replayed.errors))
     if missing:
         raise BuildError(f"the draft says it recovers from {', '.join(missing)}, but the gold never hit it")

@@ -117,12 +117,36 @@ def _plan(category: str) -> list[tuple[str, int]]:
     return plan
 
 
+def siblings(name: str) -> list[str]:
+    """The slot's family, then the families of its stratum: the same level-2 for Basic and Sub-agent
+    (same tags first), the same tags (memory cell, write, rule) for Memory; none for Skill."""
+    fam = FAMILIES[name]
+    if fam.category == "skill":
+        return [name]
+    same = [f for f in FAMILIES.values() if f.name != name and f.category == fam.category and f.l2 == fam.l2
+            and (fam.category != "memory" or f.tags == fam.tags)]
+    return [name, *(f.name for f in sorted(same, key=lambda f: (f.tags != fam.tags, f.name)))]
+
+
 def build_slot(slot: Slot, seed: int, seen: set[tuple[str, str]]) -> Task:
-    """Draft the slot's family on personas in a seeded order until a draft builds and is new."""
-    fam = FAMILIES[slot.family]
+    """Draft the slot's family on personas in a seeded order until a draft builds and is new.
+
+    A family whose phrasings are used up (every draft repeats a query already in the suite, as happens
+    when building ``train`` after ``full``) gives way to a family of the same stratum."""
+    problems: list[str] = []
+    for name in siblings(slot.family):
+        try:
+            return _build_with(FAMILIES[name], slot, seed, seen, problems)
+        except BuildError:
+            if not all("duplicate query" in p for p in problems[-ATTEMPTS:]):
+                break
+    raise BuildError(f"{slot.task_id} ({slot.family}): no usable draft in {ATTEMPTS} attempts; "
+                     + " | ".join(dict.fromkeys(problems[-6:])))
+
+
+def _build_with(fam: Family, slot: Slot, seed: int, seen: set[tuple[str, str]], problems: list[str]) -> Task:
     personas = sorted(PERSONAS)
     seed_for(seed, slot.task_id).shuffle(personas)
-    problems: list[str] = []
     for attempt in range(ATTEMPTS):
         persona = personas[attempt % len(personas)]
         try:
@@ -137,8 +161,7 @@ def build_slot(slot: Slot, seed: int, seen: set[tuple[str, str]]) -> Task:
             continue
         seen.add(key)
         return task
-    raise BuildError(f"{slot.task_id} ({slot.family}): no usable draft in {ATTEMPTS} attempts; "
-                     + " | ".join(dict.fromkeys(problems[-6:])))
+    raise BuildError(fam.name)
 
 
 def build_suite(seed: int = SUITE_SEED, prefix: str = "", avoid: set[tuple[str, str]] | None = None) -> Iterator[Task]:

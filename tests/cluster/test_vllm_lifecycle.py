@@ -74,6 +74,7 @@ def test_command_defaults_served_name_to_model_and_omits_template() -> None:
     assert "--chat-template" not in cmd and cmd[-1] == "hermes"
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize(("config", "key"), [
     ({"vllm": {"tool_call_parser": "hermes"}}, "planner.model"),
     ({"model": "m"}, "planner.vllm.tool_call_parser"),
@@ -84,6 +85,7 @@ def test_bad_config_names_the_key(config: dict[str, Any], key: str) -> None:
         build_command(config, port=1)
 
 
+@pytest.mark.faults
 def test_ready_after_refused_connections_and_503s(tmp_path: Path) -> None:
     server = fake_server(tmp_path, FAKE_VLLM_DELAY=0.5, FAKE_VLLM_UNHEALTHY=3)
     with server:
@@ -109,6 +111,7 @@ def test_async_context_manager(tmp_path: Path) -> None:
     assert asyncio.run(run()) == ["qwen7b"]
 
 
+@pytest.mark.faults
 def test_early_exit_reports_code_and_log_tail(tmp_path: Path) -> None:
     server = fake_server(tmp_path, FAKE_VLLM_EXIT=3)
     with pytest.raises(ServerStartupError) as err:
@@ -119,6 +122,7 @@ def test_early_exit_reports_code_and_log_tail(tmp_path: Path) -> None:
     assert "startup line 21\n" in message and "startup line 20\n" not in message  # last 40 lines
 
 
+@pytest.mark.faults
 def test_startup_timeout_reports_and_stops(tmp_path: Path) -> None:
     server = fake_server(tmp_path, FAKE_VLLM_UNHEALTHY=10**9)
     server.startup_timeout = 1
@@ -134,6 +138,7 @@ def test_existing_server_checks_the_model(tmp_path: Path) -> None:
         ExistingServer(server.base_url, "other", timeout=5).__enter__()
 
 
+@pytest.mark.faults
 def test_existing_server_times_out_when_nothing_listens() -> None:
     nowhere = ExistingServer(f"http://127.0.0.1:{free_port()}/v1", timeout=0.3, poll_interval=0.1)
     refused = r"not ready after 0.3 s \(last: ClientConnectorError"
@@ -141,6 +146,7 @@ def test_existing_server_times_out_when_nothing_listens() -> None:
         nowhere.__enter__()
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize("ignore_term", [False, True])
 def test_stop_kills_the_process_group(tmp_path: Path, ignore_term: bool) -> None:
     env: dict[str, str | float] = {"FAKE_VLLM_CHILD": 1}

@@ -20,7 +20,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, Self
 
 from aiohttp import web
 
@@ -28,8 +28,6 @@ from planners import InfraError, Planner, PlannerAction, build_planner
 from planners.scripted_server import HOST, ScriptedServer, _error
 from sandbox.episode import Observation
 from sandbox.tasks import Task
-
-T = TypeVar("T")
 
 
 class FaultyServer(ScriptedServer):
@@ -103,7 +101,7 @@ class ServerThread:
         self.start()
         self.restarts += 1
 
-    def __enter__(self) -> ServerThread:
+    def __enter__(self) -> Self:
         self._thread.start()
         if self.started:
             self.start()

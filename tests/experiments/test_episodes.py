@@ -45,6 +45,7 @@ def test_same_task_and_actions_give_identical_final_bytes(task) -> None:
     assert _oracle_final_bytes(task) == _oracle_final_bytes(task)
 
 
+@pytest.mark.faults
 def test_episodes_are_isolated() -> None:
     task = next(t for t in TASKS if t.task_id == "hw_basic_001")
     with Episode(task) as first, Episode(task) as second:
@@ -53,6 +54,7 @@ def test_episodes_are_isolated() -> None:
         assert "contacts" in first.trajectory().diff
 
 
+@pytest.mark.faults
 def test_step_budget_truncates_and_stepping_after_the_end_raises() -> None:
     task = TASKS[0]
     with Episode(task) as episode:
@@ -83,6 +85,7 @@ def test_main_job_writes_results(tmp_path: Path) -> None:
     assert (tmp_path / "trajectories.jsonl.gz").stat().st_size > 0
 
 
+@pytest.mark.faults
 def test_bad_planner_config_fails_before_work(tmp_path: Path) -> None:
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         cfg = compose(config_name="config", overrides=["planner=oracle", "planner.kind=gpt9"])

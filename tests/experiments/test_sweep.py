@@ -122,6 +122,7 @@ def test_rerun_runs_nothing_new_and_reuses_the_runs(swept, client: Client) -> No
     assert len(mlflow.search_traces(locations=[experiment_id], max_results=100)) == 4 * 3  # not logged twice
 
 
+@pytest.mark.faults
 def test_resumed_sweep_runs_only_missing_and_infra_error_keys(client: Client, tmp_path: Path) -> None:
     cfg = _config(tmp_path, "tracking=none", "planner=oracle")
     run_sweep(cfg, client=client)
@@ -142,7 +143,8 @@ def test_resumed_sweep_runs_only_missing_and_infra_error_keys(client: Client, tm
     assert strip(after) == strip(before)
 
 
-def test_killed_driver_then_rerun_finishes_only_the_missing_keys(client: Client, tmp_path: Path) -> None:
+@pytest.mark.faults
+def test_killed_driver_then_rerun_finishes_only_the_missing_keys(client: Client, tmp_path: Path, figures) -> None:
     """SIGKILL the whole driver (and its cluster) mid-sweep; the same command then runs only what is missing."""
     args = ["planner=oracle", "split=handwritten", "seed=0,1", "tracking=none", "unit_size=2", "max_in_flight=2",
             f"store={tmp_path / 'results.db'}", f"report_dir={tmp_path / 'report'}"]
@@ -173,10 +175,13 @@ def test_killed_driver_then_rerun_finishes_only_the_missing_keys(client: Client,
     keys = _keys(store)
     store.close()
     assert len(keys) == len(set(keys)) == 2 * N_TASKS
+    figures(f"FAULTS driver SIGKILL: {2 * N_TASKS} keys, {done} stored before the kill, re-run ran {resumed.ran} "
+            f"and skipped {resumed.skipped}; lost {2 * N_TASKS - len(set(keys))}, counted twice {len(keys) - len(set(keys))}")
 
 
+@pytest.mark.faults
 def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(client: Client,
-                                                                             tmp_path: Path) -> None:
+                                                                             tmp_path: Path, figures) -> None:
     cfg = _config(tmp_path, "tracking=none", "planner=oracle", "seed=0", "infra_retries=2",
                   "planner_factory=tests.cluster.slow_planner:build_broken")
     outcome = run_sweep(cfg, client=client)
@@ -188,8 +193,11 @@ def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(c
     store.close()
     again = run_sweep(cfg, client=client)  # an infra error is not finished: the next sweep tries again
     assert again.skipped == N_TASKS - 1 and again.ran == 3
+    figures(f"FAULTS backend down for one task: {outcome.ran} runs for {N_TASKS} keys (1 + {outcome.infra_retried} "
+            f"retries for it), {len(outcome.infra_errors)} infra_error key, unscorable; the next sweep re-ran only it")
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize(("args", "message"), [
     (["planner=oracle,gpt5"], "planners: unknown planner 'gpt5'"),
     (["split=nope"], "splits: unknown split 'nope'"),
@@ -211,6 +219,7 @@ def test_bad_configs_fail_before_any_work_naming_the_key(tmp_path: Path, args: l
     assert not (tmp_path / "results.db").exists()
 
 
+@pytest.mark.faults
 def test_a_store_from_another_dataset_version_is_refused(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path / "results.db")
     store.check_dataset("handwritten", "handwritten.jsonl", "0" * 64)

@@ -15,6 +15,8 @@ from experiments.store import ResultsStore
 from experiments.sweep import SweepConfigError, load_config, parse_args, run_sweep
 from experiments.sweep_cli import report_main
 
+pytestmark = pytest.mark.faults
+
 GRID = ["planner=oracle", "split=handwritten", "seed=0", "unit_size=16", "name=test-faults"]
 
 

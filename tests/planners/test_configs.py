@@ -56,6 +56,7 @@ def qwen() -> dict[str, Any]:
     return planner_config("qwen2_5_7b", "planner.base_url=http://127.0.0.1:8000/v1")
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize(("change", "message"), [
     ({"temprature": 0.1}, r"planner\.temprature: unknown key for kind openai"),
     ({"sampling": {"temprature": 0.1}}, r"planner\.sampling\.temprature: unknown key"),

@@ -77,6 +77,7 @@ def test_hermes_calls_in_content_are_recovered_and_flagged() -> None:
     assert all(s.planner["recovered_from_content"] for r in results for s in r.trajectory.steps)
 
 
+@pytest.mark.faults
 def test_each_format_error_is_recorded_fed_back_and_costs_a_step() -> None:
     task = BY_ID["hw_basic_001"]
     server, (result,) = asyncio.run(episodes(f"malformed:{len(FORMAT_ERROR_KINDS)}", [task]))
@@ -90,12 +91,14 @@ def test_each_format_error_is_recorded_fed_back_and_costs_a_step() -> None:
     assert [json.loads(m["content"])["Payload"]["format_error"] for m in fed_back] == list(FORMAT_ERROR_KINDS)
 
 
+@pytest.mark.faults
 def test_a_model_that_never_calls_a_tool_is_truncated_and_scored() -> None:
     _, (result,) = asyncio.run(episodes("malformed", [BY_ID["hw_basic_012"]]))
     assert result.trajectory.termination == "truncated" and len(result.trajectory.steps) == T_MAX
     assert result.verdict.scorable and not result.verdict.passed
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize("code", [429, 500, 503])
 def test_transient_errors_are_retried(code: int) -> None:
     server, (result,) = asyncio.run(episodes(f"status:{code}:2", [BY_ID["hw_basic_012"]]))
@@ -103,6 +106,7 @@ def test_transient_errors_are_retried(code: int) -> None:
     assert result.trajectory.steps[0].planner["retries"] == 2 and server.stats.requests == 2 + 2
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize("code", [429, 500, 503])
 def test_persistent_errors_end_the_episode_as_an_unscorable_infra_error(code: int) -> None:
     server, (result,) = asyncio.run(episodes(f"status:{code}", [BY_ID["hw_basic_012"]]))
@@ -113,6 +117,7 @@ def test_persistent_errors_end_the_episode_as_an_unscorable_infra_error(code: in
     assert str(code) in result.verdict.reasons[0]
 
 
+@pytest.mark.faults
 def test_retry_after_is_honoured() -> None:
     wait = 0.25
     server, (result,) = asyncio.run(episodes(
@@ -123,6 +128,7 @@ def test_retry_after_is_honoured() -> None:
     assert first["planner_latency_s"] >= 2 * wait
 
 
+@pytest.mark.faults
 def test_read_timeouts_are_retried_then_reported() -> None:
     async def scenario() -> tuple[ScriptedServer, str]:
         async with ScriptedServer(TASKS, "hang") as server:
@@ -137,6 +143,7 @@ def test_read_timeouts_are_retried_then_reported() -> None:
     assert "Timeout" in message and "/v1/chat/completions" in message
 
 
+@pytest.mark.faults
 def test_a_dead_endpoint_is_an_infra_error() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -150,6 +157,7 @@ def test_a_dead_endpoint_is_an_infra_error() -> None:
     assert result.trajectory.termination == "infra_error" and not result.verdict.scorable
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize(("server_kw", "tasks", "status"), [
     ({"api_key": "another-key"}, TASKS, 401),  # wrong key
     ({}, TASKS[1:], 400),  # the server does not know the task: a bad request
@@ -179,6 +187,7 @@ def test_concurrency_limit_is_respected(limit: int) -> None:
     assert server.stats.max_in_flight == limit  # though 12 episodes run at once
 
 
+@pytest.mark.faults
 def test_api_key_is_sent_as_a_header_and_never_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MOBILEPA_TEST_KEY", KEY)
     server, results = asyncio.run(episodes("gold", TASKS[:3], server_kw={"api_key": KEY},

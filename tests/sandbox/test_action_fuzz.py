@@ -24,6 +24,7 @@ import math
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,34 @@ INTERNAL_TOOLS = sorted(n for n, s in REGISTRY.items() if s.domain == INTERNAL)
 DOMAIN_TOOLS = sorted(n for n, s in REGISTRY.items() if s.is_domain_tool)
 
 
+class _Short:
+    """A short repr, so hypothesis can print a failing example holding a huge or very deep value."""
+
+    label = ""
+
+    def __repr__(self) -> str:
+        return self.label
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self.label)
+
+
+class DeepDict(_Short, dict):  # type: ignore[type-arg]
+    pass
+
+
+class DeepList(_Short, list):  # type: ignore[type-arg]
+    pass
+
+
+class BigStr(_Short, str):
+    pass
+
+
 def _nested(depth: int, kind: type) -> Any:
-    root: Any = {} if kind is dict else []
+    """``{"a": {"a": …}}`` or ``[[…]]``, ``depth`` levels; the outer level prints short."""
+    root: Any = DeepDict() if kind is dict else DeepList()
+    root.label = f"<{kind.__name__} nested {depth} deep>"
     node = root
     for _ in range(depth):
         child: Any = {} if kind is dict else []
@@ -68,7 +95,8 @@ def _nested(depth: int, kind: type) -> Any:
     return root
 
 
-MEGABYTE = "x" * 1_000_000
+MEGABYTE = BigStr("x" * 1_000_000)
+MEGABYTE.label = "<1 MB string>"
 SQL = ["'; DROP TABLE contacts; --", "1 OR 1=1", "%", "_%\\", "\" OR \"\"=\"", "Robert'); DELETE FROM Operation_logs;--",
        "contact_001' --", "x'); ATTACH DATABASE 'pwn.db' AS pwn; --"]
 PATHS = ["../../etc/passwd", "/etc/passwd", "..\\..\\windows\\system32", "file:///etc/passwd", "~/.ssh/id_rsa",
@@ -121,7 +149,8 @@ def actions_for(task: Task) -> st.SearchStrategy[tuple[Any, Any]]:
     skill_tools = sorted({t for s in task.candidate_skills for t in SKILLS[s].tools} - set(visible))
     named = lambda names: st.sampled_from(names).flatmap(lambda n: st.tuples(st.just(n), arguments_for(n)))
     choices = [
-        st.sampled_from([(a.name, a.arguments) for a in task.gold]),  # real writes happen too
+        st.sampled_from([(a.name, a.arguments) for a in task.gold if a.name != "finish"]  # real writes happen too
+                        or [("search_memory", {"query": task.query[:200]})]),
         named(visible), named(visible), named(FRAMEWORK_TOOLS), named(hidden), named(INTERNAL_TOOLS),
         st.tuples(UNKNOWN_NAMES, HOSTILE_ARGUMENTS),
         st.sampled_from(task.candidate_skills).map(lambda s: ("load_skill", {"skill_id": s}))
@@ -132,7 +161,8 @@ def actions_for(task: Task) -> st.SearchStrategy[tuple[Any, Any]]:
     return st.one_of(choices)
 
 
-EPISODES = st.tuples(st.sampled_from(TASKS), st.integers(1, T_MAX + 3)).flatmap(  # lengths spread up to past T_max
+LENGTHS = st.one_of(st.integers(1, T_MAX), st.integers(T_MAX + 1, T_MAX + 3))  # half the sequences outrun T_max
+EPISODES = st.tuples(st.sampled_from(TASKS), LENGTHS).flatmap(
     lambda drawn: st.tuples(st.just(drawn[0]), st.lists(actions_for(drawn[0]), min_size=drawn[1], max_size=drawn[1])))
 
 
@@ -180,7 +210,8 @@ def watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
     return work, temp
 
 
-def test_generated_action_sequences_leave_the_sandbox_sound(watched: tuple[Path, Path]) -> None:
+def test_generated_action_sequences_leave_the_sandbox_sound(watched: tuple[Path, Path],
+                                                           figures: Callable[[str], None]) -> None:
     work, temp = watched
     STATS.clear()
 
@@ -190,14 +221,16 @@ def test_generated_action_sequences_leave_the_sandbox_sound(watched: tuple[Path,
     def run(example: tuple[Task, list[tuple[Any, Any]]]) -> None:
         task, actions = example
         with Episode(task) as episode, Episode(task) as bystander:
-            mutated = False
+            mutated = refused = False
             for name, arguments in actions:
                 if episode.done:  # past T_max or after finish: refused, nothing recorded
+                    STATS["reached_t_max"] += not episode.finished and not refused
                     before = planner_log_rows(episode)
                     with pytest.raises(RuntimeError, match="is over"):
                         episode.step(name, arguments)
                     assert planner_log_rows(episode) == before
                     STATS["refused_after_end"] += 1
+                    refused = True
                     continue
                 env = episode.step(name, arguments)
                 assert isinstance(env, dict) and set(env) == {"Status", "ErrorType", "Payload"}, env
@@ -224,5 +257,9 @@ def test_generated_action_sequences_leave_the_sandbox_sound(watched: tuple[Path,
         STATS["episodes"] += 1
 
     run()
-    print(f"\nFUZZ action sequences: {dict(sorted(STATS.items()))}")
-    assert STATS["mutated_episodes"] and STATS["read_only_episodes"] and STATS["status_success"]
+    errors = sum(n for k, n in STATS.items() if k.startswith("status_") and k != "status_success")
+    figures(f"FUZZ {STATS['episodes']} episodes, {STATS['steps']} steps ({STATS['status_success']} succeeded, "
+            f"{errors} error envelopes, 0 InternalError), {STATS['reached_t_max']} ran into T_max, "
+            f"{STATS['refused_after_end']} steps refused past the end, "
+            f"{STATS['mutated_episodes']} with writes; integrity, diff, file and bystander checks: all clean")
+    assert STATS["mutated_episodes"] and STATS["read_only_episodes"] and STATS["reached_t_max"]

@@ -103,6 +103,7 @@ def arguments_for(spec_parameters: dict[str, Any]) -> st.SearchStrategy[Any]:
     return st.one_of(valid, valid, valid, broken)
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
 def test_tool_with_schema_generated_arguments(spec: Any) -> None:
     @settings(max_examples=12, deadline=None, derandomize=True,

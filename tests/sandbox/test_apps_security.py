@@ -649,6 +649,7 @@ HOSTILE_PATHS = [
 ]
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize("path", HOSTILE_PATHS)
 def test_hostile_paths_are_refused_before_anything_runs(ex: Executor, path: str) -> None:
     for name, args in (("list_files", {"folder_path": path}), ("create_folder", {"path": path, "create_parents": True}),
@@ -658,6 +659,7 @@ def test_hostile_paths_are_refused_before_anything_runs(ex: Executor, path: str)
                                      "folder_path" if name == "list_files" else "path"]
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize("new_name", ["../evil.sh", "a/b.txt", "..", ".", "c:\\x.txt", "bad\nname"])
 def test_hostile_file_names_are_refused(ex: Executor, new_name: str) -> None:
     fails(ex, "move_file", {"file_id": "file_001", "destination_path": "/Documents", "new_name": new_name},

@@ -169,6 +169,7 @@ def _arguments(name: str) -> st.SearchStrategy[Any]:
                            max_size=4) | JSON
 
 
+@pytest.mark.faults
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(NAMES.flatmap(lambda n: st.tuples(st.just(n), _arguments(n))), min_size=1, max_size=6))
 def test_fuzzed_calls_always_return_an_envelope_and_keep_the_database_sound(

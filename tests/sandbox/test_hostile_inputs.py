@@ -12,6 +12,8 @@ from sandbox.executor import Executor
 from sandbox.schema import operation_logs
 from tests.sandbox.conftest import diff_of
 
+pytestmark = pytest.mark.faults
+
 
 def nested(depth: int) -> dict[str, Any]:
     root: dict[str, Any] = {}
@@ -36,6 +38,11 @@ HOSTILE: list[tuple[Any, Any, str]] = [
     ("search_contacts", [1, 2, 3], "InvalidArgumentType"),
     ("search_contacts", None, "InvalidArgumentType"),
     ("roombook_reserve", {}, "ToolNotAvailable"),
+    # JSON may carry lone surrogates ("\\ud800"), which SQLite cannot store: refused, and logged escaped
+    ("create_note", {"title": "\ud800", "content": "x"}, "InvalidArgumentValue"),
+    ("create_note", {"title": "ok", "content": {"\udfff": 1}}, "InvalidArgumentType"),
+    ("search_contacts", {"name": "Lily", "\ud800": 1}, "InvalidArgumentValue"),
+    ("\ud800", {"\ud800": "\ud800"}, "ToolNotAvailable"),
 ]
 
 

@@ -51,6 +51,7 @@ def _good() -> dict[str, object]:
     return json.loads(HANDWRITTEN.read_text(encoding="utf-8").splitlines()[0])
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
@@ -72,6 +73,7 @@ def test_malformed_records_are_rejected_naming_file_line_task_and_field(tmp_path
     assert message in str(err.value)
 
 
+@pytest.mark.faults
 def test_not_json_and_duplicate_ids(tmp_path: Path) -> None:
     with pytest.raises(TaskFormatError, match=r":1: not valid JSON"):
         load_tasks(_write(tmp_path, ["{oops"]))
@@ -79,6 +81,7 @@ def test_not_json_and_duplicate_ids(tmp_path: Path) -> None:
         load_tasks(_write(tmp_path, [_good(), _good()]))
 
 
+@pytest.mark.faults
 def test_split_errors_name_the_problem() -> None:
     with pytest.raises(FileNotFoundError, match="split file 'nope.jsonl' not found"):
         load_split("nope.jsonl")

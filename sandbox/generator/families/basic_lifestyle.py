@@ -252,7 +252,7 @@ def cancel_service_with_history(g: Gen) -> Draft:
         bucket="state_change",
         check={"update": {"service_appointments": [{"match": {"appointment_id": aid}, "set": {"status": "cancelled"}}]},
                "ignore_tables": PAY, "ignore_columns": ["notes", "cancellation_fee"]},
-        tags={"friction": "none", "pattern": "single_call"},
+        tags={"pattern": "single_call"},
     )
 
 

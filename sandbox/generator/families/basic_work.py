@@ -324,10 +324,22 @@ def open_tasks(g: Gen) -> list[dict[str, Any]]:
 
 
 @family("basic", "1.2", pattern="lookup_then_act")
+def delete_existing_task(g: Gen) -> Draft:
+    t = g.one("tasks", filter=lambda r: r in open_tasks(g))
+    title, lst, tid = t["title"], t["list_name"], t["task_id"]
+    return Draft(
+        query=g.say("delete '{title}' from my {lst} list", "remove the task '{title}'",
+                    "I don't need '{title}' on my {lst} list any more, delete it", title=title, lst=lst),
+        gold=[act("list_tasks", list_name=lst), act("delete_task", task_id=tid), done(f"Deleted {title}.")],
+        bucket="state_change", check={"delete": {"tasks": [{"task_id": tid}]}},
+    )
+
+
+@family("basic", "1.2", pattern="lookup_then_act")
 def update_existing_task(g: Gen) -> Draft:
     t = g.one("tasks", filter=lambda r: r in open_tasks(g))
     title, lst = t["title"], t["list_name"]
-    kind = g.pick(["done", "delete", "due", "priority"])
+    kind = g.pick(["done", "due", "priority"])
     look = act("list_tasks", list_name=lst)
     tid = t["task_id"]
     if kind == "done":
@@ -338,13 +350,6 @@ def update_existing_task(g: Gen) -> Draft:
             bucket="state_change",
             check={"update": {"tasks": [{"match": {"task_id": tid},
                                          "set": {"status": "completed", "completed_at": {"$absent": False}}}]}},
-        )
-    if kind == "delete":
-        return Draft(
-            query=g.say("delete '{title}' from my {lst} list", "remove the task '{title}'",
-                        "I don't need '{title}' on my {lst} list any more, delete it", title=title, lst=lst),
-            gold=[look, act("delete_task", task_id=tid), done(f"Deleted {title}.")],
-            bucket="state_change", check={"delete": {"tasks": [{"task_id": tid}]}},
         )
     if kind == "due":
         d = g.rng.randint(2, 20)

@@ -35,6 +35,29 @@ from sandbox.suite import TASK_DIR, load_split
 GRID_KEYS = {"planner": "planners", "split": "splits", "seed": "seeds", "condition": "conditions"}
 
 
+SECRET_WORDS = ("api_key", "token", "secret", "password")
+
+
+def redacted(value: Any) -> Any:
+    """``value`` with every secret masked: keys naming a key, token, secret or password, and
+    ``key=value`` override strings for such keys (a key given literally on the command line)."""
+    if isinstance(value, dict):
+        return {k: "***" if _secret(str(k)) and v else redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    if isinstance(value, str) and "=" in value:
+        key, _, rest = value.partition("=")
+        if _secret(key) and rest:
+            return f"{key}=***"
+    return value
+
+
+def _secret(key: str) -> bool:
+    """A key holding a secret itself (``api_key``), not naming where one is (``api_key_env``)."""
+    key = key.lower()
+    return any(w in key for w in SECRET_WORDS) and not key.endswith("_env")
+
+
 class SweepConfigError(ValueError):
     """The sweep cannot start; the message names the offending key."""
 
@@ -210,7 +233,7 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
             except (MlflowException, OSError, TrackingUnavailable) as exc:  # before any work: nothing is lost
                 raise SweepConfigError(str(exc) if isinstance(exc, TrackingUnavailable)
                                        else f"tracking.uri: MLflow failed: {exc}") from None
-            store.record_sweep(plan.sweep_key, config)
+            store.record_sweep(plan.sweep_key, redacted(config))
         total = sum(len(u.task_ids) for u in units)
         infra_runs: dict[tuple[str, str], int] = {}
         outcome = SweepOutcome(plan, ran=0, skipped=skipped)

@@ -25,6 +25,8 @@ from mlflow.tracking import MlflowClient
 from experiments.leaderboard import by_group, cell_metrics, group_stability, write_report
 from experiments.store import ResultsStore, trajectory_json
 
+from experiments.sweep import redacted
+
 if TYPE_CHECKING:
     from experiments.sweep import Plan
 
@@ -213,7 +215,7 @@ def log_sweep(tracker: SweepTracker, store: ResultsStore) -> str:
         report = Path(tmp) / "report"
         write_report(rows, report)
         (report / "stability.json").write_text(json.dumps(stability_doc, indent=2, sort_keys=True))
-        (report / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True, default=str))
+        (report / "config.json").write_text(json.dumps(redacted(config), indent=2, sort_keys=True, default=str))
         client.log_artifacts(parent, str(report))
     mlflow.flush_trace_async_logging()
     client.set_terminated(parent)

@@ -7,11 +7,12 @@ into each world image once; episodes only read the journal.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Table, select, text
+from sqlalchemy import Connection, Table, select
 
 from sandbox.schema import SYSTEM, changes, metadata
 
@@ -77,19 +78,23 @@ class TableDiff:
 StateDiff = dict[str, TableDiff]
 
 
+@functools.cache
+def _row_by_key(tbl: str) -> str:
+    """The SELECT of one row of ``tbl`` by its primary key (positional parameters, in key order)."""
+    where = " AND ".join(f'"{c.name}" = ?' for c in metadata.tables[tbl].primary_key.columns)
+    return f'SELECT * FROM "{tbl}" WHERE {where}'
+
+
 def read_diff(conn: Connection) -> StateDiff:
     """D_T - D_0 per table, in a deterministic order (table name, then primary key)."""
     diff: StateDiff = {}
     journal = conn.execute(select(changes.c.tbl, changes.c.pk, changes.c.before_json).order_by(
         changes.c.tbl, changes.c.pk)).all()
+    dbapi = conn.connection.dbapi_connection
     for tbl, pk_json, before_json in journal:
-        t = metadata.tables[tbl]
-        pk_values = json.loads(pk_json)
-        where = " AND ".join(f'"{c.name}" = :k{i}' for i, c in enumerate(t.primary_key.columns))
-        row = conn.execute(
-            text(f'SELECT * FROM "{tbl}" WHERE {where}'), {f"k{i}": v for i, v in enumerate(pk_values)}
-        ).mappings().first()
-        after = dict(row) if row is not None else None
+        cursor = dbapi.execute(_row_by_key(tbl), json.loads(pk_json))  # type: ignore[union-attr]
+        row = cursor.fetchone()
+        after = dict(zip([d[0] for d in cursor.description], row, strict=True)) if row is not None else None
         before = json.loads(before_json) if before_json is not None else None
         if before == after:
             continue

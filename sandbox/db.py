@@ -197,7 +197,7 @@ def engine() -> Engine:
     """The process-wide engine for episodes. The pool hands a connection to one episode at a time, so it
     may serve episodes on different threads (a threaded Dask worker) without sharing one concurrently."""
     eng = create_engine(
-        "sqlite://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1, query_cache_size=STATEMENT_CACHE,
+        "sqlite://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1, pool_use_lifo=True, query_cache_size=STATEMENT_CACHE,
         connect_args={"cached_statements": STATEMENT_CACHE, "check_same_thread": False})
     eng._connection_cls = EpisodeConnection
     return _configure(eng)

@@ -133,6 +133,17 @@ _PERMISSIONS = Prepared(select(app_permissions.c.permission, app_permissions.c.s
 _APP_STATE = Prepared(select(apps.c.installed, apps.c.logged_in).where(apps.c.app_id == bindparam("app_id")))
 
 
+_FRAMEWORK_NAMES: tuple[int, list[str]] = (-1, [])
+
+
+def _framework_names() -> list[str]:
+    """Framework action names, sorted (recomputed only when a tool is registered)."""
+    global _FRAMEWORK_NAMES
+    if _FRAMEWORK_NAMES[0] != len(REGISTRY):
+        _FRAMEWORK_NAMES = (len(REGISTRY), sorted(n for n, s in REGISTRY.items() if s.domain == FRAMEWORK))
+    return _FRAMEWORK_NAMES[1]
+
+
 @dataclass
 class Executor:
     """Runs calls against one episode database.
@@ -179,7 +190,7 @@ class Executor:
     # ---- action space -------------------------------------------------------------------
     def available(self) -> list[str]:
         """Names the planner may call now, in a stable order (A0 order, then skill tools)."""
-        framework = sorted(n for n, s in REGISTRY.items() if s.domain == FRAMEWORK and self._framework_offered(n))
+        framework = [n for n in _framework_names() if self._framework_offered(n)]
         extra = sorted(self.loaded_skill_tools - self.visible)
         return sorted(self.visible) + extra + framework
 

@@ -112,3 +112,15 @@ def test_the_api_key_appears_in_no_output(tmp_path: Path, monkeypatch: pytest.Mo
           f"{len(leaks)} leaks; key sent on {server.stats.requests} requests, echoed back {server.faults['echoed']} times")
     assert leaks == [], f"the API key leaked into {leaks}"
     assert searched["files"] >= 10 and searched["values"] > 1000
+
+
+@pytest.mark.faults
+def test_a_key_given_literally_is_masked_in_what_the_sweep_records() -> None:
+    from experiments.sweep import redacted
+
+    config = {"planner_overrides": {"qwen": ["planner.api_key=sk-literal-123", "planner.base_url=http://h/v1"]},
+              "planner": {"api_key": "sk-literal-123", "api_key_env": "OPENAI_API_KEY", "token": None}}
+    masked = redacted(config)
+    assert "sk-literal-123" not in str(masked)
+    assert masked["planner"] == {"api_key": "***", "api_key_env": "OPENAI_API_KEY", "token": None}
+    assert masked["planner_overrides"]["qwen"] == ["planner.api_key=***", "planner.base_url=http://h/v1"]

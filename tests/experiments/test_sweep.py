@@ -82,7 +82,7 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
     try:
         for child in children:
             p, m = child.data.params, child.data.metrics
-            assert p["split"] == "handwritten" and p["condition"] == "default"
+            assert p["split"] == "handwritten" and p["condition"] == "both"
             expected = {"overall", "format_error_rate", "gate/memory", "gate/skill",
                         *(f"category/{c}" for c in ("basic", "subagent", "memory", "skill")),
                         *(f"bucket/{b}" for b in ("tool_call", "state_change", "agent_behavior"))}
@@ -186,7 +186,7 @@ def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(c
                   "planner_factory=tests.cluster.slow_planner:build_broken")
     outcome = run_sweep(cfg, client=client)
     assert outcome.ran == N_TASKS + 2  # the broken episode ran 1 + infra_retries times
-    assert outcome.infra_errors == [f"oracle/handwritten/default/0/{BROKEN_TASK}"]
+    assert outcome.infra_errors == [f"oracle/handwritten/both/0/{BROKEN_TASK}"]
     store = ResultsStore(tmp_path / "results.db")
     [broken] = store.rows(task_id=BROKEN_TASK)
     assert broken["termination"] == "infra_error" and not broken["scorable"] and store.count() == N_TASKS
@@ -238,7 +238,7 @@ def test_report_writes_the_leaderboard_as_markdown_and_self_contained_html(swept
     assert report_main(["--store", str(tmp / "results.db"), "--out", str(tmp / "board")]) == 0
     assert "Leaderboard" in capsys.readouterr().out
     md = (tmp / "board" / "leaderboard.md").read_text()
-    assert "| oracle | handwritten | default | 0,1 | 100.00 ± 0.00 |" in md
+    assert "| oracle | handwritten | both | 0,1 | 100.00 ± 0.00 |" in md
     html = (tmp / "board" / "leaderboard.html").read_text()
     assert html.count("data:image/png;base64,") == 3 and "<td>oracle</td>" in html
     assert report_main(["--store", str(tmp / "missing.db")]) == 2

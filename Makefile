@@ -31,6 +31,11 @@ test: $(STAMP)
 test-faults: $(STAMP)
 	$(BIN)/pytest -m 'faults and not vllm'
 
+# Every performance figure of README "Performance", one JSON object on the last line (a few minutes).
+.PHONY: bench
+bench: $(STAMP)
+	$(BIN)/mobilepa bench --json
+
 # Real vLLM on the CPU (slow: a ~3.5 GB venv of its own, then a tiny random-weight model).
 # PyPI's torchvision/torchaudio/torchcodec break transformers imports beside torch 2.13.0+cpu.
 VLLM_VENV := .venv-vllm

@@ -18,7 +18,9 @@ commands:
   tasks build|validate|stats [--json]|try PREFIX
                                regenerate the suite; self-validate it (oracle, noop, perturbations);
                                the dataset card's counts; try drafts of task families
-  bench sandbox [--json]       episode reset time and tool-call throughput against raw sqlite3
+  bench [sandbox] [--json]     every performance figure side by side (reset, tool calls vs raw sqlite3,
+                               oracle episodes/s, sweep wall time, scaling, LLM-bound efficiency, RSS);
+                               `sandbox`: only reset and tool calls
 """
 
 

@@ -106,9 +106,9 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
     assert len(traces) == 3  # tracking.trace_sample episodes, one span per step under the episode's span
     assert all(len(t.data.spans) >= 2 and t.data.spans[0].span_type == "AGENT" for t in traces)
     metrics = parent.data.metrics
-    assert metrics["stability/oracle/handwritten/default/overall/mean"] == 100.0
-    assert metrics["stability/noop/handwritten/default/overall/std"] == 0.0
-    assert metrics["stability/oracle/handwritten/default/pass_all"] == 100.0
+    assert metrics["stability/oracle/handwritten/both/overall/mean"] == 100.0
+    assert metrics["stability/noop/handwritten/both/overall/std"] == 0.0
+    assert metrics["stability/oracle/handwritten/both/pass_all"] == 100.0
 
 
 def test_rerun_runs_nothing_new_and_reuses_the_runs(swept, client: Client) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from experiments.progress import episode_progress
 from sandbox.generator.core import BuildError
 from sandbox.generator.stats import suite_stats
-from sandbox.generator.suite import Slot, build_slot, load_families, write_suite
+from sandbox.generator.suite import TOTALS, Slot, build_slot, load_families, write_suite
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import Task
 from verification.selfcheck import Outcome, Summary, check_task
@@ -47,8 +47,7 @@ def try_families(prefix: str, variants: int, seed: int) -> int:
 
 
 def build(out_dir: Path) -> int:
-    total = len(load_split("full.jsonl")) * 2 if (TASK_DIR / "full.jsonl").exists() else None
-    with episode_progress(total or 3410, "building tasks") as advance:
+    with episode_progress(2 * sum(TOTALS.values()), "building full and train") as advance:
         written = write_suite(out_dir, progress=lambda _: advance(True, False))
     for path in written.values():
         print(f"wrote {path}")

@@ -70,7 +70,7 @@ def _changed(value: Any) -> Any:
     if isinstance(value, dict):
         if not value:
             return {"unexpected": "value"}
-        key = sorted(value)[0]
+        key = min(value)
         return {**value, key: _changed(value[key])}
     text = str(value)
     if m := re.fullmatch(r"([a-z_]+)_(\d{3,})", text):

@@ -282,6 +282,7 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
         "task_id": task_id, "category": fam.category, "domain": domain_of(l2), "l2": l2, "query": draft.query,
         "history": draft.history, "initial_state": {"world": persona_id, "patches": draft.patches},
         "candidate_tools": sorted(set(gold_tools) - hidden), "candidate_skills": list(draft.skills),
+        # the probe only replays the gold; the draft's check joins the task once the replay succeeded
         "bucket": draft.bucket, "gold": draft.gold, "check": {"calls": [{"tool": "finish"}]} if draft.bucket ==
         "tool_call" else {}, "required_memory_ids": draft.memory_ids, "required_skill_id": draft.skill,
         "user_script": draft.script, "events": draft.events, "tags": {},

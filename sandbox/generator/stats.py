@@ -106,7 +106,7 @@ def card_markdown(stats: dict[str, Any]) -> str:
         f"- domains {cov['domains']}, level-2 categories {cov['l2']}, skills {cov['skills']}\n"
         f"- domain tools in some gold trajectory: {cov['tools_in_gold']}"
         + (f" (never: {', '.join(cov['tools_never_in_gold'])})" if cov["tools_never_in_gold"] else "") + "\n"
-        f"- ErrorTypes recovered from in gold trajectories: "
+        "- ErrorTypes recovered from in gold trajectories: "
         + ", ".join(f"{k} {v}" for k, v in cov["error_types_recovered"].items())
         + (f" (never: {', '.join(cov['error_types_never_recovered'])})" if cov["error_types_never_recovered"] else "")
         + "\n",

@@ -696,7 +696,7 @@ def recency_alarm_for_practice(g: Gen) -> Draft:
 @family("memory", None, **cf("single", "db", "specificity"))
 def specificity_party_size_friday(g: Gen) -> Draft:
     m = Mem(g)
-    n_gen, n_spec = 2, g.rng.randint(3, 6)
+    n_spec = g.rng.randint(3, 6)
     m.add("relationship", "Dinner reservations are usually for 2 people", ["dinner", "reservations", "people"],
           ago(g, 5, 60))
     r, when = slot(g, n_spec)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sandbox.conditions import action_space_for
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, resolve
+from sandbox.generator.core import FRICTIONS, BuildError, Draft, Gen, act, done, resolve
 from sandbox.generator.stats import suite_stats
 from sandbox.generator.suite import TOTALS, basic_per_l2, build_files, largest_remainder
 from sandbox.skills import SKILLS
@@ -60,6 +60,7 @@ def test_coverage_every_level2_tool_and_recovered_error(stats: dict) -> None:
     assert cov["tools_never_in_gold"] == [], cov["tools_never_in_gold"]
     assert cov["error_types_never_recovered"] == [], cov["error_types_never_recovered"]
     assert {t.l2 for t in FULL if t.category == "subagent"} == set(L2)
+    assert set(stats["by"]["friction"]) == set(FRICTIONS)  # every friction kind is in some task
 
 
 def test_splits_are_disjoint_and_mini_is_stratified() -> None:

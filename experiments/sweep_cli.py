@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from cluster.dask_runner import ClusterConfigError
+from cluster.vllm import ServerStartupError
 from experiments.leaderboard import print_leaderboard, write_report
 from experiments.store import DatasetMismatch, ResultsStore
 from experiments.sweep import SweepConfigError, load_config, parse_args, run_sweep
@@ -24,7 +25,13 @@ def sweep_main(args: list[str]) -> int:
     except (SweepConfigError, ClusterConfigError, DatasetMismatch) as exc:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 2
+    except ServerStartupError as exc:  # a vLLM server the sweep started never became ready; no episode ran
+        print(f"mobilepa sweep: {exc}", file=sys.stderr)
+        return 1
     config = outcome.plan.config
+    for name, service in outcome.services.items():
+        console.print(f"vLLM server for {name}: {service.base_url} on worker {service.worker} (log {service.log}; "
+                      "stopped)")
     console.print(f"sweep {config['name']}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
                   f"{outcome.wall_s:.1f} s")
     store = ResultsStore(Path(config["store"]))

@@ -24,7 +24,6 @@ from mlflow.tracking import MlflowClient
 
 from experiments.leaderboard import by_group, cell_metrics, group_stability, write_report
 from experiments.store import ResultsStore, trajectory_json
-
 from experiments.sweep import redacted
 
 if TYPE_CHECKING:
@@ -182,10 +181,14 @@ def log_sweep(tracker: SweepTracker, store: ResultsStore) -> str:
                 label = f"{planner}/{split}/{condition}/seed{seed}"
                 cell = next(c for c in plan.cells if (c.planner, c.split, c.condition, c.seed)
                             == (planner, split, condition, seed))
+                params = {"planner": planner, "split": split, "seed": seed, "condition": condition,
+                          "planner_kind": cell.planner_config.get("kind"), "t_max": cell.t_max,
+                          "dataset_hash": cell.dataset_hash}
+                if cell.planner_config.get("kind") == "openai":  # given, or the server the sweep started
+                    params["base_url"] = (cell.planner_config.get("base_url")
+                                          or (config.get("endpoints") or {}).get(planner))
                 child = _run(client, experiment_id, {"mobilepa_sweep_key": key, "mobilepa_cell": label}, label,
-                             {"planner": planner, "split": split, "seed": seed, "condition": condition,
-                              "planner_kind": cell.planner_config.get("kind"), "t_max": cell.t_max,
-                              "dataset_hash": cell.dataset_hash}, parent=parent)
+                             params, parent=parent)
                 _log_metrics(client, child, cell_metrics(cell_rows))
                 folder = Path(tmp) / label.replace("/", "_")
                 folder.mkdir()

@@ -76,12 +76,12 @@ class Policy:
 
 
 class ScriptedServer:
-    """``async with ScriptedServer(tasks, "gold") as server:`` serves on 127.0.0.1 at a free port;
+    """``async with ScriptedServer(tasks, "gold") as server:`` serves on ``host`` (127.0.0.1) at a free port;
     ``server.base_url`` is the ``/v1`` root an OpenAI client takes."""
 
     def __init__(self, tasks: Sequence[Task], policy: str = "gold", *, model: str = "scripted",
                  retry_after_s: float = 0.0, hang_s: float = 30.0, api_key: str | None = None,
-                 port: int | None = None) -> None:
+                 port: int | None = None, host: str = HOST) -> None:
         self.policy = Policy.parse(policy)
         self.model = model
         self.retry_after_s = retry_after_s
@@ -93,12 +93,13 @@ class ScriptedServer:
         self._stopping = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port: int | None = port
+        self.host = host
 
     @property
     def base_url(self) -> str:
         if self.port is None:
             raise RuntimeError("scripted server: not started")
-        return f"http://{HOST}:{self.port}/v1"
+        return f"http://{self.host}:{self.port}/v1"
 
     async def start(self) -> None:
         """Serve on ``port`` (a free one the first time when none was given; the same one on a restart)."""
@@ -111,7 +112,7 @@ class ScriptedServer:
         await self._runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart rebinds despite TIME_WAIT
-        sock.bind((HOST, self.port or 0))
+        sock.bind((self.host, self.port or 0))
         self.port = int(sock.getsockname()[1])
         await web.SockSite(self._runner, sock).start()
 

@@ -18,16 +18,27 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-import re
-import sqlite3
 from typing import Any
 
-from sqlalchemy import Connection, Delete, Engine, Executable, Insert, Select, Update, create_engine, event, text
-from sqlalchemy.engine.result import IteratorResult, Result, SimpleResultMetaData
+from sqlalchemy import (
+    Connection,
+    Delete,
+    Engine,
+    Executable,
+    Insert,
+    Select,
+    Update,
+    create_engine,
+    event,
+    text,
+)
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite as sqlite_dialect
+from sqlalchemy.engine.result import IteratorResult, Result, SimpleResultMetaData
 from sqlalchemy.pool import NullPool, QueuePool
 
 from sandbox.changes import install_journal
@@ -197,7 +208,8 @@ def engine() -> Engine:
     """The process-wide engine for episodes. The pool hands a connection to one episode at a time, so it
     may serve episodes on different threads (a threaded Dask worker) without sharing one concurrently."""
     eng = create_engine(
-        "sqlite://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1, pool_use_lifo=True, query_cache_size=STATEMENT_CACHE,
+        "sqlite://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1, pool_use_lifo=True,
+        query_cache_size=STATEMENT_CACHE,
         connect_args={"cached_statements": STATEMENT_CACHE, "check_same_thread": False})
     eng._connection_cls = EpisodeConnection
     return _configure(eng)

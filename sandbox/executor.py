@@ -71,6 +71,7 @@ class Ctx:
     step: int
     actor: str
     job_id: str | None = None
+    body_ran: bool = False  # whether the tool body started (before it, a call has written nothing)
 
     @property
     def now(self) -> dt.datetime:
@@ -216,7 +217,9 @@ class Executor:
     ) -> Envelope:
         """Execute one call and return its envelope; never raises for anything a caller sends.
 
-        The whole call is one transaction (a savepoint when a sub-agent runs it inside its job).
+        The whole call is one transaction (a savepoint when a sub-agent runs it inside its job). A call
+        refused before its tool body ran (action space, arguments, gates) has written nothing, so its
+        log row joins that transaction instead of following a rollback in a second one.
         """
         ctx = Ctx(self.conn, self, self.step, actor, parent_job_id)
         tx = self.conn.begin_nested() if nested else self.conn.begin()
@@ -227,7 +230,7 @@ class Executor:
         except Exception as exc:  # a sandbox bug: reported, counted, never silent
             self.internal_errors.append(f"{name}: {type(exc).__name__}: {exc}")
             result = envelope("error", ErrorType.INTERNAL_ERROR, {"message": f"internal sandbox error in {name}"})
-        if result["Status"] == "success":
+        if result["Status"] == "success" or not ctx.body_ran:
             self._write_log(ctx, name, arguments, result)
             tx.commit()
         else:
@@ -245,6 +248,7 @@ class Executor:
             raise ToolError(arg_error[0], **arg_error[1])
         assert clean is not None
         self._gate(spec)
+        ctx.body_ran = True
         return spec.fn(ctx, **clean)
 
     def _precheck(self, spec: ToolSpec | None, name: Any, actor: str) -> None:

@@ -205,7 +205,7 @@ def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(c
     (["seed=a"], "seeds"),
     (["cluster=address"], "cluster.address"),
     (["planner=replay"], "planner.path"),
-    (["planner=qwen3_8b"], "planner.base_url"),
+    (["planner=qwen3_8b", "planner.qwen3_8b.vllm.tool_call_parser=null"], "planner.qwen3_8b.vllm.tool_call_parser"),
     (["planner=oracle", "planner.noop.x=1"], "planner.noop"),
     (["planner_factory=nowhere"], "planner_factory"),
     (["planner_factory=nowhere.at_all:build"], "planner_factory"),

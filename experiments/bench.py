@@ -45,6 +45,7 @@ from sandbox.db import Traced, trace_statements
 from sandbox.episode import Episode
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import Task
+from sandbox.tooling import REGISTRY
 from sandbox.world import PERSONAS, world_image
 
 LLM_LATENCY_MS = 200
@@ -167,7 +168,7 @@ def bench_sandbox(tasks: list[Task], repeats: int) -> dict[str, Any]:
     calls = timings[0][1]
     raw_totals, statements = replay_raw(mix, repeats)
     raw = statistics.median(raw_totals)
-    tools = {name for _, actions in mix for name, _ in actions}
+    tools = {name for _, actions in mix for name, _ in actions if name in REGISTRY}
     return {
         "world": world, "world_bytes": size, "reset_us": round(reset_us(probe, 200), 1),
         "tool_calls": calls, "tools_in_mix": len(tools), "tool_calls_per_s": round(calls / spent, 1),

@@ -27,7 +27,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     """Run the configured planner over the configured split; returns the path of results.json."""
     planner = build_planner(OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
     tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
-    condition = str(cfg.get("condition", "default"))
+    condition = str(cfg.condition.name)
     if not tasks:
         raise ValueError(f"split {cfg.split.name!r} selects no tasks")
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -153,7 +153,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
             if str(name) not in known[kind]:
                 raise SweepConfigError(f"{kind}s: unknown {kind} {name!r}; known: {', '.join(known[kind])}")
     for condition in config["conditions"]:
-        if condition not in CONDITIONS:
+        if condition not in CONDITIONS:  # the names of conf/condition/*.yaml (a test keeps them equal)
             raise SweepConfigError(f"conditions: unknown condition {condition!r}; known: {', '.join(CONDITIONS)}")
     for name in config.get("planner_overrides") or {}:
         if name not in config["planners"]:

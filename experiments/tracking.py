@@ -147,7 +147,14 @@ def start_tracking(plan: Plan) -> SweepTracker:
     config = plan.config
     uri = tracking_uri(config)
     check_reachable(uri)
+    user_choice = os.environ.get("MLFLOW_TRACKING_URI")
     mlflow.set_tracking_uri(uri)  # traces are exported through the global URI; only the driver is here
+    # MLflow also writes the URI into the environment, where it would override the next sweep's own
+    # tracking.uri in this process; only a URI the user set there may stay.
+    if user_choice is None:
+        os.environ.pop("MLFLOW_TRACKING_URI", None)
+    else:
+        os.environ["MLFLOW_TRACKING_URI"] = user_choice
     client = MlflowClient(tracking_uri=uri)
     experiment_id = _experiment(client, str(config["tracking"]["experiment"] or config["name"]), uri)
     params = {

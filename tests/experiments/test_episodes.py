@@ -125,3 +125,9 @@ def test_console_script_prints_results_path_last(tmp_path: Path) -> None:
     last = done.stdout.strip().splitlines()[-1]
     assert last == str(tmp_path / "results.json")
     assert json.loads(Path(last).read_text())["planner"] == "noop"
+
+
+def test_condition_group_matches_the_sandbox_conditions() -> None:
+    from sandbox.conditions import KNOWN
+
+    assert sorted(p.stem for p in (Path(CONF_DIR) / "condition").glob("*.yaml")) == sorted(KNOWN)

@@ -75,3 +75,6 @@ def test_mlflow_down_after_the_work_loses_nothing_and_sync_logs_it_later(
         store.close()
     assert report_main(["--sync", "--store", str(tmp_path / "results.db")]) == 0
     assert "nothing was waiting" in capsys.readouterr().out
+    # MLflow writes the URI into the environment; left there it would send the next sweep in this
+    # process to this store instead of its own tracking.uri
+    assert "MLFLOW_TRACKING_URI" not in __import__("os").environ

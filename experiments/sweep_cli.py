@@ -16,9 +16,15 @@ from experiments.store import DatasetMismatch, ResultsStore
 from experiments.sweep import SweepConfigError, load_config, parse_args, run_sweep
 
 
+def _console() -> Console:
+    """A console wide enough for the leaderboard even when the output is a log file or a pipe
+    (Rich assumes 80 columns there and would truncate planner names and scores)."""
+    return Console() if sys.stdout.isatty() else Console(width=140)
+
+
 def sweep_main(args: list[str]) -> int:
     """Run a sweep, then print its leaderboard and where the store, report and MLflow UI are."""
-    console = Console()
+    console = _console()
     try:
         cfg = load_config(*parse_args(args))
         outcome = run_sweep(cfg)
@@ -86,7 +92,7 @@ def report_main(args: list[str]) -> int:
               file=sys.stderr)
         return 2
     board, md, html = write_report(rows, Path(ns.out))
-    console = Console()
+    console = _console()
     print_leaderboard(board, console)
     console.print(f"report: {md.resolve()}  {html.resolve()}")
     return 0

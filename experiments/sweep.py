@@ -37,6 +37,7 @@ from cluster.services import (
     service_specs,
     vllm_services,
 )
+from experiments.leaderboard import write_report
 from experiments.progress import episode_progress
 from experiments.run import CONF_DIR
 from experiments.store import ResultsStore, file_sha256, record_key
@@ -217,6 +218,7 @@ class SweepOutcome:
     parent_run_id: str | None = None
     infra_retried: int = 0  # episodes that hit an infrastructure error and were run again
     tracking_error: str | None = None  # MLflow failed after the work: results are in the store, unlogged
+    report: tuple[list[dict[str, Any]], Path, Path] | None = None  # leaderboard, markdown and HTML paths
     services: dict[str, Service] = field(default_factory=dict)  # the vLLM servers this sweep started, by planner
 
 
@@ -365,13 +367,15 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
         wanted = {(c.planner, c.split, c.condition, c.seed) for c in plan.cells}
         outcome.infra_errors = sorted("/".join(map(str, record_key(r))) for r in store.rows(termination="infra_error")
                                       if record_key(r)[:4] in wanted)
+        rows = [r for r in store.rows() if record_key(r)[:4] in wanted]
+        outcome.report = write_report(rows, Path(config["report_dir"])) if rows else None
         if tracker is not None:
             from mlflow.exceptions import MlflowException
 
             from experiments.tracking import log_sweep
 
             try:
-                outcome.parent_run_id = log_sweep(tracker, store)
+                outcome.parent_run_id = log_sweep(tracker, store, report_written=outcome.report is not None)
             except (MlflowException, OSError) as exc:  # the results are safe in the store; sync them later
                 outcome.tracking_error = f"{type(exc).__name__}: {exc}"
     finally:

@@ -40,16 +40,11 @@ def sweep_main(args: list[str]) -> int:
                       "stopped)")
     console.print(f"sweep {config['name']}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
                   f"{outcome.wall_s:.1f} s")
-    store = ResultsStore(Path(config["store"]))
-    try:
-        wanted = {(c.planner, c.split, c.condition, c.seed) for c in outcome.plan.cells}
-        rows = [r for r in store.rows() if (r["planner"], r["split"], r["condition"], r["seed"]) in wanted]
-    finally:
-        store.close()
-    board, md, html = write_report(rows, Path(config["report_dir"]))
-    print_leaderboard(board, console)
+    if outcome.report is not None:
+        board, md, html = outcome.report
+        print_leaderboard(board, console)
+        console.print(f"report: {md.resolve()}  {html.resolve()}")
     console.print(f"results store: {Path(config['store']).resolve()}")
-    console.print(f"report: {md.resolve()}  {html.resolve()}")
     if outcome.parent_run_id:
         uri = os.environ.get("MLFLOW_TRACKING_URI") or config["tracking"]["uri"]
         console.print(f"MLflow: {uri} (parent run {outcome.parent_run_id}); browse with `make ui` "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import tempfile
 import time
 import urllib.request
@@ -170,7 +171,7 @@ def start_tracking(plan: Plan) -> SweepTracker:
     return SweepTracker(client, experiment_id, parent, plan)
 
 
-def log_sweep(tracker: SweepTracker, store: ResultsStore) -> str:
+def log_sweep(tracker: SweepTracker, store: ResultsStore, report_written: bool = False) -> str:
     """Log every cell as a child run and the stability analysis on the parent; returns the parent run id.
 
     Safe to repeat: runs are found again by their tags, metrics are rewritten with the same values."""
@@ -223,7 +224,10 @@ def log_sweep(tracker: SweepTracker, store: ResultsStore) -> str:
             parent_metrics[f"{prefix}/flipping_tasks"] = len(s.flipping)
         _log_metrics(client, parent, parent_metrics)
         report = Path(tmp) / "report"
-        write_report(rows, report)
+        if report_written:  # the sweep just wrote it to report_dir: log that instead of rendering it again
+            shutil.copytree(Path(config["report_dir"]), report)
+        else:
+            write_report(rows, report)
         (report / "stability.json").write_text(json.dumps(stability_doc, indent=2, sort_keys=True))
         (report / "config.json").write_text(json.dumps(redacted(config), indent=2, sort_keys=True, default=str))
         client.log_artifacts(parent, str(report))

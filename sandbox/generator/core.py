@@ -30,6 +30,7 @@ from sandbox.errors import ErrorType
 from sandbox.retrieval import action_space
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS
+from sandbox.subagents import read_path
 from sandbox.tasks import CATEGORIES, Task
 from sandbox.taxonomy import L2, domain_of
 from sandbox.tooling import REGISTRY
@@ -193,19 +194,6 @@ def done(answer: str, **extra: Any) -> dict[str, Any]:
 _REF = re.compile(r"\{\{gold(\d+)\.([^}]+)\}\}")
 
 
-def _lookup(payload: Any, path: str) -> Any:
-    value = payload
-    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
-        if part.startswith("["):
-            index = int(part[1:-1])
-            value = value[index] if isinstance(value, list) and index < len(value) else None
-        else:
-            value = value.get(part) if isinstance(value, dict) else None
-        if value is None:
-            break
-    return value
-
-
 def resolve(value: Any, payloads: list[Any]) -> Any:
     """Replace ``{{goldN.path}}`` references with the values from the replay's payloads."""
     if isinstance(value, dict):
@@ -216,7 +204,7 @@ def resolve(value: Any, payloads: list[Any]) -> Any:
         n = int(whole.group(1))
         if not 0 < n <= len(payloads):
             raise BuildError(f"reference {value} points at step {n}, which has not run yet")
-        found = _lookup(payloads[n - 1], whole.group(2))
+        found = read_path(payloads[n - 1], whole.group(2))
         if found is None:
             raise BuildError(f"reference {value}: step {n}'s payload has no {whole.group(2)}")
         return found

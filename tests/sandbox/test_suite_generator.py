@@ -6,7 +6,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandbox.conditions import action_space_for
@@ -131,6 +131,7 @@ def test_a_draft_whose_gold_hits_an_undeclared_error_is_rejected() -> None:
         build_task(fam, broken(Gen("wang_lei", random.Random(0))), "t-1", "wang_lei")
 
 
+@settings(deadline=None)  # the first example opens a world
 @given(st.integers(min_value=-30, max_value=30))
 def test_phrasing_helpers_are_deterministic(days: int) -> None:
     a, b = Gen("maya_patel", random.Random(days)), Gen("maya_patel", random.Random(days))

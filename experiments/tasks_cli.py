@@ -83,12 +83,18 @@ def validate(split: str, jobs: int) -> int:
     return 0
 
 
-def stats(as_json: bool) -> int:
-    splits = {"full": load_split("full.jsonl"), "mini": load_split("full.jsonl", subset="mini"),
+def committed_splits() -> dict[str, list[Task]]:
+    """Every split of the committed suite, each file parsed once (the others are drawn from ``full``)."""
+    full = load_split("full.jsonl")
+    splits = {"full": full, "mini": [t for t in full if t.tags.get("subset") == "mini"],
               "train": load_split("train.jsonl")}
-    for category in ("basic", "subagent", "memory", "skill"):
-        splits[category] = [t for t in splits["full"] if t.category == category]
-    doc = suite_stats(splits)
+    for category in TOTALS:
+        splits[category] = [t for t in full if t.category == category]
+    return splits
+
+
+def stats(as_json: bool) -> int:
+    doc = suite_stats(committed_splits())
     if as_json:
         print(json.dumps(doc, sort_keys=True))
         return 0
@@ -112,9 +118,8 @@ def card() -> int:
     from experiments.plots import suite_composition
     from sandbox.generator.stats import card_markdown
 
-    full = load_split("full.jsonl")
-    (TASK_DIR / "composition.png").write_bytes(suite_composition(full))
-    splits = {"full": full, "mini": load_split("full.jsonl", subset="mini"), "train": load_split("train.jsonl")}
+    splits = committed_splits()
+    (TASK_DIR / "composition.png").write_bytes(suite_composition(splits["full"]))
     CARD.write_text(card_markdown(suite_stats(splits)), encoding="utf-8")
     print(f"wrote {CARD} and {TASK_DIR / 'composition.png'}")
     return 0

@@ -147,27 +147,31 @@ class EpisodeConnection(Connection):
     compiles it; later ones reuse that compilation: the bound values come from the statement's cache
     key exactly as SQLAlchemy binds them (bind processors included), the SQL gets the same
     ``stable_sql`` rewrite, and rows come back as SQLAlchemy ``Row``s in a ``Result`` (DML: ``Written``
-    with the row count). Shapes with Python-side column defaults, RETURNING, result processors or
-    duplicate column names, statements with parameters or execution options, and anything run
-    outside an active transaction (SQLAlchemy autobegins it) always take SQLAlchemy's path.
+    with the row count). A statement built once at import with ``bindparam``s and run with one dict of
+    values costs no construction and no cache-key walk (SQLAlchemy memoises the key on the object);
+    its plan is keyed by the statement and the dict's keys, as SQLAlchemy keys its own compiled cache.
+    Shapes with Python-side column defaults, RETURNING, result processors or duplicate column names,
+    executemany, execution options, and anything run outside an active transaction (SQLAlchemy
+    autobegins it) always take SQLAlchemy's path.
     """
 
     def execute(self, statement: Any, parameters: Any = None, *, execution_options: Any = None) -> Any:
-        if (parameters is None and execution_options is None and type(statement) in _PLANNED
-                and not statement._execution_options and self._transaction is not None
-                and self._transaction.is_active
+        if ((parameters is None or type(parameters) is dict) and execution_options is None
+                and type(statement) in _PLANNED and not statement._execution_options
+                and self._transaction is not None and self._transaction.is_active
                 and (self._nested_transaction is None or self._nested_transaction.is_active)):
             key = statement._generate_cache_key()
             if key is not None:
-                plan = _PLANS.get(key.key, False)
+                shape = (key.key, tuple(sorted(parameters))) if parameters else key.key
+                plan = _PLANS.get(shape, False)
                 if plan is False:
-                    return self._first_run(statement, key.key)
+                    return self._first_run(statement, parameters, shape)
                 if plan is not None:
-                    return _run_plan(self, plan, key.bindparams)
+                    return _run_plan(self, plan, key.bindparams, parameters)
         return super().execute(statement, parameters, execution_options=execution_options)
 
-    def _first_run(self, statement: Any, key: Any) -> Any:
-        result = super().execute(statement)
+    def _first_run(self, statement: Any, parameters: dict[str, Any] | None, shape: Any) -> Any:
+        result = super().execute(statement, parameters)
         compiled = result.context.compiled
         eligible = (compiled is not None and compiled.positional and compiled.cache_key is not None
                     and not compiled.schema_translate_map)
@@ -180,24 +184,24 @@ class EpisodeConnection(Connection):
                             or compiled.effective_returning or compiled.for_executemany)
         if len(_PLANS) >= STATEMENT_CACHE:
             _PLANS.clear()
-        _PLANS[key] = _Plan(compiled, stable_sql(compiled.string), keys, bool(
+        _PLANS[shape] = _Plan(compiled, stable_sql(compiled.string), keys, bool(
             compiled.literal_execute_params or compiled.post_compile_params)) if eligible else None
         return result
 
 
-def _run_plan(conn: Connection, plan: _Plan, extracted: Any) -> Result[Any] | Written:
+def _run_plan(conn: Connection, plan: _Plan, extracted: Any, values: dict[str, Any] | None) -> Result[Any] | Written:
     compiled = plan.compiled
-    params = compiled.construct_params(extracted_parameters=extracted, escape_names=False)
+    params = compiled.construct_params(values, extracted_parameters=extracted, escape_names=False)
     processors = compiled._bind_processors
     sql, order = plan.sql, compiled.positiontup
     if plan.expanding:
         expanded = compiled._process_parameters_for_postcompile(params)
         sql, order, params = stable_sql(expanded.statement), expanded.positiontup, expanded.parameters
         processors = {**processors, **expanded.processors}
-    values = [processors[k](params[k]) if k in processors else params[k] for k in order]
+    bound = [processors[k](params[k]) if k in processors else params[k] for k in order]
     if _trace is not None:
-        _trace.append((sql, values, False))
-    cursor = raw(conn).execute(sql, values)
+        _trace.append((sql, bound, False))
+    cursor = raw(conn).execute(sql, bound)
     if plan.keys is None:
         return Written(cursor.rowcount)
     return IteratorResult(SimpleResultMetaData(plan.keys), iter(cursor.fetchall()))

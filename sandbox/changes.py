@@ -54,9 +54,13 @@ def install_journal(conn: Connection) -> None:
         conn.exec_driver_sql(stmt)
 
 
+_CLEAR = changes.delete()
+_JOURNAL = select(changes.c.tbl, changes.c.pk, changes.c.before_json).order_by(changes.c.tbl, changes.c.pk)
+
+
 def clear_journal(conn: Connection) -> None:
     """Make the current state D_0 (called after the task's patches are applied)."""
-    conn.execute(changes.delete())
+    conn.execute(_CLEAR)
 
 
 @dataclass
@@ -88,8 +92,7 @@ def _row_by_key(tbl: str) -> str:
 def read_diff(conn: Connection) -> StateDiff:
     """D_T - D_0 per table, in a deterministic order (table name, then primary key)."""
     diff: StateDiff = {}
-    journal = conn.execute(select(changes.c.tbl, changes.c.pk, changes.c.before_json).order_by(
-        changes.c.tbl, changes.c.pk)).all()
+    journal = conn.execute(_JOURNAL).all()
     dbapi = conn.connection.dbapi_connection
     for tbl, pk_json, before_json in journal:
         cursor = dbapi.execute(_row_by_key(tbl), json.loads(pk_json))  # type: ignore[union-attr]

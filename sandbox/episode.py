@@ -70,6 +70,9 @@ class Observation:
     step: int
 
 
+_JOBS = select(subagent_jobs).order_by(subagent_jobs.c.job_id)
+
+
 def apply_changes(conn: Connection, changes: Changes) -> None:
     """Apply a task's patches (inserts, updates by match, deletes by match)."""
     for name, new_rows in changes.insert.items():
@@ -186,7 +189,7 @@ class Episode:
             self.settle()
         with self.conn.begin():
             diff = read_diff(self.conn)
-            jobs = [dict(r._mapping) for r in self.conn.execute(select(subagent_jobs).order_by(subagent_jobs.c.job_id))]
+            jobs = [dict(r._mapping) for r in self.conn.execute(_JOBS)]
         for job in jobs:
             job["handoff"] = json.loads(job.pop("handoff_json"))
             job["result"] = json.loads(job.pop("result_json"))

@@ -90,7 +90,7 @@ class Ctx:
         return f"{prefix}_{n:03d}"
 
     def setting(self, key: str) -> str | None:
-        return self.conn.execute(select(device_settings.c.value).where(device_settings.c.key == key)).scalar()
+        return self.conn.execute(_SETTING, {"key": key}).scalar()
 
     def call(self, name: str, arguments: dict[str, Any]) -> Envelope:
         """Run another tool as this context's actor (sub-agent flows apply effects this way)."""
@@ -112,12 +112,11 @@ def highest_id(conn: Connection, table: Table) -> int:
 
 
 def sync_id_sequences(conn: Connection, tables: Iterable[Table]) -> None:
-    """Record each table's highest id, so allocation is one lookup (worlds and patches call this)."""
+    """Record each table's highest id (0 for an empty table), so allocation is one lookup (worlds and
+    patches call this)."""
     for t in tables:
         if len(t.primary_key.columns) == 1 and isinstance(next(iter(t.primary_key.columns)).type, Text):
-            n = highest_id(conn, t)
-            if n:
-                _SEQ_SET.run(conn, prefix=id_prefix(t), last=max(n, _current(conn, id_prefix(t))))
+            _SEQ_SET.run(conn, prefix=id_prefix(t), last=max(highest_id(conn, t), _current(conn, id_prefix(t))))
 
 
 def _current(conn: Connection, prefix: str) -> int:
@@ -125,6 +124,8 @@ def _current(conn: Connection, prefix: str) -> int:
     return int(row[0]) if row else 0
 
 
+_SETTING = select(device_settings.c.value).where(device_settings.c.key == bindparam("key"))
+_NOW = select(meta.c.value).where(meta.c.key == "now")
 _SEQ_GET = Prepared(select(id_sequences.c.last).where(id_sequences.c.prefix == bindparam("prefix_1")))
 _SEQ_SET = Prepared(id_sequences.insert().prefix_with("OR REPLACE"))
 _LOG = Prepared(insert(operation_logs))
@@ -165,7 +166,7 @@ class Executor:
 
     def __post_init__(self) -> None:
         with self.conn.begin():
-            raw_now = self.conn.execute(select(meta.c.value).where(meta.c.key == "now")).scalar()
+            raw_now = self.conn.execute(_NOW).scalar()
         if raw_now is None:
             raise ValueError("world has no meta.now: the frozen clock is missing")
         self.now = dt.datetime.fromisoformat(raw_now)

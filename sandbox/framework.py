@@ -10,7 +10,7 @@ import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 
 from sandbox import memory, subagents
 from sandbox.errors import ErrorType, ToolError
@@ -39,6 +39,11 @@ def search_memory(
     return {"records": memory.search(ctx.conn, query, category, top_k, include_superseded)}
 
 
+_ACTIVE_CONTENTS = select(memory_records.c.memory_id, memory_records.c.content).where(
+    memory_records.c.status == "active")
+_ADD_RECORD = insert(memory_records)
+
+
 @tool(domain=FRAMEWORK, app="assistant", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
 def add_memory(
     ctx: Ctx, content: Sentence, category: MemoryCategory, entities: list[str] | None = None,
@@ -53,21 +58,23 @@ def add_memory(
         valid_from: Date from which the fact holds (default today).
     """
     norm = " ".join(content.lower().split())
-    for mid, existing in ctx.conn.execute(
-        select(memory_records.c.memory_id, memory_records.c.content).where(memory_records.c.status == "active")
-    ):
+    for mid, existing in ctx.conn.execute(_ACTIVE_CONTENTS):
         if " ".join(existing.lower().split()) == norm:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"already remembered as {mid}", existing_id=mid)
     mid = ctx.new_id(memory_records)
-    ctx.conn.execute(insert(memory_records).values(
+    ctx.conn.execute(_ADD_RECORD, dict(
         memory_id=mid, category=category, content=content, entities_json=json.dumps(entities or []),
         source="user_stated", valid_from=valid_from or ctx.now.date().isoformat(), valid_to=None, status="active",
         superseded_by=None, created_at=ctx.ts(), updated_at=ctx.ts()))
     return {"memory_id": mid}
 
 
+_RECORD = select(memory_records).where(memory_records.c.memory_id == bindparam("memory_id"))
+_SET_RECORD = update(memory_records).where(memory_records.c.memory_id == bindparam("match_memory_id"))
+
+
 def _active_record(ctx: Ctx, memory_id: str) -> dict[str, Any]:
-    row = ctx.conn.execute(select(memory_records).where(memory_records.c.memory_id == memory_id)).first()
+    row = ctx.conn.execute(_RECORD, {"memory_id": memory_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no memory record {memory_id!r}", hint="search_memory")
     if row.status != "active":
@@ -86,12 +93,12 @@ def replace_memory(ctx: Ctx, memory_id: str, new_content: Sentence) -> dict[str,
     old = _active_record(ctx, memory_id)
     mid = ctx.new_id(memory_records)
     today = ctx.now.date().isoformat()
-    ctx.conn.execute(insert(memory_records).values(
+    ctx.conn.execute(_ADD_RECORD, dict(
         memory_id=mid, category=old["category"], content=new_content, entities_json=old["entities_json"],
         source="user_stated", valid_from=today, valid_to=None, status="active", superseded_by=None,
         created_at=ctx.ts(), updated_at=ctx.ts()))
-    ctx.conn.execute(update(memory_records).where(memory_records.c.memory_id == memory_id).values(
-        status="superseded", valid_to=today, superseded_by=mid, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_RECORD, dict(
+        match_memory_id=memory_id, status="superseded", valid_to=today, superseded_by=mid, updated_at=ctx.ts()))
     return {"memory_id": mid, "replaced": memory_id}
 
 
@@ -103,9 +110,12 @@ def delete_memory(ctx: Ctx, memory_id: str) -> dict[str, Any]:
         memory_id: Id of the record to forget.
     """
     _active_record(ctx, memory_id)
-    ctx.conn.execute(update(memory_records).where(memory_records.c.memory_id == memory_id).values(
-        status="deleted", updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_RECORD, dict(match_memory_id=memory_id, status="deleted", updated_at=ctx.ts()))
     return {"deleted": memory_id}
+
+
+_LOADED_SKILL = select(loaded_skills.c.skill_id).where(loaded_skills.c.skill_id == bindparam("skill_id"))
+_ADD_LOADED_SKILL = insert(loaded_skills)
 
 
 @tool(domain=FRAMEWORK, app="assistant", mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
@@ -118,12 +128,15 @@ def load_skill(ctx: Ctx, skill_id: str) -> dict[str, Any]:
     offered = ctx.executor.skills_offered
     if skill_id not in offered:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no skill {skill_id!r} is offered", candidates=list(offered))
-    if ctx.conn.execute(select(loaded_skills.c.skill_id).where(loaded_skills.c.skill_id == skill_id)).first():
+    if ctx.conn.execute(_LOADED_SKILL, {"skill_id": skill_id}).first():
         raise ToolError(ErrorType.STATE_CONFLICT, f"skill {skill_id} is already loaded")
     skill = SKILLS[skill_id]
-    ctx.conn.execute(insert(loaded_skills).values(skill_id=skill_id, loaded_at_step=ctx.step))
+    ctx.conn.execute(_ADD_LOADED_SKILL, {"skill_id": skill_id, "loaded_at_step": ctx.step})
     ctx.executor.loaded_skill_tools.update(skill.tools)
     return {"skill_id": skill_id, "tools": list(skill.tools), "instructions": skill.instructions}
+
+
+_ADD_INTERACTION = insert(user_interactions)
 
 
 @tool(domain=FRAMEWORK, app="assistant", mutating=False)
@@ -140,11 +153,14 @@ def ask_user(
         slot: Short name of the detail you need, e.g. "phone_number".
     """
     answer = ctx.executor.answer(question, slot)
-    ctx.conn.execute(insert(user_interactions).values(
-        step=ctx.step, kind=kind, question=question, slot=slot, answer=answer or ""))
+    ctx.conn.execute(_ADD_INTERACTION, dict(step=ctx.step, kind=kind, question=question, slot=slot, answer=answer or ""))
     if answer is None:
         return {"answer": None, "message": "The user did not answer that question."}
     return {"answer": answer}
+
+
+_FINAL_ANSWER = select(final_answers.c.step)
+_ADD_FINAL_ANSWER = insert(final_answers)
 
 
 @tool(domain=FRAMEWORK, app="assistant", mutating=False, errors=(ErrorType.STATE_CONFLICT,))
@@ -158,9 +174,9 @@ def finish(
         answer: What was done (or why it could not be done), addressed to the user.
         status: How the task ended.
     """
-    if ctx.conn.execute(select(final_answers.c.step)).first() is not None:
+    if ctx.conn.execute(_FINAL_ANSWER).first() is not None:
         raise ToolError(ErrorType.STATE_CONFLICT, "the task is already finished")
-    ctx.conn.execute(insert(final_answers).values(step=ctx.step, status=status, answer=answer))
+    ctx.conn.execute(_ADD_FINAL_ANSWER, {"step": ctx.step, "status": status, "answer": answer})
     return {"finished": True}
 
 

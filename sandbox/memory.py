@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -24,6 +25,14 @@ def tokens(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _analysed(text: str) -> tuple[Counter[str], int]:
+    """A document's term counts and length. Memoised: a world's records and the tool descriptions are
+    searched over and over, and tokenising them dominated a memory search."""
+    terms = tokens(text)
+    return Counter(terms), len(terms)
+
+
 def bm25_rank(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: float = 0.75) -> list[tuple[str, float]]:
     """Rank ``(doc_id, text, tie_key)`` docs for ``query``; ties break on tie_key desc, then id.
 
@@ -32,19 +41,18 @@ def bm25_rank(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: 
     q = tokens(query)
     if not q or not docs:
         return []
-    toks = {doc_id: tokens(text) for doc_id, text, _ in docs}
+    analysed = [_analysed(text) for _, text, _ in docs]
     n = len(docs)
-    avg = sum(len(t) for t in toks.values()) / n or 1.0
-    df = Counter(term for t in toks.values() for term in set(t))
+    avg = sum(length for _, length in analysed) / n or 1.0
+    wanted = set(q)
+    df = Counter(term for tf, _ in analysed for term in wanted.intersection(tf))
+    idf = {term: math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5)) for term in wanted}
     scored = []
-    for doc_id, _, tie in docs:
-        tf = Counter(toks[doc_id])
-        length = len(toks[doc_id])
+    for (doc_id, _, tie), (tf, length) in zip(docs, analysed, strict=True):
         score = 0.0
         for term in q:
             if tf[term]:
-                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
-                score += idf * tf[term] * (k1 + 1) / (tf[term] + k1 * (1 - b + b * length / avg))
+                score += idf[term] * tf[term] * (k1 + 1) / (tf[term] + k1 * (1 - b + b * length / avg))
         if score > 0:
             scored.append((round(score, 6), tie, doc_id))
     scored.sort(key=lambda s: (-s[0], _desc(s[1]), s[2]))
@@ -55,18 +63,26 @@ def _desc(text: str) -> tuple[int, ...]:
     return tuple(-ord(ch) for ch in text)
 
 
+_SEARCHABLE = select(
+    memory_records.c.memory_id, memory_records.c.category, memory_records.c.content, memory_records.c.entities_json,
+    memory_records.c.valid_from, memory_records.c.valid_to, memory_records.c.status,
+).where(memory_records.c.status != "deleted")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _document(content: str, entities_json: str) -> str:
+    """What BM25 sees of a record: its content and its entities."""
+    return content + " " + " ".join(json.loads(entities_json))
+
+
 def search(conn: Connection, query: str, category: str | None, top_k: int, include_superseded: bool) -> list[dict[str, Any]]:
-    q = select(memory_records).where(memory_records.c.status != "deleted")
-    if not include_superseded:
-        q = q.where(memory_records.c.status == "active")
-    if category:
-        q = q.where(memory_records.c.category == category)
-    records = {r.memory_id: dict(r._mapping) for r in conn.execute(q)}
-    docs = [(mid, r["content"] + " " + " ".join(json.loads(r["entities_json"])), r["valid_from"])
-            for mid, r in records.items()]
-    hits = bm25_rank(query, docs)[:top_k]
+    """The top-k records for ``query`` among the live ones (superseded included on request), by BM25."""
+    records = {r.memory_id: r for r in conn.execute(_SEARCHABLE)
+               if (include_superseded or r.status == "active") and (not category or r.category == category)}
+    docs = [(mid, _document(r.content, r.entities_json), r.valid_from) for mid, r in records.items()]
     keep = ("memory_id", "category", "content", "valid_from", "valid_to", "status")
-    return [{**{k: records[mid][k] for k in keep}, "score": score} for mid, score in hits]
+    return [{**{k: getattr(records[mid], k) for k in keep}, "score": score}
+            for mid, score in bm25_rank(query, docs)[:top_k]]
 
 
 # ---- seeded facts -----------------------------------------------------------------------------

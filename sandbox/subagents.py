@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import Column, Connection, Integer, Text, insert, select, update
+from sqlalchemy import Column, Connection, Integer, Text, bindparam, insert, select, update
 
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone
@@ -56,22 +56,29 @@ def gui_flow(flow: GuiFlow) -> GuiFlow:
     return flow
 
 
+_ADD_JOB = insert(subagent_jobs)
+_SET_JOB = update(subagent_jobs).where(subagent_jobs.c.job_id == bindparam("match_job_id"))
+
+
 def open_job(ctx: Ctx, agent: str, handoff: dict[str, Any], status: str = "running") -> str:
     job_id = ctx.new_id(subagent_jobs)
-    ctx.conn.execute(insert(subagent_jobs).values(
+    ctx.conn.execute(_ADD_JOB, dict(
         job_id=job_id, agent=agent, handoff_json=json.dumps(handoff, sort_keys=True), status=status,
         result_json="{}", created_at=ctx.ts(), updated_at=ctx.ts()))
     return job_id
 
 
 def close_job(ctx: Ctx, job_id: str, result: dict[str, Any], status: str = "completed") -> dict[str, Any]:
-    ctx.conn.execute(update(subagent_jobs).where(subagent_jobs.c.job_id == job_id).values(
-        status=status, result_json=json.dumps(result, sort_keys=True), updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_JOB, dict(
+        match_job_id=job_id, status=status, result_json=json.dumps(result, sort_keys=True), updated_at=ctx.ts()))
     return result
 
 
+_INSTALLED = select(apps.c.installed).where(apps.c.app_id == bindparam("app_id"))
+
+
 def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_outputs: list[str]) -> dict[str, Any]:
-    installed = ctx.conn.execute(select(apps.c.installed).where(apps.c.app_id == app_id)).scalar()
+    installed = ctx.conn.execute(_INSTALLED, {"app_id": app_id}).scalar()
     if installed != 1:
         raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"app {app_id!r} is not installed", app_id=app_id)
     words = goal.lower()
@@ -112,6 +119,15 @@ room_bookings = table(
 )
 
 
+_ROOM = select(meeting_rooms.c.room).where(meeting_rooms.c.room == bindparam("room"))
+_ROOM_CLASH = select(room_bookings.c.room_booking_id).where(
+    room_bookings.c.room == bindparam("room"), room_bookings.c.date == bindparam("date"),
+    room_bookings.c.start < bindparam("end"), room_bookings.c.end > bindparam("start"))
+_ADD_ROOM_BOOKING = insert(room_bookings)
+_ROOMS_FITTING = select(meeting_rooms.c.room).where(meeting_rooms.c.capacity >= bindparam("size")).order_by(
+    meeting_rooms.c.capacity, meeting_rooms.c.room)
+
+
 @tool(domain=INTERNAL, app="roombook", mutating=True, network="internet",
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE))
 def roombook_reserve(
@@ -126,15 +142,13 @@ def roombook_reserve(
         end: End time HH:MM.
         title: Booking title.
     """
-    if ctx.conn.execute(select(meeting_rooms.c.room).where(meeting_rooms.c.room == room)).first() is None:
+    if ctx.conn.execute(_ROOM, {"room": room}).first() is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no room {room!r}")
-    clash = ctx.conn.execute(select(room_bookings.c.room_booking_id).where(
-        room_bookings.c.room == room, room_bookings.c.date == date, room_bookings.c.start < end,
-        room_bookings.c.end > start)).first()
+    clash = ctx.conn.execute(_ROOM_CLASH, {"room": room, "date": date, "start": start, "end": end}).first()
     if clash:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{room} is taken at that time")
     bid = ctx.new_id(room_bookings)
-    ctx.conn.execute(insert(room_bookings).values(
+    ctx.conn.execute(_ADD_ROOM_BOOKING, dict(
         room_booking_id=bid, room=room, date=date, start=start, end=end, title=title, booked_by=ctx.actor,
         created_at=ctx.ts(), updated_at=ctx.ts()))
     return {"room_booking_id": bid, "room": room}
@@ -147,8 +161,7 @@ def _book_room(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     except (TypeError, ValueError) as exc:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, "attendees must be a number or a list of people",
                         missing_inputs=["attendees"]) from exc
-    candidates = ctx.conn.execute(select(meeting_rooms.c.room).where(meeting_rooms.c.capacity >= size).order_by(
-        meeting_rooms.c.capacity, meeting_rooms.c.room)).scalars().all()
+    candidates = ctx.conn.execute(_ROOMS_FITTING, {"size": size}).scalars().all()
     for room in candidates:
         args = {"room": room, "date": inputs["date"], "start": inputs["start"], "end": inputs["end"],
                 "title": str(inputs.get("title") or "Meeting")}
@@ -223,6 +236,10 @@ def read_path(payload: Any, path: str) -> Any:
     return value
 
 
+_ADD_MONITOR = insert(monitors)
+_SET_MONITOR = update(monitors).where(monitors.c.monitor_id == bindparam("match_monitor_id"))
+
+
 def register_monitor(ctx: Ctx, condition: dict[str, Any], on_trigger: list[dict[str, Any]], notify_only: bool,
                      expires_at: str | None, description: str | None) -> dict[str, Any]:
     """Validate the condition and plan as the executor would, then store the monitor (it fires later)."""
@@ -265,7 +282,7 @@ def register_monitor(ctx: Ctx, condition: dict[str, Any], on_trigger: list[dict[
                "expires_at": expires_at, "description": description}
     job_id = open_job(ctx, "monitor_agent", handoff, status="pending")
     monitor_id = ctx.new_id(monitors)
-    ctx.conn.execute(insert(monitors).values(
+    ctx.conn.execute(_ADD_MONITOR, dict(
         monitor_id=monitor_id, job_id=job_id, condition_json=json.dumps(condition, sort_keys=True),
         on_trigger_json=json.dumps(on_trigger, sort_keys=True), notify_only=int(notify_only), expires_at=expires_at,
         status="active", result_json="{}", created_at=ctx.ts(), updated_at=ctx.ts()))
@@ -329,12 +346,12 @@ def _fill(args: Any, outputs: list[dict[str, Any]]) -> Any:
 def _finish_monitor(executor: Any, m: Any, status: str, result: dict[str, Any], job_status: str | None = None) -> None:
     conn = executor.conn
     stamp = executor.now.strftime("%Y-%m-%dT%H:%M:%S")
+    result_json = json.dumps(result, sort_keys=True, default=str)
     with conn.begin():
-        conn.execute(update(monitors).where(monitors.c.monitor_id == m.monitor_id).values(
-            status=status, result_json=json.dumps(result, sort_keys=True, default=str), updated_at=stamp))
-        conn.execute(update(subagent_jobs).where(subagent_jobs.c.job_id == m.job_id).values(
-            status=job_status or status, result_json=json.dumps(result, sort_keys=True, default=str),
-            updated_at=stamp))
+        conn.execute(_SET_MONITOR, dict(match_monitor_id=m.monitor_id, status=status, result_json=result_json,
+                                        updated_at=stamp))
+        conn.execute(_SET_JOB, dict(match_job_id=m.job_id, status=job_status or status, result_json=result_json,
+                                    updated_at=stamp))
 
 
 # ---- screen-reader agent ------------------------------------------------------------------------
@@ -411,6 +428,9 @@ phone_bookings = table(
 )
 
 
+_ADD_PHONE_BOOKING = insert(phone_bookings)
+
+
 @tool(domain=INTERNAL, app="assistant", mutating=True, errors=(ErrorType.RESOURCE_UNAVAILABLE,))
 def voice_confirm_booking(
     ctx: Ctx, business_phone: str, business: str, date: Date, time: Time,
@@ -429,7 +449,7 @@ def voice_confirm_booking(
         notes: Special requests.
     """
     booking_id = ctx.new_id(phone_bookings)
-    ctx.conn.execute(insert(phone_bookings).values(
+    ctx.conn.execute(_ADD_PHONE_BOOKING, dict(
         phone_booking_id=booking_id, business_phone=business_phone, business=business, date=date, time=time,
         party_size=party_size, name=name, notes=notes, status="confirmed", source=ctx.actor,
         created_at=ctx.ts(), updated_at=ctx.ts()))

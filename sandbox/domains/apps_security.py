@@ -34,6 +34,7 @@ from sqlalchemy import (
     Table,
     Text,
     and_,
+    bindparam,
     delete,
     func,
     insert,
@@ -253,22 +254,29 @@ def _words(columns: list[Any], query: str) -> list[Any]:
     return [or_(*(func.lower(c).contains(w, autoescape=True) for c in columns)) for w in query.lower().split()]
 
 
+_BY_ID = {tbl: select(tbl).where(next(iter(tbl.primary_key.columns)) == bindparam("id"))
+          for tbl in (world_store_apps, files, backups)}
+
+
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     """The row with this id, or EntityNotFound naming the tool that lists such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(select(tbl).where(tbl.c[key] == value)).first()
+    row = ctx.conn.execute(_BY_ID[tbl], {"id": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key, hint=hint)
     return dict(row._mapping)
 
 
+_ALL_BY_ID = {tbl: select(tbl).order_by(*tbl.primary_key.columns) for tbl in (accounts, linked_devices)}
+
+
 def _resolve(ctx: Ctx, tbl: Table, ref: str, show: tuple[str, ...], field: str) -> dict[str, Any]:
-    """A row by id, else by its name column ``show[1]`` (exact, then partial, case-insensitive).
+    """A row by its id ``show[0]``, else by its name column ``show[1]`` (exact, then partial, case-insensitive).
 
     No tool lists accounts or linked devices, so both errors name the candidates (with the ``show`` columns).
     """
     key, name_col = show[0], show[1]
-    everything = rows(ctx.conn.execute(select(tbl).order_by(tbl.c[key])))
+    everything = rows(ctx.conn.execute(_ALL_BY_ID[tbl]))
     lowered = ref.strip().lower()
     for pick in (lambda r: r[key] == ref, lambda r: r[name_col].lower() == lowered,
                  lambda r: lowered in r[name_col].lower()):
@@ -286,23 +294,29 @@ def _free_gb(ctx: Ctx) -> float:
     return float(ctx.setting("storage_free_gb") or 0)
 
 
+_SET_FREE_STORAGE = update(device_settings).where(device_settings.c.key == "storage_free_gb")
+
+
 def _release_storage(ctx: Ctx, delta_mb: float) -> float:
     """Add ``delta_mb`` (negative: use) to the phone's free storage; returns the new free GB."""
     free = round(_free_gb(ctx) + delta_mb / 1024, 2)
     if abs(delta_mb) >= 0.005:
-        ctx.conn.execute(update(device_settings).where(device_settings.c.key == "storage_free_gb").values(
-            value=str(free)))
+        ctx.conn.execute(_SET_FREE_STORAGE, {"value": str(free)})
     return free
 
 
 # ---- Apps -------------------------------------------------------------------------------------
 
+_APP_WITH_INSTALL = (
+    select(apps, app_installs.c.version, app_installs.c.is_system, app_installs.c.app_mb, app_installs.c.data_mb,
+           app_installs.c.cache_mb)
+    .join_from(apps, app_installs, apps.c.app_id == app_installs.c.app_id, isouter=True)
+    .where(apps.c.app_id == bindparam("app_id")))
+
+
 def _app(ctx: Ctx, app_id: str) -> dict[str, Any] | None:
     """The phone's row for an app (installed or not), with its install details."""
-    row = ctx.conn.execute(select(apps, app_installs.c.version, app_installs.c.is_system, app_installs.c.app_mb,
-                                  app_installs.c.data_mb, app_installs.c.cache_mb)
-                           .join_from(apps, app_installs, apps.c.app_id == app_installs.c.app_id, isouter=True)
-                           .where(apps.c.app_id == app_id)).first()
+    row = ctx.conn.execute(_APP_WITH_INSTALL, {"app_id": app_id}).first()
     return dict(row._mapping) if row is not None else None
 
 
@@ -318,11 +332,14 @@ def _store_app(ctx: Ctx, app_id: str) -> dict[str, Any]:
     return _get(ctx, world_store_apps, app_id, hint="search_app_store")
 
 
+_APP_PURCHASE = select(transactions.c.txn_id).where(
+    transactions.c.ref_id == bindparam("app_id"), transactions.c.category == "apps",
+    transactions.c.status == "posted", transactions.c.amount < 0)
+
+
 def _owned(ctx: Ctx, app_id: str) -> bool:
     """The user paid for this app before (a posted purchase still stands), so reinstalling is free."""
-    t = transactions.c
-    return ctx.conn.execute(select(t.txn_id).where(
-        t.ref_id == app_id, t.category == "apps", t.status == "posted", t.amount < 0)).first() is not None
+    return ctx.conn.execute(_APP_PURCHASE, {"app_id": app_id}).first() is not None
 
 
 STORE_KEYS = ("app_id", "name", "developer", "category", "price", "size_mb", "version", "rating")
@@ -358,6 +375,12 @@ def search_app_store(
     return {"apps": out, "count": len(out)}
 
 
+_ADD_APP = insert(apps)
+_SET_APP = update(apps).where(apps.c.app_id == bindparam("match_app_id"))
+_ADD_INSTALL = insert(app_installs)
+_SET_INSTALL = update(app_installs).where(app_installs.c.app_id == bindparam("match_app_id"))
+
+
 @tool(l2="4.1", app=STORE, mutating=True, network="internet", errors=(
     ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.LIMIT_EXCEEDED, ErrorType.CONFIRMATION_REQUIRED))
 def install_app(ctx: Ctx, app_id: Ref, confirm: bool = False) -> dict[str, Any]:
@@ -391,20 +414,26 @@ def install_app(ctx: Ctx, app_id: Ref, confirm: bool = False) -> dict[str, Any]:
                             hint="ask_user(kind=confirm), then retry with confirm=true")
     txn_id = charge(ctx, price, f"App Store: {store['name']}", "apps", app_id) if price else None
     if not mine:
-        ctx.conn.execute(insert(apps).values(app_id=app_id, name=store["name"], installed=1, logged_in=0,
-                                             notifications_enabled=1))
+        ctx.conn.execute(_ADD_APP, {"app_id": app_id, "name": store["name"], "installed": 1, "logged_in": 0,
+                                    "notifications_enabled": 1})
     elif not installed:
-        ctx.conn.execute(update(apps).where(apps.c.app_id == app_id).values(installed=1))
+        ctx.conn.execute(_SET_APP, {"match_app_id": app_id, "installed": 1})
     values = {"version": store["version"], "app_mb": store["size_mb"], "updated_at": ctx.ts()}
     if mine.get("is_system") is not None:  # installed before: kept data and cache stay
-        ctx.conn.execute(update(app_installs).where(app_installs.c.app_id == app_id).values(**values))
+        ctx.conn.execute(_SET_INSTALL, {"match_app_id": app_id, **values})
     else:
-        ctx.conn.execute(insert(app_installs).values(app_id=app_id, is_system=0, data_mb=0.0, cache_mb=0.0,
-                                                     created_at=ctx.ts(), **values))
+        ctx.conn.execute(_ADD_INSTALL, {"app_id": app_id, "is_system": 0, "data_mb": 0.0, "cache_mb": 0.0,
+                                        "created_at": ctx.ts(), **values})
     free = _release_storage(ctx, -need_mb)
     return {"app_id": app_id, "name": store["name"], "action": "updated" if installed else "installed",
             "version": store["version"], "previous_version": mine["version"] if installed else None,
             "charged": price, "txn_id": txn_id, "storage_free_gb": free}
+
+
+_STORE_APP_NAME = select(world_store_apps.c.name).where(world_store_apps.c.app_id == bindparam("app_id"))
+# The user's standing policy blocks outlive the app; ordinary grants and denials do not.
+_DROP_PERMISSIONS = delete(app_permissions).where(
+    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.state != "policy_blocked")
 
 
 @tool(l2="4.1", app=STORE, mutating=True, errors=(
@@ -420,7 +449,7 @@ def uninstall_app(ctx: Ctx, app_id: Ref, keep_data: bool = False, confirm: bool 
     """
     app = _app(ctx, app_id)
     if app is None:
-        store = ctx.conn.execute(select(world_store_apps.c.name).where(world_store_apps.c.app_id == app_id)).scalar()
+        store = ctx.conn.execute(_STORE_APP_NAME, {"app_id": app_id}).scalar()
         if store is None:
             raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no app {app_id!r}", field="app_id", hint="search_app_store")
         raise ToolError(ErrorType.STATE_CONFLICT, f"{store} is not installed", app_id=app_id)
@@ -434,12 +463,10 @@ def uninstall_app(ctx: Ctx, app_id: Ref, keep_data: bool = False, confirm: bool 
                         app_id=app_id, hint="ask_user(kind=confirm), then retry with confirm=true")
     data = app["data_mb"] or 0.0
     freed = (app["app_mb"] or 0.0) + (app["cache_mb"] or 0.0) + (0.0 if keep_data else data)
-    ctx.conn.execute(update(apps).where(apps.c.app_id == app_id).values(installed=0, logged_in=0))
-    ctx.conn.execute(update(app_installs).where(app_installs.c.app_id == app_id).values(
-        version=None, app_mb=0.0, cache_mb=0.0, data_mb=data if keep_data else 0.0, updated_at=ctx.ts()))
-    # The user's standing policy blocks outlive the app; ordinary grants and denials do not.
-    ctx.conn.execute(delete(app_permissions).where(
-        app_permissions.c.app_id == app_id, app_permissions.c.state != "policy_blocked"))
+    ctx.conn.execute(_SET_APP, {"match_app_id": app_id, "installed": 0, "logged_in": 0})
+    ctx.conn.execute(_SET_INSTALL, {"match_app_id": app_id, "version": None, "app_mb": 0.0, "cache_mb": 0.0,
+                                    "data_mb": data if keep_data else 0.0, "updated_at": ctx.ts()})
+    ctx.conn.execute(_DROP_PERMISSIONS, {"app_id": app_id})
     free = _release_storage(ctx, freed)
     return {"app_id": app_id, "name": app["name"], "uninstalled": True, "kept_data_mb": data if keep_data else 0.0,
             "freed_mb": round(freed, 1), "storage_free_gb": free}
@@ -447,19 +474,35 @@ def uninstall_app(ctx: Ctx, app_id: Ref, keep_data: bool = False, confirm: bool 
 
 # ---- App Permissions (4.2) --------------------------------------------------------------------
 
+_PERMISSION_STATE = select(app_permissions.c.state).where(
+    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.permission == bindparam("permission"))
+
+
 def _permission_state(ctx: Ctx, app_id: str, permission: str) -> str:
     """A permission the app has no row for was never requested (the executor's gate reads it so)."""
-    return ctx.conn.execute(select(app_permissions.c.state).where(
-        app_permissions.c.app_id == app_id, app_permissions.c.permission == permission)).scalar() or "not_requested"
+    return ctx.conn.execute(_PERMISSION_STATE, {"app_id": app_id, "permission": permission}).scalar() or "not_requested"
+
+
+_SET_PERMISSION = update(app_permissions).where(
+    app_permissions.c.app_id == bindparam("match_app_id"), app_permissions.c.permission == bindparam("match_permission"))
+_ADD_PERMISSION = insert(app_permissions)
 
 
 def _set_permission(ctx: Ctx, app_id: str, permission: str, state: str) -> None:
     """Update the row, or insert it for a permission never requested (no UPSERT: see the module docstring)."""
-    p = app_permissions.c
-    done = ctx.conn.execute(update(app_permissions).where(p.app_id == app_id, p.permission == permission)
-                            .values(state=state)).rowcount
+    done = ctx.conn.execute(_SET_PERMISSION, {"match_app_id": app_id, "match_permission": permission,
+                                              "state": state}).rowcount
     if not done:
-        ctx.conn.execute(insert(app_permissions).values(app_id=app_id, permission=permission, state=state))
+        ctx.conn.execute(_ADD_PERMISSION, {"app_id": app_id, "permission": permission, "state": state})
+
+
+_APP_PERMISSIONS = select(app_permissions.c.permission, app_permissions.c.state).where(
+    app_permissions.c.app_id == bindparam("app_id")).order_by(app_permissions.c.permission)
+_PERMISSION_HOLDERS = (
+    select(app_permissions.c.app_id, app_permissions.c.state)
+    .join_from(app_permissions, apps, apps.c.app_id == app_permissions.c.app_id)
+    .where(app_permissions.c.permission == bindparam("permission"), apps.c.installed == 1)
+    .order_by(app_permissions.c.app_id))
 
 
 @tool(l2="4.2", app=SETTINGS, mutating=False, check=_exactly_one("app_id", "permission"),
@@ -473,13 +516,11 @@ def get_app_permissions(ctx: Ctx, app_id: Ref | None = None, permission: Permiss
         app_id: Id of the app, e.g. contacts, messages, maps (give this or permission).
         permission: A permission, to see which apps hold or were refused it (give this or app_id).
     """
-    p = app_permissions.c
     if app_id is not None:
         _installed_app(ctx, app_id)
-        found = ctx.conn.execute(select(p.permission, p.state).where(p.app_id == app_id).order_by(p.permission)).all()
+        found = ctx.conn.execute(_APP_PERMISSIONS, {"app_id": app_id}).all()
         return {"app_id": app_id, "permissions": dict(found)}
-    found = ctx.conn.execute(select(p.app_id, p.state).join_from(app_permissions, apps, apps.c.app_id == p.app_id)
-                             .where(p.permission == permission, apps.c.installed == 1).order_by(p.app_id)).all()
+    found = ctx.conn.execute(_PERMISSION_HOLDERS, {"permission": permission}).all()
     return {"permission": permission, "apps": dict(found)}
 
 
@@ -529,6 +570,13 @@ def revoke_app_permission(ctx: Ctx, app_id: Ref, permission: Permission) -> dict
 
 # ---- Notification Management (4.3) ------------------------------------------------------------
 
+_CHANNELS = select(notification_channels.c.channel, notification_channels.c.enabled).where(
+    notification_channels.c.app_id == bindparam("app_id")).order_by(notification_channels.c.channel)
+_SET_CHANNELS = update(notification_channels).where(
+    notification_channels.c.app_id == bindparam("match_app_id"),
+    notification_channels.c.channel.in_(bindparam("match_channels", expanding=True)))
+
+
 @tool(l2="4.3", app=SETTINGS, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def set_app_notifications(ctx: Ctx, app_id: Ref, enabled: bool, channels: Channels | None = None) -> dict[str, Any]:
     """Turn an app's notifications on or off, or only some of its channels (e.g. just "Promotions").
@@ -541,9 +589,7 @@ def set_app_notifications(ctx: Ctx, app_id: Ref, enabled: bool, channels: Channe
         channels: Only these notification channels of the app (names as the app calls them, any case).
     """
     app = _installed_app(ctx, app_id)
-    n = notification_channels.c
-    known = {ch.lower(): (ch, on) for ch, on in ctx.conn.execute(
-        select(n.channel, n.enabled).where(n.app_id == app_id).order_by(n.channel)).all()}
+    known = {ch.lower(): (ch, on) for ch, on in ctx.conn.execute(_CHANNELS, {"app_id": app_id}).all()}
     app_flag = int(enabled) if not channels or enabled else app["notifications_enabled"]
     changed: list[str] = []
     if channels:
@@ -556,14 +602,14 @@ def set_app_notifications(ctx: Ctx, app_id: Ref, enabled: bool, channels: Channe
         if not changed and app_flag == app["notifications_enabled"]:
             raise ToolError(ErrorType.STATE_CONFLICT, f"channel(s) {', '.join(targets)} already "
                             f"{'on' if enabled else 'off'}", app_id=app_id)
-        ctx.conn.execute(update(notification_channels).where(n.app_id == app_id, n.channel.in_(changed))
-                         .values(enabled=int(enabled), updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_CHANNELS, {"match_app_id": app_id, "match_channels": changed,
+                                         "enabled": int(enabled), "updated_at": ctx.ts()})
     elif app_flag == app["notifications_enabled"]:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id} notifications are already {'on' if enabled else 'off'}",
                         app_id=app_id)
     if app_flag != app["notifications_enabled"]:
-        ctx.conn.execute(update(apps).where(apps.c.app_id == app_id).values(notifications_enabled=app_flag))
-    after = dict(ctx.conn.execute(select(n.channel, n.enabled).where(n.app_id == app_id)).all())
+        ctx.conn.execute(_SET_APP, {"match_app_id": app_id, "notifications_enabled": app_flag})
+    after = dict(ctx.conn.execute(_CHANNELS, {"app_id": app_id}).all())
     return {"app_id": app_id, "notifications_enabled": bool(app_flag), "changed_channels": changed,
             "channels": {ch: bool(on) for ch, on in sorted(after.items())}}
 
@@ -573,10 +619,12 @@ def set_app_notifications(ctx: Ctx, app_id: Ref, enabled: bool, channels: Channe
 FILE_KEYS = ("file_id", "name", "folder", "file_type", "size_mb", "app", "modified_at")
 
 
+_FOLDER_NAMED = select(folders.c.path).where(func.lower(folders.c.path) == bindparam("path")).order_by(folders.c.path)
+
+
 def _find_folder(ctx: Ctx, path: str) -> str | None:
     """The stored spelling of an existing folder (paths match case-insensitively)."""
-    return ctx.conn.execute(select(folders.c.path).where(func.lower(folders.c.path) == path.lower())
-                            .order_by(folders.c.path)).scalar()
+    return ctx.conn.execute(_FOLDER_NAMED, {"path": path.lower()}).scalar()
 
 
 def _folder(ctx: Ctx, path: str, field: str) -> str:
@@ -640,6 +688,9 @@ def list_files(
     return {"folder": folder, "subfolders": subfolders, "files": [_file_out(r) for r in found], "count": total}
 
 
+_ADD_FOLDER = insert(folders)
+
+
 @tool(l2="4.4", app=FILES, mutating=True, permissions=("STORAGE",),
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def create_folder(ctx: Ctx, path: StoragePath, create_parents: bool = False) -> dict[str, Any]:
@@ -665,14 +716,21 @@ def create_folder(ctx: Ctx, path: StoragePath, create_parents: bool = False) -> 
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"parent folder {chain[missing_from]!r} does not exist",
                         field="path", hint="create it first, or pass create_parents=true")
     created = chain[missing_from:]
-    ctx.conn.execute(insert(folders), [{"path": p, "created_at": ctx.ts(), "updated_at": ctx.ts()} for p in created])
+    for p in created:
+        ctx.conn.execute(_ADD_FOLDER, {"path": p, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"path": chain[-1], "created": created}
 
 
+_LIVE_FILE_NAMED = select(files.c.file_id).where(
+    files.c.folder == bindparam("folder"), func.lower(files.c.name) == bindparam("name"), files.c.deleted_at.is_(None),
+    files.c.file_id != bindparam("exclude"))
+
+
 def _live_file_named(ctx: Ctx, folder: str, name: str, exclude: str) -> str | None:
-    f = files.c
-    return ctx.conn.execute(select(f.file_id).where(f.folder == folder, func.lower(f.name) == name.lower(),
-                                                    f.deleted_at.is_(None), f.file_id != exclude)).scalar()
+    return ctx.conn.execute(_LIVE_FILE_NAMED, {"folder": folder, "name": name.lower(), "exclude": exclude}).scalar()
+
+
+_SET_FILE = update(files).where(files.c.file_id == bindparam("match_file_id"))
 
 
 @tool(l2="4.4", app=FILES, mutating=True, permissions=("STORAGE",),
@@ -698,12 +756,17 @@ def move_file(
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{posixpath.join(dest, name)!r} already exists: {clash}",
                         existing_id=clash, hint="choose new_name, or pass overwrite=true")
     if clash:
-        ctx.conn.execute(update(files).where(files.c.file_id == clash).values(deleted_at=ctx.ts(), updated_at=ctx.ts()))
-    ctx.conn.execute(update(files).where(files.c.file_id == file_id).values(
-        folder=dest, name=name, deleted_at=None, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_FILE, {"match_file_id": clash, "deleted_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_FILE, {"match_file_id": file_id, "folder": dest, "name": name, "deleted_at": None,
+                                 "updated_at": ctx.ts()})
     return {"file_id": file_id, "path": posixpath.join(dest, name),
             "previous_path": posixpath.join(f["folder"], f["name"]),
             "restored_from_trash": f["deleted_at"] is not None, "replaced_file_id": clash}
+
+
+_FILES_BY_ID = select(files).where(files.c.file_id.in_(bindparam("file_ids", expanding=True))).order_by(files.c.file_id)
+_DROP_FILES = delete(files).where(files.c.file_id.in_(bindparam("file_ids", expanding=True)))
+_SET_FILES = update(files).where(files.c.file_id.in_(bindparam("match_file_ids", expanding=True)))
 
 
 @tool(l2="4.4", app=FILES, mutating=True, permissions=("STORAGE",), errors=(
@@ -717,7 +780,7 @@ def delete_files(ctx: Ctx, file_ids: FileIds, permanent: bool = False, confirm: 
         confirm: Set true only after the user confirmed a permanent delete or a delete of more than 10 files.
     """
     ids = sorted(set(file_ids))
-    found = rows(ctx.conn.execute(select(files).where(files.c.file_id.in_(ids)).order_by(files.c.file_id)))
+    found = rows(ctx.conn.execute(_FILES_BY_ID, {"file_ids": ids}))
     missing = sorted(set(ids) - {r["file_id"] for r in found})
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no file(s) {', '.join(missing)}", missing=missing,
@@ -732,9 +795,9 @@ def delete_files(ctx: Ctx, file_ids: FileIds, permanent: bool = False, confirm: 
                         hint="ask_user(kind=confirm), then retry with confirm=true")
     freed = round(sum(r["size_mb"] for r in found), 2) if permanent else 0.0
     if permanent:
-        ctx.conn.execute(delete(files).where(files.c.file_id.in_(ids)))
+        ctx.conn.execute(_DROP_FILES, {"file_ids": ids})
     else:
-        ctx.conn.execute(update(files).where(files.c.file_id.in_(ids)).values(deleted_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_FILES, {"match_file_ids": ids, "deleted_at": ctx.ts(), "updated_at": ctx.ts()})
     free = _release_storage(ctx, freed)
     return {"deleted": ids, "permanent": permanent, "freed_mb": freed, "storage_free_gb": free}
 
@@ -745,31 +808,41 @@ MEDIA_TYPES = ("image", "video")
 ROW_MB = {"contacts": 0.004, "messages": 0.002, "calendar": 0.002}  # backup size of one contact, message, event
 
 
+_LIVE_FILES_MB = select(func.coalesce(func.sum(files.c.size_mb), 0.0)).where(files.c.deleted_at.is_(None))
+_PHOTOS_MB = _LIVE_FILES_MB.where(files.c.file_type.in_(MEDIA_TYPES))
+_OTHER_FILES_MB = _LIVE_FILES_MB.where(files.c.file_type.not_in(MEDIA_TYPES))
+_ROW_COUNTS = {tbl: select(func.count()).select_from(tbl) for tbl in (contacts, messages, calendar_events)}
+_APP_DATA_MB = select(func.coalesce(func.sum(app_installs.c.data_mb), 0.0)).where(app_installs.c.version.is_not(None))
+
+
 def _category_sizes(conn: Connection) -> dict[str, float]:
     """What a backup of each category weighs now, in MB."""
-    f = files.c
-
-    def total(*where: Any) -> float:
-        return float(conn.execute(select(func.coalesce(func.sum(f.size_mb), 0.0)).where(
-            f.deleted_at.is_(None), *where)).scalar() or 0.0)
+    def total(query: Any) -> float:
+        return float(conn.execute(query).scalar() or 0.0)
 
     def count(tbl: Table) -> int:
-        return int(conn.execute(select(func.count()).select_from(tbl)).scalar() or 0)
+        return int(conn.execute(_ROW_COUNTS[tbl]).scalar() or 0)
 
-    data = conn.execute(select(func.coalesce(func.sum(app_installs.c.data_mb), 0.0)).where(
-        app_installs.c.version.is_not(None))).scalar() or 0.0
+    data = conn.execute(_APP_DATA_MB).scalar() or 0.0
     return {
-        "photos": total(f.file_type.in_(MEDIA_TYPES)), "files": total(f.file_type.not_in(MEDIA_TYPES)),
+        "photos": total(_PHOTOS_MB), "files": total(_OTHER_FILES_MB),
         "contacts": count(contacts) * ROW_MB["contacts"], "messages": count(messages) * ROW_MB["messages"],
         "calendar": count(calendar_events) * ROW_MB["calendar"], "app_data": float(data),
     }
 
 
+_CLOUD_ACCOUNT = select(cloud_account).order_by(cloud_account.c.cloud_id)
+
+
 def _cloud(ctx: Ctx) -> dict[str, Any]:
-    row = ctx.conn.execute(select(cloud_account).order_by(cloud_account.c.cloud_id)).first()
+    row = ctx.conn.execute(_CLOUD_ACCOUNT).first()
     if row is None:
         raise ToolError(ErrorType.AUTHENTICATION_REQUIRED, "no cloud account on this phone", app_id=CLOUD)
     return dict(row._mapping)
+
+
+_ADD_BACKUP = insert(backups)
+_SET_CLOUD_ACCOUNT = update(cloud_account).where(cloud_account.c.cloud_id == bindparam("match_cloud_id"))
 
 
 @tool(l2="4.5", app=CLOUD, mutating=True, network="internet", needs_login=True, errors=(
@@ -794,14 +867,17 @@ def backup_data(ctx: Ctx, categories: Categories, wifi_only: bool = True) -> dic
         raise ToolError(ErrorType.LIMIT_EXCEEDED, f"the backup needs {size_gb} GB, the cloud has {left} GB left",
                         needed_gb=size_gb, free_gb=left, hint="back up fewer categories")
     bid = ctx.new_id(backups)
-    ctx.conn.execute(insert(backups).values(
-        backup_id=bid, categories_json=json.dumps(cats), size_gb=size_gb, status="completed", completed_at=ctx.ts(),
-        restored_at=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_BACKUP, {
+        "backup_id": bid, "categories_json": json.dumps(cats), "size_gb": size_gb, "status": "completed",
+        "completed_at": ctx.ts(), "restored_at": None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     used = round(account["used_gb"] + size_gb, 3)
-    ctx.conn.execute(update(cloud_account).where(cloud_account.c.cloud_id == account["cloud_id"]).values(
-        used_gb=used, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_CLOUD_ACCOUNT, {"match_cloud_id": account["cloud_id"], "used_gb": used,
+                                          "updated_at": ctx.ts()})
     return {"backup_id": bid, "categories": cats, "size_gb": size_gb, "status": "completed",
             "cloud_used_gb": used, "cloud_quota_gb": account["quota_gb"]}
+
+
+_SET_BACKUP = update(backups).where(backups.c.backup_id == bindparam("match_backup_id"))
 
 
 @tool(l2="4.5", app=CLOUD, mutating=True, network="internet", needs_login=True, errors=(
@@ -839,9 +915,8 @@ def restore_backup(ctx: Ctx, backup_id: Ref, categories: Categories, confirm: bo
         back = list(ctx.conn.execute(select(f.file_id).where(
             f.deleted_at > b["completed_at"], f.created_at <= b["completed_at"], or_(*kinds)).order_by(f.file_id))
             .scalars())
-        ctx.conn.execute(update(files).where(f.file_id.in_(back)).values(deleted_at=None, updated_at=ctx.ts()))
-    ctx.conn.execute(update(backups).where(backups.c.backup_id == backup_id).values(
-        restored_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_FILES, {"match_file_ids": back, "deleted_at": None, "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_BACKUP, {"match_backup_id": backup_id, "restored_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"backup_id": backup_id, "restored": cats, "backup_date": b["completed_at"], "files_restored": back}
 
 
@@ -877,6 +952,12 @@ def _credential_fields(secret: str) -> dict[str, Any]:
             "breached": int(secret.lower() in COMMON_PASSWORDS)}
 
 
+_SAVED_LOGIN = select(credentials.c.credential_id).where(
+    credentials.c.site == bindparam("site"), func.lower(credentials.c.username) == bindparam("username"))
+_SET_CREDENTIAL = update(credentials).where(credentials.c.credential_id == bindparam("match_credential_id"))
+_ADD_CREDENTIAL = insert(credentials)
+
+
 @tool(l2="4.6", app=PASSWORDS, mutating=True, needs_login=True, check=_exactly_one("password", "generate"),
       errors=(ErrorType.DUPLICATE_ENTITY,))
 def save_password(
@@ -894,9 +975,7 @@ def save_password(
         notes: Free-text notes, e.g. security questions.
         overwrite: Replace the saved password of an existing login for this site and username.
     """
-    c = credentials.c
-    existing = ctx.conn.execute(select(c.credential_id).where(
-        c.site == site, func.lower(c.username) == username.lower())).scalar()
+    existing = ctx.conn.execute(_SAVED_LOGIN, {"site": site, "username": username.lower()}).scalar()
     if existing and not overwrite:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a login for {username} on {site} is already saved: {existing}",
                         existing_id=existing, hint="pass overwrite=true to replace its password")
@@ -904,16 +983,21 @@ def save_password(
     fields = _credential_fields(secret)
     if existing:
         changes = {**fields, **({"notes": notes} if notes is not None else {})}
-        ctx.conn.execute(update(credentials).where(c.credential_id == existing).values(**changes, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_CREDENTIAL, {"match_credential_id": existing, **changes, "updated_at": ctx.ts()})
         cid = existing
     else:
         cid = ctx.new_id(credentials)
-        ctx.conn.execute(insert(credentials).values(
-            credential_id=cid, site=site, username=username, notes=notes, account_id=None, created_at=ctx.ts(),
-            updated_at=ctx.ts(), **fields))
+        ctx.conn.execute(_ADD_CREDENTIAL, {
+            "credential_id": cid, "site": site, "username": username, "notes": notes, "account_id": None,
+            "created_at": ctx.ts(), "updated_at": ctx.ts(), **fields})
     out = {"credential_id": cid, "site": site, "username": username, "strength": fields["strength"],
            "breached": bool(fields["breached"]), "replaced": existing is not None}
     return {**out, "generated_password": secret} if generate else out
+
+
+_PASSWORD_HASHES = select(credentials.c.credential_id, credentials.c.password_hash).order_by(
+    credentials.c.credential_id)
+_CREDENTIAL_SITES = select(credentials.c.credential_id, credentials.c.site)
 
 
 @tool(l2="4.6", app=PASSWORDS, mutating=False, needs_login=True)
@@ -939,9 +1023,9 @@ def search_passwords(
         q = q.where(func.lower(c.username).contains(username.strip().lower(), autoescape=True))
     found = rows(ctx.conn.execute(q.order_by(c.site, c.username, c.credential_id)))
     sharing: dict[str, list[str]] = {}
-    for cid, digest in ctx.conn.execute(select(c.credential_id, c.password_hash).order_by(c.credential_id)):
+    for cid, digest in ctx.conn.execute(_PASSWORD_HASHES):
         sharing.setdefault(digest, []).append(cid)
-    sites = dict(ctx.conn.execute(select(c.credential_id, c.site)).all())
+    sites = dict(ctx.conn.execute(_CREDENTIAL_SITES).all())
     out = []
     for r in found:
         others = [sites[o] for o in sharing[r["password_hash"]] if o != r["credential_id"]]
@@ -959,6 +1043,9 @@ def search_passwords(
 
 def _phone_only_for_sms(args: dict[str, Any]) -> str | None:
     return "phone_number is only used with method=sms" if args.get("phone_number") and args["method"] != "sms" else None
+
+
+_SET_ACCOUNT = update(accounts).where(accounts.c.account_id == bindparam("match_account_id"))
 
 
 @tool(l2="4.7", app=SECURITY, mutating=True, network="internet", needs_login=True, check=_phone_only_for_sms,
@@ -984,14 +1071,17 @@ def enable_two_factor(
     if method == "sms" and not phone:
         raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{acc['service']} has no recovery phone on file",
                         fields=["phone_number"], hint="ask the user which number should receive the codes")
-    ctx.conn.execute(update(accounts).where(accounts.c.account_id == acc["account_id"]).values(
-        two_factor_method=method, recovery_phone=phone, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_ACCOUNT, {"match_account_id": acc["account_id"], "two_factor_method": method,
+                                    "recovery_phone": phone, "updated_at": ctx.ts()})
     return {"account_id": acc["account_id"], "service": acc["service"], "username": acc["username"],
             "two_factor_method": method, "phone": phone if method == "sms" else None}
 
 
 def _message_only_for_lock(args: dict[str, Any]) -> str | None:
     return "message is only shown with action=lock" if args.get("message") and args["action"] != "lock" else None
+
+
+_SET_LINKED_DEVICE = update(linked_devices).where(linked_devices.c.device_id == bindparam("match_device_id"))
 
 
 @tool(l2="4.7", app=SECURITY, mutating=True, network="internet", check=_message_only_for_lock, errors=(
@@ -1024,8 +1114,7 @@ def find_my_device(
         "erase": {"erased": 1, "locked": 1, "online": 0, "last_seen_at": ctx.ts()},
     }[action]
     if changes:
-        ctx.conn.execute(update(linked_devices).where(linked_devices.c.device_id == d["device_id"]).values(
-            **changes, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_LINKED_DEVICE, {"match_device_id": d["device_id"], **changes, "updated_at": ctx.ts()})
     return {"device_id": d["device_id"], "name": d["name"], "action": action, "location": d["last_location"],
             "locked": bool(changes.get("locked", d["locked"])), "erased": action == "erase"}
 
@@ -1038,20 +1127,27 @@ CACHE_SUGGESTION_MB = 200.0
 LARGE_DOWNLOAD_MB = 100.0
 
 
+_INSTALLED_APPS = (
+    select(app_installs, apps.c.name).join_from(app_installs, apps, apps.c.app_id == app_installs.c.app_id)
+    .where(apps.c.installed == 1).order_by(app_installs.c.app_id))
+_LIVE_MB_BY_TYPE = select(files.c.file_type, func.sum(files.c.size_mb)).where(
+    files.c.deleted_at.is_(None)).group_by(files.c.file_type)
+_TRASH = select(files.c.file_id, files.c.size_mb).where(files.c.deleted_at.is_not(None)).order_by(files.c.file_id)
+_LARGE_DOWNLOADS = select(files.c.file_id, files.c.size_mb).where(
+    files.c.deleted_at.is_(None), or_(files.c.folder == "/Downloads", _under(files.c.folder, "/Downloads")),
+    files.c.size_mb >= LARGE_DOWNLOAD_MB).order_by(files.c.size_mb.desc(), files.c.file_id)
+
+
 @tool(l2="4.8", app=SETTINGS, mutating=False)
 def get_storage_usage(ctx: Ctx) -> dict[str, Any]:
     """Show how the phone's storage is used (apps, file kinds, trash, system) and what could be cleaned up."""
     free = _free_gb(ctx)
     used_mb = (STORAGE_TOTAL_GB - free) * 1024
-    installed = rows(ctx.conn.execute(
-        select(app_installs, apps.c.name).join_from(app_installs, apps, apps.c.app_id == app_installs.c.app_id)
-        .where(apps.c.installed == 1).order_by(app_installs.c.app_id)))
+    installed = rows(ctx.conn.execute(_INSTALLED_APPS))
     for a in installed:
         a["total_mb"] = round(a["app_mb"] + a["data_mb"] + a["cache_mb"], 1)
-    by_type = dict(ctx.conn.execute(select(files.c.file_type, func.sum(files.c.size_mb)).where(
-        files.c.deleted_at.is_(None)).group_by(files.c.file_type)).all())
-    trash = rows(ctx.conn.execute(select(files.c.file_id, files.c.size_mb).where(
-        files.c.deleted_at.is_not(None)).order_by(files.c.file_id)))
+    by_type = dict(ctx.conn.execute(_LIVE_MB_BY_TYPE).all())
+    trash = rows(ctx.conn.execute(_TRASH))
     mb = {"apps": sum(a["total_mb"] for a in installed),
           **{group: sum(by_type.get(t, 0.0) for t in types) for group, types in FILE_GROUPS.items()},
           "trash": sum(t["size_mb"] for t in trash)}
@@ -1066,9 +1162,7 @@ def get_storage_usage(ctx: Ctx) -> dict[str, Any]:
     if trash:
         suggestions.append({"action": "delete_files", "permanent": True, "file_ids": [t["file_id"] for t in trash],
                             "reason": "empty the trash", "saves_mb": round(mb["trash"], 1)})
-    big = rows(ctx.conn.execute(select(files.c.file_id, files.c.size_mb).where(
-        files.c.deleted_at.is_(None), or_(files.c.folder == "/Downloads", _under(files.c.folder, "/Downloads")),
-        files.c.size_mb >= LARGE_DOWNLOAD_MB).order_by(files.c.size_mb.desc(), files.c.file_id)))
+    big = rows(ctx.conn.execute(_LARGE_DOWNLOADS))
     if big:
         suggestions.append({"action": "delete_files", "file_ids": [b["file_id"] for b in big],
                             "reason": "large downloads", "saves_mb": round(sum(b["size_mb"] for b in big), 1)})
@@ -1079,6 +1173,13 @@ def get_storage_usage(ctx: Ctx) -> dict[str, Any]:
         "top_apps": [{k: a[k] for k in ("app_id", "name", "app_mb", "data_mb", "cache_mb", "total_mb")} for a in top],
         "suggestions": suggestions,
     }
+
+
+_APP_CACHES = (
+    select(app_installs.c.app_id, app_installs.c.cache_mb)
+    .join_from(app_installs, apps, apps.c.app_id == app_installs.c.app_id)
+    .where(apps.c.installed == 1, app_installs.c.cache_mb > 0))
+_SET_INSTALLS = update(app_installs).where(app_installs.c.app_id.in_(bindparam("match_app_ids", expanding=True)))
 
 
 @tool(l2="4.8", app=SETTINGS, mutating=True, check=_exactly_one("app_id", "all_apps"),
@@ -1094,14 +1195,11 @@ def clear_app_cache(ctx: Ctx, app_id: Ref | None = None, all_apps: bool = False)
         app = _installed_app(ctx, app_id)
         caches = {app_id: app["cache_mb"] or 0.0}
     else:
-        caches = dict(ctx.conn.execute(select(app_installs.c.app_id, app_installs.c.cache_mb)
-                                       .join_from(app_installs, apps, apps.c.app_id == app_installs.c.app_id)
-                                       .where(apps.c.installed == 1, app_installs.c.cache_mb > 0)).all())
+        caches = dict(ctx.conn.execute(_APP_CACHES).all())
     cleared = {a: mb for a, mb in sorted(caches.items()) if mb > 0}
     if not cleared:
         raise ToolError(ErrorType.STATE_CONFLICT, f"the cache of {app_id or 'every app'} is already empty")
-    ctx.conn.execute(update(app_installs).where(app_installs.c.app_id.in_(cleared)).values(
-        cache_mb=0.0, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_INSTALLS, {"match_app_ids": list(cleared), "cache_mb": 0.0, "updated_at": ctx.ts()})
     freed = round(sum(cleared.values()), 1)
     return {"cleared_mb": cleared, "freed_mb": freed, "storage_free_gb": _release_storage(ctx, freed)}
 

@@ -12,7 +12,18 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import Column, Connection, Integer, Text, func, insert, or_, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    Integer,
+    Text,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
@@ -85,12 +96,18 @@ ContactRef = Annotated[str, Field(min_length=1, max_length=64)]
 Recipients = Annotated[list[ContactRef], Field(min_length=1, max_length=20)]
 
 
+_CONTACT = select(contacts).where(contacts.c.contact_id == bindparam("contact_id"))
+
+
 def _contact(ctx: Ctx, contact_id: str) -> dict[str, Any]:
-    row = ctx.conn.execute(select(contacts).where(contacts.c.contact_id == contact_id)).first()
+    row = ctx.conn.execute(_CONTACT, {"contact_id": contact_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact {contact_id!r}", field="contact_id",
                         hint="search_contacts")
     return dict(row._mapping)
+
+
+_CONTACT_ID_BY_NUMBER = select(contacts.c.contact_id).where(contacts.c.phone_number == bindparam("phone_number"))
 
 
 def _resolve_number(ctx: Ctx, ref: str) -> tuple[str, str | None]:
@@ -99,7 +116,7 @@ def _resolve_number(ctx: Ctx, ref: str) -> tuple[str, str | None]:
         c = _contact(ctx, ref)
         return normalise_phone(c["phone_number"]), ref
     number = normalise_phone(ref)
-    cid = ctx.conn.execute(select(contacts.c.contact_id).where(contacts.c.phone_number == number)).scalar()
+    cid = ctx.conn.execute(_CONTACT_ID_BY_NUMBER, {"phone_number": number}).scalar()
     return number, cid
 
 
@@ -111,6 +128,11 @@ def _recipients_valid(args: dict[str, Any]) -> str | None:
 
 
 # ---- Contacts Management (3.1) ----------------------------------------------------------------
+
+_CONTACTS_WITH_NUMBER_OR_NAME = select(contacts.c.contact_id, contacts.c.name).where(
+    or_(contacts.c.phone_number == bindparam("phone_number"), contacts.c.name == bindparam("name")))
+_ADD_CONTACT = insert(contacts)
+
 
 @tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",),
       errors=(ErrorType.DUPLICATE_ENTITY,))
@@ -132,18 +154,18 @@ def add_contact(
         allow_same_name: Set true to add a second contact with exactly the same name.
     """
     number = normalise_phone(phone_number)
-    existing = ctx.conn.execute(select(contacts.c.contact_id, contacts.c.name).where(
-        or_(contacts.c.phone_number == number, contacts.c.name == name))).all()
+    existing = ctx.conn.execute(_CONTACTS_WITH_NUMBER_OR_NAME, {"phone_number": number, "name": name}).all()
     for cid, cname in existing:
         if cname != name or not allow_same_name:
             same = "phone number" if cname != name else "name"
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a contact with this {same} exists: {cid}",
                             existing_id=cid)
     cid = ctx.new_id(contacts)
-    ctx.conn.execute(insert(contacts).values(
-        contact_id=cid, name=name, phone_number=number, email=email, relationship=relationship, birthday=birthday,
-        company=company, notes=notes, favorite=0, created_at=ctx.ts(), updated_at=ctx.ts(),
-    ))
+    ctx.conn.execute(_ADD_CONTACT, {
+        "contact_id": cid, "name": name, "phone_number": number, "email": email, "relationship": relationship,
+        "birthday": birthday, "company": company, "notes": notes, "favorite": 0, "created_at": ctx.ts(),
+        "updated_at": ctx.ts(),
+    })
     return {"contact_id": cid, "name": name, "phone_number": number}
 
 
@@ -185,6 +207,11 @@ def _one_change(args: dict[str, Any]) -> str | None:
     return None if len(args) > 1 else "give at least one field to change"
 
 
+_OTHER_CONTACT_WITH_NUMBER = select(contacts.c.contact_id).where(
+    contacts.c.phone_number == bindparam("phone_number"), contacts.c.contact_id != bindparam("contact_id"))
+_SET_CONTACT = update(contacts).where(contacts.c.contact_id == bindparam("match_contact_id"))
+
+
 @tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",), check=_one_change,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def update_contact(
@@ -214,13 +241,16 @@ def update_contact(
         changes["favorite"] = int(favorite)
     if phone_number is not None:
         number = normalise_phone(phone_number)
-        other = ctx.conn.execute(select(contacts.c.contact_id).where(
-            contacts.c.phone_number == number, contacts.c.contact_id != contact_id)).scalar()
+        other = ctx.conn.execute(_OTHER_CONTACT_WITH_NUMBER,
+                                 {"phone_number": number, "contact_id": contact_id}).scalar()
         if other:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{other} already has this phone number", existing_id=other)
         changes["phone_number"] = number
-    ctx.conn.execute(update(contacts).where(contacts.c.contact_id == contact_id).values(**changes, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_CONTACT, {"match_contact_id": contact_id, **changes, "updated_at": ctx.ts()})
     return {"contact_id": contact_id, "updated": sorted(changes)}
+
+
+_DELETE_CONTACT = contacts.delete().where(contacts.c.contact_id == bindparam("contact_id"))
 
 
 @tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",), errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -231,7 +261,7 @@ def delete_contact(ctx: Ctx, contact_id: str) -> dict[str, Any]:
         contact_id: Id of the contact to delete.
     """
     c = _contact(ctx, contact_id)
-    ctx.conn.execute(contacts.delete().where(contacts.c.contact_id == contact_id))
+    ctx.conn.execute(_DELETE_CONTACT, {"contact_id": contact_id})
     return {"deleted": contact_id, "name": c["name"]}
 
 
@@ -249,6 +279,13 @@ def _merged(winner: dict[str, Any], loser: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+# table name -> moves its rows from one contact (match_contact_id) to another (contact_id)
+_MOVE_TO_CONTACT = {tbl.name: update(tbl).where(tbl.c.contact_id == bindparam("match_contact_id"))
+                    for tbl in (messages, call_log, blocked_numbers)}
+_GROUP_MEMBERS = select(groups.c.group_id, groups.c.members_json)
+_SET_GROUP = update(groups).where(groups.c.group_id == bindparam("match_group_id"))
+
+
 @tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",),
       check=lambda a: "primary_id and duplicate_id must differ" if a["primary_id"] == a["duplicate_id"] else None,
       errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -264,20 +301,20 @@ def merge_contacts(
     """
     primary, duplicate = _contact(ctx, primary_id), _contact(ctx, duplicate_id)
     merged = _merged(*((primary, duplicate) if prefer == "primary" else (duplicate, primary)))
-    ctx.conn.execute(update(contacts).where(contacts.c.contact_id == primary_id).values(**merged, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_CONTACT, {"match_contact_id": primary_id, **merged, "updated_at": ctx.ts()})
     moved: dict[str, int] = {}
-    for tbl in (messages, call_log, blocked_numbers):
-        moved[tbl.name] = ctx.conn.execute(update(tbl).where(tbl.c.contact_id == duplicate_id).values(
-            contact_id=primary_id, updated_at=ctx.ts())).rowcount
+    for name, move in _MOVE_TO_CONTACT.items():
+        moved[name] = ctx.conn.execute(move, {"match_contact_id": duplicate_id, "contact_id": primary_id,
+                                              "updated_at": ctx.ts()}).rowcount
     regrouped = []
-    for gid, members_json in ctx.conn.execute(select(groups.c.group_id, groups.c.members_json)).all():
+    for gid, members_json in ctx.conn.execute(_GROUP_MEMBERS).all():
         members = json.loads(members_json)
         if duplicate_id in members:
             members = sorted({primary_id, *members} - {duplicate_id})
-            ctx.conn.execute(update(groups).where(groups.c.group_id == gid).values(
-                members_json=json.dumps(members), updated_at=ctx.ts()))
+            ctx.conn.execute(_SET_GROUP, {"match_group_id": gid, "members_json": json.dumps(members),
+                                          "updated_at": ctx.ts()})
             regrouped.append(gid)
-    ctx.conn.execute(contacts.delete().where(contacts.c.contact_id == duplicate_id))
+    ctx.conn.execute(_DELETE_CONTACT, {"contact_id": duplicate_id})
     moved["groups"] = len(regrouped)
     return {"contact_id": primary_id, "deleted": duplicate_id, "contact": {"contact_id": primary_id, **merged},
             "moved": moved}
@@ -285,8 +322,11 @@ def merge_contacts(
 
 # ---- Message Composition & Sending (3.2) ------------------------------------------------------
 
+_GROUP = select(groups).where(groups.c.group_id == bindparam("group_id"))
+
+
 def _group(ctx: Ctx, group_id: str) -> dict[str, Any]:
-    row = ctx.conn.execute(select(groups).where(groups.c.group_id == group_id)).first()
+    row = ctx.conn.execute(_GROUP, {"group_id": group_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no group chat {group_id!r}", field="group_id")
     return dict(row._mapping)
@@ -299,6 +339,9 @@ def _chat_target(ctx: Ctx, to: str) -> tuple[str, str | None]:
     if to.startswith("contact_"):
         return _resolve_number(ctx, to)
     raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{to!r} is neither a contact id nor a group id", field="to")
+
+
+_ADD_MESSAGE = insert(messages)
 
 
 @tool(l2="3.2", app="messages", mutating=True, permissions=("SMS",), network="cellular", check=_recipients_valid,
@@ -314,9 +357,10 @@ def send_sms(ctx: Ctx, to: Recipients, body: Annotated[str, Field(min_length=1, 
     for ref in to:
         number, cid = _resolve_number(ctx, ref)
         mid = ctx.new_id(messages)
-        ctx.conn.execute(insert(messages).values(
-            message_id=mid, channel="sms", direction="out", counterpart=number, contact_id=cid, body=body,
-            is_read=1, status="sent", sent_at=ctx.ts(), created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_MESSAGE, {
+            "message_id": mid, "channel": "sms", "direction": "out", "counterpart": number, "contact_id": cid,
+            "body": body, "is_read": 1, "status": "sent", "sent_at": ctx.ts(), "created_at": ctx.ts(),
+            "updated_at": ctx.ts()})
         sent.append({"message_id": mid, "to": number, "contact_id": cid})
     return {"sent": sent}
 
@@ -333,9 +377,10 @@ def send_chat_message(
     """
     counterpart, cid = _chat_target(ctx, to)
     mid = ctx.new_id(messages)
-    ctx.conn.execute(insert(messages).values(
-        message_id=mid, channel="chat", direction="out", counterpart=counterpart, contact_id=cid, body=text, is_read=1,
-        status="sent", sent_at=ctx.ts(), created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_MESSAGE, {
+        "message_id": mid, "channel": "chat", "direction": "out", "counterpart": counterpart, "contact_id": cid,
+        "body": text, "is_read": 1, "status": "sent", "sent_at": ctx.ts(), "created_at": ctx.ts(),
+        "updated_at": ctx.ts()})
     return {"message_id": mid, "to": to}
 
 
@@ -385,13 +430,20 @@ def search_messages(
 MessageIds = Annotated[list[str], Field(min_length=1, max_length=100)]
 
 
+_MESSAGES = select(messages).where(
+    messages.c.message_id.in_(bindparam("message_ids", expanding=True)), messages.c.status != "deleted")
+
+
 def _existing_messages(ctx: Ctx, message_ids: list[str]) -> list[dict[str, Any]]:
-    found = rows(ctx.conn.execute(select(messages).where(
-        messages.c.message_id.in_(message_ids), messages.c.status != "deleted")))
+    found = rows(ctx.conn.execute(_MESSAGES, {"message_ids": message_ids}))
     missing = sorted(set(message_ids) - {m["message_id"] for m in found})
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no message(s) {', '.join(missing)}", missing=missing)
     return found
+
+
+_SET_MESSAGES = update(messages).where(
+    messages.c.message_id.in_(bindparam("match_message_ids", expanding=True)))
 
 
 @tool(l2="3.3", app="messages", mutating=True, permissions=("SMS",),
@@ -405,7 +457,7 @@ def mark_messages_read(ctx: Ctx, message_ids: MessageIds) -> dict[str, Any]:
     unread = [m["message_id"] for m in _existing_messages(ctx, message_ids) if not m["is_read"]]
     if not unread:
         raise ToolError(ErrorType.STATE_CONFLICT, "all of these messages are already read")
-    ctx.conn.execute(update(messages).where(messages.c.message_id.in_(unread)).values(is_read=1, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_MESSAGES, {"match_message_ids": unread, "is_read": 1, "updated_at": ctx.ts()})
     return {"marked_read": sorted(unread)}
 
 
@@ -417,12 +469,14 @@ def delete_messages(ctx: Ctx, message_ids: MessageIds) -> dict[str, Any]:
         message_ids: Ids of the messages to delete.
     """
     _existing_messages(ctx, message_ids)
-    ctx.conn.execute(update(messages).where(messages.c.message_id.in_(message_ids)).values(
-        status="deleted", updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_MESSAGES, {"match_message_ids": message_ids, "status": "deleted", "updated_at": ctx.ts()})
     return {"deleted": sorted(message_ids)}
 
 
 # ---- Calls & Call Log (3.4) -------------------------------------------------------------------
+
+_ADD_CALL = insert(call_log)
+
 
 @tool(l2="3.4", app="phone", mutating=True, permissions=("PHONE",), network="cellular",
       check=lambda a: _recipients_valid({"to": [a["to"]]}), errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -434,9 +488,9 @@ def make_phone_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)]) -> dict[s
     """
     number, cid = _resolve_number(ctx, to)
     call_id = ctx.new_id(call_log)
-    ctx.conn.execute(insert(call_log).values(
-        call_id=call_id, number=number, contact_id=cid, type="outgoing", app="phone", video=0, started_at=ctx.ts(),
-        duration_sec=0, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_CALL, {
+        "call_id": call_id, "number": number, "contact_id": cid, "type": "outgoing", "app": "phone", "video": 0,
+        "started_at": ctx.ts(), "duration_sec": 0, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"call_id": call_id, "number": number, "contact_id": cid, "status": "dialing"}
 
 
@@ -473,13 +527,18 @@ def start_video_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)], audio_on
     """
     counterpart, cid = _chat_target(ctx, to)
     call_id = ctx.new_id(call_log)
-    ctx.conn.execute(insert(call_log).values(
-        call_id=call_id, number=counterpart, contact_id=cid, type="outgoing", app="chat", video=int(not audio_only),
-        started_at=ctx.ts(), duration_sec=0, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_CALL, {
+        "call_id": call_id, "number": counterpart, "contact_id": cid, "type": "outgoing", "app": "chat",
+        "video": int(not audio_only), "started_at": ctx.ts(), "duration_sec": 0, "created_at": ctx.ts(),
+        "updated_at": ctx.ts()})
     return {"call_id": call_id, "to": to, "contact_id": cid, "video": not audio_only, "status": "ringing"}
 
 
 # ---- Call Blocking & Spam (3.5) ---------------------------------------------------------------
+
+_BLOCKED = select(blocked_numbers.c.number).where(blocked_numbers.c.number == bindparam("number"))
+_ADD_BLOCK = insert(blocked_numbers)
+
 
 @tool(l2="3.5", app="phone", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
 def block_number(ctx: Ctx, phone_number: Phone, report_spam: bool = False) -> dict[str, Any]:
@@ -490,15 +549,19 @@ def block_number(ctx: Ctx, phone_number: Phone, report_spam: bool = False) -> di
         report_spam: Also report the number as spam.
     """
     number = normalise_phone(phone_number)
-    if ctx.conn.execute(select(blocked_numbers.c.number).where(blocked_numbers.c.number == number)).first():
+    if ctx.conn.execute(_BLOCKED, {"number": number}).first():
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{number} is already blocked", existing_id=number)
-    cid = ctx.conn.execute(select(contacts.c.contact_id).where(contacts.c.phone_number == number)).scalar()
-    ctx.conn.execute(insert(blocked_numbers).values(
-        number=number, contact_id=cid, reported_spam=int(report_spam), created_at=ctx.ts(), updated_at=ctx.ts()))
+    cid = ctx.conn.execute(_CONTACT_ID_BY_NUMBER, {"phone_number": number}).scalar()
+    ctx.conn.execute(_ADD_BLOCK, {"number": number, "contact_id": cid, "reported_spam": int(report_spam),
+                                  "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"blocked": number, "contact_id": cid}
 
 
 # ---- Group Chats (3.6) ------------------------------------------------------------------------
+
+_GROUP_ID_BY_NAME = select(groups.c.group_id).where(func.lower(groups.c.name) == bindparam("name"))
+_ADD_GROUP = insert(groups)
+
 
 @tool(l2="3.6", app="chat", mutating=True, network="internet",
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
@@ -514,13 +577,13 @@ def create_group_chat(
     """
     for cid in member_ids:
         _contact(ctx, cid)
-    existing = ctx.conn.execute(select(groups.c.group_id).where(func.lower(groups.c.name) == name.lower())).scalar()
+    existing = ctx.conn.execute(_GROUP_ID_BY_NAME, {"name": name.lower()}).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a group named {name!r} exists: {existing}", existing_id=existing)
     gid = ctx.new_id(groups)
-    ctx.conn.execute(insert(groups).values(
-        group_id=gid, name=name, members_json=json.dumps(sorted(set(member_ids))), is_admin=1, created_at=ctx.ts(),
-        updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_GROUP, {
+        "group_id": gid, "name": name, "members_json": json.dumps(sorted(set(member_ids))), "is_admin": 1,
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"group_id": gid, "name": name, "members": sorted(set(member_ids))}
 
 
@@ -556,8 +619,8 @@ def add_group_members(
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"already members of {group_id}: {', '.join(skipped)}",
                         existing_ids=skipped)
     after = members - set(wanted) if remove else members | set(wanted)
-    ctx.conn.execute(update(groups).where(groups.c.group_id == group_id).values(
-        members_json=json.dumps(sorted(after)), updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_GROUP, {"match_group_id": group_id, "members_json": json.dumps(sorted(after)),
+                                  "updated_at": ctx.ts()})
     return {"group_id": group_id, "removed" if remove else "added": sorted(after ^ members),
             "skipped_already_members": skipped, "members": sorted(after)}
 

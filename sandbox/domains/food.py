@@ -9,6 +9,7 @@ payment method (``common.charge``) and ships to one of the user's saved addresse
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import random
@@ -16,7 +17,22 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
-from sqlalchemy import Column, Connection, Float, Integer, Table, Text, cast, func, insert, or_, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    Float,
+    Integer,
+    Select,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from typing_extensions import NotRequired, TypedDict
 
 from sandbox.domains.common import (
@@ -208,10 +224,17 @@ def _one_of(*names: str) -> Callable[[dict[str, Any]], str | None]:
     return check
 
 
+@functools.cache
+def _by_id(tbl: Table) -> Select[Any]:
+    """SELECT of ``tbl``'s row whose id is bound as the name of its primary-key column (built once per table)."""
+    key = next(iter(tbl.primary_key.columns)).name
+    return select(tbl).where(tbl.c[key] == bindparam(key))
+
+
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str, Any]:
     """The row with this id, or EntityNotFound (naming the tool that lists such ids)."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(select(tbl).where(tbl.c[key] == value)).first()
+    row = ctx.conn.execute(_by_id(tbl), {key: value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id').replace('_', ' ')} {value!r}",
                         field=key, **({"hint": hint} if hint else {}))
@@ -223,6 +246,15 @@ def km_between(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     p1, p2 = math.radians(lat1), math.radians(lat2)
     a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
     return round(2 * 6371 * math.asin(math.sqrt(a)), 1)
+
+
+_CURRENT_CITY = select(addresses.c.city).order_by(addresses.c.is_default.desc(), addresses.c.address_id)
+_CITY_OF_LABEL = select(addresses.c.city).where(func.lower(addresses.c.label) == bindparam("label"))
+_CITY_NAMED = select(world_places.c.city).where(func.lower(world_places.c.city) == bindparam("city"))
+_CITY_CENTRE = select(func.avg(world_places.c.lat), func.avg(world_places.c.lon)).where(
+    world_places.c.city == bindparam("city"))
+_PLACES_NAMED = select(world_places).where(func.lower(world_places.c.name) == bindparam("name")).order_by(
+    world_places.c.place_id)
 
 
 def locate(ctx: Ctx, near: str) -> dict[str, Any]:
@@ -237,19 +269,16 @@ def locate(ctx: Ctx, near: str) -> dict[str, Any]:
     if lowered.startswith("place_"):
         p = place(ctx, text)
         return {"city": p["city"], "lat": p["lat"], "lon": p["lon"], "resolved": p["name"]}
-    a = addresses.c
     if lowered == "current":
-        city = ctx.conn.execute(select(a.city).order_by(a.is_default.desc(), a.address_id)).scalar()
+        city = ctx.conn.execute(_CURRENT_CITY).scalar()
     else:
-        city = ctx.conn.execute(select(a.city).where(func.lower(a.label) == lowered)).scalar()
+        city = ctx.conn.execute(_CITY_OF_LABEL, {"label": lowered}).scalar()
     if city is None:
-        city = ctx.conn.execute(select(world_places.c.city).where(func.lower(world_places.c.city) == lowered)).scalar()
+        city = ctx.conn.execute(_CITY_NAMED, {"city": lowered}).scalar()
     if city is not None:
-        lat, lon = ctx.conn.execute(select(func.avg(world_places.c.lat), func.avg(world_places.c.lon)).where(
-            world_places.c.city == city)).one()
+        lat, lon = ctx.conn.execute(_CITY_CENTRE, {"city": city}).one()
         return {"city": city, "lat": lat or 0.0, "lon": lon or 0.0, "resolved": city}
-    named = rows(ctx.conn.execute(select(world_places).where(func.lower(world_places.c.name) == lowered).order_by(
-        world_places.c.place_id)))
+    named = rows(ctx.conn.execute(_PLACES_NAMED, {"name": lowered}))
     if len(named) > 1:
         raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{len(named)} places are called {text!r}", field="near",
                         candidates=[{k: p[k] for k in ("place_id", "name", "address", "city")} for p in named])
@@ -264,10 +293,11 @@ def locate(ctx: Ctx, near: str) -> dict[str, Any]:
 R, M, S = world_restaurants.c, world_menu_items.c, world_table_slots.c
 RESTAURANTS = select(world_restaurants, world_places.c.address, world_places.c.city, world_places.c.lat,
                      world_places.c.lon).join(world_places, world_places.c.place_id == R.place_id)
+_RESTAURANT = RESTAURANTS.where(R.restaurant_id == bindparam("restaurant_id"))
 
 
 def _restaurant(ctx: Ctx, restaurant_id: str) -> dict[str, Any]:
-    row = ctx.conn.execute(RESTAURANTS.where(R.restaurant_id == restaurant_id)).first()
+    row = ctx.conn.execute(_RESTAURANT, {"restaurant_id": restaurant_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no restaurant {restaurant_id!r}", field="restaurant_id",
                         hint="search_restaurants")
@@ -297,22 +327,34 @@ def _summary(ctx: Ctx, r: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_FREE_SEATINGS = select(S.slot_dt, S.capacity_left).where(
+    S.restaurant_id == bindparam("restaurant_id"), S.slot_dt.like(bindparam("day_pattern")),
+    S.slot_dt > bindparam("after"), S.capacity_left >= bindparam("party_size")).order_by(S.slot_dt)
+
+
 def _free_times(ctx: Ctx, restaurant_id: str, date: str, party_size: int) -> list[dict[str, Any]]:
     """Future seatings of that day with room for the party."""
-    found = ctx.conn.execute(select(S.slot_dt, S.capacity_left).where(
-        S.restaurant_id == restaurant_id, S.slot_dt.like(f"{date}T%"), S.slot_dt > _minute(ctx),
-        S.capacity_left >= party_size).order_by(S.slot_dt)).all()
+    found = ctx.conn.execute(_FREE_SEATINGS, {"restaurant_id": restaurant_id, "day_pattern": f"{date}T%",
+                                              "after": _minute(ctx), "party_size": party_size}).all()
     return [{"time": when[11:], "seats_left": left} for when, left in found]
 
 
+_SEATS_LEFT = select(S.capacity_left).where(S.restaurant_id == bindparam("restaurant_id"),
+                                            S.slot_dt == bindparam("slot_dt"))
+
+
 def _seats_left(ctx: Ctx, restaurant_id: str, when: str) -> int | None:
-    return ctx.conn.execute(select(S.capacity_left).where(S.restaurant_id == restaurant_id, S.slot_dt == when)).scalar()
+    return ctx.conn.execute(_SEATS_LEFT, {"restaurant_id": restaurant_id, "slot_dt": when}).scalar()
+
+
+_TAKE_SEATS = update(world_table_slots).where(
+    S.restaurant_id == bindparam("match_restaurant_id"), S.slot_dt == bindparam("match_slot_dt")).values(
+    capacity_left=S.capacity_left - bindparam("seats"))
 
 
 def _take_seats(ctx: Ctx, restaurant_id: str, when: str, seats: int) -> None:
     """Take (or, negative, give back) seats of a seating; past seatings have no row and are left alone."""
-    ctx.conn.execute(update(world_table_slots).where(S.restaurant_id == restaurant_id, S.slot_dt == when).values(
-        capacity_left=S.capacity_left - seats))
+    ctx.conn.execute(_TAKE_SEATS, {"match_restaurant_id": restaurant_id, "match_slot_dt": when, "seats": seats})
 
 
 @tool(l2="8.1", app="dining", mutating=False, permissions=("LOCATION",), services=("location_service",),
@@ -376,11 +418,18 @@ def search_restaurants(
             **({"near": origin["resolved"]} if origin else {})}
 
 
+RV = restaurant_reservations.c
+_RESERVATIONS_AHEAD = select(RV.reservation_id, RV.datetime, RV.party_size).where(
+    RV.restaurant_id == bindparam("restaurant_id"), RV.status == "confirmed",
+    RV.datetime > bindparam("after")).order_by(RV.datetime)
+
+
 def _upcoming_reservations(ctx: Ctx, restaurant_id: str) -> list[dict[str, Any]]:
     """The user's confirmed bookings at this restaurant that are still ahead (the app shows them)."""
-    t = restaurant_reservations.c
-    return rows(ctx.conn.execute(select(t.reservation_id, t.datetime, t.party_size).where(
-        t.restaurant_id == restaurant_id, t.status == "confirmed", t.datetime > _minute(ctx)).order_by(t.datetime)))
+    return rows(ctx.conn.execute(_RESERVATIONS_AHEAD, {"restaurant_id": restaurant_id, "after": _minute(ctx)}))
+
+
+_MENU = select(world_menu_items).where(M.restaurant_id == bindparam("restaurant_id")).order_by(M.menu_item_id)
 
 
 @tool(l2="8.1", app="dining", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -396,8 +445,7 @@ def get_restaurant_details(
     """
     r = _restaurant(ctx, restaurant_id)
     day = date or ctx.now.date().isoformat()
-    menu = rows(ctx.conn.execute(select(world_menu_items).where(M.restaurant_id == restaurant_id).order_by(
-        M.menu_item_id)))
+    menu = rows(ctx.conn.execute(_MENU, {"restaurant_id": restaurant_id}))
     out = {
         **_summary(ctx, r), "phone": r["phone"], "hours": _hours_out(r["hours"]), "max_party": r["max_party"],
         "delivery_fee": r["delivery_fee"] if r["delivery"] else None,
@@ -442,11 +490,14 @@ def _bookable(ctx: Ctx, r: dict[str, Any], when: str, party_size: int, seats_bac
                         hint="pick one of free_tables or another day")
 
 
+_SAME_DAY_BOOKING = select(RV.reservation_id).where(
+    RV.restaurant_id == bindparam("restaurant_id"), RV.status == "confirmed",
+    RV.datetime.like(bindparam("day_pattern")), RV.reservation_id != bindparam("exclude"))
+
+
 def _same_day_booking(ctx: Ctx, restaurant_id: str, when: str, exclude: str = "") -> None:
-    t = restaurant_reservations.c
-    other = ctx.conn.execute(select(t.reservation_id).where(
-        t.restaurant_id == restaurant_id, t.status == "confirmed", t.datetime.like(f"{when[:10]}T%"),
-        t.reservation_id != exclude)).scalar()
+    other = ctx.conn.execute(_SAME_DAY_BOOKING, {"restaurant_id": restaurant_id, "day_pattern": f"{when[:10]}T%",
+                                                 "exclude": exclude}).scalar()
     if other:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"you already have a table there that day: {other}",
                         existing_id=other, hint="update_restaurant_reservation")
@@ -456,6 +507,10 @@ def _phone_only(r: dict[str, Any], action: str) -> None:
     if not r["online_booking"]:
         raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{r['name']} takes {action} by phone only",
                         phone=r["phone"], place_id=r["place_id"], hint="call_voice_agent")
+
+
+_PROFILE = select(user_profile.c.name, user_profile.c.phone)
+_ADD_RESERVATION = insert(restaurant_reservations)
 
 
 @tool(l2="8.2", app="dining", mutating=True, network="internet",
@@ -480,13 +535,12 @@ def make_restaurant_reservation(
     _phone_only(r, "reservations")
     _bookable(ctx, r, datetime, party_size)
     _same_day_booking(ctx, restaurant_id, datetime)
-    profile = ctx.conn.execute(select(user_profile.c.name, user_profile.c.phone)).one()
+    profile = ctx.conn.execute(_PROFILE).one()
     row = {"reservation_id": ctx.new_id(restaurant_reservations), "restaurant_id": restaurant_id,
            "datetime": datetime, "party_size": party_size, "name": name or profile.name,
            "phone": normalise_phone(phone or profile.phone), "special_requests": special_requests,
            "seating": seating, "status": "confirmed"}
-    ctx.conn.execute(insert(restaurant_reservations).values(**row, source="api", created_at=ctx.ts(),
-                                                            updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_RESERVATION, {**row, "source": "api", "created_at": ctx.ts(), "updated_at": ctx.ts()})
     _take_seats(ctx, restaurant_id, datetime, party_size)
     return {**row, "restaurant": r["name"], "address": r["address"]}
 
@@ -501,6 +555,9 @@ def _active_reservation(ctx: Ctx, reservation_id: str) -> tuple[dict[str, Any], 
     r = _restaurant(ctx, resv["restaurant_id"])
     _phone_only(r, "changes")
     return resv, r
+
+
+_SET_RESERVATION = update(restaurant_reservations).where(RV.reservation_id == bindparam("match_reservation_id"))
 
 
 @tool(l2="8.2", app="dining", mutating=True, network="internet",
@@ -531,8 +588,8 @@ def update_restaurant_reservation(
         _take_seats(ctx, r["restaurant_id"], resv["datetime"], -resv["party_size"])
         _take_seats(ctx, r["restaurant_id"], when, party)
     if changes:
-        ctx.conn.execute(update(restaurant_reservations).where(
-            restaurant_reservations.c.reservation_id == reservation_id).values(**changes, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_RESERVATION, {"match_reservation_id": reservation_id, **changes,
+                                            "updated_at": ctx.ts()})
     after = {**resv, **changes}
     return {**{k: after[k] for k in RESERVATION_KEYS}, "restaurant": r["name"], "updated": sorted(changes)}
 
@@ -547,9 +604,8 @@ def cancel_restaurant_reservation(ctx: Ctx, reservation_id: str, reason: Request
         reason: Why it is cancelled (passed on to the restaurant).
     """
     resv, r = _active_reservation(ctx, reservation_id)
-    ctx.conn.execute(update(restaurant_reservations).where(
-        restaurant_reservations.c.reservation_id == reservation_id).values(
-        status="cancelled", cancel_reason=reason, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_RESERVATION, {"match_reservation_id": reservation_id, "status": "cancelled",
+                                        "cancel_reason": reason, "updated_at": ctx.ts()})
     _take_seats(ctx, r["restaurant_id"], resv["datetime"], -resv["party_size"])
     return {"reservation_id": reservation_id, "restaurant": r["name"], "datetime": resv["datetime"],
             "status": "cancelled"}
@@ -557,9 +613,13 @@ def cancel_restaurant_reservation(ctx: Ctx, reservation_id: str, reason: Request
 
 # ---- Food Delivery (8.3) ----------------------------------------------------------------------
 
+_MENU_ITEMS_OF = select(world_menu_items).where(
+    M.restaurant_id == bindparam("restaurant_id"), M.menu_item_id.in_(bindparam("menu_item_ids", expanding=True)))
+
+
 def _menu_rows(ctx: Ctx, restaurant_id: str, item_ids: list[str]) -> dict[str, dict[str, Any]]:
-    found = {m["menu_item_id"]: m for m in rows(ctx.conn.execute(select(world_menu_items).where(
-        M.restaurant_id == restaurant_id, M.menu_item_id.in_(item_ids))))}
+    found = {m["menu_item_id"]: m for m in rows(ctx.conn.execute(
+        _MENU_ITEMS_OF, {"restaurant_id": restaurant_id, "menu_item_ids": item_ids}))}
     missing = sorted(set(item_ids) - set(found))
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"not on this restaurant's menu: {', '.join(missing)}",
@@ -572,6 +632,9 @@ def _schedule_ok(ctx: Ctx, scheduled_at: str | None) -> None:
     if scheduled_at is not None and not _minute(ctx) < scheduled_at <= latest:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"scheduled_at must be after now and at most "
                         f"{SCHEDULE_DAYS} days ahead", field="scheduled_at")
+
+
+_ADD_ORDER = insert(food_orders)
 
 
 def _place_order(
@@ -610,9 +673,9 @@ def _place_order(
            "tip": round(tip, 2), "total": total, "currency": method["currency"],
            "status": "scheduled" if scheduled_at else "placed", "scheduled_at": scheduled_at,
            "eta": _shift(when, r["prep_min"] + COURIER_MIN)}
-    ctx.conn.execute(insert(food_orders).values(
-        **row, items_json=json.dumps(items, ensure_ascii=False), utensils=int(utensils), placed_at=ctx.ts()[:16],
-        reordered_from=reordered_from, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_ORDER, {
+        **row, "items_json": json.dumps(items, ensure_ascii=False), "utensils": int(utensils),
+        "placed_at": ctx.ts()[:16], "reordered_from": reordered_from, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {**row, "restaurant": r["name"], "items": items, "txn_id": txn_id}
 
 
@@ -646,6 +709,7 @@ def order_food_delivery(
 
 
 ACTIVE_ORDER = ("scheduled", "placed", "preparing", "on_the_way")
+_RESTAURANT_NAME = select(R.name).where(R.restaurant_id == bindparam("restaurant_id"))
 
 
 @tool(l2="8.3", app="delivery", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -656,7 +720,7 @@ def track_food_order(ctx: Ctx, order_id: str) -> dict[str, Any]:
         order_id: Id of the order, e.g. forder_031.
     """
     order = _get(ctx, food_orders, order_id)
-    name = ctx.conn.execute(select(R.name).where(R.restaurant_id == order["restaurant_id"])).scalar()
+    name = ctx.conn.execute(_RESTAURANT_NAME, {"restaurant_id": order["restaurant_id"]}).scalar()
     active = order["status"] in ACTIVE_ORDER
     minutes = int((dt.datetime.strptime(order["eta"], DT_FMT) - ctx.now).total_seconds() // 60) if active else None
     return {
@@ -666,6 +730,9 @@ def track_food_order(ctx: Ctx, order_id: str) -> dict[str, Any]:
         "items": [{"name": i["name"], "quantity": i["quantity"]} for i in json.loads(order["items_json"])],
         "total": order["total"], "currency": order["currency"], "address_id": order["address_id"],
     }
+
+
+_MENU_ITEMS = select(world_menu_items).where(M.menu_item_id.in_(bindparam("menu_item_ids", expanding=True)))
 
 
 @tool(l2="8.3", app="delivery", mutating=True, network="internet", errors=ORDER_ERRORS)
@@ -687,8 +754,8 @@ def reorder_past_order(
     method = payment_method(ctx, payment_method_id or old["payment_method_id"])
     _schedule_ok(ctx, scheduled_at)
     lines = [{k: i[k] for k in ("menu_item_id", "quantity", "notes") if k in i} for i in json.loads(old["items_json"])]
-    menu = {m["menu_item_id"]: m for m in rows(ctx.conn.execute(select(world_menu_items).where(
-        M.menu_item_id.in_([line["menu_item_id"] for line in lines]))))}
+    menu = {m["menu_item_id"]: m for m in rows(ctx.conn.execute(
+        _MENU_ITEMS, {"menu_item_ids": [line["menu_item_id"] for line in lines]}))}
     gone = [i for i in json.loads(old["items_json"]) if i["menu_item_id"] not in menu]
     if gone:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, "no longer on the menu: " + ", ".join(i["name"] for i in gone),
@@ -712,6 +779,10 @@ def _recipe_out(r: dict[str, Any], servings: int | None, saved: set[str]) -> dic
     }
 
 
+_SAVED_RECIPE_IDS = select(saved_recipes.c.recipe_id)
+_RECIPES = select(world_recipes).order_by(world_recipes.c.recipe_id)
+
+
 @tool(l2="8.4", app="recipes", mutating=False)
 def search_recipes(
     ctx: Ctx, query: Query, diet: Diet | None = None, max_time_min: Annotated[int, Field(ge=5, le=600)] | None = None,
@@ -730,9 +801,9 @@ def search_recipes(
         limit: Maximum number of results.
     """
     words = [w for w in query.lower().split() if w not in STOP_WORDS] or query.lower().split()
-    saved = set(ctx.conn.execute(select(saved_recipes.c.recipe_id)).scalars())
+    saved = set(ctx.conn.execute(_SAVED_RECIPE_IDS).scalars())
     scored = []
-    for r in rows(ctx.conn.execute(select(world_recipes).order_by(world_recipes.c.recipe_id))):
+    for r in rows(ctx.conn.execute(_RECIPES)):
         ingredients = " | ".join(i["name"].lower() for i in json.loads(r["ingredients_json"]))
         if (diet and diet not in json.loads(r["diet_json"])) or (max_time_min and r["time_min"] > max_time_min):
             continue
@@ -749,6 +820,12 @@ def search_recipes(
             "count": min(len(scored), limit)}
 
 
+_SAVED_COLLECTION = select(saved_recipes.c.collection).where(saved_recipes.c.recipe_id == bindparam("recipe_id"))
+_COLLECTION_NAMED = select(saved_recipes.c.collection).where(
+    func.lower(saved_recipes.c.collection) == bindparam("collection"))
+_SAVE_RECIPE = insert(saved_recipes)
+
+
 @tool(l2="8.4", app="recipes", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def save_recipe(ctx: Ctx, recipe_id: str, collection: Name = "Saved") -> dict[str, Any]:
     """Save a recipe to one of the user's recipe collections.
@@ -758,19 +835,26 @@ def save_recipe(ctx: Ctx, recipe_id: str, collection: Name = "Saved") -> dict[st
         collection: Collection to save it in (created if new), e.g. "Weeknight dinners".
     """
     recipe = _get(ctx, world_recipes, recipe_id, hint="search_recipes")
-    sr = saved_recipes.c
-    existing = ctx.conn.execute(select(sr.collection).where(sr.recipe_id == recipe_id)).scalar()
+    existing = ctx.conn.execute(_SAVED_COLLECTION, {"recipe_id": recipe_id}).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{recipe['title']!r} is already saved in {existing!r}",
                         existing_id=recipe_id, collection=existing)
-    collection = ctx.conn.execute(select(sr.collection).where(
-        func.lower(sr.collection) == collection.lower())).scalar() or collection
-    ctx.conn.execute(insert(saved_recipes).values(recipe_id=recipe_id, collection=collection, created_at=ctx.ts(),
-                                                  updated_at=ctx.ts()))
+    collection = ctx.conn.execute(_COLLECTION_NAMED, {"collection": collection.lower()}).scalar() or collection
+    ctx.conn.execute(_SAVE_RECIPE, {"recipe_id": recipe_id, "collection": collection, "created_at": ctx.ts(),
+                                    "updated_at": ctx.ts()})
     return {"recipe_id": recipe_id, "title": recipe["title"], "collection": collection}
 
 
 # ---- Grocery & Meal Planning (8.5) ------------------------------------------------------------
+
+_GROCERY_LIST_NAMED = select(grocery_items.c.list_name).where(
+    func.lower(grocery_items.c.list_name) == bindparam("list_name"))
+_OPEN_GROCERY_ITEM = select(grocery_items.c.item_id, grocery_items.c.quantity).where(
+    grocery_items.c.list_name == bindparam("list_name"), grocery_items.c.checked == 0,
+    func.lower(grocery_items.c.name) == bindparam("name"), grocery_items.c.unit.is_not_distinct_from(bindparam("unit")))
+_SET_GROCERY_ITEM = update(grocery_items).where(grocery_items.c.item_id == bindparam("match_item_id"))
+_ADD_GROCERY_ITEM = insert(grocery_items)
+
 
 @tool(l2="8.5", app="recipes", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def add_grocery_items(
@@ -786,27 +870,31 @@ def add_grocery_items(
     """
     if from_recipe_id:
         _get(ctx, world_recipes, from_recipe_id, hint="search_recipes")
-    g = grocery_items.c
-    list_name = ctx.conn.execute(select(g.list_name).where(func.lower(g.list_name) == list_name.lower())).scalar() \
-        or list_name
+    list_name = ctx.conn.execute(_GROCERY_LIST_NAMED, {"list_name": list_name.lower()}).scalar() or list_name
     added, merged = [], []
     for line in items:
         name, quantity, unit = line["name"].strip(), line.get("quantity") or 1.0, line.get("unit")
-        same = ctx.conn.execute(select(g.item_id, g.quantity).where(
-            g.list_name == list_name, g.checked == 0, func.lower(g.name) == name.lower(),
-            g.unit.is_(None) if unit is None else g.unit == unit)).first()
+        same = ctx.conn.execute(_OPEN_GROCERY_ITEM, {"list_name": list_name, "name": name.lower(),
+                                                     "unit": unit}).first()
         if same:
             total = round(same.quantity + quantity, 2)
-            ctx.conn.execute(update(grocery_items).where(g.item_id == same.item_id).values(
-                quantity=total, updated_at=ctx.ts()))
+            ctx.conn.execute(_SET_GROCERY_ITEM, {"match_item_id": same.item_id, "quantity": total,
+                                                 "updated_at": ctx.ts()})
             merged.append({"item_id": same.item_id, "name": name, "added": quantity, "quantity": total, "unit": unit})
             continue
         item_id = ctx.new_id(grocery_items)
-        ctx.conn.execute(insert(grocery_items).values(
-            item_id=item_id, list_name=list_name, name=name, quantity=quantity, unit=unit, checked=0,
-            from_recipe_id=from_recipe_id, created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_GROCERY_ITEM, {
+            "item_id": item_id, "list_name": list_name, "name": name, "quantity": quantity, "unit": unit, "checked": 0,
+            "from_recipe_id": from_recipe_id, "created_at": ctx.ts(), "updated_at": ctx.ts()})
         added.append({"item_id": item_id, "name": name, "quantity": quantity, "unit": unit})
     return {"list_name": list_name, "added": added, "merged": merged}
+
+
+_PLANNED_RECIPE = select(meal_plans.c.recipe_id).where(
+    meal_plans.c.date == bindparam("date"), meal_plans.c.meal == bindparam("meal"))
+_SET_MEAL_PLAN = update(meal_plans).where(
+    meal_plans.c.date == bindparam("match_date"), meal_plans.c.meal == bindparam("match_meal"))
+_ADD_MEAL_PLAN = insert(meal_plans)
 
 
 @tool(l2="8.5", app="recipes", mutating=True,
@@ -827,16 +915,15 @@ def create_meal_plan(
     recipe = _get(ctx, world_recipes, recipe_id, hint="search_recipes")
     if date < ctx.now.date().isoformat():
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{date} is in the past", field="date")
-    p = meal_plans.c
-    planned = ctx.conn.execute(select(p.recipe_id).where(p.date == date, p.meal == meal)).scalar()
+    planned = ctx.conn.execute(_PLANNED_RECIPE, {"date": date, "meal": meal}).scalar()
     if planned and not replace:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{meal} on {date} is already planned: {planned}",
                         existing_id=planned, hint="pass replace=true to swap it")
     values = {"recipe_id": recipe_id, "servings": servings or recipe["servings"], "updated_at": ctx.ts()}
     if planned:
-        ctx.conn.execute(update(meal_plans).where(p.date == date, p.meal == meal).values(**values))
+        ctx.conn.execute(_SET_MEAL_PLAN, {"match_date": date, "match_meal": meal, **values})
     else:
-        ctx.conn.execute(insert(meal_plans).values(date=date, meal=meal, **values, created_at=ctx.ts()))
+        ctx.conn.execute(_ADD_MEAL_PLAN, {"date": date, "meal": meal, **values, "created_at": ctx.ts()})
     return {"date": date, "meal": meal, "recipe_id": recipe_id, "title": recipe["title"],
             "servings": values["servings"], "replaced": planned}
 

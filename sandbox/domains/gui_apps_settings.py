@@ -9,11 +9,18 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import Column, ForeignKey, Text, func, insert, select, update
+from sqlalchemy import Column, ForeignKey, Text, bindparam, insert, select, update
 
 from sandbox.domains.apps_security import Ref, _installed_app
 from sandbox.domains.entertainment import devices
-from sandbox.domains.settings import APP, _by_name, world_nearby_devices
+from sandbox.domains.settings import (
+    _ADD_DEVICE,
+    _BLUETOOTH_DEVICE_NAMED,
+    _SET_DEVICE,
+    APP,
+    _by_name,
+    world_nearby_devices,
+)
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import USER, stamps, table
@@ -39,6 +46,12 @@ GUI_SETTINGS_APPS = frozenset({"chat", "social", "shop", "settings", "video", "m
                                "maps", "news", "bank"})
 PrefText = Annotated[str, Field(min_length=1, max_length=120)]
 
+_PREFERENCE = select(app_preferences.c.value).where(
+    app_preferences.c.app_id == bindparam("app_id"), app_preferences.c.setting == bindparam("setting"))
+_ADD_PREFERENCE = insert(app_preferences)
+_SET_PREFERENCE = update(app_preferences).where(
+    app_preferences.c.app_id == bindparam("match_app_id"), app_preferences.c.setting == bindparam("match_setting"))
+
 
 @tool(domain=INTERNAL, app=SETTINGS, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def app_set_preference(ctx: Ctx, app_id: Ref, setting: PrefText, value: PrefText) -> dict[str, Any]:
@@ -51,16 +64,15 @@ def app_set_preference(ctx: Ctx, app_id: Ref, setting: PrefText, value: PrefText
     """
     _installed_app(ctx, app_id)
     key, val = " ".join(setting.split()).lower(), " ".join(value.split())
-    p = app_preferences.c
-    current = ctx.conn.execute(select(p.value).where(p.app_id == app_id, p.setting == key)).scalar()
+    current = ctx.conn.execute(_PREFERENCE, {"app_id": app_id, "setting": key}).scalar()
     if current is not None and current.lower() == val.lower():
         raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id}: {key} is already {current}")
     if current is None:
-        ctx.conn.execute(insert(app_preferences).values(app_id=app_id, setting=key, value=val, created_at=ctx.ts(),
-                                                        updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_PREFERENCE, {"app_id": app_id, "setting": key, "value": val, "created_at": ctx.ts(),
+                                           "updated_at": ctx.ts()})
     else:
-        ctx.conn.execute(update(app_preferences).where(p.app_id == app_id, p.setting == key).values(
-            value=val, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_PREFERENCE, {"match_app_id": app_id, "match_setting": key, "value": val,
+                                           "updated_at": ctx.ts()})
     return {"app_id": app_id, "setting": key, "value": val, "previous": current}
 
 
@@ -87,6 +99,9 @@ gui_flow(GuiFlow(None, "change_in_app_setting", ("setting", "mute", "wallpaper",
 # ---- Companion-app pairing (no API): the GUI agent pairs inside the vendor's app ------------------
 
 
+_COMPANION_DEVICES = select(world_nearby_devices).where(
+    world_nearby_devices.c.companion_app == bindparam("companion_app")).order_by(world_nearby_devices.c.name)
+
 
 @tool(domain=INTERNAL, app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def companion_pair_device(ctx: Ctx, companion_app: Annotated[str, Field(min_length=1, max_length=64)],
@@ -97,29 +112,29 @@ def companion_pair_device(ctx: Ctx, companion_app: Annotated[str, Field(min_leng
         companion_app: The vendor app doing the pairing.
         device_name: The device's name, or a distinctive part of it.
     """
-    n = world_nearby_devices.c
-    dev = _by_name(ctx, world_nearby_devices, device_name, "the device must be nearby and in pairing mode",
-                   n.companion_app == companion_app)
-    d = devices.c
-    known = ctx.conn.execute(select(d.device_id, d.paired).where(
-        func.lower(d.name) == dev["name"].lower(), d.connection == "bluetooth")).first()
+    dev = _by_name(ctx, _COMPANION_DEVICES, device_name, "the device must be nearby and in pairing mode",
+                   {"companion_app": companion_app})
+    known = ctx.conn.execute(_BLUETOOTH_DEVICE_NAMED, {"name": dev["name"].lower()}).first()
     if known is not None and known.paired:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{dev['name']} is already paired: {known.device_id}",
                         existing_id=known.device_id)
     state = {"paired": 1, "connected": 1, "online": 1, "updated_at": ctx.ts()}
     if known is not None:
-        ctx.conn.execute(update(devices).where(d.device_id == known.device_id).values(**state))
+        ctx.conn.execute(_SET_DEVICE, {"match_device_id": known.device_id, **state})
         did = known.device_id
     else:
         did = ctx.new_id(devices)
-        ctx.conn.execute(insert(devices).values(device_id=did, name=dev["name"], kind=dev["kind"],
-                                                connection="bluetooth", created_at=ctx.ts(), **state))
+        ctx.conn.execute(_ADD_DEVICE, {"device_id": did, "name": dev["name"], "kind": dev["kind"],
+                                       "connection": "bluetooth", "created_at": ctx.ts(), **state})
     return {"device_id": did, "name": dev["name"], "paired": True, "connected": True}
 
 
+_COMPANION_DEVICE = select(world_nearby_devices.c.name).where(
+    world_nearby_devices.c.companion_app == bindparam("companion_app")).limit(1)
+
+
 def _is_companion_app(ctx: Ctx, app_id: str) -> bool:
-    return ctx.conn.execute(select(world_nearby_devices.c.name).where(
-        world_nearby_devices.c.companion_app == app_id).limit(1)).first() is not None
+    return ctx.conn.execute(_COMPANION_DEVICE, {"companion_app": app_id}).first() is not None
 
 
 def _pair_in_companion_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import Column, Integer, Text, insert, select, update
+from sqlalchemy import Column, Integer, Text, bindparam, insert, select, update
 
 from sandbox.domains.food import Diet
 from sandbox.domains.health import APP, _medication
@@ -29,6 +29,9 @@ recipe_preferences = table(
     natural_key=("key",),
 )
 PREFERENCE_VALUES = {"diet": set(Diet.__args__) | {"none"}, "units": {"metric", "imperial"}}
+_PREFERENCE = select(recipe_preferences.c.value).where(recipe_preferences.c.key == bindparam("key"))
+_ADD_PREFERENCE = insert(recipe_preferences)
+_SET_PREFERENCE = update(recipe_preferences).where(recipe_preferences.c.key == bindparam("match_key"))
 
 
 @tool(domain=INTERNAL, app="recipes", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
@@ -45,13 +48,11 @@ def recipes_set_preference(
     ok = value.isdigit() and 1 <= int(value) <= 20 if key == "servings" else value in PREFERENCE_VALUES[key]
     if not ok:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{value!r} is not a {key} option", field="value")
-    p = recipe_preferences.c
-    before = ctx.conn.execute(select(p.value).where(p.key == key)).scalar()
+    before = ctx.conn.execute(_PREFERENCE, {"key": key}).scalar()
     if before is None:
-        ctx.conn.execute(insert(recipe_preferences).values(key=key, value=value, created_at=ctx.ts(),
-                                                           updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_PREFERENCE, {"key": key, "value": value, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     elif before != value:
-        ctx.conn.execute(update(recipe_preferences).where(p.key == key).values(value=value, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_PREFERENCE, {"match_key": key, "value": value, "updated_at": ctx.ts()})
     return {"key": key, "value": value, "previous": before}
 
 
@@ -88,6 +89,7 @@ medication_refills = table(
     *stamps(),
     natural_key=("medication_id", "created_at"), id_prefix="refill",
 )
+_ADD_REFILL = insert(medication_refills)
 
 
 @tool(domain=INTERNAL, app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
@@ -106,9 +108,9 @@ def health_request_refill(
     if med["status"] != "active":
         raise ToolError(ErrorType.STATE_CONFLICT, f"{med['name']} is {med['status']}; ask the doctor for a new course")
     refill_id = ctx.new_id(medication_refills)
-    ctx.conn.execute(insert(medication_refills).values(
-        refill_id=refill_id, medication_id=med["medication_id"], packs=packs, pickup=pickup, status="requested",
-        source=ctx.actor, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_REFILL, {
+        "refill_id": refill_id, "medication_id": med["medication_id"], "packs": packs, "pickup": pickup,
+        "status": "requested", "source": ctx.actor, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"refill_id": refill_id, "medication": med["name"], "packs": packs, "pickup": pickup}
 
 

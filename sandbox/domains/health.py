@@ -9,13 +9,27 @@ task app's "Medications" list; doctor appointments take a slot of the doctor's c
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import random
 import re
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
-from sqlalchemy import Column, Connection, Float, Integer, Table, Text, func, insert, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    Float,
+    Integer,
+    Select,
+    Table,
+    Text,
+    bindparam,
+    func,
+    insert,
+    select,
+    update,
+)
 from typing_extensions import NotRequired, TypedDict
 
 from sandbox.domains.common import CITY_CENTRES, STREETS, payment_methods, world_places
@@ -231,19 +245,28 @@ def _not_future(ctx: Ctx, stamp: str, field: str) -> None:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{field} {stamp} is in the future", field=field)
 
 
+@functools.cache
+def _by_id(tbl: Table) -> Select[Any]:
+    """SELECT of ``tbl``'s row whose id is bound as the name of its primary-key column (built once per table)."""
+    key = next(iter(tbl.primary_key.columns)).name
+    return select(tbl).where(tbl.c[key] == bindparam(key))
+
+
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str, Any]:
     """The row with this id, or EntityNotFound (naming the tool that lists such ids)."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(select(tbl).where(tbl.c[key] == value)).first()
+    row = ctx.conn.execute(_by_id(tbl), {key: value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key,
                         **({"hint": hint} if hint else {}))
     return dict(row._mapping)
 
 
+_GOALS = select(health_goals).order_by(health_goals.c.metric)
+
+
 def _goal_targets(ctx: Ctx) -> dict[str, dict[str, Any]]:
-    return {g["metric"]: {"target": g["target"], "period": g["period"]}
-            for g in rows(ctx.conn.execute(select(health_goals).order_by(health_goals.c.metric)))}
+    return {g["metric"]: {"target": g["target"], "period": g["period"]} for g in rows(ctx.conn.execute(_GOALS))}
 
 
 # ---- Workout Tracking (9.1) -------------------------------------------------------------------
@@ -263,6 +286,10 @@ def _workout_out(w: dict[str, Any]) -> dict[str, Any]:
     return {k: w[k] for k in keep}
 
 
+_ACTIVE_WORKOUT = select(W.workout_id, W.type).where(W.status == "active")
+_ADD_WORKOUT = insert(workouts)
+
+
 @tool(l2="9.1", app=APP, mutating=True, permissions=("ACTIVITY", "LOCATION"), services=("location_service",),
       errors=(ErrorType.STATE_CONFLICT,))
 def start_workout(
@@ -278,7 +305,7 @@ def start_workout(
         goal_duration_min: Duration to aim for, in minutes.
         goal_calories: Calories to aim for.
     """
-    active = ctx.conn.execute(select(W.workout_id, W.type).where(W.status == "active")).first()
+    active = ctx.conn.execute(_ACTIVE_WORKOUT).first()
     if active:
         raise ToolError(ErrorType.STATE_CONFLICT, f"a {active.type} workout is already being tracked: "
                         f"{active.workout_id}", active_workout_id=active.workout_id, hint="end_workout")
@@ -286,10 +313,13 @@ def start_workout(
                                "calories": goal_calories}.items() if v is not None}
     wid = ctx.new_id(workouts)
     started = ctx.ts()[:16]
-    ctx.conn.execute(insert(workouts).values(
-        workout_id=wid, type=type, status="active", started_at=started, source="tracked",
-        goals_json=json.dumps(goals) if goals else None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_WORKOUT, {
+        "workout_id": wid, "type": type, "status": "active", "started_at": started, "source": "tracked",
+        "goals_json": json.dumps(goals) if goals else None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"workout_id": wid, "type": type, "status": "active", "started_at": started, "goals": goals}
+
+
+_SET_WORKOUT = update(workouts).where(W.workout_id == bindparam("match_workout_id"))
 
 
 @tool(l2="9.1", app=APP, mutating=True, permissions=("ACTIVITY",),
@@ -310,7 +340,7 @@ def end_workout(ctx: Ctx, workout_id: str, discard: bool = False) -> dict[str, A
     after = {"status": "discarded", "ended_at": ended} if discard else {
         "status": "completed", "ended_at": ended, "duration_min": minutes, "distance_km": distance,
         "calories": calories}
-    ctx.conn.execute(update(workouts).where(W.workout_id == workout_id).values(**after, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_WORKOUT, {"match_workout_id": workout_id, **after, "updated_at": ctx.ts()})
     out = _workout_out({**w, **after})
     if not discard:
         done = {"distance_km": distance, "duration_min": minutes, "calories": calories}
@@ -323,6 +353,10 @@ def _distance_fits(args: dict[str, Any]) -> str | None:
     if args.get("distance_km") is not None and args["type"] not in PACE_KMH:
         return f"distance_km applies to {', '.join(PACE_KMH)} only"
     return None
+
+
+_SAME_WORKOUT = select(W.workout_id).where(
+    W.type == bindparam("type"), W.started_at == bindparam("started_at"), W.status != "discarded")
 
 
 @tool(l2="9.1", app=APP, mutating=True, permissions=("ACTIVITY",), check=_distance_fits,
@@ -346,14 +380,13 @@ def log_workout(
     """
     started = f"{date}T{start_time}" if start_time else date
     _not_future(ctx, started, "start_time" if start_time else "date")
-    twin = ctx.conn.execute(select(W.workout_id).where(
-        W.type == type, W.started_at == started, W.status != "discarded")).scalar()
+    twin = ctx.conn.execute(_SAME_WORKOUT, {"type": type, "started_at": started}).scalar()
     if twin:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this {type} is already logged: {twin}", existing_id=twin)
     row = {"workout_id": ctx.new_id(workouts), "type": type, "status": "completed", "started_at": started,
            "ended_at": _shift(started, duration_min) if start_time else None, "duration_min": duration_min,
            "distance_km": distance_km, "calories": calories or _estimate(type, duration_min)[1], "source": "manual"}
-    ctx.conn.execute(insert(workouts).values(**row, notes=notes, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_WORKOUT, {**row, "notes": notes, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return _workout_out(row)
 
 
@@ -368,6 +401,15 @@ def _summary_window(args: dict[str, Any]) -> str | None:
     if days < 0:
         return "date_to is before date"
     return None if days < SUMMARY_MAX_DAYS else f"a summary spans at most {SUMMARY_MAX_DAYS} days"
+
+
+_ACTIVITY_DAYS = select(activity_daily).where(
+    activity_daily.c.date >= bindparam("first"), activity_daily.c.date <= bindparam("last"))
+_SLEEP_NIGHTS = select(sleep_sessions).where(
+    sleep_sessions.c.date >= bindparam("first"), sleep_sessions.c.date <= bindparam("last"))
+_COMPLETED_WORKOUTS = select(workouts).where(
+    W.status == "completed", W.started_at >= bindparam("first"), W.started_at < bindparam("before")).order_by(
+    W.started_at)
 
 
 @tool(l2="9.2", app=APP, mutating=False, permissions=("ACTIVITY",), check=_summary_window)
@@ -385,11 +427,9 @@ def get_activity_summary(
     first = date or _today(ctx)
     last = date_to or first
     wanted = set(metrics or ("steps", "distance", "calories", "active_minutes", "sleep", "heart_rate"))
-    a, s = activity_daily.c, sleep_sessions.c
-    activity = {r["date"]: r for r in rows(ctx.conn.execute(select(activity_daily).where(
-        a.date >= first, a.date <= last)))}
-    sleep = {r["date"]: r for r in rows(ctx.conn.execute(select(sleep_sessions).where(
-        s.date >= first, s.date <= last)))}
+    window = {"first": first, "last": last}
+    activity = {r["date"]: r for r in rows(ctx.conn.execute(_ACTIVITY_DAYS, window))}
+    sleep = {r["date"]: r for r in rows(ctx.conn.execute(_SLEEP_NIGHTS, window))}
     fields = {"steps": ("steps",), "distance": ("distance_km",), "calories": ("calories",),
               "active_minutes": ("active_minutes",), "heart_rate": ("resting_hr",)}
     days = []
@@ -407,8 +447,7 @@ def get_activity_summary(
                                                                        "active_minutes") if any(c in d for d in days)}
     averages = {c: round(sum(d[c] for d in days if c in d) / n, 1) for c in ("sleep_hours", "resting_hr")
                 if (n := sum(c in d for d in days))}
-    done = rows(ctx.conn.execute(select(workouts).where(
-        W.status == "completed", W.started_at >= first, W.started_at < f"{last}T99").order_by(W.started_at)))
+    done = rows(ctx.conn.execute(_COMPLETED_WORKOUTS, {"first": first, "before": f"{last}T99"}))
     return {"date": first, "date_to": last, "days": days, "totals": totals, "averages": averages,
             "workouts": [_workout_out(w) for w in done], "goals": _goal_targets(ctx)}
 
@@ -418,6 +457,10 @@ def _goal_in_range(args: dict[str, Any]) -> str | None:
     if args.get("period") == "weekly" and args["metric"] != "weight_kg":
         lo, hi = lo, hi * 7
     return None if lo <= args["target"] <= hi else f"a {args['metric']} target must be between {lo} and {hi}"
+
+
+_SET_GOAL = update(health_goals).where(health_goals.c.metric == bindparam("match_metric"))
+_ADD_GOAL = insert(health_goals)
 
 
 @tool(l2="9.2", app=APP, mutating=True, check=_goal_in_range)
@@ -434,15 +477,19 @@ def set_fitness_goal(
     previous = _goal_targets(ctx).get(metric)
     changed = previous != {"target": target, "period": period}
     if previous and changed:
-        ctx.conn.execute(update(health_goals).where(health_goals.c.metric == metric).values(
-            target=target, period=period, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_GOAL, {"match_metric": metric, "target": target, "period": period,
+                                     "updated_at": ctx.ts()})
     elif not previous:
-        ctx.conn.execute(insert(health_goals).values(metric=metric, target=target, period=period,
-                                                     created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_GOAL, {"metric": metric, "target": target, "period": period, "created_at": ctx.ts(),
+                                     "updated_at": ctx.ts()})
     return {"metric": metric, "target": target, "period": period, "previous": previous, "changed": changed}
 
 
 # ---- Nutrition & Hydration (9.3) --------------------------------------------------------------
+
+_ADD_FOOD_LOG = insert(food_logs)
+_DAY_CALORIES = select(func.sum(food_logs.c.calories)).where(food_logs.c.date == bindparam("date"))
+
 
 @tool(l2="9.3", app=APP, mutating=True, permissions=("HEALTH",), errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
 def log_meal(
@@ -463,12 +510,16 @@ def log_meal(
     calories = sum(known) if known else None
     log_id = ctx.new_id(food_logs)
     clean = [{k: v for k, v in i.items() if v is not None} for i in items]
-    ctx.conn.execute(insert(food_logs).values(
-        log_id=log_id, date=day, meal=meal, time=time, items_json=json.dumps(clean, ensure_ascii=False),
-        calories=calories, created_at=ctx.ts(), updated_at=ctx.ts()))
-    day_total = ctx.conn.execute(select(func.sum(food_logs.c.calories)).where(food_logs.c.date == day)).scalar()
+    ctx.conn.execute(_ADD_FOOD_LOG, {
+        "log_id": log_id, "date": day, "meal": meal, "time": time, "items_json": json.dumps(clean, ensure_ascii=False),
+        "calories": calories, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    day_total = ctx.conn.execute(_DAY_CALORIES, {"date": day}).scalar()
     return {"log_id": log_id, "date": day, "meal": meal, "items": clean, "calories": calories,
             "day_calories": day_total}
+
+
+_ADD_WATER_LOG = insert(water_logs)
+_DAY_WATER = select(func.sum(water_logs.c.amount_ml)).where(water_logs.c.at.like(bindparam("day_pattern")))
 
 
 @tool(l2="9.3", app=APP, mutating=True, permissions=("HEALTH",), errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
@@ -484,10 +535,9 @@ def log_water_intake(
     when = at or _minute(ctx)
     _not_future(ctx, when, "at")
     log_id = ctx.new_id(water_logs)
-    ctx.conn.execute(insert(water_logs).values(log_id=log_id, at=when, amount_ml=amount_ml, created_at=ctx.ts(),
-                                               updated_at=ctx.ts()))
-    total = ctx.conn.execute(select(func.sum(water_logs.c.amount_ml)).where(
-        water_logs.c.at.like(f"{when[:10]}T%"))).scalar()
+    ctx.conn.execute(_ADD_WATER_LOG, {"log_id": log_id, "at": when, "amount_ml": amount_ml, "created_at": ctx.ts(),
+                                      "updated_at": ctx.ts()})
+    total = ctx.conn.execute(_DAY_WATER, {"day_pattern": f"{when[:10]}T%"}).scalar()
     goal = _goal_targets(ctx).get("water_ml")
     return {"log_id": log_id, "at": when, "amount_ml": amount_ml, "day_total_ml": total,
             "goal_ml": goal["target"] if goal and goal["period"] == "daily" else None}
@@ -495,14 +545,18 @@ def log_water_intake(
 
 # ---- Medication Management (9.4) --------------------------------------------------------------
 
+_MEDICATION = select(medications).where(
+    (medications.c.medication_id == bindparam("medication_id"))
+    | (func.lower(medications.c.name) == bindparam("name"))).order_by(
+    (medications.c.status != "active"), medications.c.medication_id.desc())
+_ACTIVE_MEDICATION_NAMES = select(medications.c.name).where(medications.c.status == "active")
+
+
 def _medication(ctx: Ctx, ref: str) -> dict[str, Any]:
     """A medication by id, or by name (case-insensitive; the active one first)."""
-    m = medications.c
-    row = ctx.conn.execute(select(medications).where(
-        (m.medication_id == ref) | (func.lower(m.name) == ref.strip().lower())).order_by(
-        (m.status != "active"), m.medication_id.desc())).first()
+    row = ctx.conn.execute(_MEDICATION, {"medication_id": ref, "name": ref.strip().lower()}).first()
     if row is None:
-        names = sorted(ctx.conn.execute(select(m.name).where(m.status == "active")).scalars())
+        names = sorted(ctx.conn.execute(_ACTIVE_MEDICATION_NAMES).scalars())
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no medication {ref!r}", field="medication_id",
                         candidates=names)
     return dict(row._mapping)
@@ -514,6 +568,12 @@ def _course_valid(args: dict[str, Any]) -> str | None:
     if args.get("start_date") and args.get("end_date") and args["end_date"] < args["start_date"]:
         return "end_date is before start_date"
     return None
+
+
+_ACTIVE_MEDICATION_NAMED = select(medications.c.medication_id).where(
+    medications.c.status == "active", func.lower(medications.c.name) == bindparam("name"))
+_ADD_MEDICATION = insert(medications)
+_ADD_TASK = insert(tasks)
 
 
 @tool(l2="9.4", app=APP, mutating=True, permissions=("HEALTH", "NOTIFICATIONS"), check=_course_valid,
@@ -540,18 +600,16 @@ def add_medication(
     if end_date and end_date < max(start, _today(ctx)):
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"the course would already be over ({end_date})",
                         field="end_date")
-    m = medications.c
-    twin = ctx.conn.execute(select(m.medication_id).where(
-        m.status == "active", func.lower(m.name) == name.lower())).scalar()
+    twin = ctx.conn.execute(_ACTIVE_MEDICATION_NAMED, {"name": name.lower()}).scalar()
     if twin:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{name} is already on the medication list: {twin}",
                         existing_id=twin)
     med_id = ctx.new_id(medications)
     doses = sorted(times)
-    ctx.conn.execute(insert(medications).values(
-        medication_id=med_id, name=name, dosage=dosage, times_json=json.dumps(doses), start_date=start,
-        end_date=end_date, with_food=int(with_food), refill_reminder_days=refill_reminder_days, status="active",
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_MEDICATION, {
+        "medication_id": med_id, "name": name, "dosage": dosage, "times_json": json.dumps(doses), "start_date": start,
+        "end_date": end_date, "with_food": int(with_food), "refill_reminder_days": refill_reminder_days,
+        "status": "active", "created_at": ctx.ts(), "updated_at": ctx.ts()})
     first_day = max(start, _today(ctx))
     food = " with food" if with_food else ""
     until = f" until {end_date}" if end_date else ""
@@ -568,11 +626,18 @@ def add_medication(
     task_ids = []
     for title, due, note in reminders:
         task_ids.append(ctx.new_id(tasks))
-        ctx.conn.execute(insert(tasks).values(
-            task_id=task_ids[-1], title=title, list_name=MEDICATION_LIST, due=None, priority="high", status="open",
-            notes=note, remind_at=due, completed_at=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_TASK, {
+            "task_id": task_ids[-1], "title": title, "list_name": MEDICATION_LIST, "due": None, "priority": "high",
+            "status": "open", "notes": note, "remind_at": due, "completed_at": None, "created_at": ctx.ts(),
+            "updated_at": ctx.ts()})
     return {"medication_id": med_id, "name": name, "dosage": dosage, "times": doses, "start_date": start,
             "end_date": end_date, "with_food": with_food, "reminder_task_ids": task_ids}
+
+
+_DOSE_LOG = select(medication_logs.c.log_id, medication_logs.c.status).where(
+    medication_logs.c.medication_id == bindparam("medication_id"),
+    medication_logs.c.slot_time == bindparam("slot_time"))
+_ADD_DOSE_LOG = insert(medication_logs)
 
 
 @tool(l2="9.4", app=APP, mutating=True, permissions=("HEALTH",),
@@ -597,17 +662,15 @@ def log_medication_taken(
                         f"({med['status']}, {med['start_date']} to {med['end_date'] or 'no end'})")
     slot = min((f"{day}T{t}" for t in json.loads(med["times_json"])),
                key=lambda s: (abs((_at(s) - _at(when)).total_seconds()), s))
-    lg = medication_logs.c
-    logged = ctx.conn.execute(select(lg.log_id, lg.status).where(
-        lg.medication_id == med["medication_id"], lg.slot_time == slot)).first()
+    logged = ctx.conn.execute(_DOSE_LOG, {"medication_id": med["medication_id"], "slot_time": slot}).first()
     if logged:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the {slot[11:]} dose of {day} is already logged as "
                         f"{logged.status}: {logged.log_id}", existing_id=logged.log_id)
     log_id = ctx.new_id(medication_logs)
     medication_id = med["medication_id"]
-    ctx.conn.execute(insert(medication_logs).values(
-        log_id=log_id, medication_id=medication_id, slot_time=slot, status=status, at=when, created_at=ctx.ts(),
-        updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_DOSE_LOG, {
+        "log_id": log_id, "medication_id": medication_id, "slot_time": slot, "status": status, "at": when,
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"log_id": log_id, "medication_id": medication_id, "name": med["name"], "dosage": med["dosage"],
             "slot_time": slot, "status": status, "at": when}
 
@@ -618,21 +681,28 @@ D, DS = world_doctors.c, world_doctor_slots.c
 DOCTORS = select(world_doctors, world_places.c.name.label("clinic"), world_places.c.address, world_places.c.city,
                  world_places.c.lat, world_places.c.lon).join(
     world_places, world_places.c.place_id == D.clinic_place_id)
+_DOCTOR = DOCTORS.where(D.doctor_id == bindparam("doctor_id"))
 
 
 def _doctor(ctx: Ctx, doctor_id: str) -> dict[str, Any]:
-    row = ctx.conn.execute(DOCTORS.where(D.doctor_id == doctor_id)).first()
+    row = ctx.conn.execute(_DOCTOR, {"doctor_id": doctor_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no doctor {doctor_id!r}", field="doctor_id",
                         hint="search_doctors")
     return dict(row._mapping)
 
 
+_FREE_SLOTS = select(DS.slot_dt).where(
+    DS.doctor_id == bindparam("doctor_id"), DS.available == 1, DS.slot_dt > bindparam("after")).order_by(
+    DS.slot_dt).limit(bindparam("limit"))
+_FREE_SLOTS_ON_DAY = _FREE_SLOTS.where(DS.slot_dt.like(bindparam("day_pattern")))  # the WHERE gains the day
+
+
 def _free_slots(ctx: Ctx, doctor_id: str, day: str | None, limit: int = 6) -> list[str]:
-    q = select(DS.slot_dt).where(DS.doctor_id == doctor_id, DS.available == 1, DS.slot_dt > _minute(ctx))
+    values = {"doctor_id": doctor_id, "after": _minute(ctx), "limit": limit}
     if day:
-        q = q.where(DS.slot_dt.like(f"{day}T%"))
-    return list(ctx.conn.execute(q.order_by(DS.slot_dt).limit(limit)).scalars())
+        return list(ctx.conn.execute(_FREE_SLOTS_ON_DAY, {**values, "day_pattern": f"{day}T%"}).scalars())
+    return list(ctx.conn.execute(_FREE_SLOTS, values).scalars())
 
 
 def _doctor_out(d: dict[str, Any]) -> dict[str, Any]:
@@ -640,6 +710,12 @@ def _doctor_out(d: dict[str, Any]) -> dict[str, Any]:
             "address": d["address"], "city": d["city"], "rating": d["rating"], "fee": d["fee"],
             "telehealth": bool(d["telehealth"]), "languages": json.loads(d["languages_json"]),
             "insurance": json.loads(d["insurance_json"])}
+
+
+_MY_UPCOMING_VISITS = select(
+    medical_appointments.c.appointment_id, medical_appointments.c.doctor_id, medical_appointments.c.slot).where(
+    medical_appointments.c.status == "booked", medical_appointments.c.slot > bindparam("after")).order_by(
+    medical_appointments.c.slot)
 
 
 @tool(l2="9.5", app=APP, mutating=False, permissions=("LOCATION",), services=("location_service",),
@@ -669,10 +745,8 @@ def search_doctors(
         q = q.where(world_places.c.city == origin["city"])
     if telehealth is not None:
         q = q.where(D.telehealth == int(telehealth))
-    ap = medical_appointments.c
     mine: dict[str, list[dict[str, str]]] = {}
-    for appt_id, doctor_id, slot in ctx.conn.execute(select(ap.appointment_id, ap.doctor_id, ap.slot).where(
-            ap.status == "booked", ap.slot > _minute(ctx)).order_by(ap.slot)):
+    for appt_id, doctor_id, slot in ctx.conn.execute(_MY_UPCOMING_VISITS, {"after": _minute(ctx)}):
         mine.setdefault(doctor_id, []).append({"appointment_id": appt_id, "slot": slot})
     found = []
     for d in rows(ctx.conn.execute(q.order_by(D.rating.desc(), D.doctor_id))):
@@ -689,6 +763,22 @@ def search_doctors(
         found.append(item)
     found.sort(key=lambda d: (d["distance_km"], d["free_slots"][0]) if origin else (d["free_slots"][0], -d["rating"]))
     return {"doctors": found[:limit], "count": min(len(found), limit), "total_matches": len(found)}
+
+
+_SLOT_AVAILABLE = select(DS.available).where(DS.doctor_id == bindparam("doctor_id"), DS.slot_dt == bindparam("slot_dt"))
+_CALENDAR_CLASHES = select(
+    calendar_events.c.event_id, calendar_events.c.title, calendar_events.c.start, calendar_events.c.end).where(
+    calendar_events.c.status == "confirmed", calendar_events.c.start < bindparam("until"),
+    calendar_events.c.end > bindparam("since")).order_by(calendar_events.c.start)
+_VISIT_CLASHES = select(medical_appointments.c.appointment_id, medical_appointments.c.slot).where(
+    medical_appointments.c.status == "booked", medical_appointments.c.patient == "self",
+    medical_appointments.c.slot > bindparam("after"), medical_appointments.c.slot < bindparam("until"))
+_UPCOMING_VISIT = select(medical_appointments.c.appointment_id).where(
+    medical_appointments.c.doctor_id == bindparam("doctor_id"), medical_appointments.c.patient == bindparam("patient"),
+    medical_appointments.c.status == "booked", medical_appointments.c.slot > bindparam("after"))
+_ADD_APPOINTMENT = insert(medical_appointments)
+_SET_DOCTOR_SLOT = update(world_doctor_slots).where(
+    DS.doctor_id == bindparam("match_doctor_id"), DS.slot_dt == bindparam("match_slot_dt"))
 
 
 @tool(l2="9.5", app=APP, mutating=True, network="internet",
@@ -715,36 +805,35 @@ def book_doctor_appointment(
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{slot} is not in the future", field="slot")
     if telehealth and not doc["telehealth"]:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{doc['name']} does not offer video visits")
-    free = ctx.conn.execute(select(DS.available).where(DS.doctor_id == doctor_id, DS.slot_dt == slot)).scalar()
+    free = ctx.conn.execute(_SLOT_AVAILABLE, {"doctor_id": doctor_id, "slot_dt": slot}).scalar()
     if free != 1:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{doc['name']} has no free slot at {slot}",
                         free_slots=_free_slots(ctx, doctor_id, None), hint="pick one of free_slots")
     end = _shift(slot, VISIT_MIN)
     if patient == "self":
-        e, ap = calendar_events.c, medical_appointments.c
-        clashes = rows(ctx.conn.execute(select(e.event_id, e.title, e.start, e.end).where(
-            e.status == "confirmed", e.start < end, e.end > slot).order_by(e.start)))
-        visits = ctx.conn.execute(select(ap.appointment_id, ap.slot).where(
-            ap.status == "booked", ap.patient == "self", ap.slot > _shift(slot, -VISIT_MIN), ap.slot < end))
+        clashes = rows(ctx.conn.execute(_CALENDAR_CLASHES, {"until": end, "since": slot}))
+        visits = ctx.conn.execute(_VISIT_CLASHES, {"after": _shift(slot, -VISIT_MIN), "until": end})
         clashes += [{"appointment_id": a, "start": s} for a, s in visits]
         if clashes:
             raise ToolError(ErrorType.TIME_CONFLICT, f"{slot} overlaps {len(clashes)} commitment(s)",
                             conflicts=clashes, free_slots=_free_slots(ctx, doctor_id, None))
-    ap = medical_appointments.c
-    twin = ctx.conn.execute(select(ap.appointment_id).where(
-        ap.doctor_id == doctor_id, ap.patient == patient, ap.status == "booked", ap.slot > _minute(ctx))).scalar()
+    twin = ctx.conn.execute(_UPCOMING_VISIT, {"doctor_id": doctor_id, "patient": patient,
+                                              "after": _minute(ctx)}).scalar()
     if twin:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"there is already an upcoming visit with {doc['name']}: {twin}",
                         existing_id=twin, hint="cancel_doctor_appointment first to move it")
     appt_id = ctx.new_id(medical_appointments)
-    ctx.conn.execute(insert(medical_appointments).values(
-        appointment_id=appt_id, doctor_id=doctor_id, slot=slot, reason=reason, patient=patient,
-        telehealth=int(telehealth), status="booked", created_at=ctx.ts(), updated_at=ctx.ts()))
-    ctx.conn.execute(update(world_doctor_slots).where(DS.doctor_id == doctor_id, DS.slot_dt == slot).values(
-        available=0))
+    ctx.conn.execute(_ADD_APPOINTMENT, {
+        "appointment_id": appt_id, "doctor_id": doctor_id, "slot": slot, "reason": reason, "patient": patient,
+        "telehealth": int(telehealth), "status": "booked", "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_DOCTOR_SLOT, {"match_doctor_id": doctor_id, "match_slot_dt": slot, "available": 0})
     return {"appointment_id": appt_id, "doctor_id": doctor_id, "doctor": doc["name"], "specialty": doc["specialty"],
             "clinic": doc["clinic"], "address": doc["address"], "slot": slot, "end": end, "telehealth": telehealth,
             "patient": patient, "patient_name": who if patient != "self" else None, "fee": doc["fee"]}
+
+
+_SET_APPOINTMENT = update(medical_appointments).where(
+    medical_appointments.c.appointment_id == bindparam("match_appointment_id"))
 
 
 @tool(l2="9.5", app=APP, mutating=True, network="internet",
@@ -770,11 +859,10 @@ def cancel_doctor_appointment(
     if late and not confirm:
         raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"the visit is within {LATE_CANCEL_HOURS} hours: cancelling "
                         f"costs a fee of {fee:.2f}", fee=fee, hint="ask the user, then pass confirm=true")
-    ctx.conn.execute(update(medical_appointments).where(
-        medical_appointments.c.appointment_id == appointment_id).values(
-        status="cancelled", cancel_reason=reason, cancel_fee=fee, updated_at=ctx.ts()))
-    ctx.conn.execute(update(world_doctor_slots).where(DS.doctor_id == appt["doctor_id"], DS.slot_dt == appt["slot"])
-                     .values(available=1))
+    ctx.conn.execute(_SET_APPOINTMENT, {"match_appointment_id": appointment_id, "status": "cancelled",
+                                        "cancel_reason": reason, "cancel_fee": fee, "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_DOCTOR_SLOT, {"match_doctor_id": appt["doctor_id"], "match_slot_dt": appt["slot"],
+                                        "available": 1})
     return {"appointment_id": appointment_id, "doctor": doc["name"], "slot": appt["slot"], "status": "cancelled",
             "fee": fee}
 
@@ -817,6 +905,12 @@ def _canonical(metric: str, value: str | float) -> str:
     return f"{_number(value):g}"
 
 
+_LAST_READING = select(body_metrics.c.value, body_metrics.c.unit, body_metrics.c.measured_at).where(
+    body_metrics.c.metric == bindparam("metric"), body_metrics.c.measured_at <= bindparam("until")).order_by(
+    body_metrics.c.measured_at.desc(), body_metrics.c.metric_id.desc())
+_ADD_BODY_METRIC = insert(body_metrics)
+
+
 @tool(l2="9.6", app=APP, mutating=True, permissions=("HEALTH",), check=_metric_valid,
       errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
 def log_body_metric(
@@ -832,12 +926,10 @@ def log_body_metric(
     """
     when = measured_at or _minute(ctx)
     _not_future(ctx, when, "measured_at")
-    b = body_metrics.c
-    last = ctx.conn.execute(select(b.value, b.unit, b.measured_at).where(
-        b.metric == metric, b.measured_at <= when).order_by(b.measured_at.desc(), b.metric_id.desc())).first()
+    last = ctx.conn.execute(_LAST_READING, {"metric": metric, "until": when}).first()
     row = {"metric_id": ctx.new_id(body_metrics), "metric": metric, "value": _canonical(metric, value),
            "unit": unit or UNITS[metric][0], "measured_at": when}
-    ctx.conn.execute(insert(body_metrics).values(**row, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_BODY_METRIC, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {**row, "previous": dict(last._mapping) if last else None}
 
 

@@ -20,7 +20,18 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import Column, Connection, Float, Integer, Text, func, insert, or_, select
+from sqlalchemy import (
+    Column,
+    Connection,
+    Float,
+    Integer,
+    Text,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+)
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from sandbox.domains.common import CITY_CENTRES, addresses, world_places
@@ -147,23 +158,32 @@ CITY_ALIASES = {"北京": "Beijing", "上海": "Shanghai", "东京": "Tokyo", "�
                 "sf": "San Francisco", "san fran": "San Francisco", "bombay": "Mumbai", "bj": "Beijing"}
 
 
+_LOCATION_PERMISSION = select(app_permissions.c.state).where(
+    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.permission == "LOCATION")
+
+
 def _require_location(ctx: Ctx, app_id: str) -> None:
     """The gates for ``location="current"``: the location service (step 7), then LOCATION (step 8)."""
     if ctx.setting("location_service") != "1":
         raise ToolError(ErrorType.SERVICE_DISABLED, "location_service is turned off", service="location_service")
-    state = ctx.conn.execute(select(app_permissions.c.state).where(
-        app_permissions.c.app_id == app_id, app_permissions.c.permission == "LOCATION")).scalar()
+    state = ctx.conn.execute(_LOCATION_PERMISSION, {"app_id": app_id}).scalar()
     if state != "granted":
         raise ToolError(ErrorType.PERMISSION_DENIED, f"app {app_id!r} lacks the LOCATION permission",
                         app_id=app_id, permission="LOCATION",
                         reason="policy" if state == "policy_blocked" else "app_permission")
 
 
+_WEATHER_CITIES = select(world_weather.c.location_key).distinct()
+_HOME_AND_WORK_CITY = select(user_profile.c.home_city, user_profile.c.work_city)
+_PLACE_CITY = select(world_places.c.city).where(world_places.c.place_id == bindparam("place_id"))
+_ADDRESS_CITY = select(addresses.c.city).where(func.lower(addresses.c.label) == bindparam("label"))
+
+
 def _city(ctx: Ctx, location: str) -> str:
     """A ``loc`` argument (current, home/work, an address label, a place id, a city name) -> a forecast city."""
-    cities = sorted(ctx.conn.execute(select(world_weather.c.location_key).distinct()).scalars())
+    cities = sorted(ctx.conn.execute(_WEATHER_CITIES).scalars())
     wanted = location.strip().casefold()
-    profile = ctx.conn.execute(select(user_profile.c.home_city, user_profile.c.work_city)).first()
+    profile = ctx.conn.execute(_HOME_AND_WORK_CITY).first()
     found: str | None = None
     if wanted == "current":
         _require_location(ctx, "weather")
@@ -171,9 +191,9 @@ def _city(ctx: Ctx, location: str) -> str:
     elif wanted in ("home", "work") and profile:
         found = profile.home_city if wanted == "home" else profile.work_city
     elif wanted.startswith("place_"):
-        found = ctx.conn.execute(select(world_places.c.city).where(world_places.c.place_id == location)).scalar()
+        found = ctx.conn.execute(_PLACE_CITY, {"place_id": location}).scalar()
     else:
-        found = ctx.conn.execute(select(addresses.c.city).where(func.lower(addresses.c.label) == wanted)).scalar()
+        found = ctx.conn.execute(_ADDRESS_CITY, {"label": wanted}).scalar()
         found = found or CITY_ALIASES.get(wanted)
         found = found or next((c for c in cities if c.casefold() == wanted), None)
         found = found or next((c for c in cities if re.search(rf"\b{re.escape(c.casefold())}\b", wanted)), None)
@@ -198,6 +218,14 @@ def _units(row: dict[str, Any], imperial: bool) -> dict[str, Any]:
     return out
 
 
+_FORECAST = select(world_weather).where(
+    world_weather.c.location_key == bindparam("location_key"), world_weather.c.date >= bindparam("first"),
+    world_weather.c.date <= bindparam("last"),
+).order_by(world_weather.c.date, world_weather.c.hour.is_not(None), world_weather.c.hour)
+_FORECAST_SPAN = select(func.min(world_weather.c.date), func.max(world_weather.c.date)).where(
+    world_weather.c.location_key == bindparam("location_key"))
+
+
 @tool(l2="12.1", app="weather", mutating=False, network="internet", errors=(
     ErrorType.SERVICE_DISABLED, ErrorType.PERMISSION_DENIED, ErrorType.ENTITY_NOT_FOUND))
 def get_weather(
@@ -219,12 +247,10 @@ def get_weather(
     city = _city(ctx, location)
     first = dt.date.fromisoformat(date) if date else ctx.now.date()
     last = first + dt.timedelta(days=days - 1)
-    w = world_weather.c
-    found = rows(ctx.conn.execute(select(world_weather).where(
-        w.location_key == city, w.date >= first.isoformat(), w.date <= last.isoformat()).order_by(
-        w.date, w.hour.is_not(None), w.hour)))
+    found = rows(ctx.conn.execute(_FORECAST, {
+        "location_key": city, "first": first.isoformat(), "last": last.isoformat()}))
     if not found:
-        span = ctx.conn.execute(select(func.min(w.date), func.max(w.date)).where(w.location_key == city)).one()
+        span = ctx.conn.execute(_FORECAST_SPAN, {"location_key": city}).one()
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no forecast for {city} on {first}", field="date",
                         available_from=span[0], available_to=span[1])
     imperial = units == "imperial"
@@ -302,6 +328,12 @@ def get_news_headlines(
     return {"articles": [{k: r[k] for k in keep} for r in found], "count": len(found)}
 
 
+_ARTICLE_TITLE = select(world_news.c.title).where(world_news.c.article_id == bindparam("article_id"))
+_SAVED_FOLDER = select(saved_articles.c.folder).where(saved_articles.c.article_id == bindparam("article_id"))
+_FOLDER_NAMED = select(saved_articles.c.folder).where(func.lower(saved_articles.c.folder) == bindparam("folder"))
+_SAVE_ARTICLE = insert(saved_articles)
+
+
 @tool(l2="12.2", app="news", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def save_news_article(
     ctx: Ctx, article_id: Annotated[str, Field(min_length=1, max_length=40)],
@@ -313,18 +345,17 @@ def save_news_article(
         article_id: Id of the article, e.g. article_012.
         folder: Reading-list folder to save it in.
     """
-    title = ctx.conn.execute(select(world_news.c.title).where(world_news.c.article_id == article_id)).scalar()
+    title = ctx.conn.execute(_ARTICLE_TITLE, {"article_id": article_id}).scalar()
     if title is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no article {article_id!r}", field="article_id",
                         hint="get_news_headlines")
-    saved = ctx.conn.execute(select(saved_articles.c.folder).where(saved_articles.c.article_id == article_id)).scalar()
+    saved = ctx.conn.execute(_SAVED_FOLDER, {"article_id": article_id}).scalar()
     if saved is not None:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{article_id} is already saved in {saved!r}",
                         existing_id=article_id, folder=saved)
-    folder = ctx.conn.execute(select(saved_articles.c.folder).where(
-        func.lower(saved_articles.c.folder) == folder.lower())).scalar() or folder
-    ctx.conn.execute(insert(saved_articles).values(
-        article_id=article_id, folder=folder, created_at=ctx.ts(), updated_at=ctx.ts()))
+    folder = ctx.conn.execute(_FOLDER_NAMED, {"folder": folder.lower()}).scalar() or folder
+    ctx.conn.execute(_SAVE_ARTICLE, {"article_id": article_id, "folder": folder, "created_at": ctx.ts(),
+                                     "updated_at": ctx.ts()})
     return {"article_id": article_id, "title": title, "folder": folder}
 
 
@@ -392,6 +423,21 @@ def _translate_args(args: dict[str, Any]) -> str | None:
     return None
 
 
+_ENGLISH_PHRASE = select(world_translations.c.text_key, world_translations.c.source_text).where(
+    world_translations.c.text_key == bindparam("text_key"))
+# the English phrases with this translation; run in the two orders below
+_ENGLISH_BY_TRANSLATION = select(
+    world_translations.c.text_key, world_translations.c.source_text, world_translations.c.target_lang,
+).where(world_translations.c.translation_key == bindparam("translation_key"))
+_ENGLISH_BY_TRANSLATION_IN = _ENGLISH_BY_TRANSLATION.where(
+    world_translations.c.target_lang == bindparam("target_lang")).order_by(world_translations.c.text_key)
+_ENGLISH_BY_TRANSLATION_ANY_LANG = _ENGLISH_BY_TRANSLATION.order_by(
+    world_translations.c.target_lang, world_translations.c.text_key)
+_TRANSLATIONS = select(world_translations.c.formality, world_translations.c.translation).where(
+    world_translations.c.text_key == bindparam("text_key"),
+    world_translations.c.target_lang == bindparam("target_lang"))
+
+
 @tool(l2="12.4", app="translate", mutating=False, network="internet", check=_translate_args)
 def translate_text(
     ctx: Ctx, text: Annotated[str, Field(min_length=1, max_length=2000)], target_lang: LangCode,
@@ -407,17 +453,15 @@ def translate_text(
         formality: Register for languages that distinguish it (de, fr, es, ja, ko).
     """
     key, target = _norm(text), _lang(target_lang)
-    t = world_translations.c
     given = _lang(source_lang) if source_lang != "auto" else None
     source = given or _detect(text)
     english: Any = None  # the table row of the English phrase this text is
     if source == "en":
-        english = ctx.conn.execute(select(t.text_key, t.source_text).where(t.text_key == key)).first()
+        english = ctx.conn.execute(_ENGLISH_PHRASE, {"text_key": key}).first()
     if english is None:
-        q = select(t.text_key, t.source_text, t.target_lang).where(t.translation_key == key)
-        english = ctx.conn.execute(q.where(t.target_lang == source).order_by(t.text_key)).first()
+        english = ctx.conn.execute(_ENGLISH_BY_TRANSLATION_IN, {"translation_key": key, "target_lang": source}).first()
         if english is None and given is None:  # the script guess was wrong: take any language that knows it
-            english = ctx.conn.execute(q.order_by(t.target_lang, t.text_key)).first()
+            english = ctx.conn.execute(_ENGLISH_BY_TRANSLATION_ANY_LANG, {"translation_key": key}).first()
         source = english.target_lang if english is not None else source
     out: dict[str, Any] = {"text": text, "source_lang": source, "target_lang": target_lang, "fallback": False}
     if source == target:
@@ -425,14 +469,19 @@ def translate_text(
     if english is not None and target == "en":
         return {**out, "translation": english.source_text}
     if english is not None:
-        found = rows(ctx.conn.execute(select(t.formality, t.translation).where(
-            t.text_key == english.text_key, t.target_lang == target)))
+        found = rows(ctx.conn.execute(_TRANSLATIONS, {"text_key": english.text_key, "target_lang": target}))
         by_register = {r["formality"]: r["translation"] for r in found}
         if by_register:
             return {**out, "translation": by_register.get(formality, by_register.get("default",
                                                                                       found[0]["translation"]))}
     return {**out, "translation": f"[{target}] {text}", "fallback": True,
             "note": "not in the offline phrase table: the text is returned untranslated"}
+
+
+_DICTIONARY_ENTRY = select(world_dictionary.c.entry_json).where(
+    world_dictionary.c.word == bindparam("word"), world_dictionary.c.lang == bindparam("lang"))
+_DICTIONARY_WORDS_LIKE = select(world_dictionary.c.word).where(
+    world_dictionary.c.lang == bindparam("lang"), world_dictionary.c.word.like(bindparam("pattern")))
 
 
 @tool(l2="12.4", app="translate", mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -447,10 +496,9 @@ def lookup_dictionary(
         lang: Language of the word (en, zh, es, fr, de, ja).
     """
     key, code = " ".join(word.casefold().split()), _lang(lang)
-    d = world_dictionary.c
-    entry = ctx.conn.execute(select(d.entry_json).where(d.word == key, d.lang == code)).scalar()
+    entry = ctx.conn.execute(_DICTIONARY_ENTRY, {"word": key, "lang": code}).scalar()
     if entry is None:
-        near = sorted(ctx.conn.execute(select(d.word).where(d.lang == code, d.word.like(f"{key[:3]}%"))).scalars())
+        near = sorted(ctx.conn.execute(_DICTIONARY_WORDS_LIKE, {"lang": code, "pattern": f"{key[:3]}%"}).scalars())
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{word!r} is not in the {code} dictionary", field="word",
                         suggestions=near[:5])
     return {"word": key, "lang": code, **json.loads(entry)}
@@ -683,18 +731,24 @@ def _to_utc(zone: dict[str, Any], local: dt.datetime) -> dt.datetime:
     return local - dt.timedelta(minutes=zone["utc_offset_min"])  # a skipped spring-forward hour
 
 
+_ZONE_OF_CITY = select(world_timezones).where(func.lower(world_timezones.c.city) == bindparam("city"))
+_ZONE_NAMED = select(world_timezones).where(func.lower(world_timezones.c.tz) == bindparam("tz")).order_by(
+    world_timezones.c.city)
+
+
 def _zone_of(ctx: Ctx, location: str) -> dict[str, Any] | None:
-    z = world_timezones.c
     wanted = location.strip().casefold()
-    found = ctx.conn.execute(select(world_timezones).where(func.lower(z.city) == wanted)).first()
-    found = found or ctx.conn.execute(select(world_timezones).where(func.lower(z.tz) == wanted).order_by(
-        z.city)).first()
+    found = ctx.conn.execute(_ZONE_OF_CITY, {"city": wanted}).first()
+    found = found or ctx.conn.execute(_ZONE_NAMED, {"tz": wanted}).first()
     return dict(found._mapping) if found else None
 
 
 def _fmt_offset(minutes: int) -> str:
     sign = "+" if minutes >= 0 else "-"
     return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+_USER_TIMEZONE = select(user_profile.c.timezone)
 
 
 @tool(l2="12.6", app="utilities", mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -711,7 +765,7 @@ def get_world_time(
     zone = _zone_of(ctx, location)
     if zone is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"unknown city or time zone {location!r}", field="location")
-    user_tz = ctx.conn.execute(select(user_profile.c.timezone)).scalar() or "UTC"
+    user_tz = ctx.conn.execute(_USER_TIMEZONE).scalar() or "UTC"
     mine = _zone_of(ctx, user_tz) or {"city": "UTC", "tz": "UTC", "utc_offset_min": 0, "dst_rule": "none"}
     moment = dt.datetime.strptime(at, DT_FMT) if at else ctx.now.replace(second=0, microsecond=0)
     utc = _to_utc(zone if at and at_is_location_time else mine, moment)
@@ -723,6 +777,13 @@ def get_world_time(
         "user_timezone": mine["tz"], "user_time": (utc + dt.timedelta(minutes=here)).strftime(DT_FMT),
         "hours_ahead_of_user": (there - here) / 60,
     }
+
+
+_HOLIDAYS = select(world_holidays.c.date, world_holidays.c.name).where(
+    world_holidays.c.country == bindparam("country"), world_holidays.c.date.like(bindparam("date_pattern")),
+).order_by(world_holidays.c.date, world_holidays.c.name)
+_HOLIDAY_COUNTRIES = select(world_holidays.c.country).distinct()
+_HOLIDAY_DATES = select(world_holidays.c.date).distinct()
 
 
 @tool(l2="12.6", app="utilities", mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -737,12 +798,11 @@ def get_holidays(
         year: The year, e.g. 2025.
         month: Only this month (1-12).
     """
-    code, h = country.upper(), world_holidays.c
-    found = rows(ctx.conn.execute(select(h.date, h.name).where(
-        h.country == code, h.date.like(f"{year}-%")).order_by(h.date, h.name)))
+    code = country.upper()
+    found = rows(ctx.conn.execute(_HOLIDAYS, {"country": code, "date_pattern": f"{year}-%"}))
     if not found:
-        known = sorted(ctx.conn.execute(select(h.country).distinct()).scalars())
-        years = sorted({d[:4] for d in ctx.conn.execute(select(h.date).distinct()).scalars()})
+        known = sorted(ctx.conn.execute(_HOLIDAY_COUNTRIES).scalars())
+        years = sorted({d[:4] for d in ctx.conn.execute(_HOLIDAY_DATES).scalars()})
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no holiday calendar for {code} in {year}", field="country",
                         countries=known, years=years)
     if month:

@@ -15,7 +15,18 @@ import random
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
-from sqlalchemy import Column, Connection, Integer, Table, Text, func, insert, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    Integer,
+    Select,
+    Text,
+    bindparam,
+    func,
+    insert,
+    select,
+    update,
+)
 
 from sandbox.domains.communication import contacts
 from sandbox.domains.entertainment import devices
@@ -82,10 +93,15 @@ def _typed(key: str, raw: str) -> Any:
     return raw or None
 
 
+_SETTINGS_NAMED = select(device_settings.c.key, device_settings.c.value).where(
+    device_settings.c.key.in_(bindparam("keys", expanding=True)))
+
+
 def _read(ctx: Ctx, keys: list[str]) -> dict[str, str]:
-    return dict(ctx.conn.execute(
-        select(device_settings.c.key, device_settings.c.value).where(device_settings.c.key.in_(keys))
-    ).all())
+    return dict(ctx.conn.execute(_SETTINGS_NAMED, {"keys": keys}).all())
+
+
+_SET_SETTING = update(device_settings).where(device_settings.c.key == bindparam("match_key"))
 
 
 def _apply(ctx: Ctx, target: dict[str, str], effects: dict[str, str] | None = None) -> dict[str, Any]:
@@ -101,7 +117,7 @@ def _apply(ctx: Ctx, target: dict[str, str], effects: dict[str, str] | None = No
                         "already set: " + ", ".join(f"{k}={v}" for k, v in now.items()), current=now)
     changed = {k: v for k, v in wanted.items() if current.get(k) != v}
     for key, value in changed.items():
-        ctx.conn.execute(update(device_settings).where(device_settings.c.key == key).values(value=value))
+        ctx.conn.execute(_SET_SETTING, {"match_key": key, "value": value})
     return {"updated": {k: _typed(k, v) for k, v in changed.items()},
             "previous": {k: _typed(k, current[k]) for k in changed}}
 
@@ -169,9 +185,12 @@ def set_bluetooth(ctx: Ctx, enabled: bool) -> dict[str, Any]:
     return _apply(ctx, {"bluetooth": _flag(enabled)})
 
 
-def _by_name(ctx: Ctx, tbl: Table, name: str, hint: str, *where: Any) -> dict[str, Any]:
-    """The one device called ``name`` (exact, else partial match, case-insensitive)."""
-    everything = rows(ctx.conn.execute(select(tbl).where(*where).order_by(tbl.c.name)))
+def _by_name(
+    ctx: Ctx, candidates: Select[Any], name: str, hint: str, params: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The one device called ``name`` (exact, else partial match, case-insensitive) among the rows
+    ``candidates`` selects (ordered by name, with ``params`` bound)."""
+    everything = rows(ctx.conn.execute(candidates, params))
     lowered = name.strip().lower()
     for pick in (lambda r: r["name"].lower() == lowered, lambda r: lowered in r["name"].lower()):
         found = [r for r in everything if pick(r)]
@@ -184,26 +203,35 @@ def _by_name(ctx: Ctx, tbl: Table, name: str, hint: str, *where: Any) -> dict[st
                     candidates=[r["name"] for r in everything])
 
 
+_NEARBY_DEVICES = select(world_nearby_devices).order_by(world_nearby_devices.c.name)
+_BLUETOOTH_DEVICE_NAMED = select(devices.c.device_id, devices.c.paired).where(
+    func.lower(devices.c.name) == bindparam("name"), devices.c.connection == "bluetooth")
+_SET_DEVICE = update(devices).where(devices.c.device_id == bindparam("match_device_id"))
+_ADD_DEVICE = insert(devices)
+
+
 def _pair(ctx: Ctx, device_name: str) -> dict[str, Any]:
-    dev = _by_name(ctx, world_nearby_devices, device_name, "the device must be nearby and in pairing mode")
+    dev = _by_name(ctx, _NEARBY_DEVICES, device_name, "the device must be nearby and in pairing mode")
     if dev["companion_app"]:
         raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{dev['name']} pairs only in the {dev['companion_app']} "
                         "app", app_id=dev["companion_app"], hint=f"call_gui_agent(app_id={dev['companion_app']!r})")
-    d = devices.c
-    known = ctx.conn.execute(select(d.device_id, d.paired).where(
-        func.lower(d.name) == dev["name"].lower(), d.connection == "bluetooth")).first()
+    known = ctx.conn.execute(_BLUETOOTH_DEVICE_NAMED, {"name": dev["name"].lower()}).first()
     if known is not None and known.paired:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{dev['name']} is already paired: {known.device_id}",
                         existing_id=known.device_id, hint="use action=connect")
     state = {"paired": 1, "connected": 1, "online": 1, "updated_at": ctx.ts()}
     if known is not None:  # paired before, then forgotten
-        ctx.conn.execute(update(devices).where(d.device_id == known.device_id).values(**state))
+        ctx.conn.execute(_SET_DEVICE, {"match_device_id": known.device_id, **state})
         did = known.device_id
     else:
         did = ctx.new_id(devices)
-        ctx.conn.execute(insert(devices).values(device_id=did, name=dev["name"], kind=dev["kind"],
-                                                connection="bluetooth", created_at=ctx.ts(), **state))
+        ctx.conn.execute(_ADD_DEVICE, {"device_id": did, "name": dev["name"], "kind": dev["kind"],
+                                       "connection": "bluetooth", "created_at": ctx.ts(), **state})
     return {"device_id": did, "name": dev["name"], "kind": dev["kind"], "paired": True, "connected": True}
+
+
+_PAIRED_BLUETOOTH_DEVICES = select(devices).where(
+    devices.c.connection == "bluetooth", devices.c.paired == 1).order_by(devices.c.name)
 
 
 @tool(l2="11.2", app=APP, mutating=True, permissions=("NEARBY_DEVICES",), services=("bluetooth",), errors=(
@@ -223,8 +251,7 @@ def pair_bluetooth_device(
     """
     if action == "pair":
         return _pair(ctx, device_name)
-    d = devices.c
-    dev = _by_name(ctx, devices, device_name, "pair it first (action=pair)", d.connection == "bluetooth", d.paired == 1)
+    dev = _by_name(ctx, _PAIRED_BLUETOOTH_DEVICES, device_name, "pair it first (action=pair)")
     changes: dict[str, Any] = {"paired": 0, "connected": 0}
     if action != "forget":
         want = int(action == "connect")
@@ -235,7 +262,7 @@ def pair_bluetooth_device(
             raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{dev['name']} is not in range",
                             device_id=dev["device_id"])
         changes = {"connected": want}
-    ctx.conn.execute(update(devices).where(d.device_id == dev["device_id"]).values(**changes, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_DEVICE, {"match_device_id": dev["device_id"], **changes, "updated_at": ctx.ts()})
     after = {**dev, **changes}
     return {"device_id": dev["device_id"], "name": dev["name"], "kind": dev["kind"], "paired": bool(after["paired"]),
             "connected": bool(after["connected"])}
@@ -361,14 +388,26 @@ def _focus_schedule(args: dict[str, Any]) -> str | None:
     return None
 
 
-def _known_ids(ctx: Ctx, tbl: Table, key: str, ids: list[str], what: str, *where: Any) -> list[str]:
-    """The ids sorted and deduplicated; EntityNotFound naming every unknown one."""
+def _known_ids(ctx: Ctx, known_of: Select[Any], ids: list[str], what: str) -> list[str]:
+    """The ids sorted and deduplicated; EntityNotFound naming every unknown one (``known_of`` selects the
+    known ones among the list bound to ``ids``)."""
     wanted = sorted(set(ids))
-    known = set(ctx.conn.execute(select(tbl.c[key]).where(tbl.c[key].in_(wanted), *where)).scalars())
+    known = set(ctx.conn.execute(known_of, {"ids": wanted}).scalars())
     missing = [i for i in wanted if i not in known]
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {what} {', '.join(missing)}", missing=missing)
     return wanted
+
+
+_INSTALLED_APP_IDS = select(apps.c.app_id).where(apps.c.app_id.in_(bindparam("ids", expanding=True)),
+                                                 apps.c.installed == 1)
+_CONTACT_IDS = select(contacts.c.contact_id).where(contacts.c.contact_id.in_(bindparam("ids", expanding=True)))
+_FOCUS_MODE = select(focus_modes).where(focus_modes.c.mode == bindparam("mode"))
+_SET_FOCUS_MODE = update(focus_modes).where(focus_modes.c.mode == bindparam("match_mode"))
+_ADD_FOCUS_MODE = insert(focus_modes)
+_OTHER_ENABLED_FOCUS_MODES = select(focus_modes.c.mode).where(
+    focus_modes.c.enabled == 1, focus_modes.c.mode != bindparam("mode")).order_by(focus_modes.c.mode)
+_SET_FOCUS_MODES = update(focus_modes).where(focus_modes.c.mode.in_(bindparam("match_modes", expanding=True)))
 
 
 @tool(l2="11.6", app=APP, mutating=True, check=_focus_schedule,
@@ -390,16 +429,13 @@ def set_focus_mode(
         allowed_contacts: Contact ids still allowed to call and text, replacing the current list.
         auto_reply: Text sent automatically to people who message during the focus ("" removes it).
     """
-    f = focus_modes.c
-    current = ctx.conn.execute(select(focus_modes).where(f.mode == mode)).first()
+    current = ctx.conn.execute(_FOCUS_MODE, {"mode": mode}).first()
     before = {k: current._mapping[k] for k in FOCUS_DEFAULTS} if current else dict(FOCUS_DEFAULTS)
     after = {**before, "enabled": int(enabled)}
     if allowed_apps is not None:
-        after["allowed_apps_json"] = json.dumps(_known_ids(ctx, apps, "app_id", allowed_apps, "installed app(s)",
-                                                           apps.c.installed == 1))
+        after["allowed_apps_json"] = json.dumps(_known_ids(ctx, _INSTALLED_APP_IDS, allowed_apps, "installed app(s)"))
     if allowed_contacts is not None:
-        after["allowed_contacts_json"] = json.dumps(_known_ids(ctx, contacts, "contact_id", allowed_contacts,
-                                                               "contact(s)"))
+        after["allowed_contacts_json"] = json.dumps(_known_ids(ctx, _CONTACT_IDS, allowed_contacts, "contact(s)"))
     if start is not None:
         order = sorted(set(days or WEEKDAYS), key=WEEKDAYS.index)
         after["schedule_json"] = json.dumps({"days": order, "start": start, "end": end})
@@ -410,13 +446,13 @@ def set_focus_mode(
         raise ToolError(ErrorType.STATE_CONFLICT, f"the {mode} focus is already {'on' if enabled else 'off'} "
                         "with these settings", mode=mode)
     if current is not None:  # no UPSERT: it would defeat the change journal's triggers
-        ctx.conn.execute(update(focus_modes).where(f.mode == mode).values(**after, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_FOCUS_MODE, {"match_mode": mode, **after, "updated_at": ctx.ts()})
     else:
-        ctx.conn.execute(insert(focus_modes).values(mode=mode, created_at=ctx.ts(), updated_at=ctx.ts(), **after))
+        ctx.conn.execute(_ADD_FOCUS_MODE, {"mode": mode, "created_at": ctx.ts(), "updated_at": ctx.ts(), **after})
     others: list[str] = []
     if enabled:
-        others = list(ctx.conn.execute(select(f.mode).where(f.enabled == 1, f.mode != mode).order_by(f.mode)).scalars())
-        ctx.conn.execute(update(focus_modes).where(f.mode.in_(others)).values(enabled=0, updated_at=ctx.ts()))
+        others = list(ctx.conn.execute(_OTHER_ENABLED_FOCUS_MODES, {"mode": mode}).scalars())
+        ctx.conn.execute(_SET_FOCUS_MODES, {"match_modes": others, "enabled": 0, "updated_at": ctx.ts()})
     return {"mode": mode, "enabled": enabled, "updated": changed, "turned_off": others,
             "schedule": json.loads(after["schedule_json"]) if after["schedule_json"] else None,
             "allowed_apps": json.loads(after["allowed_apps_json"]),

@@ -13,7 +13,7 @@ import random
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import Column, Connection, Integer, Text, func, insert, or_, select
+from sqlalchemy import Column, Connection, Integer, Text, bindparam, func, insert, or_, select
 
 from sandbox.domains.communication import contacts
 from sandbox.errors import ErrorType, ToolError
@@ -90,13 +90,19 @@ def _handle(text: str) -> str:
     return text.strip().removeprefix("@").lower()
 
 
+_OWN_HANDLE = select(world_social_accounts.c.handle).where(
+    world_social_accounts.c.platform == bindparam("platform"), world_social_accounts.c.is_self == 1)
+
+
 def _own_handle(ctx: Ctx, platform: str) -> str:
-    a = world_social_accounts.c
-    return str(ctx.conn.execute(select(a.handle).where(a.platform == platform, a.is_self == 1)).scalar_one())
+    return str(ctx.conn.execute(_OWN_HANDLE, {"platform": platform}).scalar_one())
+
+
+_POST = select(social_posts).where(social_posts.c.post_id == bindparam("post_id"))
 
 
 def _post(ctx: Ctx, post_id: str) -> dict[str, Any]:
-    row = ctx.conn.execute(select(social_posts).where(social_posts.c.post_id == post_id)).first()
+    row = ctx.conn.execute(_POST, {"post_id": post_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no post {post_id!r}", field="post_id",
                         hint="search_social_posts")
@@ -108,6 +114,12 @@ def _minutes_ago(ctx: Ctx, delta: dt.timedelta) -> str:
 
 
 # ---- Social Posting (3.7) ---------------------------------------------------------------------
+
+_SAME_OWN_POST_SINCE = select(social_posts.c.post_id).where(
+    social_posts.c.platform == bindparam("platform"), social_posts.c.is_own == 1,
+    social_posts.c.content == bindparam("content"), social_posts.c.posted_at >= bindparam("since"))
+_ADD_POST = insert(social_posts)
+
 
 @tool(l2="3.7", app="social", mutating=True, permissions=("PHOTOS",), network="internet", needs_login=True,
       errors=(ErrorType.DUPLICATE_ENTITY,))
@@ -129,10 +141,8 @@ def create_social_post(
         tags: Hashtags, with or without the leading #.
     """
     author = _own_handle(ctx, platform)
-    p = social_posts.c
-    twin = ctx.conn.execute(select(p.post_id).where(
-        p.platform == platform, p.is_own == 1, p.content == content,
-        p.posted_at >= _minutes_ago(ctx, DUPLICATE_WINDOW))).scalar()
+    twin = ctx.conn.execute(_SAME_OWN_POST_SINCE, {
+        "platform": platform, "content": content, "since": _minutes_ago(ctx, DUPLICATE_WINDOW)}).scalar()
     if twin:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the same text was posted minutes ago: {twin}", existing_id=twin)
     pid = ctx.new_id(social_posts)
@@ -140,8 +150,17 @@ def create_social_post(
            "photo_ids_json": json.dumps(sorted(set(photo_ids or []))), "visibility": visibility, "location": location,
            "tags_json": json.dumps([t.lstrip("#") for t in tags or []]), "is_own": 1, "likes": 0,
            "posted_at": ctx.ts()}
-    ctx.conn.execute(insert(social_posts).values(**row, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_POST, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {k: row[k] for k in POST_KEYS} | {"photo_ids": json.loads(row["photo_ids_json"])}
+
+
+_LIKED_AMONG = select(social_likes.c.post_id).where(
+    social_likes.c.post_id.in_(bindparam("post_ids", expanding=True)))
+_COMMENTS_ON = select(
+    social_comments.c.comment_id, social_comments.c.post_id, social_comments.c.author, social_comments.c.text,
+    social_comments.c.reply_to_comment_id, social_comments.c.posted_at,
+).where(social_comments.c.post_id.in_(bindparam("post_ids", expanding=True))).order_by(
+    social_comments.c.posted_at.desc(), social_comments.c.comment_id)
 
 
 @tool(l2="3.7", app="social", mutating=False, network="internet", needs_login=True)
@@ -177,12 +196,9 @@ def search_social_posts(
         q = q.where(or_(p.is_own == 1, p.author.in_(followed)))
     found = rows(ctx.conn.execute(q.order_by(p.posted_at.desc(), p.post_id).limit(limit)))
     ids = [r["post_id"] for r in found]
-    liked = set(ctx.conn.execute(select(social_likes.c.post_id).where(social_likes.c.post_id.in_(ids))).scalars())
-    c = social_comments.c
+    liked = set(ctx.conn.execute(_LIKED_AMONG, {"post_ids": ids}).scalars())
     comments: dict[str, list[dict[str, Any]]] = {}
-    for r in rows(ctx.conn.execute(select(c.comment_id, c.post_id, c.author, c.text, c.reply_to_comment_id,
-                                          c.posted_at).where(c.post_id.in_(ids)).order_by(c.posted_at.desc(),
-                                                                                          c.comment_id))):
+    for r in rows(ctx.conn.execute(_COMMENTS_ON, {"post_ids": ids})):
         comments.setdefault(r.pop("post_id"), []).append(r)
     posts = [{**{k: r[k] for k in POST_KEYS}, "display_name": r["display_name"], "is_own": bool(r["is_own"]),
               "photo_ids": json.loads(r["photo_ids_json"]), "tags": json.loads(r["tags_json"]),
@@ -192,6 +208,11 @@ def search_social_posts(
 
 
 # ---- Social Engagement (3.8) ------------------------------------------------------------------
+
+_COMMENT_ON_POST = select(social_comments.c.comment_id).where(
+    social_comments.c.comment_id == bindparam("comment_id"), social_comments.c.post_id == bindparam("post_id"))
+_ADD_COMMENT = insert(social_comments)
+
 
 @tool(l2="3.8", app="social", mutating=True, network="internet", needs_login=True,
       errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -207,18 +228,23 @@ def comment_on_post(
         reply_to_comment_id: Id of a comment on the same post to reply to, e.g. comment_014.
     """
     post = _post(ctx, post_id)
-    c = social_comments.c
-    if reply_to_comment_id and ctx.conn.execute(select(c.comment_id).where(
-            c.comment_id == reply_to_comment_id, c.post_id == post_id)).first() is None:
+    if reply_to_comment_id and ctx.conn.execute(_COMMENT_ON_POST, {"comment_id": reply_to_comment_id,
+                                                                   "post_id": post_id}).first() is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no comment {reply_to_comment_id!r} on {post_id}",
                         field="reply_to_comment_id")
     cid = ctx.new_id(social_comments)
     author = _own_handle(ctx, post["platform"])
-    ctx.conn.execute(insert(social_comments).values(
-        comment_id=cid, post_id=post_id, author=author, text=text, reply_to_comment_id=reply_to_comment_id,
-        posted_at=ctx.ts(), created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_COMMENT, {
+        "comment_id": cid, "post_id": post_id, "author": author, "text": text,
+        "reply_to_comment_id": reply_to_comment_id, "posted_at": ctx.ts(), "created_at": ctx.ts(),
+        "updated_at": ctx.ts()})
     return {"comment_id": cid, "post_id": post_id, "author": author, "text": text,
             "reply_to_comment_id": reply_to_comment_id}
+
+
+_LIKE = select(social_likes.c.post_id).where(social_likes.c.post_id == bindparam("post_id"))
+_DELETE_LIKE = social_likes.delete().where(social_likes.c.post_id == bindparam("post_id"))
+_ADD_LIKE = insert(social_likes)
 
 
 @tool(l2="3.8", app="social", mutating=True, network="internet",
@@ -231,16 +257,25 @@ def like_post(ctx: Ctx, post_id: str, unlike: bool = False) -> dict[str, Any]:
         unlike: Remove the user's like instead.
     """
     post = _post(ctx, post_id)
-    liked = ctx.conn.execute(select(social_likes.c.post_id).where(social_likes.c.post_id == post_id)).first()
+    liked = ctx.conn.execute(_LIKE, {"post_id": post_id}).first()
     if bool(liked) != unlike:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{post_id} is {'already' if liked else 'not'} liked",
                         liked=bool(liked))
     if unlike:
-        ctx.conn.execute(social_likes.delete().where(social_likes.c.post_id == post_id))
+        ctx.conn.execute(_DELETE_LIKE, {"post_id": post_id})
     else:
-        ctx.conn.execute(insert(social_likes).values(post_id=post_id, created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_LIKE, {"post_id": post_id, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"post_id": post_id, "author": post["author"], "liked": not unlike,
             "likes": post["likes"] + (0 if unlike else 1)}
+
+
+_ACCOUNT = select(world_social_accounts).where(
+    world_social_accounts.c.platform == bindparam("platform"), world_social_accounts.c.handle == bindparam("handle"))
+_FOLLOW = select(social_follows.c.handle).where(
+    social_follows.c.platform == bindparam("platform"), social_follows.c.handle == bindparam("handle"))
+_DELETE_FOLLOW = social_follows.delete().where(
+    social_follows.c.platform == bindparam("platform"), social_follows.c.handle == bindparam("handle"))
+_ADD_FOLLOW = insert(social_follows)
 
 
 @tool(l2="3.8", app="social", mutating=True, network="internet",
@@ -254,24 +289,22 @@ def follow_account(ctx: Ctx, platform: Platform, handle: Handle, unfollow: bool 
         unfollow: Stop following instead.
     """
     key = _handle(handle)
-    a = world_social_accounts.c
-    account = ctx.conn.execute(select(world_social_accounts).where(a.platform == platform, a.handle == key)).first()
+    account = ctx.conn.execute(_ACCOUNT, {"platform": platform, "handle": key}).first()
     if account is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no account @{key} on {platform}", field="handle",
                         hint="search_social_posts")
     if account.is_self:
         raise ToolError(ErrorType.STATE_CONFLICT, f"@{key} is the user's own account")
-    f = social_follows.c
-    following = ctx.conn.execute(select(f.handle).where(f.platform == platform, f.handle == key)).first()
+    following = ctx.conn.execute(_FOLLOW, {"platform": platform, "handle": key}).first()
     if unfollow and not following:
         raise ToolError(ErrorType.STATE_CONFLICT, f"the user does not follow @{key}")
     if following and not unfollow:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the user already follows @{key}", existing_id=key)
     if unfollow:
-        ctx.conn.execute(social_follows.delete().where(f.platform == platform, f.handle == key))
+        ctx.conn.execute(_DELETE_FOLLOW, {"platform": platform, "handle": key})
     else:
-        ctx.conn.execute(insert(social_follows).values(platform=platform, handle=key, created_at=ctx.ts(),
-                                                       updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_FOLLOW, {"platform": platform, "handle": key, "created_at": ctx.ts(),
+                                       "updated_at": ctx.ts()})
     return {"platform": platform, "handle": key, "display_name": account.display_name, "following": not unfollow}
 
 

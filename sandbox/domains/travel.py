@@ -10,6 +10,7 @@ Offers and ride quotes are a search cache (system tables): searching changes not
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import random
@@ -20,7 +21,10 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-from sqlalchemy import Column, Connection, Float, ForeignKey, Integer, Table, Text, func, insert, or_, select, update
+from sqlalchemy import (
+    Column, Connection, Float, ForeignKey, Integer, Select, Table, Text, bindparam, delete, func, insert, or_, select,
+    update,
+)
 
 from sandbox.domains.common import (
     CITY_CENTRES, addresses, charge, payment_method, payment_methods, place, refund, transactions, world_places,
@@ -367,10 +371,13 @@ def _minutes_between(start: str, end: str) -> int:
     return int((_at(end) - _at(start)).total_seconds() // 60)
 
 
+_USER_CURRENCY = select(payment_methods.c.currency).order_by(payment_methods.c.is_default.desc(),
+                                                             payment_methods.c.method_id)
+
+
 def _pricing(ctx: Ctx) -> tuple[str, float]:
     """The user's currency (their default payment method's) and its units per US dollar."""
-    pm = payment_methods.c
-    currency = ctx.conn.execute(select(pm.currency).order_by(pm.is_default.desc(), pm.method_id)).scalar() or "USD"
+    currency = ctx.conn.execute(_USER_CURRENCY).scalar() or "USD"
     return currency, USD_RATE.get(currency, 1.0)
 
 
@@ -379,10 +386,16 @@ def _amount(value: float) -> float:
     return float(round(value)) if value >= 100 else round(value, 2)
 
 
+@functools.cache
+def _by_key(tbl: Table) -> Select[Any]:
+    """The row of ``tbl`` whose (single-column) primary key is the ``key`` value: built once per table."""
+    return select(tbl).where(next(iter(tbl.primary_key.columns)) == bindparam("key"))
+
+
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str, Any]:
     """The row with this id, or EntityNotFound (naming the tool that makes or lists such ids, if any)."""
     key = next(iter(tbl.primary_key.columns))
-    row = ctx.conn.execute(select(tbl).where(key == value)).first()
+    row = ctx.conn.execute(_by_key(tbl), {"key": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {tbl.info['id_prefix'] or key.name.removesuffix('_id')} "
                         f"{value!r}", field=key.name, **({"hint": hint} if hint else {}))
@@ -433,8 +446,18 @@ def _apart(a: Spot, b: Spot) -> float:
     return _km(a.lat, a.lon, b.lat, b.lon)
 
 
+_DEVICE_LOCATION = select(device_location)
+
+
 def _here(ctx: Ctx) -> Spot:
-    return _spot(ctx.conn.execute(select(device_location)).first())
+    return _spot(ctx.conn.execute(_DEVICE_LOCATION).first())
+
+
+_SAVED_PLACE_LABELLED = select(saved_places).where(func.lower(saved_places.c.label) == bindparam("label"))
+_PLACES_NAMED = select(world_places).where(or_(*(func.lower(form) == bindparam("key") for form in (
+    world_places.c.name, world_places.c.address, world_places.c.name + ", " + world_places.c.city,
+    world_places.c.address + ", " + world_places.c.city, world_places.c.name + ", " + world_places.c.address,
+)))).order_by(world_places.c.place_id)
 
 
 def _locate(ctx: Ctx, loc: str, field: str) -> Spot:
@@ -444,16 +467,13 @@ def _locate(ctx: Ctx, loc: str, field: str) -> Spot:
         return _here(ctx)
     if re.fullmatch(r"place_\d+", key):
         return _spot(place(ctx, key))
-    saved = ctx.conn.execute(select(saved_places).where(func.lower(saved_places.c.label) == key)).first()
+    saved = ctx.conn.execute(_SAVED_PLACE_LABELLED, {"label": key}).first()
     if saved is not None:
         return _spot(saved)
     city = next((c for c in sorted(CITY_CENTRES) if c.lower() == key), None)
     if city:
         return Spot(city, "city centre", city, *CITY_CENTRES[city])
-    p = world_places.c
-    forms = (p.name, p.address, p.name + ", " + p.city, p.address + ", " + p.city, p.name + ", " + p.address)
-    found = ctx.conn.execute(select(world_places).where(or_(*(func.lower(f) == key for f in forms)))
-                             .order_by(p.place_id)).all()
+    found = ctx.conn.execute(_PLACES_NAMED, {"key": key}).all()
     if len(found) == 1:
         return _spot(found[0])
     if found:
@@ -463,9 +483,12 @@ def _locate(ctx: Ctx, loc: str, field: str) -> Spot:
                     hint="search_places")
 
 
+_SAVED_PLACES = select(saved_places).order_by(saved_places.c.label)
+
+
 def _saved_label_near(ctx: Ctx, spot: Spot) -> str | None:
     """The label of a saved place within 100 m of the spot."""
-    for row in ctx.conn.execute(select(saved_places).order_by(saved_places.c.label)):
+    for row in ctx.conn.execute(_SAVED_PLACES):
         if _km(row.lat, row.lon, spot.lat, spot.lon) < 0.1:
             return str(row.label)
     return None
@@ -499,12 +522,18 @@ def _routes(ctx: Ctx, points: list[Spot], mode: str) -> list[dict[str, Any]]:
 
 # ---- Navigation & Routes (5.1) ----------------------------------------------------------------
 
+_LOCATION_ACCURACY = select(device_location.c.accuracy_m)
+
+
 @tool(l2="5.1", app="maps", mutating=False, permissions=("LOCATION",), services=("location_service",))
 def get_current_location(ctx: Ctx) -> dict[str, Any]:
     """Get the phone's current coordinates, address and city (and the saved place it is at, if any)."""
     here = _here(ctx)
-    accuracy = ctx.conn.execute(select(device_location.c.accuracy_m)).scalar()
+    accuracy = ctx.conn.execute(_LOCATION_ACCURACY).scalar()
     return {**here.out(), "accuracy_m": accuracy, "saved_label": _saved_label_near(ctx, here)}
+
+
+_SAVED_WORLD_PLACES = select(saved_places).where(saved_places.c.place_id.is_not(None)).order_by(saved_places.c.label)
 
 
 @tool(l2="5.1", app="maps", mutating=False, permissions=("LOCATION",), services=("location_service",),
@@ -539,8 +568,7 @@ def search_places(
         q = q.where(p.open_now == int(open_now))
     if min_rating is not None:
         q = q.where(p.rating >= min_rating)
-    saved = {r.place_id: r.label for r in ctx.conn.execute(select(saved_places).where(
-        saved_places.c.place_id.is_not(None)).order_by(saved_places.c.label))}
+    saved = {r.place_id: r.label for r in ctx.conn.execute(_SAVED_WORLD_PLACES)}
     found = []
     for r in rows(ctx.conn.execute(q.order_by(p.place_id))):
         km = _km(centre.lat, centre.lon, r["lat"], r["lon"])
@@ -585,6 +613,13 @@ def get_directions(
     return {"origin": start.out(), "destination": end.out(), "mode": mode, "routes": found}
 
 
+_ACTIVE_NAVIGATION = select(navigation_sessions.c.session_id, navigation_sessions.c.destination).where(
+    navigation_sessions.c.status == "active")
+_SET_NAVIGATION = update(navigation_sessions).where(
+    navigation_sessions.c.session_id == bindparam("match_session_id"))
+_ADD_NAVIGATION = insert(navigation_sessions)
+
+
 @tool(l2="5.1", app="maps", mutating=True, permissions=("LOCATION",), services=("location_service",),
       network="internet", errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.STATE_CONFLICT))
 def start_navigation(
@@ -604,24 +639,33 @@ def start_navigation(
     """
     start, end = _locate(ctx, origin, "origin"), _locate(ctx, destination, "destination")
     via = [_locate(ctx, s, f"stops[{i}]") for i, s in enumerate(stops or [])]
-    n = navigation_sessions.c
-    running = ctx.conn.execute(select(n.session_id, n.destination).where(n.status == "active")).first()
+    running = ctx.conn.execute(_ACTIVE_NAVIGATION).first()
     if running is not None and not replace:
         raise ToolError(ErrorType.STATE_CONFLICT, f"navigation to {running.destination} is running "
                         f"({running.session_id})", session_id=running.session_id,
                         hint="pass replace=true to end it first")
     if running is not None:
-        ctx.conn.execute(update(navigation_sessions).where(n.session_id == running.session_id).values(
-            status="replaced", updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_NAVIGATION, {"match_session_id": running.session_id, "status": "replaced",
+                                           "updated_at": ctx.ts()})
     route = _routes(ctx, [start, *via, end], mode)[route_index]
     eta = (ctx.now + dt.timedelta(minutes=route["duration_min"])).strftime(DT_FMT)
     sid = ctx.new_id(navigation_sessions)
-    ctx.conn.execute(insert(navigation_sessions).values(
-        session_id=sid, origin=start.label, destination=end.label, destination_place_id=end.place_id,
-        stops_json=json.dumps([s.label for s in via]), mode=mode, route_index=route_index,
-        distance_km=route["distance_km"], eta=eta, status="active", created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_NAVIGATION, {
+        "session_id": sid, "origin": start.label, "destination": end.label, "destination_place_id": end.place_id,
+        "stops_json": json.dumps([s.label for s in via]), "mode": mode, "route_index": route_index,
+        "distance_km": route["distance_km"], "eta": eta, "status": "active", "created_at": ctx.ts(),
+        "updated_at": ctx.ts()})
     return {"session_id": sid, "destination": end.out(), "stops": [s.label for s in via], "mode": mode,
             "route": route, "eta": eta, "replaced": running.session_id if running is not None else None}
+
+
+_LABEL_CLASHES = select(saved_places.c.label).where(func.lower(saved_places.c.label) == bindparam("label")).order_by(
+    saved_places.c.label)
+_LABEL_OR_KIND_CLASHES = select(saved_places.c.label).where(or_(
+    func.lower(saved_places.c.label) == bindparam("label"), saved_places.c.kind == bindparam("kind"))).order_by(
+    saved_places.c.label)
+_DROP_SAVED_PLACES = delete(saved_places).where(saved_places.c.label.in_(bindparam("labels", expanding=True)))
+_ADD_SAVED_PLACE = insert(saved_places)
 
 
 @tool(l2="5.1", app="maps", mutating=True, check=_not_current("place"),
@@ -639,18 +683,18 @@ def save_place(
         overwrite: Set true to replace a saved place with the same label (or the existing home/work).
     """
     spot = _locate(ctx, place, "place")
-    s = saved_places.c
-    clashes = [r.label for r in ctx.conn.execute(select(s.label).where(or_(
-        func.lower(s.label) == label.strip().lower(), s.kind == kind if kind != "favorite" else False))
-        .order_by(s.label))]
+    same = label.strip().lower()
+    clashes = [r.label for r in (  # home and work are unique; favourites clash by label only
+        ctx.conn.execute(_LABEL_CLASHES, {"label": same}) if kind == "favorite"
+        else ctx.conn.execute(_LABEL_OR_KIND_CLASHES, {"label": same, "kind": kind}))]
     if clashes and not overwrite:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a saved place {clashes[0]!r} exists", existing_id=clashes[0],
                         hint="pass overwrite=true to replace it")
     if clashes:
-        ctx.conn.execute(saved_places.delete().where(s.label.in_(clashes)))
+        ctx.conn.execute(_DROP_SAVED_PLACES, {"labels": clashes})
     row = {"label": label.strip(), "kind": kind, "place_id": spot.place_id, "name": spot.name,
            "address": spot.address, "city": spot.city, "lat": spot.lat, "lon": spot.lon}
-    ctx.conn.execute(insert(saved_places).values(**row, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_SAVED_PLACE, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {**row, "replaced": clashes}
 
 
@@ -693,6 +737,9 @@ def _seats_fit(args: dict[str, Any]) -> str | None:
     return f"a {args['ride_type']} ride seats at most {seats}" if args.get("passengers", 1) > seats else None
 
 
+_ADD_RIDE_QUOTE = insert(ride_quotes)
+
+
 @tool(l2="5.2", app="ride", mutating=False, permissions=("LOCATION",), services=("location_service",),
       network="internet",
       errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
@@ -714,12 +761,22 @@ def estimate_ride_fare(
         quote = _ride_quote(ctx, a, b, kind)
         qid = ctx.new_id(ride_quotes)
         expires = _later(ctx, QUOTE_MINUTES)
-        ctx.conn.execute(insert(ride_quotes).values(
-            quote_id=qid, pickup=a.label, dropoff=b.label, ride_type=kind, scheduled_at=scheduled_at,
-            fare=quote["fare"], currency=quote["currency"], eta_min=quote["pickup_eta_min"], expires_at=expires,
-            status="valid"))
+        ctx.conn.execute(_ADD_RIDE_QUOTE, {
+            "quote_id": qid, "pickup": a.label, "dropoff": b.label, "ride_type": kind, "scheduled_at": scheduled_at,
+            "fare": quote["fare"], "currency": quote["currency"], "eta_min": quote["pickup_eta_min"],
+            "expires_at": expires, "status": "valid"})
         quotes.append({"quote_id": qid, **quote, "expires_at": expires})
     return {"pickup": a.out(), "dropoff": b.out(), "scheduled_at": scheduled_at, "quotes": quotes}
+
+
+_ACTIVE_RIDE_AT = select(rides.c.ride_id).where(
+    rides.c.status.in_(("requested", "driver_assigned")), rides.c.scheduled_at == bindparam("scheduled_at")).order_by(
+    rides.c.ride_id)
+_ACTIVE_RIDE_DUE = select(rides.c.ride_id).where(
+    rides.c.status.in_(("requested", "driver_assigned")),
+    func.coalesce(rides.c.scheduled_at, "") <= bindparam("now")).order_by(rides.c.ride_id)
+_SET_RIDE_QUOTE = update(ride_quotes).where(ride_quotes.c.quote_id == bindparam("match_quote_id"))
+_ADD_RIDE = insert(rides)
 
 
 @tool(l2="5.2", app="ride", mutating=True, permissions=("LOCATION",), services=("location_service",),
@@ -747,11 +804,8 @@ def book_ride(
     a, b = _ride_ends(ctx, pickup, dropoff)
     quote = _get(ctx, ride_quotes, quote_id, "estimate_ride_fare") if quote_id else None
     method = payment_method(ctx, payment_method_id)
-    r = rides.c
-    busy = r.status.in_(("requested", "driver_assigned"))
-    clash = ctx.conn.execute(select(r.ride_id).where(
-        busy, r.scheduled_at == scheduled_at if scheduled_at else func.coalesce(r.scheduled_at, "") <= _now(ctx))
-        .order_by(r.ride_id)).scalar()
+    clash = (ctx.conn.execute(_ACTIVE_RIDE_AT, {"scheduled_at": scheduled_at}) if scheduled_at
+             else ctx.conn.execute(_ACTIVE_RIDE_DUE, {"now": _now(ctx)})).scalar()
     if clash:
         raise ToolError(ErrorType.STATE_CONFLICT, f"ride {clash} is already active for that time", ride_id=clash,
                         hint="cancel_ride")
@@ -764,14 +818,14 @@ def book_ride(
             why = ("was already used" if quote["status"] == "used" else "is for another trip" if not same_trip
                    else "has expired or its fare changed")
             raise ToolError(ErrorType.STALE_REFERENCE, f"quote {quote_id} {why}", hint="estimate_ride_fare")
-        ctx.conn.execute(update(ride_quotes).where(ride_quotes.c.quote_id == quote_id).values(status="used"))
+        ctx.conn.execute(_SET_RIDE_QUOTE, {"match_quote_id": quote_id, "status": "used"})
     ride_id = ctx.new_id(rides)
     charge(ctx, live["fare"], "RideNow", "transport", ride_id, method["method_id"])
-    ctx.conn.execute(insert(rides).values(
-        ride_id=ride_id, quote_id=quote_id, pickup=a.label, dropoff=b.label, ride_type=ride_type,
-        passengers=passengers, fare=live["fare"], currency=live["currency"], status="requested",
-        scheduled_at=scheduled_at, note=note, cancel_reason=None, payment_method_id=method["method_id"],
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_RIDE, {
+        "ride_id": ride_id, "quote_id": quote_id, "pickup": a.label, "dropoff": b.label, "ride_type": ride_type,
+        "passengers": passengers, "fare": live["fare"], "currency": live["currency"], "status": "requested",
+        "scheduled_at": scheduled_at, "note": note, "cancel_reason": None, "payment_method_id": method["method_id"],
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"ride_id": ride_id, "status": "requested", "pickup": a.label, "dropoff": b.label, "ride_type": ride_type,
             "fare": live["fare"], "currency": live["currency"], "scheduled_at": scheduled_at,
             "pickup_eta_min": None if scheduled_at else live["pickup_eta_min"],
@@ -790,6 +844,9 @@ def _cancel_with_fee(ctx: Ctx, ref_id: str, fee: float, confirm: bool, merchant:
     return {"refunded": refunded, "fee": fee}
 
 
+_SET_RIDE = update(rides).where(rides.c.ride_id == bindparam("match_ride_id"))
+
+
 @tool(l2="5.2", app="ride", mutating=True,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
 def cancel_ride(ctx: Ctx, ride_id: str, reason: Note | None = None, confirm: bool = False) -> dict[str, Any]:
@@ -806,25 +863,31 @@ def cancel_ride(ctx: Ctx, ride_id: str, reason: Note | None = None, confirm: boo
     _, rate = _pricing(ctx)
     fee = round(RIDE_CANCEL_FEE_USD * rate, 2) if ride["status"] == "driver_assigned" else 0.0
     money = _cancel_with_fee(ctx, ride_id, fee, confirm, "RideNow", "transport", ride["payment_method_id"])
-    ctx.conn.execute(update(rides).where(rides.c.ride_id == ride_id).values(
-        status="cancelled", cancel_reason=reason, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_RIDE, {"match_ride_id": ride_id, "status": "cancelled", "cancel_reason": reason,
+                                 "updated_at": ctx.ts()})
     return {"ride_id": ride_id, "status": "cancelled", **money, "currency": ride["currency"]}
 
 
 # ---- Offers -----------------------------------------------------------------------------------
 
+_ADD_OFFER = insert(offers)
+
+
 def _new_offer(ctx: Ctx, kind: str, ref_id: str, price: float, params: dict[str, Any]) -> dict[str, Any]:
     currency, _ = _pricing(ctx)
     oid = ctx.new_id(offers)
     expires = _later(ctx, OFFER_MINUTES)
-    ctx.conn.execute(insert(offers).values(
-        offer_id=oid, kind=kind, ref_id=ref_id, price=price, currency=currency, params_json=json.dumps(params),
-        expires_at=expires, status="valid", created_at=ctx.ts()))
+    ctx.conn.execute(_ADD_OFFER, {
+        "offer_id": oid, "kind": kind, "ref_id": ref_id, "price": price, "currency": currency,
+        "params_json": json.dumps(params), "expires_at": expires, "status": "valid", "created_at": ctx.ts()})
     return {"offer_id": oid, "currency": currency, "expires_at": expires}
 
 
+_OFFER = select(offers).where(offers.c.offer_id == bindparam("offer_id"), offers.c.kind == bindparam("kind"))
+
+
 def _offer(ctx: Ctx, offer_id: str, kind: str) -> dict[str, Any]:
-    row = ctx.conn.execute(select(offers).where(offers.c.offer_id == offer_id, offers.c.kind == kind)).first()
+    row = ctx.conn.execute(_OFFER, {"offer_id": offer_id, "kind": kind}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {kind} offer {offer_id!r}", field="offer_id",
                         hint=f"search_{kind}s")
@@ -842,14 +905,18 @@ def _fresh(ctx: Ctx, offer: dict[str, Any], live_price: float | None) -> None:
                         old_price=offer["price"], new_price=live_price, hint=f"search_{offer['kind']}s again")
 
 
+_USER_NAME = select(user_profile.c.name)
+_DOCUMENT_NUMBERS = select(travel_documents.c.kind, travel_documents.c.number).where(
+    travel_documents.c.kind.in_(bindparam("kinds", expanding=True)))
+
+
 def _travellers(ctx: Ctx, passengers: list[Passenger], document_kinds: tuple[str, ...]) -> list[dict[str, Any]]:
     """Names and id numbers of the passengers; {"self": true} reads the profile and the user's documents."""
     out = []
     for p in passengers:
         if p.self:
-            name = ctx.conn.execute(select(user_profile.c.name)).scalar()
-            d = travel_documents.c
-            own = {k: n for k, n in ctx.conn.execute(select(d.kind, d.number).where(d.kind.in_(document_kinds)))}
+            name = ctx.conn.execute(_USER_NAME).scalar()
+            own = {k: n for k, n in ctx.conn.execute(_DOCUMENT_NUMBERS, {"kinds": list(document_kinds)})}
             number = p.id_number or next((own[k] for k in document_kinds if k in own), None)
         elif p.contact_id:
             name = _get(ctx, contacts, p.contact_id, "search_contacts")["name"]
@@ -868,13 +935,19 @@ def _require_ids(people: list[dict[str, Any]], why: str) -> None:
                         fields=[f"passengers[{i}].id_number" for i in missing])
 
 
-def _already_booked(ctx: Ctx, tbl: Table, number: Column, value: str, depart_at: str,
-                    people: list[dict[str, Any]]) -> None:
-    """DuplicateEntity when a passenger already holds a confirmed booking on the same departure."""
+_FLIGHT_BOOKED = select(flight_bookings.c.booking_id, flight_bookings.c.passengers_json).where(
+    flight_bookings.c.status == "confirmed", flight_bookings.c.flight_number == bindparam("number"),
+    flight_bookings.c.depart_at == bindparam("depart_at")).order_by(flight_bookings.c.booking_id)
+_TRAIN_BOOKED = select(train_bookings.c.booking_id, train_bookings.c.passengers_json).where(
+    train_bookings.c.status == "confirmed", train_bookings.c.number == bindparam("number"),
+    train_bookings.c.depart_at == bindparam("depart_at")).order_by(train_bookings.c.booking_id)
+
+
+def _already_booked(ctx: Ctx, booked: Select[Any], number: str, depart_at: str, people: list[dict[str, Any]]) -> None:
+    """DuplicateEntity when a passenger already holds a confirmed booking on the same departure
+    (``booked``: ``_FLIGHT_BOOKED`` or ``_TRAIN_BOOKED``, the confirmed bookings of a service number and departure)."""
     names = {p["name"].lower() for p in people}
-    t = tbl.c
-    for row in ctx.conn.execute(select(t.booking_id, t.passengers_json).where(
-            t.status == "confirmed", number == value, t.depart_at == depart_at).order_by(t.booking_id)):
+    for row in ctx.conn.execute(booked, {"number": number, "depart_at": depart_at}):
         taken = sorted(names & {p["name"].lower() for p in json.loads(row.passengers_json)})
         if taken:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{', '.join(taken)} already booked on this service: "
@@ -988,6 +1061,12 @@ def search_flights(
             "offers": found, "count": len(found)}
 
 
+_FLIGHTS = select(world_flights).where(world_flights.c.flight_id.in_(bindparam("flight_ids", expanding=True))).order_by(
+    world_flights.c.depart_at)
+_SET_FLIGHT = update(world_flights).where(world_flights.c.flight_id == bindparam("match_flight_id"))
+_ADD_FLIGHT_BOOKING = insert(flight_bookings)
+
+
 @tool(l2="5.3", app="travel", mutating=True, network="internet", check=_passengers_valid,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.STATE_CONFLICT,
               ErrorType.STALE_REFERENCE, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY,
@@ -1006,8 +1085,7 @@ def book_flight(
         checked_bags: Checked bags per passenger (each costs a fee per leg).
     """
     offer = _offer(ctx, offer_id, "flight")
-    legs = [dict(r._mapping) for r in ctx.conn.execute(select(world_flights).where(
-        world_flights.c.flight_id.in_(offer["params"]["flight_ids"])).order_by(world_flights.c.depart_at))]
+    legs = [dict(r._mapping) for r in ctx.conn.execute(_FLIGHTS, {"flight_ids": offer["params"]["flight_ids"]})]
     international = any(f["international"] for f in legs)
     people = _travellers(ctx, passengers, ("passport",) if international else ("national_id", "passport"))
     method = payment_method(ctx, payment_method_id)
@@ -1020,27 +1098,31 @@ def book_flight(
             raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{f['flight_number']} has {f['seats_left']} seat(s) "
                             f"left in {f['cabin']}, {len(people)} needed", flight_id=f["flight_id"])
     for f in legs:
-        _already_booked(ctx, flight_bookings, flight_bookings.c.flight_number, f["flight_number"], f["depart_at"],
-                        people)
+        _already_booked(ctx, _FLIGHT_BOOKED, f["flight_number"], f["depart_at"], people)
     _, rate = _pricing(ctx)
     booked = []
     for f in legs:
         bid = ctx.new_id(flight_bookings)
         price = round((f["price"] + checked_bags * BAG_FEE_USD * rate) * len(people), 2)
         charge(ctx, price, f["airline"], "travel", bid, method["method_id"])
-        ctx.conn.execute(update(world_flights).where(world_flights.c.flight_id == f["flight_id"]).values(
-            seats_left=f["seats_left"] - len(people)))
-        ctx.conn.execute(insert(flight_bookings).values(
-            booking_id=bid, offer_id=offer_id, flight_id=f["flight_id"], flight_number=f["flight_number"],
-            airline=f["airline"], origin=f["origin"], destination=f["destination"], depart_at=f["depart_at"],
-            arrive_at=f["arrive_at"], cabin=f["cabin"], passengers_json=json.dumps(people),
-            seat_preference=seat_preference, seats_json="[]", checked_bags=checked_bags, status="confirmed",
-            checked_in=0, boarding_pass=None, price=price, currency=offer["currency"],
-            payment_method_id=method["method_id"], created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_FLIGHT, {"match_flight_id": f["flight_id"], "seats_left": f["seats_left"] - len(people)})
+        ctx.conn.execute(_ADD_FLIGHT_BOOKING, {
+            "booking_id": bid, "offer_id": offer_id, "flight_id": f["flight_id"], "flight_number": f["flight_number"],
+            "airline": f["airline"], "origin": f["origin"], "destination": f["destination"],
+            "depart_at": f["depart_at"], "arrive_at": f["arrive_at"], "cabin": f["cabin"],
+            "passengers_json": json.dumps(people), "seat_preference": seat_preference, "seats_json": "[]",
+            "checked_bags": checked_bags, "status": "confirmed", "checked_in": 0, "boarding_pass": None,
+            "price": price, "currency": offer["currency"], "payment_method_id": method["method_id"],
+            "created_at": ctx.ts(), "updated_at": ctx.ts()})
         booked.append({"booking_id": bid, "flight_number": f["flight_number"], "origin": f["origin"],
                        "destination": f["destination"], "depart_at": f["depart_at"], "price": price})
     return {"bookings": booked, "passengers": [p["name"] for p in people], "currency": offer["currency"],
             "total_price": round(sum(b["price"] for b in booked), 2), "payment_method_id": method["method_id"]}
+
+
+_RETURN_FLIGHT_SEATS = update(world_flights).where(world_flights.c.flight_id == bindparam("match_flight_id")).values(
+    seats_left=world_flights.c.seats_left + bindparam("seats"))
+_SET_FLIGHT_BOOKING = update(flight_bookings).where(flight_bookings.c.booking_id == bindparam("match_booking_id"))
 
 
 @tool(l2="5.3", app="travel", mutating=True,
@@ -1062,12 +1144,18 @@ def cancel_flight_booking(ctx: Ctx, booking_id: str, confirm: bool = False) -> d
     fee = 0.0 if recent else round(booking["price"] * share, 2)
     money = _cancel_with_fee(ctx, booking_id, fee, confirm, booking["airline"], "travel",
                              booking["payment_method_id"])
-    f = world_flights.c
-    ctx.conn.execute(update(world_flights).where(f.flight_id == booking["flight_id"]).values(
-        seats_left=f.seats_left + len(json.loads(booking["passengers_json"]))))
-    ctx.conn.execute(update(flight_bookings).where(flight_bookings.c.booking_id == booking_id).values(
-        status="cancelled", updated_at=ctx.ts()))
+    ctx.conn.execute(_RETURN_FLIGHT_SEATS, {"match_flight_id": booking["flight_id"],
+                                            "seats": len(json.loads(booking["passengers_json"]))})
+    ctx.conn.execute(_SET_FLIGHT_BOOKING, {"match_booking_id": booking_id, "status": "cancelled",
+                                           "updated_at": ctx.ts()})
     return {"booking_id": booking_id, "status": "cancelled", **money, "currency": booking["currency"]}
+
+
+_FLIGHT_NUMBERED = select(world_flights).where(
+    world_flights.c.flight_number == bindparam("flight_number"), world_flights.c.depart_at.like(bindparam("day"))
+).order_by(world_flights.c.flight_id)
+_FLIGHT_STATUS = select(world_flight_status).where(
+    world_flight_status.c.flight_number == bindparam("flight_number"), world_flight_status.c.date == bindparam("date"))
 
 
 @tool(l2="5.3", app="travel", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -1081,14 +1169,11 @@ def get_flight_status(
         date: Departure day, YYYY-MM-DD.
     """
     number = flight_number.replace(" ", "").upper()
-    f = world_flights.c
-    flight = ctx.conn.execute(select(world_flights).where(f.flight_number == number, f.depart_at.like(f"{date}T%"))
-                              .order_by(f.flight_id)).first()
+    flight = ctx.conn.execute(_FLIGHT_NUMBERED, {"flight_number": number, "day": f"{date}T%"}).first()
     if flight is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no flight {number} on {date}", field="flight_number",
                         hint="search_flights")
-    s = world_flight_status.c
-    live = ctx.conn.execute(select(world_flight_status).where(s.flight_number == number, s.date == date)).first()
+    live = ctx.conn.execute(_FLIGHT_STATUS, {"flight_number": number, "date": date}).first()
     delay = live.delay_min if live is not None else 0
     expected = (_at(flight.depart_at) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
     landing = (_at(flight.arrive_at) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
@@ -1104,13 +1189,17 @@ CABIN_ROWS = {"first": range(1, 5), "business": range(1, 5), "premium": range(5,
 SEAT_LETTERS = {"window": "AF", "aisle": "CD", "none": "ABCDEF"}
 
 
+_SEATS_HELD = select(flight_bookings.c.seats_json).where(
+    flight_bookings.c.flight_number == bindparam("flight_number"),
+    flight_bookings.c.depart_at == bindparam("depart_at"), flight_bookings.c.status == "confirmed").order_by(
+    flight_bookings.c.booking_id)
+
+
 def _taken_seats(ctx: Ctx, booking: dict[str, Any]) -> set[str]:
     """Seats held on this flight: other check-ins plus a stable half of the plane sold to strangers."""
-    b = flight_bookings.c
     held: set[str] = set()
-    for seats in ctx.conn.execute(select(b.seats_json).where(
-            b.flight_number == booking["flight_number"], b.depart_at == booking["depart_at"], b.status == "confirmed")
-            .order_by(b.booking_id)).scalars():
+    for seats in ctx.conn.execute(_SEATS_HELD, {"flight_number": booking["flight_number"],
+                                                "depart_at": booking["depart_at"]}).scalars():
         held.update(json.loads(seats))
     return held | {f"{r}{c}" for r in range(1, 41) for c in "ABCDEF"
                    if _hash(booking["flight_number"], booking["depart_at"], f"{r}{c}") % 100 < 50}
@@ -1119,6 +1208,9 @@ def _taken_seats(ctx: Ctx, booking: dict[str, Any]) -> set[str]:
 def _assign_seats(taken: set[str], cabin: str, preference: str, count: int) -> list[str]:
     free = [f"{r}{c}" for pref in (preference, "none") for r in CABIN_ROWS[cabin] for c in SEAT_LETTERS[pref]]
     return list(dict.fromkeys(s for s in free if s not in taken))[:count]
+
+
+_ADD_WALLET_PASS = insert(wallet_passes)
 
 
 @tool(l2="5.8", app="travel", mutating=True, network="internet",
@@ -1153,15 +1245,17 @@ def check_in_flight(ctx: Ctx, booking_id: str, seat: Seat | None = None, add_to_
     if len(seats) < len(people):
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"not enough free seats in {booking['cabin']}")
     code = f"BP{_hash(booking_id, *seats):010d}"
-    ctx.conn.execute(update(flight_bookings).where(flight_bookings.c.booking_id == booking_id).values(
-        checked_in=1, seats_json=json.dumps(seats), boarding_pass=code, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_FLIGHT_BOOKING, {"match_booking_id": booking_id, "checked_in": 1,
+                                           "seats_json": json.dumps(seats), "boarding_pass": code,
+                                           "updated_at": ctx.ts()})
     title = f"{booking['flight_number']} {booking['origin']}-{booking['destination']} {booking['depart_at']}"
     pass_id = None
     if add_to_wallet:
         pass_id = ctx.new_id(wallet_passes)
-        ctx.conn.execute(insert(wallet_passes).values(
-            pass_id=pass_id, kind="boarding_pass", ref_id=booking_id, title=f"{title} seat {', '.join(seats)}",
-            barcode=code, created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_WALLET_PASS, {
+            "pass_id": pass_id, "kind": "boarding_pass", "ref_id": booking_id,
+            "title": f"{title} seat {', '.join(seats)}", "barcode": code, "created_at": ctx.ts(),
+            "updated_at": ctx.ts()})
     return {"booking_id": booking_id, "flight": title, "seats": dict(zip([p["name"] for p in people], seats)),
             "boarding_pass": code, "wallet_pass_id": pass_id}
 
@@ -1248,6 +1342,17 @@ def _free_until(check_in: str, days: int) -> str:
     return f"{dt.date.fromisoformat(check_in) - dt.timedelta(days=days)}T23:59"
 
 
+_ROOM_AND_HOTEL = select(world_hotel_rooms, world_hotels.c.name, world_hotels.c.city).join(
+    world_hotels, world_hotels.c.hotel_id == world_hotel_rooms.c.hotel_id).where(
+    world_hotel_rooms.c.room_id == bindparam("room_id"))
+_OVERLAPPING_STAY = select(hotel_bookings.c.booking_id).where(
+    hotel_bookings.c.status == "confirmed", hotel_bookings.c.city == bindparam("city"),
+    hotel_bookings.c.check_in < bindparam("check_out"), hotel_bookings.c.check_out > bindparam("check_in")).order_by(
+    hotel_bookings.c.booking_id)
+_SET_ROOM = update(world_hotel_rooms).where(world_hotel_rooms.c.room_id == bindparam("match_room_id"))
+_ADD_HOTEL_BOOKING = insert(hotel_bookings)
+
+
 @tool(l2="5.4", app="travel", mutating=True, network="internet",
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.STALE_REFERENCE,
               ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED))
@@ -1268,38 +1373,38 @@ def book_hotel(
     offer = _offer(ctx, offer_id, "hotel")
     stay = offer["params"]
     method = payment_method(ctx, payment_method_id)
-    r, h = world_hotel_rooms.c, world_hotels.c
-    room = ctx.conn.execute(select(world_hotel_rooms, world_hotels.c.name, h.city).join(
-        world_hotels, h.hotel_id == r.hotel_id).where(r.room_id == offer["ref_id"])).first()
+    room = ctx.conn.execute(_ROOM_AND_HOTEL, {"room_id": offer["ref_id"]}).first()
     _fresh(ctx, offer, room.price if room is not None else None)
     assert room is not None
     if room.rooms_left < stay["rooms"]:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{room.name} has {room.rooms_left} {room.room_type} "
                         f"room(s) left, {stay['rooms']} needed", room_id=room.room_id)
-    b = hotel_bookings.c
-    overlap = ctx.conn.execute(select(b.booking_id).where(
-        b.status == "confirmed", b.city == room.city, b.check_in < stay["check_out"], b.check_out > stay["check_in"])
-        .order_by(b.booking_id)).scalar()
+    overlap = ctx.conn.execute(_OVERLAPPING_STAY, {"city": room.city, "check_in": stay["check_in"],
+                                                   "check_out": stay["check_out"]}).scalar()
     if overlap:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a confirmed stay in {room.city} overlaps these dates: {overlap}",
                         existing_id=overlap)
     bid = ctx.new_id(hotel_bookings)
     total = round(room.price * stay["nights"] * stay["rooms"], 2)
     charge(ctx, total, room.name, "travel", bid, method["method_id"])
-    ctx.conn.execute(update(world_hotel_rooms).where(r.room_id == room.room_id).values(
-        rooms_left=room.rooms_left - stay["rooms"]))
+    ctx.conn.execute(_SET_ROOM, {"match_room_id": room.room_id, "rooms_left": room.rooms_left - stay["rooms"]})
     free_until = _free_until(stay["check_in"], room.free_cancel_days)
-    ctx.conn.execute(insert(hotel_bookings).values(
-        booking_id=bid, offer_id=offer_id, hotel_id=room.hotel_id, hotel_name=room.name, room_id=room.room_id,
-        room_type=room.room_type, city=room.city, check_in=stay["check_in"], check_out=stay["check_out"],
-        rooms=stay["rooms"], guests=stay["guests"], guest_name=guest_name, special_requests=special_requests,
-        loyalty_number=loyalty_number, status="confirmed", price=total, currency=offer["currency"],
-        free_cancel_until=free_until, payment_method_id=method["method_id"], created_at=ctx.ts(),
-        updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_HOTEL_BOOKING, {
+        "booking_id": bid, "offer_id": offer_id, "hotel_id": room.hotel_id, "hotel_name": room.name,
+        "room_id": room.room_id, "room_type": room.room_type, "city": room.city, "check_in": stay["check_in"],
+        "check_out": stay["check_out"], "rooms": stay["rooms"], "guests": stay["guests"], "guest_name": guest_name,
+        "special_requests": special_requests, "loyalty_number": loyalty_number, "status": "confirmed",
+        "price": total, "currency": offer["currency"], "free_cancel_until": free_until,
+        "payment_method_id": method["method_id"], "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"booking_id": bid, "hotel_name": room.name, "room_type": room.room_type, "check_in": stay["check_in"],
             "check_out": stay["check_out"], "rooms": stay["rooms"], "guest_name": guest_name, "total_price": total,
             "currency": offer["currency"], "free_cancellation_until": free_until,
             "payment_method_id": method["method_id"]}
+
+
+_RETURN_ROOMS = update(world_hotel_rooms).where(world_hotel_rooms.c.room_id == bindparam("match_room_id")).values(
+    rooms_left=world_hotel_rooms.c.rooms_left + bindparam("rooms"))
+_SET_HOTEL_BOOKING = update(hotel_bookings).where(hotel_bookings.c.booking_id == bindparam("match_booking_id"))
 
 
 @tool(l2="5.4", app="travel", mutating=True,
@@ -1321,11 +1426,9 @@ def cancel_hotel_booking(ctx: Ctx, booking_id: str, confirm: bool = False) -> di
     fee = round(booking["price"] / nights, 2) if _now(ctx) > booking["free_cancel_until"] else 0.0
     money = _cancel_with_fee(ctx, booking_id, fee, confirm, booking["hotel_name"], "travel",
                              booking["payment_method_id"])
-    r = world_hotel_rooms.c
-    ctx.conn.execute(update(world_hotel_rooms).where(r.room_id == booking["room_id"]).values(
-        rooms_left=r.rooms_left + booking["rooms"]))
-    ctx.conn.execute(update(hotel_bookings).where(hotel_bookings.c.booking_id == booking_id).values(
-        status="cancelled", updated_at=ctx.ts()))
+    ctx.conn.execute(_RETURN_ROOMS, {"match_room_id": booking["room_id"], "rooms": booking["rooms"]})
+    ctx.conn.execute(_SET_HOTEL_BOOKING, {"match_booking_id": booking_id, "status": "cancelled",
+                                          "updated_at": ctx.ts()})
     return {"booking_id": booking_id, "status": "cancelled", **money, "currency": booking["currency"]}
 
 
@@ -1375,6 +1478,11 @@ def search_trains(
     return {"origin": start, "destination": end, "date": date, "offers": found, "count": len(found)}
 
 
+_TRAIN = select(world_trains).where(world_trains.c.train_id == bindparam("train_id"))
+_SET_TRAIN = update(world_trains).where(world_trains.c.train_id == bindparam("match_train_id"))
+_ADD_TRAIN_BOOKING = insert(train_bookings)
+
+
 @tool(l2="5.5", app="rail", mutating=True, network="internet", check=_passengers_valid,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.STATE_CONFLICT,
               ErrorType.STALE_REFERENCE, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY,
@@ -1392,7 +1500,7 @@ def book_train_ticket(
         payment_method_id: Payment method id, e.g. pm_001 (default: the default method).
     """
     offer = _offer(ctx, offer_id, "train")
-    train = ctx.conn.execute(select(world_trains).where(world_trains.c.train_id == offer["ref_id"])).first()
+    train = ctx.conn.execute(_TRAIN, {"train_id": offer["ref_id"]}).first()
     people = _travellers(ctx, passengers, ("national_id", "passport"))
     method = payment_method(ctx, payment_method_id)
     if train is not None and train.realname:
@@ -1402,20 +1510,19 @@ def book_train_ticket(
     if train.seats_left < len(people):
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{train.number} has {train.seats_left} {train.seat_class} "
                         f"seat(s) left, {len(people)} needed", train_id=train.train_id)
-    _already_booked(ctx, train_bookings, train_bookings.c.number, train.number, train.depart_at, people)
+    _already_booked(ctx, _TRAIN_BOOKED, train.number, train.depart_at, people)
     bid = ctx.new_id(train_bookings)
     total = round(train.price * len(people), 2)
     charge(ctx, total, train.operator, "travel", bid, method["method_id"])
     seats = [f"Car {k // 40 + 1:02d} Seat {k % 40 // 4 + 1}{'ABCD'[k % 4]}"
              for k in range(train.seats_left - len(people), train.seats_left)]
-    ctx.conn.execute(update(world_trains).where(world_trains.c.train_id == train.train_id).values(
-        seats_left=train.seats_left - len(people)))
-    ctx.conn.execute(insert(train_bookings).values(
-        booking_id=bid, offer_id=offer_id, train_id=train.train_id, number=train.number, mode=train.mode,
-        origin=train.origin, destination=train.destination, depart_at=train.depart_at, seat_class=train.seat_class,
-        passengers_json=json.dumps(people), seats_json=json.dumps(seats), seat_preference=seat_preference,
-        status="confirmed", price=total, currency=offer["currency"], payment_method_id=method["method_id"],
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_TRAIN, {"match_train_id": train.train_id, "seats_left": train.seats_left - len(people)})
+    ctx.conn.execute(_ADD_TRAIN_BOOKING, {
+        "booking_id": bid, "offer_id": offer_id, "train_id": train.train_id, "number": train.number,
+        "mode": train.mode, "origin": train.origin, "destination": train.destination, "depart_at": train.depart_at,
+        "seat_class": train.seat_class, "passengers_json": json.dumps(people), "seats_json": json.dumps(seats),
+        "seat_preference": seat_preference, "status": "confirmed", "price": total, "currency": offer["currency"],
+        "payment_method_id": method["method_id"], "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"booking_id": bid, "number": train.number, "origin": train.origin, "destination": train.destination,
             "depart_at": train.depart_at, "seat_class": train.seat_class,
             "seats": dict(zip([p["name"] for p in people], seats)), "total_price": total,
@@ -1423,6 +1530,12 @@ def book_train_ticket(
 
 
 # ---- Trip Planning & Itinerary (5.6) ----------------------------------------------------------
+
+_OVERLAPPING_TRIP = select(trips.c.trip_id).where(
+    func.lower(trips.c.destination) == bindparam("destination"), trips.c.start_date <= bindparam("end_date"),
+    trips.c.end_date >= bindparam("start_date")).order_by(trips.c.trip_id)
+_ADD_TRIP = insert(trips)
+
 
 @tool(l2="5.6", app="travel", mutating=True, check=_dates_in_order("start_date", "end_date"),
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
@@ -1445,17 +1558,15 @@ def create_trip_itinerary(
     people = sorted(set(travelers or []))
     for cid in people:
         _get(ctx, contacts, cid, "search_contacts")
-    t = trips.c
-    clash = ctx.conn.execute(select(t.trip_id).where(
-        func.lower(t.destination) == destination.strip().lower(), t.start_date <= end_date, t.end_date >= start_date)
-        .order_by(t.trip_id)).scalar()
+    clash = ctx.conn.execute(_OVERLAPPING_TRIP, {"destination": destination.strip().lower(), "start_date": start_date,
+                                                 "end_date": end_date}).scalar()
     if clash:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"trip {clash} to {destination} overlaps these dates",
                         existing_id=clash)
     tid = ctx.new_id(trips)
     row = {"trip_id": tid, "name": name, "destination": destination.strip(), "start_date": start_date,
            "end_date": end_date, "travelers_json": json.dumps(people), "notes": notes}
-    ctx.conn.execute(insert(trips).values(**row, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_TRIP, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {k: v for k, v in row.items() if k != "travelers_json"} | {"travelers": people}
 
 
@@ -1478,9 +1589,19 @@ def _ref_exists(ctx: Ctx, ref_id: str) -> bool:
         if t.info["kind"] != USER or len(keys) != 1:
             continue
         prefix = t.info["id_prefix"] or keys[0].name.removesuffix("_id")
-        if ref_id.startswith(f"{prefix}_") and ctx.conn.execute(select(keys[0]).where(keys[0] == ref_id)).first():
+        if ref_id.startswith(f"{prefix}_") and ctx.conn.execute(_by_key(t), {"key": ref_id}).first():
             return True
     return False
+
+
+_TRIP_ITEM_FOR_REF = select(trip_items.c.item_id).where(
+    trip_items.c.trip_id == bindparam("trip_id"), trip_items.c.ref_id == bindparam("ref_id")).order_by(
+    trip_items.c.item_id)
+_TRIP_ITEM_TITLED = select(trip_items.c.item_id).where(
+    trip_items.c.trip_id == bindparam("trip_id"),
+    (func.lower(trip_items.c.title) == bindparam("title")) & (trip_items.c.start == bindparam("start"))).order_by(
+    trip_items.c.item_id)
+_ADD_TRIP_ITEM = insert(trip_items)
 
 
 @tool(l2="5.6", app="travel", mutating=True, check=_item_valid,
@@ -1507,15 +1628,15 @@ def add_itinerary_item(
     if not trip["start_date"] <= start[:10] <= trip["end_date"]:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"start {start} is outside the trip "
                         f"({trip['start_date']} to {trip['end_date']})", field="start")
-    i = trip_items.c
-    same = i.ref_id == ref_id if ref_id else (func.lower(i.title) == title.lower()) & (i.start == start)
-    existing = ctx.conn.execute(select(i.item_id).where(i.trip_id == trip_id, same).order_by(i.item_id)).scalar()
+    existing = (ctx.conn.execute(_TRIP_ITEM_FOR_REF, {"trip_id": trip_id, "ref_id": ref_id}) if ref_id
+                else ctx.conn.execute(_TRIP_ITEM_TITLED, {"trip_id": trip_id, "title": title.lower(), "start": start})
+                ).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the trip already has this item: {existing}", existing_id=existing)
     iid = ctx.new_id(trip_items)
     row = {"item_id": iid, "trip_id": trip_id, "item_type": item_type, "title": title, "start": start, "end": end,
            "ref_id": ref_id, "location": location}
-    ctx.conn.execute(insert(trip_items).values(**row, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_TRIP_ITEM, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return row
 
 

@@ -26,6 +26,9 @@ ride_lost_items = table(
 )
 
 
+_ADD_LOST_ITEM = insert(ride_lost_items)
+
+
 @tool(domain=INTERNAL, app="ride", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def ride_report_lost_item(
     ctx: Ctx, ride_id: str, item: Name, description: Note | None = None,
@@ -43,17 +46,19 @@ def ride_report_lost_item(
     if ride["status"] != "completed":
         raise ToolError(ErrorType.STATE_CONFLICT, f"{ride_id} is {ride['status']}, not a finished ride")
     rid = ctx.new_id(ride_lost_items)
-    ctx.conn.execute(insert(ride_lost_items).values(
-        report_id=rid, ride_id=ride_id, item=item, description=description, contact_phone=contact_phone,
-        status="reported", created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_LOST_ITEM, {
+        "report_id": rid, "ride_id": ride_id, "item": item, "description": description,
+        "contact_phone": contact_phone, "status": "reported", "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"report_id": rid, "ride_id": ride_id}
+
+
+_LATEST_FINISHED_RIDE = select(rides.c.ride_id).where(rides.c.status == "completed").order_by(
+    rides.c.created_at.desc(), rides.c.ride_id.desc())
 
 
 def _report_lost_item(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """Open the ride history (the given ride, else the latest finished one) and file the lost-item form."""
-    r = rides.c
-    ride_id = inputs.get("ride_id") or ctx.conn.execute(select(r.ride_id).where(r.status == "completed").order_by(
-        r.created_at.desc(), r.ride_id.desc())).scalar()
+    ride_id = inputs.get("ride_id") or ctx.conn.execute(_LATEST_FINISHED_RIDE).scalar()
     if not ride_id:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, "the ride history shows no finished ride", reason="no_ride")
     args = {"ride_id": str(ride_id), "item": str(inputs["item"])}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sqlalchemy import Column, Connection, Float, Integer, Text, insert, select, update
+from sqlalchemy import Column, Connection, Float, Integer, Text, bindparam, insert, select, update
 
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
@@ -74,12 +74,14 @@ transactions = table(
 )
 
 
+_DEFAULT_PAYMENT_METHOD = select(payment_methods).where(payment_methods.c.is_default == 1)
+_PAYMENT_METHOD = select(payment_methods).where(payment_methods.c.method_id == bindparam("method_id"))
+
+
 def payment_method(ctx: Ctx, method_id: str | None) -> dict[str, Any]:
     """The named payment method, or the default one; frozen methods cannot pay."""
-    q = select(payment_methods)
-    q = (q.where(payment_methods.c.is_default == 1) if method_id is None
-         else q.where(payment_methods.c.method_id == method_id))
-    row = ctx.conn.execute(q).first()
+    row = (ctx.conn.execute(_DEFAULT_PAYMENT_METHOD) if method_id is None
+           else ctx.conn.execute(_PAYMENT_METHOD, {"method_id": method_id})).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no payment method {method_id!r}" if method_id is not None
                         else "no default payment method", field="payment_method_id")
@@ -89,6 +91,10 @@ def payment_method(ctx: Ctx, method_id: str | None) -> dict[str, Any]:
     return dict(row._mapping)
 
 
+_SET_PAYMENT_METHOD = update(payment_methods).where(payment_methods.c.method_id == bindparam("match_method_id"))
+_ADD_TRANSACTION = insert(transactions)
+
+
 def charge(ctx: Ctx, amount: float, merchant: str, category: str, ref_id: str | None,
            method_id: str | None = None) -> str:
     """Pay ``amount`` with a payment method: checks funds, debits it, records a transaction."""
@@ -96,33 +102,39 @@ def charge(ctx: Ctx, amount: float, merchant: str, category: str, ref_id: str | 
     if amount > method["balance"]:
         raise ToolError(ErrorType.LIMIT_EXCEEDED, f"{method['nickname']} has {method['balance']:.2f} available, "
                         f"{amount:.2f} needed", method_id=method["method_id"])
-    ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == method["method_id"]).values(
-        balance=round(method["balance"] - amount, 2), updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": method["method_id"],
+                                           "balance": round(method["balance"] - amount, 2), "updated_at": ctx.ts()})
     txn_id = ctx.new_id(transactions)
-    ctx.conn.execute(insert(transactions).values(
-        txn_id=txn_id, method_id=method["method_id"], amount=-round(amount, 2), currency=method["currency"],
-        merchant=merchant, category=category, ref_id=ref_id, ts=ctx.ts(), status="posted",
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_TRANSACTION, {
+        "txn_id": txn_id, "method_id": method["method_id"], "amount": -round(amount, 2),
+        "currency": method["currency"], "merchant": merchant, "category": category, "ref_id": ref_id,
+        "ts": ctx.ts(), "status": "posted", "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return txn_id
+
+
+_POSTED_PAYMENTS_FOR = select(transactions).where(
+    transactions.c.ref_id == bindparam("ref_id"), transactions.c.status == "posted", transactions.c.amount < 0)
+_SET_TRANSACTION = update(transactions).where(transactions.c.txn_id == bindparam("match_txn_id"))
+_BALANCE = select(payment_methods.c.balance).where(payment_methods.c.method_id == bindparam("method_id"))
 
 
 def refund(ctx: Ctx, ref_id: str) -> float:
     """Refund every posted payment for ``ref_id`` back to its method; returns the amount."""
     total = 0.0
-    for txn in ctx.conn.execute(select(transactions).where(
-            transactions.c.ref_id == ref_id, transactions.c.status == "posted", transactions.c.amount < 0)).all():
-        ctx.conn.execute(update(transactions).where(transactions.c.txn_id == txn.txn_id).values(
-            status="refunded", updated_at=ctx.ts()))
-        method = ctx.conn.execute(select(payment_methods.c.balance).where(
-            payment_methods.c.method_id == txn.method_id)).scalar() or 0.0
-        ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == txn.method_id).values(
-            balance=round(method - txn.amount, 2), updated_at=ctx.ts()))
+    for txn in ctx.conn.execute(_POSTED_PAYMENTS_FOR, {"ref_id": ref_id}).all():
+        ctx.conn.execute(_SET_TRANSACTION, {"match_txn_id": txn.txn_id, "status": "refunded", "updated_at": ctx.ts()})
+        method = ctx.conn.execute(_BALANCE, {"method_id": txn.method_id}).scalar() or 0.0
+        ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": txn.method_id,
+                                               "balance": round(method - txn.amount, 2), "updated_at": ctx.ts()})
         total += -txn.amount
     return round(total, 2)
 
 
+_PLACE = select(world_places).where(world_places.c.place_id == bindparam("place_id"))
+
+
 def place(ctx: Ctx, place_id: str) -> dict[str, Any]:
-    row = ctx.conn.execute(select(world_places).where(world_places.c.place_id == place_id)).first()
+    row = ctx.conn.execute(_PLACE, {"place_id": place_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no place {place_id!r}", field="place_id", hint="search_places")
     return dict(row._mapping)

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Integer,
     Table,
     Text,
+    bindparam,
     cast,
     delete,
     func,
@@ -247,12 +248,17 @@ def _not_past(ctx: Ctx, day: str | None, field: str) -> None:
                         today=_today(ctx))
 
 
+_ACCOUNTS = select(bank_accounts, payment_methods.c.balance, payment_methods.c.currency,
+                   payment_methods.c.status).join(
+    payment_methods, bank_accounts.c.method_id == payment_methods.c.method_id).order_by(bank_accounts.c.account_id)
+_ACCOUNT = _ACCOUNTS.where(bank_accounts.c.account_id == bindparam("account_id"))
+_CHECKING_ACCOUNT = _ACCOUNTS.where(bank_accounts.c.type == "checking")
+
+
 def _account(ctx: Ctx, account_id: Id | None = None) -> dict[str, Any]:
     """A bank account with its balance, currency and status; default: the main checking account."""
-    a, m = bank_accounts.c, payment_methods.c
-    q = select(bank_accounts, m.balance, m.currency, m.status).join(payment_methods, a.method_id == m.method_id)
-    q = q.where(a.account_id == account_id) if account_id else q.where(a.type == "checking")
-    row = ctx.conn.execute(q.order_by(a.account_id)).first()
+    row = (ctx.conn.execute(_ACCOUNT, {"account_id": account_id}) if account_id
+           else ctx.conn.execute(_CHECKING_ACCOUNT)).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no bank account {account_id!r}" if account_id
                         else "no checking account", field="account_id", hint="get_account_balance")
@@ -278,17 +284,21 @@ def _confirmed(confirm: bool, what: str, **details: Any) -> None:
                         hint="ask_user(kind=confirm), then retry with confirm=true", **details)
 
 
+_FX_QUOTE = select(world_fx_rates.c.quote).where(world_fx_rates.c.quote == bindparam("quote")).limit(1)
+_FX_RATE_ON = select(world_fx_rates.c.rate).where(
+    world_fx_rates.c.quote == bindparam("quote"), world_fx_rates.c.date <= bindparam("day")).order_by(
+    world_fx_rates.c.date.desc()).limit(1)
+
+
 def _usd_rate(ctx: Ctx, currency: str, day: str) -> float:
     """Units of ``currency`` per US dollar on ``day`` (the latest stored rate on or before it)."""
     if currency == FX_BASE:
         return 1.0
-    r = world_fx_rates.c
-    known = ctx.conn.execute(select(r.quote).where(r.quote == currency).limit(1)).first()
+    known = ctx.conn.execute(_FX_QUOTE, {"quote": currency}).first()
     if known is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no exchange rates for currency {currency!r}",
                         field="currency", known=_currencies(ctx))
-    rate = ctx.conn.execute(select(r.rate).where(r.quote == currency, r.date <= day).order_by(
-        r.date.desc()).limit(1)).scalar()
+    rate = ctx.conn.execute(_FX_RATE_ON, {"quote": currency, "day": day}).scalar()
     if rate is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no exchange rate for {currency} on {day}", field="date")
     return float(rate)
@@ -299,8 +309,11 @@ def _known_currency(ctx: Ctx, currency: str) -> None:
     _usd_rate(ctx, currency, _today(ctx))
 
 
+_FX_QUOTES = select(world_fx_rates.c.quote).distinct()
+
+
 def _currencies(ctx: Ctx) -> list[str]:
-    quotes = ctx.conn.execute(select(world_fx_rates.c.quote).distinct()).scalars()
+    quotes = ctx.conn.execute(_FX_QUOTES).scalars()
     return sorted({FX_BASE, *quotes})
 
 
@@ -311,36 +324,50 @@ def _convert(ctx: Ctx, amount: float, source: str, target: str, day: str | None 
     return round(amount * rate, 2), round(rate, 6)
 
 
+_BALANCE_AND_CURRENCY = select(payment_methods.c.balance, payment_methods.c.currency).where(
+    payment_methods.c.method_id == bindparam("method_id"))
+_SET_PAYMENT_METHOD = update(payment_methods).where(payment_methods.c.method_id == bindparam("match_method_id"))
+_ADD_TRANSACTION = insert(transactions)
+
+
 def _credit(ctx: Ctx, method_id: str, amount: float, merchant: str, category: str, ref_id: str) -> str:
     """Money in: raise a payment method's balance and record the transaction."""
-    balance, currency = ctx.conn.execute(select(payment_methods.c.balance, payment_methods.c.currency).where(
-        payment_methods.c.method_id == method_id)).one()
-    ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == method_id).values(
-        balance=round(balance + amount, 2), updated_at=ctx.ts()))
+    balance, currency = ctx.conn.execute(_BALANCE_AND_CURRENCY, {"method_id": method_id}).one()
+    ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": method_id, "balance": round(balance + amount, 2),
+                                           "updated_at": ctx.ts()})
     txn_id = ctx.new_id(transactions)
-    ctx.conn.execute(insert(transactions).values(
-        txn_id=txn_id, method_id=method_id, amount=round(amount, 2), currency=currency, merchant=merchant,
-        category=category, ref_id=ref_id, ts=ctx.ts(), status="posted", created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_TRANSACTION, {
+        "txn_id": txn_id, "method_id": method_id, "amount": round(amount, 2), "currency": currency,
+        "merchant": merchant, "category": category, "ref_id": ref_id, "ts": ctx.ts(), "status": "posted",
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return txn_id
 
 
+_BALANCE = select(payment_methods.c.balance).where(payment_methods.c.method_id == bindparam("method_id"))
+
+
 def _balance(ctx: Ctx, method_id: str) -> float:
-    return float(ctx.conn.execute(select(payment_methods.c.balance).where(
-        payment_methods.c.method_id == method_id)).scalar() or 0.0)
+    return float(ctx.conn.execute(_BALANCE, {"method_id": method_id}).scalar() or 0.0)
+
+
+_CONTACT = select(contacts).where(contacts.c.contact_id == bindparam("contact_id"))
 
 
 def _contact(ctx: Ctx, contact_id: str) -> dict[str, Any]:
-    row = ctx.conn.execute(select(contacts).where(contacts.c.contact_id == contact_id)).first()
+    row = ctx.conn.execute(_CONTACT, {"contact_id": contact_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact {contact_id!r}", field="contact_id",
                         hint="search_contacts")
     return dict(row._mapping)
 
 
+_CONTACTS_NAMED = select(contacts).where(func.lower(contacts.c.name) == bindparam("name"))
+
+
 def _contact_by_name(ctx: Ctx, name: str) -> dict[str, Any]:
     """The one contact whose name is ``name`` or contains all its words; else NotFound / Ambiguous."""
     c = contacts.c
-    exact = rows(ctx.conn.execute(select(contacts).where(func.lower(c.name) == name.lower())))
+    exact = rows(ctx.conn.execute(_CONTACTS_NAMED, {"name": name.lower()}))
     found = exact or rows(ctx.conn.execute(select(contacts).where(
         *(func.lower(c.name).contains(w, autoescape=True) for w in name.lower().split())).order_by(c.contact_id)))
     if not found:
@@ -352,22 +379,29 @@ def _contact_by_name(ctx: Ctx, name: str) -> dict[str, Any]:
     return found[0]
 
 
+_ADD_MESSAGE = insert(messages)
+
+
 def _notify(ctx: Ctx, contact: dict[str, Any], text: str) -> str:
     """A chat message to the contact (money requests reach people this way)."""
     mid = ctx.new_id(messages)
-    ctx.conn.execute(insert(messages).values(
-        message_id=mid, channel="chat", direction="out", counterpart=normalise_phone(contact["phone_number"]),
-        contact_id=contact["contact_id"], body=text, is_read=1, status="sent", sent_at=ctx.ts(),
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_MESSAGE, {
+        "message_id": mid, "channel": "chat", "direction": "out",
+        "counterpart": normalise_phone(contact["phone_number"]), "contact_id": contact["contact_id"], "body": text,
+        "is_read": 1, "status": "sent", "sent_at": ctx.ts(), "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return mid
+
+
+_ADD_MONEY_REQUEST = insert(money_requests)
 
 
 def _request(ctx: Ctx, contact: dict[str, Any], amount: float, currency: str, note: str | None,
              due_date: str | None = None, split_id: str | None = None) -> dict[str, Any]:
     rid = ctx.new_id(money_requests)
-    ctx.conn.execute(insert(money_requests).values(
-        request_id=rid, contact_id=contact["contact_id"], amount=amount, currency=currency, note=note,
-        due_date=due_date, status="open", split_id=split_id, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_MONEY_REQUEST, {
+        "request_id": rid, "contact_id": contact["contact_id"], "amount": amount, "currency": currency,
+        "note": note, "due_date": due_date, "status": "open", "split_id": split_id, "created_at": ctx.ts(),
+        "updated_at": ctx.ts()})
     text = f"Payment request: {amount:.2f} {currency}" + (f" for {note}" if note else "") + (
         f", due {due_date}" if due_date else "") + f" ({rid})"
     message_id = _notify(ctx, contact, text)
@@ -388,22 +422,19 @@ def get_account_balance(ctx: Ctx, account_id: Id | None = None) -> dict[str, Any
     Args:
         account_id: Only this account, e.g. acct_001 (default: all accounts).
     """
-    if account_id:
-        found = [_account(ctx, account_id)]
-    else:
-        a, m = bank_accounts.c, payment_methods.c
-        found = rows(ctx.conn.execute(select(bank_accounts, m.balance, m.currency, m.status).join(
-            payment_methods, a.method_id == m.method_id).order_by(a.account_id)))
+    found = [_account(ctx, account_id)] if account_id else rows(ctx.conn.execute(_ACCOUNTS))
     totals: dict[str, float] = {}
     for acc in found:
         totals[acc["currency"]] = round(totals.get(acc["currency"], 0.0) + acc["balance"], 2)
     return {"accounts": [{k: acc[k] for k in ACCOUNT_KEYS} for acc in found], "totals": totals}
 
 
+_METHOD_ID = select(payment_methods.c.method_id).where(payment_methods.c.method_id == bindparam("method_id"))
+
+
 def _method_id(ctx: Ctx, method_id: str) -> str:
     """The id of an existing payment method (frozen ones included)."""
-    found = ctx.conn.execute(select(payment_methods.c.method_id).where(
-        payment_methods.c.method_id == method_id)).scalar()
+    found = ctx.conn.execute(_METHOD_ID, {"method_id": method_id}).scalar()
     if found is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no account or payment method {method_id!r}",
                         field="account_id", hint="get_account_balance")
@@ -477,6 +508,11 @@ def list_transactions(
 
 # ---- Money Transfer (7.2) ---------------------------------------------------------------------
 
+_ACCOUNT_ID_BY_NUMBER = select(bank_accounts.c.account_id).where(
+    bank_accounts.c.account_no == bindparam("account_no"))
+_CONTACT_BY_PHONE = select(contacts).where(contacts.c.phone_number == bindparam("phone_number"))
+
+
 def _recipient(ctx: Ctx, ref: str) -> dict[str, Any]:
     """Resolve a recipient: own account id, contact id, IBAN-style account number, phone number or name."""
     if ref.startswith("acct_"):
@@ -487,14 +523,13 @@ def _recipient(ctx: Ctx, ref: str) -> dict[str, Any]:
         return {"key": ref, "name": c["name"], "contact_id": ref, "own": None}
     compact = ref.replace(" ", "").upper()
     if IBAN.match(compact):
-        mine = ctx.conn.execute(select(bank_accounts.c.account_id).where(
-            bank_accounts.c.account_no == compact)).scalar()
+        mine = ctx.conn.execute(_ACCOUNT_ID_BY_NUMBER, {"account_no": compact}).scalar()
         if mine:
             return _recipient(ctx, mine)
         return {"key": compact, "name": f"account {compact[:4]}…{compact[-4:]}", "contact_id": None, "own": None}
     if re.match(PHONE_PATTERN, ref):
         number = normalise_phone(ref)
-        c_row = ctx.conn.execute(select(contacts).where(contacts.c.phone_number == number)).first()
+        c_row = ctx.conn.execute(_CONTACT_BY_PHONE, {"phone_number": number}).first()
         if c_row is not None:
             return {"key": c_row.contact_id, "name": c_row.name, "contact_id": c_row.contact_id, "own": None}
         return {"key": number, "name": number, "contact_id": None, "own": None}
@@ -503,6 +538,13 @@ def _recipient(ctx: Ctx, ref: str) -> dict[str, Any]:
 
 
 DUPLICATE_WINDOW = dt.timedelta(minutes=5)
+_RECENT_TRANSFER = select(transfers.c.transfer_id).where(
+    transfers.c.recipient_key == bindparam("recipient_key"), transfers.c.amount == bindparam("amount"),
+    transfers.c.currency == bindparam("currency"), transfers.c.created_at >= bindparam("since"))
+_SENT_TO_OTHERS_ON = select(func.coalesce(func.sum(transfers.c.debit_amount), 0.0)).where(
+    transfers.c.from_account_id == bindparam("from_account_id"), transfers.c.value_date == bindparam("value_date"),
+    transfers.c.recipient_key.not_like("acct\\_%", escape="\\"))
+_ADD_TRANSFER = insert(transfers)
 
 
 @tool(l2="7.2", app="bank", mutating=True, network="internet", needs_login=True, errors=(
@@ -538,19 +580,17 @@ def transfer_money(
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "cannot transfer an account to itself", fields=["recipient"])
     if to["own"]:
         _usable(to["own"])
-    tr = transfers.c
     since = (ctx.now - DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%S")
-    recent = ctx.conn.execute(select(tr.transfer_id).where(
-        tr.recipient_key == to["key"], tr.amount == amount, tr.currency == currency, tr.created_at >= since)).scalar()
+    recent = ctx.conn.execute(_RECENT_TRANSFER, {"recipient_key": to["key"], "amount": amount, "currency": currency,
+                                                 "since": since}).scalar()
     if recent:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the same transfer was just made: {recent}", existing_id=recent)
     value_date = scheduled_date or _today(ctx)
     if value_date == _today(ctx):
         _funds(source, debit)
     if not to["own"]:
-        sent = ctx.conn.execute(select(func.coalesce(func.sum(tr.debit_amount), 0.0)).where(
-            tr.from_account_id == source["account_id"], tr.value_date == value_date,
-            tr.recipient_key.not_like("acct\\_%", escape="\\"))).scalar() or 0.0
+        sent = ctx.conn.execute(_SENT_TO_OTHERS_ON, {"from_account_id": source["account_id"],
+                                                     "value_date": value_date}).scalar() or 0.0
         if sent + debit > source["daily_limit"]:
             raise ToolError(ErrorType.LIMIT_EXCEEDED, f"the daily transfer limit of {source['daily_limit']:.2f} "
                             f"{source['currency']} would be exceeded ({sent:.2f} already sent on {value_date})",
@@ -566,14 +606,20 @@ def transfer_money(
             credit, _ = _convert(ctx, amount, currency, to["own"]["currency"])
             _credit(ctx, to["own"]["method_id"], credit, source["name"], "transfer", transfer_id)
     status = "completed" if txn_id else "scheduled"
-    ctx.conn.execute(insert(transfers).values(
-        transfer_id=transfer_id, from_account_id=source["account_id"], recipient_key=to["key"],
-        recipient_name=to["name"], contact_id=to["contact_id"], amount=amount, currency=currency, debit_amount=debit,
-        note=note, value_date=value_date, status=status, txn_id=txn_id, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_TRANSFER, {
+        "transfer_id": transfer_id, "from_account_id": source["account_id"], "recipient_key": to["key"],
+        "recipient_name": to["name"], "contact_id": to["contact_id"], "amount": amount, "currency": currency,
+        "debit_amount": debit, "note": note, "value_date": value_date, "status": status, "txn_id": txn_id,
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"transfer_id": transfer_id, "status": status, "recipient": {"key": to["key"], "name": to["name"]},
             "amount": amount, "currency": currency, "from_account_id": source["account_id"], "debited": debit,
             "account_currency": source["currency"], "rate": rate, "value_date": value_date, "txn_id": txn_id,
             "balance_after": _balance(ctx, source["method_id"])}
+
+
+_OPEN_REQUEST = select(money_requests.c.request_id).where(
+    money_requests.c.contact_id == bindparam("contact_id"), money_requests.c.amount == bindparam("amount"),
+    money_requests.c.currency == bindparam("currency"), money_requests.c.status == "open")
 
 
 @tool(l2="7.2", app="bank", mutating=True, network="internet", needs_login=True, errors=(
@@ -594,9 +640,8 @@ def request_money(
     _not_past(ctx, due_date, "due_date")
     contact = _contact(ctx, from_contact_id)
     _known_currency(ctx, currency)
-    r = money_requests.c
-    same = ctx.conn.execute(select(r.request_id).where(
-        r.contact_id == from_contact_id, r.amount == amount, r.currency == currency, r.status == "open")).scalar()
+    same = ctx.conn.execute(_OPEN_REQUEST, {"contact_id": from_contact_id, "amount": amount,
+                                            "currency": currency}).scalar()
     if same:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{contact['name']} already has an open request for "
                         f"{amount:.2f} {currency}: {same}", existing_id=same)
@@ -618,6 +663,9 @@ def _bill_out(bill: dict[str, Any], today: str) -> dict[str, Any]:
             "status": _bill_status(bill, today), "autopay": bool(bill["autopay"])}
 
 
+_BILLS = select(bills).order_by(bills.c.due_date, bills.c.bill_id)
+
+
 @tool(l2="7.3", app="bank", mutating=False, needs_login=True)
 def list_bills(ctx: Ctx, status: Literal["due", "overdue", "paid", "all"] = "due") -> dict[str, Any]:
     """List the user's bills with amounts and due dates, soonest due first (paid ones: latest first).
@@ -627,8 +675,7 @@ def list_bills(ctx: Ctx, status: Literal["due", "overdue", "paid", "all"] = "due
             its due date, paid, or all.
     """
     today = _today(ctx)
-    found = [_bill_out(b, today) for b in rows(ctx.conn.execute(select(bills).order_by(
-        bills.c.due_date, bills.c.bill_id)))]
+    found = [_bill_out(b, today) for b in rows(ctx.conn.execute(_BILLS))]
     if status == "due":
         found = [b for b in found if b["status"] != "paid"]
     elif status != "all":
@@ -637,6 +684,10 @@ def list_bills(ctx: Ctx, status: Literal["due", "overdue", "paid", "all"] = "due
         found.reverse()
     return {"bills": found, "count": len(found),
             "total_due": round(sum(b["amount_due"] for b in found if b["status"] != "paid"), 2)}
+
+
+_BILL = select(bills).where(bills.c.bill_id == bindparam("bill_id"))
+_SET_BILL = update(bills).where(bills.c.bill_id == bindparam("match_bill_id"))
 
 
 @tool(l2="7.3", app="bank", mutating=True, network="internet", needs_login=True, errors=(
@@ -658,7 +709,7 @@ def pay_bill(
         confirm: Set true only after the user confirmed this payment.
     """
     _not_past(ctx, scheduled_date, "scheduled_date")
-    row = ctx.conn.execute(select(bills).where(bills.c.bill_id == bill_id)).first()
+    row = ctx.conn.execute(_BILL, {"bill_id": bill_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no bill {bill_id!r}", field="bill_id", hint="list_bills")
     bill = dict(row._mapping)
@@ -682,25 +733,28 @@ def pay_bill(
     if debit >= source["confirm_threshold"]:
         _confirmed(confirm, f"a bill payment of {debit:.2f} {source['currency']}",
                    threshold=source["confirm_threshold"])
-    b = bills.c
     if now:
         txn_id = charge(ctx, debit, bill["biller"], "bills", bill_id, source["method_id"])
         paid = round(bill["amount_paid"] + pay, 2)
         done = paid >= bill["amount"]
-        ctx.conn.execute(update(bills).where(b.bill_id == bill_id).values(
-            amount_paid=paid, status="paid" if done else "due", paid_at=ctx.ts() if done else None,
-            updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_BILL, {"match_bill_id": bill_id, "amount_paid": paid, "status": "paid" if done else "due",
+                                     "paid_at": ctx.ts() if done else None, "updated_at": ctx.ts()})
         return {"bill_id": bill_id, "status": "paid" if done else "partially_paid", "paid": pay,
                 "amount_due": round(bill["amount"] - paid, 2), "currency": bill["currency"], "txn_id": txn_id,
                 "account_id": source["account_id"], "balance_after": _balance(ctx, source["method_id"])}
-    ctx.conn.execute(update(bills).where(b.bill_id == bill_id).values(
-        status="scheduled", scheduled_date=scheduled_date, scheduled_amount=pay,
-        pay_from_account_id=source["account_id"], updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_BILL, {"match_bill_id": bill_id, "status": "scheduled", "scheduled_date": scheduled_date,
+                                 "scheduled_amount": pay, "pay_from_account_id": source["account_id"],
+                                 "updated_at": ctx.ts()})
     return {"bill_id": bill_id, "status": "scheduled", "scheduled_date": scheduled_date, "amount": pay,
             "currency": bill["currency"], "account_id": source["account_id"]}
 
 
 # ---- Budgets & Expense Tracking (7.4) ---------------------------------------------------------
+
+_BUDGET_FOR = select(budgets).where(budgets.c.category == bindparam("category"))
+_ADD_BUDGET = insert(budgets)
+_SET_BUDGET = update(budgets).where(budgets.c.budget_id == bindparam("match_budget_id"))
+
 
 @tool(l2="7.4", app="bank", mutating=True, needs_login=True, errors=(ErrorType.DUPLICATE_ENTITY,))
 def set_budget(
@@ -715,7 +769,7 @@ def set_budget(
         alert_pct: Warn when spending reaches this percentage of the limit.
         overwrite: Set true to replace the category's existing budget.
     """
-    existing = ctx.conn.execute(select(budgets).where(budgets.c.category == category)).first()
+    existing = ctx.conn.execute(_BUDGET_FOR, {"category": category}).first()
     if existing is not None and not overwrite:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a {category} budget of {existing.monthly_limit:.2f} exists: "
                         f"{existing.budget_id}", existing_id=existing.budget_id,
@@ -723,14 +777,21 @@ def set_budget(
     values = {"monthly_limit": monthly_limit, "alert_pct": alert_pct, "updated_at": ctx.ts()}
     if existing is None:
         budget_id = ctx.new_id(budgets)
-        ctx.conn.execute(insert(budgets).values(budget_id=budget_id, category=category, created_at=ctx.ts(),
-                                                **values))
+        ctx.conn.execute(_ADD_BUDGET, {"budget_id": budget_id, "category": category, "created_at": ctx.ts(),
+                                       **values})
     else:
         budget_id = existing.budget_id
-        ctx.conn.execute(update(budgets).where(budgets.c.budget_id == budget_id).values(**values))
+        ctx.conn.execute(_SET_BUDGET, {"match_budget_id": budget_id, **values})
     previous = {"monthly_limit": existing.monthly_limit, "alert_pct": existing.alert_pct} if existing else None
     return {"budget_id": budget_id, "category": category, "monthly_limit": monthly_limit, "alert_pct": alert_pct,
             "replaced": previous}
+
+
+_BUDGETS = select(budgets).order_by(budgets.c.category)
+_CATEGORY_BUDGETS = _BUDGETS.where(budgets.c.category == bindparam("category"))
+_SPENT_BY_CATEGORY = select(transactions.c.category, func.sum(transactions.c.amount)).where(
+    transactions.c.status == "posted", transactions.c.amount < 0, transactions.c.ts.like(bindparam("month_pattern"))
+).group_by(transactions.c.category)
 
 
 @tool(l2="7.4", app="bank", mutating=False, needs_login=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -741,18 +802,14 @@ def get_budget_status(ctx: Ctx, category: BudgetCategory | None = None, month: M
         category: Only this category's budget (default: every budget).
         month: The month, YYYY-MM (default: the current month).
     """
-    q = select(budgets).order_by(budgets.c.category)
-    if category:
-        q = q.where(budgets.c.category == category)
-    found = rows(ctx.conn.execute(q))
+    found = rows(ctx.conn.execute(_CATEGORY_BUDGETS, {"category": category}) if category
+                 else ctx.conn.execute(_BUDGETS))
     if not found:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no budget for {category}" if category else "no budgets set",
                         field="category", hint="set_budget")
     month = month or ctx.now.strftime("%Y-%m")
-    t = transactions.c
     spent: dict[str, float] = {}
-    for cat, total in ctx.conn.execute(select(t.category, func.sum(t.amount)).where(
-            t.status == "posted", t.amount < 0, t.ts.like(f"{month}-%")).group_by(t.category)):
+    for cat, total in ctx.conn.execute(_SPENT_BY_CATEGORY, {"month_pattern": f"{month}-%"}):
         bucket = _budget_category(cat)
         if bucket:
             spent[bucket] = spent.get(bucket, 0.0) - total
@@ -795,12 +852,23 @@ def _brand(digits: str) -> str:
     return next((name for prefix, name in BRANDS if digits.startswith(prefix)), "Card")
 
 
+_PAYMENT_METHOD = select(payment_methods).where(payment_methods.c.method_id == bindparam("method_id"))
+
+
 def _card(ctx: Ctx, method_id: str) -> dict[str, Any]:
-    row = ctx.conn.execute(select(payment_methods).where(payment_methods.c.method_id == method_id)).first()
+    row = ctx.conn.execute(_PAYMENT_METHOD, {"method_id": method_id}).first()
     if row is None or row.kind != "card":
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no card {method_id!r}", field="card_id",
                         hint="get_account_balance lists accounts; cards have kind card")
     return dict(row._mapping)
+
+
+_SAME_CARD = select(payment_methods.c.method_id).join(
+    card_details, card_details.c.method_id == payment_methods.c.method_id).where(
+    payment_methods.c.last4 == bindparam("last4"), card_details.c.expiry == bindparam("expiry"))
+_CLEAR_DEFAULT_METHOD = update(payment_methods).where(payment_methods.c.is_default == 1).values(is_default=0)
+_ADD_PAYMENT_METHOD = insert(payment_methods)
+_ADD_CARD_DETAILS = insert(card_details)
 
 
 @tool(l2="7.5", app="wallet", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY),
@@ -825,24 +893,24 @@ def add_payment_card(
     if (year, month) < (ctx.now.year, ctx.now.month):
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"the card expired in {expiry}", fields=["expiry"])
     last4, brand = digits[-4:], _brand(digits)
-    same = ctx.conn.execute(select(payment_methods.c.method_id).join(
-        card_details, card_details.c.method_id == payment_methods.c.method_id).where(
-        payment_methods.c.last4 == last4, card_details.c.expiry == expiry)).scalar()
+    same = ctx.conn.execute(_SAME_CARD, {"last4": last4, "expiry": expiry}).scalar()
     if same:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this card is already in the wallet: {same}", existing_id=same)
     if set_default:
-        ctx.conn.execute(update(payment_methods).where(payment_methods.c.is_default == 1).values(
-            is_default=0, updated_at=ctx.ts()))
+        ctx.conn.execute(_CLEAR_DEFAULT_METHOD, {"updated_at": ctx.ts()})
     method_id = ctx.new_id(payment_methods)
     label = nickname or f"{brand} ••{last4}"
-    ctx.conn.execute(insert(payment_methods).values(
-        method_id=method_id, kind="card", nickname=label, last4=last4, status="active", is_default=int(set_default),
-        balance=NEW_CARD_CREDIT, currency=_account(ctx)["currency"], created_at=ctx.ts(), updated_at=ctx.ts()))
-    ctx.conn.execute(insert(card_details).values(
-        method_id=method_id, brand=brand, expiry=expiry, holder_name=holder_name, created_at=ctx.ts(),
-        updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_PAYMENT_METHOD, {
+        "method_id": method_id, "kind": "card", "nickname": label, "last4": last4, "status": "active",
+        "is_default": int(set_default), "balance": NEW_CARD_CREDIT, "currency": _account(ctx)["currency"],
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(_ADD_CARD_DETAILS, {"method_id": method_id, "brand": brand, "expiry": expiry,
+                                         "holder_name": holder_name, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"method_id": method_id, "brand": brand, "last4": last4, "expiry": expiry, "nickname": label,
             "is_default": set_default}
+
+
+_SET_CARD_DETAILS = update(card_details).where(card_details.c.method_id == bindparam("match_method_id"))
 
 
 @tool(l2="7.5", app="wallet", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
@@ -859,11 +927,16 @@ def freeze_card(ctx: Ctx, card_id: Id, frozen: bool, reason: Note | None = None)
     if card["status"] == status:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{card['nickname']} ({card_id}) is already {status}",
                         current=status)
-    ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == card_id).values(
-        status=status, updated_at=ctx.ts()))
-    ctx.conn.execute(update(card_details).where(card_details.c.method_id == card_id).values(
-        freeze_reason=reason if frozen else None, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": card_id, "status": status, "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_CARD_DETAILS, {"match_method_id": card_id, "freeze_reason": reason if frozen else None,
+                                         "updated_at": ctx.ts()})
     return {"card_id": card_id, "nickname": card["nickname"], "status": status, "previous": card["status"]}
+
+
+_DEFAULT_METHOD_ID = select(payment_methods.c.method_id).where(payment_methods.c.is_default == 1)
+_SCOPE_DEFAULT_METHOD_ID = select(payment_defaults.c.method_id).where(payment_defaults.c.scope == bindparam("scope"))
+_ADD_PAYMENT_DEFAULT = insert(payment_defaults)
+_SET_PAYMENT_DEFAULT = update(payment_defaults).where(payment_defaults.c.scope == bindparam("match_scope"))
 
 
 @tool(l2="7.5", app="wallet", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
@@ -876,25 +949,20 @@ def set_default_payment_method(ctx: Ctx, method_id: Id, scope: Scope = "all") ->
     """
     method = payment_method(ctx, method_id)  # a frozen method cannot pay, so it cannot be the default
     if scope == "all":
-        previous = ctx.conn.execute(select(payment_methods.c.method_id).where(
-            payment_methods.c.is_default == 1)).scalar()
+        previous = ctx.conn.execute(_DEFAULT_METHOD_ID).scalar()
     else:
-        previous = ctx.conn.execute(select(payment_defaults.c.method_id).where(
-            payment_defaults.c.scope == scope)).scalar()
+        previous = ctx.conn.execute(_SCOPE_DEFAULT_METHOD_ID, {"scope": scope}).scalar()
     if previous == method_id:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{method['nickname']} is already the default ({scope})",
                         current=method_id)
     if scope == "all":
-        ctx.conn.execute(update(payment_methods).where(payment_methods.c.is_default == 1).values(
-            is_default=0, updated_at=ctx.ts()))
-        ctx.conn.execute(update(payment_methods).where(payment_methods.c.method_id == method_id).values(
-            is_default=1, updated_at=ctx.ts()))
+        ctx.conn.execute(_CLEAR_DEFAULT_METHOD, {"updated_at": ctx.ts()})
+        ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": method_id, "is_default": 1, "updated_at": ctx.ts()})
     elif previous is None:
-        ctx.conn.execute(insert(payment_defaults).values(scope=scope, method_id=method_id, created_at=ctx.ts(),
-                                                         updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_PAYMENT_DEFAULT, {"scope": scope, "method_id": method_id, "created_at": ctx.ts(),
+                                                "updated_at": ctx.ts()})
     else:
-        ctx.conn.execute(update(payment_defaults).where(payment_defaults.c.scope == scope).values(
-            method_id=method_id, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_PAYMENT_DEFAULT, {"match_scope": scope, "method_id": method_id, "updated_at": ctx.ts()})
     return {"method_id": method_id, "nickname": method["nickname"], "scope": scope, "previous": previous}
 
 
@@ -906,9 +974,15 @@ def _stock_out(stock: dict[str, Any]) -> dict[str, Any]:
         "change_pct": change, "market_open": bool(stock["market_open"])}
 
 
+_HOLDING = select(holdings).where(holdings.c.symbol == bindparam("symbol"))
+
+
 def _holding(ctx: Ctx, symbol: str) -> dict[str, Any] | None:
-    row = ctx.conn.execute(select(holdings).where(holdings.c.symbol == symbol)).first()
+    row = ctx.conn.execute(_HOLDING, {"symbol": symbol}).first()
     return dict(row._mapping) if row else None
+
+
+_STOCKS_BY_SYMBOL = select(world_stocks).where(func.upper(world_stocks.c.symbol) == bindparam("symbol"))
 
 
 @tool(l2="7.6", app="stocks", mutating=False, network="internet",
@@ -920,7 +994,7 @@ def get_stock_quote(ctx: Ctx, symbol_or_name: Ref) -> dict[str, Any]:
         symbol_or_name: Ticker (AAPL, 600519, 7203) or part of the company name (e.g. "Toyota").
     """
     s = world_stocks.c
-    found = rows(ctx.conn.execute(select(world_stocks).where(func.upper(s.symbol) == symbol_or_name.upper())))
+    found = rows(ctx.conn.execute(_STOCKS_BY_SYMBOL, {"symbol": symbol_or_name.upper()}))
     if not found:
         found = rows(ctx.conn.execute(select(world_stocks).where(
             *(func.lower(s.name).contains(w, autoescape=True) for w in symbol_or_name.lower().split())
@@ -947,6 +1021,15 @@ def _order_checks(args: dict[str, Any]) -> str | None:
     return None
 
 
+_BROKERAGE_ACCOUNT_ID = select(bank_accounts.c.account_id).where(bank_accounts.c.type == "brokerage")
+_PENDING_SELLS = select(func.coalesce(func.sum(stock_orders.c.quantity), 0)).where(
+    stock_orders.c.symbol == bindparam("symbol"), stock_orders.c.side == "sell", stock_orders.c.status == "pending")
+_SET_HOLDING = update(holdings).where(holdings.c.symbol == bindparam("match_symbol"))
+_ADD_HOLDING = insert(holdings)
+_DROP_HOLDING = delete(holdings).where(holdings.c.symbol == bindparam("symbol"))
+_ADD_STOCK_ORDER = insert(stock_orders)
+
+
 @tool(l2="7.6", app="stocks", mutating=True, network="internet", check=_order_checks, errors=(
     ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT,
     ErrorType.LIMIT_EXCEEDED, ErrorType.CONFIRMATION_REQUIRED))
@@ -970,12 +1053,12 @@ def place_stock_order(
     """
     if order_type == "limit" and limit_price is None:
         raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, "a limit order needs limit_price", fields=["limit_price"])
-    row = ctx.conn.execute(select(world_stocks).where(func.upper(world_stocks.c.symbol) == symbol.upper())).first()
+    row = ctx.conn.execute(_STOCKS_BY_SYMBOL, {"symbol": symbol.upper()}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no stock with symbol {symbol!r}", field="symbol",
                         hint="get_stock_quote")
     stock = dict(row._mapping)
-    cash = ctx.conn.execute(select(bank_accounts.c.account_id).where(bank_accounts.c.type == "brokerage")).scalar()
+    cash = ctx.conn.execute(_BROKERAGE_ACCOUNT_ID).scalar()
     if cash is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, "no brokerage cash account")
     account = _account(ctx, cash)
@@ -986,10 +1069,8 @@ def place_stock_order(
     held = _holding(ctx, stock["symbol"])
     shares = held["quantity"] if held else 0
     total, _ = _convert(ctx, quantity * (price if fills else worst), stock["currency"], account["currency"])
-    o = stock_orders.c
     if side == "sell":
-        pending = ctx.conn.execute(select(func.coalesce(func.sum(o.quantity), 0)).where(
-            o.symbol == stock["symbol"], o.side == "sell", o.status == "pending")).scalar() or 0
+        pending = ctx.conn.execute(_PENDING_SELLS, {"symbol": stock["symbol"]}).scalar() or 0
         free = shares - pending
         if quantity > free:
             raise ToolError(ErrorType.LIMIT_EXCEEDED, f"only {free} {stock['symbol']} shares can be sold",
@@ -1007,22 +1088,24 @@ def place_stock_order(
             cost = held["avg_cost"] if held else 0.0
             avg = round((shares * cost + quantity * price) / (shares + quantity), 4)
             if held:
-                ctx.conn.execute(update(holdings).where(holdings.c.symbol == stock["symbol"]).values(
-                    quantity=shares + quantity, avg_cost=avg, updated_at=ctx.ts()))
+                ctx.conn.execute(_SET_HOLDING, {"match_symbol": stock["symbol"], "quantity": shares + quantity,
+                                                "avg_cost": avg, "updated_at": ctx.ts()})
             else:
-                ctx.conn.execute(insert(holdings).values(symbol=stock["symbol"], quantity=quantity, avg_cost=avg,
-                                                         created_at=ctx.ts(), updated_at=ctx.ts()))
+                ctx.conn.execute(_ADD_HOLDING, {"symbol": stock["symbol"], "quantity": quantity, "avg_cost": avg,
+                                                "created_at": ctx.ts(), "updated_at": ctx.ts()})
         else:
             txn_id = _credit(ctx, account["method_id"], total, label, "investment", order_id)
             left = shares - quantity
-            where = holdings.c.symbol == stock["symbol"]
-            ctx.conn.execute(update(holdings).where(where).values(quantity=left, updated_at=ctx.ts()) if left
-                             else delete(holdings).where(where))
+            if left:
+                ctx.conn.execute(_SET_HOLDING, {"match_symbol": stock["symbol"], "quantity": left,
+                                                "updated_at": ctx.ts()})
+            else:
+                ctx.conn.execute(_DROP_HOLDING, {"symbol": stock["symbol"]})
     status = "filled" if fills else "pending"
-    ctx.conn.execute(insert(stock_orders).values(
-        stock_order_id=order_id, symbol=stock["symbol"], side=side, quantity=quantity, order_type=order_type,
-        limit_price=limit_price, fill_price=price if fills else None, status=status, txn_id=txn_id,
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_STOCK_ORDER, {
+        "stock_order_id": order_id, "symbol": stock["symbol"], "side": side, "quantity": quantity,
+        "order_type": order_type, "limit_price": limit_price, "fill_price": price if fills else None,
+        "status": status, "txn_id": txn_id, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     after = _holding(ctx, stock["symbol"])
     return {"stock_order_id": order_id, "status": status, "symbol": stock["symbol"], "side": side,
             "quantity": quantity, "order_type": order_type, "limit_price": limit_price,
@@ -1072,6 +1155,9 @@ def _split_checks(args: dict[str, Any]) -> str | None:
     return None if owed == args["total"] else f"the shares add up to {owed}, not the total {args['total']}"
 
 
+_ADD_SPLIT = insert(splits)
+
+
 @tool(l2="7.7", app="bank", mutating=True, network="internet", needs_login=True, check=_split_checks,
       errors=(ErrorType.ENTITY_NOT_FOUND,))
 def split_bill(
@@ -1103,10 +1189,10 @@ def split_bill(
         shares = {cid: c / 100 for cid, c in cents.items()}
     self_share = round(total - sum(shares.values()), 2)
     split_id = ctx.new_id(splits)
-    ctx.conn.execute(insert(splits).values(
-        split_id=split_id, total=total, currency=currency, method=method, include_self=int(include_self),
-        self_share=self_share, shares_json=json.dumps(shares, sort_keys=True), note=note, created_at=ctx.ts(),
-        updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_SPLIT, {
+        "split_id": split_id, "total": total, "currency": currency, "method": method,
+        "include_self": int(include_self), "self_share": self_share, "shares_json": json.dumps(shares, sort_keys=True),
+        "note": note, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     requests = [_request(ctx, p, shares[p["contact_id"]], currency, note, split_id=split_id)
                 for p in people if shares[p["contact_id"]] > 0]
     return {"split_id": split_id, "total": total, "currency": currency, "self_share": self_share,

@@ -10,7 +10,7 @@ import re
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from sandbox.domains.common import transactions
 from sandbox.domains.finance import BUDGET_CATEGORIES, CATEGORY_ALIASES, BudgetCategory, Id
@@ -22,6 +22,9 @@ from sandbox.tooling import INTERNAL, tool
 
 # ---- Bank app screens (no API): the GUI agent signs in and re-categorises ---------------------
 
+_SIGN_IN_BANK = update(apps).where(apps.c.app_id == "bank").values(logged_in=1)
+
+
 @tool(domain=INTERNAL, app="bank", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
 def bank_sign_in(ctx: Ctx, verification_code: Annotated[str, Field(pattern=r"^[0-9]{6}$")]) -> dict[str, Any]:
     """Sign in to the bank app with the one-time code the user received (screen action).
@@ -29,7 +32,7 @@ def bank_sign_in(ctx: Ctx, verification_code: Annotated[str, Field(pattern=r"^[0
     Args:
         verification_code: The 6-digit one-time code.
     """
-    ctx.conn.execute(update(apps).where(apps.c.app_id == "bank").values(logged_in=1))
+    ctx.conn.execute(_SIGN_IN_BANK)
     return {"app_id": "bank", "signed_in": True}
 
 
@@ -45,6 +48,9 @@ def _sign_in_to_bank(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str,
 gui_flow(GuiFlow("bank", "sign_in", ("sign in", "log in", "login", "log back in", "sign back in"),
                  ("verification_code",), _sign_in_to_bank))
 
+_TRANSACTION = select(transactions).where(transactions.c.txn_id == bindparam("txn_id"))
+_SET_TRANSACTION = update(transactions).where(transactions.c.txn_id == bindparam("match_txn_id"))
+
 
 @tool(domain=INTERNAL, app="bank", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def bank_recategorize_transaction(ctx: Ctx, txn_id: Id, category: BudgetCategory) -> dict[str, Any]:
@@ -54,11 +60,10 @@ def bank_recategorize_transaction(ctx: Ctx, txn_id: Id, category: BudgetCategory
         txn_id: The transaction, e.g. txn_042.
         category: The budget category it belongs to.
     """
-    row = ctx.conn.execute(select(transactions).where(transactions.c.txn_id == txn_id)).first()
+    row = ctx.conn.execute(_TRANSACTION, {"txn_id": txn_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no transaction {txn_id!r}", field="txn_id")
-    ctx.conn.execute(update(transactions).where(transactions.c.txn_id == txn_id).values(
-        category=category, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_TRANSACTION, {"match_txn_id": txn_id, "category": category, "updated_at": ctx.ts()})
     return {"txn_id": txn_id, "category": category, "previous": row.category}
 
 

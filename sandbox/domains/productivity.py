@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import random
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, Field
-from sqlalchemy import Column, Connection, ForeignKey, Integer, Table, Text, func, insert, or_, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    ForeignKey,
+    Integer,
+    Select,
+    Table,
+    Text,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from sandbox.domains.communication import contacts
 from sandbox.errors import ErrorType, ToolError
@@ -122,20 +137,30 @@ HINTS = {"event_id": "search_calendar_events", "task_id": "list_tasks", "alarm_i
          "note_id": "search_notes"}
 
 
+@functools.cache
+def _by_key(tbl: Table) -> Select[Any]:
+    """The row whose primary key equals the bound value named like the key column (built once per table)."""
+    key = next(iter(tbl.primary_key.columns))
+    return select(tbl).where(key == bindparam(key.name))
+
+
 def _get(ctx: Ctx, tbl: Table, value: str) -> dict[str, Any]:
     """The row with this id, or EntityNotFound naming the tool that lists such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(select(tbl).where(tbl.c[key] == value)).first()
+    row = ctx.conn.execute(_by_key(tbl), {key: value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key,
                         hint=HINTS[key])
     return dict(row._mapping)
 
 
+_CONTACT_IDS = select(contacts.c.contact_id).where(contacts.c.contact_id.in_(bindparam("ids", expanding=True)))
+
+
 def _known_contacts(ctx: Ctx, ids: list[str]) -> list[str]:
     """The ids, sorted and deduplicated; EntityNotFound when any is not a contact."""
     people = sorted(set(ids))
-    known = set(ctx.conn.execute(select(contacts.c.contact_id).where(contacts.c.contact_id.in_(people))).scalars())
+    known = set(ctx.conn.execute(_CONTACT_IDS, {"ids": people}).scalars())
     missing = [p for p in people if p not in known]
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact(s) {', '.join(missing)}", missing=missing,
@@ -143,9 +168,15 @@ def _known_contacts(ctx: Ctx, ids: list[str]) -> list[str]:
     return people
 
 
+@functools.cache
+def _spellings(column: Column) -> Select[Any]:
+    """The column's values that lower-case to the bound ``name``, in order (built once per column)."""
+    return select(column).where(func.lower(column) == bindparam("name")).order_by(column)
+
+
 def _canonical(ctx: Ctx, column: Column, name: str) -> str:
     """An existing list or folder's own spelling when the name matches it case-insensitively."""
-    found = ctx.conn.execute(select(column).where(func.lower(column) == name.lower()).order_by(column)).scalar()
+    found = ctx.conn.execute(_spellings(column), {"name": name.lower()}).scalar()
     return found or name
 
 
@@ -158,11 +189,15 @@ EVENT_KEYS = ("event_id", "title", "start", "end", "location", "calendar", "remi
 LIVE = calendar_events.c.status != "cancelled"  # events that still take place: confirmed or tentative
 
 
+_OVERLAPPING = select(calendar_events.c.event_id, calendar_events.c.title, calendar_events.c.start,
+                      calendar_events.c.end).where(
+    LIVE, calendar_events.c.start < bindparam("end"), calendar_events.c.end > bindparam("start"),
+    calendar_events.c.event_id != bindparam("exclude")).order_by(calendar_events.c.start, calendar_events.c.event_id)
+
+
 def _refuse_overlap(ctx: Ctx, start: str, end: str, exclude: str = "") -> None:
     """TimeConflict naming the live events that overlap [start, end)."""
-    e = calendar_events.c
-    clashes = rows(ctx.conn.execute(select(e.event_id, e.title, e.start, e.end).where(
-        LIVE, e.start < end, e.end > start, e.event_id != exclude).order_by(e.start, e.event_id)))
+    clashes = rows(ctx.conn.execute(_OVERLAPPING, {"start": start, "end": end, "exclude": exclude}))
     if clashes:
         raise ToolError(ErrorType.TIME_CONFLICT, f"overlaps {len(clashes)} event(s)", conflicts=clashes,
                         hint="choose another time or pass allow_overlap=true")
@@ -179,6 +214,13 @@ def _slot_window(args: dict[str, Any]) -> str | None:
     if args.get("earliest") and args.get("latest") and args["latest"] <= args["earliest"]:
         return "latest must be after earliest"
     return None
+
+
+_BUSY_EVENTS = select(calendar_events.c.start, calendar_events.c.end).where(
+    LIVE, calendar_events.c.start < bindparam("hi"), calendar_events.c.end > bindparam("lo"))
+_BUSY_SLOTS = select(world_busy_slots.c.start, world_busy_slots.c.end).where(
+    world_busy_slots.c.person_key.in_(bindparam("people", expanding=True)),
+    world_busy_slots.c.start < bindparam("hi"), world_busy_slots.c.end > bindparam("lo"))
 
 
 @tool(l2="1.1", app="calendar", mutating=False, permissions=("CALENDAR",), check=_slot_window,
@@ -203,9 +245,8 @@ def find_free_slots(
     people = _known_contacts(ctx, attendees or [])
     first, last = dt.date.fromisoformat(date_from), dt.date.fromisoformat(date_to)
     lo, hi = first.isoformat(), f"{last}T23:59"
-    e, b = calendar_events.c, world_busy_slots.c
-    busy = ctx.conn.execute(select(e.start, e.end).where(LIVE, e.start < hi, e.end > lo)).all()
-    busy += ctx.conn.execute(select(b.start, b.end).where(b.person_key.in_(people), b.start < hi, b.end > lo)).all()
+    busy = ctx.conn.execute(_BUSY_EVENTS, {"hi": hi, "lo": lo}).all()
+    busy += ctx.conn.execute(_BUSY_SLOTS, {"people": people, "hi": hi, "lo": lo}).all()
     day_start = earliest or ("09:00" if working_hours_only else "00:00")
     day_end = latest or ("18:00" if working_hours_only else "23:59")
     now, need = _minute(ctx), dt.timedelta(minutes=duration_min)
@@ -220,6 +261,9 @@ def find_free_slots(
                 cursor = max(cursor, f)
         day += dt.timedelta(days=1)
     return {"free_slots": slots[:max_results], "attendees": people, "duration_min": duration_min}
+
+
+_INVITED = select(event_attendees.c.contact_id).where(event_attendees.c.event_id == bindparam("event_id"))
 
 
 @tool(l2="1.1", app="calendar", mutating=True, permissions=("CALENDAR",),
@@ -237,8 +281,7 @@ def send_meeting_invite(ctx: Ctx, event_id: str, attendees: ContactIds) -> dict[
         raise ToolError(ErrorType.STATE_CONFLICT, f"{event_id} is cancelled")
     if event["end"] <= _minute(ctx):
         raise ToolError(ErrorType.STATE_CONFLICT, f"{event_id} has already ended")
-    invited = set(ctx.conn.execute(select(event_attendees.c.contact_id).where(
-        event_attendees.c.event_id == event_id)).scalars())
+    invited = set(ctx.conn.execute(_INVITED, {"event_id": event_id}).scalars())
     new = [p for p in people if p not in invited]
     if not new:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, "every attendee is already invited", existing_ids=people)
@@ -251,6 +294,8 @@ def send_meeting_invite(ctx: Ctx, event_id: str, attendees: ContactIds) -> dict[
 # The user's answer to an invitation, and the event status it leaves: a declined event no longer takes place.
 RESPONSES = {"accept": ("accepted", "confirmed"), "tentative": ("tentative", "tentative"),
              "decline": ("declined", "cancelled")}
+
+_SET_EVENT = update(calendar_events).where(calendar_events.c.event_id == bindparam("match_event_id"))
 
 
 @tool(l2="1.1", app="calendar", mutating=True, permissions=("CALENDAR",), network="internet",
@@ -276,8 +321,8 @@ def respond_to_invitation(
     if event["my_response"] == answer:
         raise ToolError(ErrorType.STATE_CONFLICT, f"the invitation to {event_id} is already {answer}",
                         current=answer)
-    ctx.conn.execute(update(calendar_events).where(calendar_events.c.event_id == event_id).values(
-        my_response=answer, status=status, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_EVENT, {"match_event_id": event_id, "my_response": answer, "status": status,
+                                  "updated_at": ctx.ts()})
     return {"event_id": event_id, "title": event["title"], "start": event["start"], "organizer": event["organizer"],
             "my_response": answer, "status": status, "previous": event["my_response"]}
 
@@ -286,6 +331,11 @@ def respond_to_invitation(
 
 def _end_after_start(args: dict[str, Any]) -> str | None:
     return None if args["end"] > args["start"] else "end must be after start"
+
+
+_LIVE_STARTING = select(calendar_events.c.event_id, calendar_events.c.title).where(
+    calendar_events.c.start == bindparam("start"), LIVE)
+_ADD_EVENT = insert(calendar_events)
 
 
 @tool(l2="1.2", app="calendar", mutating=True, permissions=("CALENDAR",), check=_end_after_start,
@@ -309,17 +359,16 @@ def create_calendar_event(
     """
     # Duplicates are checked before overlaps: a re-created event always overlaps its original.
     lowered = title.lower()
-    for eid, other in ctx.conn.execute(select(calendar_events.c.event_id, calendar_events.c.title).where(
-            calendar_events.c.start == start, LIVE)):
+    for eid, other in ctx.conn.execute(_LIVE_STARTING, {"start": start}):
         if lowered in other.lower() or other.lower() in lowered:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{other!r} already starts then: {eid}", existing_id=eid)
     if not allow_overlap:
         _refuse_overlap(ctx, start, end)
     eid = ctx.new_id(calendar_events)
-    ctx.conn.execute(insert(calendar_events).values(
-        event_id=eid, title=title, start=start, end=end, location=location, description=description,
-        calendar=calendar, reminder_min=reminder_min, status="confirmed", is_organizer=1, created_at=ctx.ts(),
-        updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_EVENT, {
+        "event_id": eid, "title": title, "start": start, "end": end, "location": location,
+        "description": description, "calendar": calendar, "reminder_min": reminder_min, "status": "confirmed",
+        "is_organizer": 1, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"event_id": eid, "title": title, "start": start, "end": end, "calendar": calendar}
 
 
@@ -394,8 +443,7 @@ def update_calendar_event(
         if not allow_overlap:
             _refuse_overlap(ctx, new_start, new_end, exclude=event_id)
         changes.update(start=new_start, end=new_end)
-    ctx.conn.execute(update(calendar_events).where(calendar_events.c.event_id == event_id).values(
-        **changes, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_EVENT, {"match_event_id": event_id, **changes, "updated_at": ctx.ts()})
     return {"event_id": event_id, "updated": sorted(changes), **changes}
 
 
@@ -410,12 +458,16 @@ def delete_calendar_event(ctx: Ctx, event_id: str) -> dict[str, Any]:
     event = _get(ctx, calendar_events, event_id)
     if event["status"] == "cancelled":
         raise ToolError(ErrorType.STATE_CONFLICT, f"{event_id} is already cancelled")
-    ctx.conn.execute(update(calendar_events).where(calendar_events.c.event_id == event_id).values(
-        status="cancelled", updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_EVENT, {"match_event_id": event_id, "status": "cancelled", "updated_at": ctx.ts()})
     return {"event_id": event_id, "title": event["title"], "status": "cancelled"}
 
 
 TASK_KEYS = ("task_id", "title", "list_name", "due", "priority", "status", "notes", "remind_at", "completed_at")
+
+_OPEN_TASK_IN_LIST = select(tasks.c.task_id).where(
+    tasks.c.status == "open", func.lower(tasks.c.title) == bindparam("title"),
+    tasks.c.list_name == bindparam("list_name"))
+_ADD_TASK = insert(tasks)
 
 
 @tool(l2="1.2", app="tasks", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
@@ -433,17 +485,19 @@ def create_task(
         notes: Extra details.
     """
     list_name = _canonical(ctx, tasks.c.list_name, list_name)
-    t = tasks.c
-    existing = ctx.conn.execute(select(t.task_id).where(
-        t.status == "open", func.lower(t.title) == title.lower(), t.list_name == list_name)).scalar()
+    existing = ctx.conn.execute(_OPEN_TASK_IN_LIST, {"title": title.lower(), "list_name": list_name}).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{list_name!r} already has this open task: {existing}",
                         existing_id=existing)
     tid = ctx.new_id(tasks)
-    ctx.conn.execute(insert(tasks).values(
-        task_id=tid, title=title, list_name=list_name, due=due, priority=priority,
-        status="open", notes=notes, remind_at=None, completed_at=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_TASK, {
+        "task_id": tid, "title": title, "list_name": list_name, "due": due, "priority": priority, "status": "open",
+        "notes": notes, "remind_at": None, "completed_at": None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"task_id": tid, "title": title, "list_name": list_name, "due": due}
+
+
+_TASK_IN_LIST = select(tasks.c.task_id).where(tasks.c.list_name == bindparam("list_name"))
+_TASK_LISTS = select(tasks.c.list_name).distinct()
 
 
 @tool(l2="1.2", app="tasks", mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -460,8 +514,8 @@ def list_tasks(
     q = select(tasks)
     if list_name:
         list_name = _canonical(ctx, t.list_name, list_name)
-        if ctx.conn.execute(select(t.task_id).where(t.list_name == list_name)).first() is None:
-            names = sorted(ctx.conn.execute(select(t.list_name).distinct()).scalars())
+        if ctx.conn.execute(_TASK_IN_LIST, {"list_name": list_name}).first() is None:
+            names = sorted(ctx.conn.execute(_TASK_LISTS).scalars())
             raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no task list {list_name!r}", field="list_name",
                             candidates=names)
         q = q.where(t.list_name == list_name)
@@ -470,6 +524,9 @@ def list_tasks(
     due = func.coalesce(t.due, t.remind_at)
     found = rows(ctx.conn.execute(q.order_by(due.is_(None), due, t.task_id)))
     return {"tasks": [{k: r[k] for k in TASK_KEYS} for r in found], "count": len(found)}
+
+
+_SET_TASK = update(tasks).where(tasks.c.task_id == bindparam("match_task_id"))
 
 
 @tool(l2="1.2", app="tasks", mutating=True,
@@ -499,8 +556,11 @@ def update_task(
         changes["list_name"] = _canonical(ctx, tasks.c.list_name, list_name)
     if status is not None:
         changes["completed_at"] = ctx.ts() if status == "completed" else None
-    ctx.conn.execute(update(tasks).where(tasks.c.task_id == task_id).values(**changes, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_TASK, {"match_task_id": task_id, **changes, "updated_at": ctx.ts()})
     return {"task_id": task_id, "updated": sorted(changes)}
+
+
+_DELETE_TASK = tasks.delete().where(tasks.c.task_id == bindparam("task_id"))
 
 
 @tool(l2="1.2", app="tasks", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -511,11 +571,16 @@ def delete_task(ctx: Ctx, task_id: str) -> dict[str, Any]:
         task_id: Id of the task or reminder to delete.
     """
     task = _get(ctx, tasks, task_id)
-    ctx.conn.execute(tasks.delete().where(tasks.c.task_id == task_id))
+    ctx.conn.execute(_DELETE_TASK, {"task_id": task_id})
     return {"deleted": task_id, "title": task["title"]}
 
 
 # ---- Reminders & Alarms (1.3) -----------------------------------------------------------------
+
+_OPEN_REMINDER = select(tasks.c.task_id).where(
+    tasks.c.status == "open", func.lower(tasks.c.title) == bindparam("title"),
+    tasks.c.remind_at == bindparam("remind_at"))
+
 
 @tool(l2="1.3", app="tasks", mutating=True, permissions=("NOTIFICATIONS",),
       errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY))
@@ -529,15 +594,14 @@ def create_reminder(ctx: Ctx, text: Title, remind_at: DateTime) -> dict[str, Any
     if remind_at <= _minute(ctx):
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"remind_at {remind_at} is not in the future",
                         field="remind_at")
-    t = tasks.c
-    existing = ctx.conn.execute(select(t.task_id).where(
-        t.status == "open", func.lower(t.title) == text.lower(), t.remind_at == remind_at)).scalar()
+    existing = ctx.conn.execute(_OPEN_REMINDER, {"title": text.lower(), "remind_at": remind_at}).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this reminder exists: {existing}", existing_id=existing)
     tid = ctx.new_id(tasks)
-    ctx.conn.execute(insert(tasks).values(
-        task_id=tid, title=text, list_name=REMINDERS_LIST, due=None, priority="medium", status="open", notes=None,
-        remind_at=remind_at, completed_at=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_TASK, {
+        "task_id": tid, "title": text, "list_name": REMINDERS_LIST, "due": None, "priority": "medium",
+        "status": "open", "notes": None, "remind_at": remind_at, "completed_at": None, "created_at": ctx.ts(),
+        "updated_at": ctx.ts()})
     return {"task_id": tid, "text": text, "remind_at": remind_at}
 
 
@@ -550,11 +614,17 @@ def _alarm_out(a: dict[str, Any]) -> dict[str, Any]:
             "enabled": bool(a["enabled"])}
 
 
+_ENABLED_TWIN = select(alarms.c.alarm_id).where(
+    alarms.c.enabled == 1, alarms.c.time == bindparam("time"), alarms.c.days_json == bindparam("days_json"),
+    alarms.c.alarm_id != bindparam("exclude")).order_by(alarms.c.alarm_id)
+
+
 def _enabled_twin(ctx: Ctx, time: str, days_json: str, exclude: str = "") -> str | None:
     """An enabled alarm other than ``exclude`` ringing at the same time on the same days."""
-    a = alarms.c
-    return ctx.conn.execute(select(a.alarm_id).where(
-        a.enabled == 1, a.time == time, a.days_json == days_json, a.alarm_id != exclude).order_by(a.alarm_id)).scalar()
+    return ctx.conn.execute(_ENABLED_TWIN, {"time": time, "days_json": days_json, "exclude": exclude}).scalar()
+
+
+_ADD_ALARM = insert(alarms)
 
 
 @tool(l2="1.3", app="clock", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
@@ -573,8 +643,11 @@ def set_alarm(ctx: Ctx, time: Time, label: str | None = None, days: Days | None 
                         existing_id=twin)
     aid = ctx.new_id(alarms)
     row = {"alarm_id": aid, "time": time, "label": label, "days_json": days_json, "enabled": 1}
-    ctx.conn.execute(insert(alarms).values(**row, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_ALARM, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return _alarm_out(row)
+
+
+_SET_ALARM = update(alarms).where(alarms.c.alarm_id == bindparam("match_alarm_id"))
 
 
 @tool(l2="1.3", app="clock", mutating=True, check=_one_of("time", "label", "days", "enabled"),
@@ -608,8 +681,11 @@ def update_alarm(
     if twin:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"it would duplicate the enabled alarm {twin}", existing_id=twin)
     changes = {k: after[k] for k in ("time", "label", "days_json", "enabled") if after[k] != alarm[k]}
-    ctx.conn.execute(update(alarms).where(alarms.c.alarm_id == alarm_id).values(**changes, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_ALARM, {"match_alarm_id": alarm_id, **changes, "updated_at": ctx.ts()})
     return _alarm_out(after)
+
+
+_DELETE_ALARM = alarms.delete().where(alarms.c.alarm_id == bindparam("alarm_id"))
 
 
 @tool(l2="1.3", app="clock", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -620,16 +696,22 @@ def delete_alarm(ctx: Ctx, alarm_id: str) -> dict[str, Any]:
         alarm_id: Id of the alarm to delete.
     """
     alarm = _get(ctx, alarms, alarm_id)
-    ctx.conn.execute(alarms.delete().where(alarms.c.alarm_id == alarm_id))
+    ctx.conn.execute(_DELETE_ALARM, {"alarm_id": alarm_id})
     return {"deleted": alarm_id, "time": alarm["time"], "label": alarm["label"]}
 
 
 # ---- Notes & Memos (1.4) ----------------------------------------------------------------------
 
+_NOTE_WITH_TITLE = select(notes.c.note_id).where(
+    func.lower(notes.c.title) == bindparam("title"), notes.c.folder == bindparam("folder"),
+    notes.c.note_id != bindparam("exclude"))
+
+
 def _note_with_title(ctx: Ctx, title: str, folder: str, exclude: str = "") -> str | None:
-    n = notes.c
-    return ctx.conn.execute(select(n.note_id).where(
-        func.lower(n.title) == title.lower(), n.folder == folder, n.note_id != exclude)).scalar()
+    return ctx.conn.execute(_NOTE_WITH_TITLE, {"title": title.lower(), "folder": folder, "exclude": exclude}).scalar()
+
+
+_ADD_NOTE = insert(notes)
 
 
 @tool(l2="1.4", app="notes", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
@@ -647,8 +729,8 @@ def create_note(ctx: Ctx, title: Title, content: Body, folder: Title = "Notes") 
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{folder!r} already has a note titled {title!r}: {existing}",
                         existing_id=existing)
     nid = ctx.new_id(notes)
-    ctx.conn.execute(insert(notes).values(
-        note_id=nid, title=title, content=content, folder=folder, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_NOTE, {"note_id": nid, "title": title, "content": content, "folder": folder,
+                                 "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"note_id": nid, "title": title, "folder": folder}
 
 
@@ -679,6 +761,9 @@ def _note_change(args: dict[str, Any]) -> str | None:
     return _one_of("title", "content", "append_text")(args)
 
 
+_SET_NOTE = update(notes).where(notes.c.note_id == bindparam("match_note_id"))
+
+
 @tool(l2="1.4", app="notes", mutating=True, check=_note_change,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def update_note(
@@ -705,11 +790,20 @@ def update_note(
         changes["content"] = content
     if append_text is not None:
         changes["content"] = f"{note['content']}\n{append_text}"
-    ctx.conn.execute(update(notes).where(notes.c.note_id == note_id).values(**changes, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_NOTE, {"match_note_id": note_id, **changes, "updated_at": ctx.ts()})
     return {"note_id": note_id, "title": changes.get("title", note["title"]), "updated": sorted(changes)}
 
 
 # ---- Daily Agenda & Briefing (1.9) ------------------------------------------------------------
+
+_DAY_EVENTS = select(calendar_events).where(
+    LIVE, calendar_events.c.start <= bindparam("last"), calendar_events.c.end > bindparam("first")).order_by(
+    calendar_events.c.start, calendar_events.c.event_id)
+_DAY_TASKS = select(tasks).where(tasks.c.status == "open", or_(  # day_prefix: "YYYY-MM-DD%"
+    tasks.c.due.like(bindparam("day_prefix")), tasks.c.remind_at.like(bindparam("day_prefix")))).order_by(
+    tasks.c.task_id)
+_ALARMS = select(alarms).order_by(alarms.c.time, alarms.c.alarm_id)
+
 
 @tool(l2="1.9", app="calendar", mutating=False, permissions=("CALENDAR",))
 def get_daily_agenda(ctx: Ctx, date: Date | None = None) -> dict[str, Any]:
@@ -720,14 +814,11 @@ def get_daily_agenda(ctx: Ctx, date: Date | None = None) -> dict[str, Any]:
     """
     day = dt.date.fromisoformat(date) if date else ctx.now.date()
     first, last = day.isoformat(), f"{day}T23:59"
-    e, t, a = calendar_events.c, tasks.c, alarms.c
-    events = rows(ctx.conn.execute(select(calendar_events).where(
-        LIVE, e.start <= last, e.end > first).order_by(e.start, e.event_id)))
-    todo = rows(ctx.conn.execute(select(tasks).where(t.status == "open", or_(
-        t.due.like(f"{first}%"), t.remind_at.like(f"{first}%"))).order_by(t.task_id)))
+    events = rows(ctx.conn.execute(_DAY_EVENTS, {"first": first, "last": last}))
+    todo = rows(ctx.conn.execute(_DAY_TASKS, {"day_prefix": f"{first}%"}))
     weekday = WEEKDAYS[day.weekday()]
     # Disabled alarms are listed too: no other tool shows them, and update_alarm needs their ids.
-    day_alarms = [_alarm_out(r) for r in rows(ctx.conn.execute(select(alarms).order_by(a.time, a.alarm_id)))
+    day_alarms = [_alarm_out(r) for r in rows(ctx.conn.execute(_ALARMS))
                   if not json.loads(r["days_json"]) or weekday in json.loads(r["days_json"])]
     return {
         "date": first, "weekday": weekday,

@@ -10,6 +10,7 @@ total, and a variant can never sell more than either.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import random
 import re
@@ -23,8 +24,10 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    Select,
     Table,
     Text,
+    bindparam,
     cast,
     func,
     insert,
@@ -198,10 +201,17 @@ Line = Annotated[str, Field(min_length=1, max_length=200)]
 
 # ---- shared helpers -----------------------------------------------------------------------------
 
+@functools.cache
+def _by_key(tbl: Table) -> Select[Any]:
+    """The row whose primary key equals the bound value named like the key column (built once per table)."""
+    key = next(iter(tbl.primary_key.columns))
+    return select(tbl).where(key == bindparam(key.name))
+
+
 def get_row(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     """The row with this primary key, or EntityNotFound naming the tool that lists such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(select(tbl).where(tbl.c[key] == value)).first()
+    row = ctx.conn.execute(_by_key(tbl), {key: value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id').replace('_', ' ')} {value!r}",
                         field=key, hint=hint)
@@ -253,17 +263,20 @@ def _pick_variant(product: dict[str, Any], variant: str | None) -> str | None:
     return match
 
 
+_SET_PRODUCT = update(world_products).where(world_products.c.product_id == bindparam("match_product_id"))
+
+
 def _move_stock(ctx: Ctx, product_id: str, variant: str | None, delta: int) -> None:
     """Add ``delta`` units to a product (and its variant); products gone from the world are skipped."""
-    row = ctx.conn.execute(select(world_products).where(world_products.c.product_id == product_id)).first()
+    row = ctx.conn.execute(_by_key(world_products), {"product_id": product_id}).first()
     if row is None:
         return
     variants = _variants(dict(row._mapping))
     for v in variants:
         if v["name"] == variant:
             v["stock"] = max(0, v["stock"] + delta)
-    ctx.conn.execute(update(world_products).where(world_products.c.product_id == product_id).values(
-        stock=max(0, row.stock + delta), variants_json=json.dumps(variants)))
+    ctx.conn.execute(_SET_PRODUCT, {"match_product_id": product_id, "stock": max(0, row.stock + delta),
+                                    "variants_json": json.dumps(variants)})
 
 
 def _words(text: str) -> list[str]:
@@ -271,18 +284,20 @@ def _words(text: str) -> list[str]:
     return [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())]
 
 
+_CART = select(cart_items).order_by(cart_items.c.cart_item_id)
+_CART_LINES = _CART.where(cart_items.c.cart_item_id.in_(bindparam("ids", expanding=True)))
+_PRODUCTS = select(world_products).where(world_products.c.product_id.in_(bindparam("ids", expanding=True)))
+
+
 def _cart_lines(ctx: Ctx, ids: list[str] | None = None) -> list[dict[str, Any]]:
     """Cart lines with their products' current price and stock (every id must exist)."""
-    q = select(cart_items).order_by(cart_items.c.cart_item_id)
-    if ids is not None:
-        q = q.where(cart_items.c.cart_item_id.in_(ids))
-    lines = rows(ctx.conn.execute(q))
+    lines = rows(ctx.conn.execute(_CART) if ids is None else ctx.conn.execute(_CART_LINES, {"ids": ids}))
     missing = sorted(set(ids or []) - {ln["cart_item_id"] for ln in lines})
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no cart line(s) {', '.join(missing)}", field="item_ids",
                         missing=missing, hint="view_cart")
-    products = {p["product_id"]: p for p in rows(ctx.conn.execute(select(world_products).where(
-        world_products.c.product_id.in_([ln["product_id"] for ln in lines]))))}
+    products = {p["product_id"]: p for p in rows(ctx.conn.execute(
+        _PRODUCTS, {"ids": [ln["product_id"] for ln in lines]}))}
     out = []
     for ln in lines:
         p = products.get(ln["product_id"])
@@ -330,9 +345,12 @@ def _coupon_out(coupon: dict[str, Any]) -> dict[str, Any]:
     return {**{k: coupon[k] for k in keep}, "claimed": bool(coupon["claimed"])}
 
 
+_COUPONS = select(coupons).order_by(coupons.c.code)
+
+
 def _usable_coupons(ctx: Ctx, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     today = ctx.now.date().isoformat()
-    found = rows(ctx.conn.execute(select(coupons).order_by(coupons.c.code)))
+    found = rows(ctx.conn.execute(_COUPONS))
     return [{**_coupon_out(c), "discount_on_cart": _discount(c, lines)} for c in found
             if lines and _coupon_problem(c, lines, today) is None]
 
@@ -342,11 +360,14 @@ def _fee(currency: str, delivery: str, subtotal: float) -> float:
     return 0.0 if delivery == "standard" and subtotal >= fees["free_over"] else fees[delivery]
 
 
+_ORDER_ITEMS = select(order_items).where(
+    order_items.c.order_id.in_(bindparam("order_ids", expanding=True))).order_by(order_items.c.item_id)
+
+
 def _order_items(ctx: Ctx, order_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     by_order: dict[str, list[dict[str, Any]]] = {}
     keep = ("item_id", "product_id", "title", "variant", "quantity", "unit_price")
-    for it in rows(ctx.conn.execute(select(order_items).where(order_items.c.order_id.in_(order_ids)).order_by(
-            order_items.c.item_id))):
+    for it in rows(ctx.conn.execute(_ORDER_ITEMS, {"order_ids": order_ids})):
         by_order.setdefault(it["order_id"], []).append({k: it[k] for k in keep})
     return by_order
 
@@ -422,6 +443,10 @@ def search_products(
     return {"products": results, "count": len(results), "total_matches": len(found)}
 
 
+_REVIEWS = select(world_reviews).where(world_reviews.c.product_id == bindparam("product_id")).order_by(
+    world_reviews.c.posted_on.desc(), world_reviews.c.review_id)
+
+
 @tool(l2="6.1", app=APP, mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def get_product_details(ctx: Ctx, product_id: Id) -> dict[str, Any]:
     """Full details of one product: specs, variants with price and stock, price history and reviews.
@@ -431,8 +456,7 @@ def get_product_details(ctx: Ctx, product_id: Id) -> dict[str, Any]:
     """
     prod = _product(ctx, product_id)
     history = json.loads(prod["price_history_json"])
-    reviews = rows(ctx.conn.execute(select(world_reviews).where(world_reviews.c.product_id == product_id).order_by(
-        world_reviews.c.posted_on.desc(), world_reviews.c.review_id)))
+    reviews = rows(ctx.conn.execute(_REVIEWS, {"product_id": product_id}))
     keep = ("product_id", "title", "brand", "category", "store", "price", "currency", "rating", "review_count",
             "sales", "stock")
     return {
@@ -448,6 +472,13 @@ def get_product_details(ctx: Ctx, product_id: Id) -> dict[str, Any]:
 
 
 # ---- Cart & Checkout (6.2) ----------------------------------------------------------------------
+
+# A product's cart line; a product without variants has a NULL variant, which ``IS`` matches.
+_CART_LINE = select(cart_items).where(cart_items.c.product_id == bindparam("product_id"),
+                                      cart_items.c.variant.is_not_distinct_from(bindparam("variant")))
+_SET_CART_LINE = update(cart_items).where(cart_items.c.cart_item_id == bindparam("match_cart_item_id"))
+_ADD_CART_LINE = insert(cart_items)
+
 
 @tool(l2="6.2", app=APP, mutating=True,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.INVALID_ARGUMENT_VALUE,
@@ -465,8 +496,7 @@ def add_to_cart(
     """
     prod = _product(ctx, product_id)
     chosen = _pick_variant(prod, variant)
-    existing = ctx.conn.execute(select(cart_items).where(
-        cart_items.c.product_id == product_id, cart_items.c.variant == chosen)).first()
+    existing = ctx.conn.execute(_CART_LINE, {"product_id": product_id, "variant": chosen}).first()
     total = quantity + (existing.quantity if existing else 0)
     if total > MAX_LINE_QUANTITY:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"a cart line holds at most {MAX_LINE_QUANTITY} units; "
@@ -479,15 +509,18 @@ def add_to_cart(
     price = _unit_price(prod, chosen)
     if existing:
         line_id = existing.cart_item_id
-        ctx.conn.execute(update(cart_items).where(cart_items.c.cart_item_id == line_id).values(
-            quantity=total, unit_price_at_add=price, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_CART_LINE, {"match_cart_item_id": line_id, "quantity": total,
+                                          "unit_price_at_add": price, "updated_at": ctx.ts()})
     else:
         line_id = ctx.new_id(cart_items)
-        ctx.conn.execute(insert(cart_items).values(
-            cart_item_id=line_id, product_id=product_id, variant=chosen, quantity=total, unit_price_at_add=price,
-            created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_CART_LINE, {
+            "cart_item_id": line_id, "product_id": product_id, "variant": chosen, "quantity": total,
+            "unit_price_at_add": price, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"cart_item_id": line_id, "product_id": product_id, "title": prod["title"], "variant": chosen,
             "quantity": total, "unit_price": price, "currency": prod["currency"], "merged": existing is not None}
+
+
+_DELETE_CART_LINE = cart_items.delete().where(cart_items.c.cart_item_id == bindparam("cart_item_id"))
 
 
 @tool(l2="6.2", app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE))
@@ -502,7 +535,7 @@ def update_cart_item(
     """
     line = get_row(ctx, cart_items, cart_item_id, "view_cart")
     if quantity == 0:
-        ctx.conn.execute(cart_items.delete().where(cart_items.c.cart_item_id == cart_item_id))
+        ctx.conn.execute(_DELETE_CART_LINE, {"cart_item_id": cart_item_id})
         return {"cart_item_id": cart_item_id, "removed": True}
     prod = _product(ctx, line["product_id"])
     available = _available(prod, line["variant"])
@@ -510,18 +543,22 @@ def update_cart_item(
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"only {available} unit(s) of {prod['title']} in stock",
                         available=available)
     price = _unit_price(prod, line["variant"])
-    ctx.conn.execute(update(cart_items).where(cart_items.c.cart_item_id == cart_item_id).values(
-        quantity=quantity, unit_price_at_add=price, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_CART_LINE, {"match_cart_item_id": cart_item_id, "quantity": quantity,
+                                      "unit_price_at_add": price, "updated_at": ctx.ts()})
     return {"cart_item_id": cart_item_id, "removed": False, "quantity": quantity, "unit_price": price,
             "previous_unit_price": line["unit_price_at_add"]}
+
+
+_ADDRESSES = select(addresses).order_by(addresses.c.address_id)
+_PAYMENT_METHODS = select(payment_methods).order_by(payment_methods.c.method_id)
 
 
 @tool(l2="6.2", app=APP, mutating=False)
 def view_cart(ctx: Ctx) -> dict[str, Any]:
     """Show the cart (lines, current prices, stock, subtotal, usable coupons), saved addresses and payment methods."""
     lines = _cart_lines(ctx)
-    saved = rows(ctx.conn.execute(select(addresses).order_by(addresses.c.address_id)))
-    methods = rows(ctx.conn.execute(select(payment_methods).order_by(payment_methods.c.method_id)))
+    saved = rows(ctx.conn.execute(_ADDRESSES))
+    methods = rows(ctx.conn.execute(_PAYMENT_METHODS))
     default = next((m["method_id"] for m in methods if m["is_default"]), None)
     return {
         "lines": lines, "subtotal": round(sum(ln["line_total"] for ln in lines), 2),
@@ -538,6 +575,11 @@ def view_cart(ctx: Ctx) -> dict[str, Any]:
 
 def _same_text(a: str, b: str) -> bool:
     return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
+_ALL_ADDRESSES = select(addresses)
+_CLEAR_DEFAULT_ADDRESS = update(addresses).where(addresses.c.is_default == 1)
+_ADD_ADDRESS = insert(addresses)
 
 
 @tool(l2="6.2", app=APP, mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
@@ -557,19 +599,27 @@ def add_shipping_address(
         postal_code: Postal code.
         is_default: Make this the default shipping address.
     """
-    for a in rows(ctx.conn.execute(select(addresses))):
+    for a in rows(ctx.conn.execute(_ALL_ADDRESSES)):
         same_place = _same_text(a["address_line"], address_line) and _same_text(a["city"], city)
         if _same_text(a["label"], label) or same_place:
             same = "address" if same_place else "label"
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"an address with this {same} is saved: {a['address_id']} "
                             f"({a['label']})", existing_id=a["address_id"])
     if is_default:
-        ctx.conn.execute(update(addresses).where(addresses.c.is_default == 1).values(is_default=0, updated_at=ctx.ts()))
+        ctx.conn.execute(_CLEAR_DEFAULT_ADDRESS, {"is_default": 0, "updated_at": ctx.ts()})
     aid = ctx.new_id(addresses)
-    ctx.conn.execute(insert(addresses).values(
-        address_id=aid, label=label, recipient=recipient, phone=normalise_phone(phone), address_line=address_line,
-        city=city, postal_code=postal_code, is_default=int(is_default), created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_ADDRESS, {
+        "address_id": aid, "label": label, "recipient": recipient, "phone": normalise_phone(phone),
+        "address_line": address_line, "city": city, "postal_code": postal_code, "is_default": int(is_default),
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"address_id": aid, "label": label, "is_default": is_default}
+
+
+_COUPON_BY_CODE = select(coupons).where(func.lower(coupons.c.code) == bindparam("code"))  # bind the code lower-cased
+_ADD_ORDER = insert(orders)
+_ADD_ORDER_ITEM = insert(order_items)
+_DELETE_CART_LINES = cart_items.delete().where(cart_items.c.cart_item_id.in_(bindparam("ids", expanding=True)))
+_SET_COUPON_BY_CODE = update(coupons).where(coupons.c.code == bindparam("match_code"))
 
 
 @tool(l2="6.2", app=APP, mutating=True, network="internet",
@@ -610,8 +660,7 @@ def checkout_cart(
     discount = 0.0
     code = None
     if coupon_code:
-        coupon = ctx.conn.execute(select(coupons).where(
-            func.lower(coupons.c.code) == coupon_code.strip().lower())).first()
+        coupon = ctx.conn.execute(_COUPON_BY_CODE, {"code": coupon_code.strip().lower()}).first()
         if coupon is None:
             raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"no coupon with code {coupon_code!r}", field="coupon_code",
                             hint="list_coupons")
@@ -627,20 +676,20 @@ def checkout_cart(
     if total >= CONFIRM_THRESHOLD and not confirm:  # raising rolls the charge back with the whole call
         raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"an order of {total:.2f} {method['currency']} needs the "
                         "user's confirmation", total=total, hint="ask_user(kind=confirm), then retry with confirm=true")
-    ctx.conn.execute(insert(orders).values(
-        order_id=order_id, status="pending", subtotal=subtotal, discount=discount, delivery_fee=fee, total=total,
-        currency=method["currency"], address_id=address_id, payment_method_id=payment_method_id, coupon_code=code,
-        delivery=delivery, placed_at=ctx.ts(), delivered_at=None, cancel_reason=None, created_at=ctx.ts(),
-        updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_ORDER, {
+        "order_id": order_id, "status": "pending", "subtotal": subtotal, "discount": discount, "delivery_fee": fee,
+        "total": total, "currency": method["currency"], "address_id": address_id,
+        "payment_method_id": payment_method_id, "coupon_code": code, "delivery": delivery, "placed_at": ctx.ts(),
+        "delivered_at": None, "cancel_reason": None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     for ln in lines:
-        ctx.conn.execute(insert(order_items).values(
-            item_id=ctx.new_id(order_items), order_id=order_id, product_id=ln["product_id"], title=ln["title"],
-            variant=ln["variant"], quantity=ln["quantity"], unit_price=ln["unit_price"], created_at=ctx.ts(),
-            updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_ORDER_ITEM, {
+            "item_id": ctx.new_id(order_items), "order_id": order_id, "product_id": ln["product_id"],
+            "title": ln["title"], "variant": ln["variant"], "quantity": ln["quantity"], "unit_price": ln["unit_price"],
+            "created_at": ctx.ts(), "updated_at": ctx.ts()})
         _move_stock(ctx, ln["product_id"], ln["variant"], -ln["quantity"])
-    ctx.conn.execute(cart_items.delete().where(cart_items.c.cart_item_id.in_([ln["cart_item_id"] for ln in lines])))
+    ctx.conn.execute(_DELETE_CART_LINES, {"ids": [ln["cart_item_id"] for ln in lines]})
     if code:
-        ctx.conn.execute(update(coupons).where(coupons.c.code == code).values(used=1, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_COUPON_BY_CODE, {"match_code": code, "used": 1, "updated_at": ctx.ts()})
     return {"order_id": order_id, "status": "pending", "subtotal": subtotal, "discount": discount,
             "delivery_fee": fee, "total": total, "currency": method["currency"], "txn_id": txn_id,
             "items": [{"product_id": ln["product_id"], "variant": ln["variant"], "quantity": ln["quantity"]}
@@ -677,6 +726,9 @@ def list_orders(
                        for o in found[:limit]], "count": min(len(found), limit), "total_matches": len(found)}
 
 
+_SHIPMENT = select(shipments).where(shipments.c.order_id == bindparam("order_id"))
+
+
 @tool(l2="6.3", app=APP, mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def track_order(ctx: Ctx, order_id: Id) -> dict[str, Any]:
     """Where an order is: its status, carrier, tracking number, delivery estimate and shipment events.
@@ -685,7 +737,7 @@ def track_order(ctx: Ctx, order_id: Id) -> dict[str, Any]:
         order_id: Id of the order, e.g. order_007 (see list_orders).
     """
     order = get_row(ctx, orders, order_id, "list_orders")
-    ship = ctx.conn.execute(select(shipments).where(shipments.c.order_id == order_id)).first()
+    ship = ctx.conn.execute(_SHIPMENT, {"order_id": order_id}).first()
     events = json.loads(ship.events_json) if ship else [{"ts": order["placed_at"][:16], "status": "order_placed"}]
     return {
         "order_id": order_id, "status": order["status"], "placed_at": order["placed_at"],
@@ -694,6 +746,9 @@ def track_order(ctx: Ctx, order_id: Id) -> dict[str, Any]:
         "shipment_status": ship.status if ship else None, "eta": ship.eta if ship else None,
         "events": events, "items": _order_items(ctx, [order_id]).get(order_id, []),
     }
+
+
+_SET_ORDER = update(orders).where(orders.c.order_id == bindparam("match_order_id"))
 
 
 @tool(l2="6.3", app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
@@ -711,8 +766,8 @@ def cancel_order(
         hint = {"shipped": "wait for delivery, then request_return", "delivered": "request_return"}.get(order["status"])
         raise ToolError(ErrorType.STATE_CONFLICT, f"{order_id} is {order['status']} and can no longer be cancelled",
                         status=order["status"], **({"hint": hint} if hint else {}))
-    ctx.conn.execute(update(orders).where(orders.c.order_id == order_id).values(
-        status="cancelled", cancel_reason=reason, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_ORDER, {"match_order_id": order_id, "status": "cancelled", "cancel_reason": reason,
+                                  "updated_at": ctx.ts()})
     for it in _order_items(ctx, [order_id]).get(order_id, []):
         _move_stock(ctx, it["product_id"], it["variant"], it["quantity"])
     return {"order_id": order_id, "status": "cancelled", "refunded": refund(ctx, order_id),
@@ -720,6 +775,11 @@ def cancel_order(
 
 
 # ---- Returns & Refunds (6.4) --------------------------------------------------------------------
+
+_RETURNS = select(returns).where(returns.c.order_id == bindparam("order_id"))
+_ADD_RETURN = insert(returns)
+_RETURNED_ITEMS = select(returns.c.item_ids_json).where(returns.c.order_id == bindparam("order_id"))
+
 
 @tool(l2="6.4", app=APP, mutating=True,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY))
@@ -751,7 +811,7 @@ def request_return(
     if ctx.now.date() > last_day:
         raise ToolError(ErrorType.STATE_CONFLICT, f"the return window of {order_id} closed on {last_day}",
                         delivered_at=order["delivered_at"])
-    for ret in rows(ctx.conn.execute(select(returns).where(returns.c.order_id == order_id))):
+    for ret in rows(ctx.conn.execute(_RETURNS, {"order_id": order_id})):
         again = sorted(set(json.loads(ret["item_ids_json"])) & set(item_ids))
         if again:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{', '.join(again)} already in return {ret['return_id']}",
@@ -759,21 +819,24 @@ def request_return(
     chosen = sorted(set(item_ids))
     amount = round(sum(items[i]["unit_price"] * items[i]["quantity"] for i in chosen), 2)
     rid = ctx.new_id(returns)
-    ctx.conn.execute(insert(returns).values(
-        return_id=rid, order_id=order_id, item_ids_json=json.dumps(chosen), reason=reason,
-        refund_method=refund_method, pickup=int(pickup), refund_amount=amount, status="requested",
-        created_at=ctx.ts(), updated_at=ctx.ts()))
-    returned = {i for r in ctx.conn.execute(select(returns.c.item_ids_json).where(returns.c.order_id == order_id))
-                .scalars() for i in json.loads(r)}
+    ctx.conn.execute(_ADD_RETURN, {
+        "return_id": rid, "order_id": order_id, "item_ids_json": json.dumps(chosen), "reason": reason,
+        "refund_method": refund_method, "pickup": int(pickup), "refund_amount": amount, "status": "requested",
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    returned = {i for r in ctx.conn.execute(_RETURNED_ITEMS, {"order_id": order_id}).scalars()
+                for i in json.loads(r)}
     if returned >= set(items):
-        ctx.conn.execute(update(orders).where(orders.c.order_id == order_id).values(
-            status="returned", updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_ORDER, {"match_order_id": order_id, "status": "returned", "updated_at": ctx.ts()})
     return {"return_id": rid, "order_id": order_id, "item_ids": chosen, "refund_amount": amount,
             "currency": order["currency"], "refund_method": refund_method, "status": "requested",
             "pickup": pickup, "note": "the refund is paid once the items are received"}
 
 
 # ---- Coupons & Deals (6.5) ----------------------------------------------------------------------
+
+_OPEN_COUPONS = select(coupons).where(coupons.c.used == 0, coupons.c.expires_at >= bindparam("today")).order_by(
+    coupons.c.code)
+
 
 @tool(l2="6.5", app=APP, mutating=False)
 def list_coupons(ctx: Ctx, applicable_to_cart: bool = False, store: str | None = None) -> dict[str, Any]:
@@ -787,14 +850,17 @@ def list_coupons(ctx: Ctx, applicable_to_cart: bool = False, store: str | None =
         found = _usable_coupons(ctx, _cart_lines(ctx))
     else:
         today = ctx.now.date().isoformat()
-        found = [_coupon_out(c) for c in rows(ctx.conn.execute(select(coupons).where(
-            coupons.c.used == 0, coupons.c.expires_at >= today).order_by(coupons.c.code)))]
+        found = [_coupon_out(c) for c in rows(ctx.conn.execute(_OPEN_COUPONS, {"today": today}))]
     if store:
         found = [c for c in found if c["store"] is None or c["store"].lower() == store.strip().lower()]
     return {"coupons": found, "count": len(found)}
 
 
 # ---- Wishlist & Price Alerts (6.6) --------------------------------------------------------------
+
+_WISHED = select(wishlist.c.product_id).where(wishlist.c.product_id == bindparam("product_id"))
+_ADD_WISH = insert(wishlist)
+
 
 @tool(l2="6.6", app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def add_to_wishlist(ctx: Ctx, product_id: Id) -> dict[str, Any]:
@@ -804,10 +870,15 @@ def add_to_wishlist(ctx: Ctx, product_id: Id) -> dict[str, Any]:
         product_id: Id of the product, e.g. product_012.
     """
     prod = _product(ctx, product_id)
-    if ctx.conn.execute(select(wishlist.c.product_id).where(wishlist.c.product_id == product_id)).first():
+    if ctx.conn.execute(_WISHED, {"product_id": product_id}).first():
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{product_id} is already on the wishlist", existing_id=product_id)
-    ctx.conn.execute(insert(wishlist).values(product_id=product_id, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_WISH, {"product_id": product_id, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"product_id": product_id, "title": prod["title"], "price": prod["price"]}
+
+
+_ACTIVE_ALERT = select(price_alerts.c.alert_id, price_alerts.c.target_price).where(
+    price_alerts.c.product_id == bindparam("product_id"), price_alerts.c.status == "active")
+_ADD_ALERT = insert(price_alerts)
 
 
 @tool(l2="6.6", app=APP, mutating=True, permissions=("NOTIFICATIONS",),
@@ -826,16 +897,14 @@ def set_price_alert(ctx: Ctx, product_id: Id, target_price: Money, expires_on: D
                         "must be below it", field="target_price", current_price=prod["price"])
     if expires_on and expires_on < ctx.now.date().isoformat():
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"expires_on {expires_on} is in the past", field="expires_on")
-    a = price_alerts.c
-    active = ctx.conn.execute(select(a.alert_id, a.target_price).where(a.product_id == product_id, a.status == "active")
-                              ).first()
+    active = ctx.conn.execute(_ACTIVE_ALERT, {"product_id": product_id}).first()
     if active:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{active.alert_id} already watches {product_id} "
                         f"(target {active.target_price:.2f})", existing_id=active.alert_id)
     aid = ctx.new_id(price_alerts)
-    ctx.conn.execute(insert(price_alerts).values(
-        alert_id=aid, product_id=product_id, target_price=target_price, expires_on=expires_on, status="active",
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_ALERT, {
+        "alert_id": aid, "product_id": product_id, "target_price": target_price, "expires_on": expires_on,
+        "status": "active", "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"alert_id": aid, "product_id": product_id, "target_price": target_price,
             "current_price": prod["price"], "expires_on": expires_on}
 

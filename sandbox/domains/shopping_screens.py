@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import Column, ForeignKey, Text, func, insert, select, update
+from sqlalchemy import Column, ForeignKey, Text, bindparam, insert, select, update
 
 from sandbox.domains.shopping import (
+    _COUPON_BY_CODE,
     APP,
     Id,
     _available,
@@ -42,6 +43,9 @@ exchanges = table(  # size/colour exchanges, made on the shop app's screens (GUI
 
 # ---- Shop app screens (no API): the GUI agent claims coupons and arranges exchanges ------------
 
+_SET_COUPON = update(coupons).where(coupons.c.coupon_id == bindparam("match_coupon_id"))
+
+
 @tool(domain=INTERNAL, app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def shop_claim_coupon(ctx: Ctx, code: Annotated[str, Field(min_length=1, max_length=40)]) -> dict[str, Any]:
     """Tap "claim" on a coupon in the shop app's coupon centre (screen action).
@@ -49,13 +53,13 @@ def shop_claim_coupon(ctx: Ctx, code: Annotated[str, Field(min_length=1, max_len
     Args:
         code: The coupon's code.
     """
-    row = ctx.conn.execute(select(coupons).where(func.lower(coupons.c.code) == code.strip().lower())).first()
+    row = ctx.conn.execute(_COUPON_BY_CODE, {"code": code.strip().lower()}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no coupon {code!r}", field="code")
     if row.claimed or row.used or row.expires_at < ctx.now.date().isoformat():
         raise ToolError(ErrorType.STATE_CONFLICT, f"coupon {row.code} cannot be claimed (claimed={row.claimed}, "
                         f"used={row.used}, expires {row.expires_at})")
-    ctx.conn.execute(update(coupons).where(coupons.c.coupon_id == row.coupon_id).values(claimed=1, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_COUPON, {"match_coupon_id": row.coupon_id, "claimed": 1, "updated_at": ctx.ts()})
     return {"code": row.code, "claimed": True, "description": row.description}
 
 
@@ -68,6 +72,10 @@ def _claim_coupon(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
 
 
 gui_flow(GuiFlow(APP, "claim_coupon", ("claim", "coupon"), ("code",), _claim_coupon))
+
+
+_EXCHANGE_OF_ITEM = select(exchanges.c.exchange_id).where(exchanges.c.item_id == bindparam("item_id"))
+_ADD_EXCHANGE = insert(exchanges)
 
 
 @tool(domain=INTERNAL, app=APP, mutating=True,
@@ -95,12 +103,12 @@ def shop_request_exchange(ctx: Ctx, order_id: Id, item_id: Id, new_variant: Anno
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{item_id} already is {chosen}", field="new_variant")
     if _available(prod, chosen) < item["quantity"]:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{chosen} is out of stock")
-    if ctx.conn.execute(select(exchanges.c.exchange_id).where(exchanges.c.item_id == item_id)).first():
+    if ctx.conn.execute(_EXCHANGE_OF_ITEM, {"item_id": item_id}).first():
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{item_id} is already being exchanged")
     eid = ctx.new_id(exchanges)
-    ctx.conn.execute(insert(exchanges).values(
-        exchange_id=eid, order_id=order_id, item_id=item_id, old_variant=item["variant"], new_variant=chosen,
-        status="requested", created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_EXCHANGE, {
+        "exchange_id": eid, "order_id": order_id, "item_id": item_id, "old_variant": item["variant"],
+        "new_variant": chosen, "status": "requested", "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"exchange_id": eid, "order_id": order_id, "item_id": item_id, "new_variant": chosen}
 
 

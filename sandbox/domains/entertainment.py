@@ -19,7 +19,22 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import Column, Connection, Float, ForeignKey, Integer, Table, Text, func, insert, or_, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    Float,
+    ForeignKey,
+    Integer,
+    Select,
+    Table,
+    Text,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from sandbox.domains.common import CITY_CENTRES
 from sandbox.domains.communication import ANCHORS, contacts, groups, messages
@@ -244,10 +259,15 @@ PHOTO_MB = {"photo": 3.4, "portrait": 4.2, "night": 5.1, "document": 1.8}  # rea
 VIDEO_MB_PER_SEC = {"720p": 1.0, "1080p": 2.2, "4k": 6.0}
 
 
+_ROW_BY_ID = {tbl: select(tbl).where(next(iter(tbl.primary_key.columns)) == bindparam("id"))
+              for tbl in (world_artists, world_albums, world_tracks, playlists, world_videos, world_podcasts,
+                          world_episodes, world_books, albums)}
+
+
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     """The row with this id, or EntityNotFound naming the tool that finds such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(select(tbl).where(tbl.c[key] == value)).first()
+    row = ctx.conn.execute(_ROW_BY_ID[tbl], {"id": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key, hint=hint)
     return dict(row._mapping)
@@ -264,19 +284,23 @@ def _one_of(*names: str) -> Callable[[dict[str, Any]], str | None]:
     return check
 
 
+_MEDIA_PLAN = select(media_subscriptions.c.plan).where(media_subscriptions.c.service == bindparam("service"))
+
+
 def _plan(ctx: Ctx, service: str) -> str:
-    plan = ctx.conn.execute(select(media_subscriptions.c.plan).where(media_subscriptions.c.service == service)).scalar()
+    plan = ctx.conn.execute(_MEDIA_PLAN, {"service": service}).scalar()
     return plan or "free"
 
 
 # ---- Output devices and the players -----------------------------------------------------------
 
 DEVICE_KEYS = ("device_id", "name", "kind", "connection", "connected", "online")
+_DEVICES = select(devices).order_by(devices.c.device_id)
 
 
 def _device(ctx: Ctx, ref: str) -> dict[str, Any]:
     """A device by id, exact name, or a unique part of its name (case-insensitive)."""
-    every = rows(ctx.conn.execute(select(devices).order_by(devices.c.device_id)))
+    every = rows(ctx.conn.execute(_DEVICES))
     lowered = ref.lower()
     found = ([d for d in every if d["device_id"] == ref] or [d for d in every if d["name"].lower() == lowered]
              or [d for d in every if lowered in d["name"].lower()])
@@ -294,9 +318,15 @@ def _usable(ctx: Ctx, device: dict[str, Any]) -> bool:
     return bool(device["paired"] and device["connected"] and device["online"] and bt_ok)
 
 
+_PLAYER_STATE = select(playback_state).where(playback_state.c.player == bindparam("player"))
+
+
 def _player(ctx: Ctx, player: str) -> dict[str, Any] | None:
-    row = ctx.conn.execute(select(playback_state).where(playback_state.c.player == player)).first()
+    row = ctx.conn.execute(_PLAYER_STATE, {"player": player}).first()
     return dict(row._mapping) if row else None
+
+
+_DEVICE = select(devices).where(devices.c.device_id == bindparam("device_id"))
 
 
 def _output(ctx: Ctx, player: str, device: dict[str, Any] | None) -> str | None:
@@ -310,18 +340,25 @@ def _output(ctx: Ctx, player: str, device: dict[str, Any] | None) -> str | None:
         return str(device["device_id"])
     current = _player(ctx, player)
     if current and current["output_device_id"]:
-        row = ctx.conn.execute(select(devices).where(devices.c.device_id == current["output_device_id"])).first()
+        row = ctx.conn.execute(_DEVICE, {"device_id": current["output_device_id"]}).first()
         if row is not None and _usable(ctx, dict(row._mapping)):
             return str(row.device_id)
     return None
 
 
+_DEVICE_BRIEF = select(devices.c.device_id, devices.c.name, devices.c.kind).where(
+    devices.c.device_id == bindparam("device_id"))
+
+
 def _output_brief(ctx: Ctx, device_id: str | None) -> dict[str, Any]:
     if device_id is None:
         return {"device_id": None, "name": "This phone", "kind": "phone"}
-    row = ctx.conn.execute(select(devices.c.device_id, devices.c.name, devices.c.kind).where(
-        devices.c.device_id == device_id)).first()
+    row = ctx.conn.execute(_DEVICE_BRIEF, {"device_id": device_id}).first()
     return dict(row._mapping) if row else {"device_id": device_id}
+
+
+_ADD_PLAYER_STATE = insert(playback_state)
+_SET_PLAYER_STATE = update(playback_state).where(playback_state.c.player == bindparam("match_player"))
 
 
 def _start(ctx: Ctx, player: str, queue: list[str], pos: int, context_id: str | None, **values: Any) -> None:
@@ -330,47 +367,64 @@ def _start(ctx: Ctx, player: str, queue: list[str], pos: int, context_id: str | 
              "status": "playing", "position_sec": 0, "output_device_id": None, "shuffle": 0, "repeat": "off",
              "speed": 1.0, "subtitles": None, "sleep_timer_min": None, **values, "updated_at": ctx.ts()}
     if _player(ctx, player) is None:
-        ctx.conn.execute(insert(playback_state).values(player=player, created_at=ctx.ts(), **state))
+        ctx.conn.execute(_ADD_PLAYER_STATE, {"player": player, "created_at": ctx.ts(), **state})
     else:
-        ctx.conn.execute(update(playback_state).where(playback_state.c.player == player).values(**state))
+        ctx.conn.execute(_SET_PLAYER_STATE, {"match_player": player, **state})
     _record_play(ctx, player, queue[pos])
+
+
+_ADD_WATCH = insert(watch_history)
+_ADD_PLAY = insert(play_history)
 
 
 def _record_play(ctx: Ctx, player: str, item_id: str) -> None:
     if player == "video":
-        ctx.conn.execute(insert(watch_history).values(
-            history_id=ctx.new_id(watch_history), video_id=item_id, watched_at=ctx.ts(), created_at=ctx.ts(),
-            updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_WATCH, {
+            "history_id": ctx.new_id(watch_history), "video_id": item_id, "watched_at": ctx.ts(),
+            "created_at": ctx.ts(), "updated_at": ctx.ts()})
     else:
-        ctx.conn.execute(insert(play_history).values(
-            history_id=ctx.new_id(play_history), player=player, item_id=item_id, played_at=ctx.ts(),
-            created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_PLAY, {
+            "history_id": ctx.new_id(play_history), "player": player, "item_id": item_id, "played_at": ctx.ts(),
+            "created_at": ctx.ts(), "updated_at": ctx.ts()})
 
 
-def _track_rows(ctx: Ctx, *where: Any, order: list[Any] | None = None) -> list[dict[str, Any]]:
-    """Tracks with their artist and album names."""
-    t, a, al = world_tracks.c, world_artists.c, world_albums.c
-    q = (select(t.track_id, t.title, a.name.label("artist"), al.title.label("album"), t.duration_sec, t.genre,
-                t.premium_only)
-         .join_from(world_tracks, world_artists, t.artist_id == a.artist_id)
-         .join(world_albums, t.album_id == al.album_id).where(*where))
-    found = rows(ctx.conn.execute(q.order_by(*(order or [t.track_id]))))
+# Tracks with their artist and album names; the lookups below and search_music add a filter and an order.
+_TRACKS = (select(world_tracks.c.track_id, world_tracks.c.title, world_artists.c.name.label("artist"),
+                  world_albums.c.title.label("album"), world_tracks.c.duration_sec, world_tracks.c.genre,
+                  world_tracks.c.premium_only)
+           .join_from(world_tracks, world_artists, world_tracks.c.artist_id == world_artists.c.artist_id)
+           .join(world_albums, world_tracks.c.album_id == world_albums.c.album_id))
+_TRACK = _TRACKS.where(world_tracks.c.track_id == bindparam("track_id"))
+_TRACKS_IN = _TRACKS.where(world_tracks.c.track_id.in_(bindparam("track_ids", expanding=True))).order_by(
+    world_tracks.c.track_id)
+_ALBUM_TRACKS = _TRACKS.where(world_tracks.c.album_id == bindparam("album_id")).order_by(world_tracks.c.track_no)
+_ARTIST_TRACKS = _TRACKS.where(world_tracks.c.artist_id == bindparam("artist_id")).order_by(
+    world_tracks.c.album_id, world_tracks.c.track_no)
+
+
+def _track_rows(ctx: Ctx, statement: Select[Any], values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The tracks a ``_TRACKS`` statement selects, with premium_only as a bool."""
+    found = rows(ctx.conn.execute(statement, values))
     for r in found:
         r["premium_only"] = bool(r["premium_only"])
     return found
 
 
+_EPISODE_PLAYING = (select(world_episodes.c.episode_id, world_episodes.c.title, world_podcasts.c.title.label("show"),
+                           world_episodes.c.duration_sec)
+                    .join_from(world_episodes, world_podcasts, world_episodes.c.show_id == world_podcasts.c.show_id)
+                    .where(world_episodes.c.episode_id == bindparam("episode_id")))
+
+
 def _now_playing(ctx: Ctx, player: str, item_id: str) -> dict[str, Any]:
     """A short description of what a player has loaded, plus its length in seconds."""
     if player == "music":
-        return _track_rows(ctx, world_tracks.c.track_id == item_id)[0]
+        return _track_rows(ctx, _TRACK, {"track_id": item_id})[0]
     if player == "video":
         v = _get(ctx, world_videos, item_id, "search_videos")
         return {"video_id": item_id, "title": v["title"], "kind": v["kind"], "series_id": v["series_id"],
                 "episode_no": v["episode_no"], "duration_sec": v["duration_min"] * 60}
-    e, p = world_episodes.c, world_podcasts.c
-    row = ctx.conn.execute(select(e.episode_id, e.title, p.title.label("show"), e.duration_sec).join_from(
-        world_episodes, world_podcasts, e.show_id == p.show_id).where(e.episode_id == item_id)).one()
+    row = ctx.conn.execute(_EPISODE_PLAYING, {"episode_id": item_id}).one()
     return dict(row._mapping)
 
 
@@ -389,7 +443,8 @@ def search_music(
     """
     t, a, al, p = world_tracks.c, world_artists.c, world_albums.c, playlists.c
     if type == "track":
-        found = _track_rows(ctx, *_words([t.title, a.name, al.title, t.genre], query))
+        words = _words([t.title, a.name, al.title, t.genre], query)
+        found = _track_rows(ctx, _TRACKS.where(*words).order_by(t.track_id))
         exact = [r for r in found if r["title"].lower() == query.lower()]
         found = (exact + [r for r in found if r not in exact])[:limit]
     elif type == "album":
@@ -414,21 +469,19 @@ def search_music(
 
 def _music_queue(ctx: Ctx, item_id: str) -> list[dict[str, Any]]:
     """The tracks an item stands for: one track, an album in order, an artist's tracks, a playlist."""
-    t, pt = world_tracks.c, playlist_tracks.c
     kind = item_id.split("_", 1)[0]
     if kind == "track":
         _get(ctx, world_tracks, item_id, "search_music")
-        return _track_rows(ctx, t.track_id == item_id)
+        return _track_rows(ctx, _TRACK, {"track_id": item_id})
     if kind == "album":
         _get(ctx, world_albums, item_id, "search_music")
-        return _track_rows(ctx, t.album_id == item_id, order=[t.track_no])
+        return _track_rows(ctx, _ALBUM_TRACKS, {"album_id": item_id})
     if kind == "artist":
         _get(ctx, world_artists, item_id, "search_music")
-        return _track_rows(ctx, t.artist_id == item_id, order=[t.album_id, t.track_no])
+        return _track_rows(ctx, _ARTIST_TRACKS, {"artist_id": item_id})
     _get(ctx, playlists, item_id, "search_music")
-    order = {tid: pos for tid, pos in ctx.conn.execute(
-        select(pt.track_id, pt.position).where(pt.playlist_id == item_id))}
-    return sorted(_track_rows(ctx, t.track_id.in_(order)), key=lambda r: order[r["track_id"]])
+    order = _placed(ctx, item_id)
+    return sorted(_track_rows(ctx, _TRACKS_IN, {"track_ids": list(order)}), key=lambda r: order[r["track_id"]])
 
 
 def _shuffled(item_id: str, queue: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -481,13 +534,17 @@ def _playback_args(args: dict[str, Any]) -> str | None:
     return None
 
 
+_LIKED_SONGS_ID = select(playlists.c.playlist_id).where(playlists.c.name == LIKED_SONGS)
+_ADD_PLAYLIST = insert(playlists)
+
+
 def _like(ctx: Ctx, track_id: str) -> None:
     """Add the track to the Liked Songs playlist (created when missing)."""
-    pid = ctx.conn.execute(select(playlists.c.playlist_id).where(playlists.c.name == LIKED_SONGS)).scalar()
+    pid = ctx.conn.execute(_LIKED_SONGS_ID).scalar()
     if pid is None:
         pid = ctx.new_id(playlists)
-        ctx.conn.execute(insert(playlists).values(playlist_id=pid, name=LIKED_SONGS, description="Songs you liked",
-                                                  is_public=0, created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_PLAYLIST, {"playlist_id": pid, "name": LIKED_SONGS, "description": "Songs you liked",
+                                         "is_public": 0, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     if _placed(ctx, pid).get(track_id):
         raise ToolError(ErrorType.STATE_CONFLICT, f"{track_id} is already in {LIKED_SONGS}", playlist_id=pid)
     _insert_tracks(ctx, pid, [track_id], None)
@@ -538,8 +595,7 @@ def control_playback(
         changes = {"item_id": queue[pos], "queue_pos": pos, "position_sec": 0, "status": "playing"}
         _record_play(ctx, player, queue[pos])
     if changes:
-        ctx.conn.execute(update(playback_state).where(playback_state.c.player == player).values(
-            **changes, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_PLAYER_STATE, {"match_player": player, **changes, "updated_at": ctx.ts()})
     after = {**state, **changes}
     return {"player": player, "action": action, "status": after["status"], "position_sec": after["position_sec"],
             "now_playing": _now_playing(ctx, player, after["item_id"]), "queue_position": pos + 1,
@@ -548,10 +604,14 @@ def control_playback(
 
 # ---- Playlists & Library (2.2) ----------------------------------------------------------------
 
+_KNOWN_TRACK_IDS = select(world_tracks.c.track_id).where(
+    world_tracks.c.track_id.in_(bindparam("track_ids", expanding=True)))
+
+
 def _known_tracks(ctx: Ctx, track_ids: list[str]) -> list[str]:
     """The ids in first-seen order without repeats; EntityNotFound when any is not a catalogue track."""
     unique = list(dict.fromkeys(track_ids))
-    known = set(ctx.conn.execute(select(world_tracks.c.track_id).where(world_tracks.c.track_id.in_(unique))).scalars())
+    known = set(ctx.conn.execute(_KNOWN_TRACK_IDS, {"track_ids": unique}).scalars())
     missing = [t for t in unique if t not in known]
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no track(s) {', '.join(missing)}", missing=missing,
@@ -559,19 +619,29 @@ def _known_tracks(ctx: Ctx, track_ids: list[str]) -> list[str]:
     return unique
 
 
+_PLAYLIST_POSITIONS = select(playlist_tracks.c.track_id, playlist_tracks.c.position).where(
+    playlist_tracks.c.playlist_id == bindparam("playlist_id"))
+
+
 def _placed(ctx: Ctx, playlist_id: str) -> dict[str, int]:
     """track id -> position in the playlist."""
-    pt = playlist_tracks.c
-    return dict(ctx.conn.execute(select(pt.track_id, pt.position).where(pt.playlist_id == playlist_id)).all())
+    return dict(ctx.conn.execute(_PLAYLIST_POSITIONS, {"playlist_id": playlist_id}).all())
+
+
+_SET_TRACK_POSITION = update(playlist_tracks).where(playlist_tracks.c.playlist_id == bindparam("match_playlist_id"),
+                                                    playlist_tracks.c.track_id == bindparam("match_track_id"))
 
 
 def _renumber(ctx: Ctx, playlist_id: str, order: list[str], before: dict[str, int]) -> None:
     """Give the tracks positions 1..n in ``order``, writing only the positions that change."""
     for i, tid in enumerate(order, start=1):
         if tid in before and before[tid] != i:
-            ctx.conn.execute(update(playlist_tracks).where(
-                playlist_tracks.c.playlist_id == playlist_id, playlist_tracks.c.track_id == tid).values(
-                position=i, updated_at=ctx.ts()))
+            ctx.conn.execute(_SET_TRACK_POSITION, {"match_playlist_id": playlist_id, "match_track_id": tid,
+                                                   "position": i, "updated_at": ctx.ts()})
+
+
+_ADD_PLAYLIST_TRACK = insert(playlist_tracks)
+_TOUCH_PLAYLIST = update(playlists).where(playlists.c.playlist_id == bindparam("match_playlist_id"))
 
 
 def _insert_tracks(ctx: Ctx, playlist_id: str, new: list[str], position: int | None) -> None:
@@ -581,10 +651,14 @@ def _insert_tracks(ctx: Ctx, playlist_id: str, new: list[str], position: int | N
     at = len(order) if position is None else min(position - 1, len(order))
     order[at:at] = new
     _renumber(ctx, playlist_id, order, before)
-    ctx.conn.execute(insert(playlist_tracks), [
-        {"playlist_id": playlist_id, "track_id": tid, "position": order.index(tid) + 1, "created_at": ctx.ts(),
-         "updated_at": ctx.ts()} for tid in new])
-    ctx.conn.execute(update(playlists).where(playlists.c.playlist_id == playlist_id).values(updated_at=ctx.ts()))
+    for tid in new:
+        ctx.conn.execute(_ADD_PLAYLIST_TRACK, {"playlist_id": playlist_id, "track_id": tid,
+                                               "position": order.index(tid) + 1, "created_at": ctx.ts(),
+                                               "updated_at": ctx.ts()})
+    ctx.conn.execute(_TOUCH_PLAYLIST, {"match_playlist_id": playlist_id, "updated_at": ctx.ts()})
+
+
+_PLAYLIST_NAMED = select(playlists.c.playlist_id).where(func.lower(playlists.c.name) == bindparam("name"))
 
 
 @tool(l2="2.2", app="music", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
@@ -601,14 +675,13 @@ def create_playlist(
         track_ids: Tracks to start with, in order, e.g. ["track_012", "track_140"].
     """
     tracks = _known_tracks(ctx, track_ids or [])
-    existing = ctx.conn.execute(select(playlists.c.playlist_id).where(
-        func.lower(playlists.c.name) == name.lower())).scalar()
+    existing = ctx.conn.execute(_PLAYLIST_NAMED, {"name": name.lower()}).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a playlist named {name!r} exists: {existing}",
                         existing_id=existing)
     pid = ctx.new_id(playlists)
-    ctx.conn.execute(insert(playlists).values(playlist_id=pid, name=name, description=description,
-                                              is_public=int(is_public), created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_PLAYLIST, {"playlist_id": pid, "name": name, "description": description,
+                                     "is_public": int(is_public), "created_at": ctx.ts(), "updated_at": ctx.ts()})
     if tracks:
         _insert_tracks(ctx, pid, tracks, None)
     return {"playlist_id": pid, "name": name, "is_public": is_public, "track_ids": tracks}
@@ -636,6 +709,11 @@ def add_tracks_to_playlist(
             "track_count": len(present) + len(new)}
 
 
+_REMOVE_PLAYLIST_TRACKS = playlist_tracks.delete().where(
+    playlist_tracks.c.playlist_id == bindparam("playlist_id"),
+    playlist_tracks.c.track_id.in_(bindparam("track_ids", expanding=True)))
+
+
 @tool(l2="2.2", app="music", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def remove_tracks_from_playlist(ctx: Ctx, playlist_id: Ref, track_ids: TrackIds) -> dict[str, Any]:
     """Remove tracks from a playlist (the rest close up).
@@ -650,26 +728,31 @@ def remove_tracks_from_playlist(ctx: Ctx, playlist_id: Ref, track_ids: TrackIds)
     missing = [t for t in gone if t not in present]
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"not in {playlist_id}: {', '.join(missing)}", missing=missing)
-    pt = playlist_tracks.c
-    ctx.conn.execute(playlist_tracks.delete().where(pt.playlist_id == playlist_id, pt.track_id.in_(gone)))
+    ctx.conn.execute(_REMOVE_PLAYLIST_TRACKS, {"playlist_id": playlist_id, "track_ids": gone})
     _renumber(ctx, playlist_id, sorted((t for t in present if t not in gone), key=present.__getitem__), present)
-    ctx.conn.execute(update(playlists).where(playlists.c.playlist_id == playlist_id).values(updated_at=ctx.ts()))
+    ctx.conn.execute(_TOUCH_PLAYLIST, {"match_playlist_id": playlist_id, "updated_at": ctx.ts()})
     return {"playlist_id": playlist_id, "removed": gone, "track_count": len(present) - len(gone)}
 
 
 # ---- Video Streaming (2.3) --------------------------------------------------------------------
 
+_IN_WATCHLIST = select(watchlist.c.video_id).where(watchlist.c.video_id == bindparam("video_id"))
+
+
 def _video_out(ctx: Ctx, v: dict[str, Any]) -> dict[str, Any]:
     vid = v["video_id"]
-    listed = ctx.conn.execute(select(watchlist.c.video_id).where(watchlist.c.video_id == vid)).first()
+    listed = ctx.conn.execute(_IN_WATCHLIST, {"video_id": vid}).first()
     keep = ("video_id", "title", "kind", "genre", "duration_min", "language", "access", "year", "rating",
             "series_id", "episode_no")
     return {**{k: v[k] for k in keep}, "subtitles": json.loads(v["subtitles_json"]), "in_watchlist": bool(listed),
             "rented": _rented(ctx, v["series_id"] or vid)}
 
 
+_RENTAL_EXPIRY = select(video_rentals.c.expires_at).where(video_rentals.c.video_id == bindparam("video_id"))
+
+
 def _rented(ctx: Ctx, video_id: str) -> bool:
-    expires = ctx.conn.execute(select(video_rentals.c.expires_at).where(video_rentals.c.video_id == video_id)).scalar()
+    expires = ctx.conn.execute(_RENTAL_EXPIRY, {"video_id": video_id}).scalar()
     return bool(expires and expires > ctx.ts())
 
 
@@ -710,6 +793,12 @@ def _subtitle(available: list[str], wanted: str) -> str | None:
     return next((a for a in available if a.lower() == w or a.lower().startswith(w + "-")), None)
 
 
+_SERIES_EPISODES = (select(world_videos.c.video_id).where(world_videos.c.series_id == bindparam("series_id"))
+                    .order_by(world_videos.c.episode_no))
+_WATCHED_AMONG = select(watch_history.c.video_id).where(
+    watch_history.c.video_id.in_(bindparam("video_ids", expanding=True)))
+
+
 @tool(l2="2.3", app="video", mutating=True, network="internet",
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.INVALID_ARGUMENT_VALUE,
               ErrorType.STATE_CONFLICT, ErrorType.RESOURCE_UNAVAILABLE))
@@ -727,16 +816,14 @@ def play_video(
     """
     video = _get(ctx, world_videos, video_id, "search_videos")
     device = _device(ctx, output_device_id) if output_device_id else None
-    v = world_videos.c
     queue = [video_id]
     if video["kind"] in ("series", "episode"):
         series = video["series_id"] or video_id
-        queue = list(ctx.conn.execute(select(v.video_id).where(v.series_id == series).order_by(v.episode_no)).scalars())
+        queue = list(ctx.conn.execute(_SERIES_EPISODES, {"series_id": series}).scalars())
         if not queue:
             raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{video_id} has no episodes", field="video_id")
         if video["kind"] == "series":
-            seen = set(ctx.conn.execute(select(watch_history.c.video_id).where(
-                watch_history.c.video_id.in_(queue))).scalars())
+            seen = set(ctx.conn.execute(_WATCHED_AMONG, {"video_ids": queue}).scalars())
             video_id = next((e for e in queue if e not in seen), queue[0])
             video = _get(ctx, world_videos, video_id, "search_videos")
     if start_sec >= video["duration_min"] * 60:
@@ -762,6 +849,9 @@ def play_video(
             "position_sec": start_sec, "subtitles": track, "output": _output_brief(ctx, output)}
 
 
+_ADD_TO_WATCHLIST = insert(watchlist)
+
+
 @tool(l2="2.3", app="video", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def add_to_watchlist(ctx: Ctx, video_id: Ref) -> dict[str, Any]:
     """Save a movie, series or clip to the watchlist.
@@ -770,10 +860,10 @@ def add_to_watchlist(ctx: Ctx, video_id: Ref) -> dict[str, Any]:
         video_id: Id of the video, e.g. video_014.
     """
     video = _get(ctx, world_videos, video_id, "search_videos")
-    if ctx.conn.execute(select(watchlist.c.video_id).where(watchlist.c.video_id == video_id)).first():
+    if ctx.conn.execute(_IN_WATCHLIST, {"video_id": video_id}).first():
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{video['title']!r} is already in the watchlist",
                         existing_id=video_id)
-    ctx.conn.execute(insert(watchlist).values(video_id=video_id, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_TO_WATCHLIST, {"video_id": video_id, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"video_id": video_id, "title": video["title"], "in_watchlist": True}
 
 
@@ -812,6 +902,11 @@ def search_podcasts(
     return {"kind": kind, "results": found, "count": len(found)}
 
 
+_FOLLOWED_SHOW = select(podcast_subscriptions.c.show_id).where(
+    podcast_subscriptions.c.show_id == bindparam("show_id"))
+_FOLLOW_SHOW = insert(podcast_subscriptions)
+
+
 @tool(l2="2.4", app="podcasts", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def subscribe_podcast(ctx: Ctx, show_id: Ref, auto_download: bool = True) -> dict[str, Any]:
     """Follow a podcast show so new episodes appear in the library (and download automatically).
@@ -821,12 +916,15 @@ def subscribe_podcast(ctx: Ctx, show_id: Ref, auto_download: bool = True) -> dic
         auto_download: Download new episodes automatically.
     """
     show = _get(ctx, world_podcasts, show_id, "search_podcasts")
-    s = podcast_subscriptions.c
-    if ctx.conn.execute(select(s.show_id).where(s.show_id == show_id)).first():
+    if ctx.conn.execute(_FOLLOWED_SHOW, {"show_id": show_id}).first():
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"already following {show['title']!r}", existing_id=show_id)
-    ctx.conn.execute(insert(podcast_subscriptions).values(show_id=show_id, auto_download=int(auto_download),
-                                                          created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_FOLLOW_SHOW, {"show_id": show_id, "auto_download": int(auto_download), "created_at": ctx.ts(),
+                                    "updated_at": ctx.ts()})
     return {"show_id": show_id, "title": show["title"], "auto_download": auto_download}
+
+
+_SHOW_EPISODES = (select(world_episodes.c.episode_id).where(world_episodes.c.show_id == bindparam("show_id"))
+                  .order_by(world_episodes.c.episode_no))
 
 
 @tool(l2="2.4", app="podcasts", mutating=True, network="internet",
@@ -847,9 +945,7 @@ def play_podcast_episode(
     if start_sec >= episode["duration_sec"]:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"start_sec is past the end ({episode['duration_sec']}s)",
                         field="start_sec")
-    e = world_episodes.c
-    queue = list(ctx.conn.execute(select(e.episode_id).where(e.show_id == episode["show_id"]).order_by(
-        e.episode_no)).scalars())
+    queue = list(ctx.conn.execute(_SHOW_EPISODES, {"show_id": episode["show_id"]}).scalars())
     output = _output(ctx, "podcast", None)
     _start(ctx, "podcast", queue, queue.index(episode_id), episode["show_id"], position_sec=start_sec,
            output_device_id=output, speed=round(speed, 2), sleep_timer_min=sleep_timer_min)
@@ -897,6 +993,11 @@ def _shelf_progress(args: dict[str, Any]) -> str | None:
     return None
 
 
+_SHELVED_BOOK = select(bookshelf).where(bookshelf.c.book_id == bindparam("book_id"))
+_SET_SHELVED_BOOK = update(bookshelf).where(bookshelf.c.book_id == bindparam("match_book_id"))
+_SHELVE_BOOK = insert(bookshelf)
+
+
 @tool(l2="2.5", app="ebooks", mutating=True, check=_shelf_progress,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def add_book_to_shelf(
@@ -910,7 +1011,7 @@ def add_book_to_shelf(
         progress_pct: Reading progress in percent (finished means 100, want_to_read means 0).
     """
     book = _get(ctx, world_books, book_id, "search_ebooks")
-    row = ctx.conn.execute(select(bookshelf).where(bookshelf.c.book_id == book_id)).first()
+    row = ctx.conn.execute(_SHELVED_BOOK, {"book_id": book_id}).first()
     before = dict(row._mapping) if row else None
     kept = before["progress_pct"] if before and before["progress_pct"] < 100 else 0
     default = {"finished": 100, "want_to_read": 0}.get(shelf, kept)
@@ -919,11 +1020,11 @@ def add_book_to_shelf(
         raise ToolError(ErrorType.STATE_CONFLICT, f"{book['title']!r} is already on {shelf} at {progress}%",
                         shelf=shelf, progress_pct=progress)
     if before:
-        ctx.conn.execute(update(bookshelf).where(bookshelf.c.book_id == book_id).values(
-            shelf=shelf, progress_pct=progress, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_SHELVED_BOOK, {"match_book_id": book_id, "shelf": shelf, "progress_pct": progress,
+                                             "updated_at": ctx.ts()})
     else:
-        ctx.conn.execute(insert(bookshelf).values(book_id=book_id, shelf=shelf, progress_pct=progress,
-                                                  created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_SHELVE_BOOK, {"book_id": book_id, "shelf": shelf, "progress_pct": progress,
+                                        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"book_id": book_id, "title": book["title"], "shelf": shelf, "progress_pct": progress,
             "previous_shelf": before["shelf"] if before else None}
 
@@ -987,11 +1088,14 @@ def search_photos(
     return {"photos": [_photo_out(r) for r in found], "count": len(found), "total_matches": total}
 
 
+_LIVE_PHOTO_IDS = select(photos.c.photo_id).where(photos.c.photo_id.in_(bindparam("photo_ids", expanding=True)),
+                                                   photos.c.deleted_at.is_(None))
+
+
 def _live_photos(ctx: Ctx, photo_ids: list[str]) -> list[str]:
     """The ids without repeats; EntityNotFound for unknown photos and those in Recently Deleted."""
     unique = list(dict.fromkeys(photo_ids))
-    live = set(ctx.conn.execute(select(photos.c.photo_id).where(
-        photos.c.photo_id.in_(unique), photos.c.deleted_at.is_(None))).scalars())
+    live = set(ctx.conn.execute(_LIVE_PHOTO_IDS, {"photo_ids": unique}).scalars())
     missing = [p for p in unique if p not in live]
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no photo(s) {', '.join(missing)} in the gallery",
@@ -999,9 +1103,17 @@ def _live_photos(ctx: Ctx, photo_ids: list[str]) -> list[str]:
     return unique
 
 
+_FILE_PHOTO = insert(album_photos)
+
+
 def _album_add(ctx: Ctx, album_id: str, photo_ids: list[str]) -> None:
-    ctx.conn.execute(insert(album_photos), [
-        {"album_id": album_id, "photo_id": p, "created_at": ctx.ts(), "updated_at": ctx.ts()} for p in photo_ids])
+    for p in photo_ids:
+        ctx.conn.execute(_FILE_PHOTO, {"album_id": album_id, "photo_id": p, "created_at": ctx.ts(),
+                                       "updated_at": ctx.ts()})
+
+
+_ALBUM_NAMED = select(albums.c.album_id).where(func.lower(albums.c.name) == bindparam("name"))
+_ADD_ALBUM = insert(albums)
 
 
 @tool(l2="2.6", app="gallery", mutating=True, permissions=("PHOTOS",),
@@ -1018,15 +1130,19 @@ def create_photo_album(
         shared: Make it a shared album that invited people can see.
     """
     chosen = _live_photos(ctx, photo_ids or [])
-    existing = ctx.conn.execute(select(albums.c.album_id).where(func.lower(albums.c.name) == name.lower())).scalar()
+    existing = ctx.conn.execute(_ALBUM_NAMED, {"name": name.lower()}).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"an album named {name!r} exists: {existing}", existing_id=existing)
     aid = ctx.new_id(albums)
-    ctx.conn.execute(insert(albums).values(album_id=aid, name=name, shared=int(shared), created_at=ctx.ts(),
-                                           updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_ALBUM, {"album_id": aid, "name": name, "shared": int(shared), "created_at": ctx.ts(),
+                                  "updated_at": ctx.ts()})
     if chosen:
         _album_add(ctx, aid, chosen)
     return {"album_id": aid, "name": name, "shared": shared, "photo_ids": chosen}
+
+
+_ALBUM_PHOTO_IDS = select(album_photos.c.photo_id).where(album_photos.c.album_id == bindparam("album_id"))
+_TOUCH_ALBUM = update(albums).where(albums.c.album_id == bindparam("match_album_id"))
 
 
 @tool(l2="2.6", app="gallery", mutating=True, permissions=("PHOTOS",),
@@ -1040,18 +1156,22 @@ def add_photos_to_album(ctx: Ctx, album_id: Ref, photo_ids: PhotoIds) -> dict[st
     """
     album = _get(ctx, albums, album_id, "search_photos")
     chosen = _live_photos(ctx, photo_ids)
-    ap = album_photos.c
-    present = set(ctx.conn.execute(select(ap.photo_id).where(ap.album_id == album_id)).scalars())
+    present = set(ctx.conn.execute(_ALBUM_PHOTO_IDS, {"album_id": album_id}).scalars())
     new = [p for p in chosen if p not in present]
     if not new:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"every photo is already in {album['name']!r}",
                         existing_ids=chosen)
     _album_add(ctx, album_id, new)
-    ctx.conn.execute(update(albums).where(albums.c.album_id == album_id).values(updated_at=ctx.ts()))
+    ctx.conn.execute(_TOUCH_ALBUM, {"match_album_id": album_id, "updated_at": ctx.ts()})
     return {"album_id": album_id, "added": new, "skipped_already_present": [p for p in chosen if p in present]}
 
 
 BULK_DELETE = 20  # more photos than this at once needs confirm=true
+_PHOTOS_DELETED_AT = select(photos.c.photo_id, photos.c.deleted_at).where(
+    photos.c.photo_id.in_(bindparam("photo_ids", expanding=True)))
+_UNFILE_PHOTOS = album_photos.delete().where(album_photos.c.photo_id.in_(bindparam("photo_ids", expanding=True)))
+_DROP_PHOTOS = photos.delete().where(photos.c.photo_id.in_(bindparam("photo_ids", expanding=True)))
+_TRASH_PHOTOS = update(photos).where(photos.c.photo_id.in_(bindparam("match_photo_ids", expanding=True)))
 
 
 @tool(l2="2.6", app="gallery", mutating=True, permissions=("PHOTOS",),
@@ -1065,8 +1185,7 @@ def delete_photos(ctx: Ctx, photo_ids: PhotoIds, permanent: bool = False, confir
         confirm: Set true only after the user confirmed; needed for permanent deletes and for more than 20 photos.
     """
     unique = list(dict.fromkeys(photo_ids))
-    found = {r.photo_id: r.deleted_at for r in ctx.conn.execute(
-        select(photos.c.photo_id, photos.c.deleted_at).where(photos.c.photo_id.in_(unique)))}
+    found = {r.photo_id: r.deleted_at for r in ctx.conn.execute(_PHOTOS_DELETED_AT, {"photo_ids": unique})}
     missing = [p for p in unique if p not in found]
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no photo(s) {', '.join(missing)}", missing=missing,
@@ -1080,11 +1199,10 @@ def delete_photos(ctx: Ctx, photo_ids: PhotoIds, permanent: bool = False, confir
         raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"{what} {len(unique)} photo(s)? Ask the user first",
                         count=len(unique), permanent=permanent, hint="ask_user(kind=confirm), then confirm=true")
     if permanent:
-        ctx.conn.execute(album_photos.delete().where(album_photos.c.photo_id.in_(unique)))
-        ctx.conn.execute(photos.delete().where(photos.c.photo_id.in_(unique)))
+        ctx.conn.execute(_UNFILE_PHOTOS, {"photo_ids": unique})
+        ctx.conn.execute(_DROP_PHOTOS, {"photo_ids": unique})
     else:
-        ctx.conn.execute(update(photos).where(photos.c.photo_id.in_(unique)).values(
-            deleted_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_TRASH_PHOTOS, {"match_photo_ids": unique, "deleted_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"deleted": unique, "permanent": permanent}
 
 
@@ -1110,14 +1228,20 @@ def _share_args(args: dict[str, Any]) -> str | None:
     return None
 
 
+_GROUP_ID = select(groups.c.group_id).where(groups.c.group_id == bindparam("group_id"))
+_CONTACT = select(contacts).where(contacts.c.contact_id == bindparam("contact_id"))
+_CONTACT_ID_BY_EMAIL = select(contacts.c.contact_id).where(func.lower(contacts.c.email) == bindparam("email"))
+_CONTACT_ID_BY_PHONE = select(contacts.c.contact_id).where(contacts.c.phone_number == bindparam("phone_number"))
+
+
 def _recipient(ctx: Ctx, channel: str, ref: str) -> tuple[str, str | None]:
     """A recipient as (phone number, group id or email address; contact id)."""
     if ref.startswith("group_"):
-        if ctx.conn.execute(select(groups.c.group_id).where(groups.c.group_id == ref)).first() is None:
+        if ctx.conn.execute(_GROUP_ID, {"group_id": ref}).first() is None:
             raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no group chat {ref!r}", field="recipients")
         return ref, None
     if ref.startswith("contact_"):
-        c = ctx.conn.execute(select(contacts).where(contacts.c.contact_id == ref)).first()
+        c = ctx.conn.execute(_CONTACT, {"contact_id": ref}).first()
         if c is None:
             raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact {ref!r}", field="recipients",
                             hint="search_contacts")
@@ -1127,10 +1251,13 @@ def _recipient(ctx: Ctx, channel: str, ref: str) -> tuple[str, str | None]:
             return c.email, ref
         return normalise_phone(c.phone_number), ref
     if channel == "mail":
-        c = contacts.c
-        return ref, ctx.conn.execute(select(c.contact_id).where(func.lower(c.email) == ref.lower())).scalar()
+        return ref, ctx.conn.execute(_CONTACT_ID_BY_EMAIL, {"email": ref.lower()}).scalar()
     number = normalise_phone(ref)
-    return number, ctx.conn.execute(select(contacts.c.contact_id).where(contacts.c.phone_number == number)).scalar()
+    return number, ctx.conn.execute(_CONTACT_ID_BY_PHONE, {"phone_number": number}).scalar()
+
+
+_ADD_SHARE_LINK = insert(share_links)
+_SEND_MESSAGE = insert(messages)
 
 
 @tool(l2="2.6", app="gallery", mutating=True, permissions=("PHOTOS",), network="internet", check=_share_args,
@@ -1153,18 +1280,19 @@ def share_photos(
     targets = [_recipient(ctx, channel, r) for r in dict.fromkeys(recipients or [])]
     link_id = ctx.new_id(share_links)
     url = SHARE_URL + link_id
-    ctx.conn.execute(insert(share_links).values(
-        link_id=link_id, item_type="photos", item_ids_json=json.dumps(chosen), url=url, channel=channel,
-        recipients_json=json.dumps([t for t, _ in targets]), caption=caption, created_at=ctx.ts(),
-        updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_SHARE_LINK, {
+        "link_id": link_id, "item_type": "photos", "item_ids_json": json.dumps(chosen), "url": url, "channel": channel,
+        "recipients_json": json.dumps([t for t, _ in targets]), "caption": caption, "created_at": ctx.ts(),
+        "updated_at": ctx.ts()})
     sent = []
     if channel in ("sms", "chat"):
         body = f"{caption}\n{url}" if caption else url
         for counterpart, cid in targets:
             mid = ctx.new_id(messages)
-            ctx.conn.execute(insert(messages).values(
-                message_id=mid, channel=channel, direction="out", counterpart=counterpart, contact_id=cid, body=body,
-                is_read=1, status="sent", sent_at=ctx.ts(), created_at=ctx.ts(), updated_at=ctx.ts()))
+            ctx.conn.execute(_SEND_MESSAGE, {
+                "message_id": mid, "channel": channel, "direction": "out", "counterpart": counterpart,
+                "contact_id": cid, "body": body, "is_read": 1, "status": "sent", "sent_at": ctx.ts(),
+                "created_at": ctx.ts(), "updated_at": ctx.ts()})
             sent.append({"message_id": mid, "to": counterpart, "contact_id": cid})
     else:
         sent = [{"to": t, "contact_id": cid} for t, cid in targets]
@@ -1173,10 +1301,16 @@ def share_photos(
 
 # ---- Camera & Recording (2.7) -----------------------------------------------------------------
 
+_CAMERA_FRAME = select(meta.c.value).where(meta.c.key == "camera_frame")
+
+
 def _camera_frame(ctx: Ctx) -> dict[str, Any]:
     """What the camera sees: the task's ``camera_frame`` fixture (a JSON object in meta), else nothing."""
-    raw = ctx.conn.execute(select(meta.c.value).where(meta.c.key == "camera_frame")).scalar()
+    raw = ctx.conn.execute(_CAMERA_FRAME).scalar()
     return json.loads(raw) if raw else {}
+
+
+_ADD_PHOTO = insert(photos)
 
 
 def _capture(ctx: Ctx, media_type: str, size_mb: float, labels: list[str], duration_sec: int | None) -> dict[str, Any]:
@@ -1193,7 +1327,7 @@ def _capture(ctx: Ctx, media_type: str, size_mb: float, labels: list[str], durat
            "ocr_text": frame.get("ocr_text"), "fields_json": json.dumps(fields) if fields is not None else None,
            "size_mb": size_mb, "duration_sec": duration_sec, "source": "camera", "deleted_at": None,
            "created_at": ctx.ts(), "updated_at": ctx.ts()}
-    ctx.conn.execute(insert(photos).values(**row))
+    ctx.conn.execute(_ADD_PHOTO, row)
     return _photo_out(row)
 
 
@@ -1236,6 +1370,9 @@ def record_video(
 
 # ---- Casting & Output Devices (2.8) -----------------------------------------------------------
 
+_SET_DEVICE = update(devices).where(devices.c.device_id == bindparam("match_device_id"))
+
+
 @tool(l2="2.8", app="cast", mutating=True, permissions=("NEARBY_DEVICES",),
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.SERVICE_DISABLED,
               ErrorType.STATE_CONFLICT, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.UNSUPPORTED_OPERATION))
@@ -1262,9 +1399,8 @@ def cast_to_device(ctx: Ctx, device_id: Ref, player: Player = "music") -> dict[s
         raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{name} is not paired; pair it in its vendor app first",
                         device_id=did, hint="call_gui_agent")
     if not device["connected"]:
-        ctx.conn.execute(update(devices).where(devices.c.device_id == did).values(connected=1, updated_at=ctx.ts()))
-    ctx.conn.execute(update(playback_state).where(playback_state.c.player == player).values(
-        output_device_id=did, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_DEVICE, {"match_device_id": did, "connected": 1, "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_PLAYER_STATE, {"match_player": player, "output_device_id": did, "updated_at": ctx.ts()})
     return {"player": player, "status": state["status"], "now_playing": _now_playing(ctx, player, state["item_id"]),
             "output": _output_brief(ctx, did), "previous_output": _output_brief(ctx, state["output_device_id"])}
 

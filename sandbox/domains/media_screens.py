@@ -10,9 +10,9 @@ import random
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import Column, Connection, Integer, Text, insert, select, update
+from sqlalchemy import Column, Connection, Integer, Text, bindparam, insert, select, update
 
-from sandbox.domains.entertainment import _device, devices
+from sandbox.domains.entertainment import _SET_DEVICE, _device
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import USER, stamps, table
@@ -43,6 +43,11 @@ def seed_media_app_settings(conn: Connection, rng: random.Random, persona: Perso
                                             "updated_at": persona.now} for k, v in CAMERA_OPTIONS.items()])
 
 
+_READING_GOAL = select(reading_goals.c.books).where(reading_goals.c.year == bindparam("year"))
+_ADD_READING_GOAL = insert(reading_goals)
+_SET_READING_GOAL = update(reading_goals).where(reading_goals.c.year == bindparam("match_year"))
+
+
 @tool(domain=INTERNAL, app="ebooks", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
 def ebooks_set_reading_goal(ctx: Ctx, year: Annotated[int, Field(ge=2000, le=2100)],
                             books: Annotated[int, Field(ge=1, le=500)]) -> dict[str, Any]:
@@ -52,12 +57,12 @@ def ebooks_set_reading_goal(ctx: Ctx, year: Annotated[int, Field(ge=2000, le=210
         year: The challenge year.
         books: How many books to read that year.
     """
-    found = ctx.conn.execute(select(reading_goals.c.books).where(reading_goals.c.year == year)).first()
+    found = ctx.conn.execute(_READING_GOAL, {"year": year}).first()
     if found is None:
-        ctx.conn.execute(insert(reading_goals).values(year=year, books=books, created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_READING_GOAL, {"year": year, "books": books, "created_at": ctx.ts(),
+                                             "updated_at": ctx.ts()})
     else:
-        ctx.conn.execute(update(reading_goals).where(reading_goals.c.year == year).values(books=books,
-                                                                                         updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_READING_GOAL, {"match_year": year, "books": books, "updated_at": ctx.ts()})
     return {"year": year, "books": books}
 
 
@@ -77,6 +82,10 @@ def _reading_goal(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
 gui_flow(GuiFlow("ebooks", "set_reading_goal", ("goal", "challenge"), ("books",), _reading_goal))
 
 
+_CAMERA_OPTION = select(camera_settings.c.value).where(camera_settings.c.option == bindparam("option"))
+_SET_CAMERA_OPTION = update(camera_settings).where(camera_settings.c.option == bindparam("match_option"))
+
+
 @tool(domain=INTERNAL, app="camera", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def camera_set_option(ctx: Ctx, option: Annotated[str, Field(min_length=1, max_length=40)],
                       value: Literal["on", "off", "auto"]) -> dict[str, Any]:
@@ -89,14 +98,13 @@ def camera_set_option(ctx: Ctx, option: Annotated[str, Field(min_length=1, max_l
     key = option.strip().lower().replace(" ", "_").replace("-", "_")
     key = {"grid_lines": "grid", "shutter": "shutter_sound", "location": "location_tags", "geotag": "location_tags",
            "geotags": "location_tags", "mirror": "mirror_front", "mirror_selfies": "mirror_front"}.get(key, key)
-    current = ctx.conn.execute(select(camera_settings.c.value).where(camera_settings.c.option == key)).scalar()
+    current = ctx.conn.execute(_CAMERA_OPTION, {"option": key}).scalar()
     if current is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"the camera has no setting {option!r}",
                         options=sorted(CAMERA_OPTIONS))
     if current == value:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{key} is already {value}")
-    ctx.conn.execute(update(camera_settings).where(camera_settings.c.option == key).values(value=value,
-                                                                                           updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_CAMERA_OPTION, {"match_option": key, "value": value, "updated_at": ctx.ts()})
     return {"option": key, "value": value, "previous": current}
 
 
@@ -130,8 +138,8 @@ def cast_pair_device(ctx: Ctx, device_name: Annotated[str, Field(min_length=1, m
                         existing_id=device["device_id"])
     if not device["online"]:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{device['name']} is offline or out of range")
-    ctx.conn.execute(update(devices).where(devices.c.device_id == device["device_id"]).values(
-        paired=1, connected=1, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_DEVICE, {"match_device_id": device["device_id"], "paired": 1, "connected": 1,
+                                   "updated_at": ctx.ts()})
     return {"device_id": device["device_id"], "name": device["name"], "paired": True, "connected": True}
 
 

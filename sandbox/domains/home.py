@@ -16,7 +16,7 @@ import random
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import Column, Connection, Integer, Text, func, insert, select, update
+from sqlalchemy import Column, Connection, Integer, Text, bindparam, func, insert, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from sandbox.domains.common import world_places
@@ -117,9 +117,12 @@ def _public(dev: dict[str, Any]) -> dict[str, Any]:
             "online": bool(dev["online"]), "state": dev["state"]}
 
 
+_DEVICE = select(home_devices).where(home_devices.c.device_id == bindparam("device_id"))
+
+
 def _device(ctx: Ctx, device_id: str, *kinds: str) -> dict[str, Any]:
     """The device with this id, which must be of one of ``kinds`` (EntityNotFound otherwise)."""
-    raw = ctx.conn.execute(select(home_devices).where(home_devices.c.device_id == device_id)).first()
+    raw = ctx.conn.execute(_DEVICE, {"device_id": device_id}).first()
     if raw is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no home device {device_id!r}", field="device_id",
                         hint="list_smart_devices")
@@ -130,11 +133,13 @@ def _device(ctx: Ctx, device_id: str, *kinds: str) -> dict[str, Any]:
     return dev
 
 
+_DEVICES = select(home_devices).order_by(home_devices.c.device_id)
+_DEVICES_OF_TYPES = _DEVICES.where(home_devices.c.type.in_(bindparam("types", expanding=True)))
+
+
 def _devices(ctx: Ctx, *kinds: str) -> list[dict[str, Any]]:
-    q = select(home_devices).order_by(home_devices.c.device_id)
-    if kinds:
-        q = q.where(home_devices.c.type.in_(kinds))
-    return [_row(r) for r in rows(ctx.conn.execute(q))]
+    found = ctx.conn.execute(_DEVICES_OF_TYPES, {"types": list(kinds)}) if kinds else ctx.conn.execute(_DEVICES)
+    return [_row(r) for r in rows(found)]
 
 
 def _online(dev: dict[str, Any]) -> None:
@@ -143,9 +148,12 @@ def _online(dev: dict[str, Any]) -> None:
                         device_id=dev["device_id"], hint="check the device's power and Wi-Fi")
 
 
+_SET_DEVICE = update(home_devices).where(home_devices.c.device_id == bindparam("match_device_id"))
+
+
 def _save(ctx: Ctx, dev: dict[str, Any], state: dict[str, Any]) -> None:
-    ctx.conn.execute(update(home_devices).where(home_devices.c.device_id == dev["device_id"]).values(
-        state_json=json.dumps(state, sort_keys=True), updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_DEVICE, {"match_device_id": dev["device_id"],
+                                   "state_json": json.dumps(state, sort_keys=True), "updated_at": ctx.ts()})
 
 
 def _targets(ctx: Ctx, target: str, kind: str) -> list[dict[str, Any]]:
@@ -202,10 +210,13 @@ def _future(ctx: Ctx, value: str, field: str) -> None:
                         fields=[field], now=_stamp(ctx))
 
 
+_LOCATION_PERMISSION = select(app_permissions.c.state).where(
+    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.permission == "LOCATION")
+
+
 def _require_location(ctx: Ctx, app_id: str) -> None:
     """The LOCATION gate for arguments that use the user's position (the decorator gates whole tools)."""
-    state = ctx.conn.execute(select(app_permissions.c.state).where(
-        app_permissions.c.app_id == app_id, app_permissions.c.permission == "LOCATION")).scalar()
+    state = ctx.conn.execute(_LOCATION_PERMISSION, {"app_id": app_id}).scalar()
     if state != "granted":
         raise ToolError(ErrorType.PERMISSION_DENIED, f"app {app_id!r} lacks the LOCATION permission",
                         app_id=app_id, permission="LOCATION",
@@ -263,6 +274,10 @@ def set_light_state(
             "skipped_offline": [d["device_id"] for d in lights if not d["online"]]}
 
 
+_SCENE = select(home_scenes).where(func.lower(home_scenes.c.scene_name) == bindparam("scene_name"))
+_SCENE_NAMES = select(home_scenes.c.scene_name)
+
+
 @tool(l2="10.1", app=HOME, mutating=True, network="internet",
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE))
 def activate_scene(ctx: Ctx, scene_name: Name) -> dict[str, Any]:
@@ -271,10 +286,9 @@ def activate_scene(ctx: Ctx, scene_name: Name) -> dict[str, Any]:
     Args:
         scene_name: Name of the scene, e.g. "Good night" (case-insensitive).
     """
-    scene = ctx.conn.execute(select(home_scenes).where(
-        func.lower(home_scenes.c.scene_name) == scene_name.casefold())).first()
+    scene = ctx.conn.execute(_SCENE, {"scene_name": scene_name.casefold()}).first()
     if scene is None:
-        names = sorted(ctx.conn.execute(select(home_scenes.c.scene_name)).scalars())
+        names = sorted(ctx.conn.execute(_SCENE_NAMES).scalars())
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no scene named {scene_name!r}", field="scene_name",
                         scenes=names)
     steps = [(_device(ctx, a["device_id"]), a["set"]) for a in json.loads(scene.actions_json)]
@@ -338,6 +352,9 @@ def _guest_code(device_id: str, label: str, code_id: str) -> str:
     return f"{int(hashlib.sha256(f'{device_id}|{label}|{code_id}'.encode()).hexdigest(), 16) % 10**6:06d}"
 
 
+_ADD_ACCESS_CODE = insert(access_codes)
+
+
 @tool(l2="10.3", app=HOME, mutating=True, network="internet", check=_code_needs_label, errors=(
     ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE,
     ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
@@ -369,9 +386,9 @@ def set_lock_state(
         code_id = ctx.new_id(access_codes)
         code = _guest_code(device_id, guest_code_label, code_id)
         until = code_valid_until or _stamp(ctx, 24 * 60)
-        ctx.conn.execute(insert(access_codes).values(
-            code_id=code_id, device_id=device_id, label=guest_code_label, code=code, valid_until=until,
-            created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_ACCESS_CODE, {
+            "code_id": code_id, "device_id": device_id, "label": guest_code_label, "code": code,
+            "valid_until": until, "created_at": ctx.ts(), "updated_at": ctx.ts()})
         out["guest_code"] = {"code_id": code_id, "label": guest_code_label, "code": code, "valid_until": until}
     return out
 
@@ -381,6 +398,9 @@ def _panel(ctx: Ctx) -> dict[str, Any]:
     if not panels:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, "this home has no alarm panel")
     return panels[0]
+
+
+_ADD_HOME_EVENT = insert(home_events)
 
 
 @tool(l2="10.3", app=HOME, mutating=True, network="internet", errors=(
@@ -411,11 +431,17 @@ def arm_security_system(
     bypassed = [s["device_id"] for s in open_sensors] if mode != "disarm" else []
     _save(ctx, panel, {**panel["state"], "armed_mode": armed, "bypassed": bypassed})
     event_id = ctx.new_id(home_events)
-    ctx.conn.execute(insert(home_events).values(
-        event_id=event_id, device_id=panel["device_id"], kind="disarmed" if mode == "disarm" else f"armed_{mode}",
-        ts=ctx.ts(), labels_json=json.dumps(bypassed), image=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_HOME_EVENT, {
+        "event_id": event_id, "device_id": panel["device_id"],
+        "kind": "disarmed" if mode == "disarm" else f"armed_{mode}", "ts": ctx.ts(),
+        "labels_json": json.dumps(bypassed), "image": None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"armed_mode": armed, "previous": panel["state"]["armed_mode"], "bypassed_sensors": bypassed,
             "event_id": event_id}
+
+
+_DETECTIONS = select(home_events).where(
+    home_events.c.device_id == bindparam("device_id"), home_events.c.ts >= bindparam("since"),
+    home_events.c.ts <= bindparam("until")).order_by(home_events.c.ts.desc(), home_events.c.event_id).limit(20)
 
 
 @tool(l2="10.3", app=HOME, mutating=False, network="internet",
@@ -433,9 +459,7 @@ def get_camera_snapshot(ctx: Ctx, camera_id: DeviceRef, since: DateTime | None =
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{cam['name']} is switched off", device_id=camera_id,
                         hint="set_device_power(on=true)")
     start = since or _stamp(ctx, -24 * 60)
-    e = home_events.c
-    found = rows(ctx.conn.execute(select(home_events).where(
-        e.device_id == camera_id, e.ts >= start, e.ts <= ctx.ts()).order_by(e.ts.desc(), e.event_id).limit(20)))
+    found = rows(ctx.conn.execute(_DETECTIONS, {"device_id": camera_id, "since": start, "until": ctx.ts()}))
     minute = _stamp(ctx)
     return {
         "camera_id": camera_id, "name": cam["name"], "room": cam["room"],
@@ -594,6 +618,11 @@ def _is_time(value: str) -> bool:
     return len(value) == 5
 
 
+_AUTOMATION_NAMED = select(home_automations.c.automation_id).where(
+    func.lower(home_automations.c.name) == bindparam("name"))
+_ADD_AUTOMATION = insert(home_automations)
+
+
 @tool(l2="10.5", app=HOME, mutating=True, network="internet", check=_automation_args, errors=(
     ErrorType.PERMISSION_DENIED, ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE,
     ErrorType.DUPLICATE_ENTITY))
@@ -617,7 +646,7 @@ def create_home_automation(
         _require_location(ctx, HOME)
     if trigger.type == "sensor":
         _device(ctx, str(trigger.value), "sensor", "camera")
-    scenes = {s.casefold(): s for s in ctx.conn.execute(select(home_scenes.c.scene_name)).scalars()}
+    scenes = {s.casefold(): s for s in ctx.conn.execute(_SCENE_NAMES).scalars()}
     plan = []
     for action in actions:
         step = action.model_dump(exclude_none=True)
@@ -632,17 +661,16 @@ def create_home_automation(
                 raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{action.command} does not apply to "
                                 f"{dev['name']} (a {dev['type']})", fields=["actions"])
         plan.append(step)
-    existing = ctx.conn.execute(select(home_automations.c.automation_id).where(
-        func.lower(home_automations.c.name) == name.casefold())).scalar()
+    existing = ctx.conn.execute(_AUTOMATION_NAMED, {"name": name.casefold()}).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"an automation named {name!r} exists: {existing}",
                         existing_id=existing)
     aid = ctx.new_id(home_automations)
     week = [d for d in WEEKDAYS if d in (days or [])]
-    ctx.conn.execute(insert(home_automations).values(
-        automation_id=aid, name=name, trigger_json=json.dumps(trig, sort_keys=True),
-        actions_json=json.dumps(plan, sort_keys=True), days_json=json.dumps(week), enabled=int(enabled),
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_AUTOMATION, {
+        "automation_id": aid, "name": name, "trigger_json": json.dumps(trig, sort_keys=True),
+        "actions_json": json.dumps(plan, sort_keys=True), "days_json": json.dumps(week), "enabled": int(enabled),
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"automation_id": aid, "name": name, "trigger": trig, "actions": plan, "days": week or "every day",
             "enabled": enabled}
 
@@ -664,24 +692,31 @@ def _car_value(key: str, raw: str) -> Any:
     return raw or None
 
 
+_VEHICLE_STATE = select(vehicle_state.c.key, vehicle_state.c.value)
+
+
 def _car(ctx: Ctx) -> dict[str, Any]:
     """The car's state, typed; ResourceUnavailable when it is not connected."""
-    car = {k: _car_value(k, v) for k, v in ctx.conn.execute(select(vehicle_state.c.key, vehicle_state.c.value))}
+    car = {k: _car_value(k, v) for k, v in ctx.conn.execute(_VEHICLE_STATE)}
     if not car.get("online"):
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, "the car is not connected (no signal)",
                         last_seen=car.get("last_seen"), hint="try again later")
     return car
 
 
+_SET_VEHICLE_STATE = update(vehicle_state).where(vehicle_state.c.key == bindparam("match_key"))
+_ADD_VEHICLE_EVENT = insert(vehicle_events)
+
+
 def _set_car(ctx: Ctx, command: str, changes: dict[str, str]) -> str:
     """Write the keys whose value changes and journal the command; returns the event id."""
-    current = dict(ctx.conn.execute(select(vehicle_state.c.key, vehicle_state.c.value)).all())
+    current = dict(ctx.conn.execute(_VEHICLE_STATE).all())
     for key, value in changes.items():
         if current.get(key) != value:
-            ctx.conn.execute(update(vehicle_state).where(vehicle_state.c.key == key).values(value=value))
+            ctx.conn.execute(_SET_VEHICLE_STATE, {"match_key": key, "value": value})
     event_id = ctx.new_id(vehicle_events)
-    ctx.conn.execute(insert(vehicle_events).values(
-        event_id=event_id, command=command, ts=ctx.ts(), result="ok", created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_VEHICLE_EVENT, {"event_id": event_id, "command": command, "ts": ctx.ts(), "result": "ok",
+                                          "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return event_id
 
 
@@ -756,15 +791,18 @@ CAR_GROUPS = {
 }
 
 
+# The car's saved place can be missing (None): IS matches what ``== None`` did.
+_CAR_PLACE = select(world_places.c.place_id, world_places.c.name, world_places.c.address, world_places.c.city).where(
+    world_places.c.place_id.is_not_distinct_from(bindparam("place_id")))
+
+
 @tool(l2="10.6", app=CAR, mutating=False, network="internet", errors=(ErrorType.RESOURCE_UNAVAILABLE,))
 def get_vehicle_status(ctx: Ctx) -> dict[str, Any]:
     """Show the car's charge or fuel, range, locks, windows, climate, tyre pressures, location and odometer."""
     car = _car(ctx)
     out: dict[str, Any] = {g: {k.removesuffix("_json"): car[k] for k in keys if k in car}
                            for g, keys in CAR_GROUPS.items()}
-    spot = ctx.conn.execute(select(world_places.c.place_id, world_places.c.name, world_places.c.address,
-                                   world_places.c.city).where(world_places.c.place_id == car["location_place_id"])
-                            ).first()
+    spot = ctx.conn.execute(_CAR_PLACE, {"place_id": car["location_place_id"]}).first()
     out["location"] = dict(spot._mapping) if spot else {"place_id": car["location_place_id"]}
     out["last_seen"] = car["last_seen"]
     return out

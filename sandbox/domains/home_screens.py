@@ -6,7 +6,7 @@ import json
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 
 from sandbox.domains.home import (
     HOME,
@@ -32,6 +32,10 @@ class SceneStep(BaseModel):
     set: dict[str, Any]
 
 
+_SCENE_NAMED = select(home_scenes.c.scene_name).where(func.lower(home_scenes.c.scene_name) == bindparam("scene_name"))
+_ADD_SCENE = insert(home_scenes)
+
+
 @tool(domain=INTERNAL, app=HOME, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
 def home_save_scene(ctx: Ctx, scene_name: Name,
                     actions: Annotated[list[SceneStep], Field(min_length=1, max_length=20)]) -> dict[str, Any]:
@@ -41,15 +45,14 @@ def home_save_scene(ctx: Ctx, scene_name: Name,
         scene_name: Name of the new scene.
         actions: The device settings it applies.
     """
-    if ctx.conn.execute(select(home_scenes.c.scene_name).where(
-            func.lower(home_scenes.c.scene_name) == scene_name.casefold())).first():
+    if ctx.conn.execute(_SCENE_NAMED, {"scene_name": scene_name.casefold()}).first():
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a scene named {scene_name!r} exists")
     steps = []
     for a in actions:
         _device(ctx, a.device_id)
         steps.append({"device_id": a.device_id, "set": a.set})
-    ctx.conn.execute(insert(home_scenes).values(scene_name=scene_name, actions_json=json.dumps(steps, sort_keys=True),
-                                                created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_SCENE, {"scene_name": scene_name, "actions_json": json.dumps(steps, sort_keys=True),
+                                  "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"scene_name": scene_name, "actions": steps}
 
 
@@ -83,6 +86,11 @@ def _create_scene(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
 gui_flow(GuiFlow(HOME, "create_scene", ("scene",), ("scene_name", "devices"), _create_scene))
 
 
+_AUTOMATION = select(home_automations).where(home_automations.c.automation_id == bindparam("automation_id"))
+_SET_AUTOMATION = update(home_automations).where(
+    home_automations.c.automation_id == bindparam("match_automation_id"))
+
+
 @tool(domain=INTERNAL, app=HOME, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def home_set_automation_enabled(ctx: Ctx, automation_id: str, enabled: bool) -> dict[str, Any]:
     """Flip an automation's switch on the home app's automations screen (GUI-agent action).
@@ -91,13 +99,13 @@ def home_set_automation_enabled(ctx: Ctx, automation_id: str, enabled: bool) -> 
         automation_id: The automation.
         enabled: True to enable it, false to pause it.
     """
-    row = ctx.conn.execute(select(home_automations).where(home_automations.c.automation_id == automation_id)).first()
+    row = ctx.conn.execute(_AUTOMATION, {"automation_id": automation_id}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no automation {automation_id!r}")
     if bool(row.enabled) == enabled:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{row.name} is already {'on' if enabled else 'off'}")
-    ctx.conn.execute(update(home_automations).where(home_automations.c.automation_id == automation_id).values(
-        enabled=int(enabled), updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_AUTOMATION, {"match_automation_id": automation_id, "enabled": int(enabled),
+                                       "updated_at": ctx.ts()})
     return {"automation_id": automation_id, "name": row.name, "enabled": enabled}
 
 
@@ -109,14 +117,16 @@ def _truthy(value: Any) -> bool | None:
         False if text in ("false", "off", "disable", "disabled", "pause", "paused", "0", "no") else None
 
 
+_AUTOMATIONS = select(home_automations).order_by(home_automations.c.automation_id)
+
+
 def _toggle_automation(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """Find the automation by name on the list and flip its switch."""
     name = str(inputs["name"]).casefold().strip()
     enabled = _truthy(inputs["enabled"])
     if enabled is None:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, "enabled must say on or off", missing_inputs=["enabled"])
-    found = [r for r in rows(ctx.conn.execute(select(home_automations).order_by(home_automations.c.automation_id)))
-             if name in r["name"].casefold()]
+    found = [r for r in rows(ctx.conn.execute(_AUTOMATIONS)) if name in r["name"].casefold()]
     if len(found) != 1:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"{len(found)} automations match {inputs['name']!r}",
                         reason="no_match" if not found else "ambiguous")

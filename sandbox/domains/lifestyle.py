@@ -15,7 +15,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import Column, Connection, Float, Integer, Text, func, insert, select, update
+from sqlalchemy import Column, Connection, Float, Integer, Text, bindparam, func, insert, select, update
 
 from sandbox.domains.common import STREETS, addresses, charge, payment_method, place, refund, world_places
 from sandbox.domains.shopping import (
@@ -309,13 +309,18 @@ def book_event_tickets(
     return _issue_tickets(ctx, ev, session, quantity, section, unit, attendee_names or [], method["method_id"])
 
 
+_HELD_TICKET = select(event_tickets.c.ticket_id).where(
+    event_tickets.c.event_id == bindparam("event_id"), event_tickets.c.session_time == bindparam("session_time"),
+    event_tickets.c.status == "booked")
+_ADD_TICKETS = insert(event_tickets)
+_SET_SEATS_LEFT = update(world_events).where(world_events.c.event_id == bindparam("match_event_id"))
+
+
 def _issue_tickets(ctx: Ctx, ev: dict[str, Any], session: str, quantity: int, section: str | None, unit: float,
                    attendee_names: list[str], method_id: str) -> dict[str, Any]:
     """Hold the seats, charge, and issue the tickets with their QR code (the API and the venue apps alike)."""
     event_id = ev["event_id"]
-    t = event_tickets.c
-    held = ctx.conn.execute(select(t.ticket_id).where(
-        t.event_id == event_id, t.session_time == session, t.status == "booked")).scalar()
+    held = ctx.conn.execute(_HELD_TICKET, {"event_id": event_id, "session_time": session}).scalar()
     if held:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"you already hold tickets for this session: {held}",
                         existing_id=held)
@@ -324,13 +329,13 @@ def _issue_tickets(ctx: Ctx, ev: dict[str, Any], session: str, quantity: int, se
     if total > 0:
         charge(ctx, total, ev["venue"], "entertainment", ticket_id, method_id)
     qr = _qr(ticket_id, event_id, session)
-    ctx.conn.execute(insert(event_tickets).values(
-        ticket_id=ticket_id, event_id=event_id, session_time=session, quantity=quantity, seat_section=section,
-        attendee_names_json=json.dumps(attendee_names), price=total, currency=ev["currency"],
-        payment_method_id=method_id if total > 0 else None, status="booked", qr_code=qr,
-        source="api" if ctx.actor == "planner" else ctx.actor, created_at=ctx.ts(), updated_at=ctx.ts()))
-    ctx.conn.execute(update(world_events).where(world_events.c.event_id == event_id).values(
-        seats_left=ev["seats_left"] - quantity))
+    ctx.conn.execute(_ADD_TICKETS, {
+        "ticket_id": ticket_id, "event_id": event_id, "session_time": session, "quantity": quantity,
+        "seat_section": section, "attendee_names_json": json.dumps(attendee_names), "price": total,
+        "currency": ev["currency"], "payment_method_id": method_id if total > 0 else None, "status": "booked",
+        "qr_code": qr, "source": "api" if ctx.actor == "planner" else ctx.actor, "created_at": ctx.ts(),
+        "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_SEATS_LEFT, {"match_event_id": event_id, "seats_left": ev["seats_left"] - quantity})
     return {"ticket_id": ticket_id, "event_id": event_id, "title": ev["title"], "session_time": session,
             "quantity": quantity, "seat_section": section, "total": total, "currency": ev["currency"], "qr_code": qr}
 
@@ -362,21 +367,27 @@ def venue_reserve_ticket(
                           payment_method(ctx, None)["method_id"])
 
 
+_SELLS_TICKETS = select(world_events.c.event_id).where(world_events.c.booking_app_id == bindparam("app_id")).limit(1)
+
+
 def _sells_tickets(ctx: Ctx, app_id: str) -> bool:
-    return ctx.conn.execute(select(world_events.c.event_id).where(
-        world_events.c.booking_app_id == app_id).limit(1)).first() is not None
+    return ctx.conn.execute(_SELLS_TICKETS, {"app_id": app_id}).first() is not None
+
+
+_VENUE_APP_EVENTS = select(world_events).where(world_events.c.booking_app_id == bindparam("app_id")).order_by(
+    world_events.c.event_id)
+_MY_NAME = select(user_profile.c.name)
 
 
 def _reserve_in_venue_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """Find the app's event on the date, pick the session, register the visitors, pay in the app."""
     date, session = str(inputs["date"]), str(inputs["session"])
-    events = rows(ctx.conn.execute(select(world_events).where(world_events.c.booking_app_id == app_id).order_by(
-        world_events.c.event_id)))
+    events = rows(ctx.conn.execute(_VENUE_APP_EVENTS, {"app_id": app_id}))
     wanted = session if "T" in session else f"{date}T{session}"
     ev = next((e for e in events if wanted in json.loads(e["sessions_json"])), None)
     if ev is None:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"{app_id} shows no session at {wanted}", reason="no_session")
-    profile = ctx.conn.execute(select(user_profile.c.name)).scalar()
+    profile = ctx.conn.execute(_MY_NAME).scalar()
     visitors = inputs["visitors"] if isinstance(inputs["visitors"], list) else [inputs["visitors"]]
     names = [profile if isinstance(v, dict) and v.get("self") else (v.get("name") if isinstance(v, dict) else v)
              for v in visitors]
@@ -403,6 +414,11 @@ def _tracking(number: str) -> str:
     return re.sub(r"[\s\-]", "", number).upper()
 
 
+_PARCEL = select(world_parcels).where(world_parcels.c.tracking_number == bindparam("tracking_number"))
+_SHIPMENT = select(shipments).where(shipments.c.tracking_number == bindparam("tracking_number"))
+_PICKUP = select(courier_orders).where(courier_orders.c.tracking_number == bindparam("tracking_number"))
+
+
 @tool(l2="13.2", app="courier", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
 def track_parcel(
     ctx: Ctx, tracking_number: Annotated[str, Field(min_length=4, max_length=40)],
@@ -416,9 +432,9 @@ def track_parcel(
     """
     number = _tracking(tracking_number)
     found: dict[str, Any] | None = None
-    parcel = ctx.conn.execute(select(world_parcels).where(world_parcels.c.tracking_number == number)).first()
-    ship = ctx.conn.execute(select(shipments).where(shipments.c.tracking_number == number)).first()
-    pickup = ctx.conn.execute(select(courier_orders).where(courier_orders.c.tracking_number == number)).first()
+    parcel = ctx.conn.execute(_PARCEL, {"tracking_number": number}).first()
+    ship = ctx.conn.execute(_SHIPMENT, {"tracking_number": number}).first()
+    pickup = ctx.conn.execute(_PICKUP, {"tracking_number": number}).first()
     if parcel:
         found = {"carrier": parcel.carrier, "status": parcel.status, "eta": parcel.eta, "sender": parcel.sender,
                  "events": json.loads(parcel.events_json)}
@@ -480,6 +496,12 @@ def _default_window(now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
     return start, start + dt.timedelta(hours=2)
 
 
+_SCHEDULED_PICKUPS = select(courier_orders.c.courier_order_id, courier_orders.c.recipient_json).where(
+    courier_orders.c.window_start == bindparam("window_start"), courier_orders.c.window_end == bindparam("window_end"),
+    courier_orders.c.status == "scheduled")
+_ADD_COURIER_ORDER = insert(courier_orders)
+
+
 @tool(l2="13.2", app="courier", mutating=True, network="internet", check=_window_valid,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.INVALID_ARGUMENT_VALUE,
               ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED))
@@ -511,9 +533,8 @@ def schedule_courier_pickup(
         earliest = (ctx.now + COURIER_LEAD).strftime(DT_FMT)
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"no courier can arrive before {earliest}", earliest=earliest)
     who = {"name": recipient.name, "phone": normalise_phone(recipient.phone), "address": recipient.address}
-    c = courier_orders.c
-    for order_id, saved in ctx.conn.execute(select(c.courier_order_id, c.recipient_json).where(
-            c.window_start == start.strftime(DT_FMT), c.window_end == end.strftime(DT_FMT), c.status == "scheduled")):
+    for order_id, saved in ctx.conn.execute(_SCHEDULED_PICKUPS, {"window_start": start.strftime(DT_FMT),
+                                                                 "window_end": end.strftime(DT_FMT)}):
         if json.loads(saved)["phone"] == who["phone"]:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a pickup for this recipient and window exists: {order_id}",
                             existing_id=order_id)
@@ -524,11 +545,13 @@ def schedule_courier_pickup(
     oid = ctx.new_id(courier_orders)
     charge(ctx, price, carrier, "courier", oid, method["method_id"])
     waybill = prefix + str(int(_qr(oid, ctx.ts()), 16))[-digits:].zfill(digits)
-    ctx.conn.execute(insert(courier_orders).values(
-        courier_order_id=oid, pickup_address_id=pickup_address_id, recipient_json=json.dumps(who, sort_keys=True),
-        package_size=package_size, window_start=start.strftime(DT_FMT), window_end=end.strftime(DT_FMT),
-        insured_value=insured_value or 0.0, price=price, currency=currency, carrier=carrier, tracking_number=waybill,
-        payment_method_id=method["method_id"], status="scheduled", created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_COURIER_ORDER, {
+        "courier_order_id": oid, "pickup_address_id": pickup_address_id,
+        "recipient_json": json.dumps(who, sort_keys=True), "package_size": package_size,
+        "window_start": start.strftime(DT_FMT), "window_end": end.strftime(DT_FMT),
+        "insured_value": insured_value or 0.0, "price": price, "currency": currency, "carrier": carrier,
+        "tracking_number": waybill, "payment_method_id": method["method_id"], "status": "scheduled",
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"courier_order_id": oid, "carrier": carrier, "tracking_number": waybill,
             "window": {"start": start.strftime(DT_FMT), "end": end.strftime(DT_FMT)}, "price": price,
             "currency": currency}
@@ -536,26 +559,34 @@ def schedule_courier_pickup(
 
 # ---- Home & Repair Services (13.3), Personal Care & Wellness (13.4) -----------------------------
 
+_HOME_CITY = select(user_profile.c.home_city)
+_ADDRESS_CITY = select(addresses.c.city).where(func.lower(addresses.c.label) == bindparam("label"))
+
+
 def _city_near(ctx: Ctx, near: str | None) -> str:
     """The city a location reference points to: a saved address (id or label), a place id, or a city name."""
     if near is None:
-        home = ctx.conn.execute(select(user_profile.c.home_city)).scalar()
+        home = ctx.conn.execute(_HOME_CITY).scalar()
         return str(home)
     if near.startswith("address_"):
         return str(shipping_address(ctx, near)["city"])
     if near.startswith("place_"):
         return str(place(ctx, near)["city"])
-    saved = ctx.conn.execute(select(addresses.c.city).where(func.lower(addresses.c.label) == near.strip().lower())
-                             ).scalar()
+    saved = ctx.conn.execute(_ADDRESS_CITY, {"label": near.strip().lower()}).scalar()
     return str(saved) if saved else near.strip()
 
 
+_OPEN_SLOTS = select(world_service_slots.c.start).where(
+    world_service_slots.c.provider_id == bindparam("provider_id"), world_service_slots.c.available == 1,
+    world_service_slots.c.start > bindparam("after")).order_by(world_service_slots.c.start).limit(bindparam("limit"))
+_OPEN_SLOTS_ON_DAY = _OPEN_SLOTS.where(world_service_slots.c.start.like(bindparam("day_pattern")))
+
+
 def _open_slots(ctx: Ctx, provider_id: str, day: str | None, limit: int = 6) -> list[str]:
-    s = world_service_slots.c
-    q = select(s.start).where(s.provider_id == provider_id, s.available == 1, s.start > _minute(ctx))
+    values = {"provider_id": provider_id, "after": _minute(ctx), "limit": limit}
     if day:
-        q = q.where(s.start.like(f"{day}%"))
-    return list(ctx.conn.execute(q.order_by(s.start).limit(limit)).scalars())
+        return list(ctx.conn.execute(_OPEN_SLOTS_ON_DAY, {**values, "day_pattern": f"{day}%"}).scalars())
+    return list(ctx.conn.execute(_OPEN_SLOTS, values).scalars())
 
 
 @tool(l2="13.3", app="services", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -596,6 +627,12 @@ def search_local_services(
             "count": min(len(found), limit)}
 
 
+_SET_APPOINTMENT = update(service_appointments).where(
+    service_appointments.c.appointment_id == bindparam("match_appointment_id"))
+_SET_SLOT = update(world_service_slots).where(world_service_slots.c.provider_id == bindparam("match_provider_id"),
+                                              world_service_slots.c.start == bindparam("match_start"))
+
+
 @tool(l2="13.3", app="services", mutating=True,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
 def cancel_service_appointment(
@@ -623,13 +660,24 @@ def cancel_service_appointment(
     refunded = refund(ctx, appointment_id)
     if fee and appt["payment_method_id"]:
         charge(ctx, fee, "Late cancellation fee", "services", appointment_id, appt["payment_method_id"])
-    ctx.conn.execute(update(service_appointments).where(service_appointments.c.appointment_id == appointment_id).values(
-        status="cancelled", cancellation_fee=fee, notes=reason or appt["notes"], updated_at=ctx.ts()))
-    ctx.conn.execute(update(world_service_slots).where(
-        world_service_slots.c.provider_id == appt["provider_id"], world_service_slots.c.start == appt["start"]
-    ).values(available=1))
+    ctx.conn.execute(_SET_APPOINTMENT, {"match_appointment_id": appointment_id, "status": "cancelled",
+                                        "cancellation_fee": fee, "notes": reason or appt["notes"],
+                                        "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_SLOT, {"match_provider_id": appt["provider_id"], "match_start": appt["start"],
+                                 "available": 1})
     return {"appointment_id": appointment_id, "status": "cancelled", "refunded": round(refunded - fee, 2),
             "cancellation_fee": fee, "currency": appt["currency"]}
+
+
+_OPEN_SLOT = select(world_service_slots.c.start).where(
+    world_service_slots.c.provider_id == bindparam("provider_id"), world_service_slots.c.start == bindparam("start"),
+    world_service_slots.c.available == 1, world_service_slots.c.start > bindparam("after"))
+_CLASHING_APPOINTMENTS = select(
+    service_appointments.c.appointment_id, service_appointments.c.service, service_appointments.c.start,
+    service_appointments.c.end,
+).where(service_appointments.c.status == "booked", service_appointments.c.start < bindparam("new_end"),
+        service_appointments.c.end > bindparam("new_start"))
+_ADD_APPOINTMENT = insert(service_appointments)
 
 
 @tool(l2="13.4", app="services", mutating=True, network="internet",
@@ -669,34 +717,37 @@ def book_service_appointment(
     if not prov["online_booking"]:
         raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{prov['name']} takes bookings by phone only",
                         phone=prov["phone"], hint="call_voice_agent")
-    s = world_service_slots.c
-    open_slot = ctx.conn.execute(select(s.start).where(
-        s.provider_id == provider_id, s.start == start, s.available == 1, s.start > _minute(ctx))).first()
+    open_slot = ctx.conn.execute(_OPEN_SLOT, {"provider_id": provider_id, "start": start,
+                                              "after": _minute(ctx)}).first()
     if open_slot is None:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{prov['name']} has no open slot at {start}",
                         open_slots=_open_slots(ctx, provider_id, start[:10]) or _open_slots(ctx, provider_id, None))
     end = (dt.datetime.strptime(start, DT_FMT) + dt.timedelta(minutes=DURATION_MIN[wanted])).strftime(DT_FMT)
-    a = service_appointments.c
-    clash = rows(ctx.conn.execute(select(a.appointment_id, a.service, a.start, a.end).where(
-        a.status == "booked", a.start < end, a.end > start)))
+    clash = rows(ctx.conn.execute(_CLASHING_APPOINTMENTS, {"new_start": start, "new_end": end}))
     if clash:
         raise ToolError(ErrorType.TIME_CONFLICT, f"overlaps your appointment {clash[0]['appointment_id']}",
                         conflicts=clash)
     appt_id = ctx.new_id(service_appointments)
     charge(ctx, prices[wanted], prov["name"], "services", appt_id, method["method_id"])
-    ctx.conn.execute(insert(service_appointments).values(
-        appointment_id=appt_id, provider_id=provider_id, service=wanted, start=start, end=end,
-        address_id=address_id if home else None, notes=notes, staff_preference=staff_preference,
-        price=prices[wanted], currency=prov["currency"], payment_method_id=method["method_id"], status="booked",
-        cancellation_fee=None, source="api", created_at=ctx.ts(), updated_at=ctx.ts()))
-    ctx.conn.execute(update(world_service_slots).where(s.provider_id == provider_id, s.start == start).values(
-        available=0))
+    ctx.conn.execute(_ADD_APPOINTMENT, {
+        "appointment_id": appt_id, "provider_id": provider_id, "service": wanted, "start": start, "end": end,
+        "address_id": address_id if home else None, "notes": notes, "staff_preference": staff_preference,
+        "price": prices[wanted], "currency": prov["currency"], "payment_method_id": method["method_id"],
+        "status": "booked", "cancellation_fee": None, "source": "api", "created_at": ctx.ts(),
+        "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_SLOT, {"match_provider_id": provider_id, "match_start": start, "available": 0})
     return {"appointment_id": appt_id, "provider": prov["name"], "service": wanted, "start": start, "end": end,
             "location": "your address" if home else prov["address"], "price": prices[wanted],
             "currency": prov["currency"]}
 
 
 # ---- Loyalty & Memberships (13.5) ---------------------------------------------------------------
+
+_CARD = select(membership_cards).where(func.lower(membership_cards.c.merchant) == bindparam("merchant"),
+                                       membership_cards.c.card_number == bindparam("card_number"))
+_SET_CARD = update(membership_cards).where(membership_cards.c.card_id == bindparam("match_card_id"))
+_ADD_CARD = insert(membership_cards)
+
 
 @tool(l2="13.5", app="wallet", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
 def add_membership_card(
@@ -713,22 +764,19 @@ def add_membership_card(
         points: Current points balance.
     """
     number = _tracking(card_number)
-    m = membership_cards.c
-    existing = ctx.conn.execute(select(membership_cards).where(
-        func.lower(m.merchant) == merchant.strip().lower(), m.card_number == number)).first()
+    existing = ctx.conn.execute(_CARD, {"merchant": merchant.strip().lower(), "card_number": number}).first()
     if existing:
         if points is None or points == existing.points:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this {existing.merchant} card is saved: {existing.card_id}",
                             existing_id=existing.card_id)
-        ctx.conn.execute(update(membership_cards).where(m.card_id == existing.card_id).values(
-            points=points, updated_at=ctx.ts()))
+        ctx.conn.execute(_SET_CARD, {"match_card_id": existing.card_id, "points": points, "updated_at": ctx.ts()})
         return {"card_id": existing.card_id, "action": "points_updated", "points": points,
                 "previous_points": existing.points}
-    holder = holder_name or ctx.conn.execute(select(user_profile.c.name)).scalar()
+    holder = holder_name or ctx.conn.execute(_MY_NAME).scalar()
     card_id = ctx.new_id(membership_cards)
-    ctx.conn.execute(insert(membership_cards).values(
-        card_id=card_id, merchant=merchant.strip(), card_number=number, holder_name=holder, points=points or 0,
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_CARD, {"card_id": card_id, "merchant": merchant.strip(), "card_number": number,
+                                 "holder_name": holder, "points": points or 0, "created_at": ctx.ts(),
+                                 "updated_at": ctx.ts()})
     return {"card_id": card_id, "action": "added", "merchant": merchant.strip(), "card_number": number,
             "holder_name": holder, "points": points or 0}
 
@@ -1050,6 +1098,10 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
 from sandbox.domains.communication import _group, groups  # noqa: E402
 from sqlalchemy import or_  # noqa: E402
 
+_OTHER_GROUP_NAMED = select(groups.c.group_id).where(func.lower(groups.c.name) == bindparam("name"),
+                                                     groups.c.group_id != bindparam("group_id"))
+_RENAME_GROUP = update(groups).where(groups.c.group_id == bindparam("match_group_id"))
+
 
 @tool(domain=INTERNAL, app="chat", mutating=True,
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED, ErrorType.DUPLICATE_ENTITY))
@@ -1065,19 +1117,21 @@ def chat_rename_group(ctx: Ctx, group_id: str, new_name: Annotated[str, Field(mi
     if not group["is_admin"]:
         raise ToolError(ErrorType.PERMISSION_DENIED, f"the user is not an admin of {group['name']!r}",
                         reason="not_admin", group_id=group_id)
-    other = ctx.conn.execute(select(groups.c.group_id).where(
-        func.lower(groups.c.name) == new_name.lower(), groups.c.group_id != group_id)).scalar()
+    other = ctx.conn.execute(_OTHER_GROUP_NAMED, {"name": new_name.lower(), "group_id": group_id}).scalar()
     if other:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a group named {new_name!r} exists: {other}", existing_id=other)
-    ctx.conn.execute(update(groups).where(groups.c.group_id == group_id).values(name=new_name, updated_at=ctx.ts()))
+    ctx.conn.execute(_RENAME_GROUP, {"match_group_id": group_id, "name": new_name, "updated_at": ctx.ts()})
     return {"group_id": group_id, "old_name": group["name"], "name": new_name}
+
+
+_GROUP_BY_ID_OR_NAME = select(groups.c.group_id).where(or_(
+    groups.c.group_id == bindparam("group_id"), func.lower(groups.c.name) == bindparam("name")))
 
 
 def _rename_group(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """Open the group (by id or by its current name), then its settings, and type the new name."""
     ref = str(inputs["group"]).strip()
-    row = ctx.conn.execute(select(groups.c.group_id).where(or_(
-        groups.c.group_id == ref, func.lower(groups.c.name) == ref.lower()))).scalar()
+    row = ctx.conn.execute(_GROUP_BY_ID_OR_NAME, {"group_id": ref, "name": ref.lower()}).scalar()
     if row is None:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the chat app shows no group {ref!r}", reason="no_group")
     result = ctx.call("chat_rename_group", {"group_id": row, "new_name": str(inputs["new_name"])})
@@ -1094,6 +1148,8 @@ gui_flow(GuiFlow("chat", "rename_group", ("rename", "name"), ("group", "new_name
 
 from sandbox.domains.social import _post, social_posts  # noqa: E402
 
+_SET_POST_VISIBILITY = update(social_posts).where(social_posts.c.post_id == bindparam("match_post_id"))
+
 
 @tool(domain=INTERNAL, app="social", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED))
 def social_set_post_visibility(ctx: Ctx, post_id: str, visibility: Literal["public", "friends", "private"]
@@ -1107,8 +1163,8 @@ def social_set_post_visibility(ctx: Ctx, post_id: str, visibility: Literal["publ
     post = _post(ctx, post_id)
     if not post["is_own"]:
         raise ToolError(ErrorType.PERMISSION_DENIED, f"{post_id} is not the user's post")
-    ctx.conn.execute(update(social_posts).where(social_posts.c.post_id == post_id).values(
-        visibility=visibility, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_POST_VISIBILITY, {"match_post_id": post_id, "visibility": visibility,
+                                            "updated_at": ctx.ts()})
     return {"post_id": post_id, "visibility": visibility, "previous": post["visibility"]}
 
 

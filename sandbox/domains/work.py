@@ -13,7 +13,19 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import Column, Connection, Float, Integer, Table, Text, func, insert, select, update
+from sqlalchemy import (
+    Column,
+    Connection,
+    Float,
+    Integer,
+    Table,
+    Text,
+    bindparam,
+    func,
+    insert,
+    select,
+    update,
+)
 
 from sandbox.domains.communication import contacts
 from sandbox.domains.productivity import DT_FMT, WEEKDAYS, _one_of, _words, tasks
@@ -103,19 +115,26 @@ Subject = Annotated[str, Field(min_length=1, max_length=200)]
 Body = Annotated[str, Field(min_length=1, max_length=20000)]
 
 
+_ROW_BY_ID = {tbl: select(tbl).where(next(iter(tbl.primary_key.columns)) == bindparam("id"))
+              for tbl in (emails, documents, tasks)}
+
+
 def _row(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
-    """The row with this id, or EntityNotFound naming the tool that finds such ids."""
+    """The row with this id (of emails, documents or tasks), or EntityNotFound naming the tool that finds such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(select(tbl).where(tbl.c[key] == value)).first()
+    row = ctx.conn.execute(_ROW_BY_ID[tbl], {"id": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {tbl.name.removesuffix('s')} {value!r}", field=key,
                         hint=hint)
     return dict(row._mapping)
 
 
+_ME = select(user_profile.c.name, user_profile.c.email)
+
+
 def _me(ctx: Ctx) -> tuple[str, str]:
     """The user's (name, email address)."""
-    me = ctx.conn.execute(select(user_profile.c.name, user_profile.c.email)).one()
+    me = ctx.conn.execute(_ME).one()
     return me.name, me.email
 
 
@@ -129,14 +148,17 @@ def _recipients_valid(args: dict[str, Any]) -> str | None:
     return None
 
 
+_CONTACT_EMAILS = select(contacts.c.contact_id, contacts.c.email).where(
+    contacts.c.contact_id.in_(bindparam("contact_ids", expanding=True)))
+
+
 def _addresses(ctx: Ctx, *lists: list[str]) -> list[list[str]]:
     """Each list of contact ids and addresses as email addresses, in order, without repeats.
 
     Any unknown contact is EntityNotFound; then any contact without an address is InvalidArgumentValue.
     """
     ids = sorted({r for refs in lists for r in refs if r.startswith("contact_")})
-    known = dict(ctx.conn.execute(select(contacts.c.contact_id, contacts.c.email).where(
-        contacts.c.contact_id.in_(ids))).all())
+    known = dict(ctx.conn.execute(_CONTACT_EMAILS, {"contact_ids": ids}).all())
     missing = [c for c in ids if c not in known]
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact(s) {', '.join(missing)}", missing=missing,
@@ -157,15 +179,20 @@ def _email_out(e: dict[str, Any]) -> dict[str, Any]:
             "is_starred": bool(e["is_starred"]), "sent_at": e["sent_at"]}
 
 
+_DOCUMENTS_IN = select(documents).where(documents.c.file_id.in_(bindparam("file_ids", expanding=True)))
+
+
 def _doc_attachments(ctx: Ctx, file_ids: list[str]) -> list[dict[str, Any]]:
-    docs = {d["file_id"]: d for d in rows(ctx.conn.execute(select(documents).where(
-        documents.c.file_id.in_(file_ids))))}
+    docs = {d["file_id"]: d for d in rows(ctx.conn.execute(_DOCUMENTS_IN, {"file_ids": file_ids}))}
     missing = [f for f in file_ids if f not in docs]
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no document(s) {', '.join(missing)}", missing=missing,
                         field="attachments")
     return [{"file_id": f, "name": f"{docs[f]['title']}.{docs[f]['doc_type']}", "size_mb": docs[f]["size_mb"]}
             for f in dict.fromkeys(file_ids)]
+
+
+_ADD_EMAIL = insert(emails)
 
 
 def _store_email(ctx: Ctx, folder: str, to: list[str], cc: list[str], bcc: list[str], subject: str, body: str,
@@ -178,7 +205,7 @@ def _store_email(ctx: Ctx, folder: str, to: list[str], cc: list[str], bcc: list[
            "bcc_json": json.dumps(bcc), "subject": subject, "body": body, "attachments_json": json.dumps(attachments),
            "is_read": 1, "is_starred": 0, "in_reply_to": reply_to["message_id"] if reply_to else None,
            "sent_at": ctx.ts()}
-    ctx.conn.execute(insert(emails).values(**row, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_EMAIL, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return row
 
 
@@ -283,6 +310,10 @@ def search_emails(
     return {"emails": [_email_out(r) for r in found], "count": len(found)}
 
 
+_EMAILS_IN = select(emails).where(emails.c.message_id.in_(bindparam("message_ids", expanding=True)))
+_SET_EMAILS = update(emails).where(emails.c.message_id.in_(bindparam("match_message_ids", expanding=True)))
+
+
 @tool(l2="1.5", app="mail", mutating=True, check=_one_of("folder", "mark_read", "starred"),
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def move_email(
@@ -298,8 +329,7 @@ def move_email(
         mark_read: true marks them read, false unread.
         starred: true stars them, false removes the star.
     """
-    found = {r["message_id"]: r for r in rows(ctx.conn.execute(select(emails).where(
-        emails.c.message_id.in_(message_ids))))}
+    found = {r["message_id"]: r for r in rows(ctx.conn.execute(_EMAILS_IN, {"message_ids": message_ids}))}
     missing = sorted(set(message_ids) - set(found))
     if missing:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no email(s) {', '.join(missing)}", missing=missing,
@@ -309,21 +339,30 @@ def move_email(
     changed = sorted(m for m, r in found.items() if any(r[k] != v for k, v in target.items()))
     if not changed:
         raise ToolError(ErrorType.STATE_CONFLICT, "every email is already in the requested state", current=target)
-    ctx.conn.execute(update(emails).where(emails.c.message_id.in_(changed)).values(**target, updated_at=ctx.ts()))
+    ctx.conn.execute(_SET_EMAILS, {"match_message_ids": changed, **target, "updated_at": ctx.ts()})
     return {"updated": changed, "unchanged": sorted(set(found) - set(changed)),
             "set": {"folder": folder, "mark_read": mark_read, "starred": starred}}
 
 
 # ---- Documents & Collaboration (1.6) ----------------------------------------------------------
 
+_DOCUMENT_FOLDERS = select(documents.c.folder_path).distinct()
+
+
 def _folder(ctx: Ctx, path: str) -> str:
     """The document folder's own spelling; EntityNotFound for a folder that does not exist."""
     wanted = "/" + path.strip().strip("/")
-    known = sorted(set(DOC_FOLDERS) | set(ctx.conn.execute(select(documents.c.folder_path).distinct()).scalars()))
+    known = sorted(set(DOC_FOLDERS) | set(ctx.conn.execute(_DOCUMENT_FOLDERS).scalars()))
     for folder in known:
         if folder.lower() == wanted.lower():
             return folder
     raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no folder {wanted!r}", field="folder_path", candidates=known)
+
+
+_DOCUMENT_TWIN = select(documents.c.file_id).where(
+    func.lower(documents.c.title) == bindparam("title"), documents.c.doc_type == bindparam("doc_type"),
+    documents.c.folder_path == bindparam("folder_path"))
+_ADD_DOCUMENT = insert(documents)
 
 
 @tool(l2="1.6", app="docs", mutating=True,
@@ -342,9 +381,8 @@ def create_document(
         folder_path: An existing folder such as /Documents/Work.
     """
     folder = _folder(ctx, folder_path)
-    d = documents.c
-    twin = ctx.conn.execute(select(d.file_id).where(
-        func.lower(d.title) == title.lower(), d.doc_type == doc_type, d.folder_path == folder)).scalar()
+    twin = ctx.conn.execute(_DOCUMENT_TWIN, {"title": title.lower(), "doc_type": doc_type,
+                                             "folder_path": folder}).scalar()
     if twin:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{folder} already has a {doc_type} titled {title!r}: {twin}",
                         existing_id=twin)
@@ -354,10 +392,16 @@ def create_document(
                         hint="free up space first")
     fid = ctx.new_id(documents)
     size = round(0.02 + len(content.encode()) / 1_000_000, 3)
-    ctx.conn.execute(insert(documents).values(
-        file_id=fid, title=title, doc_type=doc_type, folder_path=folder, content=content, size_mb=size,
-        created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_DOCUMENT, {
+        "file_id": fid, "title": title, "doc_type": doc_type, "folder_path": folder, "content": content,
+        "size_mb": size, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"file_id": fid, "title": title, "doc_type": doc_type, "folder_path": folder, "size_mb": size}
+
+
+_SHARES_OF = select(file_shares.c.grantee, file_shares.c.access).where(file_shares.c.file_id == bindparam("file_id"))
+_SET_SHARE = update(file_shares).where(file_shares.c.file_id == bindparam("match_file_id"),
+                                       file_shares.c.grantee == bindparam("match_grantee"))
+_ADD_SHARE = insert(file_shares)
 
 
 @tool(l2="1.6", app="docs", mutating=True, network="internet", check=_recipients_valid,
@@ -380,8 +424,7 @@ def share_document(
     grantees = [g for g in _addresses(ctx, share_with)[0] if g != _me(ctx)[1].lower()]
     if not grantees:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "the user already owns this document", field="share_with")
-    s = file_shares.c
-    current = dict(ctx.conn.execute(select(s.grantee, s.access).where(s.file_id == file_id)).all())
+    current = dict(ctx.conn.execute(_SHARES_OF, {"file_id": file_id}).all())
     skipped = [g for g in grantees if current.get(g) == access]
     if len(skipped) == len(grantees):
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"already shared with {access} access: {', '.join(skipped)}",
@@ -391,11 +434,11 @@ def share_document(
         if g in skipped:
             continue
         if g in current:
-            ctx.conn.execute(update(file_shares).where(s.file_id == file_id, s.grantee == g).values(
-                access=access, updated_at=ctx.ts()))
+            ctx.conn.execute(_SET_SHARE, {"match_file_id": file_id, "match_grantee": g, "access": access,
+                                          "updated_at": ctx.ts()})
         else:
-            ctx.conn.execute(insert(file_shares).values(share_id=ctx.new_id(file_shares), file_id=file_id, grantee=g,
-                                                        access=access, created_at=ctx.ts(), updated_at=ctx.ts()))
+            ctx.conn.execute(_ADD_SHARE, {"share_id": ctx.new_id(file_shares), "file_id": file_id, "grantee": g,
+                                          "access": access, "created_at": ctx.ts(), "updated_at": ctx.ts()})
         changed.append({"grantee": g, "access": access, "previous": current.get(g)})
     email_id = None
     if notify:
@@ -409,9 +452,12 @@ def share_document(
 
 # ---- Study & Courses (1.7) --------------------------------------------------------------------
 
+_COURSES = select(courses).order_by(courses.c.course_id)
+
+
 def _course(ctx: Ctx, ref: str) -> dict[str, Any]:
     """A course by id, code or name; a name part matching several courses is ambiguous."""
-    everything = rows(ctx.conn.execute(select(courses).order_by(courses.c.course_id)))
+    everything = rows(ctx.conn.execute(_COURSES))
     key = ref.strip().lower()
     exact = [c for c in everything if key in (c["course_id"], c["code"].lower(), c["name"].lower())]
     found = exact or [c for c in everything if key and all(w in c["name"].lower() for w in key.split())]
@@ -422,6 +468,12 @@ def _course(ctx: Ctx, ref: str) -> dict[str, Any]:
         raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{ref!r} matches {len(found)} courses", field="course",
                         candidates=[{"course_id": c["course_id"], "code": c["code"], "name": c["name"]} for c in found])
     return found[0]
+
+
+_ASSIGNMENT_TWIN = select(assignments.c.assignment_id).where(
+    assignments.c.course_id == bindparam("course_id"), func.lower(assignments.c.title) == bindparam("title"))
+_ADD_TASK = insert(tasks)
+_ADD_ASSIGNMENT = insert(assignments)
 
 
 @tool(l2="1.7", app="campus", mutating=True,
@@ -444,28 +496,34 @@ def add_course_assignment(
         notes: Details such as pages or submission instructions.
     """
     c = _course(ctx, course)
-    a = assignments.c
-    twin = ctx.conn.execute(select(a.assignment_id).where(
-        a.course_id == c["course_id"], func.lower(a.title) == title.lower())).scalar()
+    twin = ctx.conn.execute(_ASSIGNMENT_TWIN, {"course_id": c["course_id"], "title": title.lower()}).scalar()
     if twin:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{c['name']} already has {title!r}: {twin}", existing_id=twin)
     task_id = remind_at = None
     if reminder_min is not None:
         remind_at = (dt.datetime.strptime(due, DT_FMT) - dt.timedelta(minutes=reminder_min)).strftime(DT_FMT)
         task_id = ctx.new_id(tasks)
-        ctx.conn.execute(insert(tasks).values(
-            task_id=task_id, title=f"{c['name']}: {title}", list_name="School", due=due,
-            priority="high" if kind == "exam" else "medium", status="open", notes=notes, remind_at=remind_at,
-            completed_at=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+        ctx.conn.execute(_ADD_TASK, {
+            "task_id": task_id, "title": f"{c['name']}: {title}", "list_name": "School", "due": due,
+            "priority": "high" if kind == "exam" else "medium", "status": "open", "notes": notes,
+            "remind_at": remind_at, "completed_at": None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     aid = ctx.new_id(assignments)
-    ctx.conn.execute(insert(assignments).values(
-        assignment_id=aid, course_id=c["course_id"], title=title, kind=kind, due=due, status="open", notes=notes,
-        task_id=task_id, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_ASSIGNMENT, {
+        "assignment_id": aid, "course_id": c["course_id"], "title": title, "kind": kind, "due": due,
+        "status": "open", "notes": notes, "task_id": task_id, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"assignment_id": aid, "course_id": c["course_id"], "course": c["name"], "title": title, "kind": kind,
             "due": due, "task_id": task_id, "remind_at": remind_at}
 
 
 # ---- Focus & Time Tracking (1.8) --------------------------------------------------------------
+
+_INSTALLED_APPS_IN = select(apps.c.app_id).where(apps.c.app_id.in_(bindparam("app_ids", expanding=True)),
+                                                 apps.c.installed == 1)
+_ACTIVE_FOCUS = select(focus_sessions.c.session_id, focus_sessions.c.ends_at).where(
+    focus_sessions.c.status == "active", focus_sessions.c.ends_at > bindparam("now"))
+_ADD_FOCUS_SESSION = insert(focus_sessions)
+_SET_SETTING = update(device_settings).where(device_settings.c.key == bindparam("match_key"))
+
 
 @tool(l2="1.8", app="focus", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def start_focus_session(
@@ -486,29 +544,27 @@ def start_focus_session(
     if task_id:
         _row(ctx, tasks, task_id, "list_tasks")
     blocked = sorted(set(blocked_apps or []))
-    installed = set(ctx.conn.execute(select(apps.c.app_id).where(apps.c.app_id.in_(blocked),
-                                                                   apps.c.installed == 1)).scalars())
+    installed = set(ctx.conn.execute(_INSTALLED_APPS_IN, {"app_ids": blocked}).scalars())
     unknown = [b for b in blocked if b not in installed]
     if unknown:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no installed app(s) {', '.join(unknown)}", missing=unknown,
                         field="blocked_apps")
     now = ctx.now.strftime(DT_FMT)
-    f = focus_sessions.c
-    active = ctx.conn.execute(select(f.session_id, f.ends_at).where(f.status == "active", f.ends_at > now)).first()
+    active = ctx.conn.execute(_ACTIVE_FOCUS, {"now": now}).first()
     if active:
         raise ToolError(ErrorType.STATE_CONFLICT, f"focus session {active.session_id} runs until {active.ends_at}",
                         session_id=active.session_id)
     ends_at = (ctx.now + dt.timedelta(minutes=cycles * duration_min + (cycles - 1) * break_min)).strftime(DT_FMT)
     sid = ctx.new_id(focus_sessions)
-    ctx.conn.execute(insert(focus_sessions).values(
-        session_id=sid, duration_min=duration_min, break_min=break_min, cycles=cycles, task_id=task_id,
-        blocked_apps_json=json.dumps(blocked), started_at=now, ends_at=ends_at, status="active", created_at=ctx.ts(),
-        updated_at=ctx.ts()))
+    ctx.conn.execute(_ADD_FOCUS_SESSION, {
+        "session_id": sid, "duration_min": duration_min, "break_min": break_min, "cycles": cycles, "task_id": task_id,
+        "blocked_apps_json": json.dumps(blocked), "started_at": now, "ends_at": ends_at, "status": "active",
+        "created_at": ctx.ts(), "updated_at": ctx.ts()})
     # Do not disturb lasts until the session ends, unless it is already on for longer (or indefinitely).
     dnd, until = ctx.setting("dnd"), ctx.setting("dnd_until") or ""
     if dnd != "1" or (until and until < ends_at):
         for key, value in (("dnd", "1"), ("dnd_until", ends_at)):
-            ctx.conn.execute(update(device_settings).where(device_settings.c.key == key).values(value=value))
+            ctx.conn.execute(_SET_SETTING, {"match_key": key, "value": value})
         until = ends_at
     return {"session_id": sid, "started_at": now, "ends_at": ends_at, "task_id": task_id, "blocked_apps": blocked,
             "dnd_until": until or None}

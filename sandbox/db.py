@@ -42,8 +42,8 @@ from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite as sqlite
 from sqlalchemy.engine.result import IteratorResult, Result, SimpleResultMetaData
 from sqlalchemy.pool import NullPool, QueuePool
 
-from sandbox.changes import install_journal
-from sandbox.schema import metadata
+from sandbox.changes import Journal, start_journal
+from sandbox.schema import SYSTEM, metadata
 
 POOL_SIZE = 256  # connections kept between episodes (one per concurrent episode in a worker)
 STATEMENT_CACHE = 4096  # compiled statements kept per engine and per connection: all tools' shapes fit
@@ -137,6 +137,7 @@ class Written:
 
 _PLANS: dict[Any, _Plan | None] = {}  # statement cache key -> plan; None: always through SQLAlchemy
 _PLANNED = (Select, Insert, Update, Delete)
+_WRITES = (Insert, Update, Delete)
 
 
 class EpisodeConnection(Connection):
@@ -156,7 +157,11 @@ class EpisodeConnection(Connection):
     autobegins it) always take SQLAlchemy's path.
     """
 
+    journal: Journal | None = None  # from changes.start_journal on: every write is journaled first
+
     def execute(self, statement: Any, parameters: Any = None, *, execution_options: Any = None) -> Any:
+        if self.journal is not None and type(statement) in _WRITES:
+            self.journal.touch(raw(self), statement.table)
         if ((parameters is None or type(parameters) is dict) and execution_options is None
                 and type(statement) in _PLANNED and not statement._execution_options
                 and self._transaction is not None and self._transaction.is_active
@@ -255,6 +260,9 @@ class Prepared:
     """
 
     def __init__(self, statement: Executable) -> None:
+        if isinstance(statement, _WRITES) and statement.table.info.get("kind") != SYSTEM:
+            raise ValueError(f"Prepared bypasses the change journal: use it for system tables only, not "
+                             f"{statement.table}")
         compiled = statement.compile(dialect=sqlite_dialect())
         self.sql = str(compiled)
         self.order = tuple(compiled.positiontup or ())
@@ -271,10 +279,13 @@ def raw(conn: Connection) -> sqlite3.Connection:
     return conn.connection.dbapi_connection  # type: ignore[return-value]
 
 
-def open_database(image: bytes) -> Connection:
-    """A private in-memory database holding a copy of ``image`` (its change journal is empty)."""
+def open_database(image: bytes, *, journal: bool = True) -> Connection:
+    """A private in-memory database holding a copy of ``image``; D_0 is that state unless ``journal`` is
+    False (an episode applies its task's patches first, then calls ``changes.start_journal``)."""
     conn = engine().connect()
     raw(conn).deserialize(image)
+    if journal:
+        start_journal(conn)
     return conn
 
 
@@ -325,7 +336,6 @@ def empty_database() -> Connection:
     conn = _builder().connect()
     with conn.begin():
         metadata.create_all(conn)
-        install_journal(conn)
     return conn
 
 

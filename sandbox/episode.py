@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, insert, select, update
 
 from sandbox import db, subagents
-from sandbox.changes import StateDiff, TableDiff, clear_journal, read_diff
+from sandbox.changes import StateDiff, TableDiff, read_diff, start_journal
 from sandbox.executor import Envelope, Executor, UserAnswer, sync_id_sequences
 from sandbox.schema import metadata, subagent_jobs
 from sandbox.skills import SKILLS
@@ -109,11 +109,11 @@ class Episode:
                  candidate_skills: list[str] | None = None) -> None:
         self.task = task
         self.t_max = t_max
-        self.conn = db.open_database(world_image(task.initial_state.world))
+        self.conn = db.open_database(world_image(task.initial_state.world), journal=False)
         with self.conn.begin():
             apply_changes(self.conn, task.initial_state.patches)
             sync_id_sequences(self.conn, [metadata.tables[name] for name in task.initial_state.patches.insert])
-            clear_journal(self.conn)
+        start_journal(self.conn)
         self.executor = Executor(
             self.conn,
             visible=frozenset(task.candidate_tools if candidate_tools is None else candidate_tools),

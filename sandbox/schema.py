@@ -48,14 +48,6 @@ operation_logs = table(
     Column("parent_job_id", Text),
 )
 
-# The change journal: filled by generated triggers (sandbox.changes), read to compute D_T - D_0.
-changes = table(
-    "_changes", SYSTEM,
-    Column("tbl", Text, primary_key=True),
-    Column("pk", Text, primary_key=True),
-    Column("before_json", Text),
-)
-
 user_profile = table(
     "user_profile", USER,
     Column("user_id", Text, primary_key=True),

@@ -23,7 +23,6 @@ import sqlalchemy
 
 from sqlalchemy import Connection, insert, select, update
 
-from sandbox.changes import clear_journal
 from sandbox.db import check_layout, empty_database, finish_image
 from sandbox.executor import sync_id_sequences
 from sandbox.schema import app_permissions, apps, device_settings, meta, metadata, user_profile
@@ -143,7 +142,6 @@ def build_world(persona_id: str) -> bytes:
                 fn(conn, random.Random(f"{persona.seed}:{name}"), persona)
             _mix_permissions(conn, random.Random(f"{persona.seed}:permissions"), persona.unset_permissions)
             sync_id_sequences(conn, metadata.sorted_tables)
-            clear_journal(conn)
         image = finish_image(conn)
         check_layout(conn)
         return image

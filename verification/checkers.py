@@ -23,7 +23,7 @@ DEFAULT_IGNORED_COLUMNS = frozenset({"created_at", "updated_at"})
 # Bookkeeping the framework writes on every run; changes there are never collateral damage.
 DEFAULT_IGNORED_TABLES = frozenset({
     "Operation_logs", "loaded_skills", "user_interactions", "final_answers", "subagent_jobs",
-    "id_sequences", "_changes",
+    "id_sequences",
 })
 
 

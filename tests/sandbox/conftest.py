@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Connection, func, select
 
 import sandbox.domains  # noqa: F401
-from sandbox.changes import StateDiff, clear_journal, read_diff
+from sandbox.changes import StateDiff, read_diff, start_journal
 from sandbox.db import open_database
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
@@ -49,7 +49,7 @@ def prepare(conn: Connection, *statements: Any) -> None:
     with conn.begin():
         for stmt in statements:
             conn.execute(stmt)
-        clear_journal(conn)
+    start_journal(conn)
 
 
 # ---- helpers the per-domain tool tests share ----------------------------------------------

@@ -1,46 +1,120 @@
 """The change journal behind D_T - D_0.
 
-The first time an episode writes a tracked (user or world) table, the journal keeps that table's rows
-as they were; the diff compares them with the table's rows at the end. Only written tables are copied
-and they are small (the largest world table holds about 1,400 rows), so a copy costs well under a
-millisecond, and a table whose rows come back identical costs one list comparison.
+Just before each write to a tracked (user or world) table, the journal keeps the rows the write is
+about to touch as they were at D_0 (the first touch wins): an UPDATE or DELETE reads the rows its
+WHERE clause matches, an INSERT looks up its primary keys (absent, or the row a REPLACE would
+overwrite). The diff then reads those rows again. A write whose rows cannot be named beforehand (no
+WHERE clause, a changed primary key, INSERT ... SELECT, a key SQLite will choose) copies the whole
+table instead; tables are small (the largest holds about 1,400 rows). The cost is O(rows written).
 
 The schema carries no journal triggers on purpose: SQLite parses the whole schema again whenever a
 pooled connection prepares a new statement after loading a world image, and 489 triggers made that
 parse about 30 times slower (10-40 ms per episode once many connections are warming up). Every write
-goes through ``EpisodeConnection.execute``, which calls ``Journal.touch`` first.
+goes through ``EpisodeConnection.execute``, which calls ``Journal.before_write`` first.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Table
+from sqlalchemy import BindParameter, Connection, Insert, Table, Update, select
 
 from sandbox.schema import SYSTEM, metadata
 
+Key = tuple[Any, ...]
+Row = tuple[Any, ...]
+
 
 class Journal:
-    """One episode's before-images: each tracked table's rows as they were before its first write."""
+    """One episode's before-images, per table: touched rows by primary key (None: absent at D_0), or,
+    after a write whose rows could not be named, the whole table as it was at D_0."""
 
     def __init__(self) -> None:
-        self.before: dict[str, list[tuple[Any, ...]]] = {}
+        self.rows: dict[str, dict[Key, Row | None]] = {}
+        self.tables: dict[str, dict[Key, Row]] = {}
 
-    def touch(self, dbapi: sqlite3.Connection, table: Any) -> None:
-        """Called before every INSERT, UPDATE or DELETE (the first one per table copies its rows)."""
+    def before_write(self, conn: Connection, statement: Any, parameters: Any) -> None:
+        table = statement.table
         if not isinstance(table, Table):
             raise TypeError(f"the change journal tracks writes to tables, not to {type(table).__name__}")
-        if table.name not in self.before and table.info["kind"] != SYSTEM:
-            self.before[table.name] = dbapi.execute(_all_rows(table.name)).fetchall()
+        name = table.name
+        if table.info["kind"] == SYSTEM or name in self.tables:
+            return
+        dbapi = conn.connection.dbapi_connection
+        assert dbapi is not None
+        keys = _inserted_keys(statement, parameters) if isinstance(statement, Insert) else None
+        if keys is not None:
+            seen = self.rows.setdefault(name, {})
+            for key in keys:
+                if key not in seen:
+                    seen[key] = dbapi.execute(_row_by_key(name), key).fetchone()
+            return
+        if isinstance(statement, Insert) or not _rows_nameable(statement, parameters):
+            whole = _by_key(name, dbapi.execute(_all_rows(name)).fetchall())
+            for key, row in self.rows.pop(name, {}).items():  # rows changed since D_0 get their D_0 image back
+                if row is None:
+                    whole.pop(key, None)
+                else:
+                    whole[key] = row
+            self.tables[name] = whole
+            return
+        seen = self.rows.setdefault(name, {})
+        positions = _key_positions(name)
+        for row in conn.execute(select(table).where(statement.whereclause), parameters):
+            seen.setdefault(tuple(row[i] for i in positions), tuple(row))
+
+
+def _inserted_keys(statement: Insert, parameters: Any) -> list[Key] | None:
+    """The primary keys an INSERT writes, when its values name them all (else None)."""
+    if statement.select is not None or statement._multi_values:
+        return None
+    names = [c.key for c in statement.table.primary_key.columns]
+    if statement._values:
+        given = {k if isinstance(k, str) else k.key: v for k, v in statement._values.items()}
+        if not all(isinstance(given.get(n), BindParameter) for n in names):
+            return None
+        batches = [{n: given[n].value for n in names}]
+    else:
+        batches = parameters if isinstance(parameters, list) else [parameters] if isinstance(parameters, dict) else []
+    keys = []
+    for values in batches:
+        key = tuple(values.get(n) for n in names)
+        if any(v is None for v in key):
+            return None
+        keys.append(key)
+    return keys or None
+
+
+def _rows_nameable(statement: Any, parameters: Any) -> bool:
+    """Whether an UPDATE or DELETE's rows can be read beforehand by its own WHERE clause."""
+    if statement.whereclause is None or isinstance(parameters, list):
+        return False
+    if isinstance(statement, Update):
+        changed = {k if isinstance(k, str) else k.key for k in statement._values or ()}
+        changed |= set(parameters or ())
+        if changed & {c.key for c in statement.table.primary_key.columns}:
+            return False
+    return True
+
+
+def _by_key(name: str, rows: list[Row]) -> dict[Key, Row]:
+    positions = _key_positions(name)
+    return {tuple(r[i] for i in positions): r for r in rows}
 
 
 @functools.cache
 def _all_rows(name: str) -> str:
     return f'SELECT * FROM "{name}"'
+
+
+@functools.cache
+def _row_by_key(name: str) -> str:
+    """One row of ``name`` by its primary key (positional parameters, in key order)."""
+    where = " AND ".join(f'"{c.name}" = ?' for c in metadata.tables[name].primary_key.columns)
+    return f'SELECT * FROM "{name}" WHERE {where}'
 
 
 @functools.cache
@@ -54,7 +128,7 @@ def _key_positions(name: str) -> tuple[int, ...]:
     return keys
 
 
-def _key_order(key: tuple[Any, ...]) -> str:
+def _key_order(key: Key) -> str:
     """Rows sort by their key as JSON text (ids like ``c_012`` sort as the journal always sorted them)."""
     return json.dumps(list(key), ensure_ascii=False, separators=(",", ":"))
 
@@ -91,16 +165,15 @@ def read_diff(conn: Connection) -> StateDiff:
     dbapi = conn.connection.dbapi_connection
     assert dbapi is not None
     diff: StateDiff = {}
-    for name in sorted(journal.before):
-        before_rows = journal.before[name]
-        cursor = dbapi.execute(_all_rows(name))
-        after_rows = cursor.fetchall()
-        if after_rows == before_rows:
-            continue
-        columns = [d[0] for d in cursor.description]
-        positions = _key_positions(name)
-        before = {tuple(r[i] for i in positions): r for r in before_rows}
-        after = {tuple(r[i] for i in positions): r for r in after_rows}
+    for name in sorted(journal.rows.keys() | journal.tables.keys()):
+        columns = [c.name for c in metadata.tables[name].columns]  # the order of SELECT *
+        if name in journal.tables:
+            before = journal.tables[name]
+            after = _by_key(name, dbapi.execute(_all_rows(name)).fetchall())
+        else:
+            before = journal.rows[name]
+            lookup = _row_by_key(name)
+            after = {key: row for key in before if (row := dbapi.execute(lookup, key).fetchone()) is not None}
         entry = TableDiff()
         for key in sorted(before.keys() | after.keys(), key=_key_order):
             old, new = before.get(key), after.get(key)

@@ -161,7 +161,7 @@ class EpisodeConnection(Connection):
 
     def execute(self, statement: Any, parameters: Any = None, *, execution_options: Any = None) -> Any:
         if self.journal is not None and type(statement) in _WRITES:
-            self.journal.touch(raw(self), statement.table)
+            self.journal.before_write(self, statement, parameters)
         if ((parameters is None or type(parameters) is dict) and execution_options is None
                 and type(statement) in _PLANNED and not statement._execution_options
                 and self._transaction is not None and self._transaction.is_active

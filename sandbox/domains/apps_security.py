@@ -7,9 +7,6 @@ what each app occupies on the phone (``app_installs``). File paths are virtual: 
 rows of ``folders`` and ``files``. Every path argument is normalised with ``posixpath`` before a tool
 runs, and a path that climbs above the storage root or names a system directory is refused with
 InvalidArgumentValue, so hostile input such as ``../../etc/passwd`` never reaches a tool body.
-
-Writes never use SQLite UPSERT: its conflict policy overrides the ``OR IGNORE`` of the change-journal
-triggers, so an UPSERT of a row already changed in the episode would fail.
 """
 
 from __future__ import annotations

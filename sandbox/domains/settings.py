@@ -445,7 +445,7 @@ def set_focus_mode(
     if not changed:
         raise ToolError(ErrorType.STATE_CONFLICT, f"the {mode} focus is already {'on' if enabled else 'off'} "
                         "with these settings", mode=mode)
-    if current is not None:  # no UPSERT: it would defeat the change journal's triggers
+    if current is not None:
         ctx.conn.execute(_SET_FOCUS_MODE, {"match_mode": mode, **after, "updated_at": ctx.ts()})
     else:
         ctx.conn.execute(_ADD_FOCUS_MODE, {"mode": mode, "created_at": ctx.ts(), "updated_at": ctx.ts(), **after})

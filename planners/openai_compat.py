@@ -162,10 +162,10 @@ class ChatEndpoint:
             self._loop = loop
         return self._session, self._gate
 
-    async def complete(self, body: Mapping[str, Any]) -> Completion:
-        """The first usable reply; ``InfraError`` once retries are spent or on a non-retryable status."""
+    async def complete(self, payload: bytes) -> Completion:
+        """The first usable reply to a JSON request body; ``InfraError`` once retries are spent or on a
+        non-retryable status."""
         session, gate = self._bind()
-        payload = dumps(body).encode("utf-8")
         cfg = self.config
         last = "no attempt"
         for attempt in range(cfg.max_retries + 1):
@@ -233,6 +233,9 @@ def _completion(text: str) -> dict[str, Any] | None:
     return data if isinstance(first, dict) and isinstance(first.get("message"), dict) else None
 
 
+TOOLS_JSON_CACHE = 4096  # tools whose JSON is kept (212 tools, load_skill once per offered-skill list)
+
+
 class OpenAICompatPlanner:
     """A model behind an OpenAI-compatible ``/v1/chat/completions``: one request per step.
 
@@ -245,18 +248,36 @@ class OpenAICompatPlanner:
         self.name = config.name
         self.config = config
         self.endpoint = ChatEndpoint(config)
+        self._encoded_tools: dict[tuple[str, str], bytes] = {}
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatPlanner:
         return cls(OpenAIConfig.from_mapping(config))
 
-    def request_body(self, observation: Observation) -> dict[str, Any]:
-        """The request for one step (sent with sorted keys: identical prefixes stay identical)."""
-        return {
+    def request_body(self, observation: Observation) -> bytes:
+        """The request for one step as JSON: ``tools`` first, then the rest with sorted keys, so the same
+        episode state always gives the same bytes. The tools' JSON is encoded once per action space:
+        re-encoding every schema on every step was the largest client cost at hundreds of episodes in flight."""
+        rest = {
             "model": self.config.model, "messages": chat_messages(observation.query, observation.history),
-            "tools": observation.tools, "tool_choice": self.config.tool_choice, "stream": False,
-            **self.config.sampling, **self.config.extra_body,
+            "tool_choice": self.config.tool_choice, "stream": False, **self.config.sampling, **self.config.extra_body,
         }
+        if "tools" in rest:  # extra_body overrides the tools
+            return dumps(rest).encode("utf-8")
+        return b'{"tools": ' + self._tools_json(observation.tools) + b", " + dumps(rest)[1:].encode("utf-8")
+
+    def _tools_json(self, tools: list[dict[str, Any]]) -> bytes:
+        """``dumps(tools)``, from each tool's JSON encoded once (tasks share tools, not whole action spaces)."""
+        parts = []
+        for tool in tools:
+            key = (tool["function"]["name"], tool["function"]["description"])
+            encoded = self._encoded_tools.get(key)
+            if encoded is None:
+                if len(self._encoded_tools) >= TOOLS_JSON_CACHE:
+                    self._encoded_tools.clear()
+                encoded = self._encoded_tools[key] = dumps(tool).encode("utf-8")
+            parts.append(encoded)
+        return b"[" + b", ".join(parts) + b"]"
 
     async def act(self, task: Task, observation: Observation) -> PlannerAction:
         completion = await self.endpoint.complete(self.request_body(observation))

@@ -1,13 +1,14 @@
 """One SQLAlchemy engine per process; each episode gets its own connection to a private in-memory DB.
 
 The engine exists so compiled statements are cached across episodes (SQLAlchemy caches per
-engine). Its pool keeps SQLite connections alive between episodes: an episode deserialises its
-world image into a pooled connection, which replaces the whole database, so no episode sees
-another's data. Parsing the schema (150 tables, their indexes and the change-journal triggers)
-costs about 10 ms per fresh connection; a pooled connection's prepared statements keep running
-against a new image without re-parsing, because every image has the same schema at the same
-root pages (``check_layout`` guards that at world build). A statement first prepared after a
-deserialise re-parses once; large statement caches keep that to warm-up.
+engine). An episode runs inside one transaction of its own (every call a SAVEPOINT in it), and
+closing the episode rolls that transaction back: the connection holds its world image, untouched,
+again. Idle connections are kept by the image they hold (``release``), so the next episode on that
+world starts with no copy at all and, more importantly, with SQLite's parsed schema and prepared
+statements intact: loading an image into a connection makes SQLite parse the whole schema again
+(172 tables, their indexes; about 1 ms) the first time a statement new to that connection is
+prepared. A connection reused for another world loads that world's image (``deserialize``); every
+image has the same schema at the same root pages (``check_layout`` guards that at world build).
 
 Two runs of the same task and actions leave identical *content* (``state_bytes``). Raw page
 images can differ in SQLite's internal encoding of small integers, which depends on whether a
@@ -20,6 +21,8 @@ import functools
 import json
 import re
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,12 +43,12 @@ from sqlalchemy import (
 from sqlalchemy.dialects import registry
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite as sqlite_dialect
 from sqlalchemy.engine.result import IteratorResult, Result, SimpleResultMetaData
-from sqlalchemy.pool import NullPool, QueuePool
+from sqlalchemy.pool import NullPool
 
 from sandbox.changes import Journal, start_journal
 from sandbox.schema import SYSTEM, metadata
 
-POOL_SIZE = 256  # connections kept between episodes (one per concurrent episode in a worker)
+IDLE_MAX = 256  # idle connections kept between episodes, each holding one world image (~3 MB)
 STATEMENT_CACHE = 4096  # compiled statements kept per engine and per connection: all tools' shapes fit
 
 
@@ -241,11 +244,11 @@ registry.register("sqlite.mobilepa_episode", __name__, "EpisodeDialect")
 
 @functools.cache
 def engine() -> Engine:
-    """The process-wide engine for episodes. The pool hands a connection to one episode at a time, so it
-    may serve episodes on different threads (a threaded Dask worker) without sharing one concurrently."""
+    """The process-wide engine for episodes. Connections are pooled by ``open_database``/``release``
+    (by the world they hold), not by SQLAlchemy; one serves one episode at a time, so it may serve
+    episodes on different threads (a threaded Dask worker)."""
     eng = create_engine(
-        "sqlite+mobilepa_episode://", poolclass=QueuePool, pool_size=POOL_SIZE, max_overflow=-1, pool_use_lifo=True,
-        query_cache_size=STATEMENT_CACHE,
+        "sqlite+mobilepa_episode://", poolclass=NullPool, query_cache_size=STATEMENT_CACHE,
         connect_args={"cached_statements": STATEMENT_CACHE, "check_same_thread": False})
     eng._connection_cls = EpisodeConnection
     return _configure(eng)
@@ -279,14 +282,55 @@ def raw(conn: Connection) -> sqlite3.Connection:
     return conn.connection.dbapi_connection  # type: ignore[return-value]
 
 
+_idle: OrderedDict[Connection, bytes] = OrderedDict()  # idle connection -> the image it holds, oldest first
+_idle_lock = threading.Lock()
+
+
 def open_database(image: bytes, *, journal: bool = True) -> Connection:
-    """A private in-memory database holding a copy of ``image``; D_0 is that state unless ``journal`` is
-    False (an episode applies its task's patches first, then calls ``changes.start_journal``)."""
-    conn = engine().connect()
-    raw(conn).deserialize(image)
+    """A private in-memory database holding ``image`` (compared by identity: ``world_image`` returns
+    one object per world); D_0 is that state unless ``journal`` is False (an episode applies its
+    task's patches first, then calls ``changes.start_journal``). Give it back with ``release``."""
+    with _idle_lock:
+        conn = next((c for c in reversed(_idle) if _idle[c] is image), None)
+        if conn is None and _idle:
+            conn = next(iter(_idle))
+        held = _idle.pop(conn) if conn is not None else None
+    if conn is None:
+        conn = engine().connect()
+    if held is not image:
+        raw(conn).deserialize(image)
+    conn.info["image"] = image
     if journal:
         start_journal(conn)
     return conn
+
+
+def release(conn: Connection) -> None:
+    """Roll back whatever the connection's episode did and keep it for the next episode on its world
+    (closed instead if it cannot be made pristine, or beyond ``IDLE_MAX`` idle connections)."""
+    image = conn.info.pop("image", None)
+    try:
+        conn.rollback()
+        pristine = image is not None and not raw(conn).in_transaction
+    except Exception:  # a connection that cannot roll back is not reused
+        pristine = False
+    conn.journal = None  # type: ignore[attr-defined]
+    if not pristine:
+        conn.close()
+        return
+    with _idle_lock:
+        _idle[conn] = image
+        oldest = next(iter(_idle)) if len(_idle) > IDLE_MAX else None
+        if oldest is not None:
+            del _idle[oldest]
+    if oldest is not None:
+        oldest.close()
+
+
+def transaction(conn: Connection) -> Any:
+    """A transaction on an episode's connection: a SAVEPOINT inside the episode's own transaction when
+    one is open (an ``Episode``), else a plain one (a bare connection in tests and tools)."""
+    return conn.begin_nested() if conn.in_transaction() else conn.begin()
 
 
 @functools.cache

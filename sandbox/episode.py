@@ -110,9 +110,9 @@ class Episode:
         self.task = task
         self.t_max = t_max
         self.conn = db.open_database(world_image(task.initial_state.world), journal=False)
-        with self.conn.begin():
-            apply_changes(self.conn, task.initial_state.patches)
-            sync_id_sequences(self.conn, [metadata.tables[name] for name in task.initial_state.patches.insert])
+        self.conn.begin()  # the episode's own transaction: ``close`` rolls it back, leaving the world intact
+        apply_changes(self.conn, task.initial_state.patches)
+        sync_id_sequences(self.conn, [metadata.tables[name] for name in task.initial_state.patches.insert])
         start_journal(self.conn)
         self.executor = Executor(
             self.conn,
@@ -177,7 +177,7 @@ class Episode:
         self.settled = True
         settle_time = self.executor.now.strftime("%Y-%m-%dT%H:%M")
         for event in self.task.events:
-            with self.conn.begin():
+            with db.transaction(self.conn):
                 apply_changes(self.conn, event.changes)
             settle_time = max(settle_time, event.at)
         self.executor.step = len(self.steps) + 1
@@ -187,7 +187,7 @@ class Episode:
         """The record to verify. Unless the episode hit an infrastructure error, it settles first."""
         if termination != "infra_error":
             self.settle()
-        with self.conn.begin():
+        with db.transaction(self.conn):
             diff = read_diff(self.conn)
             jobs = [dict(r._mapping) for r in self.conn.execute(_JOBS)]
         for job in jobs:
@@ -206,7 +206,7 @@ class Episode:
         return db.state_bytes(self.conn)
 
     def close(self) -> None:
-        self.conn.close()
+        db.release(self.conn)
 
     def __enter__(self) -> Episode:
         return self

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, CursorResult, Integer, Table, Text, bindparam, cast, func, insert, select
 
-from sandbox.db import Prepared
+from sandbox.db import Prepared, transaction
 from sandbox.errors import ErrorType, ToolError
 from sandbox.schema import app_permissions, apps, device_settings, id_sequences, meta, operation_logs
 from sandbox.tooling import FRAMEWORK, INTERNAL, REGISTRY, ToolSpec, validate_arguments
@@ -94,7 +94,7 @@ class Ctx:
 
     def call(self, name: str, arguments: dict[str, Any]) -> Envelope:
         """Run another tool as this context's actor (sub-agent flows apply effects this way)."""
-        return self.executor.call(name, arguments, actor=self.actor, parent_job_id=self.job_id, nested=True)
+        return self.executor.call(name, arguments, actor=self.actor, parent_job_id=self.job_id)
 
 
 def id_prefix(table: Table) -> str:
@@ -165,7 +165,7 @@ class Executor:
     _stamps: dict[int, str] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        with self.conn.begin():
+        with transaction(self.conn):
             raw_now = self.conn.execute(_NOW).scalar()
         if raw_now is None:
             raise ValueError("world has no meta.now: the frozen clock is missing")
@@ -214,16 +214,16 @@ class Executor:
     # ---- the pipeline -------------------------------------------------------------------
     def call(
         self, name: Any, arguments: Any, *, actor: str = PLANNER, parent_job_id: str | None = None,
-        nested: bool = False,
     ) -> Envelope:
         """Execute one call and return its envelope; never raises for anything a caller sends.
 
-        The whole call is one transaction (a savepoint when a sub-agent runs it inside its job). A call
+        The whole call is one transaction (a savepoint inside the episode's, or inside the sub-agent
+        job running it). A call
         refused before its tool body ran (action space, arguments, gates) has written nothing, so its
         log row joins that transaction instead of following a rollback in a second one.
         """
         ctx = Ctx(self.conn, self, self.step, actor, parent_job_id)
-        tx = self.conn.begin_nested() if nested else self.conn.begin()
+        tx = transaction(self.conn)
         try:
             result = envelope("success", None, self._run(ctx, name, arguments))
         except ToolError as err:
@@ -236,7 +236,7 @@ class Executor:
             tx.commit()
         else:
             tx.rollback()
-            with self.conn.begin_nested() if nested else self.conn.begin():
+            with transaction(self.conn):
                 self._write_log(ctx, name, arguments, result)
         return result
 

@@ -23,6 +23,7 @@ from typing import Annotated, Any
 from pydantic import Field
 from sqlalchemy import Column, Connection, Integer, Text, bindparam, insert, select, update
 
+from sandbox.db import transaction
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone
 from sandbox.schema import USER, WORLD, apps, metadata, stamps, subagent_jobs, table
@@ -297,7 +298,7 @@ def fire_monitors(executor: Any, settle_time: str) -> None:
     A monitor past its ``expires_at`` expires without checking.
     """
     conn = executor.conn
-    with conn.begin():
+    with transaction(conn):
         active = conn.execute(select(monitors).where(monitors.c.status == "active").order_by(monitors.c.monitor_id)).all()
     for m in active:
         condition, plan = json.loads(m.condition_json), json.loads(m.on_trigger_json)
@@ -347,7 +348,7 @@ def _finish_monitor(executor: Any, m: Any, status: str, result: dict[str, Any], 
     conn = executor.conn
     stamp = executor.now.strftime("%Y-%m-%dT%H:%M:%S")
     result_json = json.dumps(result, sort_keys=True, default=str)
-    with conn.begin():
+    with transaction(conn):
         conn.execute(_SET_MONITOR, dict(match_monitor_id=m.monitor_id, status=status, result_json=result_json,
                                         updated_at=stamp))
         conn.execute(_SET_JOB, dict(match_job_id=m.job_id, status=job_status or status, result_json=result_json,

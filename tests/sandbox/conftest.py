@@ -10,7 +10,7 @@ from sqlalchemy import Connection, func, select
 
 import sandbox.domains  # noqa: F401
 from sandbox.changes import StateDiff, read_diff, start_journal
-from sandbox.db import open_database
+from sandbox.db import open_database, transaction
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import operation_logs
@@ -35,18 +35,18 @@ def ex(conn: Connection) -> Executor:
 
 
 def diff_of(conn: Connection) -> StateDiff:
-    with conn.begin():
+    with transaction(conn):
         return read_diff(conn)
 
 
 def log_count(conn: Connection) -> int:
-    with conn.begin():
+    with transaction(conn):
         return int(conn.execute(select(func.count()).select_from(operation_logs)).scalar() or 0)
 
 
 def prepare(conn: Connection, *statements: Any) -> None:
     """Change the world before the test's calls, outside the diff."""
-    with conn.begin():
+    with transaction(conn):
         for stmt in statements:
             conn.execute(stmt)
     start_journal(conn)
@@ -61,7 +61,7 @@ def diff(ex: Executor) -> dict[str, Any]:
 
 def query(ex: Executor, stmt: Any) -> list[dict[str, Any]]:
     """Rows of a read-only statement, outside the episode's calls."""
-    with ex.conn.begin():
+    with transaction(ex.conn):
         return [dict(r._mapping) for r in ex.conn.execute(stmt)]
 
 

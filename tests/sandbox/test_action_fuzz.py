@@ -35,7 +35,7 @@ from sqlalchemy import func, select
 
 import sandbox.domains  # noqa: F401
 from sandbox.changes import read_diff
-from sandbox.db import integrity_problems
+from sandbox.db import integrity_problems, transaction
 from sandbox.episode import T_MAX, Episode
 from sandbox.errors import ErrorType
 from sandbox.schema import SYSTEM, metadata, operation_logs
@@ -186,7 +186,7 @@ def fresh_user_state(task_id: str) -> dict[str, bytes]:
 
 
 def planner_log_rows(episode: Episode) -> int:
-    with episode.conn.begin():
+    with transaction(episode.conn):
         return int(episode.conn.execute(select(func.count()).select_from(operation_logs)
                                         .where(operation_logs.c.actor == "planner")).scalar() or 0)
 
@@ -245,7 +245,7 @@ def test_generated_action_sequences_leave_the_sandbox_sound(watched: tuple[Path,
                 STATS[f"status_{env['ErrorType'] or 'success'}"] += 1
             assert episode.executor.internal_errors == []
             assert planner_log_rows(episode) == len(episode.steps)  # one log row per step
-            with episode.conn.begin():
+            with transaction(episode.conn):
                 assert integrity_problems(episode.conn) == []
                 diff = read_diff(episode.conn)
             if not mutated:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sqlalchemy import Text, select
 
 import sandbox.domains  # noqa: F401
-from sandbox.db import integrity_problems, open_database
+from sandbox.db import integrity_problems, open_database, transaction
 from sandbox.executor import Executor
 from sandbox.schema import metadata
 from sandbox.tooling import domain_tools
@@ -125,7 +125,7 @@ def test_tool_with_schema_generated_arguments(spec: Any) -> None:
                         assert env["ErrorType"] in {e.value for e in spec.errors}, (
                             f"{spec.name} returned undeclared {env['ErrorType']}")
             if diff_of(conn):  # something was written: the file and its foreign keys must still be sound
-                with conn.begin():
+                with transaction(conn):
                     assert integrity_problems(conn) == []
         finally:
             conn.close()

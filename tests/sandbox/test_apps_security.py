@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Executable, delete, select, update
 
-from sandbox.db import open_database
+from sandbox.db import open_database, transaction
 from sandbox.domains import apps_security
 from sandbox.domains.apps_security import (
     accounts, app_installs, backups, cloud_account, credentials, files, folders, linked_devices,
@@ -73,7 +73,7 @@ def test_world_is_deterministic_and_seeded_as_promised() -> None:
     assert build_world("maya_patel") == world_image("maya_patel")
     conn = open_database(world_image("wang_lei"))
     try:
-        with conn.begin():
+        with transaction(conn):
             every = [dict(r._mapping) for r in conn.execute(select(files))]
             assert 90 <= len(every) <= 130
             tops = {f["folder"].split("/")[1] for f in every}

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, func, insert, select, update
 
+from sandbox.db import transaction
 from sandbox.domains import communication, social
 from sandbox.domains.communication import blocked_numbers, call_log, contacts, groups, messages
 from sandbox.domains.social import social_comments, social_follows, social_likes, social_posts, world_social_accounts
@@ -34,12 +35,12 @@ def ex(conn: Connection) -> Executor:
 
 
 def query(conn: Connection, stmt: Any) -> list[dict[str, Any]]:
-    with conn.begin():
+    with transaction(conn):
         return [dict(r._mapping) for r in conn.execute(stmt)]
 
 
 def scalar(conn: Connection, stmt: Any) -> Any:
-    with conn.begin():
+    with transaction(conn):
         return conn.execute(stmt).scalar()
 
 
@@ -59,7 +60,7 @@ def test_declarations() -> None:
 
 
 def test_world_has_what_the_tools_need(conn: Connection) -> None:
-    with conn.begin():
+    with transaction(conn):
         assert conn.execute(select(contacts.c.name).where(contacts.c.contact_id == "contact_100")).scalar() == "Tom B."
         assert conn.execute(select(contacts.c.email).where(contacts.c.contact_id == "contact_007")).scalar() is None
         assert conn.execute(select(func.count()).select_from(contacts).where(contacts.c.email.is_(None))).scalar()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import insert, select, update
 
-from sandbox.db import open_database
+from sandbox.db import open_database, transaction
 from sandbox.domains import entertainment
 from sandbox.domains.communication import contacts
 from sandbox.domains.entertainment import (
@@ -33,7 +33,7 @@ D2_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == entertain
 
 
 def scalar(ex: Executor, stmt: Any) -> Any:
-    with ex.conn.begin():
+    with transaction(ex.conn):
         return ex.conn.execute(stmt).scalar()
 
 
@@ -96,7 +96,7 @@ def test_world_is_deterministic_and_rich() -> None:
     assert build_world("wang_lei") == world_image("wang_lei")
     conn = open_database(world_image("wang_lei"))
     try:
-        with conn.begin():
+        with transaction(conn):
             def count(tbl: Any, *where: Any) -> int:
                 return len(conn.execute(select(tbl).where(*where)).all())
 
@@ -131,7 +131,7 @@ def test_world_is_deterministic_and_rich() -> None:
 def test_other_world_differs() -> None:
     conn = open_database(world_image("maya_patel"))
     try:
-        with conn.begin():
+        with transaction(conn):
             fields = [json.loads(f) for f in conn.execute(select(photos.c.fields_json).where(
                 photos.c.labels_json.contains('"receipt"'))).scalars()]
         assert {f["currency"] for f in fields} == {"USD"}

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Connection, select, update
 
-from sandbox.db import integrity_problems, open_database, state_bytes
+from sandbox.db import integrity_problems, open_database, state_bytes, transaction
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings, operation_logs
 from sandbox.tooling import REGISTRY
@@ -119,7 +119,7 @@ def test_one_log_row_per_call_with_actor_and_step(conn: Connection, ex: Executor
     ex.step = 3
     ex.call("search_contacts", {"name": "Lily"})
     ex.call("add_contact", {"name": "x"})
-    with conn.begin():
+    with transaction(conn):
         logs = conn.execute(select(operation_logs).order_by(operation_logs.c.log_id)).all()
     assert [(r.tool_name, r.status, r.error_type, r.actor, r.step) for r in logs] == [
         ("search_contacts", "success", None, "planner", 3),
@@ -188,7 +188,7 @@ def test_fuzzed_calls_always_return_an_envelope_and_keep_the_database_sound(
             if env["Status"] == "error":
                 assert diff_of(conn) == before
         assert ex.internal_errors == []
-        with conn.begin():
+        with transaction(conn):
             assert integrity_problems(conn) == []
     finally:
         conn.close()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Executable, insert, select, update
 
-from sandbox.db import open_database
+from sandbox.db import open_database, transaction
 from sandbox.domains import finance
 from sandbox.domains.common import payment_methods, transactions
 from sandbox.domains.communication import contacts
@@ -48,7 +48,7 @@ def test_world_is_deterministic_and_seeded_as_promised() -> None:
     assert build_world("wang_lei") == world_image("wang_lei")
     conn = open_database(world_image("wang_lei"))
     try:
-        with conn.begin():
+        with transaction(conn):
             def all_rows(tbl: Any) -> list[dict[str, Any]]:
                 return [dict(r._mapping) for r in conn.execute(select(tbl))]
 
@@ -91,7 +91,7 @@ def test_world_is_deterministic_and_seeded_as_promised() -> None:
 def test_maya_world_is_in_dollars() -> None:
     conn = open_database(world_image("maya_patel"))
     try:
-        with conn.begin():
+        with transaction(conn):
             currencies = set(conn.execute(select(transactions.c.currency)).scalars())
             limits = conn.execute(select(bank_accounts.c.confirm_threshold).distinct()).scalars().all()
             us_open = conn.execute(select(world_stocks.c.market_open).where(world_stocks.c.symbol == "AAPL")).scalar()

@@ -22,7 +22,7 @@ from sandbox.domains.food import (
     food_orders, grocery_items, meal_plans, restaurant_reservations, saved_recipes, world_menu_items, world_recipes,
     world_restaurants, world_table_slots,
 )
-from sandbox.db import open_database
+from sandbox.db import open_database, transaction
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
@@ -130,7 +130,7 @@ def test_world_is_seeded_as_promised() -> None:
     for persona in ("wang_lei", "maya_patel"):
         conn = open_database(world_image(persona))
         try:
-            with conn.begin():
+            with transaction(conn):
                 rest = [dict(r._mapping) for r in conn.execute(select(world_restaurants, P.city, P.category).join(
                     world_places, P.place_id == R.place_id))]
                 assert len(rest) == 60 and {r["category"] for r in rest} == {"restaurant"}
@@ -633,7 +633,7 @@ def test_reservation_world_is_consistent() -> None:
     """Seeded upcoming online bookings sit on seatings that still have room."""
     conn = open_database(world_image("wang_lei"))
     try:
-        with conn.begin():
+        with transaction(conn):
             upcoming = conn.execute(select(restaurant_reservations).where(
                 T.status == "confirmed", T.source == "api", T.datetime > NOW)).all()
             assert upcoming

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, select
 
+from sandbox.db import transaction
 from sandbox.executor import Executor, UserAnswer
 from sandbox.memory import bm25_rank
 from sandbox.schema import operation_logs
@@ -79,7 +80,7 @@ def test_gui_agent_books_through_the_executor(conn: Connection, ex: Executor) ->
     diff = diff_of(conn)
     assert diff["room_bookings"].inserted[0]["booked_by"] == "gui_agent"
     assert diff["subagent_jobs"].inserted[0]["status"] == "completed"
-    with conn.begin():
+    with transaction(conn):
         actors = conn.execute(select(operation_logs.c.tool_name, operation_logs.c.actor, operation_logs.c.parent_job_id)
                               .order_by(operation_logs.c.log_id)).all()
     assert [tuple(a) for a in actors] == [("roombook_reserve", "gui_agent", "job_001"),
@@ -94,7 +95,7 @@ def test_gui_agent_names_missing_handoff_inputs(conn: Connection, ex: Executor) 
     assert diff_of(conn) == {} and log_count(conn) == before + 1
     assert ex.call("call_gui_agent", {"app_id": "nosuchapp", "goal": "Book", "inputs": {}})["ErrorType"] == \
         "UnsupportedOperation"
-    with conn.begin():
+    with transaction(conn):
         assert conn.execute(select(room_bookings)).all()[0].room_booking_id == "room_booking_001"
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, insert, select, update
 
-from sandbox.db import open_database
+from sandbox.db import open_database, transaction
 from sandbox.domains import health
 from sandbox.domains.common import world_places
 from sandbox.domains.health import (
@@ -68,7 +68,7 @@ def test_world_is_seeded_as_promised() -> None:
     for persona in ("wang_lei", "maya_patel"):
         conn = open_database(world_image(persona))
         try:
-            with conn.begin():
+            with transaction(conn):
                 assert conn.execute(select(func.count()).select_from(activity_daily)).scalar() >= 60
                 assert conn.execute(select(func.count()).select_from(sleep_sessions)).scalar() >= 60
                 kinds = set(conn.execute(select(W.type).where(W.status == "completed")).scalars())

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Update, delete, select, update
 
+from sandbox.db import transaction
 from sandbox.domains import home
 from sandbox.domains.home import (
     DEVICES,
@@ -77,7 +78,7 @@ def car_state(ex: Executor) -> dict[str, str]:
 # ---- world and declarations -------------------------------------------------------------------
 
 def test_world_is_seeded_as_promised(ex: Executor) -> None:
-    with ex.conn.begin():
+    with transaction(ex.conn):
         devices = ex.conn.execute(select(home_devices)).all()
         events = ex.conn.execute(select(home_events)).all()
         automations = ex.conn.execute(select(home_automations)).all()

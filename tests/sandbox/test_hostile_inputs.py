@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, func, select
 
-from sandbox.db import integrity_problems
+from sandbox.db import integrity_problems, transaction
 from sandbox.executor import Executor
 from sandbox.schema import operation_logs
 from tests.sandbox.conftest import diff_of
@@ -53,7 +53,7 @@ def test_hostile_call(conn: Connection, ex: Executor, name: Any, arguments: Any,
     assert ex.internal_errors == []
     if outcome != "success":
         assert diff_of(conn) == {}
-    with conn.begin():
+    with transaction(conn):
         assert integrity_problems(conn) == []
         longest = conn.execute(select(func.max(func.length(operation_logs.c.args_json)))).scalar()
         assert longest is not None and longest < 5000  # logged arguments are clipped

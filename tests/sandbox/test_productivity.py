@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, insert, select, update
 
-from sandbox.db import open_database
+from sandbox.db import open_database, transaction
 from sandbox.domains import productivity, work
 from sandbox.domains.productivity import alarms, calendar_events, event_attendees, notes, tasks, world_busy_slots
 from sandbox.domains.work import assignments, emails, focus_sessions
@@ -55,7 +55,7 @@ def test_world_is_deterministic_and_seeded_as_promised() -> None:
     assert build_world("wang_lei") == world_image("wang_lei")
     conn = open_database(world_image("wang_lei"))
     try:
-        with conn.begin():
+        with transaction(conn):
             events = [dict(r._mapping) for r in conn.execute(select(calendar_events))]
             standups = {ev["start"] for ev in events if ev["title"] == "Team standup"}
             assert {f"2025-06-{d:02d}T09:30" for d in range(9, 14)} <= standups

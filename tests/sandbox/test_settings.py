@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, Update, select, update
 
+from sandbox.db import transaction
 from sandbox.domains import settings
 from sandbox.domains.entertainment import devices
 from sandbox.domains.settings import focus_modes, world_nearby_devices
@@ -265,7 +266,7 @@ def test_declared_error_changes_nothing(
     env = ex.call(name, args)
     assert (env["Status"], env["ErrorType"]) == ("error", error), env
     assert diff_of(ex.conn) == {}
-    with ex.conn.begin():
+    with transaction(ex.conn):
         logged = ex.conn.execute(select(operation_logs.c.tool_name, operation_logs.c.error_type)).all()
     assert logged == [(name, error)]
 

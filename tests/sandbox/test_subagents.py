@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import Connection, insert, select, update
 
 import sandbox.domains  # noqa: F401
+from sandbox.db import transaction
 from sandbox.domains.communication import contacts
 from sandbox.episode import Episode
 from sandbox.executor import Executor
@@ -134,7 +135,7 @@ def test_voice_agent_needs_the_phone_permission(conn: Connection, ex: Executor) 
                                                 app_permissions.c.permission == "PHONE").values(state="not_requested"))
     env = ex.call("call_voice_agent", {"callee": {"phone": "+15550100002"}, "objective": "Ask", "facts": {}})
     assert env["ErrorType"] == "PermissionDenied"
-    with conn.begin():
+    with transaction(conn):
         assert conn.execute(select(monitors)).all() == []
 
 

@@ -88,8 +88,10 @@ class ScriptedServer:
         self.hang_s = hang_s
         self.api_key = api_key
         self.stats = ServerStats()
-        self._openings = {_opening(t): t for t in reversed(tasks)}  # the first task wins a duplicate opening
-        self._opening_lengths = sorted({len(o) for o in self._openings})
+        self._openings: dict[tuple[tuple[str, str], ...], list[Task]] = {}
+        for t in tasks:  # a skill task can open exactly like the Basic task its job comes from
+            self._openings.setdefault(_opening(t), []).append(t)
+        self._opening_lengths = sorted({len(o) for o in self._openings}, reverse=True)  # the longest opening wins
         self._stopping = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port: int | None = port
@@ -147,13 +149,15 @@ class ScriptedServer:
             stats.authorization.append(request.headers.get("Authorization"))
             if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
                 return _error(401, "invalid API key")
-            body = await request.json()
+            raw = await request.read()
+            body = json.loads(raw)
             stats.bodies.append(body)
-            return await self._answer(body, number)
+            return await self._answer(body, len(raw), number)
         finally:
             stats.in_flight -= 1
 
-    async def _answer(self, body: dict[str, Any], number: int) -> web.Response:
+    async def _answer(self, body: dict[str, Any], size: int, number: int) -> web.Response:
+        """The reply to one request of ``size`` bytes (usage counts about four bytes per token)."""
         policy = self.policy
         misbehaving = policy.times is None or number <= policy.times
         if policy.kind == "status" and misbehaving:
@@ -168,31 +172,32 @@ class ScriptedServer:
             await asyncio.sleep(policy.value / 1000)
         messages = body.get("messages", [])
         if policy.kind == "malformed" and misbehaving:
-            return self._reply(body, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
-        task = self._task(messages)
-        if task is None:
+            return self._reply(size, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
+        chat = [(m.get("role"), m.get("content")) for m in messages if m.get("role") != "system"]
+        found = self._task(chat, "load_skill" in {t.get("function", {}).get("name") for t in body.get("tools", [])})
+        if found is None:
             return _error(400, "scripted server: no task opens with this conversation")
-        done = sum(1 for m in messages if m.get("role") == "tool")
+        task, opening = found
+        done = sum(1 for role, _ in chat[opening:] if role == "assistant")  # steps so far, refused ones too
         action = task.gold[min(done, len(task.gold) - 1)]
         if policy.kind == "content":
             call = json.dumps({"name": action.name, "arguments": action.arguments})
             text = f"<tool_call>\n{call}\n</tool_call>"
-            return self._reply(body, {"role": "assistant", "content": text})
-        return self._reply(body, _calls([action]))
+            return self._reply(size, {"role": "assistant", "content": text})
+        return self._reply(size, _calls([action]))
 
-    def _task(self, messages: list[dict[str, Any]]) -> Task | None:
-        """The task whose H0 and query follow the system prompt."""
-        chat = [(m.get("role"), m.get("content")) for m in messages if m.get("role") != "system"]
+    def _task(self, chat: list[tuple[Any, Any]], skills_offered: bool) -> tuple[Task, int] | None:
+        """The task whose H0 and query open the chat, and the opening's length; of tasks opening alike,
+        the first that offers skills exactly when the request offers ``load_skill``."""
         for n in self._opening_lengths:
-            task = self._openings.get(tuple(chat[:n]))
-            if task is not None:
-                return task
+            alike = self._openings.get(tuple(chat[:n]))
+            if alike:
+                return next((t for t in alike if bool(t.candidate_skills) == skills_offered), alike[0]), n
         return None
 
-    def _reply(self, body: dict[str, Any], message: dict[str, Any]) -> web.Response:
-        prompt = len(json.dumps(body.get("messages", []))) + len(json.dumps(body.get("tools", [])))
+    def _reply(self, size: int, message: dict[str, Any]) -> web.Response:
         completion = len(json.dumps(message))
-        usage = {"prompt_tokens": prompt // 4, "completion_tokens": completion // 4 + 1}
+        usage = {"prompt_tokens": size // 4, "completion_tokens": completion // 4 + 1}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         return web.json_response({

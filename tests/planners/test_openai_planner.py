@@ -47,6 +47,23 @@ async def episodes(policy: str, tasks: list[Task], *, server_kw: dict[str, Any] 
     return server, sorted(results, key=lambda r: r.task.task_id)
 
 
+def test_gold_replays_like_the_oracle_where_steps_are_refused_or_openings_nest() -> None:
+    """Under ``sor`` a gold domain call before load_skill is refused (a step without a tool result), and a
+    multi-turn task's opening extends other tasks' queries: the server must still replay each task's own
+    gold, one action per step, as the oracle does."""
+    suite = load_split("full.jsonl")
+    cases = [t for t in suite if t.category == "skill" or t.history]
+
+    async def run() -> list[EpisodeResult]:
+        async with ScriptedServer(suite, "gold") as server:
+            async with planner_for(server, concurrency=32) as planner:
+                return [r async for r in run_many(cases, planner, concurrency=32, condition="both")]
+
+    results = asyncio.run(run())
+    assert len(results) == len(cases) + sum(t.category == "skill" for t in cases)
+    assert [r.key for r in results if not r.verdict.passed] == []
+
+
 def test_gold_over_the_handwritten_split_scores_100_percent() -> None:
     server, results = asyncio.run(episodes("gold", TASKS))
     assert len(results) == len(TASKS)

@@ -173,12 +173,13 @@ class ScriptedServer:
         messages = body.get("messages", [])
         if policy.kind == "malformed" and misbehaving:
             return self._reply(size, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
-        chat = [(m.get("role"), m.get("content")) for m in messages if m.get("role") != "system"]
+        turns = [m for m in messages if m.get("role") != "system"]
+        chat = [(m.get("role"), m.get("content")) for m in turns]
         found = self._task(chat, "load_skill" in {t.get("function", {}).get("name") for t in body.get("tools", [])})
         if found is None:
             return _error(400, "scripted server: no task opens with this conversation")
         task, opening = found
-        done = sum(1 for role, _ in chat[opening:] if role == "assistant")  # steps so far, refused ones too
+        done = sum(_replays_gold(m, task) for m in turns[opening:])
         action = task.gold[min(done, len(task.gold) - 1)]
         if policy.kind == "content":
             call = json.dumps({"name": action.name, "arguments": action.arguments})
@@ -205,6 +206,28 @@ class ScriptedServer:
             "model": self.model, "usage": usage,
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         })
+
+
+def _replays_gold(message: dict[str, Any], task: Task) -> bool:
+    """Whether a past turn was one of the task's gold actions: a dispatched call, or one the client
+    refused as a format error because the tool was not offered (the oracle spends a step there too).
+    The malformed replies this server injects never count."""
+    if message.get("role") != "assistant":
+        return False
+    if message.get("tool_calls"):
+        return True
+    try:
+        reply = json.loads(message.get("content") or "")
+    except json.JSONDecodeError:
+        return False
+    calls = reply.get("tool_calls") if isinstance(reply, dict) else None
+    if not isinstance(calls, list) or len(calls) != 1 or not isinstance(calls[0], dict):
+        return False
+    try:
+        arguments = json.loads(calls[0].get("arguments") or "{}")
+    except (json.JSONDecodeError, TypeError):
+        return False
+    return isinstance(arguments, dict) and calls[0].get("name") in {a.name for a in task.gold}
 
 
 def _opening(task: Task) -> tuple[tuple[str, str], ...]:

@@ -217,20 +217,25 @@ def _run_plan(conn: Connection, plan: _Plan, extracted: Any, values: dict[str, A
 
 
 class EpisodeDialect(sqlite_dialect):
-    """pysqlite, with savepoints sent as plain SQL: SQLAlchemy's default builds and compiles a clause
-    object for each SAVEPOINT, RELEASE and ROLLBACK TO (about 100 µs), and a sub-agent flow opens one
-    per effect it applies."""
+    """pysqlite, with savepoints sent as plain SQL under one fixed name: SQLAlchemy's default builds and
+    compiles a clause object for each SAVEPOINT, RELEASE and ROLLBACK TO (about 100 µs), and names them
+    ``sa_savepoint_<n>`` with n counting up forever, so every one is a new statement for SQLite to
+    prepare and crowds useful ones out of the statement cache. Every call of an episode is a savepoint.
+    SQLite resolves a name to the innermost savepoint holding it, and savepoints here nest strictly
+    (each is a ``with`` block or a try/finally around one call), so one name serves at every depth; a
+    savepoint rolled back is also released, so none outlives its call."""
 
     supports_statement_cache = True
 
     def do_savepoint(self, connection: Connection, name: str) -> None:
-        _plain(connection, f"SAVEPOINT {name}")
+        _plain(connection, "SAVEPOINT call")
 
     def do_release_savepoint(self, connection: Connection, name: str) -> None:
-        _plain(connection, f"RELEASE SAVEPOINT {name}")
+        _plain(connection, "RELEASE SAVEPOINT call")
 
     def do_rollback_to_savepoint(self, connection: Connection, name: str) -> None:
-        _plain(connection, f"ROLLBACK TO SAVEPOINT {name}")
+        _plain(connection, "ROLLBACK TO SAVEPOINT call")
+        _plain(connection, "RELEASE SAVEPOINT call")
 
 
 def _plain(conn: Connection, sql: str) -> None:
@@ -292,7 +297,7 @@ def open_database(image: bytes, *, journal: bool = True) -> Connection:
     task's patches first, then calls ``changes.start_journal``). Give it back with ``release``."""
     with _idle_lock:
         conn = next((c for c in reversed(_idle) if _idle[c] is image), None)
-        if conn is None and _idle:
+        if conn is None and len(_idle) >= IDLE_MAX:  # only a full pool lends a connection to another world
             conn = next(iter(_idle))
         held = _idle.pop(conn) if conn is not None else None
     if conn is None:

@@ -61,15 +61,19 @@ def test_a_released_connection_comes_back_pristine_for_its_world() -> None:
         db.release(again)
 
 
-def test_a_connection_idle_on_another_world_loads_the_requested_one() -> None:
+def test_another_world_gets_its_own_connection_until_the_pool_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
     conn = db.open_database(world_image("wang_lei"))
     db.release(conn)
     other = db.open_database(world_image("maya_patel"))
+    assert other is not conn, "a warm connection is kept for its world while there is room"
+    db.release(other)
+    monkeypatch.setattr(db, "IDLE_MAX", 2)
+    third = db.open_database(world_image("oliver_hughes"))
     try:
-        assert other is conn
-        assert db.state_bytes(other) == fresh_state("maya_patel")
+        assert third is conn, "a full pool lends its oldest idle connection"
+        assert db.state_bytes(third) == fresh_state("oliver_hughes")
     finally:
-        db.release(other)
+        db.release(third)
 
 
 def test_idle_connections_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -127,7 +127,7 @@ class _Plan:
 
     compiled: Any  # SQLCompiler, with the cache key its bound values are matched against
     sql: str
-    keys: tuple[str, ...] | None  # None: DML, which returns no rows
+    columns: SimpleResultMetaData | None  # a SELECT's result columns, shared by its results; None: DML
     expanding: bool  # IN lists and other parameters rendered per execution
 
 
@@ -193,7 +193,7 @@ class EpisodeConnection(Connection):
                             or compiled.effective_returning or compiled.for_executemany)
         if len(_PLANS) >= STATEMENT_CACHE:
             _PLANS.clear()
-        _PLANS[shape] = _Plan(compiled, stable_sql(compiled.string), keys, bool(
+        _PLANS[shape] = _Plan(compiled, stable_sql(compiled.string), SimpleResultMetaData(keys) if keys else None, bool(
             compiled.literal_execute_params or compiled.post_compile_params)) if eligible else None
         return result
 
@@ -211,9 +211,9 @@ def _run_plan(conn: Connection, plan: _Plan, extracted: Any, values: dict[str, A
     if _trace is not None:
         _trace.append((sql, bound, False))
     cursor = raw(conn).execute(sql, bound)
-    if plan.keys is None:
+    if plan.columns is None:
         return Written(cursor.rowcount)
-    return IteratorResult(SimpleResultMetaData(plan.keys), iter(cursor.fetchall()))
+    return IteratorResult(plan.columns, iter(cursor.fetchall()))
 
 
 class EpisodeDialect(sqlite_dialect):

@@ -175,7 +175,7 @@ class Executor:
         """The frozen clock plus ``step`` seconds (formatted once per step: every write stamps rows with it)."""
         stamp = self._stamps.get(step)
         if stamp is None:
-            stamp = self._stamps[step] = (self.now + dt.timedelta(seconds=step)).strftime("%Y-%m-%dT%H:%M:%S")
+            stamp = self._stamps[step] = (self.now + dt.timedelta(seconds=step)).isoformat(timespec="seconds")
         return stamp
 
     def answer(self, question: str, slot: str | None) -> str | None:

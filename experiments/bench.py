@@ -1,7 +1,8 @@
 """``mobilepa bench``: every performance figure side by side, in one process run, medians over repeats.
 
-- ``reset_us``: median µs to start an episode (private copy of a world plus the task's patches) on
-  the largest persona world (``world_bytes``).
+- ``reset_us``: median µs from the end of one episode to the start of the next on the largest persona
+  world (``world_bytes``): the rollback that restores the world, the task's patches, the executor; and
+  ``load_world_us``: loading the world's image into a connection, paid once per connection and world.
 - ``tool_calls_per_s``: a mix of every split task's gold actions (reads, writes, recoveries from
   friction) plus three malformed calls per task, on one core, timed inside ``Episode.step``; and
   ``raw_sqlite_calls_per_s``: *exactly the statements the executor issued*, with their parameters,
@@ -39,9 +40,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import text
+
 import sandbox.domains  # noqa: F401
 from sandbox.conditions import expand
-from sandbox.db import Traced, trace_statements
+from sandbox.db import Traced, open_database, raw, trace_statements
 from sandbox.episode import Episode
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import Task
@@ -83,13 +86,29 @@ def largest_world() -> tuple[str, int]:
 
 
 def reset_us(task: Task, repeats: int) -> float:
-    """Median µs to start an episode: private copy of the world, the task's patches, the executor."""
+    """Median µs to end an episode and start the next on the same world: the rollback that restores
+    the world, the task's patches, the executor (as a warm worker does between episodes)."""
+    Episode(task).close()
     samples = []
     for _ in range(repeats):
         started = time.perf_counter()
-        episode = Episode(task)
+        Episode(task).close()
         samples.append(time.perf_counter() - started)
-        episode.close()
+    return statistics.median(samples) * 1e6
+
+
+def load_us(image: bytes, repeats: int) -> float:
+    """Median µs to load a world image into a connection (a new connection, or one lent to another world)."""
+    conn = open_database(image)
+    samples = []
+    try:
+        for _ in range(repeats):
+            started = time.perf_counter()
+            raw(conn).deserialize(image)
+            conn.execute(text("SELECT value FROM meta WHERE key = 'now'")).scalar()  # SQLite re-reads the schema
+            samples.append(time.perf_counter() - started)
+    finally:
+        conn.close()
     return statistics.median(samples) * 1e6
 
 
@@ -171,6 +190,7 @@ def bench_sandbox(tasks: list[Task], repeats: int) -> dict[str, Any]:
     tools = {name for _, actions in mix for name, _ in actions if name in REGISTRY}
     return {
         "world": world, "world_bytes": size, "reset_us": round(reset_us(probe, 200), 1),
+        "load_world_us": round(load_us(world_image(world), 50), 1),
         "tool_calls": calls, "tools_in_mix": len(tools), "tool_calls_per_s": round(calls / spent, 1),
         "raw_sqlite_calls_per_s": round(calls / raw, 1), "overhead_vs_raw": round(spent / raw, 2),
         "statements_per_call": round(statements / calls, 2),
@@ -357,7 +377,8 @@ def report(figures: dict[str, Any]) -> None:
     print(f"machine: {m['cpu']}, {m['cpus_usable']}/{m['cpus']} cores, {m['ram_gb']} GiB RAM, Python {m['python']}, "
           f"SQLite {m['sqlite']} ({m['date']})")
     print(f"split: {figures['split']} ({figures['tasks']} tasks, {figures['episodes']} episodes)")
-    print(f"episode reset (median, {figures['world']}, {figures['world_bytes']:,} bytes): {figures['reset_us']:.0f} µs")
+    print(f"episode reset (median, {figures['world']}, {figures['world_bytes']:,} bytes): {figures['reset_us']:.0f} µs "
+          f"(loading the world into a connection, once per connection and world: {figures['load_world_us']:.0f} µs)")
     print(f"mixed tool calls: {figures['tool_calls_per_s']:,.0f}/s over {figures['tool_calls']} calls of "
           f"{figures['tools_in_mix']} tools ({figures['statements_per_call']} SQL statements per call)")
     print(f"same statements through raw sqlite3: {figures['raw_sqlite_calls_per_s']:,.0f}/s "

@@ -11,7 +11,7 @@ from sqlalchemy import Connection, and_, insert, select, update
 
 from sandbox import db, subagents
 from sandbox.changes import StateDiff, TableDiff, read_diff, start_journal
-from sandbox.executor import Envelope, Executor, UserAnswer, sync_id_sequences
+from sandbox.executor import Envelope, Executor, UserAnswer, note_inserted_ids
 from sandbox.schema import metadata, subagent_jobs
 from sandbox.skills import SKILLS
 from sandbox.tasks import Changes, Task
@@ -112,7 +112,8 @@ class Episode:
         self.conn = db.open_database(world_image(task.initial_state.world), journal=False)
         self.conn.begin()  # the episode's own transaction: ``close`` rolls it back, leaving the world intact
         apply_changes(self.conn, task.initial_state.patches)
-        sync_id_sequences(self.conn, [metadata.tables[name] for name in task.initial_state.patches.insert])
+        for name, rows in task.initial_state.patches.insert.items():
+            note_inserted_ids(self.conn, metadata.tables[name], rows)
         start_journal(self.conn)
         self.executor = Executor(
             self.conn,

@@ -112,11 +112,24 @@ def highest_id(conn: Connection, table: Table) -> int:
 
 
 def sync_id_sequences(conn: Connection, tables: Iterable[Table]) -> None:
-    """Record each table's highest id (0 for an empty table), so allocation is one lookup (worlds and
-    patches call this)."""
+    """Record each table's highest id (0 for an empty table), so allocation is one lookup (a world's
+    build calls this for every table)."""
     for t in tables:
         if len(t.primary_key.columns) == 1 and isinstance(next(iter(t.primary_key.columns)).type, Text):
             _SEQ_SET.run(conn, prefix=id_prefix(t), last=max(highest_id(conn, t), _current(conn, id_prefix(t))))
+
+
+def note_inserted_ids(conn: Connection, table: Table, rows: Iterable[dict[str, Any]]) -> None:
+    """Raise the table's sequence past ``<prefix>_NNN`` ids inserted with explicit values (a task's
+    patches); the world's own ids are already recorded, so no scan of the table is needed."""
+    if len(table.primary_key.columns) != 1:
+        return
+    key, head = next(iter(table.primary_key.columns)).name, id_prefix(table) + "_"
+    numbers = [int(v[len(head):]) for r in rows
+               if isinstance(v := r.get(key), str) and v.startswith(head) and v[len(head):].isdigit()]
+    if numbers:
+        prefix = id_prefix(table)
+        _SEQ_SET.run(conn, prefix=prefix, last=max(*numbers, _current(conn, prefix)))
 
 
 def _current(conn: Connection, prefix: str) -> int:

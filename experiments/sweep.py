@@ -215,6 +215,7 @@ class SweepOutcome:
     infra_errors: list[str] = field(default_factory=list)  # keys still infra_error after the retries
     failures: list[UnitFailure] = field(default_factory=list)
     wall_s: float = 0.0
+    run_s: float = 0.0  # the episodes alone: first unit submitted to last result in
     parent_run_id: str | None = None
     infra_retried: int = 0  # episodes that hit an infrastructure error and were run again
     tracking_error: str | None = None  # MLflow failed after the work: results are in the store, unlogged
@@ -350,11 +351,13 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
                                 advance(bool(r["passed"]), not r["scorable"])
                             return [WorkUnit(unit.cell, tuple(retry), unit.planner_factory)] if retry else []
 
+                        running = time.perf_counter()
                         stream = stream_units(dask, run_unit, units, key_of=lambda u: u.key, on_result=on_result,
                                               max_in_flight=config.get("max_in_flight"),
                                               max_attempts=int(config["unit_attempts"]),
                                               group_of=lambda u: u.cell.planner,
                                               group_limits={p: k for p, (k, _) in shares.items()})
+                        outcome.run_s = time.perf_counter() - running
                     outcome.failures = stream.failures
             except ServiceConfigError as exc:  # no worker can host a server: nothing ran
                 if tracker is not None:

@@ -38,8 +38,9 @@ def sweep_main(args: list[str]) -> int:
     for name, service in outcome.services.items():
         console.print(f"vLLM server for {name}: {service.base_url} on worker {service.worker} (log {service.log}; "
                       "stopped)")
+    rate = f" ({outcome.ran / outcome.run_s:.0f} episodes/s while running)" if outcome.run_s > 0 else ""
     console.print(f"sweep {config['name']}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
-                  f"{outcome.wall_s:.1f} s")
+                  f"{outcome.wall_s:.1f} s{rate}")
     if outcome.report is not None:
         board, md, html = outcome.report
         print_leaderboard(board, console)

@@ -16,7 +16,10 @@
   and the cluster's start are fixed costs, counted in ``sweep_wall_s``) on 2 workers over 1 (warm
   clusters, no tracking), and ``peak_rss_mb``: the largest worker's peak resident memory in that sweep.
 - ``llm_bound_efficiency``: episodes/s against the scripted OpenAI-compatible server (its own
-  process) answering each completion after a fixed 200 ms, over the ideal for 256 in flight.
+  process) answering each completion after a fixed 200 ms, over the ideal for 256 in flight, with
+  the episodes in two client processes (128 in flight each, as the default cluster's two workers);
+  and the CPU milliseconds each episode costs the clients and the server, whose sum bounds what
+  the machine's cores can deliver (``llm_cpu_ceiling_episodes_per_s``).
 
 ``mobilepa bench sandbox`` runs only the first two (seconds instead of minutes).
 """
@@ -54,6 +57,7 @@ from sandbox.world import PERSONAS, world_image
 
 LLM_LATENCY_MS = 200
 LLM_IN_FLIGHT = 256
+LLM_CLIENTS = 2  # client processes in the LLM-bound figure, as the default local cluster's two workers
 SPLITS = {"full.jsonl": "full", "handwritten.jsonl": "handwritten"}  # task file -> conf/split name
 TARGETS = {  # issue 7, on the 2-core reference machine
     "reset_us": ("<=", 1000), "tool_calls_per_s": (">=", 5000), "overhead_vs_raw": ("<=", 3),
@@ -303,46 +307,89 @@ class _Discard(list):  # type: ignore[type-arg]
         pass
 
 
-def bench_llm(split_file: str, tasks: list[Task]) -> dict[str, Any]:
-    """Episodes/s against a server taking 200 ms per completion, over the ideal for 256 in flight."""
+def _cpu_s(pid: int) -> float | None:
+    """CPU seconds a process has used (Linux ``/proc``; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: int, ready: Any, go: Any,
+                out: Any) -> None:
+    """One client process (as one worker of the default two-worker cluster): its share of the episodes
+    and of the in-flight requests, started together with the others once all are warm."""
     from experiments.loop import run_many
     from planners import build_planner
 
-    for persona in PERSONAS:  # built before timing, as in a warm worker
+    tasks = load_split(split_file)[shard::shards]
+    for persona in PERSONAS:
         world_image(persona)
+    config = {"kind": "openai", "model": "scripted", "base_url": f"http://127.0.0.1:{port}/v1",
+              "concurrency": in_flight, "timeouts": {"connect": 60, "read": 120},
+              "retries": {"max": 3, "backoff_s": 0.1, "max_backoff_s": 1.0},
+              "sampling": {"temperature": 0.0, "max_tokens": 256}, "tool_choice": "auto"}
+
+    async def drive() -> list[Any]:
+        planner = build_planner(config)
+        try:
+            return await _drain(run_many(tasks, planner, concurrency=in_flight, condition="both"))
+        finally:
+            await planner.aclose()  # type: ignore[attr-defined]
+
+    ready.put(shard)
+    go.wait()
+    cpu = time.process_time()
+    results = asyncio.run(drive())
+    out.put({"episodes": len(results), "passed": sum(r.verdict.passed for r in results),
+             "infra_errors": sum(r.trajectory.termination == "infra_error" for r in results),
+             "completions": sum(len(r.trajectory.steps) for r in results), "cpu_s": time.process_time() - cpu})
+
+
+def bench_llm(split_file: str) -> dict[str, Any]:
+    """Episodes/s against a server taking 200 ms per completion, over the ideal for 256 in flight, with
+    the clients in two processes (the default cluster's two workers) and the server in a third.
+    Also the CPU each episode costs the clients and the server: the ceiling this machine allows."""
     spawn = multiprocessing.get_context("spawn")
-    ports, stop = spawn.Queue(), spawn.Event()
+    ports, stop, ready, go, out = spawn.Queue(), spawn.Event(), spawn.Queue(), spawn.Event(), spawn.Queue()
     server = spawn.Process(target=_serve, args=(split_file, f"latency:{LLM_LATENCY_MS}", ports, stop), daemon=True)
     server.start()
+    clients: list[Any] = []
     try:
         port = ports.get(timeout=120)
-        config = {"kind": "openai", "model": "scripted", "base_url": f"http://127.0.0.1:{port}/v1",
-                  "concurrency": LLM_IN_FLIGHT, "timeouts": {"connect": 60, "read": 120},
-                  "retries": {"max": 3, "backoff_s": 0.1, "max_backoff_s": 1.0},
-                  "sampling": {"temperature": 0.0, "max_tokens": 256}, "tool_choice": "auto"}
-
-        async def drive() -> list[Any]:
-            planner = build_planner(config)
-            try:
-                return await _drain(run_many(tasks, planner, concurrency=LLM_IN_FLIGHT, condition="both"))
-            finally:
-                await planner.aclose()  # type: ignore[attr-defined]
-
+        clients = [spawn.Process(target=_llm_client, args=(split_file, i, LLM_CLIENTS, port,
+                                                           LLM_IN_FLIGHT // LLM_CLIENTS, ready, go, out), daemon=True)
+                   for i in range(LLM_CLIENTS)]
+        for c in clients:
+            c.start()
+        for _ in clients:
+            ready.get(timeout=300)
+        server_cpu = _cpu_s(server.pid) if server.pid else None
         started = time.perf_counter()
-        results = asyncio.run(drive())
+        go.set()
+        parts = [out.get(timeout=1800) for _ in clients]
         wall = time.perf_counter() - started
+        server_end = _cpu_s(server.pid) if server.pid else None
     finally:
         stop.set()
-        server.join(10)
-        if server.is_alive():
-            server.terminate()
-    completions = sum(len(r.trajectory.steps) for r in results)
-    achieved = len(results) / wall
-    ideal = min(LLM_IN_FLIGHT, len(results)) / (completions / len(results) * LLM_LATENCY_MS / 1000)
-    return {"llm_episodes": len(results), "llm_passed": sum(r.verdict.passed for r in results),
-            "llm_infra_errors": sum(r.trajectory.termination == "infra_error" for r in results),
-            "llm_episodes_per_s": round(achieved, 1), "llm_ideal_episodes_per_s": round(ideal, 1),
-            "llm_bound_efficiency": round(achieved / ideal, 3)}
+        for p in [*clients, server]:
+            p.join(10)
+            if p.is_alive():
+                p.terminate()
+    episodes = sum(p["episodes"] for p in parts)
+    completions = sum(p["completions"] for p in parts)
+    ideal = min(LLM_IN_FLIGHT, episodes) / (completions / episodes * LLM_LATENCY_MS / 1000)
+    client_ms = sum(p["cpu_s"] for p in parts) / episodes * 1000
+    server_ms = (server_end - server_cpu) / episodes * 1000 if server_cpu is not None and server_end is not None else None
+    ceiling = (os.cpu_count() or 1) * 1000 / (client_ms + (server_ms or 0.0))
+    return {"llm_episodes": episodes, "llm_passed": sum(p["passed"] for p in parts),
+            "llm_infra_errors": sum(p["infra_errors"] for p in parts),
+            "llm_episodes_per_s": round(episodes / wall, 1), "llm_ideal_episodes_per_s": round(ideal, 1),
+            "llm_bound_efficiency": round(episodes / wall / ideal, 3),
+            "llm_client_cpu_ms_per_episode": round(client_ms, 2),
+            "llm_server_cpu_ms_per_episode": round(server_ms, 2) if server_ms is not None else None,
+            "llm_cpu_ceiling_episodes_per_s": round(ceiling, 1)}
 
 
 def short_of_target(figures: dict[str, Any]) -> list[str]:
@@ -364,7 +411,7 @@ def run_all(split: str, repeats: int, suite_repeats: int, only_sandbox: bool,
         stages += [("oracle", lambda: bench_oracle(tasks, suite_repeats)),
                    ("sweep", lambda: bench_sweep(split, suite_repeats)),
                    ("scaling", lambda: bench_scaling(split, suite_repeats)),
-                   ("llm", lambda: bench_llm(split, tasks))]
+                   ("llm", lambda: bench_llm(split))]
     for name, stage in stages:
         started = time.perf_counter()
         figures.update(stage())
@@ -391,9 +438,11 @@ def report(figures: dict[str, Any]) -> None:
         print(f"sweep scaling 2 workers / 1: {figures['scaling_2_over_1']}x "
               f"({figures['sweep_2_workers_episodes_per_s']} vs {figures['sweep_1_worker_episodes_per_s']} episodes/s); "
               f"worker peak RSS {figures['peak_rss_mb']:.0f} MB")
-        print(f"LLM-bound ({LLM_LATENCY_MS} ms per completion, {LLM_IN_FLIGHT} in flight): "
-              f"{figures['llm_episodes_per_s']} episodes/s of an ideal {figures['llm_ideal_episodes_per_s']} "
-              f"(efficiency {figures['llm_bound_efficiency']})")
+        print(f"LLM-bound ({LLM_LATENCY_MS} ms per completion, {LLM_IN_FLIGHT} in flight, {LLM_CLIENTS} client "
+              f"processes): {figures['llm_episodes_per_s']} episodes/s of an ideal {figures['llm_ideal_episodes_per_s']} "
+              f"(efficiency {figures['llm_bound_efficiency']}); CPU per episode: clients "
+              f"{figures['llm_client_cpu_ms_per_episode']} ms, server {figures['llm_server_cpu_ms_per_episode']} ms, "
+              f"so this machine's cores allow at most {figures['llm_cpu_ceiling_episodes_per_s']} episodes/s")
     for line in figures["short_of_target"]:
         print(f"short of target: {line}")
 

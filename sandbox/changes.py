@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import functools
 import json
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import BindParameter, Connection, Insert, Table, Update, select
+from sqlalchemy import BindParameter, Connection, Insert, Select, Table, Update, select
 
 from sandbox.schema import SYSTEM, metadata
 
@@ -63,8 +64,21 @@ class Journal:
             return
         seen = self.rows.setdefault(name, {})
         positions = _key_positions(name)
-        for row in conn.execute(select(table).where(statement.whereclause), parameters):
+        for row in conn.execute(_affected(statement), parameters):
             seen.setdefault(tuple(row[i] for i in positions), tuple(row))
+
+
+_AFFECTED: weakref.WeakKeyDictionary[Any, Select[Any]] = weakref.WeakKeyDictionary()
+
+
+def _affected(statement: Any) -> Select[Any]:
+    """The SELECT of the rows an UPDATE or DELETE's WHERE clause matches, built once per statement
+    object (the tools' fixed statements are module constants; a statement built per call is dropped
+    with it)."""
+    found = _AFFECTED.get(statement)
+    if found is None:
+        found = _AFFECTED[statement] = select(statement.table).where(statement.whereclause)
+    return found
 
 
 def _inserted_keys(statement: Insert, parameters: Any) -> list[Key] | None:

@@ -46,6 +46,8 @@ def _dumps(value: Any) -> str:
 def _storable(text: str) -> str:
     """Text SQLite can store: lone surrogates (JSON may carry ``\\ud800``) become ``\\ud800`` escapes,
     which keeps logged JSON valid JSON."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

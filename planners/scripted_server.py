@@ -173,13 +173,11 @@ class ScriptedServer:
         messages = body.get("messages", [])
         if policy.kind == "malformed" and misbehaving:
             return self._reply(size, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
-        turns = [m for m in messages if m.get("role") != "system"]
-        chat = [(m.get("role"), m.get("content")) for m in turns]
-        found = self._task(chat, "load_skill" in {t.get("function", {}).get("name") for t in body.get("tools", [])})
+        found = self._match(body)
         if found is None:
             return _error(400, "scripted server: no task opens with this conversation")
-        task, opening = found
-        done = sum(_replays_gold(m, task) for m in turns[opening:])
+        task, since = found
+        done = sum(_replays_gold(m, task) for m in since)
         action = task.gold[min(done, len(task.gold) - 1)]
         if policy.kind == "content":
             call = json.dumps({"name": action.name, "arguments": action.arguments})
@@ -187,13 +185,16 @@ class ScriptedServer:
             return self._reply(size, {"role": "assistant", "content": text})
         return self._reply(size, _calls([action]))
 
-    def _task(self, chat: list[tuple[Any, Any]], skills_offered: bool) -> tuple[Task, int] | None:
-        """The task whose H0 and query open the chat, and the opening's length; of tasks opening alike,
-        the first that offers skills exactly when the request offers ``load_skill``."""
+    def _match(self, body: dict[str, Any]) -> tuple[Task, list[dict[str, Any]]] | None:
+        """The task whose H0 and query open the request's conversation, and the turns since; of tasks
+        opening alike, the first that offers skills exactly when the request offers ``load_skill``."""
+        turns = [m for m in body.get("messages", []) if m.get("role") != "system"]
+        chat = tuple((m.get("role"), m.get("content")) for m in turns)
+        skills_offered = "load_skill" in {t.get("function", {}).get("name") for t in body.get("tools", [])}
         for n in self._opening_lengths:
-            alike = self._openings.get(tuple(chat[:n]))
+            alike = self._openings.get(chat[:n])
             if alike:
-                return next((t for t in alike if bool(t.candidate_skills) == skills_offered), alike[0]), n
+                return next((t for t in alike if bool(t.candidate_skills) == skills_offered), alike[0]), turns[n:]
         return None
 
     def _reply(self, size: int, message: dict[str, Any]) -> web.Response:

@@ -39,11 +39,12 @@ class FaultyServer(ScriptedServer):
         self.echo_auth = echo_auth
         self.faults: Counter[str] = Counter()  # burst | failed_task | echoed
 
-    async def _answer(self, body: dict[str, Any], number: int) -> web.Response:
+    async def _answer(self, body: dict[str, Any], size: int, number: int) -> web.Response:
         if number in self.burst:
             self.faults["burst"] += 1
             return _error(503, "scripted burst: server overloaded")
-        task = self._task(body.get("messages", []))
+        found = self._match(body)
+        task = found[0] if found else None
         if task is not None and task.task_id in self.fail_tasks:
             self.faults["failed_task"] += 1
             message = f"backend for {task.task_id} is down"
@@ -51,7 +52,7 @@ class FaultyServer(ScriptedServer):
                 self.faults["echoed"] += 1
                 message += f"; request headers: Authorization: {self.stats.authorization[-1]}"
             return _error(503, message)
-        return await super()._answer(body, number)
+        return await super()._answer(body, size, number)
 
 
 def free_port() -> int:

@@ -104,7 +104,7 @@ def trace_statements() -> Iterator[list[Traced]]:
 
 
 # SQLite plans ``x LIKE ?`` around the bound value and re-prepares the statement whenever the value
-# changes; after a deserialise a re-prepare re-parses the whole schema (~10 ms). Turning the bound
+# changes; after a world is loaded a re-prepare re-parses the whole schema (~1 ms). Turning the bound
 # pattern into an expression keeps one plan per statement; the results are the same.
 _BOUND_LIKE = re.compile(r"\b((?:NOT )?(?:LIKE|GLOB)) \?")
 _STABLE: dict[str, str] = {}

@@ -31,7 +31,7 @@ from sandbox.domains.common import (
 )
 from sandbox.domains.communication import contacts
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, rows
+from sandbox.executor import Ctx, id_prefix, rows
 from sandbox.schema import SYSTEM, USER, WORLD, metadata, stamps, table, user_profile
 from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
@@ -1584,12 +1584,10 @@ def _item_valid(args: dict[str, Any]) -> str | None:
 
 def _ref_exists(ctx: Ctx, ref_id: str) -> bool:
     """Whether some user table holds an entity with this id (its prefix names the table)."""
-    for t in metadata.sorted_tables:
-        keys = list(t.primary_key.columns)
-        if t.info["kind"] != USER or len(keys) != 1:
+    for t in metadata.tables.values():  # any order: sorting the tables here cost ~0.8 ms a call
+        if t.info["kind"] != USER or len(t.primary_key.columns) != 1:
             continue
-        prefix = t.info["id_prefix"] or keys[0].name.removesuffix("_id")
-        if ref_id.startswith(f"{prefix}_") and ctx.conn.execute(_by_key(t), {"key": ref_id}).first():
+        if ref_id.startswith(f"{id_prefix(t)}_") and ctx.conn.execute(_by_key(t), {"key": ref_id}).first():
             return True
     return False
 

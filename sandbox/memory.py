@@ -8,6 +8,7 @@ import math
 import random
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
@@ -33,28 +34,49 @@ def _analysed(text: str) -> tuple[Counter[str], int]:
     return Counter(terms), len(terms)
 
 
+@dataclass(frozen=True)
+class _Index:
+    """A corpus ready for BM25: for each term, the documents holding it (position, count), and each
+    document's length."""
+
+    lengths: tuple[int, ...]
+    average: float
+    postings: dict[str, list[tuple[int, int]]]
+
+
+@functools.lru_cache(maxsize=64)
+def _index(docs: tuple[tuple[str, str, str], ...]) -> _Index:
+    """Built once per corpus (a world's live records, the tool descriptions): a search then touches only
+    the documents holding a query term."""
+    analysed = [_analysed(text) for _, text, _ in docs]
+    postings: dict[str, list[tuple[int, int]]] = {}
+    for position, (counts, _) in enumerate(analysed):
+        for term, count in counts.items():
+            postings.setdefault(term, []).append((position, count))
+    lengths = tuple(length for _, length in analysed)
+    return _Index(lengths, sum(lengths) / len(docs) or 1.0, postings)
+
+
 def bm25_rank(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: float = 0.75) -> list[tuple[str, float]]:
     """Rank ``(doc_id, text, tie_key)`` docs for ``query``; ties break on tie_key desc, then id.
 
-    Scores are rounded to 6 decimals so the order is identical on every machine.
+    Scores are rounded to 6 decimals so the order is identical on every machine (each document's terms
+    are summed in the query's order, so the floating-point sums do not depend on the index).
     """
     q = tokens(query)
     if not q or not docs:
         return []
-    analysed = [_analysed(text) for _, text, _ in docs]
+    index = _index(tuple(docs))
     n = len(docs)
-    avg = sum(length for _, length in analysed) / n or 1.0
-    wanted = set(q)
-    df = Counter(term for tf, _ in analysed for term in wanted.intersection(tf))
-    idf = {term: math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5)) for term in wanted}
-    scored = []
-    for (doc_id, _, tie), (tf, length) in zip(docs, analysed, strict=True):
-        score = 0.0
-        for term in q:
-            if tf[term]:
-                score += idf[term] * tf[term] * (k1 + 1) / (tf[term] + k1 * (1 - b + b * length / avg))
-        if score > 0:
-            scored.append((round(score, 6), tie, doc_id))
+    scores: dict[int, float] = {}
+    for term in q:
+        holding = index.postings.get(term, ())
+        idf = math.log(1 + (n - len(holding) + 0.5) / (len(holding) + 0.5))
+        for position, tf in holding:
+            length = index.lengths[position]
+            scores[position] = scores.get(position, 0.0) + idf * tf * (k1 + 1) / (
+                tf + k1 * (1 - b + b * length / index.average))
+    scored = [(round(score, 6), docs[p][2], docs[p][0]) for p, score in scores.items() if score > 0]
     scored.sort(key=lambda s: (-s[0], _desc(s[1]), s[2]))
     return [(doc_id, score) for score, _, doc_id in scored]
 

@@ -63,21 +63,22 @@ class Journal:
             self.tables[name] = whole
             return
         seen = self.rows.setdefault(name, {})
-        positions = _key_positions(name)
-        for row in conn.execute(_affected(statement), parameters):
-            seen.setdefault(tuple(row[i] for i in positions), tuple(row))
+        for found in conn.execute(_affected(statement), parameters):
+            key = tuple(found)
+            if key not in seen:  # the row itself read raw, as the diff reads it
+                seen[key] = dbapi.execute(_row_by_key(name), key).fetchone()
 
 
 _AFFECTED: weakref.WeakKeyDictionary[Any, Select[Any]] = weakref.WeakKeyDictionary()
 
 
 def _affected(statement: Any) -> Select[Any]:
-    """The SELECT of the rows an UPDATE or DELETE's WHERE clause matches, built once per statement
-    object (the tools' fixed statements are module constants; a statement built per call is dropped
-    with it)."""
+    """The SELECT of the keys of the rows an UPDATE or DELETE's WHERE clause matches, built once per
+    statement object (the tools' fixed statements are module constants; a statement built per call is
+    dropped with it)."""
     found = _AFFECTED.get(statement)
     if found is None:
-        found = _AFFECTED[statement] = select(statement.table).where(statement.whereclause)
+        found = _AFFECTED[statement] = select(*statement.table.primary_key.columns).where(statement.whereclause)
     return found
 
 

@@ -9,13 +9,14 @@ back and changes nothing but its log row.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, Integer, Table, Text, bindparam, cast, func, insert, select
+from sqlalchemy import Connection, CursorResult, Integer, Select, Table, Text, bindparam, cast, func, insert, select
 
 from sandbox.db import Prepared, transaction
 from sandbox.errors import ErrorType, ToolError
@@ -324,6 +325,13 @@ _CLIP = 4096
 def _clip(text: str) -> str:
     """Logged names and arguments are capped so hostile input cannot bloat the database."""
     return text if len(text) <= _CLIP else text[:_CLIP] + f"...[{len(text) - _CLIP} more chars]"
+
+
+@functools.cache
+def row_by_key(table: Table) -> Select[Any]:
+    """SELECT of the row of ``table`` whose single-column primary key is the bound ``key`` (built once per
+    table: the lookup every domain's ``_get`` runs)."""
+    return select(table).where(next(iter(table.primary_key.columns)) == bindparam("key"))
 
 
 def normalise_phone(number: str) -> str:

@@ -45,7 +45,7 @@ from sandbox.domains.communication import contacts, messages
 from sandbox.domains.productivity import calendar_events
 from sandbox.domains.settings import APP as SETTINGS
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.executor import Ctx, normalise_phone, row_by_key, rows
 from sandbox.schema import USER, WORLD, app_permissions, apps, device_settings, stamps, table
 from sandbox.tooling import PERMISSIONS, Date, Phone, tool
 from sandbox.world import Persona, seeder
@@ -251,14 +251,10 @@ def _words(columns: list[Any], query: str) -> list[Any]:
     return [or_(*(func.lower(c).contains(w, autoescape=True) for c in columns)) for w in query.lower().split()]
 
 
-_BY_ID = {tbl: select(tbl).where(next(iter(tbl.primary_key.columns)) == bindparam("id"))
-          for tbl in (world_store_apps, files, backups)}
-
-
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     """The row with this id, or EntityNotFound naming the tool that lists such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(_BY_ID[tbl], {"id": value}).first()
+    row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key, hint=hint)
     return dict(row._mapping)

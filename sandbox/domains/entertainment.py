@@ -39,7 +39,7 @@ from sqlalchemy import (
 from sandbox.domains.common import CITY_CENTRES
 from sandbox.domains.communication import ANCHORS, contacts, groups, messages
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.executor import Ctx, normalise_phone, row_by_key, rows
 from sandbox.schema import USER, WORLD, meta, stamps, table
 from sandbox.tooling import EMAIL_PATTERN, PHONE_PATTERN, Date, tool
 from sandbox.world import Persona, seeder
@@ -259,15 +259,10 @@ PHOTO_MB = {"photo": 3.4, "portrait": 4.2, "night": 5.1, "document": 1.8}  # rea
 VIDEO_MB_PER_SEC = {"720p": 1.0, "1080p": 2.2, "4k": 6.0}
 
 
-_ROW_BY_ID = {tbl: select(tbl).where(next(iter(tbl.primary_key.columns)) == bindparam("id"))
-              for tbl in (world_artists, world_albums, world_tracks, playlists, world_videos, world_podcasts,
-                          world_episodes, world_books, albums)}
-
-
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     """The row with this id, or EntityNotFound naming the tool that finds such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(_ROW_BY_ID[tbl], {"id": value}).first()
+    row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key, hint=hint)
     return dict(row._mapping)

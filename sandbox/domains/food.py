@@ -9,7 +9,6 @@ payment method (``common.charge``) and ships to one of the user's saved addresse
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 import math
 import random
@@ -22,7 +21,6 @@ from sqlalchemy import (
     Connection,
     Float,
     Integer,
-    Select,
     Table,
     Text,
     bindparam,
@@ -39,7 +37,7 @@ from sandbox.domains.common import (
     CITY_CENTRES, STREETS, addresses, charge, payment_method, payment_methods, place, transactions, world_places,
 )
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.executor import Ctx, normalise_phone, row_by_key, rows
 from sandbox.schema import USER, WORLD, stamps, table, user_profile
 from sandbox.subagents import world_phone_services
 from sandbox.tooling import Date, DateTime, Phone, tool
@@ -224,17 +222,10 @@ def _one_of(*names: str) -> Callable[[dict[str, Any]], str | None]:
     return check
 
 
-@functools.cache
-def _by_id(tbl: Table) -> Select[Any]:
-    """SELECT of ``tbl``'s row whose id is bound as the name of its primary-key column (built once per table)."""
-    key = next(iter(tbl.primary_key.columns)).name
-    return select(tbl).where(tbl.c[key] == bindparam(key))
-
-
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str, Any]:
     """The row with this id, or EntityNotFound (naming the tool that lists such ids)."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(_by_id(tbl), {key: value}).first()
+    row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id').replace('_', ' ')} {value!r}",
                         field=key, **({"hint": hint} if hint else {}))

@@ -9,7 +9,6 @@ task app's "Medications" list; doctor appointments take a slot of the doctor's c
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 import random
 import re
@@ -21,7 +20,6 @@ from sqlalchemy import (
     Connection,
     Float,
     Integer,
-    Select,
     Table,
     Text,
     bindparam,
@@ -37,7 +35,7 @@ from sandbox.domains.communication import contacts
 from sandbox.domains.food import DIAL, city_counts, km_between, locate, next_number
 from sandbox.domains.productivity import calendar_events, tasks
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, rows
+from sandbox.executor import Ctx, row_by_key, rows
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
@@ -245,17 +243,10 @@ def _not_future(ctx: Ctx, stamp: str, field: str) -> None:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{field} {stamp} is in the future", field=field)
 
 
-@functools.cache
-def _by_id(tbl: Table) -> Select[Any]:
-    """SELECT of ``tbl``'s row whose id is bound as the name of its primary-key column (built once per table)."""
-    key = next(iter(tbl.primary_key.columns)).name
-    return select(tbl).where(tbl.c[key] == bindparam(key))
-
-
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str, Any]:
     """The row with this id, or EntityNotFound (naming the tool that lists such ids)."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(_by_id(tbl), {key: value}).first()
+    row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key,
                         **({"hint": hint} if hint else {}))

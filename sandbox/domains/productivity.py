@@ -28,7 +28,7 @@ from sqlalchemy import (
 
 from sandbox.domains.communication import contacts
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, rows
+from sandbox.executor import Ctx, row_by_key, rows
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
@@ -137,17 +137,10 @@ HINTS = {"event_id": "search_calendar_events", "task_id": "list_tasks", "alarm_i
          "note_id": "search_notes"}
 
 
-@functools.cache
-def _by_key(tbl: Table) -> Select[Any]:
-    """The row whose primary key equals the bound value named like the key column (built once per table)."""
-    key = next(iter(tbl.primary_key.columns))
-    return select(tbl).where(key == bindparam(key.name))
-
-
 def _get(ctx: Ctx, tbl: Table, value: str) -> dict[str, Any]:
     """The row with this id, or EntityNotFound naming the tool that lists such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(_by_key(tbl), {key: value}).first()
+    row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key,
                         hint=HINTS[key])

@@ -10,7 +10,6 @@ total, and a variant can never sell more than either.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 import random
 import re
@@ -24,7 +23,6 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
-    Select,
     Table,
     Text,
     bindparam,
@@ -44,7 +42,7 @@ from sandbox.domains.common import (
     transactions,
 )
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.executor import Ctx, normalise_phone, row_by_key, rows
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import Date, Phone, tool
 from sandbox.world import Persona, seeder
@@ -201,17 +199,10 @@ Line = Annotated[str, Field(min_length=1, max_length=200)]
 
 # ---- shared helpers -----------------------------------------------------------------------------
 
-@functools.cache
-def _by_key(tbl: Table) -> Select[Any]:
-    """The row whose primary key equals the bound value named like the key column (built once per table)."""
-    key = next(iter(tbl.primary_key.columns))
-    return select(tbl).where(key == bindparam(key.name))
-
-
 def get_row(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     """The row with this primary key, or EntityNotFound naming the tool that lists such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(_by_key(tbl), {key: value}).first()
+    row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id').replace('_', ' ')} {value!r}",
                         field=key, hint=hint)
@@ -268,7 +259,7 @@ _SET_PRODUCT = update(world_products).where(world_products.c.product_id == bindp
 
 def _move_stock(ctx: Ctx, product_id: str, variant: str | None, delta: int) -> None:
     """Add ``delta`` units to a product (and its variant); products gone from the world are skipped."""
-    row = ctx.conn.execute(_by_key(world_products), {"product_id": product_id}).first()
+    row = ctx.conn.execute(row_by_key(world_products), {"key": product_id}).first()
     if row is None:
         return
     variants = _variants(dict(row._mapping))

@@ -10,7 +10,6 @@ Offers and ride quotes are a search cache (system tables): searching changes not
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 import math
 import random
@@ -31,7 +30,7 @@ from sandbox.domains.common import (
 )
 from sandbox.domains.communication import contacts
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, id_prefix, rows
+from sandbox.executor import Ctx, id_prefix, row_by_key, rows
 from sandbox.schema import SYSTEM, USER, WORLD, metadata, stamps, table, user_profile
 from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
@@ -386,16 +385,10 @@ def _amount(value: float) -> float:
     return float(round(value)) if value >= 100 else round(value, 2)
 
 
-@functools.cache
-def _by_key(tbl: Table) -> Select[Any]:
-    """The row of ``tbl`` whose (single-column) primary key is the ``key`` value: built once per table."""
-    return select(tbl).where(next(iter(tbl.primary_key.columns)) == bindparam("key"))
-
-
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str, Any]:
     """The row with this id, or EntityNotFound (naming the tool that makes or lists such ids, if any)."""
     key = next(iter(tbl.primary_key.columns))
-    row = ctx.conn.execute(_by_key(tbl), {"key": value}).first()
+    row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {tbl.info['id_prefix'] or key.name.removesuffix('_id')} "
                         f"{value!r}", field=key.name, **({"hint": hint} if hint else {}))
@@ -1587,7 +1580,7 @@ def _ref_exists(ctx: Ctx, ref_id: str) -> bool:
     for t in metadata.tables.values():  # any order: sorting the tables here cost ~0.8 ms a call
         if t.info["kind"] != USER or len(t.primary_key.columns) != 1:
             continue
-        if ref_id.startswith(f"{id_prefix(t)}_") and ctx.conn.execute(_by_key(t), {"key": ref_id}).first():
+        if ref_id.startswith(f"{id_prefix(t)}_") and ctx.conn.execute(row_by_key(t), {"key": ref_id}).first():
             return True
     return False
 

@@ -30,7 +30,7 @@ from sqlalchemy import (
 from sandbox.domains.communication import contacts
 from sandbox.domains.productivity import DT_FMT, WEEKDAYS, _one_of, _words, tasks
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, rows
+from sandbox.executor import Ctx, row_by_key, rows
 from sandbox.schema import USER, WORLD, apps, device_settings, stamps, table, user_profile
 from sandbox.tooling import EMAIL_PATTERN, Date, DateTime, tool
 from sandbox.world import Persona, seeder
@@ -115,14 +115,10 @@ Subject = Annotated[str, Field(min_length=1, max_length=200)]
 Body = Annotated[str, Field(min_length=1, max_length=20000)]
 
 
-_ROW_BY_ID = {tbl: select(tbl).where(next(iter(tbl.primary_key.columns)) == bindparam("id"))
-              for tbl in (emails, documents, tasks)}
-
-
 def _row(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     """The row with this id (of emails, documents or tasks), or EntityNotFound naming the tool that finds such ids."""
     key = next(iter(tbl.primary_key.columns)).name
-    row = ctx.conn.execute(_ROW_BY_ID[tbl], {"id": value}).first()
+    row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {tbl.name.removesuffix('s')} {value!r}", field=key,
                         hint=hint)

@@ -309,19 +309,13 @@ def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
     from planners.scripted_server import ScriptedServer
 
     async def serve() -> None:
-        server = ScriptedServer(load_split(split_file), policy)
-        server.stats.bodies = _Discard()  # the bench sends thousands of requests: keep none of them
+        server = ScriptedServer(load_split(split_file), policy, keep_bodies=False)
         async with server:
             ports.put(server.port)
             while not stop.is_set():
                 await asyncio.sleep(0.05)
 
     asyncio.run(serve())
-
-
-class _Discard(list):  # type: ignore[type-arg]
-    def append(self, item: Any) -> None:
-        pass
 
 
 def _cpu_s(pid: int) -> float | None:

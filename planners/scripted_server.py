@@ -16,9 +16,15 @@ server:
 - ``latency:<ms>``: waits that long, then ``gold``.
 
 Replies carry ``usage`` token counts (about four bytes per token). ``stats`` records requests,
-in-flight peaks, Authorization headers and request bodies for assertions. ``stop()`` then
-``start()`` again is a restart on the same port (``port=`` picks the port up front, e.g. one that
-refuses connections until the server first starts).
+in-flight peaks, Authorization headers and (unless ``keep_bodies=False``) request bodies for
+assertions. ``stop()`` then ``start()`` again is a restart on the same port (``port=`` picks the
+port up front, e.g. one that refuses connections until the server first starts).
+
+The server stands in for a GPU node, so its own CPU must stay small next to the clients' (the
+LLM-bound benchmark runs both on one machine): it is aiohttp's low-level server with a three-route
+dispatch (no application, router or middleware chain), and it decodes only what it reads of a
+request (roles, contents, whether calls were made, the tool names) with msgspec, which skips the
+tool schemas, about 90 % of every body, instead of building them as Python objects.
 """
 
 from __future__ import annotations
@@ -26,11 +32,12 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
 
+import msgspec
 from aiohttp import web
 
 from planners.messages import FORMAT_ERROR_KINDS
@@ -48,6 +55,36 @@ class ServerStats:
     max_in_flight: int = 0
     authorization: list[str | None] = field(default_factory=list)
     bodies: list[dict[str, Any]] = field(default_factory=list)
+
+
+class _Function(msgspec.Struct, frozen=True):
+    name: Any = None
+
+
+class _Tool(msgspec.Struct, frozen=True):
+    function: _Function = _Function()
+
+
+class Message(msgspec.Struct, frozen=True):
+    """One chat message, as far as the server reads it (``tool_calls`` left undecoded)."""
+
+    role: Any = None
+    content: Any = None
+    tool_calls: list[msgspec.Raw] | None = None
+
+
+class ChatRequest(msgspec.Struct, frozen=True):
+    """A chat-completions request, as far as the server reads it."""
+
+    messages: list[Message] = []
+    tools: list[_Tool] = []
+
+    @property
+    def tool_names(self) -> list[Any]:
+        return [t.function.name for t in self.tools]
+
+
+_DECODE = msgspec.json.Decoder(ChatRequest).decode
 
 
 @dataclass(frozen=True)
@@ -81,19 +118,23 @@ class ScriptedServer:
 
     def __init__(self, tasks: Sequence[Task], policy: str = "gold", *, model: str = "scripted",
                  retry_after_s: float = 0.0, hang_s: float = 30.0, api_key: str | None = None,
-                 port: int | None = None, host: str = HOST) -> None:
+                 port: int | None = None, host: str = HOST, keep_bodies: bool = True) -> None:
         self.policy = Policy.parse(policy)
         self.model = model
         self.retry_after_s = retry_after_s
         self.hang_s = hang_s
         self.api_key = api_key
         self.stats = ServerStats()
+        self.keep_bodies = keep_bodies
         self._openings: dict[tuple[tuple[str, str], ...], list[Task]] = {}
         for t in tasks:  # a skill task can open exactly like the Basic task its job comes from
             self._openings.setdefault(_opening(t), []).append(t)
         self._opening_lengths = sorted({len(o) for o in self._openings}, reverse=True)  # the longest opening wins
         self._stopping = asyncio.Event()
-        self._runner: web.AppRunner | None = None
+        self._runner: web.ServerRunner | None = None
+        self._routes: dict[tuple[str, str], Callable[[web.BaseRequest], Awaitable[web.Response]]] = {
+            ("POST", "/v1/chat/completions"): self._chat, ("GET", "/v1/models"): self._models,
+            ("GET", "/health"): self._health}
         self.port: int | None = port
         self.host = host
 
@@ -106,11 +147,7 @@ class ScriptedServer:
     async def start(self) -> None:
         """Serve on ``port`` (a free one the first time when none was given; the same one on a restart)."""
         self._stopping.clear()
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self._chat)
-        app.router.add_get("/v1/models", self._models)
-        app.router.add_get("/health", self._health)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        self._runner = web.ServerRunner(web.Server(self._dispatch, access_log=None), shutdown_timeout=1.0)
         await self._runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart rebinds despite TIME_WAIT
@@ -132,14 +169,22 @@ class ScriptedServer:
                         tb: TracebackType | None) -> None:
         await self.stop()
 
-    async def _health(self, request: web.Request) -> web.Response:
+    async def _dispatch(self, request: web.BaseRequest) -> web.Response:
+        handler = self._routes.get((request.method, request.path))
+        if handler is not None:
+            return await handler(request)
+        if any(path == request.path for _, path in self._routes):
+            return _error(405, f"scripted server: {request.method} not allowed on {request.path}")
+        return _error(404, f"scripted server: no route {request.path}")
+
+    async def _health(self, request: web.BaseRequest) -> web.Response:
         return web.Response(status=200)
 
-    async def _models(self, request: web.Request) -> web.Response:
+    async def _models(self, request: web.BaseRequest) -> web.Response:
         model = {"id": self.model, "object": "model", "owned_by": "scripted"}
         return web.json_response({"object": "list", "data": [model]})
 
-    async def _chat(self, request: web.Request) -> web.Response:
+    async def _chat(self, request: web.BaseRequest) -> web.Response:
         stats = self.stats
         stats.requests += 1
         number = stats.requests
@@ -150,13 +195,17 @@ class ScriptedServer:
             if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
                 return _error(401, "invalid API key")
             raw = await request.read()
-            body = json.loads(raw)
-            stats.bodies.append(body)
+            try:
+                body = _DECODE(raw)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                return _error(400, f"scripted server: not a chat completion request: {exc}")
+            if self.keep_bodies:
+                stats.bodies.append(json.loads(raw))
             return await self._answer(body, len(raw), number)
         finally:
             stats.in_flight -= 1
 
-    async def _answer(self, body: dict[str, Any], size: int, number: int) -> web.Response:
+    async def _answer(self, body: ChatRequest, size: int, number: int) -> web.Response:
         """The reply to one request of ``size`` bytes (usage counts about four bytes per token)."""
         policy = self.policy
         misbehaving = policy.times is None or number <= policy.times
@@ -170,7 +219,6 @@ class ScriptedServer:
                 pass
         if policy.kind == "latency":
             await asyncio.sleep(policy.value / 1000)
-        messages = body.get("messages", [])
         if policy.kind == "malformed" and misbehaving:
             return self._reply(size, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
         found = self._match(body)
@@ -185,12 +233,12 @@ class ScriptedServer:
             return self._reply(size, {"role": "assistant", "content": text})
         return self._reply(size, _calls([action]))
 
-    def _match(self, body: dict[str, Any]) -> tuple[Task, list[dict[str, Any]]] | None:
+    def _match(self, body: ChatRequest) -> tuple[Task, list[Message]] | None:
         """The task whose H0 and query open the request's conversation, and the turns since; of tasks
         opening alike, the first that offers skills exactly when the request offers ``load_skill``."""
-        turns = [m for m in body.get("messages", []) if m.get("role") != "system"]
-        chat = tuple((m.get("role"), m.get("content")) for m in turns)
-        skills_offered = "load_skill" in {t.get("function", {}).get("name") for t in body.get("tools", [])}
+        turns = [m for m in body.messages if m.role != "system"]
+        chat = tuple((m.role, m.content) for m in turns)
+        skills_offered = "load_skill" in body.tool_names
         for n in self._opening_lengths:
             alike = self._openings.get(chat[:n])
             if alike:
@@ -209,17 +257,17 @@ class ScriptedServer:
         })
 
 
-def _replays_gold(message: dict[str, Any], task: Task) -> bool:
+def _replays_gold(message: Message, task: Task) -> bool:
     """Whether a past turn was one of the task's gold actions: a dispatched call, or one the client
     refused as a format error because the tool was not offered (the oracle spends a step there too).
     The malformed replies this server injects never count."""
-    if message.get("role") != "assistant":
+    if message.role != "assistant":
         return False
-    if message.get("tool_calls"):
+    if message.tool_calls:
         return True
     try:
-        reply = json.loads(message.get("content") or "")
-    except json.JSONDecodeError:
+        reply = json.loads(message.content or "")
+    except (json.JSONDecodeError, TypeError):
         return False
     calls = reply.get("tool_calls") if isinstance(reply, dict) else None
     if not isinstance(calls, list) or len(calls) != 1 or not isinstance(calls[0], dict):
@@ -243,8 +291,8 @@ def _calls(actions: Sequence[Action], arguments: str | None = None) -> dict[str,
     ]}
 
 
-def _malformed(kind: str, body: dict[str, Any]) -> dict[str, Any]:
-    tools = [t["function"]["name"] for t in body.get("tools", [])]
+def _malformed(kind: str, body: ChatRequest) -> dict[str, Any]:
+    tools = body.tool_names
     offered = Action(name=tools[0] if tools else "finish")
     if kind == "no_tool_call":
         return {"role": "assistant", "content": "Let me think about which app to open first."}

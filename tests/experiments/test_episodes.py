@@ -11,7 +11,7 @@ from hydra import compose, initialize_config_dir
 
 import sandbox.domains  # noqa: F401
 from experiments.env import MobilePAEnv
-from experiments.loop import run_episode
+from experiments.loop import run_episode, run_many
 from experiments.run import CONF_DIR, run_job
 from planners import NoopPlanner, OraclePlanner
 from sandbox.episode import T_MAX, Episode
@@ -131,3 +131,21 @@ def test_condition_group_matches_the_sandbox_conditions() -> None:
     from sandbox.conditions import KNOWN
 
     assert sorted(p.stem for p in (Path(CONF_DIR) / "condition").glob("*.yaml")) == sorted(KNOWN)
+
+
+def test_episodes_start_longest_gold_first_and_ties_keep_their_order() -> None:
+    started: list[str] = []
+
+    class Recording(OraclePlanner):
+        async def act(self, task, observation):  # type: ignore[no-untyped-def]
+            if observation.step == 0:
+                started.append(task.task_id)
+            return await super().act(task, observation)
+
+    async def run() -> list[str]:
+        return [r.key async for r in run_many(TASKS, Recording(), concurrency=1)]
+
+    finished = asyncio.run(run())
+    expected = [t.task_id for t in sorted(TASKS, key=lambda t: -len(t.gold))]
+    assert started == expected == finished
+    assert len({len(t.gold) for t in TASKS}) > 1 and expected != [t.task_id for t in TASKS]

@@ -8,7 +8,6 @@ import math
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
@@ -34,27 +33,31 @@ def _analysed(text: str) -> tuple[Counter[str], int]:
     return Counter(terms), len(terms)
 
 
-@dataclass(frozen=True)
 class _Index:
-    """A corpus ready for BM25: for each term, the documents holding it (position, count), and each
-    document's length."""
+    """A corpus ready for BM25: each document's term counts and length, and for each term looked up so
+    far the documents holding it (position, count). Postings are built per query term on first use, not
+    for every term up front: a memory search ranks a corpus (the episode's live records) often seen only
+    once, while the tool descriptions' corpus is ranked again and again and keeps its postings."""
 
-    lengths: tuple[int, ...]
-    average: float
-    postings: dict[str, list[tuple[int, int]]]
+    def __init__(self, docs: tuple[tuple[str, str, str], ...]) -> None:
+        analysed = [_analysed(text) for _, text, _ in docs]
+        self.counts = [counts for counts, _ in analysed]
+        self.lengths = [length for _, length in analysed]
+        self.average = sum(self.lengths) / len(docs) or 1.0
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+
+    def holding(self, term: str) -> list[tuple[int, int]]:
+        """The documents holding ``term``, in corpus order (a race between threads only builds it twice)."""
+        found = self._postings.get(term)
+        if found is None:
+            found = self._postings[term] = [(p, c[term]) for p, c in enumerate(self.counts) if term in c]
+        return found
 
 
 @functools.lru_cache(maxsize=64)
 def _index(docs: tuple[tuple[str, str, str], ...]) -> _Index:
-    """Built once per corpus (a world's live records, the tool descriptions): a search then touches only
-    the documents holding a query term."""
-    analysed = [_analysed(text) for _, text, _ in docs]
-    postings: dict[str, list[tuple[int, int]]] = {}
-    for position, (counts, _) in enumerate(analysed):
-        for term, count in counts.items():
-            postings.setdefault(term, []).append((position, count))
-    lengths = tuple(length for _, length in analysed)
-    return _Index(lengths, sum(lengths) / len(docs) or 1.0, postings)
+    """One index per corpus (a world's live records, the tool descriptions)."""
+    return _Index(docs)
 
 
 def bm25_rank(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: float = 0.75) -> list[tuple[str, float]]:
@@ -70,7 +73,7 @@ def bm25_rank(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: 
     n = len(docs)
     scores: dict[int, float] = {}
     for term in q:
-        holding = index.postings.get(term, ())
+        holding = index.holding(term)
         idf = math.log(1 + (n - len(holding) + 0.5) / (len(holding) + 0.5))
         for position, tf in holding:
             length = index.lengths[position]
@@ -99,12 +102,17 @@ def _document(content: str, entities_json: str) -> str:
 
 def search(conn: Connection, query: str, category: str | None, top_k: int, include_superseded: bool) -> list[dict[str, Any]]:
     """The top-k records for ``query`` among the live ones (superseded included on request), by BM25."""
-    records = {r.memory_id: r for r in conn.execute(_SEARCHABLE)
-               if (include_superseded or r.status == "active") and (not category or r.category == category)}
-    docs = [(mid, _document(r.content, r.entities_json), r.valid_from) for mid, r in records.items()]
-    keep = ("memory_id", "category", "content", "valid_from", "valid_to", "status")
-    return [{**{k: getattr(records[mid], k) for k in keep}, "score": score}
+    records: dict[str, tuple[Any, ...]] = {}
+    docs = []
+    for mid, cat, content, entities_json, valid_from, valid_to, status in conn.execute(_SEARCHABLE):
+        if (include_superseded or status == "active") and (not category or cat == category):
+            records[mid] = (mid, cat, content, valid_from, valid_to, status)
+            docs.append((mid, _document(content, entities_json), valid_from))
+    return [{**dict(zip(_RECORD_KEYS, records[mid], strict=True)), "score": score}
             for mid, score in bm25_rank(query, docs)[:top_k]]
+
+
+_RECORD_KEYS = ("memory_id", "category", "content", "valid_from", "valid_to", "status")
 
 
 # ---- seeded facts -----------------------------------------------------------------------------

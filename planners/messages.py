@@ -14,6 +14,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from sandbox.episode import FORMAT_ERROR_STEP, FORMAT_ERRORS
 
 FORMAT_ERROR_KINDS = tuple(FORMAT_ERRORS)  # no_tool_call, unknown_tool, bad_arguments, multiple_calls
@@ -33,9 +35,23 @@ SYSTEM_PROMPT = (
 _TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)</tool_call>|<tool_call>(.*)", re.DOTALL)
 
 
+_ENCODE = msgspec.json.Encoder(order="sorted", enc_hook=str).encode  # str subclasses (SQL column names) as text
+
+
+def encode(value: Any) -> bytes:
+    """The one serialisation of every value sent to the model, as UTF-8 JSON: compact, keys sorted, so
+    the same value always gives the same bytes (the prefix cache) and no token is spent on spaces.
+    Text with a lone surrogate (a model may send ``"\\ud800"``, and its arguments come back in the
+    history) cannot be UTF-8: that value is written with ASCII escapes instead, still valid JSON."""
+    try:
+        return _ENCODE(value)
+    except UnicodeEncodeError:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str).encode("ascii")
+
+
 def dumps(value: Any) -> str:
-    """The one serialisation of every value sent to the model (stable bytes for the prefix cache)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    """``encode`` as text (tool results and call arguments are strings inside the chat)."""
+    return encode(value).decode("utf-8")
 
 
 def tool_call_id(step: int) -> str:

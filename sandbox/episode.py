@@ -125,6 +125,7 @@ class Episode:
         self.history: list[dict[str, Any]] = [m.model_dump() for m in task.history]
         self.finished = False
         self.settled = False
+        self._schemas: tuple[list[str], list[dict[str, Any]]] | None = None  # action space -> its tools
 
     @property
     def done(self) -> bool:
@@ -134,15 +135,21 @@ class Episode:
         return Observation(self.task.query, list(self.history), self.tool_schemas(), len(self.steps))
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        """OpenAI ``tools`` for the current action space; ``load_skill`` lists the offered skills."""
-        schemas = []
-        for name in self.executor.available():
-            schema = REGISTRY[name].openai_schema()
-            if name == "load_skill":
-                offered = "; ".join(f"{s}: {SKILLS[s].description}" for s in self.executor.skills_offered)
-                schema["function"]["description"] += f" Offered skills: {offered}."
-            schemas.append(schema)
-        return schemas
+        """OpenAI ``tools`` for the current action space; ``load_skill`` lists the offered skills.
+
+        Built once per action space (it changes only when a skill is loaded), so every step of an
+        episode shares one list: callers read it and must not change it."""
+        names = self.executor.available()
+        if self._schemas is None or self._schemas[0] != names:
+            self._schemas = (names, [self._schema(name) for name in names])
+        return self._schemas[1]
+
+    def _schema(self, name: str) -> dict[str, Any]:
+        schema = REGISTRY[name].openai_schema()
+        if name == "load_skill":
+            offered = "; ".join(f"{s}: {SKILLS[s].description}" for s in self.executor.skills_offered)
+            schema["function"]["description"] += f" Offered skills: {offered}."
+        return schema
 
     def step(self, name: Any, arguments: Any, *, planner: dict[str, Any] | None = None,
              latency_s: float = 0.0) -> Envelope:

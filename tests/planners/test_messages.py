@@ -8,8 +8,9 @@ import re
 import pytest
 
 from planners.messages import (
-    FORMAT_ERROR_KINDS, SYSTEM_PROMPT, chat_messages, h0_length, parse_reply, tool_call_id,
+    FORMAT_ERROR_KINDS, SYSTEM_PROMPT, chat_messages, dumps, encode, h0_length, parse_reply, tool_call_id,
 )
+import sandbox.domains  # noqa: F401  (an Episode runs the registered tools)
 from sandbox.episode import Episode
 from sandbox.suite import load_split
 
@@ -100,3 +101,10 @@ def test_h0_boundary_is_found_before_a_leading_format_error() -> None:
     h0 = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
     error = [{"role": "assistant", "content": "raw"}, {"role": "tool", "name": "<format_error>", "content": {}}]
     assert h0_length(h0) == 2 and h0_length(h0 + error) == 2 and h0_length(error) == 0
+
+
+def test_values_encode_compact_sorted_and_text_with_a_lone_surrogate_still_encodes() -> None:
+    assert encode({"b": [1, "é"], "a": None}) == '{"a":null,"b":[1,"é"]}'.encode()
+    hostile = {"name": "Mo\ud800", "n": 1}
+    assert encode(hostile) == b'{"n":1,"name":"Mo\\ud800"}' and json.loads(encode(hostile)) == hostile
+    assert json.loads(dumps({"x": "\udfff"})) == {"x": "\udfff"}

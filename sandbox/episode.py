@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, and_, insert, select, update
+from sqlalchemy import Connection, and_, bindparam, insert, select, update
 
 from sandbox import db, subagents
 from sandbox.changes import StateDiff, TableDiff, read_diff, start_journal
@@ -74,19 +75,21 @@ _JOBS = select(subagent_jobs).order_by(subagent_jobs.c.job_id)
 
 
 def apply_changes(conn: Connection, changes: Changes) -> None:
-    """Apply a task's patches (inserts, updates by match, deletes by match)."""
+    """Apply a task's patches (inserts, updates by match, deletes by match).
+
+    Statements are built once per table and shape of patch (its match and set columns) and run with
+    the patch's values, like the tools' fixed statements, instead of being built for every episode."""
     for name, new_rows in changes.insert.items():
-        conn.execute(insert(_table(name)), new_rows)
+        conn.execute(_insert(name), new_rows)
     for name, updates in changes.update.items():
-        t = _table(name)
         for u in updates:
-            result = conn.execute(update(t).where(_match(t, u.match)).values(**u.set))
-            if result.rowcount == 0:
+            statement = _update(name, _match_shape(u.match), tuple(u.set))
+            values = {**_match_values(u.match), **{f"set_{k}": v for k, v in u.set.items()}}
+            if conn.execute(statement, values).rowcount == 0:
                 raise ValueError(f"patch: no {name} row matches {u.match}")
     for name, matches in changes.delete.items():
-        t = _table(name)
         for m in matches:
-            conn.execute(t.delete().where(_match(t, m)))
+            conn.execute(_delete(name, _match_shape(m)), _match_values(m))
 
 
 def _table(name: str) -> Any:
@@ -95,8 +98,47 @@ def _table(name: str) -> Any:
     return metadata.tables[name]
 
 
-def _match(t: Any, match: dict[str, Any]) -> Any:
-    return and_(*(t.c[k] == v for k, v in match.items()))
+MatchShape = tuple[tuple[str, bool], ...]  # (column, whether the patch matches it to NULL)
+
+
+def _match_shape(match: dict[str, Any]) -> MatchShape:
+    return tuple((k, v is None) for k, v in match.items())
+
+
+def _match_values(match: dict[str, Any]) -> dict[str, Any]:
+    return {f"match_{k}": v for k, v in match.items() if v is not None}
+
+
+def _where(t: Any, shape: MatchShape) -> Any:
+    """``col = :match_col`` per matched column, ``col IS NULL`` where the patch matches NULL."""
+    return and_(*(t.c[k].is_(None) if null else t.c[k] == bindparam(f"match_{k}") for k, null in shape))
+
+
+@functools.cache
+def _insert(name: str) -> Any:
+    return insert(_table(name))
+
+
+@functools.cache
+def _update(name: str, shape: MatchShape, columns: tuple[str, ...]) -> Any:
+    t = _table(name)
+    unknown = [c for c in columns if c not in t.c]
+    if unknown:
+        raise ValueError(f"patch: {name} has no column {unknown[0]!r}")
+    return update(t).where(_where(t, shape)).values({t.c[c]: bindparam(f"set_{c}") for c in columns})
+
+
+@functools.cache
+def _delete(name: str, shape: MatchShape) -> Any:
+    t = _table(name)
+    return t.delete().where(_where(t, shape))
+
+
+@functools.cache
+def _shared_schema(name: str) -> dict[str, Any]:
+    """A tool's schema, built once per process and shared by every episode offering it (a tool is
+    declared once, and its schema never changes)."""
+    return REGISTRY[name].openai_schema()
 
 
 class Episode:
@@ -145,10 +187,11 @@ class Episode:
         return self._schemas[1]
 
     def _schema(self, name: str) -> dict[str, Any]:
+        if name != "load_skill":
+            return _shared_schema(name)
         schema = REGISTRY[name].openai_schema()
-        if name == "load_skill":
-            offered = "; ".join(f"{s}: {SKILLS[s].description}" for s in self.executor.skills_offered)
-            schema["function"]["description"] += f" Offered skills: {offered}."
+        offered = "; ".join(f"{s}: {SKILLS[s].description}" for s in self.executor.skills_offered)
+        schema["function"]["description"] += f" Offered skills: {offered}."
         return schema
 
     def step(self, name: Any, arguments: Any, *, planner: dict[str, Any] | None = None,

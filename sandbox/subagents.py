@@ -291,6 +291,9 @@ def register_monitor(ctx: Ctx, condition: dict[str, Any], on_trigger: list[dict[
             "message": "The monitor agent is watching; it acts when the condition holds."}
 
 
+_ACTIVE_MONITORS = select(monitors).where(monitors.c.status == "active").order_by(monitors.c.monitor_id)
+
+
 def fire_monitors(executor: Any, settle_time: str) -> None:
     """Evaluate every active monitor in creation order; run its plan (as ``monitor_agent``) when it holds.
 
@@ -299,7 +302,7 @@ def fire_monitors(executor: Any, settle_time: str) -> None:
     """
     conn = executor.conn
     with transaction(conn):
-        active = conn.execute(select(monitors).where(monitors.c.status == "active").order_by(monitors.c.monitor_id)).all()
+        active = conn.execute(_ACTIVE_MONITORS).all()
     for m in active:
         condition, plan = json.loads(m.condition_json), json.loads(m.on_trigger_json)
         if m.expires_at and m.expires_at < settle_time:

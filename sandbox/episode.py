@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -80,7 +81,8 @@ def apply_changes(conn: Connection, changes: Changes) -> None:
     Statements are built once per table and shape of patch (its match and set columns) and run with
     the patch's values, like the tools' fixed statements, instead of being built for every episode."""
     for name, new_rows in changes.insert.items():
-        conn.execute(_insert(name), new_rows)
+        for _, same_columns in itertools.groupby(new_rows, key=frozenset):  # one batch takes its first row's columns
+            conn.execute(_insert(name), list(same_columns))
     for name, updates in changes.update.items():
         for u in updates:
             statement = _update(name, _match_shape(u.match), tuple(u.set))

@@ -6,7 +6,7 @@ import functools
 import itertools
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, insert, select, update
@@ -41,6 +41,12 @@ class Step:
     latency_s: float = 0.0
     planner: dict[str, Any] = field(default_factory=dict)  # tokens, raw reply, format error kind
 
+    def to_json(self) -> dict[str, Any]:
+        """The step as a JSON-ready dict. Shallow: the values are already JSON data, and
+        ``dataclasses.asdict`` deep-copying every envelope was most of the cost of storing a result."""
+        return {"index": self.index, "name": self.name, "arguments": self.arguments, "envelope": self.envelope,
+                "latency_s": self.latency_s, "planner": self.planner}
+
 
 @dataclass
 class Trajectory:
@@ -56,7 +62,7 @@ class Trajectory:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "task_id": self.task_id, "termination": self.termination, "steps": [asdict(s) for s in self.steps],
+            "task_id": self.task_id, "termination": self.termination, "steps": [s.to_json() for s in self.steps],
             "diff": {t: d.to_json() for t, d in self.diff.items()}, "subagent_jobs": self.subagent_jobs,
             "internal_errors": self.internal_errors, "infra_error": self.infra_error,
         }

@@ -149,3 +149,11 @@ def test_episodes_start_longest_gold_first_and_ties_keep_their_order() -> None:
     expected = [t.task_id for t in sorted(TASKS, key=lambda t: -len(t.gold))]
     assert started == expected == finished
     assert len({len(t.gold) for t in TASKS}) > 1 and expected != [t.task_id for t in TASKS]
+
+
+def test_a_trajectory_serialises_every_field_of_every_step() -> None:
+    import dataclasses
+
+    result = asyncio.run(run_episode(TASKS[0], OraclePlanner()))
+    steps = result.trajectory.to_json()["steps"]
+    assert steps and steps == [dataclasses.asdict(s) for s in result.trajectory.steps]

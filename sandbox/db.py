@@ -276,7 +276,10 @@ class Prepared:
         self.order = tuple(compiled.positiontup or ())
 
     def run(self, conn: Connection, **params: Any) -> sqlite3.Cursor:
-        values = [params[k] for k in self.order]
+        return self.run_values(conn, [params[k] for k in self.order])
+
+    def run_values(self, conn: Connection, values: list[Any]) -> sqlite3.Cursor:
+        """Run with the parameters already in ``order`` (the log row, written on every call)."""
         if _trace is not None:
             _trace.append((self.sql, values, False))
         return raw(conn).execute(self.sql, values)
@@ -335,7 +338,43 @@ def release(conn: Connection) -> None:
 def transaction(conn: Connection) -> Any:
     """A transaction on an episode's connection: a SAVEPOINT inside the episode's own transaction when
     one is open (an ``Episode``), else a plain one (a bare connection in tests and tools)."""
-    return conn.begin_nested() if conn.in_transaction() else conn.begin()
+    return Savepoint(conn) if conn.in_transaction() else conn.begin()
+
+
+class Savepoint:
+    """A SAVEPOINT inside the connection's open transaction, sent as plain SQL (the statements
+    ``EpisodeDialect`` sends for ``begin_nested``): every call of an episode opens one, and SQLAlchemy's
+    nested-transaction object and its events cost several times the two statements. ``commit`` releases
+    it, ``rollback`` rolls back to it and releases it; as a context manager it commits, or rolls back
+    when the block raises. SQLAlchemy's own state is untouched: the episode's transaction stays the
+    connection's only one, and savepoints nest strictly (see ``EpisodeDialect``)."""
+
+    __slots__ = ("_conn", "_open")
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        _plain(conn, "SAVEPOINT call")
+        self._open = True
+
+    def commit(self) -> None:
+        if self._open:
+            self._open = False
+            _plain(self._conn, "RELEASE SAVEPOINT call")
+
+    def rollback(self) -> None:
+        if self._open:
+            self._open = False
+            _plain(self._conn, "ROLLBACK TO SAVEPOINT call")
+            _plain(self._conn, "RELEASE SAVEPOINT call")
+
+    def __enter__(self) -> Savepoint:
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.rollback()
 
 
 @functools.cache

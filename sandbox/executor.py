@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from sqlalchemy import Connection, CursorResult, Integer, Select, Table, Text, bindparam, cast, func, insert, select
@@ -34,12 +35,16 @@ def envelope(status: str, error_type: ErrorType | None, payload: dict[str, Any])
 
 
 _LOG_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+# The C encoder behind _LOG_JSON, made once: ``JSONEncoder.encode`` builds it again for every value, which
+# cost more than encoding a typical payload. No circular-reference markers: a cycle recurses until
+# RecursionError, which _dumps reports as it reports the ValueError the markers would raise.
+_LOG_ENCODE = c_make_encoder(None, str, encode_basestring, None, ":", ",", True, False, True) if c_make_encoder else None
 
 
 def _dumps(value: Any) -> str:
     """JSON for the log; whatever a model sends (cycles aside, JSON cannot hold them) becomes a string."""
     try:
-        return _storable(_LOG_JSON.encode(value))
+        return _storable("".join(_LOG_ENCODE(value, 0)) if _LOG_ENCODE else _LOG_JSON.encode(value))
     except (RecursionError, ValueError):
         return json.dumps(f"<{type(value).__name__} nested too deeply to log>")
 
@@ -145,6 +150,10 @@ _NOW = select(meta.c.value).where(meta.c.key == "now")
 _SEQ_GET = Prepared(select(id_sequences.c.last).where(id_sequences.c.prefix == bindparam("prefix_1")))
 _SEQ_SET = Prepared(id_sequences.insert().prefix_with("OR REPLACE"))
 _LOG = Prepared(insert(operation_logs))
+_LOG_COLUMNS = ("log_id", "step", "ts", "actor", "tool_name", "args_json", "status", "error_type", "payload_json",
+                "parent_job_id")
+if _LOG.order != _LOG_COLUMNS:  # _write_log passes its values in this order
+    raise RuntimeError(f"operation_logs columns changed: {_LOG.order}")
 _SETTINGS = Prepared(select(device_settings.c.key, device_settings.c.value))
 _PERMISSIONS = Prepared(select(app_permissions.c.permission, app_permissions.c.state).where(
     app_permissions.c.app_id == bindparam("app_id")))
@@ -312,11 +321,10 @@ class Executor:
                 raise ToolError(ErrorType.AUTHENTICATION_REQUIRED, f"app {spec.app!r} is signed out", app_id=spec.app)
 
     def _write_log(self, ctx: Ctx, name: Any, arguments: Any, result: Envelope) -> None:
-        _LOG.run(
-            self.conn, log_id=None, step=ctx.step, ts=ctx.ts(), actor=ctx.actor, tool_name=_clip(_storable(str(name))),
-            args_json=_clip(_dumps(arguments)), status=result["Status"], error_type=result["ErrorType"],
-            payload_json=_dumps(result["Payload"]), parent_job_id=ctx.job_id,
-        )
+        _LOG.run_values(self.conn, [  # in _LOG_COLUMNS' order
+            None, ctx.step, ctx.ts(), ctx.actor, _clip(_storable(str(name))), _clip(_dumps(arguments)), result["Status"],
+            result["ErrorType"], _dumps(result["Payload"]), ctx.job_id,
+        ])
 
 
 _CLIP = 4096

@@ -251,7 +251,8 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
     """
     if not isinstance(arguments, dict):
         return None, (ErrorType.INVALID_ARGUMENT_TYPE, {"message": "arguments must be a JSON object", "fields": []})
-    if _depth(arguments) > MAX_DEPTH:
+    too_deep, bad_text = _screen(arguments)
+    if too_deep:
         return None, (ErrorType.INVALID_ARGUMENT_VALUE, {
             "message": f"{spec.name}: arguments are nested more than {MAX_DEPTH} levels deep", "fields": []})
     try:
@@ -271,13 +272,13 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
         }[first]
         detail = "; ".join(f"{f}: {m}" for f, m in problems) if first in _ORDER[2:] else ", ".join(fields)
         return None, (first, {"message": f"{spec.name}: {label} {detail}", "fields": fields})
-    bad_text = _invalid_unicode(arguments)
     if bad_text is not None:  # e.g. "\\ud800" in the model's JSON: no tool body or database can take it
         return None, (ErrorType.INVALID_ARGUMENT_VALUE, {
             "message": f"{spec.name}: invalid value for {bad_text}: text is not valid Unicode (a lone surrogate)",
             "fields": [bad_text]})
     # An explicit null means "not given": the tool's own default applies. Nested models stay models.
-    clean = {k: getattr(parsed, k) for k in parsed.model_fields_set if getattr(parsed, k) is not None}
+    values = parsed.__dict__
+    clean = {k: values[k] for k in parsed.model_fields_set if values[k] is not None}
     if spec.check is not None:
         problem = spec.check(clean)
         if problem:
@@ -288,37 +289,39 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
 MAX_DEPTH = 32  # no tool's arguments nest deeper; deeper input is hostile or broken
 
 
-def _depth(value: Any) -> int:
-    """Nesting depth of JSON-like data, computed without recursion (hostile input can be very deep)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
-        if level > MAX_DEPTH:
-            break
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((child, level + 1) for child in children)
-    return deepest
-
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _invalid_unicode(arguments: dict[str, Any]) -> str | None:
-    """The top-level argument holding a lone surrogate anywhere inside it (in a value or a key), if any."""
+def _screen(arguments: dict[Any, Any]) -> tuple[bool, str | None]:
+    """Two checks on what a model sent, in one walk (every call pays it): whether the arguments nest more
+    than ``MAX_DEPTH`` levels (counting dict values and list items, as JSON nests), and the first top-level
+    argument holding a lone surrogate anywhere inside it, in a value or a key (None when none does).
+
+    The walk is iterative (hostile input can be very deep) and stops as soon as a level is too deep.
+    Dict keys and tuple items are searched for surrogates but do not count as levels (level 0 below).
+    """
+    bad = None
     for name, value in arguments.items():
-        stack = [name, value]
+        stack: list[tuple[Any, int]] = [(name, 0), (value, 2)]
+        holds = False
         while stack:
-            item = stack.pop()
+            item, level = stack.pop()
+            if level > MAX_DEPTH:
+                return True, None
             if isinstance(item, str):
-                if _SURROGATE.search(item):
-                    return str(name) if not _SURROGATE.search(str(name)) else "argument name"
+                holds = holds or (not item.isascii() and _SURROGATE.search(item) is not None)
             elif isinstance(item, dict):
-                stack.extend(item.keys())
-                stack.extend(item.values())
-            elif isinstance(item, list | tuple):
-                stack.extend(item)
-    return None
+                below = level + 1 if level else 0
+                stack.extend((key, 0) for key in item)
+                stack.extend((child, below) for child in item.values())
+            elif isinstance(item, list):
+                below = level + 1 if level else 0
+                stack.extend((child, below) for child in item)
+            elif isinstance(item, tuple):
+                stack.extend((child, 0) for child in item)
+        if holds and bad is None:
+            bad = str(name) if not _SURROGATE.search(str(name)) else "argument name"
+    return False, bad
 
 
 def domain_tools() -> list[ToolSpec]:

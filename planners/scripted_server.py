@@ -66,11 +66,17 @@ class _Tool(msgspec.Struct, frozen=True):
 
 
 class Message(msgspec.Struct, frozen=True):
-    """One chat message, as far as the server reads it (``tool_calls`` left undecoded)."""
+    """One chat message, as far as the server reads it: ``tool_calls`` and ``content`` left undecoded
+    (tool results are most of a long conversation, and the server reads none of them)."""
 
     role: Any = None
-    content: Any = None
+    content: msgspec.Raw = msgspec.Raw(b"null")
     tool_calls: list[msgspec.Raw] | None = None
+
+    @property
+    def text(self) -> Any:
+        """The decoded content (a string, None, or whatever else a client sent)."""
+        return msgspec.json.decode(self.content)
 
 
 class ChatRequest(msgspec.Struct, frozen=True):
@@ -237,7 +243,7 @@ class ScriptedServer:
         """The task whose H0 and query open the request's conversation, and the turns since; of tasks
         opening alike, the first that offers skills exactly when the request offers ``load_skill``."""
         turns = [m for m in body.messages if m.role != "system"]
-        chat = tuple((m.role, m.content) for m in turns)
+        chat = tuple((m.role, m.text) for m in turns[:max(self._opening_lengths, default=0)])
         skills_offered = "load_skill" in body.tool_names
         for n in self._opening_lengths:
             alike = self._openings.get(chat[:n])
@@ -266,7 +272,7 @@ def _replays_gold(message: Message, task: Task) -> bool:
     if message.tool_calls:
         return True
     try:
-        reply = json.loads(message.content or "")
+        reply = json.loads(message.text or "")
     except (json.JSONDecodeError, TypeError):
         return False
     calls = reply.get("tool_calls") if isinstance(reply, dict) else None

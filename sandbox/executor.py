@@ -12,12 +12,14 @@ import datetime as dt
 import functools
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, Integer, Select, Table, Text, bindparam, cast, func, insert, select
+from sqlalchemy import (
+    ColumnElement, Connection, CursorResult, Integer, Select, Table, Text, bindparam, cast, func, insert, or_, select,
+)
 
 from sandbox.db import Prepared, transaction
 from sandbox.errors import ErrorType, ToolError
@@ -340,6 +342,32 @@ def row_by_key(table: Table) -> Select[Any]:
     """SELECT of the row of ``table`` whose single-column primary key is the bound ``key`` (built once per
     table: the lookup every domain's ``_get`` runs)."""
     return select(table).where(next(iter(table.primary_key.columns)) == bindparam("key"))
+
+
+LIKE_ESCAPE = "/"
+
+
+def like_escaped(text: str) -> str:
+    """``text`` as ``contains(text, autoescape=True)`` binds it: for a statement built once with
+    ``contains(bindparam(name), escape=LIKE_ESCAPE)`` instead of per call (building and cache-keying a
+    search's statement cost several times the SQLite work)."""
+    return text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", LIKE_ESCAPE + "%").replace("_", LIKE_ESCAPE + "_")
+
+
+def contains_bound(expr: ColumnElement[Any], name: str) -> ColumnElement[bool]:
+    """``expr`` contains the bound parameter ``name``, whose value ``like_escaped`` made."""
+    return expr.contains(bindparam(name), escape=LIKE_ESCAPE)
+
+
+def words_match(columns: Sequence[ColumnElement[Any]], count: int) -> list[ColumnElement[bool]]:
+    """For each of ``count`` bound words (``word_0``, ``word_1``, ...; ``word_values`` binds them): it
+    appears, case-insensitively, in one of ``columns``. A tool builds its statement once per word count."""
+    return [or_(*(contains_bound(func.lower(c), f"word_{i}") for c in columns)) for i in range(count)]
+
+
+def word_values(text: str) -> dict[str, str]:
+    """The words of ``text`` (lower-cased, escaped) as ``words_match`` binds them."""
+    return {f"word_{i}": like_escaped(w) for i, w in enumerate(text.lower().split())}
 
 
 def normalise_phone(number: str) -> str:

@@ -12,6 +12,7 @@ InvalidArgumentValue, so hostile input such as ``../../etc/passwd`` never reache
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import posixpath
@@ -28,6 +29,7 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    Select,
     Table,
     Text,
     and_,
@@ -45,7 +47,9 @@ from sandbox.domains.communication import contacts, messages
 from sandbox.domains.productivity import calendar_events
 from sandbox.domains.settings import APP as SETTINGS
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, normalise_phone, row_by_key, rows
+from sandbox.executor import (
+    LIKE_ESCAPE, Ctx, like_escaped, normalise_phone, row_by_key, rows, word_values, words_match,
+)
 from sandbox.schema import USER, WORLD, app_permissions, apps, device_settings, stamps, table
 from sandbox.tooling import PERMISSIONS, Date, Phone, tool
 from sandbox.world import Persona, seeder
@@ -246,11 +250,6 @@ def _exactly_one(a: str, b: str) -> Callable[[dict[str, Any]], str | None]:
 
 # ---- Shared helpers ---------------------------------------------------------------------------
 
-def _words(columns: list[Any], query: str) -> list[Any]:
-    """Every word of the query must appear (case-insensitively) in one of the columns."""
-    return [or_(*(func.lower(c).contains(w, autoescape=True) for c in columns)) for w in query.lower().split()]
-
-
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     """The row with this id, or EntityNotFound naming the tool that lists such ids."""
     key = next(iter(tbl.primary_key.columns)).name
@@ -338,6 +337,18 @@ def _owned(ctx: Ctx, app_id: str) -> bool:
 STORE_KEYS = ("app_id", "name", "developer", "category", "price", "size_mb", "version", "rating")
 
 
+@functools.lru_cache(maxsize=256)
+def _store_search(words: int, category: bool, free_only: bool) -> Select[Any]:
+    """search_app_store's statement for one combination of filters, built once (its values are bound)."""
+    s = world_store_apps.c
+    q = select(world_store_apps).where(*words_match([s.name, s.developer, s.category, s.description], words))
+    if category:
+        q = q.where(func.lower(s.category) == bindparam("category"))
+    if free_only:
+        q = q.where(s.price == 0)
+    return q.order_by(s.rating.desc(), s.app_id).limit(bindparam("limit"))
+
+
 @tool(l2="4.1", app=STORE, mutating=False, network="internet")
 def search_app_store(
     ctx: Ctx, query: Query, category: str | None = None, free_only: bool = False,
@@ -351,13 +362,11 @@ def search_app_store(
         free_only: Only free apps.
         limit: Maximum number of results, best rated first.
     """
-    s = world_store_apps.c
-    q = select(world_store_apps).where(*_words([s.name, s.developer, s.category, s.description], query))
+    words = word_values(query)
+    values: dict[str, Any] = {**words, "limit": limit}
     if category:
-        q = q.where(func.lower(s.category) == category.strip().lower())
-    if free_only:
-        q = q.where(s.price == 0)
-    found = rows(ctx.conn.execute(q.order_by(s.rating.desc(), s.app_id).limit(limit)))
+        values["category"] = category.strip().lower()
+    found = rows(ctx.conn.execute(_store_search(len(words), bool(category), free_only), values))
     out = []
     for r in found:
         mine = _app(ctx, r["app_id"]) or {}
@@ -628,9 +637,44 @@ def _folder(ctx: Ctx, path: str, field: str) -> str:
     return found
 
 
-def _under(column: Any, path: str) -> Any:
-    """Folder paths strictly inside ``path``."""
-    return and_(column.startswith("/" if path == "/" else path + "/", autoescape=True), column != path)
+def _under(column: Any, folder: Any, prefix: Any) -> Any:
+    """Folder paths strictly inside ``folder``, whose ``_prefix`` is ``prefix`` (either may be a bound
+    parameter: a statement built once)."""
+    return and_(column.startswith(prefix, escape=LIKE_ESCAPE), column != folder)
+
+
+def _prefix(folder: str) -> str:
+    """What every path inside ``folder`` starts with, escaped for LIKE."""
+    return like_escaped("/" if folder == "/" else folder + "/")
+
+
+def _in_folder(folder: str) -> dict[str, str]:
+    """The bound values of ``_under(..., bindparam("folder"), bindparam("folder_prefix"))``."""
+    return {"folder": folder, "folder_prefix": _prefix(folder)}
+
+
+@functools.lru_cache(maxsize=256)
+def _file_search(in_trash: bool, recursive: bool, words: int, file_type: bool, min_size: bool,
+                 modified_after: bool) -> tuple[Select[Any], Select[Any]]:
+    """list_files' two statements (the count and the page) for one combination of filters, built once."""
+    f = files.c
+    folder = bindparam("folder")
+    where = [f.deleted_at.is_not(None) if in_trash else f.deleted_at.is_(None)]
+    where.append(or_(f.folder == folder, _under(f.folder, folder, bindparam("folder_prefix"))) if recursive
+                 else f.folder == folder)
+    where += words_match([f.name, f.content], words)
+    if file_type:
+        where.append(f.file_type == bindparam("file_type"))
+    if min_size:
+        where.append(f.size_mb >= bindparam("min_size_mb"))
+    if modified_after:
+        where.append(f.modified_at >= bindparam("modified_after"))
+    return (select(func.count()).select_from(files).where(*where),
+            select(files).where(*where).order_by(f.modified_at.desc(), f.file_id).limit(bindparam("limit")))
+
+
+_SUBFOLDERS = select(folders.c.path).where(
+    _under(folders.c.path, bindparam("folder"), bindparam("folder_prefix"))).order_by(folders.c.path)
 
 
 def _file_out(r: dict[str, Any]) -> dict[str, Any]:
@@ -662,22 +706,16 @@ def list_files(
         limit: Maximum number of files to return.
     """
     folder = _folder(ctx, folder_path, "folder_path")
-    f = files.c
-    where = [f.deleted_at.is_not(None) if in_trash else f.deleted_at.is_(None)]
-    where.append(or_(f.folder == folder, _under(f.folder, folder)) if recursive else f.folder == folder)
-    if query:
-        where += _words([f.name, f.content], query)
-    if file_type:
-        where.append(f.file_type == file_type)
-    if min_size_mb is not None:
-        where.append(f.size_mb >= min_size_mb)
-    if modified_after:
-        where.append(f.modified_at >= modified_after)
-    total = ctx.conn.execute(select(func.count()).select_from(files).where(*where)).scalar() or 0
-    found = rows(ctx.conn.execute(select(files).where(*where).order_by(f.modified_at.desc(), f.file_id).limit(limit)))
+    words = word_values(query or "")
+    values: dict[str, Any] = {**words, **_in_folder(folder), "file_type": file_type, "min_size_mb": min_size_mb,
+                              "modified_after": modified_after or None}
+    values = {k: v for k, v in values.items() if v is not None}
+    count, page = _file_search(in_trash, recursive, len(words), bool(file_type), min_size_mb is not None,
+                               bool(modified_after))
+    total = ctx.conn.execute(count, values).scalar() or 0
+    found = rows(ctx.conn.execute(page, {**values, "limit": limit}))
     depth = folder.count("/") + (0 if folder == "/" else 1)
-    subfolders = [p for p in ctx.conn.execute(select(folders.c.path).where(_under(folders.c.path, folder))
-                                              .order_by(folders.c.path)).scalars() if p.count("/") == depth]
+    subfolders = [p for p in ctx.conn.execute(_SUBFOLDERS, _in_folder(folder)).scalars() if p.count("/") == depth]
     return {"folder": folder, "subfolders": subfolders, "files": [_file_out(r) for r in found], "count": total}
 
 
@@ -1127,7 +1165,8 @@ _LIVE_MB_BY_TYPE = select(files.c.file_type, func.sum(files.c.size_mb)).where(
     files.c.deleted_at.is_(None)).group_by(files.c.file_type)
 _TRASH = select(files.c.file_id, files.c.size_mb).where(files.c.deleted_at.is_not(None)).order_by(files.c.file_id)
 _LARGE_DOWNLOADS = select(files.c.file_id, files.c.size_mb).where(
-    files.c.deleted_at.is_(None), or_(files.c.folder == "/Downloads", _under(files.c.folder, "/Downloads")),
+    files.c.deleted_at.is_(None),
+    or_(files.c.folder == "/Downloads", _under(files.c.folder, "/Downloads", _prefix("/Downloads"))),
     files.c.size_mb >= LARGE_DOWNLOAD_MB).order_by(files.c.size_mb.desc(), files.c.file_id)
 
 

@@ -6,6 +6,7 @@ Social networks (3.7, 3.8) live in ``sandbox.domains.social``.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import random
 import re
@@ -16,6 +17,7 @@ from sqlalchemy import (
     Column,
     Connection,
     Integer,
+    Select,
     Text,
     bindparam,
     func,
@@ -26,7 +28,7 @@ from sqlalchemy import (
 )
 
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.executor import Ctx, normalise_phone, rows, word_values, words_match
 from sandbox.schema import USER, stamps, table
 from sandbox.tooling import PHONE_PATTERN, Date, Email, Phone, tool
 from sandbox.world import Persona, seeder
@@ -188,19 +190,31 @@ def search_contacts(
         relationship: Relationship such as "mother" or "colleague".
         limit: Maximum number of results.
     """
-    q = select(contacts)
-    if name:
-        for word in name.lower().split():
-            q = q.where(func.lower(contacts.c.name).contains(word, autoescape=True))
+    words = word_values(name or "")
+    values: dict[str, Any] = {**words, "limit": limit}
     if phone_number:
-        q = q.where(contacts.c.phone_number == normalise_phone(phone_number))
+        values["phone_number"] = normalise_phone(phone_number)
     if email:
-        q = q.where(func.lower(contacts.c.email) == email.lower())
+        values["email"] = email.lower()
     if relationship:
-        q = q.where(func.lower(contacts.c.relationship) == relationship.lower())
-    found = rows(ctx.conn.execute(q.order_by(contacts.c.name, contacts.c.contact_id).limit(limit)))
+        values["relationship"] = relationship.lower()
+    q = _contact_search(len(words), bool(phone_number), bool(email), bool(relationship))
+    found = rows(ctx.conn.execute(q, values))
     keep = ("contact_id", "name", "phone_number", "email", "relationship", "company", "birthday")
     return {"contacts": [{k: c[k] for k in keep} for c in found], "count": len(found)}
+
+
+@functools.lru_cache(maxsize=256)
+def _contact_search(words: int, phone_number: bool, email: bool, relationship: bool) -> Select[Any]:
+    """search_contacts' statement for one combination of filters, built once (its values are bound)."""
+    q = select(contacts).where(*words_match([contacts.c.name], words))
+    if phone_number:
+        q = q.where(contacts.c.phone_number == bindparam("phone_number"))
+    if email:
+        q = q.where(func.lower(contacts.c.email) == bindparam("email"))
+    if relationship:
+        q = q.where(func.lower(contacts.c.relationship) == bindparam("relationship"))
+    return q.order_by(contacts.c.name, contacts.c.contact_id).limit(bindparam("limit"))
 
 
 def _one_change(args: dict[str, Any]) -> str | None:

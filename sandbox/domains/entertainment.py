@@ -11,6 +11,7 @@ send the link as a message in the communication module's ``messages`` table.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import random
@@ -39,7 +40,9 @@ from sqlalchemy import (
 from sandbox.domains.common import CITY_CENTRES
 from sandbox.domains.communication import ANCHORS, contacts, groups, messages
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, normalise_phone, row_by_key, rows
+from sandbox.executor import (
+    Ctx, contains_bound, like_escaped, normalise_phone, row_by_key, rows, word_values, words_match,
+)
 from sandbox.schema import USER, WORLD, meta, stamps, table
 from sandbox.tooling import EMAIL_PATTERN, PHONE_PATTERN, Date, tool
 from sandbox.world import Persona, seeder
@@ -268,11 +271,6 @@ def _get(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     return dict(row._mapping)
 
 
-def _words(columns: list[Any], query: str) -> list[Any]:
-    """Every word of the query must appear (case-insensitively) in one of the columns."""
-    return [or_(*(func.lower(c).contains(w, autoescape=True) for c in columns)) for w in query.lower().split()]
-
-
 def _one_of(*names: str) -> Callable[[dict[str, Any]], str | None]:
     def check(args: dict[str, Any]) -> str | None:
         return None if any(args.get(n) is not None for n in names) else f"give at least one of {', '.join(names)}"
@@ -436,30 +434,37 @@ def search_music(
         type: What to search for; "playlist" searches the user's playlists.
         limit: Maximum number of results.
     """
-    t, a, al, p = world_tracks.c, world_artists.c, world_albums.c, playlists.c
+    words = word_values(query)
+    statement = _music_search(type, len(words))
     if type == "track":
-        words = _words([t.title, a.name, al.title, t.genre], query)
-        found = _track_rows(ctx, _TRACKS.where(*words).order_by(t.track_id))
+        found = _track_rows(ctx, statement, words)
         exact = [r for r in found if r["title"].lower() == query.lower()]
         found = (exact + [r for r in found if r not in exact])[:limit]
-    elif type == "album":
-        found = rows(ctx.conn.execute(
-            select(al.album_id, al.title, a.name.label("artist"), al.year, func.count(t.track_id).label("tracks"))
-            .join_from(world_albums, world_artists, al.artist_id == a.artist_id)
-            .join(world_tracks, t.album_id == al.album_id)
-            .where(*_words([al.title, a.name, a.genre], query)).group_by(al.album_id)
-            .order_by(al.title, al.album_id).limit(limit)))
-    elif type == "artist":
-        found = rows(ctx.conn.execute(select(a.artist_id, a.name, a.genre).where(
-            *_words([a.name, a.genre], query)).order_by(a.name, a.artist_id).limit(limit)))
     else:
-        pt = playlist_tracks.c
-        found = rows(ctx.conn.execute(
-            select(p.playlist_id, p.name, p.description, p.is_public, func.count(pt.track_id).label("tracks"))
-            .outerjoin_from(playlists, playlist_tracks, pt.playlist_id == p.playlist_id)
-            .where(*_words([p.name, p.description], query)).group_by(p.playlist_id)
-            .order_by(p.name, p.playlist_id).limit(limit)))
+        found = rows(ctx.conn.execute(statement, {**words, "limit": limit}))
     return {"type": type, "results": found, "count": len(found), "music_plan": _plan(ctx, "music")}
+
+
+@functools.lru_cache(maxsize=256)
+def _music_search(kind: str, words: int) -> Select[Any]:
+    """search_music's statement for one kind of result and number of query words, built once."""
+    t, a, al, p = world_tracks.c, world_artists.c, world_albums.c, playlists.c
+    if kind == "track":
+        return _TRACKS.where(*words_match([t.title, a.name, al.title, t.genre], words)).order_by(t.track_id)
+    if kind == "album":
+        return (select(al.album_id, al.title, a.name.label("artist"), al.year, func.count(t.track_id).label("tracks"))
+                .join_from(world_albums, world_artists, al.artist_id == a.artist_id)
+                .join(world_tracks, t.album_id == al.album_id)
+                .where(*words_match([al.title, a.name, a.genre], words)).group_by(al.album_id)
+                .order_by(al.title, al.album_id).limit(bindparam("limit")))
+    if kind == "artist":
+        return select(a.artist_id, a.name, a.genre).where(
+            *words_match([a.name, a.genre], words)).order_by(a.name, a.artist_id).limit(bindparam("limit"))
+    pt = playlist_tracks.c
+    return (select(p.playlist_id, p.name, p.description, p.is_public, func.count(pt.track_id).label("tracks"))
+            .outerjoin_from(playlists, playlist_tracks, pt.playlist_id == p.playlist_id)
+            .where(*words_match([p.name, p.description], words)).group_by(p.playlist_id)
+            .order_by(p.name, p.playlist_id).limit(bindparam("limit")))
 
 
 def _music_queue(ctx: Ctx, item_id: str) -> list[dict[str, Any]]:
@@ -768,18 +773,33 @@ def search_videos(
         language: Only videos in this original language, BCP-47 (e.g. "ja" or "ja-JP").
         limit: Maximum number of results.
     """
-    v = world_videos.c
-    q = select(world_videos).where(*_words([v.title, v.genre], query))
-    q = q.where(v.kind == kind) if kind else q.where(v.kind != "episode")
+    words = word_values(query)
+    values: dict[str, Any] = {**words, "kind": kind or "episode", "limit": limit}
     if genre:
-        q = q.where(func.lower(v.genre) == genre.lower())
+        values["genre"] = genre.lower()
     if max_duration_min:
-        q = q.where(v.duration_min <= max_duration_min)
+        values["max_duration_min"] = max_duration_min
     if language:
-        q = q.where(or_(func.lower(v.language) == language.lower(),
-                        func.lower(v.language).like(f"{language.lower()}-%")))
-    found = rows(ctx.conn.execute(q.order_by(v.title, v.episode_no, v.video_id).limit(limit)))
+        values["language"], values["language_pattern"] = language.lower(), f"{language.lower()}-%"
+    q = _video_search(len(words), bool(kind), bool(genre), bool(max_duration_min), bool(language))
+    found = rows(ctx.conn.execute(q, values))
     return {"videos": [_video_out(ctx, r) for r in found], "count": len(found), "video_plan": _plan(ctx, "video")}
+
+
+@functools.lru_cache(maxsize=256)
+def _video_search(words: int, kind: bool, genre: bool, max_duration: bool, language: bool) -> Select[Any]:
+    """search_videos' statement for one combination of filters, built once (its values are bound)."""
+    v = world_videos.c
+    q = select(world_videos).where(*words_match([v.title, v.genre], words))
+    q = q.where(v.kind == bindparam("kind")) if kind else q.where(v.kind != bindparam("kind"))
+    if genre:
+        q = q.where(func.lower(v.genre) == bindparam("genre"))
+    if max_duration:
+        q = q.where(v.duration_min <= bindparam("max_duration_min"))
+    if language:
+        q = q.where(or_(func.lower(v.language) == bindparam("language"),
+                        func.lower(v.language).like(bindparam("language_pattern"))))
+    return q.order_by(v.title, v.episode_no, v.video_id).limit(bindparam("limit"))
 
 
 def _subtitle(available: list[str], wanted: str) -> str | None:
@@ -875,26 +895,34 @@ def search_podcasts(
         kind: What to search for.
         limit: Maximum number of results.
     """
-    p, e, s = world_podcasts.c, world_episodes.c, podcast_subscriptions.c
+    words = word_values(query)
+    values = {**words, "limit": limit}
     if kind == "episode":
-        found = rows(ctx.conn.execute(
-            select(e.episode_id, e.title, e.show_id, p.title.label("show"), e.episode_no, e.duration_sec,
-                   e.published_at)
-            .join_from(world_episodes, world_podcasts, e.show_id == p.show_id)
-            .where(*_words([e.title, p.title], query))
-            .order_by(e.published_at.desc(), e.episode_id).limit(limit)))
+        found = rows(ctx.conn.execute(_podcast_search(True, len(words)), values))
         return {"kind": kind, "results": found, "count": len(found)}
-    found = rows(ctx.conn.execute(
-        select(p.show_id, p.title, p.publisher, p.category, func.count(e.episode_id).label("episodes"),
-               func.max(e.published_at).label("latest_episode_at"), s.show_id.label("followed"))
-        .outerjoin_from(world_podcasts, world_episodes, e.show_id == p.show_id)
-        .outerjoin(podcast_subscriptions, s.show_id == p.show_id)
-        .where(p.kind == ("audiobook" if kind == "audiobook" else "podcast"),
-               *_words([p.title, p.publisher, p.category], query))
-        .group_by(p.show_id).order_by(p.title, p.show_id).limit(limit)))
+    values["show_kind"] = "audiobook" if kind == "audiobook" else "podcast"
+    found = rows(ctx.conn.execute(_podcast_search(False, len(words)), values))
     for r in found:
         r["followed"] = r["followed"] is not None
     return {"kind": kind, "results": found, "count": len(found)}
+
+
+@functools.lru_cache(maxsize=128)
+def _podcast_search(episodes: bool, words: int) -> Select[Any]:
+    """search_podcasts' statement for episodes or shows and one number of query words, built once."""
+    p, e, s = world_podcasts.c, world_episodes.c, podcast_subscriptions.c
+    if episodes:
+        return (select(e.episode_id, e.title, e.show_id, p.title.label("show"), e.episode_no, e.duration_sec,
+                       e.published_at)
+                .join_from(world_episodes, world_podcasts, e.show_id == p.show_id)
+                .where(*words_match([e.title, p.title], words))
+                .order_by(e.published_at.desc(), e.episode_id).limit(bindparam("limit")))
+    return (select(p.show_id, p.title, p.publisher, p.category, func.count(e.episode_id).label("episodes"),
+                   func.max(e.published_at).label("latest_episode_at"), s.show_id.label("followed"))
+            .outerjoin_from(world_podcasts, world_episodes, e.show_id == p.show_id)
+            .outerjoin(podcast_subscriptions, s.show_id == p.show_id)
+            .where(p.kind == bindparam("show_kind"), *words_match([p.title, p.publisher, p.category], words))
+            .group_by(p.show_id).order_by(p.title, p.show_id).limit(bindparam("limit")))
 
 
 _FOLLOWED_SHOW = select(podcast_subscriptions.c.show_id).where(
@@ -964,16 +992,26 @@ def search_ebooks(
         in_library_only: Only books on one of the user's shelves.
         limit: Maximum number of results.
     """
+    words = word_values(query)
+    values: dict[str, Any] = {**words, "limit": limit}
+    if author:
+        values["author"] = like_escaped(author.lower())
+    found = rows(ctx.conn.execute(_ebook_search(len(words), bool(author), in_library_only), values))
+    return {"books": found, "count": len(found)}
+
+
+@functools.lru_cache(maxsize=256)
+def _ebook_search(words: int, author: bool, in_library_only: bool) -> Select[Any]:
+    """search_ebooks' statement for one combination of filters, built once (its values are bound)."""
     b, s = world_books.c, bookshelf.c
     q = (select(b.book_id, b.title, b.author, b.genre, b.year, b.pages, s.shelf, s.progress_pct)
          .outerjoin_from(world_books, bookshelf, s.book_id == b.book_id)
-         .where(*_words([b.title, b.author, b.genre], query)))
+         .where(*words_match([b.title, b.author, b.genre], words)))
     if author:
-        q = q.where(func.lower(b.author).contains(author.lower(), autoescape=True))
+        q = q.where(contains_bound(func.lower(b.author), "author"))
     if in_library_only:
         q = q.where(s.shelf.is_not(None))
-    found = rows(ctx.conn.execute(q.order_by(b.title, b.book_id).limit(limit)))
-    return {"books": found, "count": len(found)}
+    return q.order_by(b.title, b.book_id).limit(bindparam("limit"))
 
 
 Shelf = Literal["want_to_read", "reading", "finished"]
@@ -1060,27 +1098,43 @@ def search_photos(
         media_type: Only photos, videos or screenshots.
         limit: Maximum number of results.
     """
-    p = photos.c
-    conditions = [p.deleted_at.is_(None)]
     if album_id:
         _get(ctx, albums, album_id, "search_photos")
-        conditions.append(p.photo_id.in_(select(album_photos.c.photo_id).where(album_photos.c.album_id == album_id)))
-    if query:
-        conditions += _words([p.labels_json, p.place, p.people_json, p.media_type], query)
-    if date_from:
-        conditions.append(p.taken_at >= date_from)
-    if date_to:
-        conditions.append(p.taken_at < date_to + "T99")
-    if place:
-        conditions.append(func.lower(p.place).contains(place.lower(), autoescape=True))
-    if person:
-        conditions.append(func.lower(p.people_json).contains(person.lower(), autoescape=True))
-    if media_type:
-        conditions.append(p.media_type == media_type)
-    total = ctx.conn.execute(select(func.count()).select_from(photos).where(*conditions)).scalar()
-    found = rows(ctx.conn.execute(select(photos).where(*conditions).order_by(
-        p.taken_at.desc(), p.photo_id).limit(limit)))
+    words = word_values(query or "")
+    values: dict[str, Any] = {**words, "album_id": album_id, "date_from": date_from,
+                              "date_to": date_to + "T99" if date_to else None,
+                              "place": like_escaped(place.lower()) if place else None,
+                              "person": like_escaped(person.lower()) if person else None, "media_type": media_type}
+    values = {k: v for k, v in values.items() if v is not None}
+    count, listing = _photo_search(len(words), bool(album_id), bool(date_from), bool(date_to), bool(place),
+                                   bool(person), bool(media_type))
+    total = ctx.conn.execute(count, values).scalar()
+    found = rows(ctx.conn.execute(listing, {**values, "limit": limit}))
     return {"photos": [_photo_out(r) for r in found], "count": len(found), "total_matches": total}
+
+
+@functools.lru_cache(maxsize=256)
+def _photo_search(words: int, album: bool, date_from: bool, date_to: bool, place: bool, person: bool,
+                  media_type: bool) -> tuple[Select[Any], Select[Any]]:
+    """search_photos' two statements (the count and the page) for one combination of filters, built once."""
+    p = photos.c
+    conditions = [p.deleted_at.is_(None)]
+    if album:
+        conditions.append(p.photo_id.in_(select(album_photos.c.photo_id).where(
+            album_photos.c.album_id == bindparam("album_id"))))
+    conditions += words_match([p.labels_json, p.place, p.people_json, p.media_type], words)
+    if date_from:
+        conditions.append(p.taken_at >= bindparam("date_from"))
+    if date_to:
+        conditions.append(p.taken_at < bindparam("date_to"))
+    if place:
+        conditions.append(contains_bound(func.lower(p.place), "place"))
+    if person:
+        conditions.append(contains_bound(func.lower(p.people_json), "person"))
+    if media_type:
+        conditions.append(p.media_type == bindparam("media_type"))
+    return (select(func.count()).select_from(photos).where(*conditions),
+            select(photos).where(*conditions).order_by(p.taken_at.desc(), p.photo_id).limit(bindparam("limit")))
 
 
 _LIVE_PHOTO_IDS = select(photos.c.photo_id).where(photos.c.photo_id.in_(bindparam("photo_ids", expanding=True)),

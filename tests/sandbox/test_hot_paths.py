@@ -1,4 +1,5 @@
-"""What every call runs, kept cheap: the plain-SQL savepoint and the one-walk screen of a call's arguments."""
+"""What every call runs, kept cheap: the plain-SQL savepoint, the one-walk screen of a call's arguments, and
+search statements built once with their words bound (escaped as ``autoescape`` would)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from sqlalchemy import func, insert, select
 
 import sandbox.domains  # noqa: F401
 from sandbox import db
+from sandbox.episode import Episode
+from sandbox.executor import contains_bound, like_escaped
 from sandbox.schema import metadata
+from sandbox.suite import load_split
 from sandbox.tooling import MAX_DEPTH, _screen
 from sandbox.world import world_image
 
@@ -116,3 +120,23 @@ def test_the_screen_counts_levels_as_its_definition_near_the_limit(kinds: list[i
     deep = _chain(leaf, kinds)
     arguments = {"first": other, "deep": (deep,) if wrap else deep, "last": other}  # a tuple's items do not count
     assert _screen(arguments) == _expected(arguments)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="ab/%_\\ ", max_size=12))
+def test_a_bound_pattern_is_escaped_as_autoescape_escapes_it(text: str) -> None:
+    literal = func.lower(contacts.c.name).contains(text, autoescape=True).compile()
+    bound = contains_bound(func.lower(contacts.c.name), "word").compile()
+    assert str(literal) == str(bound).replace(":word", ":lower_1")
+    assert literal.params["lower_1"] == like_escaped(text)
+
+
+def test_searches_with_bound_words_match_them_literally() -> None:
+    task = next(t for t in load_split("handwritten.jsonl") if any(a.name == "search_contacts" for a in t.gold))
+    with Episode(task) as episode:
+        for n, name in enumerate(["Ann_Lee 100%", "AnnXLee 1000", "Ann/Lee"]):
+            episode.conn.execute(insert(contacts), _row(9100 + n) | {"name": name})
+        found = {q: [c["name"] for c in episode.step("search_contacts", {"name": q})["Payload"]["contacts"]]
+                 for q in ("n_l", "0%", "n/l", "ann lee")}
+    assert found == {"n_l": ["Ann_Lee 100%"], "0%": ["Ann_Lee 100%"], "n/l": ["Ann/Lee"],
+                     "ann lee": ["Ann/Lee", "AnnXLee 1000", "Ann_Lee 100%"]}  # by name, as SQLite orders bytes

@@ -9,6 +9,7 @@ payment method (``common.charge``) and ships to one of the user's saved addresse
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import random
@@ -21,6 +22,7 @@ from sqlalchemy import (
     Connection,
     Float,
     Integer,
+    Select,
     Table,
     Text,
     bindparam,
@@ -37,7 +39,7 @@ from sandbox.domains.common import (
     CITY_CENTRES, STREETS, addresses, charge, payment_method, payment_methods, place, transactions, world_places,
 )
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, normalise_phone, row_by_key, rows
+from sandbox.executor import Ctx, contains_bound, like_escaped, normalise_phone, row_by_key, rows, word_values
 from sandbox.schema import USER, WORLD, stamps, table, user_profile
 from sandbox.subagents import world_phone_services
 from sandbox.tooling import Date, DateTime, Phone, tool
@@ -297,10 +299,15 @@ def _restaurant(ctx: Ctx, restaurant_id: str) -> dict[str, Any]:
     return r
 
 
+@functools.lru_cache(maxsize=1024)
+def _weekday(when: str) -> str:
+    """``mon``..``sun`` of a YYYY-MM-DDTHH:MM stamp (memoised: a search asks it of every restaurant)."""
+    return WEEKDAYS[dt.datetime.strptime(when, DT_FMT).weekday()]
+
+
 def _open_at(hours: dict[str, Any], when: str) -> bool:
     """Whether the restaurant is open at ``when`` (YYYY-MM-DDTHH:MM)."""
-    day = dt.datetime.strptime(when, DT_FMT)
-    if WEEKDAYS[day.weekday()] in hours["closed"]:
+    if _weekday(when) in hours["closed"]:
         return False
     return any(start <= when[11:] < end for start, end in hours["windows"])
 
@@ -348,6 +355,32 @@ def _take_seats(ctx: Ctx, restaurant_id: str, when: str, seats: int) -> None:
     ctx.conn.execute(_TAKE_SEATS, {"match_restaurant_id": restaurant_id, "match_slot_dt": when, "seats": seats})
 
 
+@functools.lru_cache(maxsize=256)
+def _restaurant_search(words: int, cuisine: bool, city: bool, price_level: bool, min_rating: bool, party_size: bool,
+                       delivery_only: bool) -> Select[Any]:
+    """search_restaurants' statement for one combination of filters, built once (its values are bound): each
+    word in the name, the cuisine or a dish on the menu."""
+    q = RESTAURANTS
+    for i in range(words):
+        on_menu = select(M.menu_item_id).where(
+            M.restaurant_id == R.restaurant_id, contains_bound(func.lower(M.name), f"word_{i}")).exists()
+        q = q.where(or_(contains_bound(func.lower(R.name), f"word_{i}"),
+                        contains_bound(func.lower(R.cuisine), f"word_{i}"), on_menu))
+    if cuisine:
+        q = q.where(contains_bound(func.lower(R.cuisine), "cuisine"))
+    if city:
+        q = q.where(world_places.c.city == bindparam("city"))
+    if price_level:
+        q = q.where(R.price_level <= bindparam("price_level"))
+    if min_rating:
+        q = q.where(R.rating >= bindparam("min_rating"))
+    if party_size:
+        q = q.where(R.max_party >= bindparam("party_size"))
+    if delivery_only:
+        q = q.where(R.delivery == 1)
+    return q.order_by(R.rating.desc(), R.restaurant_id)
+
+
 @tool(l2="8.1", app="dining", mutating=False, permissions=("LOCATION",), services=("location_service",),
       network="internet", errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY),
       check=_one_of("query", "cuisine", "near", "price_level", "min_rating", "open_now", "party_size",
@@ -375,27 +408,15 @@ def search_restaurants(
         limit: Maximum number of results.
     """
     origin = locate(ctx, near) if near else None
-    q = RESTAURANTS
-    if query:
-        for word in query.lower().split():
-            on_menu = select(M.menu_item_id).where(
-                M.restaurant_id == R.restaurant_id, func.lower(M.name).contains(word, autoescape=True)).exists()
-            q = q.where(or_(func.lower(R.name).contains(word, autoescape=True),
-                            func.lower(R.cuisine).contains(word, autoescape=True), on_menu))
-    if cuisine:
-        q = q.where(func.lower(R.cuisine).contains(cuisine.lower(), autoescape=True))
-    if origin:
-        q = q.where(world_places.c.city == origin["city"])
-    if price_level:
-        q = q.where(R.price_level <= price_level)
-    if min_rating is not None:
-        q = q.where(R.rating >= min_rating)
-    if party_size:
-        q = q.where(R.max_party >= party_size)
-    if delivery_only:
-        q = q.where(R.delivery == 1)
+    words = word_values(query or "")
+    values: dict[str, Any] = {**words, "cuisine": like_escaped(cuisine.lower()) if cuisine else None,
+                              "city": origin["city"] if origin else None, "price_level": price_level or None,
+                              "min_rating": min_rating, "party_size": party_size or None}
+    values = {k: v for k, v in values.items() if v is not None}
+    q = _restaurant_search(len(words), bool(cuisine), bool(origin), bool(price_level), min_rating is not None,
+                           bool(party_size), bool(delivery_only))
     found = []
-    for row in rows(ctx.conn.execute(q.order_by(R.rating.desc(), R.restaurant_id))):
+    for row in rows(ctx.conn.execute(q, values)):
         row["hours"], row["dietary"] = json.loads(row["hours_json"]), json.loads(row["dietary_json"])
         item = _summary(ctx, row)
         if set(dietary or []) - set(row["dietary"]) or (open_now is not None and item["open_now"] != open_now):

@@ -10,6 +10,7 @@ total, and a variant can never sell more than either.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import random
 import re
@@ -23,6 +24,7 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    Select,
     Table,
     Text,
     bindparam,
@@ -382,6 +384,35 @@ SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
 }
 
 
+@functools.lru_cache(maxsize=128)
+def _product_search(category: bool, brand: bool, min_price: bool, max_price: bool, min_rating: bool,
+                    in_stock_only: bool) -> Select[Any]:
+    """search_products' statement for one combination of filters, built once (its values are bound)."""
+    p = world_products.c
+    q = select(world_products)
+    if category:
+        q = q.where(func.lower(p.category) == bindparam("category"))
+    if brand:
+        q = q.where(func.lower(p.brand) == bindparam("brand"))
+    if min_price:
+        q = q.where(p.price >= bindparam("min_price"))
+    if max_price:
+        q = q.where(p.price <= bindparam("max_price"))
+    if min_rating:
+        q = q.where(p.rating >= bindparam("min_rating"))
+    if in_stock_only:
+        q = q.where(p.stock > 0)
+    return q
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _product_terms(title: str, brand: str, category: str, store: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A product's title words and all its searchable words (memoised: the catalogue is searched again and
+    again, and splitting every product's text dominated a search)."""
+    title_words = frozenset(_words(title))
+    return title_words, title_words | frozenset(_words(f"{brand} {category} {store}"))
+
+
 @tool(l2="6.1", app=APP, mutating=False, network="internet", check=_price_range)
 def search_products(
     ctx: Ctx, query: Query, category: str | None = None, brand: str | None = None, min_price: Money | None = None,
@@ -402,27 +433,20 @@ def search_products(
         in_stock_only: Leave out products that are sold out.
         limit: Maximum number of results.
     """
-    p = world_products.c
-    q = select(world_products)
-    if category:
-        q = q.where(func.lower(p.category) == category.strip().lower())
-    if brand:
-        q = q.where(func.lower(p.brand) == brand.strip().lower())
-    if min_price is not None:
-        q = q.where(p.price >= min_price)
-    if max_price is not None:
-        q = q.where(p.price <= max_price)
-    if min_rating is not None:
-        q = q.where(p.rating >= min_rating)
-    if in_stock_only:
-        q = q.where(p.stock > 0)
+    values = {"category": category.strip().lower() if category else None,
+              "brand": brand.strip().lower() if brand else None,
+              "min_price": min_price, "max_price": max_price, "min_rating": min_rating}
+    values = {k: v for k, v in values.items() if v is not None}
+    result = ctx.conn.execute(_product_search(bool(category), bool(brand), min_price is not None,
+                                              max_price is not None, min_rating is not None, in_stock_only), values)
+    keys = tuple(result.keys())
+    at_title, at_brand, at_category, at_store = (keys.index(k) for k in ("title", "brand", "category", "store"))
     wanted = _words(query)
     found = []
-    for prod in rows(ctx.conn.execute(q)):
-        title = set(_words(prod["title"]))
-        every = title | set(_words(f"{prod['brand']} {prod['category']} {prod['store']}"))
+    for prod in result:  # by position, and only the matches become dicts: a search reads the whole catalogue
+        title, every = _product_terms(prod[at_title], prod[at_brand], prod[at_category], prod[at_store])
         if all(w in every for w in wanted):
-            found.append((sum(w in title for w in wanted), prod))
+            found.append((sum(w in title for w in wanted), dict(zip(keys, prod, strict=True))))
     if sort == "relevance":
         found.sort(key=lambda t: (-t[0], -t[1]["sales"], t[1]["product_id"]))
     else:

@@ -341,9 +341,10 @@ def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: 
     """One client process (as one worker of the default two-worker cluster): its share of the episodes
     and of the in-flight requests, run once per pass, each pass started together with the other clients."""
     from experiments.loop import run_many
+    from experiments.units import split_tasks
     from planners import build_planner
 
-    tasks = load_split(split_file)[shard::shards]
+    tasks = list(split_tasks(split_file, None, None).values())[shard::shards]  # as a worker loads them
     for persona in PERSONAS:
         world_image(persona)
     config = {"kind": "openai", "model": "scripted", "base_url": f"http://127.0.0.1:{port}/v1",

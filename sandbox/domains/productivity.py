@@ -28,7 +28,7 @@ from sqlalchemy import (
 
 from sandbox.domains.communication import contacts
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx, row_by_key, rows
+from sandbox.executor import Ctx, row_by_key, rows, word_values, words_match
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
@@ -380,18 +380,27 @@ def search_calendar_events(
         calendar: Only events of this calendar.
         limit: Maximum number of results.
     """
-    e = calendar_events.c
-    q = select(calendar_events).where(LIVE)
-    if query:
-        q = q.where(*_words([e.title, e.location, e.description], query))
-    if date_from:
-        q = q.where(e.end > date_from)
-    if date_to:
-        q = q.where(e.start <= f"{date_to}T23:59")
-    if calendar:
-        q = q.where(e.calendar == calendar)
-    found = rows(ctx.conn.execute(q.order_by(e.start, e.event_id).limit(limit)))
+    words = word_values(query or "")
+    values: dict[str, Any] = {**words, "date_from": date_from or None,
+                              "date_to": f"{date_to}T23:59" if date_to else None, "calendar": calendar or None}
+    values = {k: v for k, v in values.items() if v is not None}
+    q = _event_search(len(words), bool(date_from), bool(date_to), bool(calendar))
+    found = rows(ctx.conn.execute(q, {**values, "limit": limit}))
     return {"events": [{k: ev[k] for k in EVENT_KEYS} for ev in found], "count": len(found)}
+
+
+@functools.lru_cache(maxsize=256)
+def _event_search(words: int, date_from: bool, date_to: bool, calendar: bool) -> Select[Any]:
+    """search_calendar_events' statement for one combination of filters, built once (its values are bound)."""
+    e = calendar_events.c
+    q = select(calendar_events).where(LIVE, *words_match([e.title, e.location, e.description], words))
+    if date_from:
+        q = q.where(e.end > bindparam("date_from"))
+    if date_to:
+        q = q.where(e.start <= bindparam("date_to"))
+    if calendar:
+        q = q.where(e.calendar == bindparam("calendar"))
+    return q.order_by(e.start, e.event_id).limit(bindparam("limit"))
 
 
 def _event_change(args: dict[str, Any]) -> str | None:

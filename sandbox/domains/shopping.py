@@ -409,8 +409,25 @@ def _product_search(category: bool, brand: bool, min_price: bool, max_price: boo
 def _product_terms(title: str, brand: str, category: str, store: str) -> tuple[frozenset[str], frozenset[str]]:
     """A product's title words and all its searchable words (memoised: the catalogue is searched again and
     again, and splitting every product's text dominated a search)."""
-    title_words = frozenset(_words(title))
+    title_words = _title_words(title)
     return title_words, title_words | frozenset(_words(f"{brand} {category} {store}"))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _title_words(title: str) -> frozenset[str]:
+    """The words of a product title, as ``_words`` splits them (memoised, as ``_product_terms``)."""
+    return frozenset(_words(title))
+
+
+@functools.lru_cache(maxsize=8)
+def _order_search(status: bool, date_from: bool) -> Select[Any]:
+    """list_orders' statement for one combination of filters, built once (its values are bound)."""
+    q = select(orders).order_by(orders.c.placed_at.desc(), orders.c.order_id)
+    if status:
+        q = q.where(orders.c.status == bindparam("status"))
+    if date_from:
+        q = q.where(orders.c.placed_at >= bindparam("date_from"))
+    return q
 
 
 @tool(l2="6.1", app=APP, mutating=False, network="internet", check=_price_range)
@@ -726,16 +743,13 @@ def list_orders(
         query: Words that must appear in the title of one of the order's items.
         limit: Maximum number of orders.
     """
-    q = select(orders).order_by(orders.c.placed_at.desc(), orders.c.order_id)
-    if status != "all":
-        q = q.where(orders.c.status == status)
-    if date_from:
-        q = q.where(orders.c.placed_at >= date_from)
-    found = rows(ctx.conn.execute(q))
+    values = {"status": status if status != "all" else None, "date_from": date_from or None}
+    found = rows(ctx.conn.execute(_order_search(status != "all", bool(date_from)),
+                                  {k: v for k, v in values.items() if v is not None}))
     items = _order_items(ctx, [o["order_id"] for o in found])
     if query:
         wanted = _words(query)
-        found = [o for o in found if any(all(w in _words(it["title"]) for w in wanted)
+        found = [o for o in found if any(all(w in _title_words(it["title"]) for w in wanted)
                                          for it in items.get(o["order_id"], []))]
     return {"orders": [{**{k: o[k] for k in ORDER_KEYS}, "items": items.get(o["order_id"], [])}
                        for o in found[:limit]], "count": min(len(found), limit), "total_matches": len(found)}

@@ -341,7 +341,7 @@ def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: 
     """One client process (as one worker of the default two-worker cluster): its share of the episodes
     and of the in-flight requests, run once per pass, each pass started together with the other clients."""
     from experiments.loop import run_many
-    from experiments.units import split_tasks
+    from experiments.units import freeze_warm_state, split_tasks
     from planners import build_planner
 
     tasks = list(split_tasks(split_file, None, None).values())[shard::shards]  # as a worker loads them
@@ -364,10 +364,12 @@ def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: 
         started.wait()
         cpu = time.process_time()
         results = asyncio.run(drive())
+        cpu = time.process_time() - cpu
         out.put((index, {"episodes": len(results), "passed": sum(r.verdict.passed for r in results),
                          "infra_errors": sum(r.trajectory.termination == "infra_error" for r in results),
-                         "completions": sum(len(r.trajectory.steps) for r in results),
-                         "cpu_s": time.process_time() - cpu}))
+                         "completions": sum(len(r.trajectory.steps) for r in results), "cpu_s": cpu}))
+        del results
+        freeze_warm_state()  # as a worker does after its first unit
 
 
 def bench_llm(split_file: str) -> dict[str, Any]:

@@ -81,6 +81,17 @@ def resolve_factory(path: str) -> Callable[[Mapping[str, Any]], Planner]:
     return factory
 
 
+@lru_cache(maxsize=1)
+def freeze_warm_state() -> None:
+    """Once per process, after its first unit: collect the garbage, then freeze what survives (pooled
+    connections holding their worlds, their prepared statements, compiled SQL), which stays for the
+    process's life. A full collection walked those 140,000 objects in 80-180 ms, stalling every episode
+    in flight; frozen, the one that follows walks only what is new. Pooled objects are still freed by
+    reference counting when dropped; only a frozen object that later ends in a reference cycle stays."""
+    gc.collect()
+    gc.freeze()
+
+
 def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
     """Run a unit's episodes concurrently under asyncio; return one store record per episode."""
     cell = unit.cell
@@ -103,4 +114,6 @@ def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
                 await close()
         return records
 
-    return asyncio.run(drive())
+    records = asyncio.run(drive())
+    freeze_warm_state()
+    return records

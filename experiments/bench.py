@@ -17,7 +17,8 @@
   clusters, no tracking), and ``peak_rss_mb``: the largest worker's peak resident memory in that sweep.
 - ``llm_bound_efficiency``: episodes/s against the scripted OpenAI-compatible server (its own
   process) answering each completion after a fixed 200 ms, over the ideal for 256 in flight, with
-  the episodes in two client processes (128 in flight each, as the default cluster's two workers);
+  the episodes in two client processes (128 in flight each, as the default cluster's two workers),
+  on warm clients (each has run the split once: ``llm_bound_efficiency_cold`` is that first pass);
   and the CPU milliseconds each episode costs the clients and the server, whose sum bounds what
   the machine's cores can deliver (``llm_cpu_ceiling_episodes_per_s``).
 

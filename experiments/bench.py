@@ -484,7 +484,8 @@ def report(figures: dict[str, Any]) -> None:
               f"worker peak RSS {figures['peak_rss_mb']:.0f} MB")
         print(f"LLM-bound ({LLM_LATENCY_MS} ms per completion, {LLM_IN_FLIGHT} in flight, {LLM_CLIENTS} client "
               f"processes): {figures['llm_episodes_per_s']} episodes/s of an ideal {figures['llm_ideal_episodes_per_s']} "
-              f"(efficiency {figures['llm_bound_efficiency']}); CPU per episode: clients "
+              f"(efficiency {figures['llm_bound_efficiency']}, warm clients; their first pass: "
+              f"{figures['llm_bound_efficiency_cold']}); CPU per episode: clients "
               f"{figures['llm_client_cpu_ms_per_episode']} ms, server {figures['llm_server_cpu_ms_per_episode']} ms, "
               f"so this machine's cores allow at most {figures['llm_cpu_ceiling_episodes_per_s']} episodes/s")
     for line in figures["short_of_target"]:

@@ -17,7 +17,7 @@ from sandbox.schema import WORLD, metadata
 from sandbox.tasks import AgentBehaviorCheck, ExpectedCall, RowUpdate, StateChangeCheck, ToolCallCheck
 from sandbox.tooling import REGISTRY
 from verification.alignment import max_matching
-from verification.matchers import explain, matches, validate_matcher
+from verification.matchers import explain, fits, validate_matcher
 
 DEFAULT_IGNORED_COLUMNS = frozenset({"created_at", "updated_at"})
 # Bookkeeping the framework writes on every run; changes there are never collateral damage.
@@ -75,7 +75,7 @@ def _match_any_order(calls: Sequence[ExpectedCall], steps: list[Step]) -> tuple[
 
 
 def _fits(call: ExpectedCall, step: Step) -> bool:
-    return step.name == call.tool and matches(call.args, step.arguments)
+    return step.name == call.tool and fits(call.args, step.arguments)
 
 
 def _missing_call(what: str, call: ExpectedCall, steps: list[Step], earlier: list[Step]) -> str:
@@ -132,14 +132,14 @@ def diff_failures(check: StateChangeCheck, diff: StateDiff) -> list[str]:
         changes = diff.get(table, TableDiff())
         rows = changes.inserted + [after for _, after in changes.updated]
         reasons += [f"{table}: forbidden change {_label(row, spec)} matches forbid {_short(spec)}"
-                    for spec in specs for row in rows if matches(spec, row)]
+                    for spec in specs for row in rows if fits(spec, row)]
     return reasons
 
 
 def _align_rows(table: str, kind: str, specs: list[dict[str, Any]], rows: list[dict[str, Any]],
                 strict: bool) -> list[str]:
     """Pair expected rows with ``kind`` (inserted or deleted) rows by maximum matching: generated ids never matter."""
-    pairs = max_matching(len(specs), len(rows), lambda i, j: matches(specs[i], rows[j]))
+    pairs = max_matching(len(specs), len(rows), lambda i, j: fits(specs[i], rows[j]))
     taken = set(pairs.values())
     free = [row for j, row in enumerate(rows) if j not in taken] or rows
     reasons = []
@@ -171,7 +171,7 @@ def _align_updates(table: str, specs: list[RowUpdate], rows: list[tuple[dict[str
             if strict and extra:
                 reasons.append(f"{label}; it also changed {_render_changes(before, after, extra)}")
             continue
-        selected = [j for j, (before, _) in enumerate(rows) if matches(spec.match, before)]
+        selected = [j for j, (before, _) in enumerate(rows) if fits(spec.match, before)]
         if selected:
             reported.update(selected)
             reasons.append(f"{label}; the row was updated but {explain(spec.set, rows[selected[0]][1])}")
@@ -191,7 +191,7 @@ def _align_updates(table: str, specs: list[RowUpdate], rows: list[tuple[dict[str
 
 
 def _update_fits(spec: RowUpdate, row: tuple[dict[str, Any], dict[str, Any]]) -> bool:
-    return matches(spec.match, row[0]) and matches(spec.set, row[1])
+    return fits(spec.match, row[0]) and fits(spec.set, row[1])
 
 
 def _changed(before: dict[str, Any], after: dict[str, Any], ignored: frozenset[str]) -> list[str]:
@@ -227,7 +227,7 @@ def check_agent_behavior(check: AgentBehaviorCheck, trajectory: Trajectory) -> l
     anchor: int | None = -1  # position of the route call; -1: the follow-up may come anywhere
     if check.route is not None:
         routed = [p for p, s in enumerate(steps) if s.name == check.route]
-        handed = [p for p in routed if matches(check.handoff, steps[p].arguments)]
+        handed = [p for p in routed if fits(check.handoff, steps[p].arguments)]
         if not routed:
             reasons.append(f"route: {check.route} was never called successfully")
         elif not handed:
@@ -271,8 +271,8 @@ def _closest(spec: Any, candidates: Sequence[Any]) -> int:
     """Index of the candidate that fails the fewest of the spec's keys (the first one on ties)."""
     def misses(actual: Any) -> int:
         if not isinstance(spec, dict) or not isinstance(actual, dict):
-            return 0 if matches(spec, actual) else 1
-        return sum(not matches({key: value}, actual) for key, value in spec.items())
+            return 0 if fits(spec, actual) else 1
+        return sum(not fits({key: value}, actual) for key, value in spec.items())
 
     scores = [misses(c) for c in candidates]
     return scores.index(min(scores))

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from verification.matchers import explain, matches, validate_matcher
+from verification.matchers import explain, fits, matches, validate_matcher
 
 
 @pytest.mark.parametrize(("expected", "actual"), [
@@ -115,3 +115,12 @@ def test_malformed_matchers_raise(matcher: Any) -> None:
         validate_matcher(matcher)
     with pytest.raises(ValueError):
         matches(matcher, "a")
+
+
+def test_fits_agrees_with_matches_on_validated_matchers() -> None:
+    cases = [({"name": "mo", "n": {"$range": [1, 3]}}, {"name": " MO ", "n": 2, "x": 0}),
+             ({"name": "mo"}, {"name": "max"}), ([1, {"$any": ["a", "b"]}], [1.0, "B"]), (None, 0)]
+    for expected, actual in cases:
+        validate_matcher(expected)
+        assert fits(expected, actual) == matches(expected, actual)
+    assert [fits(e, a) for e, a in cases] == [True, False, True, False]

@@ -317,6 +317,7 @@ def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
 
     async def serve() -> None:
         server = ScriptedServer(load_split(split_file), policy, keep_bodies=False)
+        gc.freeze()  # what it holds (the split's tasks) for good: a full collection over them stalled replies
         async with server:
             ports.put(server.port)
             while not stop.is_set():

@@ -44,6 +44,7 @@ from planners.messages import FORMAT_ERROR_KINDS
 from sandbox.tasks import Action, Task
 
 HOST = "127.0.0.1"
+LISTEN_BACKLOG = 2048  # as uvicorn (vLLM's server); aiohttp's 128 drops connects past it, and the kernel retries them after 1 s
 
 
 @dataclass
@@ -159,7 +160,7 @@ class ScriptedServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart rebinds despite TIME_WAIT
         sock.bind((self.host, self.port or 0))
         self.port = int(sock.getsockname()[1])
-        await web.SockSite(self._runner, sock).start()
+        await web.SockSite(self._runner, sock, backlog=LISTEN_BACKLOG).start()
 
     async def stop(self) -> None:
         self._stopping.set()  # releases hanging handlers at once

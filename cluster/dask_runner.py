@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import dask
 from distributed import Client, Future, LocalCluster, as_completed
 
 U = TypeVar("U")
@@ -42,11 +43,14 @@ def _cluster(config: Mapping[str, Any]) -> tuple[Any, str]:
     """(cluster object or None, scheduler address or '') for a cluster config."""
     kind = config.get("kind")
     if kind == "local":
-        cluster = LocalCluster(
-            n_workers=int(config["n_workers"]), threads_per_worker=int(config["threads_per_worker"]),
-            processes=bool(config["processes"]), dashboard_address=config.get("dashboard_address"),
-            resources=worker_resources(config),
-        )
+        # Dask's statistical profiler samples every worker thread every 10 ms: with millisecond
+        # episodes that was a tenth of a worker's CPU. Off unless asked for (the dashboard's profile page).
+        with dask.config.set({"distributed.worker.profile.enabled": bool(config.get("worker_profile", False))}):
+            cluster = LocalCluster(
+                n_workers=int(config["n_workers"]), threads_per_worker=int(config["threads_per_worker"]),
+                processes=bool(config["processes"]), dashboard_address=config.get("dashboard_address"),
+                resources=worker_resources(config),
+            )
         return cluster, ""
     if kind == "address":
         address = config.get("address")

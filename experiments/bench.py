@@ -14,7 +14,8 @@
   cluster start, results store, MLflow logging, report) into a temporary directory.
 - ``scaling_2_over_1``: the oracle sweep's episode rate while its units run (planning, the report
   and the cluster's start are fixed costs, counted in ``sweep_wall_s``) on 2 workers over 1 (warm
-  clusters, no tracking), and ``peak_rss_mb``: the largest worker's peak resident memory in that sweep.
+  clusters, no tracking, seeds 0-2: 5,715 episodes on ``full``), and ``peak_rss_mb``: the largest
+  worker's peak resident memory in that sweep.
 - ``llm_bound_efficiency``: episodes/s against the scripted OpenAI-compatible server (its own
   process) answering each completion after a fixed 200 ms, over the ideal for 256 in flight, with
   the episodes in two client processes (128 in flight each, as the default cluster's two workers),
@@ -59,6 +60,8 @@ from sandbox.world import PERSONAS, world_image
 
 LLM_LATENCY_MS = 200
 LLM_IN_FLIGHT = 256
+SCALING_SEEDS = "0,1,2"  # the scaling sweeps run three cells: a one-cell sweep lasts ~1.5 s on 2 workers, where
+# its last unit's tail and the VM's jitter swing the ratio by +-0.3
 LLM_CLIENTS = 2  # client processes in the LLM-bound figure, as the default local cluster's two workers
 SPLITS = {"full.jsonl": "full", "handwritten.jsonl": "handwritten"}  # task file -> conf/split name
 TARGETS = {  # issue 7, on the 2-core reference machine
@@ -243,8 +246,8 @@ def bench_oracle(tasks: list[Task], repeats: int) -> dict[str, Any]:
             "oracle_episodes_per_s": round(statistics.median(rates), 1)}
 
 
-def _sweep_args(split: str, tmp: Path, *extra: str) -> list[str]:
-    return ["planner=oracle", f"split={SPLITS[split]}", "seed=0", f"store={tmp / 'results.db'}",
+def _sweep_args(split: str, tmp: Path, *extra: str, seeds: str = "0") -> list[str]:
+    return ["planner=oracle", f"split={SPLITS[split]}", f"seed={seeds}", f"store={tmp / 'results.db'}",
             f"report_dir={tmp / 'report'}", f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}", "name=bench", *extra]
 
 
@@ -299,7 +302,7 @@ def bench_scaling(split: str, repeats: int) -> dict[str, Any]:
             client.run(_warm_worker, split)
             for timed in [False] + [True] * repeats:  # an untimed sweep first: connections and statements warm
                 with tempfile.TemporaryDirectory(prefix="mobilepa-bench-") as tmp:
-                    run_cfg = load_config(*parse_args(_sweep_args(split, Path(tmp), "tracking=none")))
+                    run_cfg = load_config(*parse_args(_sweep_args(split, Path(tmp), "tracking=none", seeds=SCALING_SEEDS)))
                     with contextlib.redirect_stderr(io.StringIO()):
                         outcome = run_sweep(run_cfg, client=client)
                     if timed:

@@ -73,6 +73,19 @@ sweeps = Table(
 Key = tuple[str, str, str, int, str]
 
 
+def _upsert() -> Any:
+    """INSERT ... ON CONFLICT (key) DO UPDATE every other column: built once (building it cost the
+    sweep driver more than running it, for every unit that came back)."""
+    stmt = insert(episodes)
+    return stmt.on_conflict_do_update(
+        index_elements=[episodes.c[k] for k in KEY_COLUMNS],
+        set_={c.name: stmt.excluded[c.name] for c in episodes.columns if c.name not in KEY_COLUMNS},
+    )
+
+
+_UPSERT = _upsert()
+
+
 class DatasetMismatch(RuntimeError):
     """The store was filled from another version of a task file: mixing them would compare unlike runs."""
 
@@ -172,13 +185,8 @@ class ResultsStore:
         """Write rows by key; a row for an existing key replaces it (a retried infra error), never adds."""
         if not rows:
             return
-        stmt = insert(episodes)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[episodes.c[k] for k in KEY_COLUMNS],
-            set_={c.name: stmt.excluded[c.name] for c in episodes.columns if c.name not in KEY_COLUMNS},
-        )
         with self.engine.begin() as conn:
-            conn.execute(stmt, list(rows))
+            conn.execute(_UPSERT, list(rows))
 
     def rows(self, *, with_trajectories: bool = False, **where: Any) -> list[dict[str, Any]]:
         """Rows ordered by key, filtered by equality on key columns (e.g. ``planner="oracle"``)."""

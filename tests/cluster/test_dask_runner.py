@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import dask
 from distributed import Client, LocalCluster
 
 from cluster.dask_runner import ClusterConfigError, dask_client, stream_units
@@ -98,6 +99,17 @@ def test_deployment_backends_are_imported_lazily_with_a_clear_error(kind: str, p
             pass
     else:
         pytest.skip(f"{package} is installed")
+
+
+def _profiling(config: dict) -> list[bool]:
+    with dask_client(config) as client:
+        return list(client.run(lambda: bool(dask.config.get("distributed.worker.profile.enabled"))).values())
+
+
+def test_a_local_clusters_workers_profile_only_when_asked() -> None:
+    local = {"kind": "local", "n_workers": 1, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
+    assert _profiling(local) == [False]
+    assert _profiling({**local, "worker_profile": True}) == [True]
 
 
 def _free_port() -> int:

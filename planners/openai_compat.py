@@ -240,7 +240,7 @@ def _completion(body: bytes) -> dict[str, Any] | None:
     return data if isinstance(first, dict) and isinstance(first.get("message"), dict) else None
 
 
-TOOLS_JSON_CACHE = 4096  # action spaces whose JSON is kept (a task's A0, and A0 plus each skill loaded)
+TOOLS_JSON_CACHE = 1024  # tools lists whose JSON is kept: more than the episodes a planner has in flight
 
 
 class OpenAICompatPlanner:
@@ -255,7 +255,7 @@ class OpenAICompatPlanner:
         self.name = config.name
         self.config = config
         self.endpoint = ChatEndpoint(config)
-        self._encoded_tools: dict[tuple[tuple[str, str], ...], bytes] = {}
+        self._encoded_tools: dict[int, tuple[list[dict[str, Any]], bytes]] = {}  # id(tools) -> them, encoded
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatPlanner:
@@ -274,15 +274,15 @@ class OpenAICompatPlanner:
         return b'{"tools":' + self._tools_json(observation.tools) + b"," + encode(rest)[1:]
 
     def _tools_json(self, tools: list[dict[str, Any]]) -> bytes:
-        """``encode(tools)``, encoded once per action space (the tools by name and description: only
-        ``load_skill``'s description varies, with the skills offered)."""
-        key = tuple((t["function"]["name"], t["function"]["description"]) for t in tools)
-        encoded = self._encoded_tools.get(key)
-        if encoded is None:
+        """``encode(tools)``, once per tools list: an episode passes the same list at every step until its
+        action space grows (``Episode.tool_schemas``). Entries hold their list, so its id is not reused
+        while cached; a list changed in place would be sent stale, and none is."""
+        entry = self._encoded_tools.get(id(tools))
+        if entry is None or entry[0] is not tools:
             if len(self._encoded_tools) >= TOOLS_JSON_CACHE:
-                self._encoded_tools.clear()
-            encoded = self._encoded_tools[key] = encode(tools)
-        return encoded
+                self._encoded_tools.pop(next(iter(self._encoded_tools)))  # the oldest
+            entry = self._encoded_tools[id(tools)] = (tools, encode(tools))
+        return entry[1]
 
     async def act(self, task: Task, observation: Observation) -> PlannerAction:
         completion = await self.endpoint.complete(self.request_body(observation))

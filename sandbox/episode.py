@@ -175,7 +175,7 @@ class Episode:
         self.history: list[dict[str, Any]] = [m.model_dump() for m in task.history]
         self.finished = False
         self.settled = False
-        self._schemas: tuple[list[str], list[dict[str, Any]]] | None = None  # action space -> its tools
+        self._schemas: tuple[int, list[dict[str, Any]]] | None = None  # loaded skill tools -> the tools
 
     @property
     def done(self) -> bool:
@@ -187,11 +187,12 @@ class Episode:
     def tool_schemas(self) -> list[dict[str, Any]]:
         """OpenAI ``tools`` for the current action space; ``load_skill`` lists the offered skills.
 
-        Built once per action space (it changes only when a skill is loaded), so every step of an
-        episode shares one list: callers read it and must not change it."""
-        names = self.executor.available()
-        if self._schemas is None or self._schemas[0] != names:
-            self._schemas = (names, [self._schema(name) for name in names])
+        Built once per action space: it only grows, when a skill is loaded, so the number of loaded
+        skill tools names it. Every step of an episode shares one list: callers read it and must not
+        change it."""
+        grown = len(self.executor.loaded_skill_tools)
+        if self._schemas is None or self._schemas[0] != grown:
+            self._schemas = (grown, [self._schema(name) for name in self.executor.available()])
         return self._schemas[1]
 
     def _schema(self, name: str) -> dict[str, Any]:

@@ -370,11 +370,12 @@ def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: 
         cpu = time.process_time()
         results = asyncio.run(drive())
         cpu = time.process_time() - cpu
-        out.put((index, {"episodes": len(results), "passed": sum(r.verdict.passed for r in results),
-                         "infra_errors": sum(r.trajectory.termination == "infra_error" for r in results),
-                         "completions": sum(len(r.trajectory.steps) for r in results), "cpu_s": cpu}))
+        part = {"episodes": len(results), "passed": sum(r.verdict.passed for r in results),
+                "infra_errors": sum(r.trajectory.termination == "infra_error" for r in results),
+                "completions": sum(len(r.trajectory.steps) for r in results), "cpu_s": cpu}
         del results
-        freeze_warm_state()  # as a worker does after its first unit
+        freeze_warm_state()  # as a worker does after its first unit; before reporting, so the next pass starts warm
+        out.put((index, part))
 
 
 def bench_llm(split_file: str) -> dict[str, Any]:

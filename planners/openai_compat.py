@@ -243,6 +243,13 @@ def _completion(body: bytes) -> dict[str, Any] | None:
 TOOLS_JSON_CACHE = 1024  # tools lists whose JSON is kept: more than the episodes a planner has in flight
 
 
+@dataclass(frozen=True)
+class _EncodedTools:
+    tools: list[dict[str, Any]]
+    encoded: bytes
+    names: frozenset[str]
+
+
 class OpenAICompatPlanner:
     """A model behind an OpenAI-compatible ``/v1/chat/completions``: one request per step.
 
@@ -255,7 +262,7 @@ class OpenAICompatPlanner:
         self.name = config.name
         self.config = config
         self.endpoint = ChatEndpoint(config)
-        self._encoded_tools: dict[int, tuple[list[dict[str, Any]], bytes]] = {}  # id(tools) -> them, encoded
+        self._encoded_tools: dict[int, _EncodedTools] = {}  # by id of the tools list
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatPlanner:
@@ -271,24 +278,24 @@ class OpenAICompatPlanner:
         }
         if "tools" in rest:  # extra_body overrides the tools
             return encode(rest)
-        return b'{"tools":' + self._tools_json(observation.tools) + b"," + encode(rest)[1:]
+        return b"".join((b'{"tools":', self._tools(observation.tools).encoded, b",", memoryview(encode(rest))[1:]))
 
-    def _tools_json(self, tools: list[dict[str, Any]]) -> bytes:
-        """``encode(tools)``, once per tools list: an episode passes the same list at every step until its
-        action space grows (``Episode.tool_schemas``). Entries hold their list, so its id is not reused
-        while cached; a list changed in place would be sent stale, and none is."""
+    def _tools(self, tools: list[dict[str, Any]]) -> _EncodedTools:
+        """The tools list encoded, and its names, once per list: an episode passes the same list at every
+        step until its action space grows (``Episode.tool_schemas``). Entries hold their list, so its id
+        is not reused while cached; a list changed in place would be sent stale, and none is."""
         entry = self._encoded_tools.get(id(tools))
-        if entry is None or entry[0] is not tools:
+        if entry is None or entry.tools is not tools:
             if len(self._encoded_tools) >= TOOLS_JSON_CACHE:
                 self._encoded_tools.pop(next(iter(self._encoded_tools)))  # the oldest
-            entry = self._encoded_tools[id(tools)] = (tools, encode(tools))
-        return entry[1]
+            entry = self._encoded_tools[id(tools)] = _EncodedTools(
+                tools, encode(tools), frozenset(t["function"]["name"] for t in tools))
+        return entry
 
     async def act(self, task: Task, observation: Observation) -> PlannerAction:
         completion = await self.endpoint.complete(self.request_body(observation))
         choice = completion.data["choices"][0]
-        offered = {t["function"]["name"] for t in observation.tools}
-        parsed = parse_reply(choice["message"], offered)
+        parsed = parse_reply(choice["message"], self._tools(observation.tools).names)
         tokens = completion.data.get("usage") or {}
         usage = {
             "prompt_tokens": tokens.get("prompt_tokens"), "completion_tokens": tokens.get("completion_tokens"),

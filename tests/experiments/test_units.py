@@ -24,7 +24,7 @@ def test_a_worker_freezes_its_warm_state_once_after_its_first_unit() -> None:
     walked = {id(o) for o in gc.get_objects()}  # what a full collection still walks
     assert frozen >= len(survivors) and not any(id(s) in walked for s in survivors)
     later = [[i] for i in range(100)]
-    freeze_warm_state()  # later units: nothing more is frozen
-    assert gc.get_freeze_count() == frozen
+    freeze_warm_state()  # later units: nothing more is frozen (frozen objects may still be freed)
+    assert gc.get_freeze_count() <= frozen
     walked = {id(o) for o in gc.get_objects()}
     assert all(id(s) in walked for s in later)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -22,6 +23,10 @@ from typing import TYPE_CHECKING, Any
 import mlflow
 from mlflow.entities import Metric, Param
 from mlflow.tracking import MlflowClient
+
+# MLflow says at exit that it flushes its trace queue: this toolkit logs no traces, and the line came
+# after a command's own last line (``mobilepa bench --json`` ends with its JSON object).
+logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.WARNING)
 
 from experiments.leaderboard import by_group, cell_metrics, group_stability, write_report
 from experiments.store import ResultsStore, trajectory_json

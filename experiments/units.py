@@ -66,6 +66,7 @@ def split_tasks(file: str, categories: tuple[str, ...] | None, subset: str | Non
     full collection walks those millions of objects, and with a hundred episodes in flight one such
     pass held the event loop for 0.3 s, late for every reply waiting on it."""
     tasks = {t.task_id: t for t in load_split(file, categories, subset)}
+    gc.collect()  # garbage frozen now would never be collected
     gc.freeze()
     return tasks
 

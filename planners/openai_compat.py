@@ -263,6 +263,7 @@ class OpenAICompatPlanner:
         self.config = config
         self.endpoint = ChatEndpoint(config)
         self._encoded_tools: dict[int, _EncodedTools] = {}  # by id of the tools list
+        self._encoded_tool: dict[tuple[str, str], bytes] = {}  # by name and description
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatPlanner:
@@ -288,9 +289,21 @@ class OpenAICompatPlanner:
         if entry is None or entry.tools is not tools:
             if len(self._encoded_tools) >= TOOLS_JSON_CACHE:
                 self._encoded_tools.pop(next(iter(self._encoded_tools)))  # the oldest
+            encoded = b"[" + b",".join(self._tool_json(t) for t in tools) + b"]"
             entry = self._encoded_tools[id(tools)] = _EncodedTools(
-                tools, encode(tools), frozenset(t["function"]["name"] for t in tools))
+                tools, encoded, frozenset(t["function"]["name"] for t in tools))
         return entry
+
+    def _tool_json(self, tool: dict[str, Any]) -> bytes:
+        """One tool's JSON, encoded once per name and description (episodes share tools, each has its
+        own list; only ``load_skill``'s description varies, with the skills offered)."""
+        key = (tool["function"]["name"], tool["function"]["description"])
+        encoded = self._encoded_tool.get(key)
+        if encoded is None:
+            if len(self._encoded_tool) >= TOOLS_JSON_CACHE:
+                self._encoded_tool.clear()
+            encoded = self._encoded_tool[key] = encode(tool)
+        return encoded
 
     async def act(self, task: Task, observation: Observation) -> PlannerAction:
         completion = await self.endpoint.complete(self.request_body(observation))

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import gc
 
-from experiments.units import freeze_warm_state, split_tasks
+from experiments.units import WORKER_GC_THRESHOLD, freeze_warm_state, split_tasks
 
 
 def test_split_tasks_are_parsed_once_and_frozen_out_of_full_collections() -> None:
     split_tasks.cache_clear()
     gc.unfreeze()
+    gc.set_threshold(700, 10, 10)
     tasks = split_tasks("handwritten.jsonl", None, None)
     assert tasks and gc.get_freeze_count() > len(tasks)  # each task is several tracked objects
+    assert gc.get_threshold() == WORKER_GC_THRESHOLD
     assert split_tasks("handwritten.jsonl", None, None) is tasks
 
 

@@ -240,14 +240,7 @@ def _completion(body: bytes) -> dict[str, Any] | None:
     return data if isinstance(first, dict) and isinstance(first.get("message"), dict) else None
 
 
-TOOLS_JSON_CACHE = 1024  # tools lists whose JSON is kept: more than the episodes a planner has in flight
-
-
-@dataclass(frozen=True)
-class _EncodedTools:
-    tools: list[dict[str, Any]]
-    encoded: bytes
-    names: frozenset[str]
+TOOLS_JSON_CACHE = 4096  # tools whose JSON is kept (212 tools, load_skill once per offered-skill list)
 
 
 class OpenAICompatPlanner:
@@ -262,7 +255,6 @@ class OpenAICompatPlanner:
         self.name = config.name
         self.config = config
         self.endpoint = ChatEndpoint(config)
-        self._encoded_tools: dict[int, _EncodedTools] = {}  # by id of the tools list
         self._encoded_tool: dict[tuple[str, str], bytes] = {}  # by name and description
 
     @classmethod
@@ -271,32 +263,19 @@ class OpenAICompatPlanner:
 
     def request_body(self, observation: Observation) -> bytes:
         """The request for one step as JSON: ``tools`` first, then the rest with sorted keys, so the same
-        episode state always gives the same bytes. The tools' JSON is encoded once per action space:
-        re-encoding every schema on every step was the largest client cost at hundreds of episodes in flight."""
+        episode state always gives the same bytes; each tool's JSON is encoded once (``_tool_json``)."""
         rest = {
             "model": self.config.model, "messages": chat_messages(observation.query, observation.history),
             "tool_choice": self.config.tool_choice, "stream": False, **self.config.sampling, **self.config.extra_body,
         }
         if "tools" in rest:  # extra_body overrides the tools
             return encode(rest)
-        return b"".join((b'{"tools":', self._tools(observation.tools).encoded, b",", memoryview(encode(rest))[1:]))
-
-    def _tools(self, tools: list[dict[str, Any]]) -> _EncodedTools:
-        """The tools list encoded, and its names, once per list: an episode passes the same list at every
-        step until its action space grows (``Episode.tool_schemas``). Entries hold their list, so its id
-        is not reused while cached; a list changed in place would be sent stale, and none is."""
-        entry = self._encoded_tools.get(id(tools))
-        if entry is None or entry.tools is not tools:
-            if len(self._encoded_tools) >= TOOLS_JSON_CACHE:
-                self._encoded_tools.pop(next(iter(self._encoded_tools)))  # the oldest
-            encoded = b"[" + b",".join(self._tool_json(t) for t in tools) + b"]"
-            entry = self._encoded_tools[id(tools)] = _EncodedTools(
-                tools, encoded, frozenset(t["function"]["name"] for t in tools))
-        return entry
+        tools = b",".join(self._tool_json(t) for t in observation.tools)
+        return b"".join((b'{"tools":[', tools, b"],", memoryview(encode(rest))[1:]))
 
     def _tool_json(self, tool: dict[str, Any]) -> bytes:
-        """One tool's JSON, encoded once per name and description (episodes share tools, each has its
-        own list; only ``load_skill``'s description varies, with the skills offered)."""
+        """One tool's JSON, encoded once per name and description (only ``load_skill``'s description
+        varies, with the skills offered): encoding every episode's schemas was a client's largest cost."""
         key = (tool["function"]["name"], tool["function"]["description"])
         encoded = self._encoded_tool.get(key)
         if encoded is None:
@@ -308,7 +287,7 @@ class OpenAICompatPlanner:
     async def act(self, task: Task, observation: Observation) -> PlannerAction:
         completion = await self.endpoint.complete(self.request_body(observation))
         choice = completion.data["choices"][0]
-        parsed = parse_reply(choice["message"], self._tools(observation.tools).names)
+        parsed = parse_reply(choice["message"], {t["function"]["name"] for t in observation.tools})
         tokens = completion.data.get("usage") or {}
         usage = {
             "prompt_tokens": tokens.get("prompt_tokens"), "completion_tokens": tokens.get("completion_tokens"),

@@ -22,10 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Self
 
-from aiohttp import web
-
 from planners import InfraError, Planner, PlannerAction, build_planner
-from planners.scripted_server import HOST, ChatRequest, ScriptedServer, _error
+from planners.scripted_server import HOST, ChatRequest, Reply, ScriptedServer, _error
 from sandbox.episode import Observation
 from sandbox.tasks import Task
 
@@ -39,7 +37,7 @@ class FaultyServer(ScriptedServer):
         self.echo_auth = echo_auth
         self.faults: Counter[str] = Counter()  # burst | failed_task | echoed
 
-    async def _answer(self, body: ChatRequest, size: int, number: int) -> web.Response:
+    async def _answer(self, body: ChatRequest, size: int, number: int) -> Reply:
         if number in self.burst:
             self.faults["burst"] += 1
             return _error(503, "scripted burst: server overloaded")

@@ -55,3 +55,62 @@ def test_gold_reply_and_recorded_bodies() -> None:
     (status, _), (requests, bodies) = asyncio.run(_exchange({"keep_bodies": False},
                                                             ("POST", "/v1/chat/completions", body)))
     assert status == 200 and requests == 1 and bodies == []
+
+
+async def _raw(data: bytes) -> bytes:
+    """What the server writes back to ``data`` sent on one raw connection, until it closes or goes quiet."""
+    async with ScriptedServer(TASKS, "gold") as server:
+        reader, writer = await asyncio.open_connection(server.host, server.port)
+        writer.write(data)
+        out = b""
+        try:
+            while chunk := await asyncio.wait_for(reader.read(65536), 0.5):
+                out += chunk
+        except TimeoutError:
+            pass
+        writer.close()
+        return out
+
+
+def _post(body: bytes, *headers: str) -> bytes:
+    head = ["POST /v1/chat/completions HTTP/1.1", "Host: x", f"Content-Length: {len(body)}", *headers]
+    return "\r\n".join(head).encode() + b"\r\n\r\n" + body
+
+
+def test_kept_alive_requests_are_answered_in_order_and_close_when_asked() -> None:
+    body = _opening(0)
+    out = asyncio.run(_raw(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n" + _post(body) + _post(body, "Connection: close")
+                           + b"GET /health HTTP/1.1\r\n\r\n"))  # after the close: never answered
+    replies = out.split(b"HTTP/1.1 ")[1:]
+    assert [r.split(b" ", 1)[0] for r in replies] == [b"200", b"200", b"200"]
+    assert b"Connection: close" in replies[2] and b"Connection: close" not in replies[1]
+    assert replies[1].count(TASKS[0].gold[0].name.encode()) == 1
+
+
+def test_a_body_sent_after_100_continue_is_read() -> None:
+    async def scenario() -> tuple[bytes, bytes]:
+        body = _opening(0)
+        async with ScriptedServer(TASKS, "gold") as server:
+            reader, writer = await asyncio.open_connection(server.host, server.port)
+            writer.write(_post(b"", "Expect: 100-continue").replace(b"Content-Length: 0", f"Content-Length: {len(body)}".encode()))
+            interim = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+            writer.write(body)
+            final = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+            writer.close()
+            return interim, final
+
+    interim, final = asyncio.run(scenario())
+    assert interim.startswith(b"HTTP/1.1 100 Continue") and final.startswith(b"HTTP/1.1 200 OK")
+
+
+def test_requests_it_cannot_read_are_refused_with_a_reason_and_the_connection_closed() -> None:
+    cases = {
+        b"NONSENSE\r\n\r\n": (b"400", b"not an HTTP request line"),
+        b"POST /v1/chat/completions HTTP/1.1\r\nno colon here\r\n\r\n": (b"400", b"not a header line"),
+        b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: -3\r\n\r\n": (b"400", b"bad Content-Length"),
+        b"POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n": (b"411", b"Content-Length"),
+        b"GET /" + b"x" * 70000: (b"431", b"request head over"),
+    }
+    for sent, (status, reason) in cases.items():
+        out = asyncio.run(_raw(sent))
+        assert out.startswith(b"HTTP/1.1 " + status) and reason in out and b"Connection: close" in out, (sent[:40], out)

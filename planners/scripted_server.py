@@ -138,7 +138,7 @@ class _Connection(asyncio.Protocol):
     async def _serve(self, request: Request, keep_alive: bool) -> None:
         try:
             reply = await self._server._dispatch(request)
-        except Exception as exc:  # a route's bug is the caller's 500, not a dropped connection
+        except Exception as exc:  # noqa: BLE001 - a route's bug is the caller's 500, not a dropped connection
             reply = _error(500, f"scripted server: {type(exc).__name__}: {exc}")
         self._serving = None
         self._send(reply, keep_alive)

@@ -316,11 +316,13 @@ def bench_scaling(split: str, repeats: int) -> dict[str, Any]:
 
 def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
     """The scripted server, in its own process so its work does not share the client's event loop."""
+    from experiments.units import WORKER_GC_THRESHOLD
     from planners.scripted_server import ScriptedServer
 
     async def serve() -> None:
         server = ScriptedServer(load_split(split_file), policy, keep_bodies=False)
         gc.freeze()  # what it holds (the split's tasks) for good: a full collection over them stalled replies
+        gc.set_threshold(*WORKER_GC_THRESHOLD)  # what it allocates per request dies young: rarer collections cost less
         async with server:
             ports.put(server.port)
             while not stop.is_set():

@@ -205,17 +205,19 @@ class ServerStats:
     bodies: list[dict[str, Any]] = field(default_factory=list)
 
 
-class _Function(msgspec.Struct, frozen=True):
+class _Function(msgspec.Struct, frozen=True, gc=False):
     name: Any = None
 
 
-class _Tool(msgspec.Struct, frozen=True):
+class _Tool(msgspec.Struct, frozen=True, gc=False):
     function: _Function = _Function()
 
 
-class Message(msgspec.Struct, frozen=True):
+class Message(msgspec.Struct, frozen=True, gc=False):
     """One chat message, as far as the server reads it: ``tool_calls`` and ``content`` left undecoded
-    (tool results are most of a long conversation, and the server reads none of them)."""
+    (tool results are most of a long conversation, and the server reads none of them). The decoded
+    structs hold no references back, so the collector need not track them (``gc=False``): with the
+    default tracking, collections were a fifth of the server's CPU in the LLM-bound benchmark."""
 
     role: Any = None
     content: msgspec.Raw = msgspec.Raw(b"null")
@@ -227,7 +229,7 @@ class Message(msgspec.Struct, frozen=True):
         return msgspec.json.decode(self.content)
 
 
-class ChatRequest(msgspec.Struct, frozen=True):
+class ChatRequest(msgspec.Struct, frozen=True, gc=False):
     """A chat-completions request, as far as the server reads it."""
 
     messages: list[Message] = []

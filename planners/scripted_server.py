@@ -38,7 +38,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, cast
 
 import msgspec
 
@@ -108,8 +108,7 @@ class _Connection(asyncio.Protocol):
         self._continued = False  # whether this request's ``Expect: 100-continue`` was answered
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        self._transport = cast(asyncio.Transport, transport)  # a stream transport (uvloop's subclass none of asyncio's)
         self._server._connections.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Collection, Iterable
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Self
 
@@ -45,12 +44,13 @@ class Turnstile:
 
 
 class Turn:
-    """One episode's hold on a ``Turnstile``: ``async with turn:`` for the episode, ``turn.away()``
-    around each await on the planner."""
+    """One episode's hold on a ``Turnstile``: ``async with turn:`` for the episode, ``async with turn.away:``
+    around each await on the planner (a plain object, not a generator: it runs at every step)."""
 
     def __init__(self, lock: asyncio.Lock) -> None:
         self._lock = lock
         self.held = False
+        self.away = _Away(self)
 
     async def __aenter__(self) -> Self:
         await self._lock.acquire()
@@ -58,24 +58,35 @@ class Turn:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self._release()
+        self.release()
 
-    def _release(self) -> None:
+    def release(self) -> None:
         if self.held:
             self.held = False
             self._lock.release()
 
-    @asynccontextmanager
-    async def away(self) -> AsyncIterator[None]:
-        leaving = asyncio.get_running_loop().call_soon(self._release)
-        try:
-            yield
-        finally:
-            if self.held:  # the await never suspended: the turn is still ours
-                leaving.cancel()
-            else:
-                await self._lock.acquire()  # a cancellation here leaves the turn not held
-                self.held = True
+    async def take_back(self) -> None:
+        await self._lock.acquire()  # a cancellation here leaves the turn not held
+        self.held = True
+
+
+class _Away:
+    """Gives the turn up one loop pass after entering, takes it back on leaving; an await that never
+    suspended (so the pass never came) keeps the turn."""
+
+    def __init__(self, turn: Turn) -> None:
+        self._turn = turn
+        self._leaving: asyncio.Handle | None = None
+
+    async def __aenter__(self) -> None:
+        self._leaving = asyncio.get_running_loop().call_soon(self._turn.release)
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._turn.held:
+            assert self._leaving is not None
+            self._leaving.cancel()
+        else:
+            await self._turn.take_back()
 
 
 async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condition: str = "default",
@@ -91,7 +102,7 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condi
                 observation = episode.observation()
                 asked = time.perf_counter()
                 try:
-                    async with turn.away():
+                    async with turn.away:
                         action = await planner.act(task, observation)
                 except InfraError as exc:
                     termination, infra_error = "infra_error", str(exc)

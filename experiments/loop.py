@@ -24,6 +24,7 @@ class EpisodeResult:
     condition: str = "default"
     key: str = ""  # the episode key: the task id, or ``<task_id>@<condition>`` when a task runs twice
 
+
 class Turnstile:
     """Lets the episodes of one run work one at a time between their planner's replies.
 
@@ -40,6 +41,7 @@ class Turnstile:
         self._lock = asyncio.Lock()
 
     def turn(self) -> Turn:
+        """A new episode's hold, taken by ``async with``."""
         return Turn(self._lock)
 
 
@@ -104,10 +106,10 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condi
                 try:
                     async with turn.away:
                         action = await planner.act(task, observation)
+                        latency = time.perf_counter() - asked  # the planner's, not the wait for the turn
                 except InfraError as exc:
                     termination, infra_error = "infra_error", str(exc)
                     break
-                latency = time.perf_counter() - asked
                 usage = {**action.usage, "planner_latency_s": round(latency, 6)}
                 if action.format_error:
                     episode.record_format_error(action.raw or "", action.format_error, usage)

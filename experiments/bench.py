@@ -318,13 +318,14 @@ def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
     """The scripted server, in its own process so its work does not share the client's event loop, on
     uvloop where it is installed, as vLLM's server runs (it stands in for that server, whose CPU is not
     the client machine's: on this VM uvloop cut the server's CPU per request by about a tenth)."""
-    from experiments.units import WORKER_GC_THRESHOLD
+    from experiments.units import split_tasks
     from planners.scripted_server import ScriptedServer
 
     async def serve() -> None:
-        server = ScriptedServer(load_split(split_file), policy, keep_bodies=False)
-        gc.freeze()  # what it holds (the split's tasks) for good: a full collection over them stalled replies
-        gc.set_threshold(*WORKER_GC_THRESHOLD)  # what it allocates per request dies young: rarer collections cost less
+        # loaded as a worker loads them: frozen out of the collector's sight (a full collection over them
+        # stalled replies), its young generation collected at the workers' threshold
+        tasks = list(split_tasks(split_file, None, None).values())
+        server = ScriptedServer(tasks, policy, keep_bodies=False)
         async with server:
             ports.put(server.port)
             while not stop.is_set():

@@ -228,14 +228,27 @@ class EpisodeDialect(sqlite_dialect):
     supports_statement_cache = True
 
     def do_savepoint(self, connection: Connection, name: str) -> None:
-        _plain(connection, "SAVEPOINT call")
+        _open_savepoint(connection)
 
     def do_release_savepoint(self, connection: Connection, name: str) -> None:
-        _plain(connection, "RELEASE SAVEPOINT call")
+        _release_savepoint(connection)
 
     def do_rollback_to_savepoint(self, connection: Connection, name: str) -> None:
-        _plain(connection, "ROLLBACK TO SAVEPOINT call")
-        _plain(connection, "RELEASE SAVEPOINT call")
+        _roll_back_savepoint(connection)
+
+
+def _open_savepoint(conn: Connection) -> None:
+    _plain(conn, "SAVEPOINT call")
+
+
+def _release_savepoint(conn: Connection) -> None:
+    _plain(conn, "RELEASE SAVEPOINT call")
+
+
+def _roll_back_savepoint(conn: Connection) -> None:
+    """Rolled back and released: none outlives its call."""
+    _plain(conn, "ROLLBACK TO SAVEPOINT call")
+    _release_savepoint(conn)
 
 
 def _plain(conn: Connection, sql: str) -> None:
@@ -353,19 +366,18 @@ class Savepoint:
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
-        _plain(conn, "SAVEPOINT call")
+        _open_savepoint(conn)
         self._open = True
 
     def commit(self) -> None:
         if self._open:
             self._open = False
-            _plain(self._conn, "RELEASE SAVEPOINT call")
+            _release_savepoint(self._conn)
 
     def rollback(self) -> None:
         if self._open:
             self._open = False
-            _plain(self._conn, "ROLLBACK TO SAVEPOINT call")
-            _plain(self._conn, "RELEASE SAVEPOINT call")
+            _roll_back_savepoint(self._conn)
 
     def __enter__(self) -> Savepoint:
         return self

@@ -240,7 +240,7 @@ def _completion(body: bytes) -> dict[str, Any] | None:
     return data if isinstance(first, dict) and isinstance(first.get("message"), dict) else None
 
 
-TOOLS_JSON_CACHE = 4096  # tools whose JSON is kept (212 tools, load_skill once per offered-skill list)
+TOOLS_JSON_CACHE = 4096  # tools, and tools lists, whose JSON is kept (212 tools, load_skill once per offered-skill list)
 
 
 class OpenAICompatPlanner:
@@ -256,6 +256,7 @@ class OpenAICompatPlanner:
         self.config = config
         self.endpoint = ChatEndpoint(config)
         self._encoded_tool: dict[tuple[str, str], bytes] = {}  # by name and description
+        self._encoded_tools: dict[int, tuple[list[dict[str, Any]], bytes]] = {}  # by the id of the list held
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatPlanner:
@@ -263,15 +264,26 @@ class OpenAICompatPlanner:
 
     def request_body(self, observation: Observation) -> bytes:
         """The request for one step as JSON: ``tools`` first, then the rest with sorted keys, so the same
-        episode state always gives the same bytes; each tool's JSON is encoded once (``_tool_json``)."""
+        episode state always gives the same bytes; each tool's JSON is encoded once (``_tool_json``), and
+        each tools list joined once (``_tools_json``)."""
         rest = {
             "model": self.config.model, "messages": chat_messages(observation.query, observation.history),
             "tool_choice": self.config.tool_choice, "stream": False, **self.config.sampling, **self.config.extra_body,
         }
         if "tools" in rest:  # extra_body overrides the tools
             return encode(rest)
-        tools = b",".join(self._tool_json(t) for t in observation.tools)
-        return b"".join((b'{"tools":[', tools, b"],", memoryview(encode(rest))[1:]))
+        return b"".join((b'{"tools":[', self._tools_json(observation.tools), b"],", memoryview(encode(rest))[1:]))
+
+    def _tools_json(self, tools: list[dict[str, Any]]) -> bytes:
+        """A tools list's JSON, joined once per list: an episode passes the same list at every step
+        until a skill grows its action space (``Episode.tool_schemas``; its callers never change it).
+        The list is held with its JSON, so its id names no other list while it is cached."""
+        held = self._encoded_tools.get(id(tools))
+        if held is None or held[0] is not tools:
+            if len(self._encoded_tools) >= TOOLS_JSON_CACHE:
+                self._encoded_tools.clear()
+            held = self._encoded_tools[id(tools)] = (tools, b",".join(self._tool_json(t) for t in tools))
+        return held[1]
 
     def _tool_json(self, tool: dict[str, Any]) -> bytes:
         """One tool's JSON, encoded once per name and description (only ``load_skill``'s description

@@ -13,7 +13,8 @@ server:
 - ``status:<code>`` / ``status:<code>:<n>``: answers HTTP <code> (a 429 carries Retry-After), always
   or for the first n requests, then ``gold``.
 - ``hang``: waits ``hang_s`` (past any client read timeout in tests), then ``gold``.
-- ``latency:<ms>``: waits that long, then ``gold``.
+- ``latency:<ms>``: answers as ``gold``, the reply leaving that long after the request arrived (the
+  server's own work falls inside that time, as a model server's does).
 
 Replies carry ``usage`` token counts (about four bytes per token). ``stats`` records requests,
 in-flight peaks, Authorization headers and (unless ``keep_bodies=False``) request bodies for
@@ -58,6 +59,7 @@ class Request:
     path: str
     headers: Mapping[str, str]
     body: bytes
+    received: float = 0.0  # the loop's clock when the request had all arrived
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,8 @@ class _Connection(asyncio.Protocol):
         self._continued = False
         connection = headers.get("connection", "").lower()
         keep_alive = connection != "close" if version == "HTTP/1.1" else connection == "keep-alive"
-        return Request(method, target.partition("?")[0], headers, body), keep_alive
+        received = asyncio.get_running_loop().time()
+        return Request(method, target.partition("?")[0], headers, body, received), keep_alive
 
 
 @dataclass
@@ -361,12 +364,13 @@ class ScriptedServer:
                 return _error(400, f"scripted server: not a chat completion request: {exc}")
             if self.keep_bodies:
                 stats.bodies.append(json.loads(raw))
-            return await self._answer(body, len(raw), number)
+            return await self._answer(body, len(raw), number, request.received)
         finally:
             stats.in_flight -= 1
 
-    async def _answer(self, body: ChatRequest, size: int, number: int) -> Reply:
-        """The reply to one request of ``size`` bytes (usage counts about four bytes per token)."""
+    async def _answer(self, body: ChatRequest, size: int, number: int, received: float) -> Reply:
+        """The reply to one request of ``size`` bytes (usage counts about four bytes per token) that
+        arrived at ``received`` (the loop's clock)."""
         policy = self.policy
         misbehaving = policy.times is None or number <= policy.times
         if policy.kind == "status" and misbehaving:
@@ -377,17 +381,23 @@ class ScriptedServer:
                 await asyncio.wait_for(self._stopping.wait(), self.hang_s)
             except TimeoutError:
                 pass
-        if policy.kind == "latency":
-            await asyncio.sleep(policy.value / 1000)
         if policy.kind == "malformed" and misbehaving:
             return self._reply(size, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
+        reply = self._gold_reply(body, size)
+        if policy.kind == "latency":  # measured from arrival: the time spent reading and answering is part of it
+            loop = asyncio.get_running_loop()
+            await asyncio.sleep(max(0.0, received + policy.value / 1000 - loop.time()))
+        return reply
+
+    def _gold_reply(self, body: ChatRequest, size: int) -> Reply:
+        """The gold action the conversation has reached, as tool calls (``content`` policy: as text)."""
         found = self._match(body)
         if found is None:
             return _error(400, "scripted server: no task opens with this conversation")
         task, since = found
         done = sum(_replays_gold(m, task) for m in since)
         action = task.gold[min(done, len(task.gold) - 1)]
-        if policy.kind == "content":
+        if self.policy.kind == "content":
             call = json.dumps({"name": action.name, "arguments": action.arguments})
             text = f"<tool_call>\n{call}\n</tool_call>"
             return self._reply(size, {"role": "assistant", "content": text})

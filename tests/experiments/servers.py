@@ -37,7 +37,7 @@ class FaultyServer(ScriptedServer):
         self.echo_auth = echo_auth
         self.faults: Counter[str] = Counter()  # burst | failed_task | echoed
 
-    async def _answer(self, body: ChatRequest, size: int, number: int) -> Reply:
+    async def _answer(self, body: ChatRequest, size: int, number: int, received: float) -> Reply:
         if number in self.burst:
             self.faults["burst"] += 1
             return _error(503, "scripted burst: server overloaded")
@@ -50,7 +50,7 @@ class FaultyServer(ScriptedServer):
                 self.faults["echoed"] += 1
                 message += f"; request headers: Authorization: {self.stats.authorization[-1]}"
             return _error(503, message)
-        return await super()._answer(body, size, number)
+        return await super()._answer(body, size, number, received)
 
 
 def free_port() -> int:

@@ -4,6 +4,7 @@ errors, timeouts, latency, the concurrency cap and the API key. Backoff runs in 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import socket
 from typing import Any
@@ -86,6 +87,24 @@ def test_requests_are_append_only_and_deterministic() -> None:
     assert len(chats) == len(task.gold)
     for earlier, later in zip(chats, chats[1:], strict=False):
         assert later[: len(earlier)] == earlier and len(later) == len(earlier) + 2
+
+
+def test_each_request_carries_the_tools_offered_at_its_step() -> None:
+    """Tools lists are joined once per list: the list a skill grows, or any other list, is its own."""
+    planner = build_planner(config("http://127.0.0.1:9/v1"))
+    assert isinstance(planner, OpenAICompatPlanner)
+    task = BY_ID["hw_skill_003"]
+    with Episode(task) as episode:
+        seen = []
+        for action in task.gold:
+            observation = episode.observation()
+            assert json.loads(planner.request_body(observation))["tools"] == observation.tools
+            seen.append(len(observation.tools))
+            episode.step(action.name, action.arguments)
+        assert len(set(seen)) > 1  # load_skill grew the action space mid-episode
+        fewer = observation.tools[:2]
+        body = json.loads(planner.request_body(dataclasses.replace(observation, tools=fewer)))
+        assert body["tools"] == fewer
 
 
 def test_hermes_calls_in_content_are_recovered_and_flagged() -> None:

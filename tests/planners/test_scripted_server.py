@@ -114,3 +114,30 @@ def test_requests_it_cannot_read_are_refused_with_a_reason_and_the_connection_cl
     for sent, (status, reason) in cases.items():
         out = asyncio.run(_raw(sent))
         assert out.startswith(b"HTTP/1.1 " + status) and reason in out and b"Connection: close" in out, (sent[:40], out)
+
+
+def test_latency_counts_from_arrival_with_the_servers_own_work_inside_it(monkeypatch: Any) -> None:
+    """A model server's latency includes its own work: the reply waits only for what is left of it."""
+    import time
+
+    from planners import scripted_server
+
+    answer, real_sleep, waits = ScriptedServer._gold_reply, asyncio.sleep, []
+
+    def slow_answer(self: ScriptedServer, body: Any, size: int) -> Any:
+        time.sleep(0.06)  # the server's work on this request, after it arrived
+        return answer(self, body, size)
+
+    async def recorded_sleep(delay: float) -> None:
+        waits.append(delay)
+        await real_sleep(0)
+
+    async def one_request() -> int:
+        async with ScriptedServer(TASKS, "latency:100") as server, aiohttp.ClientSession() as session:
+            monkeypatch.setattr(scripted_server.asyncio, "sleep", recorded_sleep)
+            async with session.post(server.base_url + "/chat/completions", data=_opening(0)) as response:
+                return response.status
+
+    monkeypatch.setattr(ScriptedServer, "_gold_reply", slow_answer)
+    assert asyncio.run(one_request()) == 200
+    assert len(waits) == 1 and 0 < waits[0] <= 0.1 - 0.06

@@ -358,7 +358,9 @@ def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: 
     from experiments.units import freeze_warm_state, split_tasks
     from planners import build_planner
 
-    tasks = list(split_tasks(split_file, None, None).values())[shard::shards]  # as a worker loads them
+    # as a worker loads them; dealt by gold length, so each client gets the same work, as Dask balances
+    # a sweep's units across its workers
+    tasks = sorted(split_tasks(split_file, None, None).values(), key=lambda t: len(t.gold))[shard::shards]
     for persona in PERSONAS:
         world_image(persona)
     config = {"kind": "openai", "model": "scripted", "base_url": f"http://127.0.0.1:{port}/v1",

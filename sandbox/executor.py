@@ -148,7 +148,7 @@ def _current(conn: Connection, prefix: str) -> int:
 
 
 _SETTING = select(device_settings.c.value).where(device_settings.c.key == bindparam("key"))
-_NOW = select(meta.c.value).where(meta.c.key == "now")
+_NOW = Prepared(select(meta.c.value).where(meta.c.key == bindparam("key")))
 _SEQ_GET = Prepared(select(id_sequences.c.last).where(id_sequences.c.prefix == bindparam("prefix_1")))
 _SEQ_SET = Prepared(id_sequences.insert().prefix_with("OR REPLACE"))
 _LOG = Prepared(insert(operation_logs))
@@ -192,8 +192,8 @@ class Executor:
     _stamps: dict[int, str] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        with transaction(self.conn):
-            raw_now = self.conn.execute(_NOW).scalar()
+        row = _NOW.run(self.conn, key="now").fetchone()  # a read: no savepoint of its own
+        raw_now = row[0] if row else None
         if raw_now is None:
             raise ValueError("world has no meta.now: the frozen clock is missing")
         self.now = dt.datetime.fromisoformat(raw_now)

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, select, update
 
 from sandbox.db import integrity_problems, open_database, state_bytes, transaction
 from sandbox.executor import Executor
-from sandbox.schema import app_permissions, device_settings, operation_logs
+from sandbox.schema import app_permissions, device_settings, meta, operation_logs
 from sandbox.tooling import REGISTRY
 from sandbox.world import world_image
 from tests.sandbox.conftest import ALL_DOMAIN_TOOLS, diff_of, log_count, prepare
@@ -133,6 +133,13 @@ def test_frozen_clock_stamps(conn: Connection, ex: Executor) -> None:
     ex.call("add_contact", CONTACT)
     row = diff_of(conn)["contacts"].inserted[0]
     assert row["created_at"] == "2025-06-13T09:00:04"
+
+
+def test_a_world_without_its_clock_is_refused(conn: Connection) -> None:
+    with transaction(conn):
+        conn.execute(meta.delete().where(meta.c.key == "now"))
+    with pytest.raises(ValueError, match="no meta.now"):
+        Executor(conn, visible=ALL_DOMAIN_TOOLS)
 
 
 def _replay(actions: list[tuple[str, dict[str, Any]]]) -> bytes:

@@ -289,29 +289,37 @@ def bench_scaling(split: str, repeats: int) -> dict[str, Any]:
     Warm: each cluster runs the sweep once untimed first, so every worker's connections hold their
     worlds with their statements prepared. A worker's first sweep pays that once (about a quarter of
     its CPU on this split), and half the episodes per worker would make that fixed cost count twice
-    as much on 2 workers, measuring warm-up instead of scaling."""
+    as much on 2 workers, measuring warm-up instead of scaling.
+
+    Both clusters stay up and their timed sweeps alternate (1, 2, 2, 1, 1, 2, ...), and the figure is
+    the median of the ratios of adjacent pairs: this VM's speed drifts by up to 2.5x over minutes,
+    and timing all of one cluster's sweeps before the other's measured that drift (1.33 to 1.91 for
+    the same code)."""
     from cluster.dask_runner import dask_client
     from experiments.sweep import load_config, parse_args, run_sweep
 
-    rates: dict[int, float] = {}
-    peak = 0.0
-    for workers in (1, 2):
-        cfg = load_config(*parse_args(["tracking=none", f"cluster.n_workers={workers}"]))
-        samples = []
-        with dask_client(cfg.cluster) as client:
+    def rate(client: Any) -> float:
+        with tempfile.TemporaryDirectory(prefix="mobilepa-bench-") as tmp:
+            run_cfg = load_config(*parse_args(_sweep_args(split, Path(tmp), "tracking=none", seeds=SCALING_SEEDS)))
+            with contextlib.redirect_stderr(io.StringIO()):
+                outcome = run_sweep(run_cfg, client=client)
+        return outcome.ran / outcome.run_s
+
+    with contextlib.ExitStack() as stack:
+        clients = {workers: stack.enter_context(dask_client(
+            load_config(*parse_args(["tracking=none", f"cluster.n_workers={workers}"])).cluster)) for workers in (1, 2)}
+        for client in clients.values():
             client.run(_warm_worker, split)
-            for timed in [False] + [True] * repeats:  # an untimed sweep first: connections and statements warm
-                with tempfile.TemporaryDirectory(prefix="mobilepa-bench-") as tmp:
-                    run_cfg = load_config(*parse_args(_sweep_args(split, Path(tmp), "tracking=none", seeds=SCALING_SEEDS)))
-                    with contextlib.redirect_stderr(io.StringIO()):
-                        outcome = run_sweep(run_cfg, client=client)
-                    if timed:
-                        samples.append(outcome.ran / outcome.run_s)
-            if workers == 2:
-                peak = max(client.run(_peak_rss_mb).values())
-        rates[workers] = statistics.median(samples)
-    return {"sweep_1_worker_episodes_per_s": round(rates[1], 1), "sweep_2_workers_episodes_per_s": round(rates[2], 1),
-            "scaling_2_over_1": round(rates[2] / rates[1], 2), "peak_rss_mb": round(peak, 1)}
+            rate(client)  # untimed: connections and statements warm
+        samples: dict[int, list[float]] = {1: [], 2: []}
+        for pair in range(repeats):
+            for workers in ((1, 2) if pair % 2 == 0 else (2, 1)):
+                samples[workers].append(rate(clients[workers]))
+        peak = max(clients[2].run(_peak_rss_mb).values())
+    ratios = [two / one for one, two in zip(samples[1], samples[2], strict=True)]
+    return {"sweep_1_worker_episodes_per_s": round(statistics.median(samples[1]), 1),
+            "sweep_2_workers_episodes_per_s": round(statistics.median(samples[2]), 1),
+            "scaling_2_over_1": round(statistics.median(ratios), 2), "peak_rss_mb": round(peak, 1)}
 
 
 def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:

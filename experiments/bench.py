@@ -529,7 +529,8 @@ def main(argv: list[str]) -> int:
                         help="all figures (default), or only reset and tool calls")
     parser.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the reset and tool-call figures")
-    parser.add_argument("--suite-repeats", type=int, default=1, help="repeats of the whole-split figures")
+    parser.add_argument("--suite-repeats", type=int, default=3,
+                        help="repeats of the whole-split figures (this VM's speed drifts: medians of three)")
     parser.add_argument("--split", default=None, help="task file (default: full.jsonl, else handwritten.jsonl)")
     args = parser.parse_args(argv)
     split = args.split or default_split()

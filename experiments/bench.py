@@ -356,8 +356,6 @@ def _cpu_s(pid: int) -> float | None:
         return None
 
 
-
-
 def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: int, ready: Any, go: list[Any],
                 out: Any) -> None:
     """One client process (as one worker of the default two-worker cluster): its share of the episodes

@@ -240,7 +240,8 @@ def _completion(body: bytes) -> dict[str, Any] | None:
     return data if isinstance(first, dict) and isinstance(first.get("message"), dict) else None
 
 
-TOOLS_JSON_CACHE = 4096  # tools, and tools lists, whose JSON is kept (212 tools, load_skill once per offered-skill list)
+TOOLS_JSON_CACHE = 4096  # tools whose JSON is kept (212 tools, load_skill once per offered-skill list)
+TOOLS_LISTS_CACHE = 512  # tools lists whose joined JSON is kept (~20 KB each; one or two per episode in flight)
 
 
 class OpenAICompatPlanner:
@@ -280,7 +281,7 @@ class OpenAICompatPlanner:
         The list is held with its JSON, so its id names no other list while it is cached."""
         held = self._encoded_tools.get(id(tools))
         if held is None or held[0] is not tools:
-            if len(self._encoded_tools) >= TOOLS_JSON_CACHE:
+            if len(self._encoded_tools) >= TOOLS_LISTS_CACHE:
                 self._encoded_tools.clear()
             held = self._encoded_tools[id(tools)] = (tools, b",".join(self._tool_json(t) for t in tools))
         return held[1]

@@ -244,6 +244,15 @@ TOOLS_JSON_CACHE = 4096  # tools whose JSON is kept (212 tools, load_skill once 
 TOOLS_LISTS_CACHE = 512  # tools lists whose joined JSON is kept (~20 KB each; one or two per episode in flight)
 
 
+@dataclass(frozen=True)
+class _EncodedTools:
+    """A tools list (held, so its id names no other list while cached), its JSON, and its names."""
+
+    tools: list[dict[str, Any]]
+    encoded: bytes
+    names: frozenset[str]
+
+
 class OpenAICompatPlanner:
     """A model behind an OpenAI-compatible ``/v1/chat/completions``: one request per step.
 
@@ -257,7 +266,7 @@ class OpenAICompatPlanner:
         self.config = config
         self.endpoint = ChatEndpoint(config)
         self._encoded_tool: dict[tuple[str, str], bytes] = {}  # by name and description
-        self._encoded_tools: dict[int, tuple[list[dict[str, Any]], bytes]] = {}  # by the id of the list held
+        self._encoded_tools: dict[int, _EncodedTools] = {}  # by the id of the list
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatPlanner:
@@ -266,25 +275,25 @@ class OpenAICompatPlanner:
     def request_body(self, observation: Observation) -> bytes:
         """The request for one step as JSON: ``tools`` first, then the rest with sorted keys, so the same
         episode state always gives the same bytes; each tool's JSON is encoded once (``_tool_json``), and
-        each tools list joined once (``_tools_json``)."""
+        each tools list joined once (``_tools``)."""
         rest = {
             "model": self.config.model, "messages": chat_messages(observation.query, observation.history),
             "tool_choice": self.config.tool_choice, "stream": False, **self.config.sampling, **self.config.extra_body,
         }
         if "tools" in rest:  # extra_body overrides the tools
             return encode(rest)
-        return b"".join((b'{"tools":[', self._tools_json(observation.tools), b"],", memoryview(encode(rest))[1:]))
+        return b"".join((b'{"tools":[', self._tools(observation.tools).encoded, b"],", memoryview(encode(rest))[1:]))
 
-    def _tools_json(self, tools: list[dict[str, Any]]) -> bytes:
-        """A tools list's JSON, joined once per list: an episode passes the same list at every step
-        until a skill grows its action space (``Episode.tool_schemas``; its callers never change it).
-        The list is held with its JSON, so its id names no other list while it is cached."""
-        held = self._encoded_tools.get(id(tools))
-        if held is None or held[0] is not tools:
+    def _tools(self, tools: list[dict[str, Any]]) -> _EncodedTools:
+        """A tools list's JSON and names, once per list: an episode passes the same list at every step
+        until a skill grows its action space (``Episode.tool_schemas``; its callers never change it)."""
+        entry = self._encoded_tools.get(id(tools))
+        if entry is None or entry.tools is not tools:
             if len(self._encoded_tools) >= TOOLS_LISTS_CACHE:
                 self._encoded_tools.clear()
-            held = self._encoded_tools[id(tools)] = (tools, b",".join(self._tool_json(t) for t in tools))
-        return held[1]
+            entry = self._encoded_tools[id(tools)] = _EncodedTools(
+                tools, b",".join(self._tool_json(t) for t in tools), frozenset(t["function"]["name"] for t in tools))
+        return entry
 
     def _tool_json(self, tool: dict[str, Any]) -> bytes:
         """One tool's JSON, encoded once per name and description (only ``load_skill``'s description
@@ -300,7 +309,7 @@ class OpenAICompatPlanner:
     async def act(self, task: Task, observation: Observation) -> PlannerAction:
         completion = await self.endpoint.complete(self.request_body(observation))
         choice = completion.data["choices"][0]
-        parsed = parse_reply(choice["message"], {t["function"]["name"] for t in observation.tools})
+        parsed = parse_reply(choice["message"], self._tools(observation.tools).names)
         tokens = completion.data.get("usage") or {}
         usage = {
             "prompt_tokens": tokens.get("prompt_tokens"), "completion_tokens": tokens.get("completion_tokens"),

@@ -59,7 +59,7 @@ class Request:
     path: str
     headers: Mapping[str, str]
     body: bytes
-    received: float = 0.0  # the loop's clock when the request had all arrived
+    received: float  # the loop's clock when the request had all arrived
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ import json
 import multiprocessing
 import os
 import platform
+import queue
 import resource
 import sqlite3
 import statistics
@@ -414,19 +415,21 @@ def bench_llm(split_file: str, warm_passes: int = 1) -> dict[str, Any]:
     clients: list[Any] = []
     passes: list[dict[str, Any]] = []
     try:
-        port = ports.get(timeout=120)
+        watched = {"the scripted server": server}
+        port = _next_from(ports, watched, 120, "the server's port")
         clients = [spawn.Process(target=_llm_client, args=(split_file, i, LLM_CLIENTS, port,
                                                            LLM_IN_FLIGHT // LLM_CLIENTS, ready, go, out), daemon=True)
                    for i in range(LLM_CLIENTS)]
-        for c in clients:
+        for i, c in enumerate(clients):
             c.start()
+            watched[f"LLM client {i}"] = c
         for _ in clients:
-            ready.get(timeout=300)
+            _next_from(ready, watched, 300, "the clients to load the split")
         for index, started in enumerate(go):
             server_cpu = _cpu_s(server.pid) if server.pid else None
             clock = time.perf_counter()
             started.set()
-            parts = [out.get(timeout=1800) for _ in clients]
+            parts = [_next_from(out, watched, 1800, f"pass {index}") for _ in clients]
             wall = time.perf_counter() - clock
             server_end = _cpu_s(server.pid) if server.pid else None
             assert all(i == index for i, _ in parts)
@@ -443,6 +446,27 @@ def bench_llm(split_file: str, warm_passes: int = 1) -> dict[str, Any]:
     return {**median, "llm_bound_efficiency_passes": [p["llm_bound_efficiency"] for p in warm],
             "llm_bound_efficiency_cold": cold["llm_bound_efficiency"],
             "llm_client_cpu_ms_per_episode_cold": cold["llm_client_cpu_ms_per_episode"]}
+
+
+def _next_from(source: Any, processes: dict[str, Any], timeout_s: float, awaited: str) -> Any:
+    """The next item on a process queue; an error naming the process as soon as one of ``processes`` has
+    failed (exited non-zero or killed; its traceback is on stderr above), not after ``timeout_s``: a
+    client that crashed mid-pass would otherwise hold the bench for half an hour. A client that has
+    exited 0 is done: it put its last pass's figures before exiting."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return source.get(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
+        except queue.Empty:
+            dead = [f"{name} (exit code {p.exitcode})" for name, p in processes.items() if p.exitcode not in (None, 0)]
+            if dead:
+                try:  # what it put just before exiting
+                    return source.get(timeout=1.0)
+                except queue.Empty:
+                    raise RuntimeError(f"bench llm: {', '.join(dead)} exited while the bench waited for "
+                                       f"{awaited}; its traceback, if any, is above") from None
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"bench llm: waited {timeout_s:.0f} s for {awaited}") from None
 
 
 def _llm_pass(parts: list[dict[str, Any]], wall: float, server_s: float | None) -> dict[str, Any]:

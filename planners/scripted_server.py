@@ -17,8 +17,8 @@ server:
   server's own work falls inside that time, as a model server's does).
 
 Replies carry ``usage`` token counts (about four bytes per token). ``stats`` records requests,
-in-flight peaks, Authorization headers and (unless ``keep_bodies=False``) request bodies for
-assertions. ``stop()`` then ``start()`` again is a restart on the same port (``port=`` picks the
+in-flight peaks and (unless ``keep_bodies=False``, as a long benchmark runs it) each request's
+Authorization header and body, for assertions. ``stop()`` then ``start()`` again is a restart on the same port (``port=`` picks the
 port up front, e.g. one that refuses connections until the server first starts).
 
 The server stands in for a GPU node, so its own CPU must stay small next to the clients' (the
@@ -354,7 +354,8 @@ class ScriptedServer:
         stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
         try:
             authorization = request.headers.get("authorization")
-            stats.authorization.append(authorization)
+            if self.keep_bodies:
+                stats.authorization.append(authorization)
             if self.api_key is not None and authorization != f"Bearer {self.api_key}":
                 return _error(401, "invalid API key")
             raw = request.body
@@ -382,15 +383,16 @@ class ScriptedServer:
             except TimeoutError:
                 pass
         if policy.kind == "malformed" and misbehaving:
-            return self._reply(size, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
-        reply = self._gold_reply(body, size)
+            return self._reply(size, number, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
+        reply = self._gold_reply(body, size, number)
         if policy.kind == "latency":  # measured from arrival: the time spent reading and answering is part of it
             loop = asyncio.get_running_loop()
             await asyncio.sleep(max(0.0, received + policy.value / 1000 - loop.time()))
         return reply
 
-    def _gold_reply(self, body: ChatRequest, size: int) -> Reply:
-        """The gold action the conversation has reached, as tool calls (``content`` policy: as text)."""
+    def _gold_reply(self, body: ChatRequest, size: int, number: int) -> Reply:
+        """The gold action the conversation has reached, as tool calls (``content`` policy: as text), in
+        reply to the server's request ``number``."""
         found = self._match(body)
         if found is None:
             return _error(400, "scripted server: no task opens with this conversation")
@@ -400,8 +402,8 @@ class ScriptedServer:
         if self.policy.kind == "content":
             call = json.dumps({"name": action.name, "arguments": action.arguments})
             text = f"<tool_call>\n{call}\n</tool_call>"
-            return self._reply(size, {"role": "assistant", "content": text})
-        return self._reply(size, _calls([action]))
+            return self._reply(size, number, {"role": "assistant", "content": text})
+        return self._reply(size, number, _calls([action]))
 
     def _match(self, body: ChatRequest) -> tuple[Task, list[Message]] | None:
         """The task whose H0 and query open the request's conversation, and the turns since; of tasks
@@ -415,13 +417,14 @@ class ScriptedServer:
                 return next((t for t in alike if bool(t.candidate_skills) == skills_offered), alike[0]), turns[n:]
         return None
 
-    def _reply(self, size: int, message: dict[str, Any]) -> Reply:
+    def _reply(self, size: int, number: int, message: dict[str, Any]) -> Reply:
+        """A completion whose id names the request it answers (requests overlap under ``latency``)."""
         completion = len(msgspec.json.encode(message))
         usage = {"prompt_tokens": size // 4, "completion_tokens": completion // 4 + 1}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         return _json(200, {
-            "id": f"chatcmpl-scripted-{self.stats.requests}", "object": "chat.completion", "created": 0,
+            "id": f"chatcmpl-scripted-{number}", "object": "chat.completion", "created": 0,
             "model": self.model, "usage": usage,
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         })

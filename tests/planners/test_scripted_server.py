@@ -25,7 +25,7 @@ async def _exchange(server_kw: dict[str, Any], *requests: tuple[str, str, bytes 
             async with session.request(method, root + path, data=body) as response:
                 text = await response.text()
                 out.append((response.status, json.loads(text) if text else None))
-        out.append((server.stats.requests, server.stats.bodies))
+        out.append((server.stats.requests, (server.stats.bodies, server.stats.authorization)))
         return out
 
 
@@ -50,14 +50,15 @@ def test_routes_and_refusals_name_the_problem() -> None:
 
 def test_gold_reply_and_recorded_bodies() -> None:
     body = _opening(0)
-    (status, reply), (requests, bodies) = asyncio.run(_exchange({}, ("POST", "/v1/chat/completions", body)))
+    (status, reply), (requests, (bodies, authorization)) = asyncio.run(
+        _exchange({}, ("POST", "/v1/chat/completions", body)))
     call = reply["choices"][0]["message"]["tool_calls"][0]["function"]
     assert status == 200 and call["name"] == TASKS[0].gold[0].name
     assert json.loads(call["arguments"]) == TASKS[0].gold[0].arguments
-    assert requests == 1 and bodies == [json.loads(body)]
-    (status, _), (requests, bodies) = asyncio.run(_exchange({"keep_bodies": False},
-                                                            ("POST", "/v1/chat/completions", body)))
-    assert status == 200 and requests == 1 and bodies == []
+    assert requests == 1 and bodies == [json.loads(body)] and authorization == [None]  # sent without a key
+    (status, _), (requests, (bodies, authorization)) = asyncio.run(
+        _exchange({"keep_bodies": False}, ("POST", "/v1/chat/completions", body)))
+    assert status == 200 and requests == 1 and bodies == [] and authorization == []  # a long run keeps nothing per request
 
 
 async def _raw(data: bytes) -> bytes:
@@ -123,9 +124,9 @@ def test_latency_counts_from_arrival_with_the_servers_own_work_inside_it(monkeyp
     """A model server's latency includes its own work: the reply waits only for what is left of it."""
     answer, real_sleep, waits = ScriptedServer._gold_reply, asyncio.sleep, []
 
-    def slow_answer(self: ScriptedServer, body: Any, size: int) -> Any:
+    def slow_answer(self: ScriptedServer, body: Any, size: int, number: int) -> Any:
         time.sleep(0.06)  # the server's work on this request, after it arrived
-        return answer(self, body, size)
+        return answer(self, body, size, number)
 
     async def recorded_sleep(delay: float) -> None:
         waits.append(delay)
@@ -140,3 +141,16 @@ def test_latency_counts_from_arrival_with_the_servers_own_work_inside_it(monkeyp
     monkeypatch.setattr(ScriptedServer, "_gold_reply", slow_answer)
     assert asyncio.run(one_request()) == 200
     assert len(waits) == 1 and waits[0] <= 0.1 - 0.06
+
+
+def test_each_completion_id_names_the_request_it_answers_when_replies_overlap() -> None:
+    """Under ``hang`` a later request arrives before an earlier one is answered; each id is its own."""
+    async def overlapping() -> list[str]:
+        async with ScriptedServer(TASKS, "hang", hang_s=0.3) as server, aiohttp.ClientSession() as session:
+            async def one(delay: float) -> str:
+                await asyncio.sleep(delay)
+                async with session.post(server.base_url + "/chat/completions", data=_opening(0)) as response:
+                    return (await response.json())["id"]
+            return await asyncio.gather(one(0.0), one(0.1))
+
+    assert asyncio.run(overlapping()) == ["chatcmpl-scripted-1", "chatcmpl-scripted-2"]

@@ -18,8 +18,9 @@ server:
 
 Replies carry ``usage`` token counts (about four bytes per token). ``stats`` records requests,
 in-flight peaks and (unless ``keep_bodies=False``, as a long benchmark runs it) each request's
-Authorization header and body, for assertions. ``stop()`` then ``start()`` again is a restart on the same port (``port=`` picks the
-port up front, e.g. one that refuses connections until the server first starts).
+Authorization header and body, for assertions. ``stop()`` then ``start()`` again is a restart on
+the same port (``port=`` picks the port up front, e.g. one that refuses connections until the
+server first starts).
 
 The server stands in for a GPU node, so its own CPU must stay small next to the clients' (the
 LLM-bound benchmark runs both on one machine, and with 256 requests in flight every microsecond the
@@ -418,7 +419,7 @@ class ScriptedServer:
         return None
 
     def _reply(self, size: int, number: int, message: dict[str, Any]) -> Reply:
-        """A completion whose id names the request it answers (requests overlap under ``latency``)."""
+        """A completion whose id names the request it answers (under ``latency`` and ``hang`` requests overlap)."""
         completion = len(msgspec.json.encode(message))
         usage = {"prompt_tokens": size // 4, "completion_tokens": completion // 4 + 1}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]

@@ -517,10 +517,10 @@ def report(figures: dict[str, Any]) -> None:
     m = figures["machine"]
     print(f"machine: {m['cpu']}, {m['cpus_usable']}/{m['cpus']} cores, {m['ram_gb']} GiB RAM, Python {m['python']}, "
           f"SQLite {m['sqlite']} ({m['date']})")
-    print(f"split: {figures['split']} ({figures['tasks']} tasks, {figures['episodes']} episodes)")
+    print(f"split: {figures['split']} ({figures['tasks']:,} tasks, {figures['episodes']:,} episodes)")
     print(f"episode reset (median, {figures['world']}, {figures['world_bytes']:,} bytes): {figures['reset_us']:.0f} µs "
           f"(loading the world into a connection, once per connection and world: {figures['load_world_us']:.0f} µs)")
-    print(f"mixed tool calls: {figures['tool_calls_per_s']:,.0f}/s over {figures['tool_calls']} calls of "
+    print(f"mixed tool calls: {figures['tool_calls_per_s']:,.0f}/s over {figures['tool_calls']:,} calls of "
           f"{figures['tools_in_mix']} tools ({figures['statements_per_call']} SQL statements per call)")
     print(f"same statements through raw sqlite3: {figures['raw_sqlite_calls_per_s']:,.0f}/s "
           f"(overhead {figures['overhead_vs_raw']}x)")

@@ -23,7 +23,8 @@
   and the CPU milliseconds each episode costs the clients and the server, whose sum bounds what
   the machine's cores can deliver (``llm_cpu_ceiling_episodes_per_s``).
 
-``mobilepa bench sandbox`` runs only the first two (seconds instead of minutes).
+``mobilepa bench sandbox`` runs only the first two (seconds instead of minutes), ``mobilepa bench llm``
+only the last (about 40 s: for comparing changes to the LLM-bound path, run after run).
 """
 
 from __future__ import annotations
@@ -493,21 +494,25 @@ def short_of_target(figures: dict[str, Any]) -> list[str]:
     return short
 
 
-def run_all(split: str, repeats: int, suite_repeats: int, only_sandbox: bool,
+STAGES_OF = {  # what each ``mobilepa bench <target>`` runs
+    "all": ("sandbox", "oracle", "sweep", "scaling", "llm"), "sandbox": ("sandbox",), "llm": ("llm",),
+}
+
+
+def run_all(split: str, repeats: int, suite_repeats: int, target: str,
             log: Callable[[str], None]) -> dict[str, Any]:
     tasks = load_split(split)
     figures: dict[str, Any] = {"machine": machine(), "split": split, "tasks": len(tasks),
                                "episodes": len(expand(tasks, "both")), "repeats": repeats}
-    stages: list[tuple[str, Callable[[], dict[str, Any]]]] = [("sandbox", lambda: bench_sandbox(tasks, repeats))]
-    if not only_sandbox:
+    if target != "sandbox":
         figures["suite_repeats"] = suite_repeats
-        stages += [("oracle", lambda: bench_oracle(tasks, suite_repeats)),
-                   ("sweep", lambda: bench_sweep(split, suite_repeats)),
-                   ("scaling", lambda: bench_scaling(split, suite_repeats)),
-                   ("llm", lambda: bench_llm(split, suite_repeats))]
-    for name, stage in stages:
+    every: dict[str, Callable[[], dict[str, Any]]] = {
+        "sandbox": lambda: bench_sandbox(tasks, repeats), "oracle": lambda: bench_oracle(tasks, suite_repeats),
+        "sweep": lambda: bench_sweep(split, suite_repeats), "scaling": lambda: bench_scaling(split, suite_repeats),
+        "llm": lambda: bench_llm(split, suite_repeats)}
+    for name in STAGES_OF[target]:
         started = time.perf_counter()
-        figures.update(stage())
+        figures.update(every[name]())
         log(f"{name}: {time.perf_counter() - started:.1f} s")
     figures["short_of_target"] = short_of_target(figures)
     return figures
@@ -518,12 +523,13 @@ def report(figures: dict[str, Any]) -> None:
     print(f"machine: {m['cpu']}, {m['cpus_usable']}/{m['cpus']} cores, {m['ram_gb']} GiB RAM, Python {m['python']}, "
           f"SQLite {m['sqlite']} ({m['date']})")
     print(f"split: {figures['split']} ({figures['tasks']:,} tasks, {figures['episodes']:,} episodes)")
-    print(f"episode reset (median, {figures['world']}, {figures['world_bytes']:,} bytes): {figures['reset_us']:.0f} µs "
-          f"(loading the world into a connection, once per connection and world: {figures['load_world_us']:.0f} µs)")
-    print(f"mixed tool calls: {figures['tool_calls_per_s']:,.0f}/s over {figures['tool_calls']:,} calls of "
-          f"{figures['tools_in_mix']} tools ({figures['statements_per_call']} SQL statements per call)")
-    print(f"same statements through raw sqlite3: {figures['raw_sqlite_calls_per_s']:,.0f}/s "
-          f"(overhead {figures['overhead_vs_raw']}x)")
+    if "reset_us" in figures:
+        print(f"episode reset (median, {figures['world']}, {figures['world_bytes']:,} bytes): {figures['reset_us']:.0f} µs "
+              f"(loading the world into a connection, once per connection and world: {figures['load_world_us']:.0f} µs)")
+        print(f"mixed tool calls: {figures['tool_calls_per_s']:,.0f}/s over {figures['tool_calls']:,} calls of "
+              f"{figures['tools_in_mix']} tools ({figures['statements_per_call']} SQL statements per call)")
+        print(f"same statements through raw sqlite3: {figures['raw_sqlite_calls_per_s']:,.0f}/s "
+              f"(overhead {figures['overhead_vs_raw']}x)")
     if "oracle_episodes_per_s" in figures:
         print(f"oracle + verification, one core: {figures['oracle_episodes_per_s']:,.1f} episodes/s "
               f"({figures['oracle_passed']}/{figures['oracle_episodes']} passed)")
@@ -531,6 +537,7 @@ def report(figures: dict[str, Any]) -> None:
         print(f"sweep scaling 2 workers / 1: {figures['scaling_2_over_1']}x "
               f"({figures['sweep_2_workers_episodes_per_s']} vs {figures['sweep_1_worker_episodes_per_s']} episodes/s); "
               f"worker peak RSS {figures['peak_rss_mb']:.0f} MB")
+    if "llm_bound_efficiency" in figures:
         print(f"LLM-bound ({LLM_LATENCY_MS} ms per completion, {LLM_IN_FLIGHT} in flight, {LLM_CLIENTS} client "
               f"processes): {figures['llm_episodes_per_s']} episodes/s of an ideal {figures['llm_ideal_episodes_per_s']} "
               f"(efficiency {figures['llm_bound_efficiency']}, warm clients{_median_of(figures['llm_bound_efficiency_passes'])}; their first pass: "
@@ -547,8 +554,8 @@ def _median_of(passes: list[float]) -> str:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="mobilepa bench", description=__doc__.splitlines()[0])
-    parser.add_argument("target", nargs="?", choices=["all", "sandbox"], default="all",
-                        help="all figures (default), or only reset and tool calls")
+    parser.add_argument("target", nargs="?", choices=list(STAGES_OF), default="all",
+                        help="all figures (default), only reset and tool calls, or only the LLM-bound figure")
     parser.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the reset and tool-call figures")
     parser.add_argument("--suite-repeats", type=int, default=3,
@@ -559,7 +566,7 @@ def main(argv: list[str]) -> int:
     if args.target == "all" and split not in SPLITS:
         parser.error(f"--split: the sweep figures need a split with a conf/split entry: {', '.join(SPLITS)}")
     log = (lambda line: print(line, flush=True)) if args.json else (lambda line: None)
-    figures = run_all(split, max(1, args.repeats), max(1, args.suite_repeats), args.target == "sandbox", log)
+    figures = run_all(split, max(1, args.repeats), max(1, args.suite_repeats), args.target, log)
     if args.json:
         print(json.dumps(figures, sort_keys=True))
     else:

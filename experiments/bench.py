@@ -24,7 +24,8 @@
   the machine's cores can deliver (``llm_cpu_ceiling_episodes_per_s``).
 
 ``mobilepa bench sandbox`` runs only the first two (seconds instead of minutes), ``mobilepa bench llm``
-only the last (about 40 s: for comparing changes to the LLM-bound path, run after run).
+only the last (a cold pass and three warm ones, under a minute: for comparing changes to the LLM-bound
+path, run after run).
 """
 
 from __future__ import annotations

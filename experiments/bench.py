@@ -495,9 +495,7 @@ def short_of_target(figures: dict[str, Any]) -> list[str]:
     return short
 
 
-STAGES_OF = {  # what each ``mobilepa bench <target>`` runs
-    "all": ("sandbox", "oracle", "sweep", "scaling", "llm"), "sandbox": ("sandbox",), "llm": ("llm",),
-}
+BENCH_TARGETS = ("all", "sandbox", "llm")  # every stage, or the one of that name
 
 
 def run_all(split: str, repeats: int, suite_repeats: int, target: str,
@@ -511,7 +509,7 @@ def run_all(split: str, repeats: int, suite_repeats: int, target: str,
         "sandbox": lambda: bench_sandbox(tasks, repeats), "oracle": lambda: bench_oracle(tasks, suite_repeats),
         "sweep": lambda: bench_sweep(split, suite_repeats), "scaling": lambda: bench_scaling(split, suite_repeats),
         "llm": lambda: bench_llm(split, suite_repeats)}
-    for name in STAGES_OF[target]:
+    for name in every if target == "all" else (target,):
         started = time.perf_counter()
         figures.update(every[name]())
         log(f"{name}: {time.perf_counter() - started:.1f} s")
@@ -555,7 +553,7 @@ def _median_of(passes: list[float]) -> str:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="mobilepa bench", description=__doc__.splitlines()[0])
-    parser.add_argument("target", nargs="?", choices=list(STAGES_OF), default="all",
+    parser.add_argument("target", nargs="?", choices=BENCH_TARGETS, default="all",
                         help="all figures (default), only reset and tool calls, or only the LLM-bound figure")
     parser.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the reset and tool-call figures")

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from sandbox.episode import FORMAT_ERROR_STEP, FORMAT_ERRORS
+from sandbox.episode import FORMAT_ERROR_STEP, FORMAT_ERRORS, context_text
 
 FORMAT_ERROR_KINDS = tuple(FORMAT_ERRORS)  # no_tool_call, unknown_tool, bad_arguments, multiple_calls
 
@@ -72,8 +72,20 @@ def h0_length(history: Sequence[Mapping[str, Any]]) -> int:
     return first
 
 
-def chat_messages(query: str, history: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The chat for one request: system prompt, H0, the query, then one exchange per step.
+def system_message(context: Mapping[str, Any] | None = None) -> str:
+    """The fixed system prompt, then the phone's context (date, time, timezone, the user's profile).
+
+    The context closes the system message: it is the same at every step of an episode, so a request
+    is still the previous one plus one step's messages (one system message, since some chat templates
+    accept no second)."""
+    text = context_text(dict(context)) if context else ""
+    return f"{SYSTEM_PROMPT}\n\n{text}" if text else SYSTEM_PROMPT
+
+
+def chat_messages(query: str, history: Sequence[Mapping[str, Any]],
+                  context: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The chat for one request: system prompt with the phone's context, H0, the query, then one
+    exchange per step.
 
     An action becomes an assistant message with one ``tool_calls`` entry followed by its tool
     result. A format error becomes the model's raw reply as assistant text followed by a *user*
@@ -81,7 +93,7 @@ def chat_messages(query: str, history: Sequence[Mapping[str, Any]]) -> list[dict
     reply has none that the server would accept back.
     """
     h0 = h0_length(history)
-    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system_message(context)}]
     messages += [{"role": m["role"], "content": m["content"]} for m in history[:h0]]
     messages.append({"role": "user", "content": query})
     steps = history[h0:]

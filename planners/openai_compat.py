@@ -277,7 +277,7 @@ class OpenAICompatPlanner:
         episode state always gives the same bytes; each tool's JSON is encoded once (``_tool_json``), and
         each tools list joined once (``_tools``)."""
         rest = {
-            "model": self.config.model, "messages": chat_messages(observation.query, observation.history),
+            "model": self.config.model, "messages": chat_messages(observation.query, observation.history, observation.context),
             "tool_choice": self.config.tool_choice, "stream": False, **self.config.sampling, **self.config.extra_body,
         }
         if "tools" in rest:  # extra_body overrides the tools

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import itertools
 import json
@@ -14,7 +15,7 @@ from sqlalchemy import Connection, and_, bindparam, insert, select, update
 from sandbox import db, subagents
 from sandbox.changes import StateDiff, TableDiff, read_diff, start_journal
 from sandbox.executor import Envelope, Executor, UserAnswer, note_inserted_ids
-from sandbox.schema import metadata, subagent_jobs
+from sandbox.schema import metadata, subagent_jobs, user_profile
 from sandbox.skills import SKILLS
 from sandbox.tasks import Changes, Task
 from sandbox.tooling import REGISTRY
@@ -70,12 +71,43 @@ class Trajectory:
 
 @dataclass(frozen=True)
 class Observation:
-    """What the planner sees: the query, the history so far, and the callable tools' schemas."""
+    """What the planner sees: the phone's context, the query, the history so far, and the callable
+    tools' schemas."""
 
     query: str
     history: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     step: int
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+_PROFILE = select(user_profile.c.name, user_profile.c.phone, user_profile.c.email, user_profile.c.locale,
+                  user_profile.c.timezone, user_profile.c.home_city, user_profile.c.work_city)
+
+
+def phone_context(conn: Connection, now: dt.datetime) -> dict[str, Any]:
+    """What a phone assistant always knows without a tool call: the frozen clock (date, weekday, time,
+    timezone) and the owner's profile. Every planner request states it; it never changes during an
+    episode, so the request stays prefix-stable."""
+    profile = conn.execute(_PROFILE).one()._asdict()
+    return {
+        "date": now.strftime("%Y-%m-%d"), "weekday": now.strftime("%A"), "time": now.strftime("%H:%M"),
+        "timezone": profile.pop("timezone"), "user": {k: v for k, v in profile.items() if v},
+    }
+
+
+def context_text(context: dict[str, Any]) -> str:
+    """The context as the sentences a planner reads (also what the suite's solvability gate counts as seen)."""
+    if not context:
+        return ""
+    user = context["user"]
+    lines = [f"Now: {context['weekday']} {context['date']}, {context['time']} ({context['timezone']})."]
+    about = [f"The user is {user['name']}"]
+    about += [f"{label} {user[key]}" for key, label in (("phone", "phone"), ("email", "email"),
+                                                          ("home_city", "lives in"), ("work_city", "works in"),
+                                                          ("locale", "locale")) if key in user]
+    lines.append(about[0] + (" (" + "; ".join(about[1:]) + ")." if len(about) > 1 else "."))
+    return "\n".join(lines)
 
 
 _JOBS = select(subagent_jobs).order_by(subagent_jobs.c.job_id)
@@ -171,6 +203,7 @@ class Episode:
             skills_offered=tuple(task.candidate_skills if candidate_skills is None else candidate_skills),
             user_script=tuple(UserAnswer(a.answer, a.slot, tuple(a.keywords)) for a in task.user_script),
         )
+        self.context = phone_context(self.conn, self.executor.now)
         self.steps: list[Step] = []
         self.history: list[dict[str, Any]] = [m.model_dump() for m in task.history]
         self.finished = False
@@ -182,7 +215,7 @@ class Episode:
         return self.finished or len(self.steps) >= self.t_max
 
     def observation(self) -> Observation:
-        return Observation(self.task.query, list(self.history), self.tool_schemas(), len(self.steps))
+        return Observation(self.task.query, list(self.history), self.tool_schemas(), len(self.steps), self.context)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """OpenAI ``tools`` for the current action space; ``load_skill`` lists the offered skills.
@@ -275,4 +308,4 @@ class Episode:
         self.close()
 
 
-__all__ = ["Episode", "Observation", "Step", "StateDiff", "TableDiff", "Trajectory", "T_MAX", "apply_changes"]
+__all__ = ["Episode", "Observation", "context_text", "phone_context", "Step", "StateDiff", "TableDiff", "Trajectory", "T_MAX", "apply_changes"]

@@ -13,6 +13,7 @@ from planners.messages import (
 import sandbox.domains  # noqa: F401  (an Episode runs the registered tools)
 from sandbox.episode import Episode
 from sandbox.suite import load_split
+from sandbox.world import PERSONAS
 
 OFFERED = {"add_contact", "finish"}
 TASKS = {t.task_id: t for t in load_split("handwritten.jsonl")}
@@ -95,6 +96,22 @@ def test_history_becomes_an_append_only_chat() -> None:
     assert call["tool_calls"][0]["id"] == result["tool_call_id"] == tool_call_id(2)
     assert json.loads(call["tool_calls"][0]["function"]["arguments"]) == task.gold[0].arguments
     assert json.loads(result["content"])["Status"] == "success"
+
+
+def test_every_request_states_the_date_and_the_user() -> None:
+    """The first request carries the world's frozen clock and the owner's name, and keeps them at every
+    step (a model cannot resolve "tomorrow" or sign with the user's name otherwise)."""
+    task = TASKS["hw_memory_004"]
+    with Episode(task) as episode:
+        first = chat_messages(task.query, episode.observation().history, episode.observation().context)
+        episode.step(task.gold[0].name, task.gold[0].arguments)
+        later = chat_messages(task.query, episode.observation().history, episode.observation().context)
+        now = episode.executor.now
+    system = first[0]["content"]
+    assert system.startswith(SYSTEM_PROMPT)
+    assert now.strftime("%Y-%m-%d") in system and now.strftime("%A") in system and now.strftime("%H:%M") in system
+    assert PERSONAS[task.initial_state.world].name in system and PERSONAS[task.initial_state.world].timezone in system
+    assert later[: len(first)] == first
 
 
 def test_h0_boundary_is_found_before_a_leading_format_error() -> None:

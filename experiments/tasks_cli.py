@@ -11,9 +11,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from experiments.progress import episode_progress
-from sandbox.generator.core import BuildError
+from sandbox.generator import gates
+from sandbox.generator.core import BuildError, replay
+from sandbox.generator.gates import Violation
 from sandbox.generator.stats import suite_stats
-from sandbox.generator.suite import TOTALS, Slot, build_slot, load_families, write_suite
+from sandbox.generator.suite import TOTALS, Slot, allocation, build_slot, load_families, write_suite
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import Task
 from verification.selfcheck import Outcome, Summary, check_task
@@ -110,6 +112,65 @@ def stats(as_json: bool) -> int:
     return 0
 
 
+def family_of_slots(split: str) -> dict[str, str]:
+    """Task id -> the family its allocation slot names (``train`` ids carry the ``train-`` prefix)."""
+    return {s.task_id: s.family for s in allocation("train-" if split.startswith("train") else "")}
+
+
+def committed_violations(split: str) -> list[Violation]:
+    """Replay every task of a committed file and run the per-task gates on it."""
+    families = family_of_slots(split)
+    found: list[Violation] = []
+    for task in load_split(split):
+        replayed = replay(task)
+        found += gates.task_violations(families.get(task.task_id, "?"), task, replayed.context, replayed.results)
+    return found
+
+
+def drafted_violations(prefix: str, variants: int, seed: int) -> list[Violation]:
+    """Build ``variants`` fresh drafts of every family starting with ``prefix`` (as ``tasks try``) and
+    return what the gates found in them; a draft that does not build is reported as a build problem."""
+    fams = sorted(n for n in load_families() if n.startswith(prefix))
+    if not fams:
+        raise ValueError(f"no family starts with {prefix!r}")
+    seen: set[tuple[str, str]] = set()
+    gates.COLLECTED.clear()
+    for name in fams:
+        for i in range(variants):
+            try:
+                build_slot(Slot(f"try-{name}-{i}", name), seed, seen)
+            except BuildError as exc:
+                print(f"BUILD  {name}[{i}]: {exc}", file=sys.stderr)
+    return list(gates.COLLECTED.violations)
+
+
+def gates_report(violations: list[Violation], as_json: bool) -> str:
+    """Per-gate counts, then every violation grouped by family (most first)."""
+    grouped = gates.by_family(violations)
+    if as_json:
+        return json.dumps({"counts": gates.gate_counts(violations),
+                           "families": {f: [v.to_json() for v in vs] for f, vs in grouped.items()}}, sort_keys=True)
+    lines = ["gate counts: " + ", ".join(f"{g} {n}" for g, n in gates.gate_counts(violations).items())]
+    for fam, found in grouped.items():
+        per_gate = Counter(v.gate for v in found)
+        tasks = len({v.task_id for v in found})
+        lines.append(f"\n{fam}: {len(found)} violation(s) in {tasks} task(s) ("
+                     + ", ".join(f"{g} {n}" for g, n in sorted(per_gate.items())) + ")")
+        lines += [f"  {v.line()}" for v in found]
+    return "\n".join(lines)
+
+
+def run_gates(family: str | None, split: str, variants: int, seed: int, as_json: bool) -> int:
+    """``mobilepa tasks gates``: every gate violation of a task file, or of fresh drafts of some families."""
+    try:
+        found = drafted_violations(family, variants, seed) if family is not None else committed_violations(split)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(gates_report(found, as_json))
+    return 1 if found else 0
+
+
 CARD = TASK_DIR / "CARD.md"
 
 
@@ -140,7 +201,16 @@ def main(argv: list[str]) -> int:
     st = sub.add_parser("stats", help="counts by category, domain, level-2, bucket, memory type, turn, friction, split")
     st.add_argument("--json", action="store_true")
     sub.add_parser("card", help="write sandbox/data/tasks/CARD.md and its chart from the committed suite")
+    gt = sub.add_parser("gates", help="every gate violation (unseen ids, schema examples, lint) grouped by family")
+    gt.add_argument("--family", metavar="PREFIX", help="build fresh drafts of the families starting with PREFIX "
+                                                       "instead of reading the task file")
+    gt.add_argument("--split", default="full.jsonl", help="task file under sandbox/data/tasks")
+    gt.add_argument("-n", "--variants", type=int, default=4, help="drafts per family with --family")
+    gt.add_argument("--seed", type=int, default=1)
+    gt.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.command == "gates":
+        return run_gates(args.family, args.split, args.variants, args.seed, args.json)
     if args.command == "try":
         return try_families(args.prefix, args.variants, args.seed)
     if args.command == "build":

@@ -25,7 +25,9 @@ from sqlalchemy import Connection, and_, select
 
 import sandbox.domains  # noqa: F401  (registers every tool)
 from sandbox import db
-from sandbox.episode import Episode
+from sandbox.episode import Episode, context_text
+from sandbox.executor import Envelope
+from sandbox.generator import gates
 from sandbox.errors import ErrorType
 from sandbox.retrieval import action_space
 from sandbox.schema import metadata
@@ -218,6 +220,8 @@ class Replayed:
     gold: list[dict[str, Any]]
     errors: list[str]  # ErrorTypes the gold hit, in order
     memories: set[str]  # ids of the records the gold's successful search_memory calls returned
+    results: list[Envelope]  # every gold step's envelope, as the model reads it
+    context: str  # the phone's context as the system message states it
 
 
 def hidden_tools(skills: Iterable[str]) -> set[str]:
@@ -230,6 +234,7 @@ def replay(task: Task) -> Replayed:
     payloads: list[Any] = []
     errors: list[str] = []
     memories: set[str] = set()
+    results: list[Envelope] = []
     with Episode(task) as episode:
         for n, action in enumerate(task.gold, start=1):
             arguments = resolve(action.arguments, payloads)
@@ -237,6 +242,7 @@ def replay(task: Task) -> Replayed:
                 raise BuildError(f"gold step {n} ({action.name}) comes after the episode ended")
             result = episode.step(action.name, arguments)
             gold.append({"name": action.name, "arguments": arguments})
+            results.append(result)
             payloads.append(result["Payload"])
             if result["Status"] == "success" and action.name == "search_memory":
                 memories |= {r.get("memory_id") for r in result["Payload"].get("records", []) if isinstance(r, dict)}
@@ -249,7 +255,8 @@ def replay(task: Task) -> Replayed:
             raise BuildError("the gold did not finish successfully")
         if episode.executor.internal_errors:
             raise BuildError(f"sandbox internal errors: {episode.executor.internal_errors}")
-    return Replayed(gold, errors, memories)
+        context = context_text(episode.context)
+    return Replayed(gold, errors, memories, results, context)
 
 
 def _tools_called(action: dict[str, Any]) -> list[str]:
@@ -297,9 +304,11 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
         tags["sor_skills"] = ",".join(s for s in dict.fromkeys(loaded) if s)
     if _REF.search(json.dumps(draft.check)):
         raise BuildError("a check may not refer to gold steps; state the values it expects")
-    return Task.model_validate({
+    task = Task.model_validate({
         **record, "candidate_tools": space.tools, "gold": replayed.gold, "check": draft.check, "tags": tags,
     })
+    gates.COLLECTED.add(gates.task_violations(fam.name, task, replayed.context, replayed.results))
+    return task
 
 
 def seed_for(*parts: object) -> random.Random:

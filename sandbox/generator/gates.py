@@ -1,0 +1,194 @@
+"""The suite build's gates: what makes a drafted task unfair to a capable model, found mechanically.
+
+**Unseen ids** (``unseen_id``). A model can only use an entity id it has read. For every gold step,
+every entity id in the step's arguments (at any depth) must appear in some text the model was sent
+before that step: the phone's context, the dialogue H0, the query, and every earlier gold step's
+arguments and result envelope (so ids the model's own earlier calls created count as seen). Tool
+schemas do not count: an id printed there as an example is a guess that passes by luck.
+
+An **entity id** is a token of the shape ``<prefix>_<digits>`` (``video_051``, ``photo_album_002``,
+``snapshot_101``) where ``<prefix>`` is the generated-id prefix of a table whose primary key is one
+text column (``sandbox.executor.id_prefix``: the key column minus ``_id``, or the table's own
+``id_prefix``): the shape every seeder and ``new_id`` issues. Tokens are found in string values at
+any depth of the arguments, whole or inside longer text; the monitor agent's ``{{stepN.…}}``
+placeholders are removed first (they are paths, not ids). Natural keys (app ids such as ``chat``,
+setting keys, city names) are not entity ids: a model learns them from the schema's enums and the
+query's words.
+
+**Schema examples** (``schema_example``): any entity id printed in an offered tool's schema
+(descriptions included) that exists in some persona world; copying the example would pass by luck.
+
+The query and world lint live in ``sandbox.generator.lint``; this module runs them too, so the build
+and ``mobilepa tasks gates`` see every gate through one list of ``Violation``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import Text
+
+from sandbox.executor import id_prefix
+from sandbox.schema import metadata
+from sandbox.tasks import Task
+
+GATES = ("unseen_id", "schema_example", "query_lint", "world_lint")
+STRICT_ENV = "MOBILEPA_STRICT_GATES"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One gate's finding: which gate, where (family, task, 1-based gold step) and the offending id or text."""
+
+    gate: str
+    family: str
+    task_id: str
+    step: int | None
+    subject: str
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def line(self) -> str:
+        where = f"{self.task_id}" + (f" step {self.step}" if self.step is not None else "")
+        return f"{self.gate:<15}{where}: {self.subject!r} {self.detail}"
+
+
+class GateError(RuntimeError):
+    """A gate violation while the gates are strict. Deliberately not a ``BuildError``: the allocation
+    loop retries a BuildError on other personas and attempts, which would hide a family's systematic
+    bug behind a lucky draft; this stops the build and names the family."""
+
+
+# ---- entity ids ------------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"(?<![\w])[a-z][a-z0-9_]*_\d+(?![\w])")
+_PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}")
+
+
+@functools.cache
+def id_prefixes() -> frozenset[str]:
+    """Every generated-id prefix: one per table keyed by a single text column."""
+    return frozenset(id_prefix(t) for t in metadata.tables.values()
+                     if len(t.primary_key.columns) == 1 and isinstance(next(iter(t.primary_key.columns)).type, Text))
+
+
+def ids_in_text(text: str) -> list[str]:
+    """The entity ids in a text, in order of appearance (placeholders removed)."""
+    prefixes = id_prefixes()
+    return [t for t in _TOKEN.findall(_PLACEHOLDER.sub(" ", text)) if t.rsplit("_", 1)[0] in prefixes]
+
+
+def ids_in_value(value: Any) -> list[str]:
+    """The entity ids in every string of a JSON value, at any depth, in order, each once."""
+    found: dict[str, None] = {}
+    for text in _strings(value):
+        found.update(dict.fromkeys(ids_in_text(text)))
+    return list(found)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def _seen(text: str) -> set[str]:
+    """Every id-shaped token of a text the model was sent (no prefix filter: seeing is seeing)."""
+    return set(_TOKEN.findall(text))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+# ---- the unseen-id gate ----------------------------------------------------------------------------------------
+
+def unseen_ids(family: str, task_id: str, prompt: Sequence[str], gold: Sequence[dict[str, Any]],
+               results: Sequence[Any]) -> list[Violation]:
+    """Gold steps whose arguments hold an entity id the model had not been sent before that step.
+
+    ``prompt`` is what the model reads before its first call (the context text, H0's messages, the
+    query); ``gold`` the resolved gold actions (``name``, ``arguments``) and ``results`` their envelopes."""
+    if len(results) != len(gold):
+        raise ValueError(f"{task_id}: {len(gold)} gold steps but {len(results)} results")
+    seen: set[str] = set()
+    for text in prompt:
+        seen |= _seen(text)
+    found: list[Violation] = []
+    for n, (action, result) in enumerate(zip(gold, results, strict=True), start=1):
+        for unseen in (i for i in ids_in_value(action["arguments"]) if i not in seen):
+            found.append(Violation("unseen_id", family, task_id, n, unseen,
+                                   f"in {action['name']}'s arguments, never sent to the model before this step"))
+        seen |= _seen(_dumps(action["arguments"])) | _seen(_dumps(result))
+    return found
+
+
+def task_violations(family: str, task: Task, context: str, results: Sequence[Any]) -> list[Violation]:
+    """Every per-task gate on a task whose gold has been replayed (``results``: its envelopes;
+    ``context``: the phone's context text the system message states)."""
+    prompt = [context, *(m.content for m in task.history), task.query]
+    gold = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
+    return unseen_ids(family, task.task_id, prompt, gold, results)
+
+
+# ---- collecting and enforcing ----------------------------------------------------------------------------------
+
+def strict_default() -> bool:
+    """Whether violations stop the build (``MOBILEPA_STRICT_GATES=1``); off until the families are fixed."""
+    value = os.environ.get(STRICT_ENV, "0").strip().lower()
+    if value not in ("0", "1", "true", "false", ""):
+        raise ValueError(f"{STRICT_ENV} must be 0 or 1, not {value!r}")
+    return value in ("1", "true")
+
+
+class Collector:
+    """The violations the build has met so far; in strict mode the first one stops it instead."""
+
+    def __init__(self) -> None:
+        self.violations: list[Violation] = []
+        self.strict = strict_default()
+
+    def add(self, violations: Iterable[Violation]) -> None:
+        found = list(violations)
+        if found and self.strict:
+            first = found[0]
+            raise GateError(f"family {first.family}: {len(found)} gate violation(s) in {first.task_id}; first: "
+                            f"{first.line()}")
+        self.violations += found
+
+    def clear(self) -> None:
+        self.violations.clear()
+
+    def counts(self) -> dict[str, int]:
+        return gate_counts(self.violations)
+
+
+COLLECTED = Collector()
+
+
+def gate_counts(violations: Iterable[Violation]) -> dict[str, int]:
+    """Violations per gate, every gate listed (zero included)."""
+    counts = Counter(v.gate for v in violations)
+    return {g: counts.get(g, 0) for g in GATES}
+
+
+def by_family(violations: Iterable[Violation]) -> dict[str, list[Violation]]:
+    """Violations grouped by family, the family with the most first."""
+    groups: dict[str, list[Violation]] = {}
+    for v in violations:
+        groups.setdefault(v.family, []).append(v)
+    return dict(sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])))

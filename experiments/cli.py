@@ -18,6 +18,9 @@ commands:
   tasks build|validate|stats [--json]|try PREFIX
                                regenerate the suite; self-validate it (oracle, noop, perturbations);
                                the dataset card's counts; try drafts of task families
+  play KEY [--split S] [--condition C] [--actions FILE] [--schemas] [--request]
+                               play one episode as the planner (JSON actions, verdict at finish);
+                               `mobilepa play --help` shows the turn-by-turn workflow for scripts
   bench [sandbox] [--json]     every performance figure side by side (reset, tool calls vs raw sqlite3,
                                oracle episodes/s, sweep wall time, scaling, LLM-bound efficiency, RSS);
                                `sandbox`: only reset and tool calls
@@ -61,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         from experiments import tasks_cli
 
         return tasks_cli.main(rest)
+    if command == "play":
+        from experiments import play
+
+        return play.main(rest)
     if command == "bench":
         from experiments import bench
 

@@ -87,7 +87,7 @@ def replace_memory(ctx: Ctx, memory_id: str, new_content: Sentence) -> dict[str,
     """Replace an outdated memory record with corrected content (the old one is kept as superseded).
 
     Args:
-        memory_id: Id of the record to replace, e.g. mem_007.
+        memory_id: Id of the record to replace, e.g. mem_907.
         new_content: The corrected fact.
     """
     old = _active_record(ctx, memory_id)

@@ -772,7 +772,7 @@ def move_file(
     """Move and/or rename a file; moving a file that is in the trash restores it to the destination.
 
     Args:
-        file_id: Id of the file, e.g. file_042 (from list_files).
+        file_id: Id of the file, e.g. file_942 (from list_files).
         destination_path: Folder to move it to; give its current folder to only rename it.
         new_name: New file name including extension, e.g. "Invoice_INV-2025-0412.pdf".
         overwrite: Replace a file with the same name in the destination (that file goes to the trash).
@@ -806,7 +806,7 @@ def delete_files(ctx: Ctx, file_ids: FileIds, permanent: bool = False, confirm: 
     """Move files to the trash, or delete them permanently (frees their space; trashed files can be deleted so too).
 
     Args:
-        file_ids: Ids of the files, e.g. ["file_012", "file_013"].
+        file_ids: Ids of the files, e.g. ["file_912", "file_913"].
         permanent: Delete for good instead of moving to the trash.
         confirm: Set true only after the user confirmed a permanent delete or a delete of more than 10 files.
     """
@@ -919,7 +919,7 @@ def restore_backup(ctx: Ctx, backup_id: Ref, categories: Categories, confirm: bo
     Files and photos deleted since the backup come back from the trash.
 
     Args:
-        backup_id: Id of the backup, e.g. backup_007.
+        backup_id: Id of the backup, e.g. backup_907.
         categories: Which of the backup's categories to restore.
         confirm: Set true only after the user confirmed overwriting their current data.
     """
@@ -1089,7 +1089,7 @@ def enable_two_factor(
     """Turn on 2-step verification for one of the user's online accounts.
 
     Args:
-        account_id: Id of the account (e.g. account_004, see search_passwords) or its service name, e.g. "GitHub".
+        account_id: Id of the account (e.g. account_904, see search_passwords) or its service name, e.g. "GitHub".
         method: sms (codes by text message), authenticator (an authenticator app) or security_key.
         phone_number: Phone for sms codes; needed when the account has no recovery phone on file.
     """
@@ -1125,7 +1125,7 @@ def find_my_device(
     """Locate, ring, lock or erase one of the user's other devices (tablet, laptop, watch, earbuds, old phone).
 
     Args:
-        device_id: Id of the linked device (e.g. ldevice_002) or its name, e.g. "iPad".
+        device_id: Id of the linked device (e.g. ldevice_902) or its name, e.g. "iPad".
         action: locate (show where it is), ring (play a sound), lock (lock it remotely) or erase (wipe it for good).
         message: Text to show on the lock screen (only with action=lock).
         confirm: Set true only after the user confirmed erasing the device.

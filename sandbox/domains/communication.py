@@ -237,7 +237,7 @@ def update_contact(
     """Change fields of an existing contact.
 
     Args:
-        contact_id: Id of the contact, e.g. contact_004.
+        contact_id: Id of the contact, e.g. contact_904.
         name: New full name.
         phone_number: New phone number.
         email: New email address.
@@ -309,7 +309,7 @@ def merge_contacts(
     """Merge a duplicate contact into a primary one: its messages, calls, blocks and groups move over; it is deleted.
 
     Args:
-        primary_id: Id of the contact to keep, e.g. contact_004.
+        primary_id: Id of the contact to keep, e.g. contact_904.
         duplicate_id: Id of the duplicate contact to fold in and delete.
         prefer: Whose value wins when both contacts have a field set; gaps are always filled from the other.
     """
@@ -364,7 +364,7 @@ def send_sms(ctx: Ctx, to: Recipients, body: Annotated[str, Field(min_length=1, 
     """Send a text message (SMS) to one or more recipients.
 
     Args:
-        to: Recipients, each a contact id (contact_004) or a phone number.
+        to: Recipients, each a contact id (contact_904) or a phone number.
         body: Text of the message.
     """
     sent = []
@@ -386,7 +386,7 @@ def send_chat_message(
     """Send a chat-app message to a contact or a group chat.
 
     Args:
-        to: A contact id (contact_004) or a group chat id (group_002).
+        to: A contact id (contact_904) or a group chat id (group_902).
         text: Text of the message.
     """
     counterpart, cid = _chat_target(ctx, to)
@@ -466,7 +466,7 @@ def mark_messages_read(ctx: Ctx, message_ids: MessageIds) -> dict[str, Any]:
     """Mark messages as read.
 
     Args:
-        message_ids: Ids of the messages, e.g. ["message_012"].
+        message_ids: Ids of the messages, e.g. ["message_912"].
     """
     unread = [m["message_id"] for m in _existing_messages(ctx, message_ids) if not m["is_read"]]
     if not unread:
@@ -498,7 +498,7 @@ def make_phone_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)]) -> dict[s
     """Place a phone call.
 
     Args:
-        to: A contact id (contact_004) or a phone number.
+        to: A contact id (contact_904) or a phone number.
     """
     number, cid = _resolve_number(ctx, to)
     call_id = ctx.new_id(call_log)
@@ -536,7 +536,7 @@ def start_video_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)], audio_on
     """Start a video (or audio-only) call in the chat app with a contact or a whole group chat.
 
     Args:
-        to: A contact id (contact_004) or a group chat id (group_002).
+        to: A contact id (contact_904) or a group chat id (group_902).
         audio_only: Call without video.
     """
     counterpart, cid = _chat_target(ctx, to)
@@ -610,7 +610,7 @@ def add_group_members(
     """Add contacts to a group chat, or remove members from it (only a group admin may).
 
     Args:
-        group_id: Id of the group chat, e.g. group_002.
+        group_id: Id of the group chat, e.g. group_902.
         member_ids: Contact ids to add (or remove).
         remove: Remove these members instead of adding them.
     """

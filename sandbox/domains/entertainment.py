@@ -502,7 +502,7 @@ def play_music(
         item_id: What to play: a track_, album_, artist_ or playlist_ id from search_music.
         shuffle: Play the tracks in shuffled order.
         repeat: Repeat nothing, the current track, or the whole queue.
-        output_device_id: Output device id (device_003) or name, e.g. "Kitchen Speaker"; it must be connected.
+        output_device_id: Output device id (device_903) or name, e.g. "Kitchen Speaker"; it must be connected.
             Default: where music already plays if still connected, else the phone.
     """
     queue = _music_queue(ctx, item_id)
@@ -672,7 +672,7 @@ def create_playlist(
         name: Name of the playlist (must differ from the user's other playlists).
         description: Short description.
         is_public: Make the playlist visible on the user's public profile.
-        track_ids: Tracks to start with, in order, e.g. ["track_012", "track_140"].
+        track_ids: Tracks to start with, in order, e.g. ["track_912", "track_940"].
     """
     tracks = _known_tracks(ctx, track_ids or [])
     existing = ctx.conn.execute(_PLAYLIST_NAMED, {"name": name.lower()}).scalar()
@@ -694,7 +694,7 @@ def add_tracks_to_playlist(
     """Add tracks to a playlist; tracks already in it are skipped.
 
     Args:
-        playlist_id: Id of the playlist, e.g. playlist_002.
+        playlist_id: Id of the playlist, e.g. playlist_902.
         track_ids: Tracks to add, in order.
         position: 1-based position to insert them at (default: the end).
     """
@@ -719,7 +719,7 @@ def remove_tracks_from_playlist(ctx: Ctx, playlist_id: Ref, track_ids: TrackIds)
     """Remove tracks from a playlist (the rest close up).
 
     Args:
-        playlist_id: Id of the playlist, e.g. playlist_002.
+        playlist_id: Id of the playlist, e.g. playlist_902.
         track_ids: Tracks to remove; each must be in the playlist.
     """
     _get(ctx, playlists, playlist_id, "search_music")
@@ -824,10 +824,10 @@ def play_video(
     """Play a movie, episode or clip on the phone or a connected TV; a series starts at its first unwatched episode.
 
     Args:
-        video_id: Id of the video from search_videos, e.g. video_014.
+        video_id: Id of the video from search_videos, e.g. video_914.
         start_sec: Where to start, in seconds from the beginning.
         subtitles: Subtitle language, BCP-47 (e.g. "en-US", "zh-CN"); default none.
-        output_device_id: Output device id (device_001) or name, e.g. "Living Room TV"; it must be connected.
+        output_device_id: Output device id (device_901) or name, e.g. "Living Room TV"; it must be connected.
     """
     video = _get(ctx, world_videos, video_id, "search_videos")
     device = _device(ctx, output_device_id) if output_device_id else None
@@ -872,7 +872,7 @@ def add_to_watchlist(ctx: Ctx, video_id: Ref) -> dict[str, Any]:
     """Save a movie, series or clip to the watchlist.
 
     Args:
-        video_id: Id of the video, e.g. video_014.
+        video_id: Id of the video, e.g. video_914.
     """
     video = _get(ctx, world_videos, video_id, "search_videos")
     if ctx.conn.execute(_IN_WATCHLIST, {"video_id": video_id}).first():
@@ -935,7 +935,7 @@ def subscribe_podcast(ctx: Ctx, show_id: Ref, auto_download: bool = True) -> dic
     """Follow a podcast show so new episodes appear in the library (and download automatically).
 
     Args:
-        show_id: Id of the show, e.g. show_004.
+        show_id: Id of the show, e.g. show_904.
         auto_download: Download new episodes automatically.
     """
     show = _get(ctx, world_podcasts, show_id, "search_podcasts")
@@ -959,7 +959,7 @@ def play_podcast_episode(
     """Play a podcast episode or audiobook chapter; the rest of the show follows in order.
 
     Args:
-        episode_id: Id of the episode or chapter, e.g. episode_031.
+        episode_id: Id of the episode or chapter, e.g. episode_931.
         speed: Playback speed, 0.5 to 3.0.
         start_sec: Where to start, in seconds from the beginning.
         sleep_timer_min: Stop playing after this many minutes.
@@ -1039,7 +1039,7 @@ def add_book_to_shelf(
     """Put a book on a shelf (want to read, reading, finished) and/or update its reading progress.
 
     Args:
-        book_id: Id of the book from search_ebooks, e.g. book_007.
+        book_id: Id of the book from search_ebooks, e.g. book_907.
         shelf: The shelf to put it on.
         progress_pct: Reading progress in percent (finished means 100, want_to_read means 0).
     """
@@ -1090,7 +1090,7 @@ def search_photos(
     Args:
         query: Words describing the picture, e.g. "receipt", "beach sunset" (matched against recognised
             labels, places and people, not against text inside the picture).
-        album_id: Only photos in this gallery album, e.g. photo_album_002.
+        album_id: Only photos in this gallery album, e.g. photo_album_902.
         date_from: Taken on or after this day, YYYY-MM-DD.
         date_to: Taken on or before this day, YYYY-MM-DD.
         place: Part of the place name, e.g. a city.
@@ -1175,7 +1175,7 @@ def create_photo_album(
 
     Args:
         name: Name of the album (must differ from the other albums).
-        photo_ids: Photos to put in it, e.g. ["photo_012", "photo_013"].
+        photo_ids: Photos to put in it, e.g. ["photo_912", "photo_913"].
         shared: Make it a shared album that invited people can see.
     """
     chosen = _live_photos(ctx, photo_ids or [])
@@ -1200,7 +1200,7 @@ def add_photos_to_album(ctx: Ctx, album_id: Ref, photo_ids: PhotoIds) -> dict[st
     """Add photos to a gallery album; photos already in it are skipped.
 
     Args:
-        album_id: Id of the gallery album, e.g. photo_album_002.
+        album_id: Id of the gallery album, e.g. photo_album_902.
         photo_ids: Photos to add.
     """
     album = _get(ctx, albums, album_id, "search_photos")
@@ -1322,7 +1322,7 @@ def share_photos(
         photo_ids: Photos to share.
         channel: How to send the link; "link" only creates it.
         recipients: Who gets it (not for link): for sms a contact id or phone number; for chat a contact id or
-            group chat id (group_001); for mail a contact id or email address.
+            group chat id (group_901); for mail a contact id or email address.
         caption: Text sent with the link.
     """
     chosen = _live_photos(ctx, photo_ids)
@@ -1429,7 +1429,7 @@ def cast_to_device(ctx: Ctx, device_id: Ref, player: Player = "music") -> dict[s
     """Move what a player is playing to a TV, speaker, headphones, car or watch (connecting to it).
 
     Args:
-        device_id: Device id (device_001) or name, e.g. "Living Room TV"; unknown names list the devices.
+        device_id: Device id (device_901) or name, e.g. "Living Room TV"; unknown names list the devices.
         player: Which player's playback to move.
     """
     device = _device(ctx, device_id)

@@ -420,7 +420,7 @@ def get_account_balance(ctx: Ctx, account_id: Id | None = None) -> dict[str, Any
     """Show the balances of the user's bank accounts and wallet (checking, savings, wallet, brokerage cash).
 
     Args:
-        account_id: Only this account, e.g. acct_001 (default: all accounts).
+        account_id: Only this account, e.g. acct_901 (default: all accounts).
     """
     found = [_account(ctx, account_id)] if account_id else rows(ctx.conn.execute(_ACCOUNTS))
     totals: dict[str, float] = {}
@@ -464,7 +464,7 @@ def list_transactions(
     """List card and account transactions, newest first, with the totals of everything that matched.
 
     Args:
-        account_id: Only this bank account (acct_001) or card/payment method (pm_001).
+        account_id: Only this bank account (acct_901) or card/payment method (pm_901).
         date_from: Earliest day, YYYY-MM-DD.
         date_to: Latest day, YYYY-MM-DD.
         category: A transaction category (e.g. dining, transfer) or budget category (food, transport,
@@ -562,8 +562,8 @@ def transfer_money(
     the day's transfers to others may not exceed its daily_limit.
 
     Args:
-        recipient: A contact id (contact_004), a contact's name, a phone number, an IBAN-style account
-            number (e.g. CN12BANK0000123456), or one of the user's own account ids (acct_002).
+        recipient: A contact id (contact_904), a contact's name, a phone number, an IBAN-style account
+            number (e.g. CN12BANK0000123456), or one of the user's own account ids (acct_902).
         amount: Amount to send (at most 2 decimals).
         currency: ISO-4217 currency of the amount, e.g. CNY, USD.
         from_account_id: Account to send from (default: the main checking account).
@@ -631,7 +631,7 @@ def request_money(
     """Ask a contact to pay the user an amount; they get a payment request in chat.
 
     Args:
-        from_contact_id: Contact who should pay, e.g. contact_007.
+        from_contact_id: Contact who should pay, e.g. contact_907.
         amount: Amount requested (at most 2 decimals).
         currency: ISO-4217 currency, e.g. CNY.
         note: What the money is for.
@@ -702,7 +702,7 @@ def pay_bill(
     Payments at or above the account's confirm_threshold need confirm=true.
 
     Args:
-        bill_id: Id of the bill, e.g. bill_004.
+        bill_id: Id of the bill, e.g. bill_904.
         amount: Amount to pay (default: the whole amount due; at most the amount due).
         account_id: Account to pay from (default: the main checking account).
         scheduled_date: Pay on this later day, YYYY-MM-DD (default: now).
@@ -918,7 +918,7 @@ def freeze_card(ctx: Ctx, card_id: Id, frozen: bool, reason: Note | None = None)
     """Freeze a card (it can no longer pay) or unfreeze it.
 
     Args:
-        card_id: Payment-method id of the card, e.g. pm_001.
+        card_id: Payment-method id of the card, e.g. pm_901.
         frozen: True to freeze, false to unfreeze.
         reason: Why, e.g. "lost" (kept with the card while frozen).
     """
@@ -944,7 +944,7 @@ def set_default_payment_method(ctx: Ctx, method_id: Id, scope: Scope = "all") ->
     """Make a card, account or wallet the default payment method, everywhere or for one kind of app.
 
     Args:
-        method_id: Payment-method id, e.g. pm_001.
+        method_id: Payment-method id, e.g. pm_901.
         scope: all (the global default) or only for shopping, ride, travel or dining apps.
     """
     method = payment_method(ctx, method_id)  # a frozen method cannot pay, so it cannot be the default
@@ -1172,7 +1172,7 @@ def split_bill(
     Args:
         total: The whole expense.
         currency: ISO-4217 currency, e.g. CNY.
-        participant_ids: Contact ids of the people who owe a share, e.g. ["contact_001", "contact_007"].
+        participant_ids: Contact ids of the people who owe a share, e.g. ["contact_901", "contact_907"].
         method: equal (everyone, the user too when include_self, pays the same) or custom (use shares).
         shares: For method=custom: {contact_id: amount} for every participant; with include_self the user
             pays the rest, otherwise the shares must add up to the total.

@@ -57,7 +57,7 @@ def bank_recategorize_transaction(ctx: Ctx, txn_id: Id, category: BudgetCategory
     """Move a transaction to another spending category on the bank app's transaction screen (screen action).
 
     Args:
-        txn_id: The transaction, e.g. txn_042.
+        txn_id: The transaction, e.g. txn_942.
         category: The budget category it belongs to.
     """
     row = ctx.conn.execute(_TRANSACTION, {"txn_id": txn_id}).first()

@@ -193,7 +193,7 @@ class OrderLine(TypedDict):
     """One line of a delivery order."""
 
     __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
-    menu_item_id: Annotated[str, Field(min_length=1, max_length=64, description="Menu item id, e.g. menu_012.")]
+    menu_item_id: Annotated[str, Field(min_length=1, max_length=64, description="Menu item id, e.g. menu_912.")]
     quantity: Annotated[int, Field(ge=1, le=50, description="How many.")]
     notes: NotRequired[Annotated[str, Field(max_length=200, description="Requests for this dish.")] | None]
 
@@ -451,7 +451,7 @@ def get_restaurant_details(
     """Show a restaurant's address, hours, menu, the table times still free on a day and the user's bookings there.
 
     Args:
-        restaurant_id: Id of the restaurant, e.g. rest_014.
+        restaurant_id: Id of the restaurant, e.g. rest_914.
         date: Day to list free table times for, YYYY-MM-DD (default today).
         party_size: Party size the free table times must fit.
     """
@@ -535,7 +535,7 @@ def make_restaurant_reservation(
     """Book a table at a restaurant that takes online reservations.
 
     Args:
-        restaurant_id: Id of the restaurant, e.g. rest_014.
+        restaurant_id: Id of the restaurant, e.g. rest_914.
         datetime: Time of the booking, YYYY-MM-DDTHH:MM; must be one of its free table times.
         party_size: Number of guests.
         name: Name the table is booked under (default the user's name).
@@ -583,7 +583,7 @@ def update_restaurant_reservation(
     """Move a table booking to another time, change its party size, requests or seating.
 
     Args:
-        reservation_id: Id of the reservation, e.g. resv_003.
+        reservation_id: Id of the reservation, e.g. resv_903.
         datetime: New time, YYYY-MM-DDTHH:MM (a free table time of the restaurant).
         party_size: New number of guests.
         special_requests: New special requests (replace the old ones).
@@ -612,7 +612,7 @@ def cancel_restaurant_reservation(ctx: Ctx, reservation_id: str, reason: Request
     """Cancel an upcoming table booking and free its seats.
 
     Args:
-        reservation_id: Id of the reservation, e.g. resv_003.
+        reservation_id: Id of the reservation, e.g. resv_903.
         reason: Why it is cancelled (passed on to the restaurant).
     """
     resv, r = _active_reservation(ctx, reservation_id)
@@ -704,10 +704,10 @@ def order_food_delivery(
     """Order food for delivery from a restaurant, paid with a payment method, to a saved address.
 
     Args:
-        restaurant_id: Id of the restaurant, e.g. rest_014.
+        restaurant_id: Id of the restaurant, e.g. rest_914.
         items: Dishes to order: [{menu_item_id, quantity, notes?}].
-        address_id: Saved address to deliver to, e.g. address_001.
-        payment_method_id: Payment method, e.g. pm_002 (default: the default method).
+        address_id: Saved address to deliver to, e.g. address_901.
+        payment_method_id: Payment method, e.g. pm_902 (default: the default method).
         tip: Tip for the courier.
         scheduled_at: Deliver later, YYYY-MM-DDTHH:MM (at most 7 days ahead); default as soon as possible.
         utensils: Ask for cutlery.
@@ -729,7 +729,7 @@ def track_food_order(ctx: Ctx, order_id: str) -> dict[str, Any]:
     """Show a delivery order's status, estimated arrival and contents.
 
     Args:
-        order_id: Id of the order, e.g. forder_031.
+        order_id: Id of the order, e.g. forder_931.
     """
     order = _get(ctx, food_orders, order_id)
     name = ctx.conn.execute(_RESTAURANT_NAME, {"restaurant_id": order["restaurant_id"]}).scalar()
@@ -755,7 +755,7 @@ def reorder_past_order(
     """Order the same dishes as a past delivery order again, at today's prices and with the same tip.
 
     Args:
-        order_id: Id of the past order, e.g. forder_012.
+        order_id: Id of the past order, e.g. forder_912.
         address_id: Deliver here instead of the original address.
         payment_method_id: Pay with this method instead of the original one.
         scheduled_at: Deliver later, YYYY-MM-DDTHH:MM (at most 7 days ahead); default as soon as possible.
@@ -843,7 +843,7 @@ def save_recipe(ctx: Ctx, recipe_id: str, collection: Name = "Saved") -> dict[st
     """Save a recipe to one of the user's recipe collections.
 
     Args:
-        recipe_id: Id of the recipe, e.g. recipe_007.
+        recipe_id: Id of the recipe, e.g. recipe_907.
         collection: Collection to save it in (created if new), e.g. "Weeknight dinners".
     """
     recipe = _get(ctx, world_recipes, recipe_id, hint="search_recipes")
@@ -878,7 +878,7 @@ def add_grocery_items(
     Args:
         items: Items to add: [{name, quantity?, unit?}].
         list_name: Grocery list to add to (created if new).
-        from_recipe_id: Recipe these items are for, e.g. recipe_007.
+        from_recipe_id: Recipe these items are for, e.g. recipe_907.
     """
     if from_recipe_id:
         _get(ctx, world_recipes, from_recipe_id, hint="search_recipes")
@@ -920,7 +920,7 @@ def create_meal_plan(
     Args:
         date: Day of the meal, YYYY-MM-DD (today or later).
         meal: Which meal.
-        recipe_id: Id of the recipe, e.g. recipe_007.
+        recipe_id: Id of the recipe, e.g. recipe_907.
         servings: Servings to cook (default the recipe's).
         replace: Set true to replace the recipe already planned for that meal.
     """

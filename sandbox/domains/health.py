@@ -319,7 +319,7 @@ def end_workout(ctx: Ctx, workout_id: str, discard: bool = False) -> dict[str, A
     """Stop the workout being tracked and save its summary (or discard it).
 
     Args:
-        workout_id: Id of the active workout, e.g. workout_045.
+        workout_id: Id of the active workout, e.g. workout_945.
         discard: Throw the recording away instead of saving it.
     """
     w = _get(ctx, workouts, workout_id)
@@ -640,7 +640,7 @@ def log_medication_taken(
     """Record that a scheduled dose was taken or skipped (the dose time nearest to ``at`` that day).
 
     Args:
-        medication_id: Id of the medication (e.g. med_002) or its name.
+        medication_id: Id of the medication (e.g. med_902) or its name.
         status: Whether the dose was taken or skipped.
         at: When, YYYY-MM-DDTHH:MM (default now; not in the future).
     """
@@ -782,7 +782,7 @@ def book_doctor_appointment(
     """Book a 30-minute visit in one of a doctor's free slots, for the user or for a contact.
 
     Args:
-        doctor_id: Id of the doctor, e.g. doctor_007.
+        doctor_id: Id of the doctor, e.g. doctor_907.
         slot: Start of a free slot, YYYY-MM-DDTHH:MM.
         reason: Reason for the visit.
         patient: "self", or the contact id of the person the visit is for.
@@ -835,7 +835,7 @@ def cancel_doctor_appointment(
     """Cancel an upcoming doctor appointment; within 24 hours of the visit a fee applies and needs confirm=true.
 
     Args:
-        appointment_id: Id of the appointment, e.g. appt_004.
+        appointment_id: Id of the appointment, e.g. appt_904.
         reason: Why it is cancelled.
         confirm: Set true, after the user agreed, to cancel late and pay the late-cancellation fee.
     """

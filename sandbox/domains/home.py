@@ -246,7 +246,7 @@ def set_light_state(
     """Switch, dim or colour smart lights: one light by id, or every light of a room; offline lights are skipped.
 
     Args:
-        target: A light's device id (hdev_004), a room name ("Kitchen") or a light's name.
+        target: A light's device id (hdev_904), a room name ("Kitchen") or a light's name.
         on: True to switch on, false to switch off.
         brightness: Brightness 0-100 (switches the light on).
         color_temp_k: White colour temperature in kelvin, 2000 (warm) to 6500 (cool).
@@ -320,7 +320,7 @@ def set_thermostat(
     """Set a thermostat or air conditioner's target temperature, and optionally its mode, fan and hold time.
 
     Args:
-        target: The thermostat's device id (hdev_011) or its room name.
+        target: The thermostat's device id (hdev_911) or its room name.
         target_c: Target temperature in degrees Celsius (rounded to 0.5).
         mode: heat, cool, auto, off or eco (unchanged when omitted).
         fan: Fan auto or always on (unchanged when omitted).
@@ -365,7 +365,7 @@ def set_lock_state(
     """Lock or unlock a smart door lock, optionally issuing a guest access code; unlocking and codes need confirm.
 
     Args:
-        device_id: The lock's device id, e.g. hdev_013.
+        device_id: The lock's device id, e.g. hdev_913.
         locked: True to lock, false to unlock.
         confirm: Set true only after the user confirmed unlocking or issuing a guest code.
         guest_code_label: Also issue a temporary keypad code for this guest, e.g. "Cleaner".
@@ -450,7 +450,7 @@ def get_camera_snapshot(ctx: Ctx, camera_id: DeviceRef, since: DateTime | None =
     """Show a camera's live snapshot and its detections (people, packages, vehicles...), newest first.
 
     Args:
-        camera_id: The camera's device id, e.g. hdev_016.
+        camera_id: The camera's device id, e.g. hdev_916.
         since: Only detections from this time on, YYYY-MM-DDTHH:MM (default the last 24 hours).
     """
     cam = _device(ctx, camera_id, "camera")
@@ -494,7 +494,7 @@ def set_device_power(ctx: Ctx, device_id: DeviceRef, on: bool) -> dict[str, Any]
     """Switch a plug, light, speaker, TV, washer or camera on or off.
 
     Args:
-        device_id: The device id, e.g. hdev_019.
+        device_id: The device id, e.g. hdev_919.
         on: True to switch on, false to switch off.
     """
     dev = _device(ctx, device_id)
@@ -582,7 +582,7 @@ class Action(BaseModel):
     """One thing an automation does."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    target: DeviceRef = Field(description="A device id (hdev_009), or a scene name for activate_scene.")
+    target: DeviceRef = Field(description="A device id (hdev_909), or a scene name for activate_scene.")
     command: Command = Field(description="What to do with the target.")
     value: int | float | None = Field(None, description="Brightness 0-100 for set_brightness; degrees C "
                                                         "(10-32) for set_temperature.")
@@ -637,7 +637,7 @@ def create_home_automation(
     Args:
         name: Unique name of the automation.
         trigger: What starts it, e.g. {"type": "time", "value": "06:50"} or {"type": "sunset"}.
-        actions: What it does, e.g. [{"target": "hdev_019", "command": "turn_on"}].
+        actions: What it does, e.g. [{"target": "hdev_919", "command": "turn_on"}].
         enabled: Whether it is active right away.
         days: Weekdays it runs on, e.g. ["mon", "fri"] (default every day).
     """

@@ -237,7 +237,7 @@ def get_weather(
     Forecasts reach 14 days ahead and history 7 days back; hourly detail covers today and tomorrow.
 
     Args:
-        location: A city name, "home", "work", an address label, a place id (place_012), or "current"
+        location: A city name, "home", "work", an address label, a place id (place_912), or "current"
             (the phone's position; needs location access).
         date: First day, YYYY-MM-DD (default today).
         days: Number of days from date.
@@ -342,7 +342,7 @@ def save_news_article(
     """Bookmark a news article into a reading-list folder.
 
     Args:
-        article_id: Id of the article, e.g. article_012.
+        article_id: Id of the article, e.g. article_912.
         folder: Reading-list folder to save it in.
     """
     title = ctx.conn.execute(_ARTICLE_TITLE, {"article_id": article_id}).scalar()

@@ -286,7 +286,7 @@ def book_event_tickets(
     """Buy tickets for one session of an event; the QR code is returned.
 
     Args:
-        event_id: Id of the event, e.g. evt_012 (see search_events).
+        event_id: Id of the event, e.g. evt_912 (see search_events).
         quantity: Number of tickets.
         session_time: The session, YYYY-MM-DDTHH:MM (needed when the event has several).
         seat_section: Seating section (default: the cheapest); not for general admission.
@@ -513,7 +513,7 @@ def schedule_courier_pickup(
     """Book a courier to collect a parcel from a saved address and deliver it to a recipient.
 
     Args:
-        pickup_address_id: Saved address to collect from, e.g. address_001.
+        pickup_address_id: Saved address to collect from, e.g. address_901.
         recipient: Name, phone and full address of the recipient.
         package_size: Size class of the parcel.
         pickup_window: Pickup window between 08:00 and 20:00, at least an hour (default: the next two free hours).
@@ -642,7 +642,7 @@ def cancel_service_appointment(
     """Cancel a booked service appointment; the payment is refunded, minus a fee within 2 hours of the start.
 
     Args:
-        appointment_id: Id of the appointment, e.g. sappt_004.
+        appointment_id: Id of the appointment, e.g. sappt_904.
         reason: Why it is cancelled.
         confirm: Set true only after the user accepted the late-cancellation fee.
     """
@@ -693,7 +693,7 @@ def book_service_appointment(
     """Book one of a provider's open slots for a service and pay for it.
 
     Args:
-        provider_id: Id of the provider, e.g. provider_007 (see search_local_services).
+        provider_id: Id of the provider, e.g. provider_907 (see search_local_services).
         service: The service, e.g. "haircut" or "cleaning"; the provider must offer it.
         start: An open slot's start, YYYY-MM-DDTHH:MM.
         address_id: Where a home service (cleaning, repairs, moving, laundry pickup) takes place.

@@ -229,7 +229,7 @@ def find_free_slots(
         date_from: First day to search, YYYY-MM-DD.
         date_to: Last day to search (at most 14 days after date_from).
         duration_min: Minimum length of a free window in minutes.
-        attendees: Contact ids whose busy times must also be avoided, e.g. ["contact_004"].
+        attendees: Contact ids whose busy times must also be avoided, e.g. ["contact_904"].
         working_hours_only: Only weekdays between 09:00 and 18:00 (unless earliest/latest say otherwise).
         earliest: Earliest start time of day, HH:MM.
         latest: Latest end time of day, HH:MM.
@@ -265,8 +265,8 @@ def send_meeting_invite(ctx: Ctx, event_id: str, attendees: ContactIds) -> dict[
     """Invite contacts to an existing calendar event.
 
     Args:
-        event_id: Id of the event, e.g. event_012.
-        attendees: Contact ids to invite, e.g. ["contact_004", "contact_005"].
+        event_id: Id of the event, e.g. event_912.
+        attendees: Contact ids to invite, e.g. ["contact_904", "contact_905"].
     """
     event = _get(ctx, calendar_events, event_id)
     people = _known_contacts(ctx, attendees)
@@ -299,7 +299,7 @@ def respond_to_invitation(
     """Answer a meeting invitation someone else sent: accept, decline or tentatively accept it.
 
     Args:
-        event_id: Id of the invitation's event, e.g. event_012 (its my_response shows the current answer).
+        event_id: Id of the invitation's event, e.g. event_912 (its my_response shows the current answer).
         response: The answer; declining takes the event off the user's schedule.
     """
     event = _get(ctx, calendar_events, event_id)
@@ -420,7 +420,7 @@ def update_calendar_event(
     """Reschedule, rename, relocate or otherwise change an event.
 
     Args:
-        event_id: Id of the event, e.g. event_012.
+        event_id: Id of the event, e.g. event_912.
         title: New title.
         start: New start, YYYY-MM-DDTHH:MM; without a new end the event keeps its length.
         end: New end, YYYY-MM-DDTHH:MM.
@@ -541,7 +541,7 @@ def update_task(
     """Edit a task, move it to another list, or mark it completed or open again.
 
     Args:
-        task_id: Id of the task, e.g. task_003.
+        task_id: Id of the task, e.g. task_903.
         title: New title.
         due: New due date YYYY-MM-DD or due time YYYY-MM-DDTHH:MM.
         priority: New priority.
@@ -661,7 +661,7 @@ def update_alarm(
     """Change an alarm's time, label or days, or switch it on or off.
 
     Args:
-        alarm_id: Id of the alarm, e.g. alarm_002.
+        alarm_id: Id of the alarm, e.g. alarm_902.
         time: New time, HH:MM.
         label: New label.
         days: New repeat days; [] makes it a one-off alarm.
@@ -775,7 +775,7 @@ def update_note(
     """Rename a note, replace its text, or append to it.
 
     Args:
-        note_id: Id of the note, e.g. note_004.
+        note_id: Id of the note, e.g. note_904.
         title: New title.
         content: New text, replacing the old text.
         append_text: Text to add on a new line at the end.

@@ -484,7 +484,7 @@ def get_product_details(ctx: Ctx, product_id: Id) -> dict[str, Any]:
     """Full details of one product: specs, variants with price and stock, price history and reviews.
 
     Args:
-        product_id: Id of the product, e.g. product_012.
+        product_id: Id of the product, e.g. product_912.
     """
     prod = _product(ctx, product_id)
     history = json.loads(prod["price_history_json"])
@@ -522,7 +522,7 @@ def add_to_cart(
     """Add a product to the cart; adding the same product and variant again raises that line's quantity.
 
     Args:
-        product_id: Id of the product, e.g. product_012.
+        product_id: Id of the product, e.g. product_912.
         quantity: Units to add.
         variant: The variant's name (required for products sold in variants, e.g. "Black / M" or "256GB").
     """
@@ -562,7 +562,7 @@ def update_cart_item(
     """Set a cart line's quantity (0 removes the line); the line also takes the product's current price.
 
     Args:
-        cart_item_id: Id of the cart line, e.g. cart_002 (see view_cart).
+        cart_item_id: Id of the cart line, e.g. cart_902 (see view_cart).
         quantity: New quantity; 0 removes the line.
     """
     line = get_row(ctx, cart_items, cart_item_id, "view_cart")
@@ -666,8 +666,8 @@ def checkout_cart(
     """Place an order for the whole cart or selected lines, pay for it, and empty those lines.
 
     Args:
-        address_id: Shipping address id, e.g. address_001 (see view_cart).
-        payment_method_id: Payment method id, e.g. pm_002.
+        address_id: Shipping address id, e.g. address_901 (see view_cart).
+        payment_method_id: Payment method id, e.g. pm_902.
         item_ids: Only these cart lines (default: every line).
         coupon_code: A claimed coupon's code to apply.
         delivery: Delivery speed; standard is free above a minimum spend.
@@ -763,7 +763,7 @@ def track_order(ctx: Ctx, order_id: Id) -> dict[str, Any]:
     """Where an order is: its status, carrier, tracking number, delivery estimate and shipment events.
 
     Args:
-        order_id: Id of the order, e.g. order_007 (see list_orders).
+        order_id: Id of the order, e.g. order_907 (see list_orders).
     """
     order = get_row(ctx, orders, order_id, "list_orders")
     ship = ctx.conn.execute(_SHIPMENT, {"order_id": order_id}).first()
@@ -787,7 +787,7 @@ def cancel_order(
     """Cancel an order that has not shipped yet; the payment is refunded and the stock released.
 
     Args:
-        order_id: Id of the order, e.g. order_019.
+        order_id: Id of the order, e.g. order_919.
         reason: Why the order is cancelled.
     """
     order = get_row(ctx, orders, order_id, "list_orders")
@@ -820,8 +820,8 @@ def request_return(
     """Request a return and refund for items of a delivered order (within 30 days of delivery).
 
     Args:
-        order_id: Id of the order, e.g. order_011.
-        item_ids: Ids of the order's items to return, e.g. ["oitem_021"] (see list_orders).
+        order_id: Id of the order, e.g. order_911.
+        item_ids: Ids of the order's items to return, e.g. ["oitem_921"] (see list_orders).
         reason: Why the items go back.
         refund_method: Refund to the original payment method or as store credit.
         pickup: Have a courier collect the parcel instead of dropping it off.
@@ -896,7 +896,7 @@ def add_to_wishlist(ctx: Ctx, product_id: Id) -> dict[str, Any]:
     """Save a product to the wishlist.
 
     Args:
-        product_id: Id of the product, e.g. product_012.
+        product_id: Id of the product, e.g. product_912.
     """
     prod = _product(ctx, product_id)
     if ctx.conn.execute(_WISHED, {"product_id": product_id}).first():
@@ -916,7 +916,7 @@ def set_price_alert(ctx: Ctx, product_id: Id, target_price: Money, expires_on: D
     """Get notified when a product's price drops below a target price.
 
     Args:
-        product_id: Id of the product, e.g. product_012.
+        product_id: Id of the product, e.g. product_912.
         target_price: Notify when the price falls below this (must be under the current price).
         expires_on: Last day the alert is active, YYYY-MM-DD.
     """

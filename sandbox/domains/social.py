@@ -135,7 +135,7 @@ def create_social_post(
     Args:
         platform: Which network to post on.
         content: Text of the post.
-        photo_ids: Gallery photos to attach, e.g. ["photo_012"].
+        photo_ids: Gallery photos to attach, e.g. ["photo_912"].
         visibility: Who can see it.
         location: A place name to tag, e.g. "West Lake, Hangzhou".
         tags: Hashtags, with or without the leading #.
@@ -223,9 +223,9 @@ def comment_on_post(
     """Comment on a post, or reply to one of its comments, as the user.
 
     Args:
-        post_id: Id of the post, e.g. post_031.
+        post_id: Id of the post, e.g. post_931.
         text: Text of the comment.
-        reply_to_comment_id: Id of a comment on the same post to reply to, e.g. comment_014.
+        reply_to_comment_id: Id of a comment on the same post to reply to, e.g. comment_914.
     """
     post = _post(ctx, post_id)
     if reply_to_comment_id and ctx.conn.execute(_COMMENT_ON_POST, {"comment_id": reply_to_comment_id,
@@ -253,7 +253,7 @@ def like_post(ctx: Ctx, post_id: str, unlike: bool = False) -> dict[str, Any]:
     """Like a post, or take a like back.
 
     Args:
-        post_id: Id of the post, e.g. post_031.
+        post_id: Id of the post, e.g. post_931.
         unlike: Remove the user's like instead.
     """
     post = _post(ctx, post_id)

@@ -316,7 +316,7 @@ class Passenger(BaseModel):
     self: bool | None = Field(None, description="true for the user (name and id number come from their profile)")
     name: Name | None = Field(None, description="Full name of a traveller who is not the user")
     contact_id: Annotated[str, Field(min_length=1, max_length=64)] | None = Field(
-        None, description="Contact id of a traveller, e.g. contact_001")
+        None, description="Contact id of a traveller, e.g. contact_901")
     id_number: Annotated[str, Field(min_length=4, max_length=32)] | None = Field(
         None, description="Passport or national id number (needed abroad and on real-name trains)")
 
@@ -789,7 +789,7 @@ def book_ride(
         ride_type: Ride type (xl seats 6, the others 4).
         quote_id: A quote from estimate_ride_fare to book at its fare.
         scheduled_at: Pickup time for a scheduled ride, YYYY-MM-DDTHH:MM (default now).
-        payment_method_id: Payment method id, e.g. pm_001 (default: the default method).
+        payment_method_id: Payment method id, e.g. pm_901 (default: the default method).
         passengers: Number of riders.
         note: Note for the driver.
     """
@@ -846,7 +846,7 @@ def cancel_ride(ctx: Ctx, ride_id: str, reason: Note | None = None, confirm: boo
     """Cancel a ride; once a driver is assigned a cancellation fee applies.
 
     Args:
-        ride_id: Id of the ride, e.g. ride_004.
+        ride_id: Id of the ride, e.g. ride_904.
         reason: Why it is cancelled.
         confirm: Set true to accept the cancellation fee (after asking the user).
     """
@@ -1072,9 +1072,9 @@ def book_flight(
 
     Args:
         offer_id: Id of the offer, e.g. offer_003.
-        passengers: Travellers, e.g. [{"self": true}, {"contact_id": "contact_001", "id_number": "E1234567"}].
+        passengers: Travellers, e.g. [{"self": true}, {"contact_id": "contact_901", "id_number": "E1234567"}].
         seat_preference: Seat wish, used at check-in.
-        payment_method_id: Payment method id, e.g. pm_001 (default: the default method).
+        payment_method_id: Payment method id, e.g. pm_901 (default: the default method).
         checked_bags: Checked bags per passenger (each costs a fee per leg).
     """
     offer = _offer(ctx, offer_id, "flight")
@@ -1124,7 +1124,7 @@ def cancel_flight_booking(ctx: Ctx, booking_id: str, confirm: bool = False) -> d
     """Cancel a flight booking: free within 24 hours of booking, otherwise a fee per the fare rules is kept.
 
     Args:
-        booking_id: Id of the flight booking, e.g. fbooking_002.
+        booking_id: Id of the flight booking, e.g. fbooking_902.
         confirm: Set true to accept the cancellation fee (after asking the user).
     """
     booking = _get(ctx, flight_bookings, booking_id)
@@ -1212,7 +1212,7 @@ def check_in_flight(ctx: Ctx, booking_id: str, seat: Seat | None = None, add_to_
     """Check in online for a booked flight (24 h to 1 h before departure): seats and a boarding pass.
 
     Args:
-        booking_id: Id of the flight booking, e.g. fbooking_002.
+        booking_id: Id of the flight booking, e.g. fbooking_902.
         seat: Seat for the first passenger, e.g. 23A (others get seats next to the preference).
         add_to_wallet: Add the boarding pass to the phone's wallet.
     """
@@ -1360,7 +1360,7 @@ def book_hotel(
         offer_id: Id of the offer, e.g. offer_004.
         guest_name: Name the booking is under.
         special_requests: Requests for the hotel, e.g. "late arrival".
-        payment_method_id: Payment method id, e.g. pm_001 (default: the default method).
+        payment_method_id: Payment method id, e.g. pm_901 (default: the default method).
         loyalty_number: The guest's loyalty programme number.
     """
     offer = _offer(ctx, offer_id, "hotel")
@@ -1406,7 +1406,7 @@ def cancel_hotel_booking(ctx: Ctx, booking_id: str, confirm: bool = False) -> di
     """Cancel a hotel booking: free until its free-cancellation deadline, then one night per room is kept.
 
     Args:
-        booking_id: Id of the hotel booking, e.g. hbooking_002.
+        booking_id: Id of the hotel booking, e.g. hbooking_902.
         confirm: Set true to accept the cancellation fee (after asking the user).
     """
     booking = _get(ctx, hotel_bookings, booking_id)
@@ -1490,7 +1490,7 @@ def book_train_ticket(
         offer_id: Id of the offer, e.g. offer_007.
         passengers: Travellers, e.g. [{"self": true}, {"name": "Li Na", "id_number": "110101199001011234"}].
         seat_preference: Seat wish passed to the operator (seats are allocated by the operator).
-        payment_method_id: Payment method id, e.g. pm_001 (default: the default method).
+        payment_method_id: Payment method id, e.g. pm_901 (default: the default method).
     """
     offer = _offer(ctx, offer_id, "train")
     train = ctx.conn.execute(_TRAIN, {"train_id": offer["ref_id"]}).first()
@@ -1605,11 +1605,11 @@ def add_itinerary_item(
     """Add a booking, reservation, activity or note to a trip's itinerary.
 
     Args:
-        trip_id: Id of the trip, e.g. trip_002.
+        trip_id: Id of the trip, e.g. trip_902.
         item_type: What the item is.
         title: Title shown in the itinerary.
         start: When it starts, YYYY-MM-DDTHH:MM (within the trip's dates).
-        ref_id: Id of the booking or reservation it stands for, e.g. fbooking_003 or hbooking_002.
+        ref_id: Id of the booking or reservation it stands for, e.g. fbooking_903 or hbooking_902.
         end: When it ends, YYYY-MM-DDTHH:MM.
         location: Where it happens.
     """

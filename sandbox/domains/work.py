@@ -221,13 +221,13 @@ def send_email(
     """Send an email now: a new one, a reply in its thread, or a forward (which carries the original's attachments).
 
     Args:
-        to: Recipients, each a contact id (contact_004) or an email address.
+        to: Recipients, each a contact id (contact_904) or an email address.
         subject: Subject line.
         body: Text of the email.
         cc: Copy recipients, contact ids or addresses.
         bcc: Blind-copy recipients, contact ids or addresses.
-        attachments: Documents to attach, e.g. ["document_003"]; all attachments together may not exceed 25 MB.
-        reply_to_message_id: Id of the email this replies to (keeps the thread), e.g. email_042.
+        attachments: Documents to attach, e.g. ["document_903"]; all attachments together may not exceed 25 MB.
+        reply_to_message_id: Id of the email this replies to (keeps the thread), e.g. email_942.
         forward_message_id: Id of the email to forward with its attachments.
     """
     replied = _row(ctx, emails, reply_to_message_id, "search_emails") if reply_to_message_id else None
@@ -256,8 +256,8 @@ def save_email_draft(
         to: Recipients, contact ids or email addresses.
         cc: Copy recipients, contact ids or addresses.
         subject: Subject line.
-        attachments: Documents to attach, e.g. ["document_003"].
-        reply_to_message_id: Id of the email this will reply to, e.g. email_042.
+        attachments: Documents to attach, e.g. ["document_903"].
+        reply_to_message_id: Id of the email this will reply to, e.g. email_942.
     """
     replied = _row(ctx, emails, reply_to_message_id, "search_emails") if reply_to_message_id else None
     files = _doc_attachments(ctx, attachments or [])
@@ -320,7 +320,7 @@ def move_email(
     """Move emails to a folder and/or mark them read or unread, starred or unstarred.
 
     Args:
-        message_ids: Ids of the emails, e.g. ["email_042"].
+        message_ids: Ids of the emails, e.g. ["email_942"].
         folder: Folder to move them to.
         mark_read: true marks them read, false unread.
         starred: true stars them, false removes the star.
@@ -410,8 +410,8 @@ def share_document(
     """Share a document with people at an access level; a different level for someone already shared replaces theirs.
 
     Args:
-        file_id: Id of the document, e.g. document_003.
-        share_with: People, each a contact id (contact_004) or an email address.
+        file_id: Id of the document, e.g. document_903.
+        share_with: People, each a contact id (contact_904) or an email address.
         access: What they may do.
         message: A note for the notification email.
         notify: Email the people a link (sent from the user's mailbox).
@@ -484,7 +484,7 @@ def add_course_assignment(
     """Record homework, an exam, a project or a reading for a course, optionally with a reminder task.
 
     Args:
-        course: The course's id (course_002), code (DS101) or name.
+        course: The course's id (course_902), code (DS101) or name.
         title: What is due, e.g. "Problem set 4".
         due: Deadline or exam start, YYYY-MM-DDTHH:MM.
         kind: Kind of assignment.
@@ -532,7 +532,7 @@ def start_focus_session(
 
     Args:
         duration_min: Minutes of focus per cycle.
-        task_id: The task being worked on, e.g. task_003.
+        task_id: The task being worked on, e.g. task_903.
         blocked_apps: App ids to block during the session, e.g. ["video", "social"].
         break_min: Minutes of break between cycles.
         cycles: Number of focus cycles.

@@ -52,10 +52,13 @@ cost the model.
 
 turn by turn from bash (stdin not a terminal: actions are read from stdin until EOF; at EOF before
 finish the current state is printed and play exits 0 without a verdict):
-  mobilepa play hw_basic_003 --actions run.jsonl < /dev/null     # run.jsonl is created; shows the start
-  echo '{"name": "search_contacts", "arguments": {"query": "Ana"}}' >> run.jsonl
-  mobilepa play hw_basic_003 --actions run.jsonl < /dev/null     # replays run.jsonl, shows the new envelope
-  ... one line appended per turn, until a finish line: then the verdict is printed
+  mobilepa play basic-1.1-01 --actions run.jsonl < /dev/null    # creates run.jsonl; shows the start
+  echo '{"name": "search_calendar_events", "arguments": {"query": "Quarterly planning"}}' >> run.jsonl
+  mobilepa play basic-1.1-01 --actions run.jsonl < /dev/null    # replays run.jsonl; shows the new envelope
+  ... one line appended per turn (each run ends with the command to rerun), until a finish line:
+  echo '{"name": "finish", "arguments": {"answer": "..."}}' >> run.jsonl
+  mobilepa play basic-1.1-01 --actions run.jsonl < /dev/null    # replays all, prints the verdict
+Replayed envelopes are printed on one line, as the model reads them; the newest one pretty-printed.
 The same actions file always gives the same envelopes and verdict.
 """
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from rich.console import Console
 
@@ -36,7 +37,6 @@ from sandbox.conditions import BOTH, KNOWN
 from sandbox.episode import T_MAX, Observation
 from sandbox.suite import load_split
 from sandbox.tasks import Task
-from verification.verify import Verdict
 
 CONDITIONS = tuple(c for c in KNOWN if c != BOTH)  # one episode runs under one condition
 PLAY_DIR = Path("outputs") / "play"
@@ -59,7 +59,8 @@ finish the current state is printed and play exits 0 without a verdict):
   echo '{"name": "finish", "arguments": {"answer": "..."}}' >> run.jsonl
   mobilepa play basic-1.1-01 --actions run.jsonl < /dev/null    # replays all, prints the verdict
 Replayed envelopes are printed on one line, as the model reads them; the newest one pretty-printed.
-The same actions file always gives the same envelopes and verdict.
+The same actions file always gives the same envelopes and verdict. At a terminal, play prompts for
+one action per step; Ctrl-D stops without a verdict (the actions played are saved).
 """
 
 
@@ -92,7 +93,8 @@ def find_task(key: str, split: str, condition: str | None) -> tuple[Task, str]:
     tasks = {t.task_id: t for t in split_tasks(split)}
     if task_id not in tasks:
         near = difflib.get_close_matches(task_id, list(tasks), n=3)
-        raise PlayError(f"no task {task_id!r} in split {split!r}" + (f"; did you mean {', '.join(near)}?" if near else ""))
+        suggestion = f"; did you mean {', '.join(near)}?" if near else ""
+        raise PlayError(f"no task {task_id!r} in split {split!r}{suggestion}")
     return tasks[task_id], chosen
 
 
@@ -100,8 +102,6 @@ def request_planner(name: str, seed: int) -> OpenAICompatPlanner:
     """The OpenAI-compatible planner of ``conf/planner/NAME.yaml``, composed as a run composes it, so
     ``--request`` prints the body its own ``request_body`` builds (a null base URL gets a placeholder:
     the URL is not in the body)."""
-    from hydra import compose, initialize_config_dir
-
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         cfg = compose("config", overrides=[f"planner={name}", f"seed={seed}"])
     config = OmegaConf.to_container(cfg.planner, resolve=True)
@@ -165,6 +165,7 @@ class Actions:
             try:
                 line = input(prompt) if self.interactive else self.live.readline()
             except EOFError:
+                print()  # off the prompt's line
                 return None
             if not self.interactive and not line:
                 return None
@@ -272,7 +273,7 @@ def show_verdict(console: Console, result: EpisodeResult) -> None:
     steps = result.trajectory.steps
     if steps:
         console.print(json.dumps(steps[-1].envelope, indent=2, sort_keys=True, ensure_ascii=False), markup=False)
-    v: Verdict = result.verdict
+    v = result.verdict
     outcome = "PASS" if v.passed else ("UNSCORABLE" if not v.scorable else "FAIL")
     console.rule(f"verdict: {outcome}")
     gate = {None: "not required", True: "pass", False: "fail"}

@@ -14,11 +14,12 @@ from sqlalchemy import Connection, and_, bindparam, insert, select, update
 
 from sandbox import db, subagents
 from sandbox.changes import StateDiff, TableDiff, read_diff, start_journal
-from sandbox.executor import Envelope, Executor, UserAnswer, note_inserted_ids
+from sandbox.executor import Envelope, Executor, note_inserted_ids
 from sandbox.schema import metadata, subagent_jobs, user_profile
 from sandbox.skills import SKILLS
 from sandbox.tasks import Changes, Task
 from sandbox.tooling import REGISTRY
+from sandbox.user import UserAnswer, reachable
 from sandbox.world import world_image
 
 T_MAX = 15  # the paper's step budget
@@ -201,7 +202,8 @@ class Episode:
             self.conn,
             visible=frozenset(task.candidate_tools if candidate_tools is None else candidate_tools),
             skills_offered=tuple(task.candidate_skills if candidate_skills is None else candidate_skills),
-            user_script=tuple(UserAnswer(a.answer, a.slot, tuple(a.keywords)) for a in task.user_script),
+            user_script=tuple(UserAnswer(a.answer, a.slot, tuple(a.keywords), a.kind) for a in task.user_script),
+            user_reachable=reachable(task.tags),
         )
         self.context = phone_context(self.conn, self.executor.now)
         self.steps: list[Step] = []

@@ -23,8 +23,11 @@ from sqlalchemy import (
 
 from sandbox.db import Prepared, transaction
 from sandbox.errors import ErrorType, ToolError
-from sandbox.schema import app_permissions, apps, device_settings, id_sequences, meta, operation_logs
+from sandbox.schema import (
+    app_permissions, apps, device_settings, id_sequences, meta, operation_logs, user_interactions,
+)
 from sandbox.tooling import FRAMEWORK, INTERNAL, REGISTRY, ToolSpec, validate_arguments
+from sandbox.user import UserAnswer, choose
 
 Envelope = dict[str, Any]
 
@@ -61,15 +64,6 @@ def _storable(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
-
-
-@dataclass
-class UserAnswer:
-    """One scripted answer of the simulated user (matched by slot, else by a keyword of the question)."""
-
-    answer: str
-    slot: str | None = None
-    keywords: tuple[str, ...] = ()
 
 
 @dataclass
@@ -157,6 +151,7 @@ _LOG_COLUMNS = ("log_id", "step", "ts", "actor", "tool_name", "args_json", "stat
 if _LOG.order != _LOG_COLUMNS:  # _write_log passes its values in this order
     raise RuntimeError(f"operation_logs columns changed: {_LOG.order}")
 _SETTINGS = Prepared(select(device_settings.c.key, device_settings.c.value))
+_GIVEN = Prepared(select(user_interactions.c.answer))
 _PERMISSIONS = Prepared(select(app_permissions.c.permission, app_permissions.c.state).where(
     app_permissions.c.app_id == bindparam("app_id")))
 _APP_STATE = Prepared(select(apps.c.installed, apps.c.logged_in).where(apps.c.app_id == bindparam("app_id")))
@@ -185,6 +180,7 @@ class Executor:
     visible: frozenset[str]
     skills_offered: tuple[str, ...] = ()
     user_script: tuple[UserAnswer, ...] = ()
+    user_reachable: bool = True
     step: int = 0
     loaded_skill_tools: set[str] = field(default_factory=set)
     internal_errors: list[str] = field(default_factory=list)
@@ -205,16 +201,14 @@ class Executor:
             stamp = self._stamps[step] = (self.now + dt.timedelta(seconds=step)).isoformat(timespec="seconds")
         return stamp
 
-    def answer(self, question: str, slot: str | None) -> str | None:
-        """The scripted user's answer: by slot when the planner names one, else by keyword."""
-        for a in self.user_script:
-            if slot and a.slot == slot:
-                return a.answer
-        lowered = question.lower()
-        for a in self.user_script:
-            if any(k.lower() in lowered for k in a.keywords):
-                return a.answer
-        return None
+    def answer(self, question: str, slot: str | None = None, kind: str | None = None,
+               options: Sequence[str] | None = None) -> str | None:
+        """The simulated user's answer to what is asked (``sandbox.user``); None when the task declares the
+        user unreachable. Answers already given this episode are read back from ``user_interactions``."""
+        if not self.user_reachable:
+            return None
+        given = {a for (a,) in _GIVEN.run(self.conn)} if self.user_script else set()
+        return choose(self.user_script, question, slot=slot, kind=kind, options=options, given=given)
 
     # ---- action space -------------------------------------------------------------------
     def available(self) -> list[str]:

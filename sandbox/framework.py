@@ -18,6 +18,7 @@ from sandbox.executor import Ctx
 from sandbox.schema import final_answers, loaded_skills, memory_records, user_interactions
 from sandbox.skills import SKILLS
 from sandbox.tooling import FRAMEWORK, Date, DateTime, tool
+from sandbox.user import NO_ANSWER
 
 MemoryCategory = Literal["profile", "preference", "past_record", "relationship", "routine", "commitment"]
 Sentence = Annotated[str, Field(min_length=1, max_length=2000)]
@@ -152,10 +153,10 @@ def ask_user(
         options: The choices, when kind is choose.
         slot: Short name of the detail you need, e.g. "phone_number".
     """
-    answer = ctx.executor.answer(question, slot)
+    answer = ctx.executor.answer(question, slot, kind, options)
     ctx.conn.execute(_ADD_INTERACTION, dict(step=ctx.step, kind=kind, question=question, slot=slot, answer=answer or ""))
     if answer is None:
-        return {"answer": None, "message": "The user did not answer that question."}
+        return {"answer": None, "message": NO_ANSWER}
     return {"answer": answer}
 
 
@@ -216,7 +217,20 @@ class PlanStep(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-@tool(domain=FRAMEWORK, app="assistant", mutating=True,
+def _monitor_rules(args: dict[str, Any]) -> str | None:
+    """Give on_trigger steps or notify_only=true, not both; ops lt, le, gt, ge and contains need a
+    condition.value; condition.path is "$" followed by ".name" and "[index]" parts, e.g. "$.offers[0].price"."""
+    condition: Condition = args["condition"]
+    if bool(args.get("on_trigger")) == bool(args.get("notify_only")):
+        return "give either on_trigger steps or notify_only=true"
+    if condition.op in (*subagents.ORDERED_OPS, "contains") and condition.value is None:
+        return f"condition.value: op {condition.op!r} compares with a value; give one"
+    if not subagents.path_parses(condition.path):
+        return f"condition.path {condition.path!r} does not parse; write \"$\" then \".name\" and \"[index]\" parts"
+    return None
+
+
+@tool(domain=FRAMEWORK, app="assistant", mutating=True, check=_monitor_rules,
       errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.TOOL_NOT_AVAILABLE))
 def call_monitor_agent(
     ctx: Ctx, condition: Condition, on_trigger: list[PlanStep] | None = None, notify_only: bool = False,
@@ -225,10 +239,12 @@ def call_monitor_agent(
     """Ask the monitor agent to watch a condition and act (or notify the user) when it holds.
 
     Args:
-        condition: {tool: a read-only tool, args: its arguments, path: JSONPath into its Payload such as
-            "$.price", op: lt|le|gt|ge|eq|ne|contains|exists, value: the value to compare with}.
-        on_trigger: Calls to make when the condition holds, in order; arguments may use
-            "{{step1.Payload.field}}" to refer to an earlier step's result.
+        condition: {tool: an app tool that only reads, args: its arguments (validated as that tool validates
+            them), path: JSONPath into its Payload such as "$.price", op: lt|le|gt|ge|eq|ne|contains|exists,
+            value: the value to compare with}.
+        on_trigger: Calls to make when the condition holds, in order, each a tool you could call now with
+            valid arguments; a whole argument value may be "{{step1.Payload.field}}" to use an earlier
+            step's result.
         notify_only: Only notify the user when the condition holds (instead of on_trigger).
         expires_at: Stop watching after this time, YYYY-MM-DDTHH:MM.
         description: What the monitor is for, in words.

@@ -13,6 +13,7 @@ Every job is a ``subagent_jobs`` row holding its handoff and result.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from sqlalchemy import Column, Connection, Integer, Text, bindparam, insert, select, update
 
 from sandbox.db import transaction
@@ -33,19 +34,41 @@ from sandbox.world import Persona, seeder
 
 @dataclass(frozen=True)
 class GuiFlow:
-    """A screen sequence in an app. ``app_id`` None: any app for which ``serves(ctx, app_id)`` holds."""
+    """A screen sequence in an app. ``app_id`` None: any app for which ``serves(ctx, app_id)`` holds.
+
+    A goal names the flow when it holds one of ``keywords`` as whole words ("name" matches "name" and
+    "names", never "named" or "rename"); a keyword ending in ``*`` is a stem ("categor*" matches
+    "category" and "categorise").
+    """
 
     app_id: str | None
     intent: str
-    keywords: tuple[str, ...]  # a goal matches when it mentions any of these
+    keywords: tuple[str, ...]
     required_inputs: tuple[str, ...]
     run: Callable[[Ctx, str, dict[str, Any]], dict[str, Any]]
     serves: Callable[[Ctx, str], bool] | None = None
 
-    def matches(self, ctx: Ctx, app_id: str, goal: str) -> bool:
-        if not any(k in goal for k in self.keywords):
-            return False
+    @functools.cached_property
+    def _named(self) -> re.Pattern[str]:
+        forms = [re.escape(k[:-1]) + "[a-z0-9]*" if k.endswith("*") else
+                 r"\s+".join(map(re.escape, k.split())) + "(?:s|es)?" for k in self.keywords]
+        return re.compile(rf"(?<![a-z0-9])(?:{'|'.join(forms)})(?![a-z0-9])")
+
+    def named_by(self, goal: str) -> bool:
+        return bool(self._named.search(goal.lower()))
+
+    def serves_app(self, ctx: Ctx, app_id: str) -> bool:
         return app_id == self.app_id if self.app_id else bool(self.serves and self.serves(ctx, app_id))
+
+    def fed_by(self, inputs: dict[str, Any]) -> bool:
+        """Whether ``inputs`` hold every value the flow needs (its slots)."""
+        return all(inputs.get(k) not in (None, "", []) for k in self.required_inputs)
+
+
+def match_flow(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any]) -> GuiFlow | None:
+    """The app's flow the goal names; when it names several, the one its inputs feed (else the first declared)."""
+    named = [f for f in GUI_FLOWS if f.named_by(goal) and f.serves_app(ctx, app_id)]
+    return next((f for f in named if f.fed_by(inputs)), named[0] if named else None)
 
 
 GUI_FLOWS: list[GuiFlow] = []
@@ -82,8 +105,7 @@ def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_o
     installed = ctx.conn.execute(_INSTALLED, {"app_id": app_id}).scalar()
     if installed != 1:
         raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"app {app_id!r} is not installed", app_id=app_id)
-    words = goal.lower()
-    flow = next((f for f in GUI_FLOWS if f.matches(ctx, app_id, words)), None)
+    flow = match_flow(ctx, app_id, goal, inputs)
     if flow is None:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the GUI agent found no way to '{goal}' in {app_id}",
                         reason="no_matching_flow")
@@ -175,7 +197,7 @@ def _book_room(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     raise ToolError(ErrorType.SUB_AGENT_FAILED, "no free room fits that party at that time", reason="no_room")
 
 
-gui_flow(GuiFlow("roombook", "book_meeting_room", ("room", "book"), ("date", "start", "end", "attendees"),
+gui_flow(GuiFlow("roombook", "book_meeting_room", ("room", "book*"), ("date", "start", "end", "attendees"),
                  _book_room))
 
 
@@ -222,6 +244,13 @@ OPS: dict[str, Callable[[Any, Any], bool]] = {
     "exists": lambda a, b: (a is not None) == bool(b),
 }
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+_KEY = r"[^\s.\[\]$]+"
+PATH_SYNTAX = re.compile(rf"\$(?:\.{_KEY}|\[\d+\])*|{_KEY}(?:\.{_KEY}|\[\d+\])*")
+
+
+def path_parses(path: str) -> bool:
+    """Whether ``path`` is in ``read_path``'s subset: ``$``, then ``.name`` and ``[index]`` parts."""
+    return PATH_SYNTAX.fullmatch(path) is not None
 
 
 def read_path(payload: Any, path: str) -> Any:
@@ -243,39 +272,36 @@ _SET_MONITOR = update(monitors).where(monitors.c.monitor_id == bindparam("match_
 
 def register_monitor(ctx: Ctx, condition: dict[str, Any], on_trigger: list[dict[str, Any]], notify_only: bool,
                      expires_at: str | None, description: str | None) -> dict[str, Any]:
-    """Validate the condition and plan as the executor would, then store the monitor (it fires later)."""
+    """Validate the condition and plan against the registry, then store the monitor (it fires later).
+
+    A monitor that could never fire would report "pending" as a success, so whatever can be checked now
+    is: the condition's tool is an app tool that only reads, and its arguments pass that tool's own
+    validation; each plan step is a tool the planner could call, with arguments that validate except
+    where a placeholder stands for a value an earlier step returns. (The path's syntax and the
+    rules between fields are call_monitor_agent's stated ``check``.)
+    """
     spec = REGISTRY.get(condition["tool"])
-    if spec is None or not spec.is_domain_tool:
+    if spec is None:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.tool {condition['tool']!r} is not a tool",
                         fields=["condition.tool"])
+    if not spec.is_domain_tool:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.tool {spec.name} is not an app tool; a monitor "
+                        "watches what an app's read-only tool returns", fields=["condition.tool"])
     if spec.mutating:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.tool {spec.name} changes state; a monitor "
                         "may only watch a read-only tool", fields=["condition.tool"])
-    if condition["op"] in (*ORDERED_OPS, "contains") and condition.get("value") is None:
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.value: op {condition['op']!r} compares with a "
-                        "value; give one", fields=["condition.value"])
     _, problem = validate_arguments(spec, condition.get("args", {}))
     if problem:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"condition.args: {problem[1]['message']}",
                         fields=["condition.args"])
-    if bool(on_trigger) == notify_only:
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "give either on_trigger steps or notify_only=true",
-                        fields=["on_trigger", "notify_only"])
     for n, step in enumerate(on_trigger, start=1):
         plan = REGISTRY.get(step["tool"])
         if plan is None or not ctx.executor.offers(plan.name):
             raise ToolError(ErrorType.TOOL_NOT_AVAILABLE, f"on_trigger[{n}]: {step['tool']!r} is not in the action "
                             "space", fields=[f"on_trigger[{n}].tool"])
-        args = step.get("args", {})
-        if _has_placeholder(args):  # values come from earlier steps: only the argument names can be checked now
-            names = set(args)
-            required, known = set(plan.parameters["required"]), set(plan.parameters["properties"])
-            problem = None if required <= names <= known else (ErrorType.INVALID_ARGUMENT_VALUE, {
-                "message": f"{plan.name}: arguments must include {sorted(required)} and only {sorted(known)}"})
-        else:
-            _, problem = validate_arguments(plan, args)
-        if problem:
-            raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"on_trigger[{n}]: {problem[1]['message']}",
+        message = _step_problem(plan, step.get("args", {}), n)
+        if message:
+            raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"on_trigger[{n}]: {message}",
                             fields=[f"on_trigger[{n}].args"])
     if expires_at is not None and expires_at <= ctx.ts()[:16]:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "expires_at is in the past", fields=["expires_at"])
@@ -327,12 +353,44 @@ def fire_monitors(executor: Any, settle_time: str) -> None:
 _PLACEHOLDER = re.compile(r"^\{\{step(\d+)\.(.+)\}\}$")
 
 
-def _has_placeholder(value: Any) -> bool:
+def _placeholders(value: Any, loc: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], str]]:
+    """Where ``value`` holds ``{{...}}`` text, with that text (a placeholder fills a whole value)."""
     if isinstance(value, dict):
-        return any(_has_placeholder(v) for v in value.values())
+        return [hole for k, v in value.items() for hole in _placeholders(v, (*loc, k))]
     if isinstance(value, list):
-        return any(_has_placeholder(v) for v in value)
-    return isinstance(value, str) and bool(_PLACEHOLDER.match(value))
+        return [hole for i, v in enumerate(value) for hole in _placeholders(v, (*loc, i))]
+    return [(loc, value)] if isinstance(value, str) and "{{" in value else []
+
+
+def _step_problem(spec: Any, args: dict[str, Any], n: int) -> str | None:
+    """Why plan step ``n``'s arguments could not run, as far as is known before earlier steps ran."""
+    holes = _placeholders(args)
+    for loc, text in holes:
+        where = ".".join(map(str, loc))
+        m = _PLACEHOLDER.match(text)
+        if m is None:
+            return f"{where}: a placeholder is a whole value, {{{{stepN.Payload.field}}}}"
+        if not 0 < int(m.group(1)) < n:
+            return f"{where}: {text} does not refer to an earlier step (steps 1 to {n - 1})"
+        if not path_parses(m.group(2)):
+            return f"{where}: {m.group(2)!r} is not a path such as Payload.items[0].id"
+    if not holes:
+        _, problem = validate_arguments(spec, args)
+        return str(problem[1]["message"]) if problem else None
+    try:
+        spec.args_model.model_validate(args)
+    except ValidationError as exc:  # errors at a placeholder are for the value it will hold, unknown yet
+        left = [e for e in exc.errors(include_url=False, include_input=False)
+                if not any(_within(loc, e["loc"]) for loc, _ in holes)]
+        if left:
+            return f"{spec.name}: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in left)
+    return None
+
+
+def _within(hole: tuple[str | int, ...], loc: tuple[str | int, ...]) -> bool:
+    """Whether an error at ``loc`` is at or inside ``hole`` (pydantic adds union member names to a loc)."""
+    rest = iter(loc[1:])
+    return loc[:1] == hole[:1] and all(any(part == step for step in rest) for part in hole[1:])
 
 
 def _fill(args: Any, outputs: list[dict[str, Any]]) -> Any:

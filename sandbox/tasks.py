@@ -96,6 +96,7 @@ class UserAnswer(Strict):
     answer: str
     slot: str | None = None
     keywords: list[str] = Field(default_factory=list)
+    kind: Literal["clarify", "confirm", "choose"] | None = None  # None: a confirmation when it opens with yes/no
 
 
 _CHECKS: dict[str, type[Strict]] = {

@@ -77,4 +77,4 @@ def _recategorize(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
     return {"txn_id": result["Payload"]["txn_id"], "category": category, "previous": result["Payload"]["previous"]}
 
 
-gui_flow(GuiFlow("bank", "recategorize_transaction", ("categor",), ("txn_id", "category"), _recategorize))
+gui_flow(GuiFlow("bank", "recategorize_transaction", ("categor*",), ("txn_id", "category"), _recategorize))

@@ -92,7 +92,7 @@ def _change_in_app_setting(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dic
 
 
 gui_flow(GuiFlow(None, "change_in_app_setting", ("setting", "mute", "wallpaper", "ringtone", "preference", "option",
-                                                 "personali"), ("setting", "value"), _change_in_app_setting,
+                                                 "personali*"), ("setting", "value"), _change_in_app_setting,
                  serves=_gui_settings_app))
 
 
@@ -145,5 +145,5 @@ def _pair_in_companion_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dic
     return {"device_id": result["Payload"]["device_id"], "name": result["Payload"]["name"], "paired": True}
 
 
-gui_flow(GuiFlow(None, "pair_in_companion_app", ("pair", "connect"), ("device_name",), _pair_in_companion_app,
+gui_flow(GuiFlow(None, "pair_in_companion_app", ("pair*", "connect*"), ("device_name",), _pair_in_companion_app,
                  serves=_is_companion_app))

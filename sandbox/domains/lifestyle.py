@@ -404,7 +404,7 @@ def _reserve_in_venue_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict
             "session_time": payload["session_time"], "event_id": payload["event_id"]}
 
 
-gui_flow(GuiFlow(None, "reserve_ticket", ("ticket", "reserve", "book"), ("date", "session", "quantity", "visitors"),
+gui_flow(GuiFlow(None, "reserve_ticket", ("ticket", "reserv*", "book*"), ("date", "session", "quantity", "visitors"),
                  _reserve_in_venue_app, serves=_sells_tickets))
 
 
@@ -1186,5 +1186,5 @@ def _change_visibility(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[st
     return {"post_id": found[0], "visibility": result["Payload"]["visibility"]}
 
 
-gui_flow(GuiFlow("social", "change_post_visibility", ("visib", "audience", "private", "public", "who can see"),
+gui_flow(GuiFlow("social", "change_post_visibility", ("visib*", "audience", "private", "public", "who can see"),
                  ("post", "visibility"), _change_visibility))

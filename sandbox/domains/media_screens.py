@@ -151,5 +151,5 @@ def _pair_cast_device(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str
     return result["Payload"]
 
 
-gui_flow(GuiFlow("cast", "pair_cast_device", ("pair", "set up", "add device", "connect"), ("device_name",),
+gui_flow(GuiFlow("cast", "pair_cast_device", ("pair*", "set up", "add device", "connect*"), ("device_name",),
                  _pair_cast_device))

@@ -71,7 +71,7 @@ def _claim_coupon(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
     return {"code": result["Payload"]["code"], "claimed": True}
 
 
-gui_flow(GuiFlow(APP, "claim_coupon", ("claim", "coupon"), ("code",), _claim_coupon))
+gui_flow(GuiFlow(APP, "claim_coupon", ("claim*", "coupon"), ("code",), _claim_coupon))
 
 
 _EXCHANGE_OF_ITEM = select(exchanges.c.exchange_id).where(exchanges.c.item_id == bindparam("item_id"))
@@ -121,4 +121,4 @@ def _exchange(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     return {"exchange_id": result["Payload"]["exchange_id"], "new_variant": result["Payload"]["new_variant"]}
 
 
-gui_flow(GuiFlow(APP, "exchange_item", ("exchange", "swap"), ("order_id", "item_id", "new_variant"), _exchange))
+gui_flow(GuiFlow(APP, "exchange_item", ("exchang*", "swap*"), ("order_id", "item_id", "new_variant"), _exchange))

@@ -72,4 +72,4 @@ def _report_lost_item(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str
     return {"report_id": result["Payload"]["report_id"], "ride_id": ride_id}
 
 
-gui_flow(GuiFlow("ride", "report_lost_item", ("lost", "left", "forgot"), ("item",), _report_lost_item))
+gui_flow(GuiFlow("ride", "report_lost_item", ("lost", "left", "forg*"), ("item",), _report_lost_item))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Connection, select
 
 from sandbox.db import transaction
-from sandbox.executor import Executor, UserAnswer
+from sandbox.executor import Executor
+from sandbox.user import NOTHING_TO_ADD, UserAnswer
 from sandbox.memory import bm25_rank
 from sandbox.schema import operation_logs
 from sandbox.skills import SKILLS, check_skills
@@ -67,7 +68,7 @@ def test_ask_user_answers_from_the_script(conn: Connection) -> None:
         "answer": "+86 137 5555 0199"}
     assert ex.call("ask_user", {"question": "Which Alex do you mean?", "kind": "choose"})["Payload"] == {
         "answer": "Alex Morgan"}
-    assert ex.call("ask_user", {"question": "Favourite colour?"})["Payload"]["answer"] is None
+    assert ex.call("ask_user", {"question": "What is your favourite colour?"})["Payload"]["answer"] == NOTHING_TO_ADD
 
 
 def test_gui_agent_books_through_the_executor(conn: Connection, ex: Executor) -> None:

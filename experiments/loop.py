@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Collection, Iterable
 from dataclasses import dataclass
 from typing import Self
 
-from planners.base import InfraError, Planner
+from planners.base import ContextOverflow, InfraError, Planner
 from sandbox.conditions import action_space_for, expand
 from sandbox.episode import T_MAX, Episode, Trajectory
 from sandbox.tasks import Task
@@ -96,7 +96,7 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condi
     """Run one task with one planner on a fresh private sandbox, under a skill condition (DESIGN.md §6),
     taking turns through ``turnstile`` with the other episodes of its run (its own when None)."""
     started = time.perf_counter()
-    termination = infra_error = None
+    termination = infra_error = overflow = None
     tools, skills = action_space_for(task, condition)
     async with (turnstile or Turnstile()).turn() as turn:
         with Episode(task, t_max=t_max, candidate_tools=tools, candidate_skills=skills) as episode:
@@ -110,12 +110,15 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condi
                 except InfraError as exc:
                     termination, infra_error = "infra_error", str(exc)
                     break
+                except ContextOverflow as exc:  # the model's conversation outgrew its context: scored, not retried
+                    termination, overflow = "context_overflow", str(exc)
+                    break
                 usage = {**action.usage, "planner_latency_s": round(latency, 6)}
                 if action.format_error:
                     episode.record_format_error(action.raw or "", action.format_error, usage)
                 else:
                     episode.step(action.name, action.arguments, planner=usage)
-            trajectory = episode.trajectory(termination, infra_error)
+            trajectory = episode.trajectory(termination, infra_error, overflow)
         verdict = verify(task, trajectory)
     return EpisodeResult(task, trajectory, verdict, time.perf_counter() - started, condition, key or task.task_id)
 

@@ -3,7 +3,7 @@
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from planners.base import InfraError, Planner, PlannerAction
+from planners.base import ContextOverflow, InfraError, Planner, PlannerAction
 from planners.noisy import NoisyOraclePlanner
 from planners.openai_compat import OpenAICompatPlanner, OpenAIConfig
 from planners.reference import NoopPlanner, OraclePlanner
@@ -28,6 +28,6 @@ def build_planner(config: Mapping[str, Any]) -> Planner:
 
 
 __all__ = [
-    "InfraError", "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner",
+    "ContextOverflow", "InfraError", "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner",
     "PLANNER_KINDS", "Planner", "PlannerAction", "REFERENCE_PLANNERS", "ReplayPlanner", "build_planner",
 ]

@@ -13,7 +13,8 @@ from sandbox.tasks import Task
 class PlannerAction:
     """The planner's next call, or a format error when its reply held no usable call.
 
-    ``format_error`` names the kind (no_tool_call, unknown_tool, bad_arguments, multiple_calls);
+    ``format_error`` names the kind (``sandbox.episode.FORMAT_ERRORS``: no_tool_call, unknown_tool,
+    bad_arguments, multiple_calls, truncated_reply, oversized_reply, undecodable_reply);
     ``raw`` keeps the model's reply for diagnosis; ``usage`` carries tokens and latency.
     """
 
@@ -26,6 +27,14 @@ class PlannerAction:
 
 class InfraError(RuntimeError):
     """The planner's backend stayed unreachable after retries: the episode is re-run, never scored."""
+
+
+class ContextOverflow(RuntimeError):
+    """The server refused the request because the conversation no longer fits the model's context.
+
+    The model's own replies and the tool results it asked for grew the conversation, so this is the
+    model's failure: the episode ends as ``context_overflow`` and is scored as failed, never retried
+    (a re-run would overflow again)."""
 
 
 @runtime_checkable

@@ -18,7 +18,9 @@ import msgspec
 
 from sandbox.episode import FORMAT_ERROR_STEP, FORMAT_ERRORS, context_text
 
-FORMAT_ERROR_KINDS = tuple(FORMAT_ERRORS)  # no_tool_call, unknown_tool, bad_arguments, multiple_calls
+FORMAT_ERROR_KINDS = ("no_tool_call", "unknown_tool", "bad_arguments", "multiple_calls")
+"""The kinds ``parse_reply`` finds in a reply's content; the endpoint adds truncated, oversized and
+undecodable replies (every kind's message to the model: ``sandbox.episode.FORMAT_ERRORS``)."""
 
 SYSTEM_PROMPT = (
     "You are the planner of a personal assistant running on the user's phone. Fulfil the user's "
@@ -31,6 +33,9 @@ SYSTEM_PROMPT = (
     "an error envelope saying why. When the request is done, or cannot or must not be done, call "
     "finish with your answer to the user."
 )
+
+MAX_NESTING = 32  # containers inside one another in a reply or its arguments (a tool's take a few)
+CLIPPED_CHARS = 1024  # of an oversized reply's text, what goes back to the model and into the trajectory
 
 _TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)</tool_call>|<tool_call>(.*)", re.DOTALL)
 
@@ -127,16 +132,27 @@ class ParsedReply:
     recovered_from_content: bool = False
 
 
-def parse_reply(message: Mapping[str, Any], offered: Collection[str]) -> ParsedReply:
+def parse_reply(message: Mapping[str, Any], offered: Collection[str], *, max_chars: int | None = None) -> ParsedReply:
     """Read exactly one tool call from a chat reply.
 
     Calls in ``tool_calls`` come first. When there are none, a Hermes-style ``<tool_call>{...}
     </tool_call>`` in ``content`` is recovered (a server whose tool parser does not match the model
     leaves the call there). Arguments are only required to be a JSON object: whether they fit the
     tool's schema is the executor's judgement (InvalidArgument*), so such a call is a normal step.
+
+    A reply nested deeper than ``MAX_NESTING`` is ``undecodable_reply`` (kept, it would exhaust the
+    stack of whatever serialises it next), and one whose content and arguments exceed ``max_chars``
+    is ``oversized_reply``; both keep only clipped text in ``raw``, so the conversation stays bounded.
     """
     content = message.get("content") or ""
     calls = message.get("tool_calls") or []
+    calls = calls if isinstance(calls, list) else [calls]
+    if nests_deeper(message, MAX_NESTING):
+        return ParsedReply(None, format_error="undecodable_reply", raw=clip(content) if isinstance(content, str) else "")
+    if not isinstance(content, str):  # a list of parts or another value: no text to read a call from
+        content = dumps(content)
+    if max_chars is not None and _reply_chars(content, calls) > max_chars:
+        return ParsedReply(None, format_error="oversized_reply", raw=_clipped(content, calls))
     if calls:
         raw = dumps({"content": content or None, "tool_calls": [_call_view(c) for c in calls]})
         if len(calls) > 1:
@@ -160,7 +176,54 @@ def _checked(name: Any, arguments: dict[str, Any] | None, offered: Collection[st
         return ParsedReply(None, format_error="unknown_tool", raw=raw)
     if arguments is None:
         return ParsedReply(None, format_error="bad_arguments", raw=raw)
+    if nests_deeper(arguments, MAX_NESTING):  # arguments given as a string are only decoded here
+        return ParsedReply(None, format_error="undecodable_reply", raw=clip(raw))
     return ParsedReply(name, arguments, raw=raw)
+
+
+def nests_deeper(value: Any, limit: int) -> bool:
+    """Whether containers nest more than ``limit`` deep in ``value`` (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def clip(text: str, keep: int = CLIPPED_CHARS) -> str:
+    """``text`` cut to ``keep`` characters, saying how many were dropped."""
+    return text if len(text) <= keep else f"{text[:keep]}… [{len(text) - keep} more characters clipped]"
+
+
+def _reply_chars(content: str, calls: list[Any]) -> int:
+    """The characters of a reply's text and calls (names and arguments as sent)."""
+    total = len(content)
+    for call in calls:
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if not isinstance(function, Mapping):
+            total += len(dumps(call))
+            continue
+        for part in (function.get("name"), function.get("arguments")):
+            total += len(part) if isinstance(part, str) else len(dumps(part)) if part is not None else 0
+    return total
+
+
+def _clipped(content: str, calls: list[Any]) -> str:
+    """An oversized reply as the model sees it again: its text and each call's name and arguments clipped."""
+    if not calls:
+        return clip(content)
+    views = []
+    for view in map(_call_view, calls):
+        if isinstance(view, dict):
+            views.append({k: clip(v if isinstance(v, str) else dumps(v)) for k, v in view.items()})
+        else:
+            views.append(clip(dumps(view)))
+    return dumps({"content": clip(content) or None, "tool_calls": views})
 
 
 def _decode_arguments(arguments: Any) -> dict[str, Any] | None:

@@ -29,6 +29,12 @@ FORMAT_ERRORS = {
     "unknown_tool": "that tool does not exist; call one of the tools listed",
     "bad_arguments": "the tool arguments were not a valid JSON object",
     "multiple_calls": "call exactly one tool per step",
+    "truncated_reply": "your reply was cut off at the token limit before it held a complete tool call; answer with "
+                       "exactly one short tool call",
+    "oversized_reply": "your reply was longer than the limit allowed and was clipped; answer with exactly one "
+                       "short tool call",
+    "undecodable_reply": "your reply could not be decoded (its JSON nests too deep); answer with exactly one tool "
+                         "call whose arguments are a plain JSON object",
 }
 
 
@@ -56,17 +62,19 @@ class Trajectory:
 
     task_id: str
     steps: list[Step]
-    termination: str  # finished | truncated | infra_error
+    termination: str  # finished | truncated | context_overflow | infra_error
     diff: StateDiff
     subagent_jobs: list[dict[str, Any]]
     internal_errors: list[str]
     infra_error: str | None = None  # why the planner's backend stopped the episode, if it did
+    context_overflow: str | None = None  # the server's refusal once the conversation outgrew the model's context
 
     def to_json(self) -> dict[str, Any]:
         return {
             "task_id": self.task_id, "termination": self.termination, "steps": [s.to_json() for s in self.steps],
             "diff": {t: d.to_json() for t, d in self.diff.items()}, "subagent_jobs": self.subagent_jobs,
             "internal_errors": self.internal_errors, "infra_error": self.infra_error,
+            "context_overflow": self.context_overflow,
         }
 
 
@@ -278,8 +286,10 @@ class Episode:
         self.executor.step = len(self.steps) + 1
         subagents.fire_monitors(self.executor, settle_time)
 
-    def trajectory(self, termination: str | None = None, infra_error: str | None = None) -> Trajectory:
-        """The record to verify. Unless the episode hit an infrastructure error, it settles first."""
+    def trajectory(self, termination: str | None = None, infra_error: str | None = None,
+                   context_overflow: str | None = None) -> Trajectory:
+        """The record to verify. Unless the episode hit an infrastructure error, it settles first (a
+        context overflow is the planner's turn ending, like truncation)."""
         if termination != "infra_error":
             self.settle()
         with db.transaction(self.conn):
@@ -290,7 +300,7 @@ class Episode:
             job["result"] = json.loads(job.pop("result_json"))
         term = termination or ("finished" if self.finished else "truncated")
         return Trajectory(self.task.task_id, list(self.steps), term, diff, jobs, list(self.executor.internal_errors),
-                          infra_error)
+                          infra_error, context_overflow)
 
     def snapshot(self) -> bytes:
         """The database's page image (a starting point for another connection)."""

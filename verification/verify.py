@@ -10,7 +10,7 @@ from sandbox.episode import Trajectory
 from sandbox.tasks import Task
 from verification.checkers import check_agent_behavior, check_state_change, check_tool_calls, successful_steps
 
-TERMINATIONS = ("finished", "truncated", "infra_error")
+TERMINATIONS = ("finished", "truncated", "context_overflow", "infra_error")
 
 CHECKERS: dict[str, Callable[[Any, Trajectory], list[str]]] = {
     "tool_call": check_tool_calls, "state_change": check_state_change, "agent_behavior": check_agent_behavior,
@@ -49,6 +49,10 @@ def verify(task: Task, trajectory: Trajectory) -> Verdict:
                        trajectory.termination, scorable=False)
     reasons = CHECKERS[task.bucket](task.check, trajectory)
     checker_passed = not reasons
+    overflowed = trajectory.termination == "context_overflow"  # the model's failure: scored, never a pass
+    if overflowed:
+        reasons.insert(0, "context overflow: the conversation outgrew the model's context"
+                       + (f" ({trajectory.context_overflow})" if trajectory.context_overflow else ""))
     memory_gate = skill_gate = None
     if task.required_memory_ids:
         unseen = sorted(set(task.required_memory_ids) - retrieved_memory_ids(trajectory))
@@ -59,7 +63,7 @@ def verify(task: Task, trajectory: Trajectory) -> Verdict:
         skill_gate = task.required_skill_id in loaded_skill_ids(trajectory)
         if not skill_gate:
             reasons.append(f"skill gate: {task.required_skill_id} was never loaded with load_skill")
-    passed = checker_passed and memory_gate is not False and skill_gate is not False
+    passed = checker_passed and memory_gate is not False and skill_gate is not False and not overflowed
     return Verdict(task.task_id, task.category, task.bucket, passed, checker_passed, memory_gate, skill_gate,
                    tuple(reasons), trajectory.termination)
 

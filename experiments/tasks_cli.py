@@ -13,7 +13,7 @@ from pathlib import Path
 from experiments.progress import episode_progress
 from sandbox.generator import gates
 from sandbox.generator.core import BuildError, replay
-from sandbox.generator.gates import Violation
+from sandbox.generator.gates import GateError, Violation
 from sandbox.generator.stats import suite_stats
 from sandbox.generator.suite import TOTALS, Slot, allocation, build_slot, load_families, write_suite
 from sandbox.suite import TASK_DIR, load_split
@@ -30,12 +30,13 @@ def try_families(prefix: str, variants: int, seed: int) -> int:
     seen: set[tuple[str, str]] = set()
     bad = 0
     tally: Counter[str] = Counter()
+    gates.COLLECTED.clear()
     for name in fams:
         for i in range(variants):
             slot = Slot(f"try-{name}-{i}", name)
             try:
                 task = build_slot(slot, seed, seen)
-            except BuildError as exc:
+            except (BuildError, GateError) as exc:
                 bad += 1
                 print(f"BUILD  {name}[{i}]: {exc}")
                 continue
@@ -44,32 +45,59 @@ def try_families(prefix: str, variants: int, seed: int) -> int:
                 if o.surprise:
                     bad += 1
                     print(f"SURPRISE {name}[{i}] {o.check}: {o.detail[:400]}  | query: {task.query}")
-    print(f"{len(fams)} families x {variants} variants; checks: {dict(sorted(tally.items()))}; problems: {bad}")
+    found = [v for v in gates.COLLECTED.violations if v.family in fams]
+    for v in found:
+        print(f"GATE   {v.family} {v.line()}")
+    print(f"{len(fams)} families x {variants} variants; checks: {dict(sorted(tally.items()))}; problems: {bad}; "
+          + _counts_line(found))
     return 1 if bad else 0
 
 
-def build(out_dir: Path) -> int:
-    with episode_progress(2 * sum(TOTALS.values()), "building full and train") as advance:
-        written = write_suite(out_dir, progress=lambda _: advance(True, False))
+def build(out_dir: Path, strict_gates: bool) -> int:
+    """Regenerate the task files; the gates' counts follow (with ``strict_gates`` the first violation stops it)."""
+    gates.COLLECTED.clear()
+    gates.COLLECTED.strict = strict_gates or gates.COLLECTED.strict
+    try:
+        with episode_progress(2 * sum(TOTALS.values()), "building full and train") as advance:
+            written = write_suite(out_dir, progress=lambda _: advance(True, False))
+    except GateError as exc:
+        print(f"build refused: {exc}", file=sys.stderr)
+        return 1
     for path in written.values():
         print(f"wrote {path}")
+    print(_counts_line(gates.COLLECTED.violations) + ("" if not gates.COLLECTED.violations else
+                                                       "  (list them: mobilepa tasks gates)"))
     return 0
 
 
-def _check_chunk(tasks: list[Task]) -> list[Outcome]:
-    return [o for t in tasks for o in check_task(t)]
+def _counts_line(violations: list[Violation]) -> str:
+    return "gates: " + ", ".join(f"{g} {n}" for g, n in gates.gate_counts(violations).items())
+
+
+def _check_chunk(chunk: list[tuple[Task, str]]) -> tuple[list[Outcome], list[Violation]]:
+    """Self-check a chunk of (task, family) and run the per-task gates on it."""
+    outcomes = [o for t, _ in chunk for o in check_task(t)]
+    return outcomes, [v for t, family in chunk for v in _task_gates(t, family)]
+
+
+def _task_gates(task: Task, family: str) -> list[Violation]:
+    replayed = replay(task)
+    return gates.task_violations(family, task, replayed.context, replayed.results)
 
 
 def validate(split: str, jobs: int) -> int:
     """Self-validate a task file: oracle passes, noop fails, every perturbation is caught."""
     tasks = load_split(split)
+    families = family_of_slots(split)
     summary = Summary()
-    chunks = [tasks[i:i + 25] for i in range(0, len(tasks), 25)]
+    violations = gates.suite_violations()
+    chunks = [[(t, families.get(t.task_id, "?")) for t in tasks[i:i + 25]] for i in range(0, len(tasks), 25)]
     with episode_progress(len(tasks), f"validating {split}") as advance, \
             ProcessPoolExecutor(max_workers=jobs) as pool:
-        for chunk, outcomes in zip(chunks, pool.map(_check_chunk, chunks)):
+        for chunk, (outcomes, found) in zip(chunks, pool.map(_check_chunk, chunks)):
             summary.add(outcomes)
-            for task in chunk:
+            violations += found
+            for task, _ in chunk:
                 advance(not any(o.surprise for o in outcomes if o.task_id == task.task_id), False)
     print(f"{'check':<22}{'runs':>8}{'surprises':>11}")
     for check, runs, bad in summary.table():
@@ -78,10 +106,12 @@ def validate(split: str, jobs: int) -> int:
     print(f"oracle trajectories: {len(oracle)}, passed: {sum(not o.surprise for o in oracle)}")
     for o in summary.surprises[:50]:
         print(f"SURPRISE {o.task_id} {o.check}: {o.detail[:300]}")
-    if summary.surprises:
-        print(f"{len(summary.surprises)} surprise(s)", file=sys.stderr)
+    print(_counts_line(violations) + ("  (each must be 0; list them: mobilepa tasks gates --split "
+                                      f"{split})" if violations else ""))
+    if summary.surprises or violations:
+        print(f"{len(summary.surprises)} surprise(s), {len(violations)} gate violation(s)", file=sys.stderr)
         return 1
-    print("every task behaves as promised")
+    print("every task behaves as promised and passes the gates")
     return 0
 
 
@@ -118,9 +148,9 @@ def family_of_slots(split: str) -> dict[str, str]:
 
 
 def committed_violations(split: str) -> list[Violation]:
-    """Replay every task of a committed file and run the per-task gates on it."""
+    """The suite-wide gates, and the per-task gates on every task of a committed file (gold replayed)."""
     families = family_of_slots(split)
-    found: list[Violation] = []
+    found = gates.suite_violations()
     for task in load_split(split):
         replayed = replay(task)
         found += gates.task_violations(families.get(task.task_id, "?"), task, replayed.context, replayed.results)
@@ -135,13 +165,14 @@ def drafted_violations(prefix: str, variants: int, seed: int) -> list[Violation]
         raise ValueError(f"no family starts with {prefix!r}")
     seen: set[tuple[str, str]] = set()
     gates.COLLECTED.clear()
+    gates.COLLECTED.strict = False
     for name in fams:
         for i in range(variants):
             try:
                 build_slot(Slot(f"try-{name}-{i}", name), seed, seen)
             except BuildError as exc:
                 print(f"BUILD  {name}[{i}]: {exc}", file=sys.stderr)
-    return list(gates.COLLECTED.violations)
+    return [v for v in gates.COLLECTED.violations if v.family.startswith(prefix)]
 
 
 def gates_report(violations: list[Violation], as_json: bool) -> str:
@@ -153,8 +184,8 @@ def gates_report(violations: list[Violation], as_json: bool) -> str:
     lines = ["gate counts: " + ", ".join(f"{g} {n}" for g, n in gates.gate_counts(violations).items())]
     for fam, found in grouped.items():
         per_gate = Counter(v.gate for v in found)
-        tasks = len({v.task_id for v in found})
-        lines.append(f"\n{fam}: {len(found)} violation(s) in {tasks} task(s) ("
+        where = {gates.SCHEMAS: "tool(s)", gates.WORLDS: "world(s)"}.get(fam, "task(s)")
+        lines.append(f"\n{fam}: {len(found)} violation(s) in {len({v.task_id for v in found})} {where} ("
                      + ", ".join(f"{g} {n}" for g, n in sorted(per_gate.items())) + ")")
         lines += [f"  {v.line()}" for v in found]
     return "\n".join(lines)
@@ -195,6 +226,8 @@ def main(argv: list[str]) -> int:
     t.add_argument("--seed", type=int, default=1)
     b = sub.add_parser("build", help="regenerate sandbox/data/tasks/{full,train}.jsonl from the generator")
     b.add_argument("--out", type=Path, default=TASK_DIR)
+    b.add_argument("--strict-gates", action="store_true",
+                   help=f"refuse the build at the first gate violation (also {gates.STRICT_ENV}=1)")
     v = sub.add_parser("validate", help="oracle passes, noop fails, perturbed golds fail; non-zero exit on any surprise")
     v.add_argument("--split", default="full.jsonl", help="task file under sandbox/data/tasks")
     v.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -214,7 +247,7 @@ def main(argv: list[str]) -> int:
     if args.command == "try":
         return try_families(args.prefix, args.variants, args.seed)
     if args.command == "build":
-        return build(args.out)
+        return build(args.out, args.strict_gates)
     if args.command == "validate":
         return validate(args.split, args.jobs)
     if args.command == "card":

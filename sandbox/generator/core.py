@@ -26,9 +26,9 @@ from sqlalchemy import Connection, and_, select
 import sandbox.domains  # noqa: F401  (registers every tool)
 from sandbox import db
 from sandbox.episode import Episode, context_text
+from sandbox.errors import ErrorType
 from sandbox.executor import Envelope
 from sandbox.generator import gates
-from sandbox.errors import ErrorType
 from sandbox.retrieval import action_space
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS
@@ -307,6 +307,7 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
     task = Task.model_validate({
         **record, "candidate_tools": space.tools, "gold": replayed.gold, "check": draft.check, "tags": tags,
     })
+    gates.COLLECTED.add_suite_wide()
     gates.COLLECTED.add(gates.task_violations(fam.name, task, replayed.context, replayed.results))
     return task
 

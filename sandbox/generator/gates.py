@@ -24,6 +24,7 @@ and ``mobilepa tasks gates`` see every gate through one list of ``Violation``.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
 import os
@@ -33,11 +34,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import Text
+from sqlalchemy import Column, Connection, Table, Text, select
 
+import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the schema gate reads)
+
+from sandbox import db
 from sandbox.executor import id_prefix
+from sandbox.generator import lint
 from sandbox.schema import metadata
+from sandbox.skills import SKILLS
 from sandbox.tasks import Task
+from sandbox.tooling import REGISTRY
+from sandbox.world import PERSONAS, world_image
 
 GATES = ("unseen_id", "schema_example", "query_lint", "world_lint")
 STRICT_ENV = "MOBILEPA_STRICT_GATES"
@@ -74,11 +82,16 @@ _TOKEN = re.compile(r"(?<![\w])[a-z][a-z0-9_]*_\d+(?![\w])")
 _PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}")
 
 
+def _text_key(table: Table) -> Column[Any] | None:
+    """The table's primary key when it is one text column (the tables with generated ids)."""
+    keys = list(table.primary_key.columns)
+    return keys[0] if len(keys) == 1 and isinstance(keys[0].type, Text) else None
+
+
 @functools.cache
 def id_prefixes() -> frozenset[str]:
     """Every generated-id prefix: one per table keyed by a single text column."""
-    return frozenset(id_prefix(t) for t in metadata.tables.values()
-                     if len(t.primary_key.columns) == 1 and isinstance(next(iter(t.primary_key.columns)).type, Text))
+    return frozenset(id_prefix(t) for t in metadata.tables.values() if _text_key(t) is not None)
 
 
 def ids_in_text(text: str) -> list[str]:
@@ -137,12 +150,116 @@ def unseen_ids(family: str, task_id: str, prompt: Sequence[str], gold: Sequence[
     return found
 
 
+# ---- the schema-example gate ----------------------------------------------------------------------------------
+
+SCHEMAS = "(tool schemas)"  # the family named by a schema violation
+WORLDS = "(worlds)"  # the family named by a violation of a persona world itself
+
+
+@functools.cache
+def world_ids() -> frozenset[str]:
+    """Every value of a single-text-column primary key in some persona world."""
+    found: set[str] = set()
+    for persona in PERSONAS:
+        conn = _world(persona)
+        for t in metadata.tables.values():
+            if (key := _text_key(t)) is not None:
+                found |= {v for (v,) in conn.execute(select(key))}
+    return frozenset(found)
+
+
+def schema_texts() -> dict[str, str]:
+    """What a model reads about each tool: its OpenAI schema (descriptions included), and each skill's
+    description, which ``load_skill``'s schema lists when the skill is offered."""
+    texts = {name: _dumps(spec.openai_schema()) for name, spec in sorted(REGISTRY.items())}
+    texts |= {f"load_skill ({sid})": skill.description for sid, skill in sorted(SKILLS.items())}
+    return texts
+
+
+@functools.cache
+def schema_violations() -> tuple[Violation, ...]:
+    """Entity ids printed in a tool's schema that exist in some world (a copied example passes by luck)."""
+    real = world_ids()
+    return tuple(Violation("schema_example", SCHEMAS, tool, None, i, "is an example in the schema and an id in "
+                           "some persona world; use an id no world has, or say which tool gives the id")
+                 for tool, text in schema_texts().items() for i in dict.fromkeys(ids_in_text(text)) if i in real)
+
+
+# ---- lint --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class World:
+    """What the world lint reads of a persona world: its now, memory records and contacts."""
+
+    now: dt.datetime
+    memories: tuple[dict[str, Any], ...]
+    contacts: tuple[dict[str, Any], ...]
+
+
+@functools.cache
+def _world(persona: str) -> Connection:
+    return db.open_database(world_image(persona))
+
+
+@functools.cache
+def world(persona: str) -> World:
+    if persona not in PERSONAS:
+        raise ValueError(f"unknown persona world {persona!r}")
+    conn = _world(persona)
+    rows = [tuple(dict(r._mapping) for r in conn.execute(select(metadata.tables[name])))
+            for name in ("memory_records", "contacts")]
+    return World(dt.datetime.fromisoformat(PERSONAS[persona].now), rows[0], rows[1])
+
+
+@functools.cache
+def world_violations() -> tuple[Violation, ...]:
+    """The world lint over every persona world as seeded (before any task's patches)."""
+    return tuple(_as_violation(f, "world_lint", WORLDS, persona)
+                 for persona in sorted(PERSONAS) for f in lint.world_findings(
+                     world(persona).now, list(world(persona).memories), list(world(persona).contacts)))
+
+
+def _as_violation(f: lint.Finding, gate: str, family: str, task_id: str, step: int | None = None) -> Violation:
+    return Violation(gate, family, task_id, step, f.subject, f"{f.rule}: {f.detail}")
+
+
+def query_violations(family: str, task: Task) -> list[Violation]:
+    """The query lint on what the user says: the query and H0's user turns."""
+    now = world(task.initial_state.world).now
+    texts = [task.query, *(m.content for m in task.history if m.role == "user")]
+    return [_as_violation(f, "query_lint", family, task.task_id) for text in texts
+            for f in lint.query_findings(text, now)]
+
+
+def task_world_violations(family: str, task: Task) -> list[Violation]:
+    """The world lint on what a task adds to its world: inserted memory records dated after now,
+    relationships its inserted records or contacts contradict, and stale temporary facts it requires."""
+    w = world(task.initial_state.world)
+    inserted = task.initial_state.patches.insert
+    memories, contacts = inserted.get("memory_records", []), inserted.get("contacts", [])
+    found = lint.memory_after_now(memories, w.now)
+    if memories or contacts:
+        before = set(lint.relationships(list(w.memories), list(w.contacts)))
+        found += [f for f in lint.relationships([*w.memories, *memories], [*w.contacts, *contacts])
+                  if f not in before]
+    records = {str(r["memory_id"]): r for r in (*w.memories, *memories)}
+    found += [f for mid in task.required_memory_ids if mid in records
+              and (f := lint.stale_temporary(records[mid], w.now))]
+    return [_as_violation(f, "world_lint", family, task.task_id) for f in found]
+
+
 def task_violations(family: str, task: Task, context: str, results: Sequence[Any]) -> list[Violation]:
     """Every per-task gate on a task whose gold has been replayed (``results``: its envelopes;
     ``context``: the phone's context text the system message states)."""
     prompt = [context, *(m.content for m in task.history), task.query]
     gold = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
-    return unseen_ids(family, task.task_id, prompt, gold, results)
+    return [*unseen_ids(family, task.task_id, prompt, gold, results), *query_violations(family, task),
+            *task_world_violations(family, task)]
+
+
+def suite_violations() -> list[Violation]:
+    """The gates that concern the whole suite rather than one task: tool schemas and persona worlds."""
+    return [*schema_violations(), *world_violations()]
 
 
 # ---- collecting and enforcing ----------------------------------------------------------------------------------
@@ -161,17 +278,25 @@ class Collector:
     def __init__(self) -> None:
         self.violations: list[Violation] = []
         self.strict = strict_default()
+        self._suite_checked = False
+
+    def add_suite_wide(self) -> None:
+        """The tool-schema and world gates, once per build (the build of its first task runs them)."""
+        if not self._suite_checked:
+            self._suite_checked = True
+            self.add(suite_violations())
 
     def add(self, violations: Iterable[Violation]) -> None:
         found = list(violations)
         if found and self.strict:
             first = found[0]
-            raise GateError(f"family {first.family}: {len(found)} gate violation(s) in {first.task_id}; first: "
-                            f"{first.line()}")
+            raise GateError(f"{first.family}: {len(found)} gate violation(s) in {first.task_id}; first: "
+                            f"{first.line()} (the gates are strict: {STRICT_ENV}=1 or --strict-gates)")
         self.violations += found
 
     def clear(self) -> None:
         self.violations.clear()
+        self._suite_checked = False
 
     def counts(self) -> dict[str, int]:
         return gate_counts(self.violations)

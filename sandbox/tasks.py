@@ -63,15 +63,49 @@ class Action(Strict):
 
 
 class ExpectedCall(Strict):
-    """A call that must appear, successful, with arguments satisfying the matchers in ``args``."""
+    """A call that must appear, successful, with arguments satisfying the matchers in ``args``.
+
+    ``evidence`` (read-only calls, derived by the build from the gold call's result): matchers of
+    objects the result must hold. Any successful read-only call whose Payload holds every item
+    satisfies the call, whatever tool or arguments produced it (a city or an IANA zone, a cuisine
+    filter or a query); ``args`` stay the fallback. ``after``: indexes of the check's calls whose
+    results this call uses, so their steps must come first; independent calls match in any order.
+    """
 
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
+    evidence: list[dict[str, Any]] = Field(default_factory=list)
+    after: list[int] = Field(default_factory=list)
 
 
 class ToolCallCheck(Strict):
+    """Expected calls, partially ordered by their ``after`` lists, and ``answer``: matchers every one
+    of which the ``finish`` answer text must satisfy (the facts the user asked for)."""
+
     calls: list[ExpectedCall] = Field(min_length=1)
-    ordered: bool = True
+    answer: list[Any] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _acyclic(self) -> ToolCallCheck:
+        """``after`` names other calls of this check and never forms a cycle (no order could satisfy it)."""
+        for n, call in enumerate(self.calls):
+            bad = [i for i in call.after if not 0 <= i < len(self.calls) or i == n]
+            if bad:
+                raise ValueError(f"calls[{n}].after: {bad} is not the index of another call of this check")
+        state: dict[int, str] = {}
+
+        def visit(n: int) -> None:
+            if state.get(n) == "open":
+                raise ValueError(f"calls[{n}].after: the dependencies form a cycle")
+            if n not in state:
+                state[n] = "open"
+                for i in self.calls[n].after:
+                    visit(i)
+                state[n] = "done"
+
+        for n in range(len(self.calls)):
+            visit(n)
+        return self
 
 
 class StateChangeCheck(Changes):
@@ -90,6 +124,12 @@ class AgentBehaviorCheck(Strict):
     handoff: dict[str, Any] = Field(default_factory=dict)
     follow_up: ExpectedCall | None = None
     state: StateChangeCheck | None = None
+
+    @model_validator(mode="after")
+    def _follow_up_alone(self) -> AgentBehaviorCheck:
+        if self.follow_up is not None and self.follow_up.after:
+            raise ValueError("follow_up.after: a follow-up is ordered by the route call, not by other calls")
+        return self
 
 
 class UserAnswer(Strict):

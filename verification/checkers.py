@@ -3,6 +3,11 @@
 Checkers read only the trajectory: the planner's steps with their envelopes and the final state diff
 ``D_T - D_0``. A malformed check (bad matcher, unknown tool) raises ValueError: a broken task must
 never silently pass or fail.
+
+Rules every bucket shares: an expected ``ask_user`` matches whatever its ``kind`` (how to put the
+question is the planner's choice); a read-only expected call with evidence is satisfied by any read
+that returned that evidence; side effects in emails, payment_methods and transactions are collateral
+unless the check expects a change in one of them (``ignored_tables_of``).
 """
 
 from __future__ import annotations
@@ -20,11 +25,18 @@ from verification.alignment import max_matching
 from verification.matchers import explain, fits, validate_matcher
 
 DEFAULT_IGNORED_COLUMNS = frozenset({"created_at", "updated_at"})
+# Tables the framework never writes: a change there is the user's money or mail, so collateral
+# unless the task asks for it (see ``ignored_tables``).
+COLLATERAL_TABLES = frozenset({"emails", "payment_methods", "transactions"})
 # Bookkeeping the framework writes on every run; changes there are never collateral damage.
 DEFAULT_IGNORED_TABLES = frozenset({
     "Operation_logs", "loaded_skills", "user_interactions", "final_answers", "subagent_jobs",
     "id_sequences",
 })
+
+
+# Framework steps whose payloads echo the planner or the user, never the phone's data.
+NO_EVIDENCE = frozenset({"finish", "ask_user", "load_skill"})
 
 
 def successful_steps(trajectory: Trajectory) -> list[Step]:
@@ -36,58 +48,126 @@ def successful_steps(trajectory: Trajectory) -> list[Step]:
 
 
 def check_tool_calls(check: ToolCallCheck, trajectory: Trajectory) -> list[str]:
-    """Every expected call appears as a distinct successful call (in order if ``ordered``).
+    """Every expected call is matched by a distinct successful call, after the calls it depends on
+    (``after``), and the final answer states every fact of ``answer``.
 
+    A step matches an expected call when it is that tool with arguments satisfying ``args``, or, for
+    a read-only expected call with ``evidence``, when it is any successful read-only call whose
+    Payload holds every evidence item (each fits some object at any depth): another tool or other
+    arguments that return the same data are as good. Independent calls match in any order.
     Unexpected read-only calls are free (valid alternative paths); an unexpected successful mutating
     call is an unnecessary side effect and fails the check.
     """
     for call in check.calls:
         _validate_call(call)
+    for matcher in check.answer:
+        validate_matcher(matcher)
     steps = successful_steps(trajectory)
-    used, reasons = (_match_in_order if check.ordered else _match_any_order)(check.calls, steps)
+    used, reasons = _match_calls(check.calls, steps)
     for pos, step in enumerate(steps):
         if pos not in used and _is_mutating(step.name):
             reasons.append(f"unexpected side effect at step {step.index}: {_render_call(step.name, step.arguments)}")
-    return reasons
+    return reasons + answer_failures(check.answer, steps)
 
 
-def _match_in_order(calls: Sequence[ExpectedCall], steps: list[Step]) -> tuple[set[int], list[str]]:
-    """Greedy earliest match keeps the most room for later calls, so it finds an ordered match if any exists."""
-    used: set[int] = set()
-    reasons: list[str] = []
-    start = 0
-    for n, call in enumerate(calls, start=1):
-        pos = next((p for p in range(start, len(steps)) if _fits(call, steps[p])), None)
-        if pos is None:
-            earlier = [steps[p] for p in range(start) if p not in used and _fits(call, steps[p])]
-            reasons.append(_missing_call(f"expected call #{n}", call, steps, earlier))
-        else:
-            used.add(pos)
-            start = pos + 1
-    return used, reasons
+def answer_failures(answer: Sequence[Any], steps: list[Step]) -> list[str]:
+    """Each fact of ``answer`` the last successful ``finish`` does not state, named."""
+    if not answer:
+        return []
+    final = next((s.arguments.get("answer") for s in reversed(steps)
+                  if s.name == "finish" and isinstance(s.arguments, dict)), None)
+    if not isinstance(final, str):
+        return ["answer: the episode never finished with an answer"]
+    return [f"answer: {reason}" for matcher in answer if (reason := explain(matcher, final))]
 
 
-def _match_any_order(calls: Sequence[ExpectedCall], steps: list[Step]) -> tuple[set[int], list[str]]:
-    pairs = max_matching(len(calls), len(steps), lambda i, j: _fits(calls[i], steps[j]))
-    reasons = [_missing_call(f"expected call #{i + 1}", call, steps, [])
-               for i, call in enumerate(calls) if i not in pairs]
+def _match_calls(calls: Sequence[ExpectedCall], steps: list[Step]) -> tuple[set[int], list[str]]:
+    """Distinct steps for all calls with every ``after`` call's step earlier, found by backtracking
+    in dependency order (checks hold a handful of calls); else the reasons, from a maximum matching."""
+    fit = [[p for p, step in enumerate(steps) if _satisfies(call, step)] for call in calls]
+    placed: dict[int, int] = {}
+
+    def place(order: list[int]) -> bool:
+        if not order:
+            return True
+        c, rest = order[0], order[1:]
+        floor = max((placed[i] for i in calls[c].after), default=-1)
+        for p in fit[c]:
+            if p > floor and p not in placed.values():
+                placed[c] = p
+                if place(rest):
+                    return True
+                del placed[c]
+        return False
+
+    if place(_dependency_order(calls)):
+        return set(placed.values()), []
+    pairs = max_matching(len(calls), len(steps), lambda i, j: j in fit[i])
+    reasons = [_missing_call(f"expected call #{i + 1}", call, steps) for i, call in enumerate(calls) if i not in pairs]
+    if not reasons:
+        for c, call in enumerate(calls):
+            for i in call.after:
+                if not any(p > q for p in fit[c] for q in fit[i]):
+                    reasons.append(f"expected call #{c + 1} {_render_call(call.tool, call.args)} uses the result of "
+                                   f"expected call #{i + 1} ({calls[i].tool}) but was only made before it "
+                                   f"(step {steps[fit[c][0]].index})")
+        reasons = reasons or ["the expected calls were made, but in no order that respects their dependencies"]
     return set(pairs.values()), reasons
 
 
+def _dependency_order(calls: Sequence[ExpectedCall]) -> list[int]:
+    """Indexes with every call after those it depends on (the check's validator rules out cycles)."""
+    order: list[int] = []
+
+    def visit(c: int) -> None:
+        if c not in order:
+            for i in calls[c].after:
+                visit(i)
+            order.append(c)
+
+    for c in range(len(calls)):
+        visit(c)
+    return order
+
+
+def _satisfies(call: ExpectedCall, step: Step) -> bool:
+    """Same tool and arguments, or (a read-only call with evidence) a read-only step whose result holds the evidence."""
+    if _fits(call, step):
+        return True
+    return bool(call.evidence) and not _is_mutating(call.tool) and not _is_mutating(step.name) \
+        and step.name not in NO_EVIDENCE and all(_holds(item, step.envelope.get("Payload")) for item in call.evidence)
+
+
+def _holds(item: dict[str, Any], payload: Any) -> bool:
+    """Some object of the payload, at any depth, fits the evidence item."""
+    if isinstance(payload, dict):
+        return fits(item, payload) or any(_holds(item, v) for v in payload.values())
+    if isinstance(payload, list):
+        return any(_holds(item, v) for v in payload)
+    return False
+
+
 def _fits(call: ExpectedCall, step: Step) -> bool:
-    return step.name == call.tool and fits(call.args, step.arguments)
+    return step.name == call.tool and fits(_expected_args(call), step.arguments)
 
 
-def _missing_call(what: str, call: ExpectedCall, steps: list[Step], earlier: list[Step]) -> str:
-    """Why an expected call found no partner: out of order, wrong arguments, or never made."""
+def _expected_args(call: ExpectedCall) -> dict[str, Any]:
+    """The matchers a step's arguments must satisfy. An ``ask_user`` matches whatever its ``kind``:
+    whether the planner confirms, chooses or asks openly is its own choice, never a requirement."""
+    return {k: v for k, v in call.args.items() if k != "kind"} if call.tool == "ask_user" else call.args
+
+
+def _missing_call(what: str, call: ExpectedCall, steps: list[Step]) -> str:
+    """Why an expected call found no partner: wrong arguments, or never made."""
     label = f"{what} {_render_call(call.tool, call.args)}"
-    if earlier:
-        return f"{label}: only made out of order (step {earlier[0].index}, before the previous expected call)"
     same_tool = [s for s in steps if s.name == call.tool]
     if not same_tool:
-        return f"{label}: never called successfully"
-    best = same_tool[_closest(call.args, [s.arguments for s in same_tool])]
-    return f"{label}: wrong arguments at step {best.index}: {explain(call.args, best.arguments)}"
+        return f"{label}: never called successfully" + ("; no read-only call returned its evidence"
+                                                        if call.evidence else "")
+    args = _expected_args(call)
+    best = same_tool[_closest(args, [s.arguments for s in same_tool])]
+    return f"{label}: wrong arguments at step {best.index}: {explain(args, best.arguments)}" + (
+        "; no read-only call returned its evidence" if call.evidence else "")
 
 
 def _is_mutating(name: Any) -> bool:
@@ -100,6 +180,8 @@ def _validate_call(call: ExpectedCall) -> None:
     if call.tool not in REGISTRY:
         raise ValueError(f"check expects unknown tool {call.tool!r}")
     validate_matcher(call.args)
+    for item in call.evidence:
+        validate_matcher(item)
 
 
 # ---- State Change ------------------------------------------------------------------------------
@@ -117,7 +199,7 @@ def diff_failures(check: StateChangeCheck, diff: StateDiff) -> list[str]:
     ``ignore_columns`` only decide what counts as collateral damage under ``strict``.
     """
     _validate_state(check)
-    ignored_tables = DEFAULT_IGNORED_TABLES | set(check.ignore_tables)
+    ignored_tables = ignored_tables_of(check)
     ignored_columns = DEFAULT_IGNORED_COLUMNS | set(check.ignore_columns)
     reasons: list[str] = []
     for table in sorted(set(diff) | set(check.insert) | set(check.update) | set(check.delete)):
@@ -134,6 +216,22 @@ def diff_failures(check: StateChangeCheck, diff: StateDiff) -> list[str]:
         reasons += [f"{table}: forbidden change {_label(row, spec)} matches forbid {_short(spec)}"
                     for spec in specs for row in rows if fits(spec, row)]
     return reasons
+
+
+def ignored_tables_of(check: StateChangeCheck) -> frozenset[str]:
+    """The tables whose changes are never collateral: the framework's bookkeeping and the check's
+    ``ignore_tables``, except that a collateral table (emails, payment_methods, transactions) is
+    ignored only when the check itself expects a change in one of them: then the task asked for a
+    payment or a mail, and the bookkeeping that comes with it (a balance, a receipt) is part of it.
+    Otherwise an email sent or money moved that nobody asked for fails the check, whatever it ignores."""
+    asked = any(t in COLLATERAL_TABLES for t in (*check.insert, *check.update, *check.delete))
+    own = set(check.ignore_tables) if asked else set(check.ignore_tables) - COLLATERAL_TABLES
+    return DEFAULT_IGNORED_TABLES | own
+
+
+def overridden_ignores(check: StateChangeCheck) -> list[str]:
+    """The check's ``ignore_tables`` entries the rule above does not honour (for the families' owners)."""
+    return sorted(set(check.ignore_tables) - ignored_tables_of(check))
 
 
 def _align_rows(table: str, kind: str, specs: list[dict[str, Any]], rows: list[dict[str, Any]],
@@ -249,7 +347,7 @@ def _follow_up_failures(call: ExpectedCall, steps: list[Step], anchor: int) -> l
     if early:
         return [f"follow-up {_render_call(call.tool, call.args)} came at step {early[0].index}, "
                 f"before the route call at step {steps[anchor].index}"]
-    return [_missing_call("follow-up", call, steps[anchor + 1:], [])]
+    return [_missing_call("follow-up", call, steps[anchor + 1:])]
 
 
 def _validate_behavior(check: AgentBehaviorCheck) -> None:

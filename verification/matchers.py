@@ -12,6 +12,15 @@ one of several matchers · ``$regex`` re.search, case-insensitive · ``$range`` 
 ``$absent`` true: key missing or None (false: present) · ``$set`` list in any order · ``$json``
 parse a JSON string, then match.
 
+Facts stated in a text (a ``finish`` answer), read as ``sandbox.facts`` reads them:
+``$amount`` a number or {"value", "currency"?, "tolerance"?}: an amount in any common format, whose
+written currency (if any) can be ``currency``, equal within ``tolerance`` or the text's own rounding
+("$15" states 15.24) · ``$number`` a number or {"value", "tolerance"?}: the same without currency ·
+``$count`` n: a whole number as digits or a word up to twenty · ``$date`` "YYYY-MM-DD": the date in
+any common format, with or without its year · ``$time`` "HH:MM" (24 h): "21:00", "9pm", "9:00 PM" ·
+``$name`` text: contained as whole words, ignoring case, accents, punctuation and spacing ·
+``$none`` true: the text says the result is empty ("no …", "none", "nothing", "0").
+
 Matchers are validated as a whole before use, so a malformed task raises ValueError instead of
 silently passing or failing.
 """
@@ -24,6 +33,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from sandbox import facts
 from verification.alignment import max_matching
 
 
@@ -238,11 +248,58 @@ def _check_json(operand: Any, actual: Any, path: str) -> str | None:
     return _mismatch(operand, parsed, path)
 
 
+def _quantity(operand: Any) -> tuple[float, float, str | None]:
+    """(value, tolerance, currency) of an ``$amount`` or ``$number`` operand."""
+    if isinstance(operand, dict):
+        return operand["value"], operand.get("tolerance", 0.0), operand.get("currency")
+    return operand, 0.0, None
+
+
+def _stated(path: str, actual: Any, ok: Any, fact: str) -> str | None:
+    """A fact matcher's verdict: the text must be a string that ``ok(text)`` accepts."""
+    if isinstance(actual, str) and ok(actual):
+        return None
+    return _fail(path, f"does not state {fact}: {_show(actual)}")
+
+
+def _check_amount(operand: Any, actual: Any, path: str) -> str | None:
+    value, tolerance, currency = _quantity(operand)
+    return _stated(path, actual, lambda t: facts.states_amount(t, value, tolerance, currency),
+                   f"the amount {value:g}{' ' + currency if currency else ''}")
+
+
+def _check_number(operand: Any, actual: Any, path: str) -> str | None:
+    value, tolerance, _ = _quantity(operand)
+    return _stated(path, actual, lambda t: facts.states_amount(t, value, tolerance), f"the number {value:g}")
+
+
+def _check_count(operand: int, actual: Any, path: str) -> str | None:
+    return _stated(path, actual, lambda t: facts.states_count(t, operand), f"the count {operand}")
+
+
+def _check_date(operand: str, actual: Any, path: str) -> str | None:
+    return _stated(path, actual, lambda t: facts.states_date(t, operand), f"the date {operand}")
+
+
+def _check_time(operand: str, actual: Any, path: str) -> str | None:
+    return _stated(path, actual, lambda t: facts.states_time(t, operand), f"the time {operand}")
+
+
+def _check_name(operand: str, actual: Any, path: str) -> str | None:
+    return _stated(path, actual, lambda t: facts.states_name(t, operand), f"the name {operand!r}")
+
+
+def _check_none(operand: bool, actual: Any, path: str) -> str | None:
+    return _stated(path, actual, facts.states_none, "that nothing was found")
+
+
 _CHECKS: dict[str, Callable[[Any, Any, str], str | None]] = {
     "$eq": _check_eq, "$phone": _check_phone, "$contains": _check_contains,
     "$contains_all": _check_contains_all, "$any": _check_any, "$regex": _check_regex,
     "$range": _check_range, "$approx": _check_approx, "$dt_between": _check_dt_between,
     "$absent": _check_absent, "$set": _check_set, "$json": _check_json,
+    "$amount": _check_amount, "$number": _check_number, "$count": _check_count, "$date": _check_date,
+    "$time": _check_time, "$name": _check_name, "$none": _check_none,
 }
 
 
@@ -321,10 +378,54 @@ def _valid_set(operand: Any) -> None:
         validate_matcher(item)
 
 
+def _valid_quantity(op: str) -> Callable[[Any], None]:
+    def check(operand: Any) -> None:
+        if _is_number(operand):
+            return
+        keys = {"value", "tolerance"} | ({"currency"} if op == "$amount" else set())
+        _need(isinstance(operand, dict) and "value" in operand and set(operand) <= keys, op, operand,
+              f"needs a number or an object with value and optionally {', '.join(sorted(keys - {'value'}))}")
+        _need(_is_number(operand["value"]), op, operand, "value must be a number")
+        tolerance = operand.get("tolerance", 0)
+        _need(_is_number(tolerance) and tolerance >= 0, op, operand, "tolerance must be a number >= 0")
+        currency = operand.get("currency")
+        _need(currency is None or (isinstance(currency, str) and currency in facts.CURRENCY_CODES), op, operand,
+              f"currency must be one of {', '.join(sorted(facts.CURRENCY_CODES))}")
+
+    return check
+
+
+def _valid_count(operand: Any) -> None:
+    _need(isinstance(operand, int) and not isinstance(operand, bool) and operand >= 0, "$count", operand,
+          "needs a whole number >= 0")
+
+
+def _valid_date(operand: Any) -> None:
+    try:
+        ok = isinstance(operand, str) and dt.date.fromisoformat(operand).isoformat() == operand
+    except ValueError:
+        ok = False
+    _need(ok, "$date", operand, "needs a YYYY-MM-DD date")
+
+
+def _valid_time(operand: Any) -> None:
+    ok = isinstance(operand, str) and re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", operand) is not None
+    _need(ok, "$time", operand, "needs an HH:MM time (24 h)")
+
+
+def _valid_name(operand: Any) -> None:
+    _need(isinstance(operand, str) and bool(facts.fold(operand)), "$name", operand, "needs a non-empty name")
+
+
+def _valid_none(operand: Any) -> None:
+    _need(operand is True, "$none", operand, "needs true")
+
+
 _VALIDATORS: dict[str, Callable[[Any], None]] = {
     "$eq": _valid_eq, "$phone": _valid_phone, "$contains": _valid_contains,
     "$contains_all": _valid_contains_all, "$any": _valid_any, "$regex": _valid_regex,
     "$range": _valid_interval("$range"), "$approx": _valid_interval("$approx"),
     "$dt_between": _valid_dt_between, "$absent": _valid_absent, "$set": _valid_set,
-    "$json": validate_matcher,
+    "$json": validate_matcher, "$amount": _valid_quantity("$amount"), "$number": _valid_quantity("$number"),
+    "$count": _valid_count, "$date": _valid_date, "$time": _valid_time, "$name": _valid_name, "$none": _valid_none,
 }

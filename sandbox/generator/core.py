@@ -27,6 +27,7 @@ import sandbox.domains  # noqa: F401  (registers every tool)
 from sandbox import db
 from sandbox.episode import Episode, context_text
 from sandbox.errors import ErrorType
+from sandbox.generator.answers import complete_check
 from sandbox.executor import Envelope
 from sandbox.generator import gates
 from sandbox.retrieval import action_space
@@ -68,6 +69,7 @@ class Draft:
     recovers: Sequence[ErrorType] = ()  # the ErrorTypes gold steps are meant to hit and recover from
     tags: dict[str, str] = field(default_factory=dict)
     l2: str | None = None  # overrides the family's level-2 category (memory and skill families span several)
+    answer: list[Any] | None = None  # the answer check's matchers; None: derived (sandbox/generator/answers.py)
 
 
 Builder = Callable[["Gen"], Draft]
@@ -305,7 +307,8 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
     if _REF.search(json.dumps(draft.check)):
         raise BuildError("a check may not refer to gold steps; state the values it expects")
     task = Task.model_validate({
-        **record, "candidate_tools": space.tools, "gold": replayed.gold, "check": draft.check, "tags": tags,
+        **record, "candidate_tools": space.tools, "gold": replayed.gold, "tags": tags,
+        "check": complete_check(draft, replayed.gold, replayed.results, persona_id),
     })
     gates.COLLECTED.add_suite_wide()
     gates.COLLECTED.add(gates.task_violations(fam.name, task, replayed.context, replayed.results))

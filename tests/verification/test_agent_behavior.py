@@ -52,8 +52,14 @@ def test_follow_up_before_route_fails() -> None:
 def test_follow_up_missing_or_wrong() -> None:
     assert check_agent_behavior(behaviour(), trajectory(GUI)) == [
         "follow-up ask_user({'kind': 'choose'}): never called successfully"]
-    confirm = ("ask_user", {"question": "OK?", "kind": "confirm"})
-    assert "wrong arguments" in check_agent_behavior(behaviour(), trajectory(GUI, confirm))[0]
+    worded = behaviour(follow_up={"tool": "ask_user", "args": {"question": {"$contains": "room"}}})
+    assert "wrong arguments" in check_agent_behavior(worded, trajectory(GUI, ("ask_user", {"question": "OK?"})))[0]
+
+
+@pytest.mark.parametrize("kind", ["confirm", "open", None])
+def test_follow_up_matches_any_ask_user_kind(kind: str | None) -> None:
+    asked = ("ask_user", {"question": "Which room?", **({"kind": kind} if kind else {})})
+    assert check_agent_behavior(behaviour(), trajectory(GUI, asked)) == []
 
 
 def test_follow_up_without_route_may_come_anywhere() -> None:

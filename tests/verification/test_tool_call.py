@@ -12,12 +12,13 @@ SEARCH = ("search_contacts", {"name": "Lily"})
 SMS = ("send_sms", {"to": ["contact_004"], "body": "Harbor Coffee, 12 Bay Rd"})
 
 
-def check(*calls: dict[str, Any], ordered: bool = True) -> ToolCallCheck:
-    return ToolCallCheck.model_validate({"calls": list(calls), "ordered": ordered})
+def check(*calls: dict[str, Any], answer: list[Any] | None = None) -> ToolCallCheck:
+    return ToolCallCheck.model_validate({"calls": list(calls), "answer": answer or []})
 
 
+# The SMS goes to the contact the search found: it depends on the search.
 CHECK = check({"tool": "search_contacts", "args": {"name": "lily"}},
-              {"tool": "send_sms", "args": {"to": ["contact_004"], "body": {"$contains": "12 bay rd"}}})
+              {"tool": "send_sms", "args": {"to": ["contact_004"], "body": {"$contains": "12 bay rd"}}, "after": [0]})
 
 
 def test_pass() -> None:
@@ -36,10 +37,12 @@ def test_wrong_argument() -> None:
     assert any("unexpected side effect at step 2" in r for r in reasons)
 
 
-def test_out_of_order() -> None:
+def test_dependent_call_out_of_order() -> None:
     reasons = check_tool_calls(CHECK, trajectory(SMS, SEARCH))
-    assert any("out of order" in r for r in reasons)
-    assert check_tool_calls(CHECK.model_copy(update={"ordered": False}), trajectory(SMS, SEARCH)) == []
+    assert reasons == ["expected call #2 send_sms({'to': ['contact_004'], 'body': {'$contains': '12 bay rd'}}) uses the "
+                       "result of expected call #1 (search_contacts) but was only made before it (step 1)"]
+    independent = check(*(c.model_dump() | {"after": []} for c in CHECK.calls))
+    assert check_tool_calls(independent, trajectory(SMS, SEARCH)) == []
 
 
 def test_extra_mutating_call_fails() -> None:
@@ -68,10 +71,9 @@ def test_failed_calls_ignored() -> None:
     assert check_tool_calls(CHECK, trajectory(SEARCH, (*SMS, err()))) != []
 
 
-def test_unordered_uses_bipartite_matching() -> None:
+def test_independent_calls_search_every_assignment() -> None:
     # Greedy would give the loose expectation the only message the tight one fits.
-    unordered = check({"tool": "send_sms"}, {"tool": "send_sms", "args": {"body": {"$contains": "rent"}}},
-                      ordered=False)
+    unordered = check({"tool": "send_sms"}, {"tool": "send_sms", "args": {"body": {"$contains": "rent"}}})
     rent = ("send_sms", {"to": ["contact_004"], "body": "rent is due"})
     other = ("send_sms", {"to": ["contact_004"], "body": "hello"})
     assert check_tool_calls(unordered, trajectory(rent, other)) == []

@@ -1,0 +1,206 @@
+"""Facts stated in free text: amounts, numbers, counts, dates, times, names and an explicit "none".
+
+The build reads them in the gold's ``finish`` answer (to derive a task's answer check) and the
+verifier reads them in the planner's (to check it), so both read a fact the same way. Accepted
+forms: amounts with a sign or code on either side and thousands separators ("$1,234.50",
+"1234.5 USD", "€12", "12 euros"); dates as "2025-06-14", "2025/06/14", "14/06/2025" (either
+day-month order), "June 14", "14 June 2025", "Saturday, 14th of June"; times as "09:00", "9:00 PM",
+"9am", "noon", "midnight", or inside "2025-06-14T09:00"; counts as digits or words up to twenty.
+A number matches within what its own digits state: "$15" states 15.24 rounded, "$15.00" does not.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+MONTHS = {name: n for n, names in enumerate((
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+    ("november", "nov"), ("december", "dec")), start=1) for name in names}
+COUNT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+               "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+_DOLLARS = frozenset({"USD", "AUD", "CAD", "HKD", "SGD", "NZD", "TWD", "MXN"})
+# How a currency is written next to an amount -> the ISO codes it may mean.
+CURRENCY_MARKS: dict[str, frozenset[str]] = {
+    "$": _DOLLARS, "us$": frozenset({"USD"}), "hk$": frozenset({"HKD"}), "s$": frozenset({"SGD"}),
+    "a$": frozenset({"AUD"}), "c$": frozenset({"CAD"}), "€": frozenset({"EUR"}), "£": frozenset({"GBP"}),
+    "¥": frozenset({"JPY", "CNY"}), "￥": frozenset({"JPY", "CNY"}), "₩": frozenset({"KRW"}),
+    "₹": frozenset({"INR"}), "dollar": _DOLLARS, "dollars": _DOLLARS, "euro": frozenset({"EUR"}),
+    "euros": frozenset({"EUR"}), "pound": frozenset({"GBP"}), "pounds": frozenset({"GBP"}),
+    "yuan": frozenset({"CNY"}), "rmb": frozenset({"CNY"}), "yen": frozenset({"JPY"}), "won": frozenset({"KRW"}),
+    "franc": frozenset({"CHF"}), "francs": frozenset({"CHF"}), "rupee": frozenset({"INR"}),
+    "rupees": frozenset({"INR"}), "baht": frozenset({"THB"}),
+}
+CURRENCY_CODES = frozenset({"USD", "EUR", "GBP", "JPY", "CNY", "KRW", "CHF", "AUD", "CAD", "HKD", "SGD", "NZD",
+                            "INR", "THB", "TWD", "MXN", "SEK", "NOK", "DKK", "AED", "BRL", "ZAR", "RUB", "TRY"})
+
+_MARK = "|".join(sorted((re.escape(m) for m in CURRENCY_MARKS if not m.isalpha()), key=len, reverse=True))
+_WORD = "|".join(sorted((m for m in (*CURRENCY_MARKS, *(c.lower() for c in CURRENCY_CODES)) if m.isalpha()),
+                        key=len, reverse=True))
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_QUANTITY = re.compile(
+    rf"(?:(?P<pre>{_MARK}|\b(?:{_WORD})\b)\s?)?(?<![\w.,])(?P<sign>[-−])?(?P<num>{_NUMBER})(?![\w.]*\d)"
+    rf"(?:\s?(?P<post>{_MARK}|(?:{_WORD})\b))?", re.IGNORECASE)
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
+_DATES = [re.compile(p, re.IGNORECASE) for p in (
+    r"\b(?P<year>\d{4})[-/.](?P<month>\d{1,2})[-/.](?P<day>\d{1,2})(?!\d)",
+    r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?\b(?!/\d)",
+    rf"\b{_MONTH}\s+{_DAY}\b{_YEAR}",
+    rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}(?![a-z]){_YEAR}",
+)]
+_TIMES = [re.compile(p, re.IGNORECASE) for p in (
+    r"(?:\b|T)(?P<h>[01]?\d|2[0-3])[:h](?P<m>[0-5]\d)(?::\d\d)?\s*(?P<ampm>[ap]\.?m\b\.?)?",
+    r"\b(?P<h>1[0-2]|0?[1-9])(?:[.:](?P<m>[0-5]\d))?\s*(?P<ampm>[ap]\.?m\b\.?)",
+    r"\b(?P<word>noon|midday|midnight)\b",
+)]
+_NONE = re.compile(
+    r"\b(?:no|none|nothing|nobody|zero|neither|never|without|not any|not find|not found|empty)\b"
+    r"|n't\s+(?:any|find|have|found)\b|(?<![\w.,])0(?:\.0+)?(?![\w.,]*\d)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as written: its value, the unit of its last digit, and the currencies its sign may mean."""
+
+    value: float
+    unit: float
+    currencies: frozenset[str]
+
+    def near(self, value: float, tolerance: float = 0.0) -> bool:
+        """Whether the text's number states ``value``: equal within ``tolerance`` or its own rounding."""
+        return abs(self.value - value) <= max(tolerance, self.unit / 2) + 1e-9
+
+
+@functools.lru_cache(maxsize=65536)
+def fold(text: str) -> str:
+    """Casefolded, accents and punctuation dropped, whitespace collapsed: how names compare."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
+    return " ".join(re.sub(r"[\W_]+", " ", text).split())
+
+
+def _masked(text: str) -> str:
+    """The text with dates and times blanked out, so their digits are not read as quantities."""
+    for pattern in (*_DATES, *_TIMES[:2]):
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
+
+
+def _currencies(mark: str | None) -> frozenset[str]:
+    if not mark:
+        return frozenset()
+    if mark.upper() in CURRENCY_CODES:
+        return frozenset({mark.upper()})
+    return CURRENCY_MARKS.get(mark.casefold(), frozenset())
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Every number stated outside a date or time, with the currency written beside it."""
+    found = []
+    for m in _QUANTITY.finditer(_masked(text)):
+        digits = m.group("num").replace(",", "")
+        decimals = len(digits.partition(".")[2])
+        value = float(digits) * (-1 if m.group("sign") else 1)
+        found.append(Quantity(value, 10.0 ** -decimals, _currencies(m.group("pre") or m.group("post"))))
+    return found
+
+
+def counts(text: str) -> list[int]:
+    """Whole numbers stated as digits (outside dates and times) or as words up to twenty."""
+    words = re.findall(r"[a-z]+", text.casefold())
+    stated = [COUNT_WORDS.index(w) for w in words if w in COUNT_WORDS]
+    return stated + [int(q.value) for q in quantities(text) if q.unit == 1 and q.value >= 0]
+
+
+def dates(text: str) -> set[tuple[int | None, int, int]]:
+    """(year or None, month, day) of every date the text states; "04/06" gives both readings."""
+    out: set[tuple[int | None, int, int]] = set()
+    for pattern in _DATES:
+        for m in pattern.finditer(text):
+            parts = m.groupdict()
+            year = int(parts["year"]) if parts.get("year") else None
+            if year is not None and year < 100:
+                year += 2000
+            if parts.get("a"):
+                readings = [(int(parts["b"]), int(parts["a"])), (int(parts["a"]), int(parts["b"]))]
+            else:
+                month = parts["month"]
+                readings = [(int(month) if month.isdigit() else MONTHS[month.casefold()], int(parts["day"]))]
+            out |= {(year, mo, d) for mo, d in readings if 1 <= mo <= 12 and 1 <= d <= 31}
+    return out
+
+
+def times(text: str) -> set[tuple[int, int]]:
+    """(hour, minute) of every time stated; a bare "9:00" may be morning or evening."""
+    out: set[tuple[int, int]] = set()
+    for m in _TIMES[2].finditer(text):
+        out.add((0, 0) if m.group("word").casefold() == "midnight" else (12, 0))
+    for pattern in _TIMES[:2]:
+        for m in pattern.finditer(text):
+            hour, minute = int(m.group("h")), int(m.groupdict().get("m") or 0)
+            ampm = (m.group("ampm") or "").casefold()
+            if ampm:
+                if not 1 <= hour <= 12:
+                    continue
+                out.add((hour % 12 + (12 if ampm.startswith("p") else 0), minute))
+            else:
+                out.add((hour, minute))
+                if 1 <= hour < 12 and not m.group("h").startswith("0"):
+                    out.add((hour + 12, minute))
+    return out
+
+
+def states_amount(text: str, value: float, tolerance: float = 0.0, currency: str | None = None) -> bool:
+    """A number near ``value`` whose written currency, if any, can be ``currency``."""
+    return any(q.near(value, tolerance) and (currency is None or not q.currencies or currency in q.currencies)
+               for q in quantities(text))
+
+
+def states_count(text: str, n: int) -> bool:
+    return n in counts(text)
+
+
+def states_date(text: str, iso: str) -> bool:
+    """``iso`` (YYYY-MM-DD) is stated, with its year or without one."""
+    year, month, day = (int(p) for p in iso.split("-"))
+    return any(y in (None, year) and (mo, d) == (month, day) for y, mo, d in dates(text))
+
+
+def states_time(text: str, hhmm: str) -> bool:
+    hour, minute = (int(p) for p in hhmm.split(":"))
+    return (hour, minute) in times(text)
+
+
+def states_name(text: str, name: str) -> bool:
+    """``name`` appears as whole words, ignoring case, accents, punctuation and spacing."""
+    return f" {fold(name)} " in f" {fold(text)} "
+
+
+def states_none(text: str) -> bool:
+    """An explicit empty result: "none", "no …", "nothing", "0"."""
+    return _NONE.search(text) is not None
+
+
+_ISO = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})?(?:T?(?P<time>\d{2}:\d{2})(?::\d{2})?)?")
+
+
+def mentions(text: str, value: Any) -> bool:
+    """Whether ``text`` states a result's ``value``: a date or time in any accepted form, a number
+    within its written rounding, other text as whole words."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, (int, float)):
+        return any(q.near(value) for q in quantities(text))
+    if not isinstance(value, str) or not fold(value):
+        return False
+    iso = _ISO.fullmatch(value)
+    if iso and (iso.group("date") or iso.group("time")):
+        return bool((iso.group("date") and states_date(text, iso.group("date")))
+                    or (iso.group("time") and states_time(text, iso.group("time"))))
+    return states_name(text, value)

@@ -1,0 +1,188 @@
+"""The build's completion of a draft's check: call evidence and order, and the answer check.
+
+An **information task** is a Tool Call task whose gold changes nothing (no successful mutating
+call): the user asked for facts, so its ``finish`` answer is checked (``ToolCallCheck.answer``). A
+family may state the answer's matchers (``Draft.answer``); by default they are derived from the
+gold's own finish answer: every fact it states that also occurs in what the gold's successful
+reads returned (and that the user did not say) becomes a required fact:
+
+- a date (``$date``; for the next six days also "today", "tomorrow" or the weekday, via ``$any``)
+  and a time (``$time``) found in a result's date or date-time text;
+- a number equal, within its written rounding, to a result's number: ``$amount`` (with the
+  record's ``currency``) when it is money (a currency beside it, a money-like field or a record
+  with a currency), else ``$number``; a whole number (digits or a word) equal to the length of a
+  result's list or a ``count`` field: ``$count``;
+- a name: a result's name-like text field (``NAME_KEYS``, ``*_name``, ``*title``) the answer
+  contains as whole words;
+- ``$none`` when the answer says the result is empty ("no …", "none", "0") and a read returned an
+  empty list.
+
+So a gold answer that states no fact ("Here are the flights.") gives no answer check:
+``missing_answer`` finds those tasks, so their families can state the facts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from sandbox import facts
+from sandbox.generator.evidence import derive_calls, patched_ids, world_ids
+from sandbox.tasks import Task
+from sandbox.tooling import REGISTRY
+from sandbox.world import PERSONAS
+
+if TYPE_CHECKING:
+    from sandbox.generator.core import Draft
+
+NAME_KEYS = frozenset({"name", "title", "airline", "flight_number", "merchant", "store", "brand", "carrier",
+                       "city", "location", "address", "headline", "status", "condition", "description",
+                       "definition", "translation", "result", "timezone", "label", "category", "sender"})
+MONEY = re.compile(r"price|fare|total|amount|balance|cost|fee|spent|budget|discount|refund|charge|limit|value")
+COUNT = re.compile(r"count|total_match")
+_CLOCK = re.compile(r"(?:^|T)(\d{2}):(\d{2})")
+
+
+def is_information(bucket: str, tools: Iterable[str]) -> bool:
+    """A Tool Call task whose gold calls (``tools``: the successful ones) change nothing."""
+    return bucket == "tool_call" and not any(REGISTRY[t].mutating for t in tools if t in REGISTRY)
+
+
+def missing_answer(task: Task) -> bool:
+    """An information task whose check has no answer matchers (its family should state the facts)."""
+    return is_information(task.bucket, (a.name for a in task.gold)) and not task.check.answer  # type: ignore[union-attr]
+
+
+def complete_check(draft: Draft, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
+                   persona_id: str) -> dict[str, Any]:
+    """``draft.check`` with its calls' evidence and order and, for an information task, its answer."""
+    if draft.bucket != "tool_call":
+        return draft.check
+    said = " ".join([draft.query, *(m["content"] for m in draft.history)])
+    answer = str(gold[-1]["arguments"].get("answer", ""))
+    stable = {**world_ids(persona_id), **patched_ids(draft.patches)}
+    # skill.py still joins two checks with "ordered"; the build derives the order now
+    check = {k: v for k, v in draft.check.items() if k != "ordered"}
+    check["calls"] = derive_calls(check["calls"], gold, results, said, answer, stable)
+    ok = [n for n, r in enumerate(results) if r.get("Status") == "success"]
+    if draft.answer is not None:
+        check["answer"] = draft.answer
+    elif is_information(draft.bucket, (gold[n]["name"] for n in ok)):
+        reads = [results[n]["Payload"] for n in ok if gold[n]["name"] != "finish"]
+        now = dt.date.fromisoformat(PERSONAS[persona_id].now[:10])
+        derived = derive_answer(answer, reads, said, now)
+        if derived:
+            check["answer"] = derived
+    return check
+
+
+def derive_answer(answer: str, reads: Sequence[Any], said: str, today: dt.date) -> list[Any]:
+    """The required facts of ``answer``: those it states that the reads returned and the user did not say."""
+    fields = [(key, value, record) for read in reads for key, value, record in _fields(read)]
+    out: list[Any] = []
+    for iso in sorted({v[:10] for _, v, _ in fields if isinstance(v, str) and _is_date(v[:10])}):
+        if facts.states_date(answer, iso) and not facts.states_date(said, iso):
+            out.append(_date(iso, today))
+    clocks = {f"{m.group(1)}:{m.group(2)}" for _, v, _ in fields if isinstance(v, str) and (m := _CLOCK.search(v))}
+    out += [{"$time": t} for t in sorted(clocks) if facts.states_time(answer, t) and not facts.states_time(said, t)]
+    out += _numbers(answer, fields, reads, said)
+    out += _names(answer, fields, said)
+    if facts.states_none(answer) and any(_empty_list(read) for read in reads):
+        out.append({"$none": True})
+    return out
+
+
+def _fields(value: Any, record: dict[str, Any] | None = None) -> Iterable[tuple[str, Any, dict[str, Any]]]:
+    """(key, scalar, the object holding it) for every field at any depth."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (dict, list)):
+                yield from _fields(item, value)
+            else:
+                yield key, item, value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _fields(item, record)
+
+
+def _is_date(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _date(iso: str, today: dt.date) -> Any:
+    """``$date``, or for the coming week also the words a person would use instead."""
+    days = (dt.date.fromisoformat(iso) - today).days
+    if not 0 <= days <= 6:
+        return {"$date": iso}
+    words = [("today", "tomorrow")[days]] if days < 2 else []
+    words.append(dt.date.fromisoformat(iso).strftime("%A"))
+    return {"$any": [{"$date": iso}, *({"$name": w} for w in words)]}
+
+
+def _numbers(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], reads: Sequence[Any], said: str
+             ) -> list[Any]:
+    said_numbers = facts.quantities(said)
+    lengths = {len(v) for read in reads for v in _lists(read)}
+    counts = {int(v) for k, v, _ in fields if COUNT.search(k) and isinstance(v, int) and not isinstance(v, bool)}
+    out: list[Any] = []
+    for q in facts.quantities(answer):
+        if any(s.near(q.value) and q.near(s.value) for s in said_numbers):
+            continue
+        match = next(((k, v, r) for k, v, r in fields
+                      if isinstance(v, (int, float)) and not isinstance(v, bool) and q.near(v)), None)
+        if match is not None:
+            key, value, record = match
+            currency = record.get("currency")
+            if q.currencies or MONEY.search(key) or isinstance(currency, str):
+                spec: dict[str, Any] = {"value": value}
+                if isinstance(currency, str):
+                    spec["currency"] = currency
+                elif len(q.currencies) == 1:
+                    spec["currency"] = next(iter(q.currencies))
+                out.append({"$amount": spec})
+            else:
+                out.append({"$number": value})
+        elif q.unit == 1 and int(q.value) in lengths | counts:
+            out.append({"$count": int(q.value)})
+    worded = [facts.COUNT_WORDS.index(w) for w in re.findall(r"[a-z]+", answer.casefold()) if w in facts.COUNT_WORDS]
+    out += [{"$count": n} for n in worded if n in lengths | counts and {"$count": n} not in out]
+    return _unique(out)
+
+
+def _names(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], said: str) -> list[Any]:
+    names = {v for k, v, _ in fields
+             if isinstance(v, str) and (k in NAME_KEYS or k.endswith(("_name", "title"))) and len(v) <= 80
+             and facts.fold(v) and not _is_date(v[:10]) and facts.states_name(answer, v)
+             and not facts.states_name(said, v)}
+    folded = {facts.fold(n) for n in names}
+    # a name inside a longer required one ("Cedar" in "Cedar Tree") adds nothing
+    keep = [n for n in names if not any(f != facts.fold(n) and f" {facts.fold(n)} " in f" {f} " for f in folded)]
+    return _unique([{"$name": n} for n in sorted(keep, key=facts.fold)])
+
+
+def _lists(value: Any) -> Iterable[list[Any]]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _lists(item)
+    elif isinstance(value, list):
+        yield value
+        for item in value:
+            yield from _lists(item)
+
+
+def _empty_list(read: Any) -> bool:
+    return isinstance(read, dict) and any(isinstance(v, list) and not v for v in read.values())
+
+
+def _unique(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out

@@ -81,7 +81,7 @@ def _tool_section(spec: ToolSpec) -> list[str]:
              f"network: {spec.network}" if spec.network else "", "app session" if spec.needs_login else ""]
     meta = " · ".join(x for x in [f"app `{spec.app}`", "mutating" if spec.mutating else "read-only", *gates] if x)
     errors = ", ".join(e.value for e in spec.errors) or "none beyond the universal ones"
-    return [f"#### `{spec.name}`", "", spec.description, "", meta, "", *_args_table(spec), "",
+    return [f"#### `{spec.name}`", "", spec.stated_description, "", meta, "", *_args_table(spec), "",
             f"Tool-specific errors: {errors}.", ""]
 
 

@@ -260,6 +260,7 @@ class Source(BaseModel):
 
 
 def _one_request(args: dict[str, Any]) -> str | None:
+    """Give exactly one of question or extract_fields."""
     return None if bool(args.get("question")) != bool(args.get("extract_fields")) else \
         "give exactly one of question or extract_fields"
 

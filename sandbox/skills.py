@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 
 from sandbox.tooling import REGISTRY
@@ -9,14 +11,31 @@ from sandbox.tooling import REGISTRY
 
 @dataclass(frozen=True)
 class Skill:
+    """A skill. Its ``description`` (what a planner reads before loading it) is the summary followed by
+    what each tool does, taken from the tools' own descriptions, so the two cannot drift apart."""
+
     skill_id: str
-    description: str
+    summary: str
     tools: tuple[str, ...]
     instructions: str
 
+    @functools.cached_property
+    def description(self) -> str:
+        """Read once every tool is registered (the first episode or catalog that shows it)."""
+        return f"{self.summary}. Its tools: " + " ".join(f"{t}: {_first_clause(REGISTRY[t].description)}."
+                                                          for t in self.tools)
 
-def _skill(skill_id: str, description: str, tools: str, instructions: str) -> Skill:
-    return Skill(skill_id, description, tuple(tools.split()), instructions)
+
+_CLAUSE_END = re.compile(r"[.;](?:\s|$)")
+
+
+def _first_clause(description: str) -> str:
+    """What a tool does, without its details: the description up to its first full stop or semicolon."""
+    return _CLAUSE_END.split(description, maxsplit=1)[0]
+
+
+def _skill(skill_id: str, summary: str, tools: str, instructions: str) -> Skill:
+    return Skill(skill_id, summary, tuple(tools.split()), instructions)
 
 
 SKILLS: dict[str, Skill] = {

@@ -78,16 +78,22 @@ class ToolSpec:
     args_model: type[BaseModel]
     check: Callable[[dict[str, Any]], str | None] | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
+    rule: str = ""  # the check's rule as its docstring states it; the planner reads it with the description
 
     @property
     def is_domain_tool(self) -> bool:
         return self.domain not in (FRAMEWORK, INTERNAL)
 
+    @property
+    def stated_description(self) -> str:
+        """The description with the rules the tool's check enforces (what the planner and the docs show)."""
+        return f"{self.description} {self.rule}" if self.rule else self.description
+
     def openai_schema(self) -> dict[str, Any]:
         """The tool in the OpenAI ``tools`` format."""
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+            "function": {"name": self.name, "description": self.stated_description, "parameters": self.parameters},
         }
 
 
@@ -166,7 +172,9 @@ def tool(
 
     ``network`` is ``"internet"`` (Wi-Fi or mobile data) or ``"cellular"`` (SMS and calls: no
     airplane mode). ``check`` holds cross-field rules (step 5 of the pipeline): it returns a message when the
-    arguments are well-typed but inconsistent. ``errors`` lists the tool-specific ErrorTypes the
+    arguments are well-typed but inconsistent, and its docstring states the rules, which the planner's
+    schema description carries (so the rule a call is refused by is always one the model could read).
+    ``errors`` lists the tool-specific ErrorTypes the
     body may raise after the declared gates.
     """
 
@@ -189,6 +197,7 @@ def tool(
         description, arg_docs = _parse_docstring(fn.__doc__ or "")
         if not description:
             raise ValueError(f"tool {name!r} has no docstring")
+        rule = _stated_rule(name, check)
         model = _args_model(fn, arg_docs)
         parameters = _inline_refs(model.model_json_schema(schema_generator=_PlannerSchema))
         parameters.setdefault("required", [])
@@ -196,11 +205,22 @@ def tool(
             name=name, domain=domain or domain_of(l2 or ""), l2=l2, app=app, description=description,
             mutating=mutating, permissions=permissions, services=services, network=network,
             needs_login=needs_login, errors=errors, fn=fn, args_model=model, check=check,
-            parameters=parameters,
+            parameters=parameters, rule=rule,
         )
         return fn
 
     return register
+
+
+def _stated_rule(name: str, check: Callable[..., Any] | None) -> str:
+    """The rule a check enforces, from its docstring; a check that states none is refused."""
+    if check is None:
+        return ""
+    doc = " ".join((inspect.getdoc(check) or "").split())
+    if not doc:
+        raise ValueError(f"tool {name!r}: its check states no rule; give the check a docstring saying what it "
+                         "requires (the planner reads it in the tool's description)")
+    return doc if doc.endswith(".") else doc + "."
 
 
 def _args_model(fn: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseModel]:

@@ -245,6 +245,7 @@ def _exactly_one(a: str, b: str) -> Callable[[dict[str, Any]], str | None]:
     """A cross-field check: exactly one of two arguments is given (a false boolean counts as absent)."""
     def check(args: dict[str, Any]) -> str | None:
         return None if bool(args.get(a)) != bool(args.get(b)) else f"give exactly one of {a} or {b}"
+    check.__doc__ = f"Give exactly one of {a} or {b}."
     return check
 
 
@@ -1073,6 +1074,7 @@ def search_passwords(
 # ---- Privacy & Device Security (4.7) ----------------------------------------------------------
 
 def _phone_only_for_sms(args: dict[str, Any]) -> str | None:
+    """phone_number is only for method=sms."""
     return "phone_number is only used with method=sms" if args.get("phone_number") and args["method"] != "sms" else None
 
 
@@ -1109,6 +1111,7 @@ def enable_two_factor(
 
 
 def _message_only_for_lock(args: dict[str, Any]) -> str | None:
+    """message is only shown with action=lock."""
     return "message is only shown with action=lock" if args.get("message") and args["action"] != "lock" else None
 
 

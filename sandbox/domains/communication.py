@@ -123,6 +123,7 @@ def _resolve_number(ctx: Ctx, ref: str) -> tuple[str, str | None]:
 
 
 def _recipients_valid(args: dict[str, Any]) -> str | None:
+    """Each recipient in to is a contact id (contact_...) or a phone number."""
     for ref in args.get("to", []):
         if not ref.startswith("contact_") and not re.match(PHONE_PATTERN, ref):
             return f"recipient {ref!r} is neither a contact id nor a phone number"
@@ -172,6 +173,7 @@ def add_contact(
 
 
 def _one_filter(args: dict[str, Any]) -> str | None:
+    """Give at least one of name, phone_number, email, relationship."""
     filters = ("name", "phone_number", "email", "relationship")
     return None if any(args.get(k) for k in filters) else f"give at least one of {', '.join(filters)}"
 
@@ -218,6 +220,7 @@ def _contact_search(words: int, phone_number: bool, email: bool, relationship: b
 
 
 def _one_change(args: dict[str, Any]) -> str | None:
+    """Give at least one field to change besides contact_id."""
     return None if len(args) > 1 else "give at least one field to change"
 
 
@@ -300,8 +303,12 @@ _GROUP_MEMBERS = select(groups.c.group_id, groups.c.members_json)
 _SET_GROUP = update(groups).where(groups.c.group_id == bindparam("match_group_id"))
 
 
-@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",),
-      check=lambda a: "primary_id and duplicate_id must differ" if a["primary_id"] == a["duplicate_id"] else None,
+def _two_contacts(args: dict[str, Any]) -> str | None:
+    """primary_id and duplicate_id differ."""
+    return "primary_id and duplicate_id must differ" if args["primary_id"] == args["duplicate_id"] else None
+
+
+@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",), check=_two_contacts,
       errors=(ErrorType.ENTITY_NOT_FOUND,))
 def merge_contacts(
     ctx: Ctx, primary_id: str, duplicate_id: str, prefer: Literal["primary", "duplicate"] = "primary",
@@ -401,6 +408,7 @@ def send_chat_message(
 # ---- Message Search & Inbox (3.3) -------------------------------------------------------------
 
 def _message_filter(args: dict[str, Any]) -> str | None:
+    """Give at least one of query, contact_id, channel, unread_only, date_from, date_to."""
     filters = ("query", "contact_id", "channel", "unread_only", "date_from", "date_to")
     return None if any(args.get(k) is not None for k in filters) else f"give at least one of {', '.join(filters)}"
 
@@ -492,8 +500,13 @@ def delete_messages(ctx: Ctx, message_ids: MessageIds) -> dict[str, Any]:
 _ADD_CALL = insert(call_log)
 
 
-@tool(l2="3.4", app="phone", mutating=True, permissions=("PHONE",), network="cellular",
-      check=lambda a: _recipients_valid({"to": [a["to"]]}), errors=(ErrorType.ENTITY_NOT_FOUND,))
+def _callee_valid(args: dict[str, Any]) -> str | None:
+    """to is a contact id (contact_...) or a phone number."""
+    return _recipients_valid({"to": [args["to"]]})
+
+
+@tool(l2="3.4", app="phone", mutating=True, permissions=("PHONE",), network="cellular", check=_callee_valid,
+      errors=(ErrorType.ENTITY_NOT_FOUND,))
 def make_phone_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)]) -> dict[str, Any]:
     """Place a phone call.
 

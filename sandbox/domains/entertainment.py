@@ -527,6 +527,7 @@ def play_music(
 
 
 def _playback_args(args: dict[str, Any]) -> str | None:
+    """position_sec is given with action=seek and only then; only music (player=music) can be liked."""
     if (args["action"] == "seek") != ("position_sec" in args):
         return "position_sec is required for seek and only for seek"
     if args["action"] == "like" and args.get("player", "music") != "music":
@@ -1018,6 +1019,7 @@ Shelf = Literal["want_to_read", "reading", "finished"]
 
 
 def _shelf_progress(args: dict[str, Any]) -> str | None:
+    """A book on want_to_read has no progress_pct above 0; a finished book has progress_pct 100."""
     pct = args.get("progress_pct")
     if pct is not None and args["shelf"] == "want_to_read" and pct > 0:
         return "a book on want_to_read has no reading progress"
@@ -1072,6 +1074,8 @@ def _photo_out(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _photo_filters(args: dict[str, Any]) -> str | None:
+    """Give at least one of query, album_id, date_from, date_to, place, person, media_type; date_to is not before
+    date_from."""
     if args.get("date_from") and args.get("date_to") and args["date_to"] < args["date_from"]:
         return "date_to is before date_from"
     return _one_of("query", "album_id", "date_from", "date_to", "place", "person", "media_type")(args)
@@ -1265,6 +1269,8 @@ RECIPIENT_FORMS: dict[str, tuple[tuple[str, ...], str | None, str]] = {
 
 
 def _share_args(args: dict[str, Any]) -> str | None:
+    """channel=link takes no recipients; every other channel needs them: for sms a contact id or a phone number,
+    for chat a contact id or a group chat id, for mail a contact id or an email address."""
     channel, recipients = args["channel"], args.get("recipients") or []
     if channel == "link":
         return "a link share has no recipients" if recipients else None

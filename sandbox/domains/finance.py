@@ -442,6 +442,7 @@ def _method_id(ctx: Ctx, method_id: str) -> str:
 
 
 def _range_checks(args: dict[str, Any]) -> str | None:
+    """date_to is not before date_from; max_amount is not below min_amount."""
     if args.get("date_from") and args.get("date_to") and args["date_to"] < args["date_from"]:
         return "date_to is before date_from"
     if args.get("min_amount") is not None and args.get("max_amount") is not None \
@@ -838,6 +839,7 @@ def _luhn_ok(digits: str) -> bool:
 
 
 def _card_checks(args: dict[str, Any]) -> str | None:
+    """card_number has 13 to 19 digits and passes the Luhn check."""
     digits = _digits(args["card_number"])
     if not 13 <= len(digits) <= 19:
         return "card_number must have 13 to 19 digits"
@@ -1016,6 +1018,7 @@ def get_stock_quote(ctx: Ctx, symbol_or_name: Ref) -> dict[str, Any]:
 
 
 def _order_checks(args: dict[str, Any]) -> str | None:
+    """limit_price is only for order_type=limit."""
     if args.get("limit_price") is not None and args.get("order_type", "market") == "market":
         return "limit_price is only for order_type=limit"
     return None
@@ -1140,6 +1143,8 @@ def convert_currency(
 
 
 def _split_checks(args: dict[str, Any]) -> str | None:
+    """participant_ids has no duplicates; shares go only with method=custom, which needs them: one share for
+    each of participant_ids, adding up to total (or less when include_self is true)."""
     people, shares = args["participant_ids"], args.get("shares")
     if len(set(people)) != len(people):
         return "participant_ids has duplicates"

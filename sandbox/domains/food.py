@@ -221,6 +221,7 @@ def _one_of(*names: str) -> Callable[[dict[str, Any]], str | None]:
     """A cross-field check: at least one of these arguments is given."""
     def check(args: dict[str, Any]) -> str | None:
         return None if any(args.get(n) is not None for n in names) else f"give at least one of {', '.join(names)}"
+    check.__doc__ = f"Give at least one of {', '.join(names)}."
     return check
 
 

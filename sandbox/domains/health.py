@@ -341,6 +341,7 @@ def end_workout(ctx: Ctx, workout_id: str, discard: bool = False) -> dict[str, A
 
 
 def _distance_fits(args: dict[str, Any]) -> str | None:
+    """distance_km is only for type run, walk, cycle, swim or hike."""
     if args.get("distance_km") is not None and args["type"] not in PACE_KMH:
         return f"distance_km applies to {', '.join(PACE_KMH)} only"
     return None
@@ -384,6 +385,7 @@ def log_workout(
 # ---- Daily Activity & Sleep (9.2) -------------------------------------------------------------
 
 def _summary_window(args: dict[str, Any]) -> str | None:
+    """date_to needs date (the first day), is not before it, and the summary spans under 31 days."""
     if "date_to" not in args:
         return None
     if "date" not in args:
@@ -444,6 +446,8 @@ def get_activity_summary(
 
 
 def _goal_in_range(args: dict[str, Any]) -> str | None:
+    """target fits the metric: steps 100-100000, active_minutes 1-1440, calories 100-20000, sleep_hours 1-16,
+    weight_kg 20-300, water_ml 100-10000 (weekly goals other than weight_kg: up to seven times as much)."""
     lo, hi = GOAL_RANGES[args["metric"]]
     if args.get("period") == "weekly" and args["metric"] != "weight_kg":
         lo, hi = lo, hi * 7
@@ -554,6 +558,7 @@ def _medication(ctx: Ctx, ref: str) -> dict[str, Any]:
 
 
 def _course_valid(args: dict[str, Any]) -> str | None:
+    """times lists each time once; end_date is not before start_date."""
     if len(set(args["times"])) != len(args["times"]):
         return "times lists the same time twice"
     if args.get("start_date") and args.get("end_date") and args["end_date"] < args["start_date"]:
@@ -870,7 +875,8 @@ def _number(value: str | float) -> float | None:
 
 
 def _metric_valid(args: dict[str, Any]) -> str | None:
-    """Blood pressure as NNN/NN, a plausible number otherwise, and a unit that fits the metric."""
+    """value is blood pressure as systolic/diastolic (120/80) for metric=blood_pressure, otherwise a plausible
+    number; unit fits the metric (weight kg or lb, glucose mmol/L or mg/dL, temperature C or F)."""
     metric, value = args["metric"], args["value"]
     unit = args.get("unit") or UNITS[metric][0]
     if unit not in UNITS[metric]:

@@ -226,6 +226,8 @@ def _require_location(ctx: Ctx, app_id: str) -> None:
 # ---- Lights & Scenes (10.1) -------------------------------------------------------------------
 
 def _light_args(args: dict[str, Any]) -> str | None:
+    """Give at least one of on, brightness, color_temp_k, color; brightness and colour only for lights left on (not
+    with on=false); color or color_temp_k, not both."""
     if not any(k in args for k in ("on", "brightness", "color_temp_k", "color")):
         return "give at least one of on, brightness, color_temp_k, color"
     if args.get("on") is False and any(k in args for k in ("brightness", "color_temp_k", "color")):
@@ -343,6 +345,7 @@ def set_thermostat(
 # ---- Home Security & Locks (10.3) -------------------------------------------------------------
 
 def _code_needs_label(args: dict[str, Any]) -> str | None:
+    """code_valid_until needs guest_code_label."""
     return "code_valid_until needs guest_code_label" if "code_valid_until" in args and \
         "guest_code_label" not in args else None
 
@@ -510,6 +513,7 @@ def set_device_power(ctx: Ctx, device_id: DeviceRef, on: bool) -> dict[str, Any]
 
 
 def _rooms_only_on_start(args: dict[str, Any]) -> str | None:
+    """rooms only with action=start."""
     return "rooms can only be given with action=start" if args.get("rooms") and args["action"] != "start" else None
 
 
@@ -589,6 +593,9 @@ class Action(BaseModel):
 
 
 def _automation_args(args: dict[str, Any]) -> str | None:
+    """A time trigger's value is HH:MM; a sunrise or sunset offset is whole minutes in [-180, 180]; arrive_home and
+    leave_home triggers take no value; a sensor trigger's value is the sensor's device id. Action set_brightness
+    takes a whole number in [0, 100], set_temperature a value in [10, 32], any other command no value."""
     trigger: Trigger = args["trigger"]
     kind, value = trigger.type, trigger.value
     if kind == "time" and not (isinstance(value, str) and _is_time(value)):

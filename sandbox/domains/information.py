@@ -416,6 +416,8 @@ def _detect(text: str) -> str:
 
 
 def _translate_args(args: dict[str, Any]) -> str | None:
+    """source_lang (or auto) and target_lang are supported languages: en, zh, ja, ko, es, fr, de, it, pt, ru, ar,
+    hi."""
     for key in ("target_lang", "source_lang"):
         code = args.get(key)
         if code and code != "auto" and _lang(code) not in LANGUAGES:
@@ -646,6 +648,7 @@ def _unit(name: str) -> str | None:
 
 
 def _conversion_args(args: dict[str, Any]) -> str | None:
+    """from_unit and to_unit are known units of the same quantity; a temperature is not below absolute zero."""
     units = [_unit(args["from_unit"]), _unit(args["to_unit"])]
     for given, unit in zip((args["from_unit"], args["to_unit"]), units, strict=True):
         if unit is None:

@@ -179,6 +179,7 @@ def _qr(*parts: str) -> str:
 # ---- Events & Attraction Tickets (13.1) ---------------------------------------------------------
 
 def _event_filters(args: dict[str, Any]) -> str | None:
+    """Give at least one of query, city, date_from, date_to, category, max_price; date_to is not before date_from."""
     filters = ("query", "city", "date_from", "date_to", "category", "max_price")
     if not any(args.get(k) is not None for k in filters):
         return f"give at least one of {', '.join(filters)}"
@@ -232,6 +233,7 @@ def search_events(
 
 
 def _attendees_match(args: dict[str, Any]) -> str | None:
+    """attendee_names, when given, holds one name per ticket (quantity of them)."""
     names = args.get("attendee_names")
     if names is not None and len(names) != args.get("quantity"):
         return "give one attendee name per ticket"
@@ -469,6 +471,7 @@ class PickupWindow(BaseModel):
 
 
 def _window_valid(args: dict[str, Any]) -> str | None:
+    """pickup_window starts and ends on the same day, between 08:00 and 20:00, and lasts at least one hour."""
     window = args.get("pickup_window")
     if window is None:
         return None

@@ -130,6 +130,7 @@ def _one_of(*names: str) -> Callable[[dict[str, Any]], str | None]:
     """A cross-field check: at least one of these arguments is given."""
     def check(args: dict[str, Any]) -> str | None:
         return None if any(args.get(n) is not None for n in names) else f"give at least one of {', '.join(names)}"
+    check.__doc__ = f"Give at least one of {', '.join(names)}."
     return check
 
 
@@ -199,6 +200,7 @@ def _refuse_overlap(ctx: Ctx, start: str, end: str, exclude: str = "") -> None:
 # ---- Meeting Scheduling (1.1) -----------------------------------------------------------------
 
 def _slot_window(args: dict[str, Any]) -> str | None:
+    """date_to is not before date_from and at most 13 days after it; latest is after earliest."""
     first, last = dt.date.fromisoformat(args["date_from"]), dt.date.fromisoformat(args["date_to"])
     if last < first:
         return "date_to is before date_from"
@@ -323,6 +325,7 @@ def respond_to_invitation(
 # ---- Calendar & Tasks (1.2) -------------------------------------------------------------------
 
 def _end_after_start(args: dict[str, Any]) -> str | None:
+    """end is after start."""
     return None if args["end"] > args["start"] else "end must be after start"
 
 
@@ -404,6 +407,8 @@ def _event_search(words: int, date_from: bool, date_to: bool, calendar: bool) ->
 
 
 def _event_change(args: dict[str, Any]) -> str | None:
+    """Give at least one of title, start, end, location, description, calendar, reminder_min; end is after start
+    when both are given."""
     if args.get("start") and args.get("end"):
         return _end_after_start(args)
     return _one_of("title", "start", "end", "location", "description", "calendar", "reminder_min")(args)
@@ -758,6 +763,7 @@ def search_notes(
 
 
 def _note_change(args: dict[str, Any]) -> str | None:
+    """Give at least one of title, content, append_text; content (replace) or append_text (append), not both."""
     if "content" in args and "append_text" in args:
         return "give content (replace) or append_text (append), not both"
     return _one_of("title", "content", "append_text")(args)

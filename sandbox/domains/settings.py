@@ -355,6 +355,7 @@ def set_low_power_mode(ctx: Ctx, enabled: bool) -> dict[str, Any]:
 # ---- Focus Modes & DND (11.6) -----------------------------------------------------------------
 
 def _until_needs_enabled(args: dict[str, Any]) -> str | None:
+    """until only with enabled=true."""
     return "until can only be given when enabled is true" if args.get("until") and not args["enabled"] else None
 
 
@@ -379,6 +380,7 @@ FOCUS_DEFAULTS: dict[str, Any] = {"enabled": 0, "schedule_json": None, "allowed_
 
 
 def _focus_schedule(args: dict[str, Any]) -> str | None:
+    """Give start and end together or neither; days needs start and end; start and end differ."""
     if ("start" in args) != ("end" in args):
         return "give both start and end, or neither"
     if "days" in args and "start" not in args:
@@ -472,6 +474,7 @@ def set_system_language(ctx: Ctx, language: Language) -> dict[str, Any]:
 
 
 def _font_scale_for_large_text(args: dict[str, Any]) -> str | None:
+    """font_scale only with option=large_text and enabled=true."""
     if "font_scale" in args and (args["option"] != "large_text" or not args["enabled"]):
         return "font_scale is only set with option=large_text and enabled=true"
     return None

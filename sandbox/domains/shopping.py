@@ -372,6 +372,7 @@ ORDER_KEYS = ("order_id", "status", "placed_at", "delivered_at", "total", "curre
 # ---- Product Search & Compare (6.1) -------------------------------------------------------------
 
 def _price_range(args: dict[str, Any]) -> str | None:
+    """min_price is not above max_price."""
     lo, hi = args.get("min_price"), args.get("max_price")
     return "min_price is above max_price" if lo is not None and hi is not None and lo > hi else None
 

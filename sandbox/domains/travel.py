@@ -325,6 +325,7 @@ Passengers = Annotated[list[Passenger], Field(min_length=1, max_length=9)]
 
 
 def _passengers_valid(args: dict[str, Any]) -> str | None:
+    """Each passenger gives exactly one of self=true, name or contact_id."""
     for i, p in enumerate(args.get("passengers", [])):
         given = [k for k in ("self", "name", "contact_id") if getattr(p, k) not in (None, False)]
         if len(given) != 1:
@@ -342,12 +343,14 @@ def _not_current(*fields: str) -> Check:
             if str(args.get(f, "")).strip().lower() == "current":
                 return f"{f} cannot be \"current\" here; call get_current_location and pass the address"
         return None
+    check.__doc__ = f"{' and '.join(fields)} cannot be \"current\": pass the address get_current_location gives."
     return check
 
 
 def _all(*checks: Check) -> Check:
     def check(args: dict[str, Any]) -> str | None:
         return next((p for p in (c(args) for c in checks) if p), None)
+    check.__doc__ = " ".join(c.__doc__ or "" for c in checks)
     return check
 
 
@@ -574,6 +577,7 @@ def search_places(
 
 
 def _one_time(args: dict[str, Any]) -> str | None:
+    """Give depart_at or arrive_by, not both."""
     return "give depart_at or arrive_by, not both" if args.get("depart_at") and args.get("arrive_by") else None
 
 
@@ -726,6 +730,7 @@ def _ride_ends(ctx: Ctx, pickup: str, dropoff: str) -> tuple[Spot, Spot]:
 
 
 def _seats_fit(args: dict[str, Any]) -> str | None:
+    """passengers fit the ride type: at most 4 for economy, comfort and premium, 6 for xl."""
     seats = RIDE_TYPES[args["ride_type"]][1] if "ride_type" in args else 6
     return f"a {args['ride_type']} ride seats at most {seats}" if args.get("passengers", 1) > seats else None
 
@@ -975,6 +980,7 @@ def _dates_in_order(first: str, second: str) -> Check:
         if args.get(second) and args.get(first) and args[second] < args[first]:
             return f"{second} is before {first}"
         return None
+    check.__doc__ = f"{second} is not before {first}."
     return check
 
 
@@ -1567,6 +1573,8 @@ REF_PREFIX = {"flight": "fbooking_", "hotel": "hbooking_", "train": "tbooking_",
 
 
 def _item_valid(args: dict[str, Any]) -> str | None:
+    """ref_id is the booking id item_type names (flight fbooking_..., hotel hbooking_..., train tbooking_..., ride
+    ride_...); end is not before start."""
     prefix = REF_PREFIX.get(args.get("item_type", ""))
     if prefix and args.get("ref_id") and not args["ref_id"].startswith(prefix):
         return f"a {args['item_type']} item's ref_id is a {prefix}... id"

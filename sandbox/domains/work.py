@@ -137,6 +137,7 @@ def _me(ctx: Ctx) -> tuple[str, str]:
 # ---- Email Management (1.5) -------------------------------------------------------------------
 
 def _recipients_valid(args: dict[str, Any]) -> str | None:
+    """Every recipient is a contact id (contact_...) or an email address."""
     for key in ("to", "cc", "bcc", "share_with"):
         for ref in args.get(key, []):
             if not ref.startswith("contact_") and not re.match(EMAIL_PATTERN, ref):
@@ -206,6 +207,8 @@ def _store_email(ctx: Ctx, folder: str, to: list[str], cc: list[str], bcc: list[
 
 
 def _reply_xor_forward(args: dict[str, Any]) -> str | None:
+    """Give reply_to_message_id or forward_message_id, not both; recipients are contact ids (contact_...) or email
+    addresses."""
     if "reply_to_message_id" in args and "forward_message_id" in args:
         return "give reply_to_message_id or forward_message_id, not both"
     return _recipients_valid(args)

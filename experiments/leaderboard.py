@@ -49,6 +49,8 @@ def cell_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
                 metrics[f"{prefix}/{name}"] = tally["rate"]
     for kind, n in error_counts(rows).items():
         metrics[f"errors/{kind}"] = n
+    for termination, n in doc["terminations"].items():  # finished, truncated, context_overflow, infra_error
+        metrics[f"termination/{termination}"] = n
     steps = sum(r["steps"] for r in rows)
     metrics["format_error_rate"] = 100.0 * sum(r["format_errors"] for r in rows) / steps if steps else 0.0
     for column in ("prompt_tokens", "completion_tokens", "planner_latency_s", "wall_s"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ def results_document(
         "gates": {"memory": _rounded(summary["memory_gate"]) if summary["memory_gate"] else None,
                   "skill": _rounded(summary["skill_gate"]) if summary["skill_gate"] else None},
         "unscorable": summary["unscorable"], "wall_s": round(wall_s, 3),
+        "terminations": dict(sorted(Counter(v.termination for v in verdicts).items())),  # context_overflow counted here
     }
 
 
@@ -52,3 +54,4 @@ def print_summary(doc: dict[str, Any], console: Console | None = None) -> None:
     overall = "n/a" if doc["overall"] is None else f"{doc['overall']:.2f} %"
     console.print(f"[bold]Overall[/bold] (0.5·Basic + 0.1·Sub-agent + 0.2·Memory + 0.2·Skill): {overall}"
                   f"   unscorable: {doc['unscorable']}   wall: {doc['wall_s']:.2f} s")
+    console.print("episodes ended: " + ", ".join(f"{k} {n}" for k, n in doc["terminations"].items()))

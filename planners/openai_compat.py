@@ -452,12 +452,11 @@ class OpenAICompatPlanner:
                      "raw_reply": {"role": "assistant", "content": completion.raw, "clipped": True}}
             return PlannerAction(None, raw=completion.raw, format_error=completion.format_error, usage=usage)
         choice = completion.data["choices"][0]
-        message = choice["message"]
         try:
-            parsed = parse_reply(self._masked(message), self._tools(observation.tools).names,
-                                 max_chars=self.config.max_reply_chars)
-        except RecursionError:  # a value nested deeper than the decoder reached (e.g. a repr of it)
-            parsed = ParsedReply(None, format_error="undecodable_reply")
+            message = self._masked(choice["message"])
+            parsed = parse_reply(message, self._tools(observation.tools).names, max_chars=self.config.max_reply_chars)
+        except RecursionError:  # a value nested about as deep as the decoder reaches: walking it again fails
+            message, parsed = {}, ParsedReply(None, format_error="undecodable_reply")
         kept = parsed.format_error not in ("oversized_reply", "undecodable_reply")  # else only the clipped raw
         finish_reason = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
         tokens = completion.data.get("usage")

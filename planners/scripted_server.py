@@ -441,14 +441,14 @@ def _replays_gold(message: Message, task: Task) -> bool:
         return True
     try:
         reply = json.loads(message.text or "")
-    except (json.JSONDecodeError, TypeError):
+    except (json.JSONDecodeError, TypeError, RecursionError):  # a reply nested too deep was the client's format error
         return False
     calls = reply.get("tool_calls") if isinstance(reply, dict) else None
     if not isinstance(calls, list) or len(calls) != 1 or not isinstance(calls[0], dict):
         return False
     try:
         arguments = json.loads(calls[0].get("arguments") or "{}")
-    except (json.JSONDecodeError, TypeError):
+    except (json.JSONDecodeError, TypeError, RecursionError):
         return False
     return isinstance(arguments, dict) and calls[0].get("name") in {a.name for a in task.gold}
 

@@ -20,6 +20,11 @@ query's words.
 
 The query and world lint live in ``sandbox.generator.lint``; this module runs them too, so the build
 and ``mobilepa tasks gates`` see every gate through one list of ``Violation``.
+
+In the build, ``build_task`` hands every task's violations (and, once, the schema and world ones) to
+``COLLECTED``. Until the families are fixed it only records them, and ``mobilepa tasks build`` prints
+the counts; ``MOBILEPA_STRICT_GATES=1`` or ``mobilepa tasks build --strict-gates`` turns the first
+violation into a ``GateError`` that stops the build and names the family.
 """
 
 from __future__ import annotations
@@ -37,7 +42,6 @@ from typing import Any
 from sqlalchemy import Column, Connection, Table, Text, select
 
 import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the schema gate reads)
-
 from sandbox import db
 from sandbox.executor import id_prefix
 from sandbox.generator import lint

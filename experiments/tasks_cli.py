@@ -91,7 +91,7 @@ def validate(split: str, jobs: int) -> int:
     families = family_of_slots(split)
     summary = Summary()
     violations = gates.suite_violations()
-    chunks = [[(t, families.get(t.task_id, "?")) for t in tasks[i:i + 25]] for i in range(0, len(tasks), 25)]
+    chunks = [[(t, families[t.task_id]) for t in tasks[i:i + 25]] for i in range(0, len(tasks), 25)]
     with episode_progress(len(tasks), f"validating {split}") as advance, \
             ProcessPoolExecutor(max_workers=jobs) as pool:
         for chunk, (outcomes, found) in zip(chunks, pool.map(_check_chunk, chunks)):
@@ -143,8 +143,10 @@ def stats(as_json: bool) -> int:
 
 
 def family_of_slots(split: str) -> dict[str, str]:
-    """Task id -> the family its allocation slot names (``train`` ids carry the ``train-`` prefix)."""
-    return {s.task_id: s.family for s in allocation("train-" if split.startswith("train") else "")}
+    """Task id -> the family its allocation slot names (``train`` ids carry the ``train-`` prefix); a
+    task no slot names (a hand-written file) is attributed to its file."""
+    slots = {s.task_id: s.family for s in allocation("train-" if split.startswith("train") else "")}
+    return {t.task_id: slots.get(t.task_id, f"({split})") for t in load_split(split)}
 
 
 def committed_violations(split: str) -> list[Violation]:
@@ -153,7 +155,7 @@ def committed_violations(split: str) -> list[Violation]:
     found = gates.suite_violations()
     for task in load_split(split):
         replayed = replay(task)
-        found += gates.task_violations(families.get(task.task_id, "?"), task, replayed.context, replayed.results)
+        found += gates.task_violations(families[task.task_id], task, replayed.context, replayed.results)
     return found
 
 
@@ -195,7 +197,7 @@ def run_gates(family: str | None, split: str, variants: int, seed: int, as_json:
     """``mobilepa tasks gates``: every gate violation of a task file, or of fresh drafts of some families."""
     try:
         found = drafted_violations(family, variants, seed) if family is not None else committed_violations(split)
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:
         print(exc, file=sys.stderr)
         return 2
     print(gates_report(found, as_json))

@@ -284,6 +284,8 @@ def test_the_seeded_worlds_contradictions_are_found() -> None:
 def test_gates_command_refuses_an_unknown_family(capsys: pytest.CaptureFixture[str]) -> None:
     assert tasks_cli.main(["gates", "--family", "no_such_family"]) == 2
     assert "no family starts with 'no_such_family'" in capsys.readouterr().err
+    assert tasks_cli.main(["gates", "--split", "no_such_file.jsonl"]) == 2
+    assert "split file 'no_such_file.jsonl' not found" in capsys.readouterr().err
 
 
 def test_gates_report_groups_by_family_with_counts() -> None:

@@ -178,7 +178,8 @@ def _nearest(text: str, start: int, end: int, pattern: re.Pattern[str], reach: i
             continue
         lo, hi = (end, m.start()) if m.start() >= end else (m.end(), start)
         distance = hi - lo
-        if distance > reach or _CLAUSE_BREAK.search(text[lo:hi]) or (not past_dates and _ISO_DATE.search(text[lo:hi])):
+        between = text[lo:hi]
+        if distance > reach or _CLAUSE_BREAK.search(between) or (not past_dates and _ISO_DATE.search(between)):
             continue
         if best is None or distance < best[0]:
             best = (distance, m)

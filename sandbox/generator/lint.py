@@ -10,9 +10,9 @@ not the weekday of the date, or of today / tomorrow, it stands next to), ``meal_
 whose time is not a time for that meal).
 
 World rules: ``memory_after_now`` (a memory record dated after the world's now), ``relationship``
-(one person with two kinship roles, a one-person role such as mother held by two people or
-by someone who is also something else, a birthday the contact and the memory disagree on), ``stale_temporary`` (a temporary fact, "spending the year in
-Berlin", whose span had ended by now, used as current).
+(one person with two kinship roles, a one-person role such as mother held by two people or by someone
+who is also something else, a birthday the contact and the memory disagree on), ``stale_temporary``
+(a temporary fact, "spending the year in Berlin", whose span had ended by now, used as current).
 """
 
 from __future__ import annotations

@@ -10,6 +10,12 @@ one, so workers on other nodes can call it), waits until it serves the model, an
 URL. Workers running episodes only call that URL. Stopping is the driver's ``finally`` (normal end,
 failure, Ctrl-C); should the driver vanish, releasing the actor (or the worker exiting) stops the
 server through a finalizer, and the server process gets SIGTERM when its worker process dies.
+
+The driver says what is happening, on stdout whether or not it is a terminal: a line as each server
+is started (planner, model, worker, log file), one when it is ready (with the time it took), one
+every ``heartbeat_s`` while it is still starting, and one at the end if it died during the sweep.
+Its log goes to ``vllm.log_dir``, else the folder the sweep gives (beside its results store), so it
+outlives the cluster; only a worker that cannot write there keeps it in its own local directory.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import sys
 import time
 import uuid
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,17 +36,14 @@ from typing import Any
 from distributed import Client, get_worker
 from distributed.comm.addressing import get_address_host
 
-from cluster.vllm import API_SERVER_MODULE, ServerStartupError, VLLMServer, build_command
+from cluster.vllm import API_SERVER_MODULE, LOG_TAIL_LINES, ServerStartupError, VLLMServer, build_command, log_tail
+from planners.openai_compat import vllm_section
 
 log = logging.getLogger(__name__)
 
 RESOURCE = "GPU"
 """The Dask worker resource a vLLM server needs (``dask worker ... --resources GPU=1``)."""
 
-VLLM_KEYS = frozenset({
-    "tool_call_parser", "chat_template", "serve_args",  # the server's command line (cluster.vllm)
-    "gpus", "module", "python", "env", "log_dir", "startup_timeout_s", "stop_timeout_s", "poll_interval_s",
-})
 SERVER_KEYS = ("model", "served_model_name", "vllm")  # what decides the server (must agree across seeds)
 PENDING_URL = "http://vllm-service.pending/v1"  # stands in for the URL while configs are checked
 
@@ -69,29 +72,14 @@ class ServiceSpec:
 
     @classmethod
     def from_config(cls, planner: str, config: Mapping[str, Any]) -> ServiceSpec:
-        """Check the ``vllm`` section (and the command it builds); errors name ``planner.<name>.vllm.<key>``."""
-        vllm = config.get("vllm") or {}
-        if not isinstance(vllm, Mapping):
-            raise ServiceConfigError(f"planner.{planner}.vllm: must be a mapping, got {type(vllm).__name__}")
-        unknown = sorted(set(vllm) - VLLM_KEYS)
-        if unknown:
-            raise ServiceConfigError(f"planner.{planner}.vllm.{unknown[0]}: unknown key; known: "
-                                     f"{', '.join(sorted(VLLM_KEYS))}")
-        gpus = vllm.get("gpus", 1)
-        if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1:
-            raise ServiceConfigError(f"planner.{planner}.vllm.gpus: an integer >= 1, got {gpus!r}")
-        env = vllm.get("env") or {}
-        if not isinstance(env, Mapping):
-            raise ServiceConfigError(f"planner.{planner}.vllm.env: a mapping of environment variables")
-        for key in ("startup_timeout_s", "stop_timeout_s", "poll_interval_s"):
-            value = vllm.get(key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
-                raise ServiceConfigError(f"planner.{planner}.vllm.{key}: a number > 0, got {value!r}")
+        """Check the ``vllm`` section (``planners.openai_compat.vllm_section``, the one check of its keys)
+        and the command it builds; errors name ``planner.<name>.vllm.<key>``."""
         try:
+            vllm = vllm_section(config.get("vllm"))
             build_command(config, port=0)
         except ValueError as exc:
             raise ServiceConfigError(str(exc).replace("planner.", f"planner.{planner}.", 1)) from None
-        return cls(planner, {k: config[k] for k in SERVER_KEYS if k in config}, gpus)
+        return cls(planner, {k: config[k] for k in SERVER_KEYS if k in config}, int(vllm.get("gpus") or 1))
 
 
 def service_specs(configs: Sequence[tuple[str, Mapping[str, Any]]]) -> list[ServiceSpec]:
@@ -181,7 +169,9 @@ class VLLMService:
     """The Dask Actor that owns one vLLM server on its worker. ``start`` and ``stop`` are coroutines, so
     they run on the worker's event loop side by side: a ``stop`` sent during a long start-up kills it."""
 
-    def __init__(self, planner: str, config: Mapping[str, Any], host: str, devices: Sequence[int]) -> None:
+    def __init__(self, planner: str, config: Mapping[str, Any], host: str, devices: Sequence[int],
+                 log_path: str | None = None) -> None:
+        """``log_path``: the driver's choice of log file (None: in the worker's local directory)."""
         vllm = dict(config.get("vllm") or {})
         gpus = int(vllm.get("gpus", 1))
         serve_args = [str(a) for a in vllm.get("serve_args") or []]
@@ -190,12 +180,18 @@ class VLLMService:
             serve_args += ["--tensor-parallel-size", str(gpus)]
         env = {str(k): str(v) for k, v in (vllm.get("env") or {}).items()}
         env.setdefault("CUDA_VISIBLE_DEVICES", _visible_devices(devices))
-        log_dir = vllm.get("log_dir") or Path(get_worker().local_directory) / "vllm"
+        own_dir = Path(get_worker().local_directory) / "vllm"
+        log = Path(log_path) if log_path else None
+        if log is not None:
+            try:
+                log.parent.mkdir(parents=True, exist_ok=True)
+            except OSError:  # not writable from this node (no shared file system): the worker's own folder
+                log = own_dir / log.name
         self.planner = planner
         self._stopped = False
         self.server = VLLMServer(
             {**config, "vllm": {**vllm, "serve_args": serve_args}}, python=str(vllm.get("python") or sys.executable),
-            env=env, run_dir=log_dir, module=str(vllm.get("module") or API_SERVER_MODULE), host=host,
+            env=env, log_path=log, run_dir=own_dir, module=str(vllm.get("module") or API_SERVER_MODULE), host=host,
             startup_timeout=float(vllm.get("startup_timeout_s") or 900.0),
             stop_timeout=float(vllm.get("stop_timeout_s") or 30.0),
             poll_interval=float(vllm.get("poll_interval_s") or 1.0), die_with_parent=True,
@@ -213,10 +209,17 @@ class VLLMService:
         assert self.server.process is not None
         return {"base_url": self.server.base_url, "log": str(self.server.log_path), "pid": self.server.process.pid}
 
-    async def stop(self) -> None:
-        """Stop the whole process group (SIGTERM, then SIGKILL after ``stop_timeout_s``)."""
+    async def stop(self) -> dict[str, Any]:
+        """Stop the whole process group (SIGTERM, then SIGKILL after ``stop_timeout_s``); the exit code of
+        a server that had already ended on its own (None when it was still serving), its log and, if it
+        had ended, the log's last lines (read here: the driver may not see this node's files)."""
         self._stopped = True
+        process = self.server.process
+        ended = process.poll() if process is not None else None
         await self.server.astop()
+        log_path = self.server.log_path
+        tail = log_tail(log_path) if ended is not None and log_path is not None else ""
+        return {"exited": ended, "log": str(log_path), "tail": tail}
 
 
 @dataclass(frozen=True)
@@ -234,45 +237,79 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", text)
 
 
+def _say(line: str) -> None:
+    """A progress line on stdout, flushed: read live in a log file as on a terminal."""
+    print(line, flush=True)
+
+
+def log_file(spec: ServiceSpec, log_dir: Path | None) -> str | None:
+    """Where a server's log goes: ``vllm.log_dir``, else ``log_dir``; None leaves it to the worker."""
+    folder = (spec.config.get("vllm") or {}).get("log_dir") or log_dir
+    if folder is None:
+        return None
+    return str(Path(folder).resolve() / f"vllm-{_safe(spec.planner)}-{time.strftime('%Y%m%d-%H%M%S')}-"
+                                        f"{uuid.uuid4().hex[:6]}.log")
+
+
 @contextmanager
 def vllm_services(client: Client, specs: Sequence[ServiceSpec], *, wait_s: float = 0.0,
-                  create_timeout_s: float = 120.0) -> Iterator[dict[str, Service]]:
+                  create_timeout_s: float = 120.0, log_dir: Path | None = None, heartbeat_s: float = 60.0,
+                  say: Callable[[str], None] = _say) -> Iterator[dict[str, Service]]:
     """Start a server per spec (all at once) and yield them by planner; stop them all on leaving, also on
     an error or an interrupt. Placement problems raise ``ServiceConfigError`` before anything starts;
-    a server that fails to start raises ``ServerStartupError`` naming the planner, with its log tail."""
+    a server that fails to start raises ``ServerStartupError`` naming the planner, with its log tail.
+    Each server logs to ``vllm.log_dir``, else under ``log_dir``, else in its worker's local directory
+    (deleted with a local cluster); ``say`` gets a line as each starts, is ready, or is found dead."""
     if not specs:
         yield {}
         return
     placements = wait_for_placement(client, specs, wait_s)
     futures = {}
     actors: dict[str, Any] = {}
+    logs: dict[str, str] = {}
     try:
         for spec in specs:
             where = placements[spec.planner]
+            path = log_file(spec, log_dir)
+            logs[spec.planner] = path or "the worker's local directory"
+            gpus = ",".join(map(str, where.devices))
+            say(f"vLLM for {spec.planner}: starting {spec.config.get('model')} on worker {where.worker} "
+                f"(GPU {gpus}); log {logs[spec.planner]}")
             futures[spec.planner] = client.submit(
-                VLLMService, spec.planner, dict(spec.config), where.host, where.devices, actor=True,
+                VLLMService, spec.planner, dict(spec.config), where.host, where.devices, path, actor=True,
                 workers=[where.worker], allow_other_workers=False, resources=spec.resources, pure=False,
                 key=f"vllm-service-{_safe(spec.planner)}-{uuid.uuid4().hex[:8]}")
+        began = time.monotonic()
         for planner, future in futures.items():
             actors[planner] = future.result(timeout=create_timeout_s)
         starting = {planner: actor.start() for planner, actor in actors.items()}
         services: dict[str, Service] = {}
         for planner, started in starting.items():
-            try:
-                info = started.result()
-            except ServerStartupError as exc:
-                raise ServerStartupError(f"planner.{planner}: vLLM server on worker "
-                                         f"{placements[planner].worker}: {exc}") from None
+            while True:
+                try:
+                    info = started.result(timeout=heartbeat_s)
+                    break
+                except TimeoutError:
+                    say(f"vLLM for {planner}: still starting after {time.monotonic() - began:.0f} s "
+                        f"(log {logs[planner]})")
+                except ServerStartupError as exc:
+                    raise ServerStartupError(f"planner.{planner}: vLLM server on worker "
+                                             f"{placements[planner].worker}: {exc}") from None
+            logs[planner] = info["log"]
             services[planner] = Service(planner, placements[planner].worker, info["base_url"], info["log"],
                                         int(info["pid"]))
-            log.info("vLLM server for %s on %s at %s (log %s)", planner, placements[planner].worker,
-                     info["base_url"], info["log"])
+            say(f"vLLM for {planner}: ready in {time.monotonic() - began:.1f} s at {info['base_url']} "
+                f"(log {info['log']})")
         yield services
     finally:
         for planner, actor in actors.items():
             try:
-                actor.stop().result(timeout=120)
+                ended = actor.stop().result(timeout=120)
             except Exception:  # keep stopping the others; the finalizer is the fallback
-                log.exception("stopping the vLLM server of %s", planner)
+                log.exception("stopping the vLLM server of %s (log %s)", planner, logs.get(planner))
+                continue
+            if ended["exited"] is not None:
+                say(f"vLLM for {planner}: the server had exited with code {ended['exited']} during the sweep; "
+                    f"last {LOG_TAIL_LINES} lines of {ended['log']}:\n{ended['tail']}")
         for future in futures.values():
             future.release()

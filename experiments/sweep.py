@@ -80,8 +80,9 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
     """Hydra overrides for ``conf/sweep.yaml`` and per-planner overrides from the command line.
 
     ``planner=a,b`` / ``split=x`` / ``seed=0,1,2`` / ``condition=default`` set the grid lists;
-    ``planner.<name>.<key>=value`` overrides one planner's config (e.g. its ``base_url``;
-    ``+planner.<name>.<key>=value`` adds a key the file lacks);
+    ``planner.<name>.<key>=value`` overrides one planner's config (e.g. its ``base_url``), with or
+    without ``+``: applied as Hydra's ``++`` (set or add), so a misspelt key reaches the planner's own
+    check, which names it in one line;
     anything else (``cluster=address cluster.address=tcp://…``, ``name=…``) goes to Hydra as is.
     """
     overrides: list[str] = []
@@ -96,9 +97,8 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
                 raise SweepConfigError(f"{key}: empty list")
             overrides.append(f"{GRID_KEYS[key]}=[{','.join(items)}]")
         elif key.lstrip("+").startswith("planner.") and key.count(".") >= 2:
-            plus = key[:len(key) - len(key.lstrip("+"))]  # +planner.<name>.<new key>: Hydra's append
             _, name, rest = key.lstrip("+").split(".", 2)
-            per_planner.setdefault(name, []).append(f"{plus}planner.{rest}={value}")
+            per_planner.setdefault(name, []).append(f"++planner.{rest}={value}")
         else:
             overrides.append(arg)
     return overrides, per_planner
@@ -148,7 +148,8 @@ def plan_sweep(cfg: DictConfig) -> Plan:
     for key in GRID_KEYS.values():
         if not isinstance(config.get(key), list) or not config[key]:
             raise SweepConfigError(f"{key}: a non-empty list is required")
-    known = {kind: sorted(p.stem for p in (Path(CONF_DIR) / kind).glob("*.yaml")) for kind in ("planner", "split")}
+    known = {kind: sorted(p.stem for p in (Path(CONF_DIR) / kind).glob("[!_]*.yaml"))  # _*: shared bases
+             for kind in ("planner", "split")}
     for kind, names in (("planner", config["planners"]), ("split", config["splits"])):
         for name in names:
             if str(name) not in known[kind]:
@@ -193,8 +194,10 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                             if needs_server(planner_config) else planner_config)  # type: ignore[arg-type]
                 except OmegaConfBaseException as exc:
                     raise SweepConfigError(f"planner {planner!r}: {exc.full_key}: {str(exc.msg).splitlines()[0]}") from None
-                except ValueError as exc:
-                    raise SweepConfigError(f"planner {planner!r}: {exc}") from None
+                except ValueError as exc:  # "planner.<key>: ..." becomes "planner.<name>.<key>: ..."
+                    message = str(exc)
+                    raise SweepConfigError(message.replace("planner.", f"planner.{planner}.", 1)
+                                           if message.startswith("planner.") else f"planner {planner!r}: {message}") from None
                 categories = tuple(split_cfg.categories) if split_cfg.categories else None
                 concurrency = int(planner_config.get("concurrency") or config["concurrency"])  # type: ignore[union-attr]
                 for condition in config["conditions"]:
@@ -320,7 +323,8 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
             try:
                 with (nullcontext(client) if client is not None else dask_client(config["cluster"])) as dask, \
                         vllm_services(dask, plan.services,
-                                      wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0)) as services:
+                                      wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0),
+                                      log_dir=Path(config["store"]).resolve().parent / "vllm") as services:
                     if services:
                         outcome.services = services
                         config["endpoints"] = {name: s.base_url for name, s in services.items()}

@@ -8,6 +8,9 @@ without GPU workers and a server that dies at start-up fail before any episode."
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import sqlite3
 import threading
 import time
@@ -19,7 +22,7 @@ from distributed import Client, LocalCluster
 from mlflow.tracking import MlflowClient
 
 from cluster.dask_runner import stream_units
-from cluster.services import ServiceSpec, place, service_specs
+from cluster.services import ServiceSpec, place, service_specs, vllm_services
 from cluster.vllm import ServerStartupError, group_alive
 from experiments import sweep as sweep_module
 from experiments.store import ResultsStore
@@ -70,11 +73,22 @@ def _gone(server: dict) -> bool:
 
 
 def test_sweep_starts_one_server_on_a_gpu_worker_and_stops_it(gpu_client: Client, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)  # an earlier sweep's mlflow.set_tracking_uri sets it
     cfg = load_config(*parse_args(_args(tmp_path, f"planner.{PLANNER}.concurrency=3")))
     outcome = run_sweep(cfg, client=gpu_client)
     assert outcome.ran == N_TASKS and outcome.failures == [] and outcome.infra_errors == []
+
+    # what it said while it happened: the start (model, worker, log), then ready with the time it took
+    out = capsys.readouterr().out
+    service = outcome.services[PLANNER]
+    [log] = (tmp_path / "vllm").glob(f"vllm-{PLANNER}-*.log")  # beside the store: kept after the cluster is gone
+    assert service.log == str(log) and "scripted vllm: stopped on SIGTERM" in log.read_text()
+    starting = f"vLLM for {PLANNER}: starting {MODEL} on worker {service.worker} (GPU 0); log {log}"
+    assert starting in out, out
+    ready = re.search(rf"vLLM for {PLANNER}: ready in (\d+\.\d) s at (\S+) \(log {re.escape(str(log))}\)", out)
+    assert ready is not None and ready.group(2) == service.base_url and out.index(starting) < ready.start()
 
     [server] = _started(tmp_path)  # started once, for all the units of the planner
     base_url = f"http://127.0.0.1:{server['port']}/v1"  # a local cluster: bound to the worker's 127.0.0.1
@@ -82,7 +96,6 @@ def test_sweep_starts_one_server_on_a_gpu_worker_and_stops_it(gpu_client: Client
     assert "--enable-auto-tool-choice" not in server["extra"] and "--max-model-len" in server["extra"]
     assert server["cuda_visible_devices"] == "0"
     assert _gone(server), "the server's process group must be gone after the sweep"
-    service = outcome.services[PLANNER]
     assert service.base_url == base_url and service.pid == server["pid"]
     assert service.worker in gpu_client.scheduler_info()["workers"]
 
@@ -116,6 +129,8 @@ def test_a_server_that_dies_at_start_up_fails_the_sweep_before_any_episode(gpu_c
     assert f"planner.{PLANNER}: vLLM server on worker tcp://127.0.0.1:" in message
     assert "exited with code 3" in message and "CUDA out of memory while loading the weights" in message
     assert "startup line 59" in message  # the log tail
+    [log] = (tmp_path / "vllm").glob(f"vllm-{PLANNER}-*.log")
+    assert str(log) in message and "startup line 59" in log.read_text()  # named, and kept after the cluster
     store = ResultsStore(tmp_path / "results.db")
     try:
         assert store.count() == 0
@@ -135,6 +150,24 @@ def test_an_interrupted_sweep_stops_its_server(gpu_client: Client, tmp_path: Pat
         run_sweep(load_config(*parse_args(_args(tmp_path, "tracking=none"))), client=gpu_client)
     [server] = _started(tmp_path)
     assert _gone(server)
+
+
+def test_a_slow_start_is_reported_while_it_lasts_and_a_server_that_died_is_named_at_the_end(
+        gpu_client: Client, tmp_path: Path) -> None:
+    lines: list[str] = []
+    spec = ServiceSpec(PLANNER, {"model": MODEL, "vllm": {
+        "tool_call_parser": "hermes", "module": "tests.cluster.fake_vllm", "poll_interval_s": 0.1,
+        "env": {"PYTHONPATH": str(REPO), "FAKE_VLLM_DELAY": "1.5"}, "stop_timeout_s": 5}})
+    with vllm_services(gpu_client, [spec], log_dir=tmp_path / "logs", heartbeat_s=0.5, say=lines.append) as services:
+        os.killpg(services[PLANNER].pid, signal.SIGKILL)  # the server dies mid-sweep
+        time.sleep(0.3)
+    log = services[PLANNER].log
+    assert Path(log).parent == tmp_path / "logs" and "fake vllm: listening" in Path(log).read_text()
+    assert lines[0].startswith(f"vLLM for {PLANNER}: starting {MODEL} on worker tcp://") and lines[0].endswith(log)
+    assert any(line.startswith(f"vLLM for {PLANNER}: still starting after ") for line in lines[1:-2]), lines
+    assert lines[-2].startswith(f"vLLM for {PLANNER}: ready in ")
+    assert lines[-1].startswith(f"vLLM for {PLANNER}: the server had exited with code -9 during the sweep; "
+                                f"last 40 lines of {log}:") and "fake vllm: listening" in lines[-1]
 
 
 @pytest.mark.faults
@@ -165,7 +198,7 @@ def test_plan_checks_the_server_config_and_placement_packs_gpus(tmp_path: Path) 
     with pytest.raises(ValueError, match=rf"planner\.{PLANNER}\.model: differs between the sweep's cells"):
         service_specs([(PLANNER, config), (PLANNER, {**config, "model": "Qwen/Qwen3-8B"})])
     assert all(c.planner_config["base_url"] is None for c in plan.cells)
-    with pytest.raises(SweepConfigError, match=rf"planner\.{PLANNER}\.vllm\.gpus: an integer >= 1"):
+    with pytest.raises(SweepConfigError, match=rf"planner\.{PLANNER}\.vllm\.gpus: must be an integer >= 1"):
         plan_sweep(load_config(*parse_args(_args(tmp_path, f"planner.{PLANNER}.vllm.gpus=0"))))
     with pytest.raises(SweepConfigError, match=rf"planner\.{PLANNER}\.vllm\.tool_call_parser: missing"):
         plan_sweep(load_config(*parse_args(_args(tmp_path, f"planner.{PLANNER}.vllm.tool_call_parser=null"))))

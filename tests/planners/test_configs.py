@@ -10,7 +10,9 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from experiments.run import CONF_DIR
+from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep
 from planners import PLANNER_KINDS, OpenAICompatPlanner, OpenAIConfig, build_planner
+from planners.openai_compat import KEYS, VLLM_KEYS
 
 PLANNER_DIR = Path(CONF_DIR) / "planner"
 MODELS = {  # config -> (HF id, vLLM tool-call parser, chat template)
@@ -30,7 +32,7 @@ def planner_config(name: str, *overrides: str) -> dict[str, Any]:
 
 
 def test_every_config_file_has_a_known_kind() -> None:
-    names = sorted(p.stem for p in PLANNER_DIR.glob("*.yaml"))
+    names = sorted(p.stem for p in PLANNER_DIR.glob("[!_]*.yaml"))  # _openai_base: the models' shared base
     assert set(MODELS) | {"oracle", "noop", "noisy_oracle", "replay"} <= set(names)
     for name in names:
         assert planner_config(name)["kind"] in PLANNER_KINDS
@@ -87,3 +89,55 @@ def test_api_key_from_config_or_environment(monkeypatch: pytest.MonkeyPatch) -> 
 def test_served_model_name_is_what_the_client_sends() -> None:
     config = {"kind": "openai", "model": "/models/tiny", "served_model_name": "tiny", "base_url": "http://h:1/v1"}
     assert OpenAIConfig.from_mapping(config).model == "tiny"
+
+
+DOCUMENTED = {  # every key of kind openai (README "Planners and vLLM") with the shared base's default
+    "served_model_name": None, "base_url": None, "api_key": None, "api_key_env": "VLLM_API_KEY", "concurrency": 64,
+    "timeouts": {"connect": 10, "read": 300, "total": 900},
+    "retries": {"max": 4, "backoff_s": 1.0, "max_backoff_s": 30.0},
+    "limits": {"reply_chars": 65536, "response_bytes": 2097152}, "tool_choice": "auto",
+    "vllm.gpus": 1, "vllm.python": None, "vllm.module": None, "vllm.env": {}, "vllm.log_dir": None,
+    "vllm.startup_timeout_s": 900, "vllm.stop_timeout_s": 30, "vllm.poll_interval_s": 1.0,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_every_documented_key_is_in_each_model_config_with_its_default(name: str) -> None:
+    config = planner_config(name)
+    assert set(config) == KEYS and set(config["vllm"]) == VLLM_KEYS
+    assert set(config["sampling"]) == {"temperature", "top_p", "seed", "max_tokens", "presence_penalty",
+                                       "frequency_penalty", "stop"}
+    for key, default in DOCUMENTED.items():
+        section, _, inner = key.rpartition(".")
+        assert (config[section] if section else config)[inner] == default, key
+
+
+def test_any_key_is_set_without_a_plus_and_a_misspelt_one_is_one_line() -> None:
+    """The issue's command, its ``+`` prefixes dropped (and kept: both work)."""
+    p = "planner.qwen2_5_7b"
+    args = ["planner=qwen2_5_7b", "split=handwritten", "seed=0", f"{p}.model=/models/tiny",
+            f"{p}.vllm.python=/venvs/vllm/bin/python", f"{p}.vllm.serve_args=[--enforce-eager,--max-model-len,'16384']",
+            f"{p}.vllm.env={{VLLM_CPU_KVCACHE_SPACE:'1'}}", f"{p}.vllm.log_dir=/tmp/vllm-logs", f"{p}.concurrency=8",
+            f"+{p}.vllm.startup_timeout_s=60", f"{p}.timeouts.total=120", f"{p}.limits.reply_chars=4096",
+            f"{p}.api_key=sk-x", "cluster.resources={GPU:1}", "cluster.n_workers=1"]
+    plan = plan_sweep(load_config(*parse_args(args)))
+    config = plan.cells[0].planner_config
+    assert config["model"] == "/models/tiny" and config["concurrency"] == 8 and config["api_key"] == "sk-x"
+    assert config["vllm"]["python"] == "/venvs/vllm/bin/python" and config["vllm"]["env"] == {"VLLM_CPU_KVCACHE_SPACE": "1"}
+    assert config["vllm"]["serve_args"] == ["--enforce-eager", "--max-model-len", "16384"]
+    assert config["vllm"]["log_dir"] == "/tmp/vllm-logs" and config["vllm"]["startup_timeout_s"] == 60
+    assert config["timeouts"]["total"] == 120 and config["limits"]["reply_chars"] == 4096
+    assert plan.services[0].config["vllm"]["python"] == "/venvs/vllm/bin/python"
+
+    for typo, known in ((f"{p}.vllm.pyhton=/x", "chat_template, env, gpus"), (f"{p}.timeout.read=3", "api_key"),
+                        (f"{p}.limits.reply_bytes=3", "reply_chars, response_bytes")):
+        with pytest.raises(SweepConfigError) as caught:
+            plan_sweep(load_config(*parse_args(["planner=qwen2_5_7b", "split=handwritten", typo])))
+        message = str(caught.value)
+        assert message.startswith(f"{typo.split('=')[0].rsplit('.', 1)[0]}") and "unknown key" in message
+        assert known in message and "\n" not in message, message
+
+
+def test_the_shared_base_is_not_a_planner() -> None:
+    with pytest.raises(SweepConfigError, match="planners: unknown planner '_openai_base'; known: gpt_oss_20b,"):
+        plan_sweep(load_config(*parse_args(["planner=_openai_base", "split=handwritten"])))

@@ -70,7 +70,8 @@ _INFO_REQUEST = re.compile(
 # "A or B" offers alternatives; "or not", "or wait", "or keep it" only close a yes/no question
 _ALTERNATIVES = re.compile(r"\bor\s+(?!(?:not|no|wait|hold off|stop|leave it|keep it|skip it|should i wait)\b)")
 # open in form, asking for a go-ahead all the same
-_CONFIRM_PHRASES = re.compile(r"\b(?:how does (?:that|this) sound|what do you (?:think|say)|sounds? (?:good|ok|okay|right))\b")
+_CONFIRM_PHRASES = re.compile(
+    r"\b(?:how does (?:that|this) sound|what do you (?:think|say)|sounds? (?:good|ok|okay|right))\b")
 _CONFIRM_WORDS = re.compile(r"\b(?:confirm|proceed|go ahead|okay|ok|approve|all right|alright)\b")
 _SPLIT_OPTIONS = re.compile(r",\s*(?:or\s+)?|\s+or\s+")
 _STOP = frozenset({"a", "an", "the", "do", "you", "mean", "i", "should", "would", "like", "want", "which", "one",

@@ -40,6 +40,7 @@ from cluster.services import (
 from experiments.leaderboard import write_report
 from experiments.progress import episode_progress
 from experiments.run import CONF_DIR
+from experiments.secrets import is_secret as _secret
 from experiments.store import ResultsStore, file_sha256, record_key
 from experiments.units import CONDITIONS, Cell, WorkUnit, resolve_factory, run_unit
 from planners.openai_compat import OpenAIConfig
@@ -47,9 +48,6 @@ from sandbox.conditions import expand
 from sandbox.suite import TASK_DIR, load_split
 
 GRID_KEYS = {"planner": "planners", "split": "splits", "seed": "seeds", "condition": "conditions"}
-
-
-SECRET_WORDS = ("api_key", "token", "secret", "password")
 
 
 def redacted(value: Any) -> Any:
@@ -64,12 +62,6 @@ def redacted(value: Any) -> Any:
         if _secret(key) and rest:
             return f"{key}=***"
     return value
-
-
-def _secret(key: str) -> bool:
-    """A key holding a secret itself (``api_key``), not naming where one is (``api_key_env``)."""
-    key = key.lower()
-    return any(w in key for w in SECRET_WORDS) and not key.endswith("_env")
 
 
 class SweepConfigError(ValueError):

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import gzip
 import logging
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -27,6 +30,7 @@ from tests.experiments.servers import FaultyServer, ServerThread
 
 pytestmark = pytest.mark.faults
 
+REPO = Path(__file__).resolve().parents[2]
 TASKS = load_split("handwritten.jsonl")
 KEY = "sk-mobilepa-7f3a9c1e5b2d4e60-DO-NOT-LOG"
 KEY_ENV = "MOBILEPA_SECRETS_TEST_KEY"
@@ -124,3 +128,28 @@ def test_a_key_given_literally_is_masked_in_what_the_sweep_records() -> None:
     assert "sk-literal-123" not in str(masked)
     assert masked["planner"] == {"api_key": "***", "api_key_env": "OPENAI_API_KEY", "token": None}
     assert masked["planner_overrides"]["qwen"] == ["planner.api_key=***", "planner.base_url=http://h/v1"]
+
+
+def test_a_key_given_on_the_command_line_is_never_written_by_a_run(tmp_path: Path) -> None:
+    """``mobilepa run … planner.api_key=<key>``: Hydra saves the config, the overrides and its own
+    config before the job starts; none of them, nor anything the run writes, holds the key, which the
+    job still sends (the server refuses a request without it). The down task's error bodies echo it."""
+    server = FaultyServer(TASKS, api_key=KEY, fail_tasks=frozenset({DOWN_TASK}), echo_auth=True)
+    run_dir = tmp_path / "run"
+    with ServerThread(server) as thread:
+        done = subprocess.run(
+            [sys.executable, "-m", "experiments.cli", "run", "planner=qwen3_8b", "split=handwritten",
+             "condition=default", f"planner.base_url={thread.base_url}", f"planner.api_key={KEY}",
+             "planner.retries.max=0", f"hydra.run.dir={run_dir}"],
+            cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert set(server.stats.authorization) == {f"Bearer {KEY}"} and server.faults["echoed"] >= 1
+
+    saved = {p.name: p.read_text() for p in (run_dir / ".hydra").glob("*.yaml")}
+    assert set(saved) == {"config.yaml", "hydra.yaml", "overrides.yaml"}
+    assert "planner.api_key=***" in saved["overrides.yaml"] and "planner.api_key=***" in saved["hydra.yaml"]
+    assert "api_key: ${oc.env:MOBILEPA_SECRET_PLANNER_API_KEY}" in saved["config.yaml"]
+    leaks = [where for where, data in outputs(run_dir) if KEY.encode() in data]
+    leaks += [name for name, text in (("stdout", done.stdout), ("stderr", done.stderr)) if KEY in text]
+    assert leaks == [], f"the API key leaked into {leaks}"
+    assert (run_dir / "results.json").is_file() and len(list(outputs(run_dir))) >= 6

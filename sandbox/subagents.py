@@ -427,9 +427,57 @@ screen_snapshots = table(
 )
 
 
+# Names of one field: a planner asks for the name its next tool uses (add_contact's ``phone_number``), a
+# screen stores another (``phone``). One declared table, so every screen answers alike; the groups are disjoint.
+FIELD_SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group) for group in (
+    ("phone", "phone_number", "tel", "telephone", "mobile", "mobile_number", "phone_no"),
+    ("title", "job_title", "position", "role"),
+    ("email", "email_address", "e_mail", "mail"),
+    ("company", "organization", "organisation", "employer", "company_name"),
+    ("name", "full_name", "person_name", "contact_name"),
+    ("address", "street_address", "address_line"),
+    ("amount", "amount_due", "total", "total_amount", "sum"),
+    ("merchant", "store", "shop", "vendor", "biller", "business"),
+    ("restaurant", "restaurant_name", "venue", "place", "venue_name"),
+    ("calories", "kcal", "energy", "calories_kcal"),
+    ("duration_min", "duration", "minutes", "duration_minutes"),
+    ("distance_km", "distance", "km"),
+    ("systolic", "sys", "systolic_mmhg"),
+    ("diastolic", "dia", "diastolic_mmhg"),
+    ("card_number", "member_number", "membership_number", "member_no"),
+    ("items", "item_list", "list_items"),
+    ("action_items", "actions", "todo", "todos"),
+    ("ends_at", "end_time", "ends", "end"),
+    ("starts_at", "start_time", "starts", "start"),
+    ("sender", "from", "sent_by"),
+    ("valid_until", "until", "expires", "expires_at"),
+    ("account_number", "iban", "account_no"),
+    ("reference", "ref", "payment_reference"),
+    ("train_number", "train", "train_no"),
+))
+_SYNONYMS_OF = {name: group for group in FIELD_SYNONYMS for name in group}
+
+
+def _field_key(name: str) -> str:
+    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+
+
+def field_value(fields: dict[str, Any], wanted: str) -> Any:
+    """The snapshot's value for a requested field: its own key, then any spelling or synonym of it."""
+    if fields.get(wanted) is not None:
+        return fields[wanted]
+    key = _field_key(wanted)
+    by_key = {_field_key(k): v for k, v in fields.items()}
+    names = [key, *sorted(_SYNONYMS_OF.get(key, ()))]
+    return next((by_key[n] for n in names if by_key.get(n) is not None), None)
+
+
 def read_screen(ctx: Ctx, source: dict[str, Any], question: str | None, extract_fields: list[str] | None,
                 ) -> dict[str, Any]:
-    """OCR and field extraction from a screen snapshot, a gallery photo or a stored file."""
+    """OCR and field extraction from a screen snapshot, a gallery photo or a stored file.
+
+    A requested field is found under its own name or a synonym (``FIELD_SYNONYMS``); the result lists the
+    source's field names (``available_fields``) so a missing one can be asked for again by its name."""
     kind, ref = source.get("type"), source.get("id")
     if kind not in ("screen", "photo", "file") or not isinstance(ref, str) or not ref:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "source must be {type: screen|photo|file, id: <id>}",
@@ -438,9 +486,10 @@ def read_screen(ctx: Ctx, source: dict[str, Any], question: str | None, extract_
     job_id = open_job(ctx, "screen_reader_agent", {"source": source, "question": question,
                                                     "extract_fields": extract_fields})
     if extract_fields:
-        found = {f: fields.get(f) for f in extract_fields}
+        found = {f: field_value(fields, f) for f in extract_fields}
         missing = [f for f, v in found.items() if v is None]
-        result = {"job_id": job_id, "fields": found, "missing": missing, "text": text}
+        result = {"job_id": job_id, "fields": found, "missing": missing, "available_fields": sorted(fields),
+                  "text": text}
     else:
         words = [w for w in re.findall(r"[a-z0-9]+", (question or "").lower()) if len(w) > 2]
         lines = [ln for ln in text.splitlines() if any(w in ln.lower() for w in words)]
@@ -534,11 +583,20 @@ def place_call(ctx: Ctx, callee: dict[str, Any], objective: str, facts: dict[str
     job_id = open_job(ctx, "voice_agent", {"callee": callee, "objective": objective, "facts": facts})
     agent_ctx = Ctx(ctx.conn, ctx.executor, ctx.step, "voice_agent", job_id)
     if service.handler == "inquiry":
-        answer = next((a for k, a in sorted(rules["answers"].items()) if k in objective.lower()), rules["default"])
+        answer = inquiry_answer(rules, objective, facts)
         result = {"outcome": "success", "details": {"answer": answer}, "summary": f"{service.name}: {answer}"}
     else:
         result = _phone_booking(agent_ctx, service, rules, facts)
     return close_job(ctx, job_id, {"job_id": job_id, **result})
+
+
+def inquiry_answer(rules: dict[str, Any], objective: str, facts: dict[str, Any]) -> str:
+    """The answer to the topic the caller raises, however phrased: a key of ``rules["answers"]`` is one or more
+    terms separated by ``|`` ("roaming|data abroad|extra cost"), and the first key (in sorted order) with a term
+    in the objective or in the facts' values picks its answer; none: ``rules["default"]``."""
+    said = " ".join([objective, *(json.dumps(v, ensure_ascii=False) for v in facts.values())]).lower()
+    return next((a for k, a in sorted(rules["answers"].items())
+                 if any(term.strip() and term.strip() in said for term in k.lower().split("|"))), rules["default"])
 
 
 def _phone_booking(ctx: Ctx, service: Any, rules: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:

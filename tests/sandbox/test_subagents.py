@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
@@ -12,7 +13,14 @@ from sandbox.domains.communication import contacts
 from sandbox.episode import Episode
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions
-from sandbox.subagents import fire_monitors, monitors, read_path
+from sandbox.subagents import (
+    FIELD_SYNONYMS,
+    fire_monitors,
+    monitors,
+    read_path,
+    screen_snapshots,
+    world_phone_services,
+)
 from sandbox.tasks import Task
 from tests.sandbox.conftest import diff_of, log_count, prepare
 
@@ -109,6 +117,39 @@ def test_screen_reader_extracts_fields(conn: Connection, ex: Executor) -> None:
                                                 "question": "x"})["ErrorType"] == "EntityNotFound"
     assert ex.call("call_screen_reader_agent", {"source": {"type": "screen", "id": "snapshot_001"}})["ErrorType"] \
         == "InvalidArgumentValue"
+
+
+def test_screen_reader_finds_a_field_by_a_synonym_and_lists_the_fields(conn: Connection, ex: Executor) -> None:
+    prepare(conn, insert(screen_snapshots).values(
+        snapshot_id="snapshot_500", app_id="camera", ocr_text="Ana Silva\nArchitect\nTel +1 415 555 0101",
+        fields_json=json.dumps({"name": "Ana Silva", "phone": "+1 415 555 0101", "title": "Architect"})))
+    env = ex.call("call_screen_reader_agent", {"source": {"type": "screen", "id": "snapshot_500"},
+                                               "extract_fields": ["phone_number", "Job Title", "name", "email"]})
+    assert env["Payload"]["fields"] == {"phone_number": "+1 415 555 0101", "Job Title": "Architect",
+                                        "name": "Ana Silva", "email": None}
+    assert env["Payload"]["missing"] == ["email"]
+    assert env["Payload"]["available_fields"] == ["name", "phone", "title"]
+
+
+def test_field_synonym_groups_are_disjoint() -> None:
+    names = [n for group in FIELD_SYNONYMS for n in group]
+    assert len(names) == len(set(names))
+
+
+def test_voice_agent_answers_the_topic_however_it_is_asked(conn: Connection, ex: Executor) -> None:
+    prepare(conn, insert(world_phone_services).values(
+        phone="+15550100077", place_id=None, name="Orbit Mobile", handler="inquiry",
+        rules_json=json.dumps({"answers": {"roaming|data|abroad": "Roaming in Japan is included."},
+                               "default": "Please visit our website."})))
+    for objective, facts in (("Ask whether roaming in Japan is included", {}),
+                             ("Ask whether data in Japan costs extra", {}),
+                             ("Ask about my plan while I travel", {"topic": "using the phone abroad"})):
+        env = ex.call("call_voice_agent", {"callee": {"phone": "+1 555 010 0077"}, "objective": objective,
+                                           "facts": facts})
+        assert env["Payload"]["details"]["answer"] == "Roaming in Japan is included.", objective
+    other = ex.call("call_voice_agent", {"callee": {"phone": "+15550100077"}, "objective": "Ask for my PUK code",
+                                         "facts": {}})
+    assert other["Payload"]["details"]["answer"] == "Please visit our website."
 
 
 def test_voice_agent_inquiry_booking_and_alternatives(conn: Connection, ex: Executor) -> None:

@@ -85,30 +85,37 @@ def mask(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
+def _redact(config: DictConfig) -> None:
+    """Each secret in ``config`` (its overrides and the composed job config) moved into an environment
+    variable that an interpolation reads in its place; every other mention in Hydra's config masked."""
+    secrets: list[str] = []
+    with read_write(config), open_dict(config):
+        overrides = config.hydra.overrides.task
+        for i, override in enumerate(list(overrides)):
+            found = _secret_override(str(override))
+            if found is not None:  # a job composed from this override reads the variable
+                name = _env_name(found[0].lstrip("+~"))
+                os.environ[name] = found[1]
+                overrides[i] = f"{found[0]}=${{oc.env:{name}}}"
+                secrets.append(found[1])
+        for parent, key, where, value in list(_job_secrets(config)):
+            os.environ[_env_name(where)] = value
+            parent[key] = f"${{oc.env:{_env_name(where)}}}"
+            secrets.append(value)
+        if secrets:
+            _mask_strings(config.hydra, secrets)
+
+
 class RedactSecrets(Callback):
     """Hydra callback: no secret given in the config or on the command line reaches ``.hydra``."""
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         """Before Hydra saves anything: secrets into the environment, their mentions masked."""
-        secrets = [found[1] for o in config.hydra.overrides.task if (found := _secret_override(str(o)))]
-        with read_write(config), open_dict(config):
-            for parent, key, where, value in list(_job_secrets(config)):
-                os.environ[_env_name(where)] = value
-                parent[key] = f"${{oc.env:{_env_name(where)}}}"
-                secrets.append(value)
-            if secrets:
-                _mask_strings(config.hydra, secrets)
+        _redact(config)
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        """Each job is composed from these override strings: a secret becomes its environment variable."""
-        with read_write(config), open_dict(config):
-            overrides = config.hydra.overrides.task
-            for i, override in enumerate(list(overrides)):
-                found = _secret_override(str(override))
-                if found is not None:
-                    name = _env_name(found[0].lstrip("+~"))
-                    os.environ[name] = found[1]
-                    overrides[i] = f"{found[0]}=${{oc.env:{name}}}"
+        """The same before ``multirun.yaml`` is saved; the jobs are composed from the rewritten overrides."""
+        _redact(config)
 
     def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
         """A multirun job's files are saved before any hook can change its config: a secret its config

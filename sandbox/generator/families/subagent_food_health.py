@@ -44,9 +44,9 @@ def book_restaurant_from_screenshot(g: Gen) -> Draft:
     friend = g.pick(("Mia", "Tom", "Ravi", "Lea", "Ken", "Sara"))
     sid = "snapshot_801"
     text = f"{friend} posted:\nBest {dish} in town at {r['name']}!\n{r['address']}, {r['city']}\n#foodie"
-    query = g.say("my friend's post on screen shows a restaurant; book it for {n} {when} at {t}",
-                  "find the place in the post I'm looking at and reserve a table for {n} {when}, {t}",
-                  "get us a table for {n} at the restaurant in this screenshot, {when} at {t}",
+    query = g.say("my friend's post on screen ({sid}) shows a restaurant; book it for {n} {when} at {t}",
+                  "find the place in the post I'm looking at (screen {sid}) and reserve a table for {n} {when}, {t}",
+                  "get us a table for {n} at the restaurant in screenshot {sid}, {when} at {t}", sid=sid,
                   n=party, when=g.when(days_ahead(g, s["slot_dt"])), t=clock(s["slot_dt"][11:]))
     return Draft(
         query=query,
@@ -133,7 +133,8 @@ def order_when_back_in_stock(g: Gen) -> Draft:
     back = (g.now + dt.timedelta(minutes=30)).strftime(DT)
     return Draft(
         query=query,
-        gold=[act("get_restaurant_details", restaurant_id=r["restaurant_id"]),
+        gold=[act("search_restaurants", query=r["name"], near=r["city"]), act("view_cart"),
+              act("get_restaurant_details", restaurant_id=r["restaurant_id"]),
               act("order_food_delivery", **plan[0]["args"]),
               act("call_monitor_agent", condition=condition, on_trigger=plan,
                   description=f"Order {m['name']} from {r['name']} when it is back"),
@@ -190,9 +191,10 @@ def grocery_list_from_photo(g: Gen) -> Draft:
     items = g.rng.sample([x for x in SHOPPING if x.lower() not in on_list], g.pick((3, 4)))
     list_name = g.pick(("Groceries", "Weekend party", "Saturday market"))
     sid = "snapshot_805"
-    query = g.say("add everything on the handwritten list on my screen to my {l} list",
-                  "read the shopping list in this picture and put the items on {l}",
-                  "copy the items from the note I'm showing you into my {l} grocery list", l=list_name)
+    query = g.say("add everything on the handwritten list on my screen ({sid}) to my {l} list",
+                  "read the shopping list in picture {sid} and put the items on {l}",
+                  "copy the items from the note I'm showing you (screen {sid}) into my {l} grocery list",
+                  l=list_name, sid=sid)
     return Draft(
         query=query,
         gold=[act("call_screen_reader_agent", source={"type": "screen", "id": sid}, extract_fields=["items"]),
@@ -216,9 +218,9 @@ def workout_from_machine_screen(g: Gen) -> Draft:
     kcal = int(minutes * {"run": 11, "walk": 4.6, "cycle": 8.2}[kind] * g.rng.uniform(0.9, 1.1))
     machine = {"run": "Treadmill", "walk": "Treadmill", "cycle": "Bike"}[kind]
     sid = "snapshot_901"
-    query = g.say("log the workout shown on the gym {m}'s screen as today's {k}",
-                  "save this {m} summary on my screen as a {k} for today",
-                  "record today's {k} from the {m} display I'm showing you", m=machine.lower(),
+    query = g.say("log the workout shown on the gym {m}'s screen ({sid}) as today's {k}",
+                  "save the {m} summary on my screen, {sid}, as a {k} for today",
+                  "record today's {k} from the {m} display I'm showing you ({sid})", m=machine.lower(), sid=sid,
                   k={"run": "run", "walk": "walk", "cycle": "ride"}[kind])
     if g.now.hour < 7:
         raise BuildError("too early for a gym session")
@@ -288,9 +290,10 @@ def meal_from_label(g: Gen) -> Draft:
     if meal == "dinner" and g.now.hour < 20:
         meal = "lunch"
     sid = "snapshot_903"
-    query = g.say("I had the thing on this label for {m}; log it with its calories",
-                  "add the food in this nutrition label photo to today's {m}",
-                  "log today's {m}: it's the product on my screen, use the calories it shows", m=meal)
+    query = g.say("I had the thing on this label ({sid}) for {m}; log it with its calories",
+                  "add the food in the nutrition label photo {sid} to today's {m}",
+                  "log today's {m}: it's the product on my screen ({sid}), use the calories it shows", m=meal,
+                  sid=sid)
     return Draft(
         query=query,
         gold=[act("call_screen_reader_agent", source={"type": "screen", "id": sid}, extract_fields=["product",
@@ -374,10 +377,10 @@ def blood_pressure_from_monitor(g: Gen) -> Draft:
     hi, lo, pulse = g.rng.randint(108, 142), g.rng.randint(66, 92), g.rng.randint(55, 90)
     sid = "snapshot_906"
     moment = g.pick(("", " I just took", " from a minute ago", " after my morning coffee", " from the pharmacy machine"))
-    query = g.say("log the blood pressure reading{m} on this monitor photo",
-                  "save the BP{m} shown on my screen to my health records",
-                  "record the blood pressure{m} from the cuff display I'm showing you",
-                  "put the reading{m} on my screen into my blood pressure log", m=moment)
+    query = g.say("log the blood pressure reading{m} on this monitor photo ({sid})",
+                  "save the BP{m} shown on my screen ({sid}) to my health records",
+                  "record the blood pressure{m} from the cuff display I'm showing you, {sid}",
+                  "put the reading{m} on my screen ({sid}) into my blood pressure log", m=moment, sid=sid)
     return Draft(
         query=query,
         gold=[act("call_screen_reader_agent", source={"type": "screen", "id": sid},

@@ -49,19 +49,21 @@ def phone_service(phone: str, name: str, handler: str, rules: dict[str, Any]) ->
 @guarded
 def navigate_to_address_on_screen(g: Gen) -> Draft:
     me = here(g)
+    places = g.rows("world_places")
     spot = g.one("world_places", filter=lambda p: p["city"] == me["city"] and
-                 p["category"] in ("restaurant", "museum", "cinema", "park", "cafe"))
+                 p["category"] in ("restaurant", "museum", "cinema", "park", "cafe") and
+                 sum((q["address"], q["city"]) == (p["address"], p["city"]) for q in places) == 1)
     friend = g.pick(("Mia", "Tom", "Ravi", "Lea", "Ken", "Sara"))
     sid = "snapshot_951"
     text = f"{friend}: See you tonight at {spot['name']}!\n{spot['address']}, {spot['city']}"
     mode = g.pick(("driving", "walking", "transit"))
-    query = g.say("take me to the place in the message on my screen, {m}", "navigate to the address {f} just sent "
-                  "me (it's on screen), {m}", "start {m} directions to where {f}'s message on screen says",
-                  m=mode, f=friend)
+    query = g.say("take me to the place in the message on my screen ({sid}), {m}", "navigate to the address {f} "
+                  "just sent me (it's on screen, {sid}), {m}", "start {m} directions to where {f}'s message on "
+                  "screen {sid} says", m=mode, f=friend, sid=sid)
     return Draft(
         query=query,
         gold=[act("call_screen_reader_agent", source={"type": "screen", "id": sid}, extract_fields=["venue", "address"]),
-              act("start_navigation", destination=spot["place_id"], mode=mode),
+              act("start_navigation", destination=f"{spot['address']}, {spot['city']}", mode=mode),
               done(f"Navigating to {spot['name']}.")],
         bucket="agent_behavior",
         check={"route": "call_screen_reader_agent", "handoff": {"source": {"id": sid}},
@@ -149,7 +151,8 @@ def hotel_early_checkin_call(g: Gen) -> Draft:
                    f"{b['hotel_name']} in {b['city']} ({b['booking_id']}), {b['check_in']} to {b['check_out']}, "
                    f"phone {HOTEL_PHONE}; it's in your trip {trip['trip_id']}.")
     query = g.say("call them and ask if I can check in early, around {t}, then note the answer in the trip",
-                  "phone the hotel about an early check-in at {t} and add what they say to my itinerary", t=at)
+                  "phone the hotel to ask about checking in early, around {t}, and add what they say to my "
+                  "itinerary", t=at)
     when = f"{b['check_in']}T{at}"
     return Draft(
         query=query,
@@ -186,9 +189,9 @@ def book_train_from_screenshot(g: Gen) -> Draft:
     sid = "snapshot_955"
     text = (f"Colleague: Let's all take train {t['number']} on {date}, {origin} {hm(t['depart_at'])} -> "
             f"{destination}, {t['seat_class']} class.")
-    query = g.say("book me on the train to {d} my colleague mentions in the chat on screen",
-                  "get me a ticket for the {d} train in this message", "book the same train to {d} as in the "
-                  "screenshot for me", d=destination) + g.pick(("", " Just me.", " Only one seat.", " Thanks!"))
+    query = g.say("book me on the train to {d} my colleague mentions in the chat on screen ({sid})",
+                  "get me a ticket for the {d} train in the message on screen {sid}", "book the same train to {d} "
+                  "as in screenshot {sid} for me", d=destination, sid=sid) + g.pick(("", " Just me.", " Only one seat.", " Thanks!"))
     return Draft(
         query=query,
         gold=[act("call_screen_reader_agent", source={"type": "screen", "id": sid},
@@ -387,10 +390,10 @@ def guest_code_from_message(g: Gen) -> Draft:
     until = f"{g.date(days)}T{g.rng.randint(12, 19):02d}:00"
     sid = "snapshot_961"
     text = f"{guest}: Hi! I'll come {g.date(days)}. Could I get a door code valid until {until[11:]} that day?"
-    query = g.say("give the person in this message a front door code until when they ask",
-                  "read the message on screen and set up the keypad code they need on the front door",
-                  "someone texted asking for a door code; it's on my screen. Set it up for the front door",
-                  "sort out the front door code requested in the message I'm looking at") + g.pick(
+    query = g.say("give the person in this message ({sid}) a front door code until when they ask.",
+                  "read the message on screen {sid} and set up the keypad code they need on the front door.",
+                  "someone texted asking for a door code; it's on my screen ({sid}). Set it up for the front door.",
+                  "sort out the front door code requested in the message I'm looking at, {sid}.", sid=sid) + g.pick(
         ("", " Thanks.", " Then tell me the code.", " Please.", " Quickly, please."))
     lock = dev_id("Front door lock")
     args = {"device_id": lock, "locked": True, "guest_code_label": guest, "code_valid_until": until}
@@ -398,13 +401,16 @@ def guest_code_from_message(g: Gen) -> Draft:
         query=query,
         gold=[act("call_screen_reader_agent", source={"type": "screen", "id": sid},
                   extract_fields=["guest", "valid_until"]),
+              act("list_smart_devices", type="lock"),
               act("ask_user", question=f"Issue a front door code for {guest} until {until}?", kind="confirm"),
               act("set_lock_state", **args, confirm=True), done("Code issued.")],
         bucket="agent_behavior",
+        # the guest and the validity come from a message, not from the user: set_lock_state wants them confirmed
         check={"route": "call_screen_reader_agent", "handoff": {"source": {"id": sid}},
+               "follow_up": {"tool": "ask_user", "args": {}},
                "state": {"insert": {"access_codes": [{"device_id": lock, "valid_until": until}]}}},
         patches={"insert": snapshot(sid, "messages", text, {"guest": guest, "valid_until": until})},
-        script=[{"answer": "Yes, go ahead.", "keywords": ["code", "confirm", "issue"]}],
+        script=[{"answer": "Yes, go ahead.", "keywords": ["code", "confirm", "issue"], "kind": "confirm"}],
     )
 
 
@@ -424,7 +430,8 @@ def vacuum_after_charge(g: Gen) -> Draft:
     from sandbox.errors import ErrorType
     return Draft(
         query=query,
-        gold=[act("start_robot_vacuum", device_id=vac["device_id"], action="start"),
+        gold=[act("list_smart_devices", type="vacuum"),
+              act("start_robot_vacuum", device_id=vac["device_id"], action="start"),
               act("call_monitor_agent", condition=cond,
                   on_trigger=[{"tool": "start_robot_vacuum", "args": {"device_id": vac["device_id"], "action": "start"}}],
                   description=f"Start the vacuum at {ready}% battery"),
@@ -477,7 +484,7 @@ def tyre_check_call(g: Gen) -> Draft:
     at = g.pick(("09:00", "11:00", "15:00"))
     garage = g.pick(("QuickFit Garage", "City Tyres", "AutoCare Service"))
     query = g.say("check my car's tyres and, if one is low, call {gar} at {p} to book a check {w} at {t}",
-                  "if the car's tyre pressure looks off, phone {gar} ({p}) and book me in {w} at {t}",
+                  "if the car's tyre pressure looks off, phone {gar} ({p}) and book me a slot {w} at {t}",
                   gar=garage, p=GARAGE, w=g.when(days), t=at)
     day = g.date(days)
     return Draft(

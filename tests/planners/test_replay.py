@@ -13,7 +13,7 @@ from hydra import compose, initialize_config_dir
 
 from experiments.loop import EpisodeResult, run_many
 from experiments.run import CONF_DIR, run_job
-from planners import InfraError, NoisyOraclePlanner, Planner, ReplayPlanner, build_planner
+from planners import ContextOverflow, InfraError, NoisyOraclePlanner, Planner, ReplayPlanner, build_planner
 from planners.base import PlannerAction
 from sandbox.episode import FORMAT_ERROR_STEP, Observation
 from sandbox.suite import load_split
@@ -82,6 +82,26 @@ def test_missing_or_cut_short_trajectories_stay_unscorable(tmp_path: Path) -> No
     replay = ReplayPlanner(_save(failed, tmp_path / "t.jsonl.gz"))
     replayed = _run(replay, TASKS[:2])
     assert all(r.trajectory.termination == "infra_error" and not r.verdict.scorable for r in replayed.values())
+
+
+class OverflowingPlanner:
+    """The oracle until its second step, when the server refuses the grown conversation."""
+
+    name = "overflowing"
+
+    async def act(self, task: Task, observation: Observation) -> PlannerAction:
+        if observation.step == 1:
+            raise ContextOverflow("This model's maximum context length is 16384 tokens.")
+        return PlannerAction(task.gold[0].name, task.gold[0].arguments)
+
+
+def test_a_recorded_context_overflow_replays_as_one(tmp_path: Path) -> None:
+    original = _run(OverflowingPlanner(), TASKS[:3])
+    assert all(r.trajectory.termination == "context_overflow" and r.verdict.scorable for r in original.values())
+    replayed = _run(ReplayPlanner(_save(original, tmp_path / "t.jsonl.gz")), TASKS[:3])
+    for task_id, r in original.items():
+        assert replayed[task_id].verdict == r.verdict and not r.verdict.passed
+        assert replayed[task_id].trajectory.context_overflow == r.trajectory.context_overflow
 
 
 def test_config_needs_a_path() -> None:

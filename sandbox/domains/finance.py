@@ -413,20 +413,38 @@ def _request(ctx: Ctx, contact: dict[str, Any], amount: float, currency: str, no
 
 ACCOUNT_KEYS = ("account_id", "name", "type", "account_no", "balance", "currency", "status", "method_id",
                 "confirm_threshold", "daily_limit")
+CARD_KEYS = ("method_id", "nickname", "brand", "last4", "expiry", "status", "is_default", "balance", "currency")
+_CARDS = select(payment_methods, card_details.c.brand, card_details.c.expiry).outerjoin(
+    card_details, card_details.c.method_id == payment_methods.c.method_id).where(
+    payment_methods.c.kind == "card").order_by(payment_methods.c.method_id)
+_DEFAULT_METHOD_ID = select(payment_methods.c.method_id).where(payment_methods.c.is_default == 1)
+_SCOPE_DEFAULTS = select(payment_defaults.c.scope, payment_defaults.c.method_id).order_by(payment_defaults.c.scope)
 
 
 @tool(l2="7.1", app="bank", mutating=False, needs_login=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def get_account_balance(ctx: Ctx, account_id: Id | None = None) -> dict[str, Any]:
-    """Show the balances of the user's bank accounts and wallet (checking, savings, wallet, brokerage cash).
+    """Show the user's money: bank accounts and wallet with balances, the cards in the wallet (payment-method
+    id, brand, last four digits, expiry, status, remaining credit) and the default payment methods.
 
     Args:
-        account_id: Only this account, e.g. acct_901 (default: all accounts).
+        account_id: Only this account or card: an account id (acct_901) or payment-method id (pm_901)
+            (default: all of them).
     """
-    found = [_account(ctx, account_id)] if account_id else rows(ctx.conn.execute(_ACCOUNTS))
+    found = rows(ctx.conn.execute(_ACCOUNTS))
+    cards = [{k: c[k] for k in CARD_KEYS} | {"is_default": bool(c["is_default"])}
+             for c in rows(ctx.conn.execute(_CARDS))]
+    if account_id:
+        found = [a for a in found if account_id in (a["account_id"], a["method_id"])]
+        cards = [c for c in cards if c["method_id"] == account_id]
+        if not found and not cards:
+            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no bank account or card {account_id!r}",
+                            field="account_id", hint="get_account_balance without account_id lists them all")
     totals: dict[str, float] = {}
     for acc in found:
         totals[acc["currency"]] = round(totals.get(acc["currency"], 0.0) + acc["balance"], 2)
-    return {"accounts": [{k: acc[k] for k in ACCOUNT_KEYS} for acc in found], "totals": totals}
+    defaults = {"all": ctx.conn.execute(_DEFAULT_METHOD_ID).scalar(), **dict(ctx.conn.execute(_SCOPE_DEFAULTS).all())}
+    return {"accounts": [{k: acc[k] for k in ACCOUNT_KEYS} for acc in found], "totals": totals, "cards": cards,
+            "default_payment_methods": defaults}
 
 
 _METHOD_ID = select(payment_methods.c.method_id).where(payment_methods.c.method_id == bindparam("method_id"))
@@ -861,7 +879,7 @@ def _card(ctx: Ctx, method_id: str) -> dict[str, Any]:
     row = ctx.conn.execute(_PAYMENT_METHOD, {"method_id": method_id}).first()
     if row is None or row.kind != "card":
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no card {method_id!r}", field="card_id",
-                        hint="get_account_balance lists accounts; cards have kind card")
+                        hint="get_account_balance lists the cards in the wallet with their ids")
     return dict(row._mapping)
 
 
@@ -920,7 +938,7 @@ def freeze_card(ctx: Ctx, card_id: Id, frozen: bool, reason: Note | None = None)
     """Freeze a card (it can no longer pay) or unfreeze it.
 
     Args:
-        card_id: Payment-method id of the card, e.g. pm_901.
+        card_id: Payment-method id of the card, e.g. pm_901 (get_account_balance lists the cards).
         frozen: True to freeze, false to unfreeze.
         reason: Why, e.g. "lost" (kept with the card while frozen).
     """
@@ -935,7 +953,6 @@ def freeze_card(ctx: Ctx, card_id: Id, frozen: bool, reason: Note | None = None)
     return {"card_id": card_id, "nickname": card["nickname"], "status": status, "previous": card["status"]}
 
 
-_DEFAULT_METHOD_ID = select(payment_methods.c.method_id).where(payment_methods.c.is_default == 1)
 _SCOPE_DEFAULT_METHOD_ID = select(payment_defaults.c.method_id).where(payment_defaults.c.scope == bindparam("scope"))
 _ADD_PAYMENT_DEFAULT = insert(payment_defaults)
 _SET_PAYMENT_DEFAULT = update(payment_defaults).where(payment_defaults.c.scope == bindparam("match_scope"))
@@ -946,7 +963,7 @@ def set_default_payment_method(ctx: Ctx, method_id: Id, scope: Scope = "all") ->
     """Make a card, account or wallet the default payment method, everywhere or for one kind of app.
 
     Args:
-        method_id: Payment-method id, e.g. pm_901.
+        method_id: Payment-method id, e.g. pm_901 (get_account_balance lists cards and accounts).
         scope: all (the global default) or only for shopping, ride, travel or dining apps.
     """
     method = payment_method(ctx, method_id)  # a frozen method cannot pay, so it cannot be the default

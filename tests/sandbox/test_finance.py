@@ -125,8 +125,24 @@ def test_get_account_balance(ex: Executor) -> None:
         ("acct_001", 42680.5), ("acct_002", 150000.0), ("acct_003", 320.0), ("acct_004", 25000.0)]
     assert out["totals"] == {"CNY": 218000.5}
     one = ok(ex, "get_account_balance", {"account_id": "acct_003"})
-    assert [a["type"] for a in one["accounts"]] == ["wallet"]
+    assert [a["type"] for a in one["accounts"]] == ["wallet"] and one["cards"] == []
     assert diff(ex) == {}
+
+
+def test_get_account_balance_lists_the_wallet_cards(ex: Executor) -> None:
+    """The wallet's cards (id, brand, last four) are reachable the way a phone's wallet shows them."""
+    out = ok(ex, "get_account_balance", {})
+    cards = {c["method_id"]: c for c in out["cards"]}
+    assert set(cards) == {"pm_001", "pm_002"}
+    assert cards["pm_001"]["nickname"] == "Visa credit" and len(cards["pm_001"]["last4"]) == 4
+    assert cards["pm_002"]["is_default"] is True and out["default_payment_methods"]["all"] == "pm_002"
+    added = ok(ex, "add_payment_card", {"card_number": "4111 1111 1111 1111", "expiry": "12/29",
+                                         "holder_name": "Wang Lei"})
+    again = ok(ex, "get_account_balance", {"account_id": added["method_id"]})
+    assert again["accounts"] == [] and [(c["brand"], c["last4"], c["expiry"]) for c in again["cards"]] == [
+        ("Visa", "1111", "12/29")]
+    ok(ex, "freeze_card", {"card_id": "pm_001", "frozen": True})
+    assert ok(ex, "get_account_balance", {"account_id": "pm_001"})["cards"][0]["status"] == "frozen"
 
 
 def test_list_transactions_filters(ex: Executor) -> None:

@@ -4,13 +4,43 @@ from __future__ import annotations
 
 from typing import Any
 
+from sandbox import db
 from sandbox.errors import ErrorType
+from sandbox.executor import Executor
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.world import world_image
 
 ACCOUNTS = {"acct_001": ("checking", "pm_004"), "acct_002": ("savings", "pm_005"), "acct_003": ("wallet", "pm_003"),
             "acct_004": ("brokerage cash", "pm_006")}
 NOTES = ("dinner", "concert tickets", "the taxi", "groceries", "rent share", "the gift for Sam", "movie night",
          "the hiking trip", "lunch", "the birthday cake")
+
+
+def peek(g: Gen, tool: str, **arguments: Any) -> dict[str, Any]:
+    """What a read-only tool returns on the untouched world: a gold answer states those facts, and a
+    draft knows them before the build replays its gold."""
+    conn = db.open_database(world_image(g.persona.persona_id), journal=False)
+    try:
+        conn.begin()
+        result = Executor(conn, visible=frozenset({tool})).call(tool, arguments)
+    finally:
+        db.release(conn)
+    if result["Status"] != "success":
+        raise BuildError(f"{tool}({arguments}) failed on {g.persona.persona_id}: {result['ErrorType']}")
+    return dict(result["Payload"])
+
+
+def money(x: float, currency: str) -> str:
+    return f"{x:,.2f} {currency}"
+
+
+FILLER = frozenset({"the", "a", "an", "for", "to", "of", "my", "our"})
+
+
+def said(text: str) -> dict[str, Any]:
+    """A dictated note, however the model phrases it: each content word (a plural's stem) must be in it."""
+    words = [w.lower().strip(".,") for w in text.split() if w.lower() not in FILLER]
+    return {"$contains_all": [w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words]}
 
 
 def cur(g: Gen) -> str:
@@ -66,36 +96,54 @@ SIGNED_IN = {"match": {"app_id": "bank"}, "set": {"logged_in": 1}}
 @family("basic", "7.1", pattern="single_call")
 def account_balance(g: Gen) -> Draft:
     acct = g.pick(list(ACCOUNTS))
-    name = ACCOUNTS[acct][0]
+    name, method = ACCOUNTS[acct]
+    row = g.rows("payment_methods", {"method_id": method})[0]
     query = g.say("how much money is in my {n} account?", "what's my {n} balance right now?",
                   "check the balance of my {n} account", "tell me what I have left in {n}",
                   "{n} account: what's the balance?", n=name)
-    return Draft(query=query, gold=[act("get_account_balance", account_id=acct), done(f"Your {name} balance.")],
+    return Draft(query=query, gold=[act("get_account_balance"),
+                                    done(f"Your {name} account has {money(row['balance'], row['currency'])}.")],
                  bucket="tool_call", check={"calls": [{"tool": "get_account_balance"}]})
+
+
+def merchant_payments(g: Gen, merchant: str, since: str) -> list[dict[str, Any]]:
+    """The posted payments list_transactions(merchant=..., date_from=since, direction=debit) totals."""
+    return [t for t in g.rows("transactions") if merchant.lower() in t["merchant"].lower() and t["ts"] >= since
+            and t["amount"] < 0 and t["status"] == "posted"]
 
 
 @family("basic", "7.1", pattern="single_call")
 def spending_at_merchant(g: Gen) -> Draft:
+    names = {t["merchant"] for t in g.rows("transactions")}
+    # a merchant whose name is inside another's ("Shop" in "Flower shop") is not one the user can single out
     txn = g.one("transactions", filter=lambda t: t["amount"] < 0 and t["category"] in (
-        "dining", "groceries", "transport", "shopping", "entertainment", "health", "other"))
+        "dining", "groceries", "transport", "shopping", "entertainment", "health", "other")
+        and not any(t["merchant"].lower() in n.lower() for n in names - {t["merchant"]}))
     merchant = txn["merchant"]
     days = g.pick([7, 14, 30, 60, 90])
     since = g.date(-days)
-    query = g.say("how much have I spent at {m} since {since}?", "list my {m} transactions from {since} on",
-                  "show what I paid to {m} in the last {days} days", "total of my payments at {m} since {since}?",
-                  m=merchant, since=since, days=days)
+    query = g.say("how much have I spent at {m} since {since}?", "add up my {m} transactions from {since} on",
+                  "what did I pay {m} in total since {since}?", "total of my payments at {m} since {since}?",
+                  m=merchant, since=since)
+    paid = merchant_payments(g, merchant, since)
+    currency = g.rows("payment_methods", {"method_id": txn["method_id"]})[0]["currency"]
+    total = round(-sum(t["amount"] for t in paid), 2)
+    answer = (f"You spent {money(total, currency)} at {merchant} since {since}, in {len(paid)} payment(s)." if paid
+              else f"You made no payments to {merchant} since {since}.")
     return Draft(query=query, gold=[act("list_transactions", merchant=merchant, date_from=since, direction="debit"),
-                                    done(f"Your {merchant} spending.")],
+                                    done(answer)],
                  bucket="tool_call", check={"calls": [{"tool": "list_transactions",
-                                                       "args": {"merchant": {"$contains": merchant.split()[0]}}}]})
+                                                       "args": {"merchant": {"$contains": merchant.split()[0]}}}]},
+                 answer=[{"$amount": {"value": total, "currency": currency}}] if paid else [{"$none": True}])
 
 
 # ---- 7.2 Money Transfer -----------------------------------------------------------------------
 
-def transfer_check(g: Gen, contact: dict[str, Any], value: float, currency: str, source: str = "acct_001"
-                   ) -> dict[str, Any]:
-    return {"insert": {"transfers": [{"contact_id": contact["contact_id"], "amount": value, "currency": currency,
-                                      "from_account_id": source, "status": "completed"}],
+def transfer_check(g: Gen, contact: dict[str, Any], value: float, currency: str, source: str = "acct_001",
+                   note: str | None = None) -> dict[str, Any]:
+    row = {"contact_id": contact["contact_id"], "amount": value, "currency": currency, "from_account_id": source,
+           "status": "completed", **({"note": said(note)} if note else {})}
+    return {"insert": {"transfers": [row],
                        "transactions": [{"method_id": ACCOUNTS[source][1], "category": "transfer"}]},
             "update": {"payment_methods": [spend(ACCOUNTS[source][1])]}}
 
@@ -110,7 +158,7 @@ def send_money(g: Gen) -> Draft:
                   who=c["name"], v=fmt(value), c=currency, note=note)
     return Draft(query=query, gold=[act("transfer_money", recipient=c["name"], amount=value, currency=currency,
                                         note=note), done(f"Sent {fmt(value)} {currency} to {c['name']}.")],
-                 bucket="state_change", check=transfer_check(g, c, value, currency))
+                 bucket="state_change", check=transfer_check(g, c, value, currency, note=note))
 
 
 @family("basic", "7.2", pattern="lookup_then_act")
@@ -128,7 +176,7 @@ def ask_contact_for_money(g: Gen) -> Draft:
                        done("Request sent.")],
                  bucket="state_change",
                  check={"insert": {"money_requests": [{"contact_id": c["contact_id"], "amount": value,
-                                                       "currency": currency, "status": "open"}],
+                                                       "currency": currency, "status": "open", "note": said(note)}],
                                    "messages": [{"contact_id": c["contact_id"], "channel": "chat"}]}})
 
 
@@ -162,7 +210,7 @@ def transfer_from_savings_instead(g: Gen) -> Draft:
                   "{who} needs {v} {c} from me, transfer it", who=c["name"], v=fmt(value), c=currency)
     args = {"recipient": c["name"], "amount": value, "currency": currency}
     return Draft(query=query,
-                 gold=[act("transfer_money", **args),
+                 gold=[act("transfer_money", **args), act("get_account_balance"),
                        act("ask_user", question=f"Your checking account only has {fmt(checking)} {currency}. Shall I "
                            f"send the {fmt(value)} {currency} from your savings account instead?", kind="confirm",
                            slot="use_savings"),
@@ -287,8 +335,15 @@ def budget_left(g: Gen) -> Draft:
     b = g.one("budgets")
     query = g.say("how much of my {c} budget is left this month?", "am I over my {c} budget?",
                   "check my {c} spending against the budget", "{c} budget status please", c=b["category"])
-    return Draft(query=query, gold=[act("get_budget_status", category=b["category"]), done("Here's your budget.")],
-                 bucket="tool_call", check={"calls": [{"tool": "get_budget_status"}]})
+    status = peek(g, "get_budget_status", category=b["category"])
+    mine, currency = status["budgets"][0], status["currency"]
+    state = "over" if mine["over_budget"] else "within"
+    answer = (f"You have spent {money(mine['spent'], currency)} of your {money(mine['monthly_limit'], currency)} "
+              f"{b['category']} budget this month ({state} budget), {money(mine['remaining'], currency)} left.")
+    # either figure answers the question; the limit alone does not
+    facts = [{"$amount": {"value": mine[k], "currency": currency}} for k in ("spent", "remaining")]
+    return Draft(query=query, gold=[act("get_budget_status", category=b["category"]), done(answer)],
+                 bucket="tool_call", check={"calls": [{"tool": "get_budget_status"}]}, answer=[{"$any": facts}])
 
 
 # ---- 7.5 Cards & Wallet -----------------------------------------------------------------------
@@ -296,16 +351,24 @@ def budget_left(g: Gen) -> Draft:
 CARDS = {"pm_001": "Visa credit card", "pm_002": "debit card"}
 
 
+# why the user wants the card frozen -> what a reason recorded for it mentions (or no reason at all)
+WHY = {"I lost it": "lost|los[et]|missing|misplac|find", "it was stolen": "stol|theft|thief",
+       "I can't find it": "lost|missing|misplac|find", "I left it in a taxi": "lost|taxi|left|missing|misplac",
+       "I think it's been skimmed": "skim|fraud|compromis|stol"}
+
+
 @family("basic", "7.5", pattern="single_call")
 def freeze_lost_card(g: Gen) -> Draft:
     card = g.pick(list(CARDS))
-    why = g.pick(["I lost it", "it was stolen", "I can't find it", "I left it in a taxi", "I think it's been skimmed"])
+    why, reason = g.pick(list(WHY.items()))
     query = g.say("freeze my {c}, {w}", "{w} - lock my {c} right now", "please block my {c}; {w}",
                   "temporarily freeze the {c} because {w}", c=CARDS[card], w=why)
-    return Draft(query=query, gold=[act("freeze_card", card_id=card, frozen=True, reason=why), done("Frozen.")],
+    return Draft(query=query, gold=[act("get_account_balance"), act("freeze_card", card_id=card, frozen=True, reason=why),
+                                    done("Frozen.")],
                  bucket="state_change",
-                 check={"update": {"payment_methods": [{"match": {"method_id": card}, "set": {"status": "frozen"}}]},
-                        "ignore_columns": ["freeze_reason"]})
+                 check={"update": {"payment_methods": [{"match": {"method_id": card}, "set": {"status": "frozen"}}],
+                                   "card_details": [{"match": {"method_id": card}, "set": {"freeze_reason": {
+                                       "$any": [{"$absent": True}, {"$regex": reason}]}}}]}})
 
 
 def luhn(g: Gen, prefix: str) -> str:
@@ -353,7 +416,8 @@ def default_for_scope(g: Gen) -> Draft:
     row = {"scope": scope, "method_id": method}
     check = {"update": {"payment_defaults": [{"match": {"scope": scope}, "set": {"method_id": method}}]}} \
         if scope in current else {"insert": {"payment_defaults": [row]}}
-    return Draft(query=query, gold=[act("set_default_payment_method", method_id=method, scope=scope), done("Done.")],
+    return Draft(query=query, gold=[act("get_account_balance"),
+                                    act("set_default_payment_method", method_id=method, scope=scope), done("Done.")],
                  bucket="state_change", check=check)
 
 
@@ -368,7 +432,7 @@ def default_card_is_frozen(g: Gen) -> Draft:
                   "from now on my {c} should be the default for all payments",
                   "please use the {c} as my main payment method", "default card: my {c}, please", c=name)
     return Draft(query=query,
-                 gold=[act("set_default_payment_method", method_id=card),
+                 gold=[act("get_account_balance"), act("set_default_payment_method", method_id=card),
                        act("ask_user", question=f"Your {name} is frozen. Shall I unfreeze it and make it the default?",
                            kind="confirm", slot="unfreeze"),
                        act("freeze_card", card_id=card, frozen=False),
@@ -398,9 +462,13 @@ def stock_price(g: Gen) -> Draft:
     name = NAMES[symbol]
     query = g.say("what's {n} trading at?", "how is {n} stock doing today?", "get me a quote for {n}",
                   "what's the share price of {n}?", "check the {n} stock price", n=name)
-    return Draft(query=query, gold=[act("get_stock_quote", symbol_or_name=symbol), done(f"{name} quote.")],
+    quote = peek(g, "get_stock_quote", symbol_or_name=symbol)
+    return Draft(query=query, gold=[act("get_stock_quote", symbol_or_name=symbol),
+                                    done(f"{name} ({symbol}) is at {money(quote['price'], quote['currency'])}, "
+                                         f"{quote['change_pct']:+.2f}% on the day.")],
                  bucket="tool_call", check={"calls": [{"tool": "get_stock_quote", "args": {"symbol_or_name": {
-                     "$any": [symbol, {"$contains": name.split()[0]}]}}}]})
+                     "$any": [symbol, {"$contains": name.split()[0]}]}}}]},
+                 answer=[{"$amount": {"value": quote["price"], "currency": quote["currency"]}}])
 
 
 def order_effects(g: Gen, symbol: str, side: str, qty: int) -> tuple[dict[str, Any], float]:
@@ -474,8 +542,10 @@ def convert_money(g: Gen) -> Draft:
     value = float(g.pick([20, 50, 75, 100, 250, 500, 1200, 3000]))
     query = g.say("how much is {v} {a} in {b}?", "convert {v} {a} to {b}", "what do {v} {a} come to in {b}?",
                   v=fmt(value), a=a, b=b)
+    converted = peek(g, "convert_currency", amount=value, from_currency=a, to_currency=b)["converted"]
     return Draft(query=query, gold=[act("convert_currency", amount=value, from_currency=a, to_currency=b),
-                                    done("Converted.")],
+                                    done(f"{fmt(value)} {a} is {money(converted, b)}.")],
+                 answer=[{"$amount": {"value": converted, "currency": b}}],
                  bucket="tool_call", check={"calls": [{"tool": "convert_currency", "args": {
                      "amount": value, "from_currency": a, "to_currency": b}}]})
 
@@ -491,7 +561,7 @@ def split_expense(g: Gen) -> Draft:
     note = g.pick(("dinner", "the cabin weekend", "karaoke", "groceries", "the taxi to the airport", "brunch"))
     query = g.say("split {t} {c} for {note} equally between me, {a} and {b}",
                   "{a}, {b} and I shared {note} - {t} {c}. Split it evenly and send them requests",
-                  "divide the {t} {c} {note} bill three ways with {a} and {b}",
+                  "divide the {t} {c} bill for {note} three ways with {a} and {b}",
                   t=fmt(total), c=currency, note=note, a=first["name"], b=second["name"])
     ids = [first["contact_id"], second["contact_id"]]
     share = {"$approx": [round(total / 3, 2), 0.02]}
@@ -500,7 +570,7 @@ def split_expense(g: Gen) -> Draft:
                        act("split_bill", total=total, currency=currency, participant_ids=ids, note=note),
                        done("Requests sent.")],
                  bucket="state_change",
-                 check={"insert": {"splits": [{"total": total, "currency": currency, "include_self": 1,
+                 check={"insert": {"splits": [{"total": total, "currency": currency, "include_self": 1, "note": said(note),
                                                "shares_json": {"$json": {i: share for i in ids}}}],
                                    "money_requests": [{"contact_id": i, "amount": share} for i in ids],
                                    "messages": [{"contact_id": i, "channel": "chat"} for i in ids]}})

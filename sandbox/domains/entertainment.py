@@ -30,8 +30,10 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    cast,
     func,
     insert,
+    literal,
     or_,
     select,
     update,
@@ -744,7 +746,7 @@ def _video_out(ctx: Ctx, v: dict[str, Any]) -> dict[str, Any]:
     vid = v["video_id"]
     listed = ctx.conn.execute(_IN_WATCHLIST, {"video_id": vid}).first()
     keep = ("video_id", "title", "kind", "genre", "duration_min", "language", "access", "year", "rating",
-            "series_id", "episode_no")
+            "series_id", "series_title", "episode_no")
     return {**{k: v[k] for k in keep}, "subtitles": json.loads(v["subtitles_json"]), "in_watchlist": bool(listed),
             "rented": _rented(ctx, v["series_id"] or vid)}
 
@@ -767,7 +769,8 @@ def search_videos(
     """Search the video catalogue: movies, series, episodes and short clips.
 
     Args:
-        query: Words to look for in titles or genres (case-insensitive).
+        query: Words to look for in titles or genres (case-insensitive); an episode also matches its series'
+            title and "episode N", e.g. "Harbor Nights episode 3".
         kind: Only this kind; episodes are listed only when kind is "episode".
         genre: Only this genre, e.g. "comedy".
         max_duration_min: Only videos at most this long, in minutes.
@@ -790,8 +793,12 @@ def search_videos(
 @functools.lru_cache(maxsize=256)
 def _video_search(words: int, kind: bool, genre: bool, max_duration: bool, language: bool) -> Select[Any]:
     """search_videos' statement for one combination of filters, built once (its values are bound)."""
-    v = world_videos.c
-    q = select(world_videos).where(*words_match([v.title, v.genre], words))
+    v, series = world_videos.c, world_videos.alias("series").c
+    # an episode's own title ("Pilot") is not what a user types: its series' title and "episode N" match too
+    label = literal("episode ") + cast(v.episode_no, Text)
+    q = (select(world_videos, series.title.label("series_title"))
+         .select_from(world_videos.outerjoin(series.video_id.table, series.video_id == v.series_id))
+         .where(*words_match([v.title, v.genre, series.title, label], words)))
     q = q.where(v.kind == bindparam("kind")) if kind else q.where(v.kind != bindparam("kind"))
     if genre:
         q = q.where(func.lower(v.genre) == bindparam("genre"))
@@ -800,7 +807,7 @@ def _video_search(words: int, kind: bool, genre: bool, max_duration: bool, langu
     if language:
         q = q.where(or_(func.lower(v.language) == bindparam("language"),
                         func.lower(v.language).like(bindparam("language_pattern"))))
-    return q.order_by(v.title, v.episode_no, v.video_id).limit(bindparam("limit"))
+    return q.order_by(func.coalesce(series.title, v.title), v.episode_no, v.video_id).limit(bindparam("limit"))
 
 
 def _subtitle(available: list[str], wanted: str) -> str | None:
@@ -1094,7 +1101,7 @@ def search_photos(
     Args:
         query: Words describing the picture, e.g. "receipt", "beach sunset" (matched against recognised
             labels, places and people, not against text inside the picture).
-        album_id: Only photos in this gallery album, e.g. photo_album_902.
+        album_id: Only photos in this gallery album: its id (photo_album_902) or its name, e.g. "Favorites".
         date_from: Taken on or after this day, YYYY-MM-DD.
         date_to: Taken on or before this day, YYYY-MM-DD.
         place: Part of the place name, e.g. a city.
@@ -1103,7 +1110,7 @@ def search_photos(
         limit: Maximum number of results.
     """
     if album_id:
-        _get(ctx, albums, album_id, "search_photos")
+        album_id = _album(ctx, album_id)["album_id"]
     words = word_values(query or "")
     values: dict[str, Any] = {**words, "album_id": album_id, "date_from": date_from,
                               "date_to": date_to + "T99" if date_to else None,
@@ -1139,6 +1146,19 @@ def _photo_search(words: int, album: bool, date_from: bool, date_to: bool, place
         conditions.append(p.media_type == bindparam("media_type"))
     return (select(func.count()).select_from(photos).where(*conditions),
             select(photos).where(*conditions).order_by(p.taken_at.desc(), p.photo_id).limit(bindparam("limit")))
+
+
+_ALBUMS = select(albums.c.album_id, albums.c.name).order_by(albums.c.album_id)
+
+
+def _album(ctx: Ctx, ref: str) -> dict[str, Any]:
+    """A gallery album by id or name (case-insensitive), as the gallery's album list shows them; EntityNotFound
+    lists the albums, since no other tool does."""
+    every = rows(ctx.conn.execute(_ALBUMS))
+    found = next((a for a in every if a["album_id"] == ref or a["name"].lower() == ref.strip().lower()), None)
+    if found is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no gallery album {ref!r}", field="album_id", albums=every)
+    return found
 
 
 _LIVE_PHOTO_IDS = select(photos.c.photo_id).where(photos.c.photo_id.in_(bindparam("photo_ids", expanding=True)),
@@ -1204,10 +1224,11 @@ def add_photos_to_album(ctx: Ctx, album_id: Ref, photo_ids: PhotoIds) -> dict[st
     """Add photos to a gallery album; photos already in it are skipped.
 
     Args:
-        album_id: Id of the gallery album, e.g. photo_album_902.
+        album_id: The gallery album: its id (photo_album_902) or its name, e.g. "Favorites".
         photo_ids: Photos to add.
     """
-    album = _get(ctx, albums, album_id, "search_photos")
+    album = _album(ctx, album_id)
+    album_id = album["album_id"]
     chosen = _live_photos(ctx, photo_ids)
     present = set(ctx.conn.execute(_ALBUM_PHOTO_IDS, {"album_id": album_id}).scalars())
     new = [p for p in chosen if p not in present]

@@ -499,6 +499,22 @@ def _default_window(now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
     return start, start + dt.timedelta(hours=2)
 
 
+_SAVED_ADDRESSES = select(addresses.c.address_id, addresses.c.label, addresses.c.address_line, addresses.c.city,
+                          addresses.c.is_default).order_by(addresses.c.address_id)
+
+
+def saved_address(ctx: Ctx, ref: str) -> str:
+    """A saved address's id, from its id or its label ("home", "Work"), as a user names it; EntityNotFound lists
+    the saved addresses, so a model that guessed learns them from the error."""
+    every = rows(ctx.conn.execute(_SAVED_ADDRESSES))
+    wanted = ref.strip().lower().removeprefix("my ")
+    found = next((a for a in every if a["address_id"] == ref or a["label"].lower() == wanted), None)
+    if found is None:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no saved address {ref!r}", field="address_id",
+                        saved_addresses=[{k: a[k] for k in ("address_id", "label", "city")} for a in every])
+    return str(found["address_id"])
+
+
 _SCHEDULED_PICKUPS = select(courier_orders.c.courier_order_id, courier_orders.c.recipient_json).where(
     courier_orders.c.window_start == bindparam("window_start"), courier_orders.c.window_end == bindparam("window_end"),
     courier_orders.c.status == "scheduled")
@@ -516,14 +532,14 @@ def schedule_courier_pickup(
     """Book a courier to collect a parcel from a saved address and deliver it to a recipient.
 
     Args:
-        pickup_address_id: Saved address to collect from, e.g. address_901.
+        pickup_address_id: Saved address to collect from: its id (address_901) or its label, e.g. "Home".
         recipient: Name, phone and full address of the recipient.
         package_size: Size class of the parcel.
         pickup_window: Pickup window between 08:00 and 20:00, at least an hour (default: the next two free hours).
         insured_value: Declared value to insure (1% fee).
         payment_method_id: Payment method id (default: the default method).
     """
-    shipping_address(ctx, pickup_address_id)
+    pickup_address_id = saved_address(ctx, pickup_address_id)
     method = payment_method(ctx, payment_method_id)
     if pickup_window:
         start = dt.datetime.strptime(pickup_window.start, DT_FMT)
@@ -699,14 +715,15 @@ def book_service_appointment(
         provider_id: Id of the provider, e.g. provider_907 (see search_local_services).
         service: The service, e.g. "haircut" or "cleaning"; the provider must offer it.
         start: An open slot's start, YYYY-MM-DDTHH:MM.
-        address_id: Where a home service (cleaning, repairs, moving, laundry pickup) takes place.
+        address_id: Where a home service (cleaning, repairs, moving, laundry pickup) takes place: a saved
+            address's id (address_901) or its label, e.g. "Home".
         notes: Notes for the provider.
         staff_preference: A preferred staff member, e.g. "Tony".
         payment_method_id: Payment method id (default: the default method).
     """
     prov = get_row(ctx, world_service_providers, provider_id, "search_local_services")
     if address_id:
-        shipping_address(ctx, address_id)
+        address_id = saved_address(ctx, address_id)
     method = payment_method(ctx, payment_method_id)
     prices: dict[str, float] = json.loads(prov["price_json"])
     wanted = service.strip().lower().replace(" ", "_").replace("-", "_")

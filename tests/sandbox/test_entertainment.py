@@ -325,6 +325,18 @@ def test_search_videos(ex: Executor) -> None:
     assert diff(ex) == {}
 
 
+def test_search_videos_finds_an_episode_by_its_series_and_number(ex: Executor) -> None:
+    """A user names an episode by its series ("Startup Island, episode 3"), not by its own title."""
+    episodes = ok(ex, "search_videos", {"query": "Startup Island", "kind": "episode"})["videos"]
+    assert [v["episode_no"] for v in episodes] == [1, 2, 3, 4, 5, 6]
+    assert {v["series_title"] for v in episodes} == {"Startup Island"}
+    third = ok(ex, "search_videos", {"query": "startup island episode 3", "kind": "episode"})["videos"]
+    assert [(v["series_title"], v["episode_no"]) for v in third] == [("Startup Island", 3)]
+    series = ok(ex, "search_videos", {"query": "Startup Island"})["videos"]
+    assert [(v["kind"], v["series_title"]) for v in series] == [("series", None)]
+    assert diff(ex) == {}
+
+
 def test_play_video_series_resumes_at_the_first_unwatched_episode(ex: Executor) -> None:
     series = scalar(ex, select(world_videos.c.video_id).where(world_videos.c.title == "Harbor Nights"))
     episodes = [r["video_id"] for r in query(ex, select(world_videos.c.video_id).where(
@@ -487,6 +499,17 @@ def test_add_photos_to_album(ex: Executor) -> None:
     assert out == {"album_id": "photo_album_001", "added": [outside], "skipped_already_present": [inside]}
     assert [(r["album_id"], r["photo_id"]) for r in diff(ex)["album_photos"]["inserted"]] == [
         ("photo_album_001", outside)]
+
+
+def test_albums_are_named_by_id_or_name(ex: Executor) -> None:
+    """Nothing lists the gallery's albums, so a user's album name works, and an unknown one lists them."""
+    outside = resolve(ex, "$live_photo")
+    out = ok(ex, "add_photos_to_album", {"album_id": "favorites", "photo_ids": [outside]})
+    assert (out["album_id"], out["added"]) == ("photo_album_001", [outside])
+    by_name = ok(ex, "search_photos", {"album_id": "Favorites", "limit": 100})
+    assert by_name == ok(ex, "search_photos", {"album_id": "photo_album_001", "limit": 100})
+    error = fails(ex, "search_photos", {"album_id": "Holidays 1999"}, ErrorType.ENTITY_NOT_FOUND)
+    assert {"album_id": "photo_album_001", "name": "Favorites"} in error["albums"]
 
 
 def test_delete_photos_to_recently_deleted(ex: Executor) -> None:

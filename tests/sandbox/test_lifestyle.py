@@ -285,6 +285,19 @@ def test_book_home_service_at_an_address(ex: Executor) -> None:
     assert diff(ex)["service_appointments"]["inserted"][0]["address_id"] == "address_002"
 
 
+def test_saved_addresses_are_named_by_label(ex: Executor) -> None:
+    """Nothing in D13 lists the saved addresses, so their labels work, and an unknown one lists them."""
+    out = ok(ex, "schedule_courier_pickup", {**PICKUP, "pickup_address_id": "my home"})
+    assert diff(ex)["courier_orders"]["inserted"][0]["pickup_address_id"] == "address_001"
+    cleaners = provider(ex, "TidyNest Cleaners")
+    ok(ex, "book_service_appointment", {"provider_id": cleaners["provider_id"], "service": "cleaning",
+                                        "start": open_slot(ex, cleaners["provider_id"]), "address_id": "Work"})
+    assert diff(ex)["service_appointments"]["inserted"][0]["address_id"] == "address_002"
+    error = fails(ex, "schedule_courier_pickup", {**PICKUP, "pickup_address_id": "office"}, ErrorType.ENTITY_NOT_FOUND)
+    assert [a["label"] for a in error["saved_addresses"]] == ["Home", "Work"]
+    assert out["courier_order_id"] == "courier_003"
+
+
 def test_cancel_service_appointment_early(ex: Executor) -> None:
     appt = query(ex, select(service_appointments).where(service_appointments.c.appointment_id == "sappt_005"))[0]
     out = ok(ex, "cancel_service_appointment", {"appointment_id": "sappt_005", "reason": "trip"})

@@ -9,9 +9,17 @@ from typing import Any
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 
-PAY = ["transactions", "payment_methods"]  # the charge follows from the booking; checked through the booking row
+PAY = ["payment_methods"]  # balances move with every charge; the transactions rows are checked instead
 CATEGORY_WORDS = {"concert": "concerts", "exhibition": "exhibitions", "museum": "museums", "sports": "sports events",
                   "theater": "shows at the theatre", "family": "family outings", "festival": "festivals"}
+
+
+def paid(merchant: str | None, category: str) -> dict[str, Any]:
+    """The transaction row a booking the user asked for posts (any payment method may pay it)."""
+    row: dict[str, Any] = {"category": category, "status": "posted"}
+    if merchant:
+        row["merchant"] = merchant
+    return {"transactions": [row]}
 
 
 def minute(g: Gen) -> str:
@@ -50,8 +58,19 @@ def buy_event_tickets(g: Gen) -> Draft:
               done(f"Booked {qty} ticket(s) for {ev['title']}.")],
         bucket="state_change",
         check={"insert": {"event_tickets": [{"event_id": ev["event_id"], "quantity": qty, "session_time": session,
-                                             "status": "booked"}]}, "ignore_tables": PAY},
+                                             "status": "booked"}], **paid(ev["venue"], "entertainment")},
+               "ignore_tables": PAY},
     )
+
+
+def events_on(g: Gen, city: str, category: str, date_from: str, date_to: str) -> list[dict[str, Any]]:
+    """What search_events(city, category, date_from, date_to) lists, in its order (first session, id)."""
+    now, found = minute(g), []
+    for ev in g.rows("world_events", {"city": city, "category": category}):
+        sessions = [s for s in json.loads(ev["sessions_json"]) if s >= now and date_from <= s[:10] <= date_to]
+        if sessions:
+            found.append((sessions[0], ev["event_id"], ev))
+    return [ev for *_, ev in sorted(found, key=lambda f: (f[0], f[1]))]
 
 
 @family("basic", "13.1", pattern="single_call")
@@ -63,10 +82,14 @@ def find_events(g: Gen) -> Draft:
     query = g.say("what {what} are on in {city} in the next {days} days?", "find {what} in {city} before {end}",
                   "any {what} in {city} between {start} and {end}?", what=CATEGORY_WORDS[category], city=city,
                   days=days, start=g.date(0), end=g.date(days))
+    found = events_on(g, city, category, g.date(0), g.date(days))
+    # the first one: a model listing them all names it too, and naming another one fails
+    answer = (f"In {city}: {found[0]['title']} at {found[0]['venue']}." if found else
+              f"There are no {CATEGORY_WORDS[category]} in {city} in that period.")
     return Draft(
         query=query,
         gold=[act("search_events", city=city, category=category, date_from=g.date(0), date_to=g.date(days)),
-              done("Here is what I found.")],
+              done(answer)],
         bucket="tool_call",
         check={"calls": [{"tool": "search_events", "args": {"city": city, "category": category,
                                                             "date_to": {"$any": [g.date(days - 1), g.date(days)]}}}]},
@@ -94,7 +117,8 @@ def realname_tickets_need_names(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={"follow_up": {"tool": "ask_user"},
                "state": {"insert": {"event_tickets": [{"event_id": ev["event_id"], "quantity": 2, "session_time": session,
-                                                       "attendee_names_json": {"$json": {"$set": names}}}]},
+                                                       "attendee_names_json": {"$json": {"$set": names}}}],
+                                    **(paid(ev["venue"], "entertainment") if ev["price"] else {})},
                          "ignore_tables": PAY}},
         script=[{"answer": f"{companion}, and mine is {g.persona.name}.", "slot": "attendee_names",
                  "keywords": ["name", "visitor"]}],
@@ -104,6 +128,13 @@ def realname_tickets_need_names(g: Gen) -> Draft:
 
 # ---- 13.2 Parcels & Courier -----------------------------------------------------------------------
 
+# a parcel status -> the words a model may report it with
+STATUS_WORDS = {"in_transit": ("in transit", "on its way", "on the way"), "out_for_delivery": ("out for delivery",),
+                "delivered": ("delivered",), "exception": ("exception", "problem", "issue", "delayed"),
+                "ready_for_pickup": ("ready for pickup", "ready to pick up", "ready for collection", "pickup point"),
+                "returned_to_sender": ("returned to sender", "returned", "sent back")}
+
+
 @family("basic", "13.2", pattern="single_call")
 def track_a_parcel(g: Gen) -> Draft:
     p = g.one("world_parcels")
@@ -112,8 +143,9 @@ def track_a_parcel(g: Gen) -> Draft:
     query = g.say("where is my parcel {n}?", "track {n} for me", "what's the status of the {sender} package, "
                   "tracking number {n}?", "has parcel {n} arrived yet?", n=shown, sender=p["sender"])
     return Draft(
-        query=query, gold=[act("track_parcel", tracking_number=number), done(f"It is {p['status']}.")],
-        bucket="tool_call",
+        query=query, gold=[act("track_parcel", tracking_number=number),
+                           done(f"Your parcel from {p['sender']} is {p['status'].replace('_', ' ')}.")],
+        bucket="tool_call", answer=[{"$any": [{"$name": w} for w in STATUS_WORDS[p["status"]]]}],
         check={"calls": [{"tool": "track_parcel", "args": {"tracking_number": {"$regex": "^" + r"[\s-]*".join(number) + "$"}}}]},
     )
 
@@ -144,7 +176,7 @@ def courier_to_contact(g: Gen) -> Draft:
     return Draft(
         query=query,
         gold=[act("search_contacts", name=c["name"]),
-              act("schedule_courier_pickup", pickup_address_id=address["address_id"], recipient=recipient,
+              act("schedule_courier_pickup", pickup_address_id=address["label"], recipient=recipient,
                   package_size=size, pickup_window={"start": f"{day}T{start}", "end": f"{day}T{end}"}),
               done(f"A courier will pick it up tomorrow {start}-{end}.")],
         bucket="state_change",
@@ -152,7 +184,8 @@ def courier_to_contact(g: Gen) -> Draft:
             "pickup_address_id": address["address_id"], "package_size": size, "window_start": f"{day}T{start}",
             "recipient_json": {"$json": {"name": {"$contains": c["name"].split()[-1]},
                                          "phone": {"$phone": c["phone_number"]},
-                                         "address": {"$contains": street.split(",")[0]}}}}]},
+                                         "address": {"$contains": street.split(",")[0]}}}}],
+                          **paid(None, "courier")},
                "ignore_tables": PAY},
     )
 
@@ -161,6 +194,16 @@ def courier_to_contact(g: Gen) -> Draft:
 
 HOME = {"cleaning": "a cleaner", "plumbing": "a plumber", "electrician": "an electrician",
         "appliance_repair": "someone to repair an appliance", "moving": "movers", "laundry": "a laundry pickup"}
+
+
+def providers_free(g: Gen, service: str, day: str, rating: float | None) -> list[dict[str, Any]]:
+    """What search_local_services(service, date=day, min_rating) lists in the home city, best rated first."""
+    open_days = {(s["provider_id"]) for s in g.rows("world_service_slots", {"available": 1})
+                 if s["start"] > minute(g) and s["start"][:10] == day}
+    found = [p for p in g.rows("world_service_providers", {"city": g.persona.home_city})
+             if service in json.loads(p["price_json"]) and p["provider_id"] in open_days
+             and (rating is None or p["rating"] >= rating)]
+    return sorted(found, key=lambda p: (-p["rating"], p["provider_id"]))
 
 
 @family("basic", "13.3", pattern="single_call")
@@ -172,8 +215,13 @@ def find_home_service(g: Gen) -> Draft:
                   "look for {who} with an opening {when}{r}", who=HOME[service], when=g.when(day),
                   r=f", rated {rating} or better" if rating else "")
     args: dict[str, Any] = {"service_type": service, "date": g.date(day), **({"min_rating": rating} if rating else {})}
+    found = providers_free(g, service, g.date(day), rating)
+    # the best rated one: a model listing them all names it too, and naming another one fails
+    answer = (f"{found[0]['name']} has an opening, rated {found[0]['rating']}, for "
+              f"{json.loads(found[0]['price_json'])[service]:.2f} {found[0]['currency']}." if found else
+              f"No {service.replace('_', ' ')} provider has an opening then.")
     return Draft(
-        query=query, gold=[act("search_local_services", **args), done("Here are the options.")], bucket="tool_call",
+        query=query, gold=[act("search_local_services", **args), done(answer)], bucket="tool_call",
         check={"calls": [{"tool": "search_local_services", "args": args}]},
     )
 
@@ -201,6 +249,7 @@ def book_home_service(g: Gen) -> Draft:
                  filter=lambda p: service in json.loads(p["service_types_json"]))
     start = free_slot(g, prov, service, range(1, 4))
     days = (dt.date.fromisoformat(start[:10]) - g.now.date()).days
+    home = g.one("addresses", {"label": "Home"})
     query = g.say("book {name} for {svc} at home {when} at {t}", "get {name} to come to my place for {svc} {when}, {t}",
                   "schedule {svc} with {name} at my home address {when} at {t}", name=prov["name"],
                   svc=service.replace("_", " "), when=g.when(days), t=start[11:])
@@ -208,12 +257,18 @@ def book_home_service(g: Gen) -> Draft:
         query=query,
         gold=[act("search_local_services", service_type=service, date=start[:10]),
               act("book_service_appointment", provider_id=prov["provider_id"], service=service, start=start,
-                  address_id="address_001"), done("Booked.")],
+                  address_id=home["label"]), done("Booked.")],
         bucket="state_change",
         check={"insert": {"service_appointments": [{"provider_id": prov["provider_id"], "service": service,
-                                                    "start": start, "address_id": "address_001"}]},
+                                                    "start": start, "address_id": home["address_id"]}],
+                          **paid(prov["name"], "services")},
                "ignore_tables": PAY},
     )
+
+
+# a cancellation's reason as the user gave it -> how a model may pass it on (the tool keeps it in notes)
+REASON_WORDS = {"something came up": r"came up|something|conflict", "I'm travelling": r"travel|trip|away",
+                "I'm sick": r"sick|ill|unwell", "plans changed": r"plan|change"}
 
 
 @family("basic", "13.3", pattern="friction", friction="confirmation_required")
@@ -227,10 +282,15 @@ def cancel_service_with_history(g: Gen) -> Draft:
                 f"at {appt['start'][11:]}."},
                {"role": "assistant", "content": f"Done: {prov['name']}, {appt['service']} on {appt['start'][:10]} at "
                 f"{appt['start'][11:]} (appointment {appt['appointment_id']})."}]
-    reason = g.pick(("something came up", "I'm travelling", "I'm sick", "plans changed"))
+    reason = g.pick(sorted(REASON_WORDS))
     query = g.say("please cancel that appointment, {r}", "{r}, so cancel the {svc} booking",
                   "cancel it after all; {r}", r=reason, svc=appt["service"])
     aid = appt["appointment_id"]
+    # the reason the user gave, passed on, or no reason at all (notes unchanged)
+    cancelled = {"status": "cancelled", "notes": {"$any": [appt["notes"], {"$regex": REASON_WORDS[reason]}]}}
+    posted = g.rows("transactions", {"ref_id": aid, "status": "posted"})
+    refunded = ({"transactions": [{"match": {"txn_id": t["txn_id"]}, "set": {"status": "refunded"}} for t in posted]}
+                if posted else {})
     if late:
         gold = [act("cancel_service_appointment", appointment_id=aid, reason=reason),
                 act("ask_user", question="Cancelling this close to the start costs a late fee of half the price. "
@@ -239,19 +299,20 @@ def cancel_service_with_history(g: Gen) -> Draft:
                 done("Cancelled; the late fee was charged.")]
         return Draft(
             query=query, history=history, gold=gold, bucket="agent_behavior",
-            check={"follow_up": {"tool": "ask_user", "args": {"kind": "confirm"}},
+            check={"follow_up": {"tool": "ask_user"},
                    "state": {"update": {"service_appointments": [{"match": {"appointment_id": aid},
-                                                                  "set": {"status": "cancelled"}}]},
-                             "ignore_tables": PAY, "ignore_columns": ["notes", "cancellation_fee"]}},
-            script=[{"answer": "Yes, cancel it anyway.", "keywords": ["fee", "anyway", "cancel"]}],
+                                                                  "set": cancelled}], **refunded},
+                             "insert": paid("Late cancellation fee", "services"),
+                             "ignore_tables": PAY, "ignore_columns": ["cancellation_fee"]}},
+            script=[{"answer": "Yes, cancel it anyway.", "keywords": ["fee", "anyway", "cancel"], "kind": "confirm"}],
             recovers=(ErrorType.CONFIRMATION_REQUIRED,), tags={"friction": "confirmation_required"},
         )
     return Draft(
         query=query, history=history,
         gold=[act("cancel_service_appointment", appointment_id=aid, reason=reason), done("Cancelled and refunded.")],
         bucket="state_change",
-        check={"update": {"service_appointments": [{"match": {"appointment_id": aid}, "set": {"status": "cancelled"}}]},
-               "ignore_tables": PAY, "ignore_columns": ["notes", "cancellation_fee"]},
+        check={"update": {"service_appointments": [{"match": {"appointment_id": aid}, "set": cancelled}], **refunded},
+               "ignore_tables": PAY, "ignore_columns": ["cancellation_fee"]},
         tags={"pattern": "single_call"},
     )
 
@@ -282,7 +343,7 @@ def book_wellness(g: Gen) -> Draft:
         gold=[act("search_local_services", service_type=service, date=start[:10]),
               act("book_service_appointment", **args), done("Booked.")],
         bucket="state_change",
-        check={"insert": {"service_appointments": [row]}, "ignore_tables": PAY},
+        check={"insert": {"service_appointments": [row], **paid(prov["name"], "services")}, "ignore_tables": PAY},
     )
 
 
@@ -325,7 +386,8 @@ def book_wellness_slot_taken(g: Gen) -> Draft:
               done(f"{want[11:]} was taken; booked {alt[11:]} instead.")],
         bucket="state_change",
         check={"insert": {"service_appointments": [{"provider_id": prov["provider_id"], "service": service,
-                                                    "start": alt}]}, "ignore_tables": PAY},
+                                                    "start": alt}], **paid(prov["name"], "services")},
+               "ignore_tables": PAY},
         recovers=(ErrorType.RESOURCE_UNAVAILABLE,),
     )
 
@@ -373,7 +435,7 @@ def add_card_already_saved(g: Gen) -> Draft:
     query = g.say("add my {m} card {n} to the wallet", "save my {m} membership number {n}",
                   "please put the {m} card ({n}) in my wallet", m=card["merchant"], n=number)
     return Draft(
-        query=query + g.pick(("", " Thanks!", " Please.")),
+        query=query + g.pick(("", " Thanks!")),
         gold=[act("add_membership_card", merchant=card["merchant"], card_number=number),
               done(f"Your {card['merchant']} card is already in the wallet.")],
         bucket="state_change", check={},

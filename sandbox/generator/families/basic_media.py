@@ -448,7 +448,7 @@ def audiobook_chapter_sleep(g: Gen) -> Draft:
     timer = g.pick((None, 15, 20, 30, 45, 60))
     tail = f" and stop after {timer} minutes" if timer else ""
     query = g.say("play chapter {n} of the audiobook {t}{tail}", "continue the audiobook {t} from chapter {n}{tail}",
-                  "start the {t} audiobook at chapter {n}{tail}", n=ch["episode_no"], t=book["title"], tail=tail)
+                  "start the audiobook {t} at chapter {n}{tail}", n=ch["episode_no"], t=book["title"], tail=tail)
     args: dict[str, Any] = {"episode_id": ch["episode_id"]}
     row: dict[str, Any] = {"player": "podcast", "item_id": ch["episode_id"]}
     if timer:
@@ -662,7 +662,7 @@ def add_to_album_after_grant(g: Gen) -> Draft:
         gold=[act("search_photos", query=word, date_from=a, date_to=b, limit=50),
               act("grant_app_permission", app_id="gallery", permission="PHOTOS"),
               act("search_photos", query=word, date_from=a, date_to=b, limit=50),
-              act("add_photos_to_album", album_id=album["album_id"], photo_ids=every),
+              act("add_photos_to_album", album_id=album["name"], photo_ids=every),
               done(f"Added {len(ids)} photos to {album['name']}.")],
         bucket="state_change",
         check={"insert": {"album_photos": [{"album_id": album["album_id"], "photo_id": i} for i in ids]},

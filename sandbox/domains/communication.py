@@ -349,7 +349,8 @@ _GROUP = select(groups).where(groups.c.group_id == bindparam("group_id"))
 def _group(ctx: Ctx, group_id: str) -> dict[str, Any]:
     row = ctx.conn.execute(_GROUP, {"group_id": group_id}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no group chat {group_id!r}", field="group_id")
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no group chat {group_id!r}", field="group_id",
+                        hint="search_messages")
     return dict(row._mapping)
 
 
@@ -393,7 +394,7 @@ def send_chat_message(
     """Send a chat-app message to a contact or a group chat.
 
     Args:
-        to: A contact id (contact_904) or a group chat id (group_902).
+        to: A contact id (contact_904) or a group chat id (group_902; search_messages lists group chats).
         text: Text of the message.
     """
     counterpart, cid = _chat_target(ctx, to)
@@ -408,28 +409,53 @@ def send_chat_message(
 # ---- Message Search & Inbox (3.3) -------------------------------------------------------------
 
 def _message_filter(args: dict[str, Any]) -> str | None:
-    """Give at least one of query, contact_id, channel, unread_only, date_from, date_to."""
-    filters = ("query", "contact_id", "channel", "unread_only", "date_from", "date_to")
-    return None if any(args.get(k) is not None for k in filters) else f"give at least one of {', '.join(filters)}"
+    """Give at least one of query, contact_id, channel, unread_only, date_from, date_to, groups_only."""
+    filters = ("query", "contact_id", "channel", "unread_only", "date_from", "date_to", "groups_only")
+    given = any(args.get(k) is not None for k in filters[:-1]) or args.get("groups_only")
+    return None if given else f"give at least one of {', '.join(filters)}"
+
+
+_ALL_GROUPS = select(groups).order_by(groups.c.name, groups.c.group_id)
+_CONTACT_NAMES = select(contacts.c.contact_id, contacts.c.name)
+
+
+def _group_chats(ctx: Ctx, query: str | None, contact_id: str | None) -> list[dict[str, Any]]:
+    """The group chats whose name has every word of ``query`` and that include ``contact_id`` (either
+    filter optional), each with its members' names, as the chat app lists conversations."""
+    words = (query or "").lower().split()
+    names = dict(ctx.conn.execute(_CONTACT_NAMES).all())
+    found = []
+    for g in rows(ctx.conn.execute(_ALL_GROUPS)):
+        members = json.loads(g["members_json"])
+        if all(w in g["name"].lower() for w in words) and (contact_id is None or contact_id in members):
+            found.append({"group_id": g["group_id"], "name": g["name"], "is_admin": bool(g["is_admin"]),
+                          "members": [{"contact_id": m, "name": names.get(m)} for m in members]})
+    return found
 
 
 @tool(l2="3.3", app="messages", mutating=False, permissions=("SMS",), check=_message_filter)
 def search_messages(
     ctx: Ctx, query: str | None = None, contact_id: str | None = None, channel: Literal["sms", "chat"] | None = None,
     unread_only: bool | None = None, date_from: Date | None = None, date_to: Date | None = None,
-    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    limit: Annotated[int, Field(ge=1, le=50)] = 10, groups_only: bool = False,
 ) -> dict[str, Any]:
-    """Search received and sent messages, newest first.
+    """Search received and sent messages, newest first, and the group chats (id, name, members) that match.
 
     Args:
-        query: Words that must appear in the message text (case-insensitive).
-        contact_id: Only messages with this contact.
-        channel: Only SMS or only chat messages.
+        query: Words that must appear in the message text (case-insensitive); the group chats whose
+            name has them are listed in groups.
+        contact_id: Only messages with this contact (and group chats that include them).
+        channel: Only SMS or only chat messages (SMS lists no group chats).
         unread_only: Only unread messages.
         date_from: Earliest date, YYYY-MM-DD.
         date_to: Latest date, YYYY-MM-DD.
         limit: Maximum number of results.
+        groups_only: List only group chats (all of them, or those matching query and contact_id), no
+            messages.
     """
+    if groups_only:
+        found_groups = _group_chats(ctx, query, contact_id)[:limit]
+        return {"groups": found_groups, "count": len(found_groups)}
     q = select(messages).where(messages.c.status != "deleted")
     if query:
         for word in query.lower().split():
@@ -446,7 +472,10 @@ def search_messages(
         q = q.where(messages.c.sent_at < date_to + "T99")
     found = rows(ctx.conn.execute(q.order_by(messages.c.sent_at.desc(), messages.c.message_id).limit(limit)))
     keep = ("message_id", "channel", "direction", "counterpart", "contact_id", "body", "is_read", "sent_at")
-    return {"messages": [{k: m[k] for k in keep} for m in found], "count": len(found)}
+    out: dict[str, Any] = {"messages": [{k: m[k] for k in keep} for m in found], "count": len(found)}
+    if query and channel != "sms":
+        out["groups"] = _group_chats(ctx, query, contact_id)[:limit]
+    return out
 
 
 MessageIds = Annotated[list[str], Field(min_length=1, max_length=100)]
@@ -549,7 +578,7 @@ def start_video_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)], audio_on
     """Start a video (or audio-only) call in the chat app with a contact or a whole group chat.
 
     Args:
-        to: A contact id (contact_904) or a group chat id (group_902).
+        to: A contact id (contact_904) or a group chat id (group_902; search_messages lists group chats).
         audio_only: Call without video.
     """
     counterpart, cid = _chat_target(ctx, to)
@@ -623,7 +652,7 @@ def add_group_members(
     """Add contacts to a group chat, or remove members from it (only a group admin may).
 
     Args:
-        group_id: Id of the group chat, e.g. group_902.
+        group_id: Id of the group chat, e.g. group_902 (search_messages lists group chats).
         member_ids: Contact ids to add (or remove).
         remove: Remove these members instead of adding them.
     """

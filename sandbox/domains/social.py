@@ -12,7 +12,7 @@ import json
 import random
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 from sqlalchemy import Column, Connection, Integer, Text, bindparam, func, insert, or_, select
 
 from sandbox.domains.communication import contacts
@@ -22,7 +22,13 @@ from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import tool
 from sandbox.world import Persona, seeder
 
-Platform = Literal["social", "microblog", "photoshare"]
+
+def _platform_name(value: Any) -> Any:
+    """A platform named in any letter case ("PhotoShare"), as the app's own picker would take it."""
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+Platform = Annotated[Literal["social", "microblog", "photoshare"], BeforeValidator(_platform_name)]
 PLATFORMS: tuple[str, ...] = ("social", "microblog", "photoshare")
 
 world_social_accounts = table(
@@ -170,8 +176,8 @@ def search_social_posts(
 ) -> dict[str, Any]:
     """Search posts on a platform, newest first; with no query or author it reads the user's feed.
 
-    The feed is the user's own posts and those of the accounts they follow. Each post lists
-    whether the user liked it and its latest comments.
+    The feed is the user's own posts and those of the accounts they follow. Each post lists its
+    likes (everyone's, the user's included), whether the user liked it and its latest comments.
 
     Args:
         platform: Which network to read.
@@ -200,7 +206,9 @@ def search_social_posts(
     comments: dict[str, list[dict[str, Any]]] = {}
     for r in rows(ctx.conn.execute(_COMMENTS_ON, {"post_ids": ids})):
         comments.setdefault(r.pop("post_id"), []).append(r)
-    posts = [{**{k: r[k] for k in POST_KEYS}, "display_name": r["display_name"], "is_own": bool(r["is_own"]),
+    # the likes column counts other people's likes; the app shows the total, as like_post reports it
+    posts = [{**{k: r[k] for k in POST_KEYS}, "likes": r["likes"] + (r["post_id"] in liked),
+              "display_name": r["display_name"], "is_own": bool(r["is_own"]),
               "photo_ids": json.loads(r["photo_ids_json"]), "tags": json.loads(r["tags_json"]),
               "liked_by_me": r["post_id"] in liked, "comment_count": len(comments.get(r["post_id"], [])),
               "latest_comments": comments.get(r["post_id"], [])[:5]} for r in found]
@@ -250,7 +258,7 @@ _ADD_LIKE = insert(social_likes)
 @tool(l2="3.8", app="social", mutating=True, network="internet",
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def like_post(ctx: Ctx, post_id: str, unlike: bool = False) -> dict[str, Any]:
-    """Like a post, or take a like back.
+    """Like a post, or take a like back; likes is the post's count afterwards, the user's like included.
 
     Args:
         post_id: Id of the post, e.g. post_931.

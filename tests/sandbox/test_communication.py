@@ -168,6 +168,24 @@ def test_search_messages(ex: Executor) -> None:
     assert unread["count"] and all(m["is_read"] == 0 for m in unread["messages"])
 
 
+
+def test_search_messages_lists_group_chats(ex: Executor) -> None:
+    """Group chats are found by name words (any case) or listed whole, with their members' names."""
+    out = ok(ex, "search_messages", {"query": "project PHOENIX"})
+    [grp] = out["groups"]
+    assert (grp["group_id"], grp["name"], grp["is_admin"]) == ("group_002", "Project Phoenix", False)
+    assert grp["members"] and all(m["contact_id"].startswith("contact_") and m["name"] for m in grp["members"])
+    listed = ok(ex, "search_messages", {"groups_only": True})
+    assert [g["name"] for g in listed["groups"]] == sorted(["Family", "Project Phoenix", "Badminton Sundays",
+                                                            "Class reunion"])
+    assert listed["count"] == 4 and "messages" not in listed
+    member = grp["members"][0]["contact_id"]
+    mine = ok(ex, "search_messages", {"groups_only": True, "contact_id": member})["groups"]
+    assert "group_002" in [g["group_id"] for g in mine]
+    assert all(member in [m["contact_id"] for m in g["members"]] for g in mine)
+    assert "groups" not in ok(ex, "search_messages", {"query": "phoenix", "channel": "sms"})
+    assert "groups" not in ok(ex, "search_messages", {"unread_only": True})
+
 def test_mark_messages_read(ex: Executor) -> None:
     unread = [m["message_id"] for m in query(ex.conn, select(messages.c.message_id).where(messages.c.is_read == 0))]
     read = query(ex.conn, select(messages.c.message_id).where(messages.c.is_read == 1).limit(1))[0]["message_id"]
@@ -318,6 +336,27 @@ def test_like_post(ex: Executor) -> None:
     assert ok(ex, "like_post", {"post_id": post_id, "unlike": True})["liked"] is False
     assert diff(ex) == {}
 
+
+
+def test_like_counts_agree_between_search_and_like(ex: Executor) -> None:
+    """The feed's count includes the user's own like, so liking and unliking show in it as like_post reports."""
+    post_id = scalar(ex.conn, select(social_likes.c.post_id).order_by(social_likes.c.post_id))
+    platform, author = query(ex.conn, select(social_posts.c.platform, social_posts.c.author).where(
+        social_posts.c.post_id == post_id))[0].values()
+
+    def shown() -> int:
+        posts = ok(ex, "search_social_posts", {"platform": platform, "author": author, "limit": 50})["posts"]
+        return next(p["likes"] for p in posts if p["post_id"] == post_id)
+
+    before = shown()
+    assert ok(ex, "like_post", {"post_id": post_id, "unlike": True})["likes"] == before - 1 == shown()
+    assert ok(ex, "like_post", {"post_id": post_id})["likes"] == before == shown()
+
+
+def test_platform_in_any_letter_case(ex: Executor) -> None:
+    assert ok(ex, "search_social_posts", {"platform": "PhotoShare", "own_only": True})["platform"] == "photoshare"
+    out = ok(ex, "create_social_post", {"platform": " Social", "content": "Case test"})
+    assert out["platform"] == "social"
 
 def test_unlike_a_seeded_like(ex: Executor) -> None:
     post_id = scalar(ex.conn, select(social_likes.c.post_id).order_by(social_likes.c.post_id))

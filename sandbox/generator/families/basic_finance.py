@@ -241,17 +241,24 @@ def paid_check(bill: dict[str, Any]) -> dict[str, Any]:
         "insert": {"transactions": [{"method_id": "pm_004", "ref_id": bill["bill_id"], "category": "bills"}]}}
 
 
-BILL_NAMES = {"rent": "rent payment", "electricity": "electricity bill", "water": "water bill", "gas": "gas bill",
+BILL_NAMES = {"rent": "rent", "electricity": "electricity bill", "water": "water bill", "gas": "gas bill",
               "internet": "internet bill", "phone": "phone bill", "credit_card": "credit card statement",
               "insurance": "health insurance premium"}
+
+
+def bill_say(g: Gen, bill: dict[str, Any], plain: tuple[str, ...], with_biller: tuple[str, ...], **fields: Any) -> str:
+    """A request naming the bill, and its biller only where the biller's name is not the bill's own
+    ("Health insurance premium" would read "the Health insurance premium payment from Health insurance premium")."""
+    name = BILL_NAMES[bill["category"]]
+    distinct = not any(w in bill["biller"].lower() for w in name.split())
+    return g.say(*plain, *(with_biller if distinct else ()), n=name, b=bill["biller"], **fields)
 
 
 @family("basic", "7.3", pattern="lookup_then_act")
 def pay_due_bill(g: Gen) -> Draft:
     bill = payable_bill(g)
-    name = BILL_NAMES[bill["category"]]
-    query = g.say("pay my {n} now", "settle the {n} bill from {b}", "can you pay the {n} today?",
-                  "I need to pay {b} - the {n}", n=name, b=bill["biller"])
+    query = bill_say(g, bill, ("pay my {n} now", "can you pay the {n} today?"),
+                     ("settle the {n} from {b}", "I need to pay {b} - the {n}"))
     return Draft(query=query, gold=[act("list_bills"), act("pay_bill", bill_id=bill["bill_id"]), done("Paid.")],
                  bucket="state_change", check=paid_check(bill))
 
@@ -259,13 +266,12 @@ def pay_due_bill(g: Gen) -> Draft:
 @family("basic", "7.3", pattern="lookup_then_act")
 def schedule_bill(g: Gen) -> Draft:
     bill = g.one("bills", {"status": "due"}, filter=lambda b: b["due_date"] > g.date(1))
-    name = BILL_NAMES[bill["category"]]
     days = g.rng.randint(1, 4)
     day = g.date(days)
     if day > bill["due_date"]:
         raise BuildError("too late")
-    query = g.say("schedule the {n} to be paid on {d}", "set up the {b} payment for {d}",
-                  "pay my {n} on {d}, not today", n=name, b=bill["biller"], d=day)
+    query = bill_say(g, bill, ("schedule the {n} to be paid on {d}", "pay my {n} on {d}, not today"),
+                     ("set up the {b} payment for {d}",), d=day)
     return Draft(query=query,
                  gold=[act("list_bills"), act("pay_bill", bill_id=bill["bill_id"], scheduled_date=day),
                        done(f"Scheduled for {day}.")],
@@ -278,10 +284,9 @@ def schedule_bill(g: Gen) -> Draft:
 @family("basic", "7.3", pattern="friction", friction="authentication_required")
 def pay_bill_after_sign_in(g: Gen) -> Draft:
     bill = payable_bill(g)
-    name = BILL_NAMES[bill["category"]]
     code = f"{g.rng.randint(0, 999999):06d}"
-    query = g.say("pay the {n} from {b}", "please take care of my {n} right away",
-                  "go ahead and pay {b} ({n})", n=name, b=bill["biller"])
+    query = bill_say(g, bill, ("pay the {n}", "please take care of my {n} right away"),
+                     ("pay the {n} from {b}", "go ahead and pay {b} ({n})"))
     check = paid_check(bill)
     check["update"]["apps"] = [SIGNED_IN]
     return Draft(query=query,
@@ -501,8 +506,9 @@ def buy_shares(g: Gen) -> Draft:
     check, cost = order_effects(g, symbol, "buy", qty)
     if cost > cash * 0.8:
         raise BuildError("too expensive")
-    query = g.say("buy {q} shares of {n}", "get me {q} {n} shares at market price", "purchase {q} shares of {n} stock",
-                  "I want to buy {q} {s} shares", q=qty, n=NAMES[symbol], s=symbol)
+    query = g.say("buy {q} share{pl} of {n}", "get me {q} {n} share{pl} at market price",
+                  "purchase {q} share{pl} of {n} stock", "I want to buy {q} {s} share{pl}",
+                  pl="" if qty == 1 else "s", q=qty, n=NAMES[symbol], s=symbol)
     args = {"symbol": symbol, "side": "buy", "quantity": qty}
     return Draft(query=query,
                  gold=[act("get_stock_quote", symbol_or_name=symbol), act("place_stock_order", **args),

@@ -29,7 +29,7 @@ import msgspec
 from yarl import URL
 
 from planners.base import ContextOverflow, InfraError, PlannerAction
-from planners.messages import FORMAT_ERROR_KINDS, ParsedReply, chat_messages, clip, encode, parse_reply
+from planners.messages import FORMAT_ERROR_KINDS, ParsedReply, chat_messages, encode, parse_reply
 from sandbox.episode import Observation
 from sandbox.tasks import Task
 
@@ -280,7 +280,7 @@ class ChatEndpoint:
                 try:
                     data = _completion(body)
                 except RecursionError:  # nested too deep to decode: the model wrote it, so it is its error
-                    return Completion(None, latency, attempt, "undecodable_reply", clip(self._excerpt(_text(body))))
+                    return Completion(None, latency, attempt, "undecodable_reply", self._excerpt(_text(body)))
                 if data is not None:
                     return Completion(data, latency, attempt)
                 last = f"HTTP 200 with a body that is not a chat completion: {self._excerpt(_text(body))}"

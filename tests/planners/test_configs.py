@@ -136,8 +136,5 @@ def test_any_key_is_set_without_a_plus_and_a_misspelt_one_is_one_line() -> None:
         message = str(caught.value)
         assert message.startswith(f"{typo.split('=')[0].rsplit('.', 1)[0]}") and "unknown key" in message
         assert known in message and "\n" not in message, message
-
-
-def test_the_shared_base_is_not_a_planner() -> None:
     with pytest.raises(SweepConfigError, match="planners: unknown planner '_openai_base'; known: gpt_oss_20b,"):
-        plan_sweep(load_config(*parse_args(["planner=_openai_base", "split=handwritten"])))
+        plan_sweep(load_config(*parse_args(["planner=_openai_base", "split=handwritten"])))  # a base, not a planner

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from typing import Any
 
 from sandbox.errors import ErrorType
@@ -25,6 +26,17 @@ def snapshot(g: Gen, app: str, text: str, fields: dict[str, Any]) -> tuple[str, 
     sid = f"snapshot_{g.rng.randint(100, 999)}"
     return sid, {"insert": {"screen_snapshots": [{"snapshot_id": sid, "app_id": app, "ocr_text": text,
                                                   "fields_json": json.dumps(fields)}]}}
+
+
+def told_agent(agent: str, *patterns: str) -> dict[str, Any]:
+    """A sub-agent job whose handoff says each of ``patterns`` somewhere (the objective, any fact, any input): the
+    facts the agent must learn, however the planner words and structures the handoff."""
+    return {"agent": agent, "handoff_json": {"$regex": "(?s)^" + "".join(f"(?=.*(?:{p}))" for p in patterns)}}
+
+
+def digits(number: str) -> str:
+    """A pattern for ``number`` not inside a longer number (a card's last four, not a phone's)."""
+    return rf"(?<!\d){number}(?!\d)"
 
 
 def later(g: Gen, hours: int) -> str:
@@ -89,6 +101,9 @@ def add_when_back_in_stock(g: Gen) -> Draft:
     )
 
 
+RECEPTION = "reception|front desk|concierge|lobby"
+
+
 @family("subagent", "6.3", agent="voice_agent")
 def ask_courier_by_phone(g: Gen) -> Draft:
     ship = g.one("shipments", filter=lambda s: s["status"] != "delivered")
@@ -98,8 +113,8 @@ def ask_courier_by_phone(g: Gen) -> Draft:
     item = order_items(g, order["order_id"])[0]
     model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
     phone = f"+1555019{g.rng.randint(1000, 9999)}"
-    rules = {"answers": {"reception": "Noted: the driver will leave the parcel at reception.",
-                         "neighbour": "Noted: the driver will try a neighbour."},
+    rules = {"answers": {RECEPTION: "Noted: the driver will leave the parcel at reception.",
+                         "neighbour|neighbor|next door": "Noted: the driver will try a neighbour."},
              "default": "Your parcel is on schedule."}
     query = g.say("call {c} at {p} and ask them to leave my {m} parcel at reception",
                   "phone the courier ({c}, {p}) about my {m} delivery: it should be left at the building reception",
@@ -108,17 +123,16 @@ def ask_courier_by_phone(g: Gen) -> Draft:
         query=query,
         gold=[act("list_orders", status="shipped", query=model), act("track_order", order_id=order["order_id"]),
               act("call_voice_agent", callee={"phone": phone},
-                  objective=f"Ask {ship['carrier']} to leave parcel {ship['tracking_number']} at the building reception",
+                  objective=f"Ask {ship['carrier']} to leave my parcel at the building reception",
                   facts={"tracking_number": ship["tracking_number"]}),
               done("The courier will leave it at reception.")],
         bucket="agent_behavior",
         patches={"insert": {"world_phone_services": [{"phone": phone, "place_id": None,
                                                       "name": f"{ship['carrier']} customer line", "handler": "inquiry",
                                                       "rules_json": json.dumps(rules)}]}},
-        check={"route": "call_voice_agent",
-               "handoff": {"callee": {"phone": {"$phone": phone}}, "objective": {"$contains": "reception"},
-                           "facts": {"tracking_number": {"$contains": ship["tracking_number"]}}},
-               "state": {}},
+        check={"route": "call_voice_agent", "handoff": {"callee": {"phone": {"$phone": phone}}},
+               "state": {"insert": {"subagent_jobs": [told_agent("voice_agent", RECEPTION,
+                                                                 re.escape(ship["tracking_number"]))]}}},
     )
 
 
@@ -211,7 +225,7 @@ def low_balance_watch(g: Gen) -> Draft:
                   n=name, f=fmt(floor))
     return Draft(
         query=query,
-        gold=[act("get_account_balance", account_id=acct),
+        gold=[act("get_account_balance"),
               act("call_monitor_agent", condition={"tool": "get_account_balance", "args": {"account_id": acct},
                                                    "path": "$.accounts[0].balance", "op": "lt", "value": floor},
                   notify_only=True, description=f"Tell the user when {name} is below {fmt(floor)}"),
@@ -303,25 +317,30 @@ def lost_card_replacement_call(g: Gen) -> Draft:
     card, name = g.pick([("pm_001", "Visa credit card"), ("pm_002", "debit card")])
     last4 = g.rows("payment_methods", {"method_id": card})[0]["last4"]
     phone = f"+1555018{g.rng.randint(1000, 9999)}"
-    rules = {"answers": {"replacement": "A replacement card is on its way; it arrives in 5-7 business days."},
+    rules = {"answers": {"replac|new card|reissu|another card|lost|stolen":
+                         "A replacement card is on its way; it arrives in 5-7 business days."},
              "default": "Please hold for an agent."}
     query = g.say("I lost my {n}: freeze it and call the bank's card line at {p} to order a replacement",
                   "lock my {n} (it's lost) and phone {p} to get a new card sent", n=name, p=phone)
     return Draft(
         query=query,
-        gold=[act("freeze_card", card_id=card, frozen=True, reason="lost"),
+        gold=[act("get_account_balance"),
+              act("freeze_card", card_id=card, frozen=True, reason="lost"),
               act("call_voice_agent", callee={"phone": phone},
-                  objective=f"Report the lost {name} ending {last4} and order a replacement card",
+                  objective=f"Report my lost {name} and order a replacement card",
                   facts={"card_last4": last4, "holder_name": g.persona.name}),
               done("Frozen; a replacement is on its way.")],
         bucket="agent_behavior",
         patches={"insert": {"world_phone_services": [{"phone": phone, "place_id": None, "name": "Bank card services",
                                                       "handler": "inquiry", "rules_json": json.dumps(rules)}]}},
+        # the bank must learn which card: its last four digits, in the objective or under any fact
         check={"route": "call_voice_agent",
-               "handoff": {"callee": {"phone": {"$phone": phone}}, "objective": {"$contains": "replacement"},
-                           "facts": {"card_last4": {"$contains": last4}}},
-               "state": {"update": {"payment_methods": [{"match": {"method_id": card}, "set": {"status": "frozen"}}]},
-                         "ignore_columns": ["freeze_reason"]}},
+               "handoff": {"callee": {"phone": {"$phone": phone}},
+                           "objective": {"$regex": "replac|new card|reissu|another card|lost|stolen"}},
+               "state": {"update": {"payment_methods": [{"match": {"method_id": card}, "set": {"status": "frozen"}}],
+                                    "card_details": [{"match": {"method_id": card}, "set": {"freeze_reason": {
+                                        "$any": [{"$absent": True}, {"$regex": "lost"}]}}}]},
+                         "insert": {"subagent_jobs": [told_agent("voice_agent", digits(last4))]}}},
     )
 
 

@@ -24,6 +24,7 @@ from sandbox.generator.families.basic_work import (
     now_minute,
     unique_future,
 )
+from sandbox.generator.families.subagent_shop_finance import told_agent
 
 PHARMACY, SALON = "+15550100002", "+15550100003"
 
@@ -60,7 +61,8 @@ def book_room_for_meeting(g: Gen) -> Draft:
                                                             "attendees": {"$any": [n, str(n)]}}},
                "state": {"insert": {"room_bookings": [{"date": day, "start": start, "end": end,
                                                       "booked_by": "gui_agent"}]}}},
-        script=[{"answer": f"{n} people.", "slot": "attendees", "keywords": ["how many", "people", "attend"]}],
+        script=[{"answer": f"{n} people.", "slot": "attendees", "keywords": ["how many", "people", "attend"],
+                 "kind": "clarify"}],
         recovers=(ErrorType.SUB_AGENT_FAILED,),
     )
 
@@ -116,13 +118,13 @@ def pharmacy_then_reminder(g: Gen) -> Draft:
                     "phone the Corner Pharmacy on +1 555 010 0002 to check if ibuprofen is in stock, then set a "
                     "reminder for {when} at {t} to collect it", when=g.when(d), t=hm_words(hm)),
         gold=[act("call_voice_agent", callee={"phone": PHARMACY}, objective="Ask whether they have ibuprofen in stock",
-                  facts={"item": "ibuprofen"}),
+                  facts={}),
               act("create_reminder", text="Pick up ibuprofen at Corner Pharmacy", remind_at=at),
               done("They have ibuprofen in stock (12 packs); I set the pick-up reminder.")],
         bucket="agent_behavior",
-        check={"route": "call_voice_agent",
-               "handoff": {"callee": {"phone": {"$phone": PHARMACY}}, "objective": {"$contains": "ibuprofen"}},
-               "state": {"insert": {"tasks": [{"title": {"$contains": "ibuprofen"}, "remind_at": at}]}}},
+        check={"route": "call_voice_agent", "handoff": {"callee": {"phone": {"$phone": PHARMACY}}},
+               "state": {"insert": {"tasks": [{"title": {"$contains": "ibuprofen"}, "remind_at": at}],
+                                    "subagent_jobs": [told_agent("voice_agent", "ibuprofen")]}}},
     )
 
 
@@ -175,7 +177,8 @@ def forward_contract_when_it_arrives(g: Gen) -> Draft:
                     "by email", "ask Alex Morgan by email to send me the {doc}; when it arrives, email my boss Alex "
                     "Turner that it's in", doc=doc),
         gold=[act("search_emails", query=f"signed {key}", folder="inbox"),
-              act("send_email", to=["contact_005"], subject=f"The {doc}",
+              act("search_contacts", name=colleague["name"]), act("search_contacts", name=boss["name"]),
+              act("send_email", to=["contact_005"], subject=f"Signed {key}",
                   body=f"Hi Alex, could you send me the {doc}? Thanks!"),
               act("call_monitor_agent", condition={"tool": "search_emails", "args": search, "path": "$.count",
                                                    "op": "ge", "value": 1}, on_trigger=plan,
@@ -214,15 +217,17 @@ def expenses_to_shared_sheet(g: Gen) -> Draft:
                     "/Documents/Finance, and give Alex Turner edit access", title=title),
         gold=[act("call_screen_reader_agent", source={"type": "screen", "id": sid}, extract_fields=["expenses"]),
               act("create_document", title=title, doc_type="sheet", content=content, folder_path="/Documents/Finance"),
+              act("search_contacts", name=boss["name"]),
               act("share_document", file_id=g.ref(2, "file_id"), share_with=["contact_004"], access="edit"),
               done("Created the sheet and shared it with Alex Turner.")],
         bucket="agent_behavior",
         check={"route": "call_screen_reader_agent", "handoff": {"source": {"type": "screen", "id": sid}},
+               # sharing emails the link (share_document's default notify)
                "state": {"insert": {"documents": [{"title": title, "doc_type": "sheet",
                                                    "folder_path": "/Documents/Finance",
                                                    "content": {"$contains_all": [str(a) for _, a in items]}}],
-                                    "file_shares": [{"grantee": boss["email"], "access": "edit"}]},
-                         "ignore_tables": ["emails"]}},
+                                    "file_shares": [{"grantee": boss["email"], "access": "edit"}],
+                                    "emails": [{"folder": "sent", "to_json": {"$contains": boss["email"]}}]}}},
         patches=snapshot(sid, "browser", text, {"expenses": [{"item": n, "amount": a} for n, a in items]}),
     )
 
@@ -321,6 +326,7 @@ def haircut_in_free_slot(g: Gen) -> Draft:
         check={"route": "call_voice_agent",
                "handoff": {"callee": {"phone": {"$phone": SALON}}, "facts": {"date": day, "time": t}},
                "state": {"insert": {"phone_bookings": [{"business_phone": SALON, "date": day, "time": t}],
-                                    "calendar_events": [{"title": {"$contains": "haircut"}, "start": start,
-                                                         "end": end}]}}},
+                                    "calendar_events": [{"title": {"$regex": "hair|cut|salon|style studio"},
+                                                         "start": start, "end": end}],
+                                    "subagent_jobs": [told_agent("voice_agent", "hair|cut|trim")]}}},
     )

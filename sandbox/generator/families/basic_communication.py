@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from sandbox.errors import ErrorType
@@ -47,8 +48,14 @@ def add_new_contact(g: Gen) -> Draft:
         query=query,
         gold=[act("add_contact", name=name, phone_number=number, relationship=role), done(f"Saved {name}.")],
         bucket="state_change",
-        check={"insert": {"contacts": [{"name": name, "phone_number": {"$phone": number}}]}},
+        check={"insert": {"contacts": [{"name": name, "phone_number": {"$phone": number},
+                                        "relationship": relationship_matcher(role)}]}},
     )
+
+
+def relationship_matcher(role: str) -> dict[str, Any]:
+    """The relationship as stated, in either spelling (neighbour/neighbor)."""
+    return {"$regex": role.replace("neighbour", "neighbou?r")}
 
 
 @family("basic", "3.1", pattern="lookup_then_act")
@@ -255,13 +262,30 @@ def latest_message_from(g: Gen) -> Draft:
                                                              None: "write to me"}[channel],
                   suffix={"sms": " (SMS)", "chat": " on chat", None: ""}[channel])
     args: dict[str, Any] = {"contact_id": c["contact_id"], **({"channel": channel} if channel else {})}
+    received = [m for m in live_messages(g, c["contact_id"]) if m["direction"] == "in"
+                and channel in (None, m["channel"])]
+    if not received:
+        raise BuildError(f"{c['name']} sent nothing on {channel or 'any channel'}")
+    # search_messages' order: newest first, then by id (max keeps the first of equals)
+    latest = max(sorted(received, key=lambda m: m["message_id"]), key=lambda m: m["sent_at"])
     return Draft(
         query=query,
         gold=[act("search_contacts", name=c["name"]), act("search_messages", **args, limit=5),
-              done(f"Here is {c['name']}'s latest message.")],
+              done(f"{c['name']}'s latest message ({latest['sent_at'][:10]}): \"{latest['body']}\"")],
         bucket="tool_call",
         check={"calls": [{"tool": "search_messages", "args": args}]},
+        answer=[{"$name": w} for w in key_words(latest["body"])],
     )
+
+
+FILLER = frozenset({"don't", "forget", "thanks", "your", "you're", "have", "been", "when", "with", "that", "this",
+                    "from", "sorry", "happy"})
+
+
+def key_words(text: str, n: int = 2) -> list[str]:
+    """The ``n`` longest content words of a message: what a quote or a paraphrase of it keeps."""
+    words = [w for w in dict.fromkeys(re.findall(r"[A-Za-z0-9']{4,}", text)) if w.lower() not in FILLER]
+    return sorted(words, key=len, reverse=True)[:n] or [text]
 
 
 @family("basic", "3.3", pattern="lookup_then_act")
@@ -369,7 +393,7 @@ def call_ambiguous_first_name(g: Gen) -> Draft:
                   options=names),
               call, done(f"Calling {target['name']}.")],
         bucket="agent_behavior",
-        check={"follow_up": {"tool": "ask_user", "args": {"kind": "choose"}}, "state": {"insert": {"call_log": [row]}}},
+        check={"follow_up": {"tool": "ask_user"}, "state": {"insert": {"call_log": [row]}}},
         script=[{"answer": f"{target['name']}, please.", "keywords": [f"which {first.lower()}", *[n.lower() for n in names]]}],
     )
 
@@ -379,7 +403,7 @@ def video_call(g: Gen) -> Draft:
     audio = g.rng.random() < 0.4
     if g.rng.random() < 0.4:
         grp = g.one("groups")
-        to, label, lookup = grp["group_id"], f"the {grp['name']} group", []
+        to, label, lookup = grp["group_id"], f"the {grp['name']} group", [group_lookup(grp)]
         query = g.say("start a {kind} call with the {group} group chat", "{kind} call everyone in {group}",
                       "set up a group {kind} call in {group}", kind="voice-only" if audio else "video",
                       group=grp["name"])
@@ -387,8 +411,9 @@ def video_call(g: Gen) -> Draft:
     else:
         c = person(g)
         to, label, lookup = c["contact_id"], c["name"], [act("search_contacts", name=c["name"])]
-        query = g.say("{kind} call {name} on the chat app", "start a {kind} call with {name}",
-                      "I want to {kind} call {name}", kind="audio-only" if audio else "video", name=c["name"])
+        query = g.say("{kind} call {name} on the chat app", "start {a} {kind} call with {name}",
+                      "I want to {kind} call {name}", kind="audio-only" if audio else "video",
+                      a="an" if audio else "a", name=c["name"])
         row = {"contact_id": c["contact_id"], "app": "chat", "video": 0 if audio else 1}
     args: dict[str, Any] = {"to": to, **({"audio_only": True} if audio else {})}
     return Draft(
@@ -482,6 +507,11 @@ def block_unknown_caller(g: Gen) -> Draft:
 
 # ---- 3.6 Group Chats -----------------------------------------------------------------------------
 
+def group_lookup(grp: dict[str, Any]) -> dict[str, Any]:
+    """The chat app's search for a group chat by its name (how the model learns its id)."""
+    return act("search_messages", query=grp["name"])
+
+
 GROUP_NAMES = ("Weekend Hike", "Book Club", "Road Trip", "Birthday Surprise", "Running Buddies", "Board Games",
                "Ski Trip", "Housewarming", "Karaoke Night", "Study Group", "Camping Crew", "Wedding Planning")
 
@@ -527,7 +557,8 @@ def change_group_members(g: Gen) -> Draft:
     args = {"group_id": grp["group_id"], "member_ids": [c["contact_id"]], **({"remove": True} if remove else {})}
     return Draft(
         query=query,
-        gold=[act("search_contacts", name=c["name"]), act("add_group_members", **args), done("Done.")],
+        gold=[group_lookup(grp), act("search_contacts", name=c["name"]), act("add_group_members", **args),
+              done(f"{'Removed' if remove else 'Added'} {c['name']} {'from' if remove else 'to'} {grp['name']}.")],
         bucket="state_change",
         check={"update": {"groups": [{"match": {"group_id": grp["group_id"]},
                                       "set": {"members_json": {"$json": {"$set": after}}}}]}},
@@ -561,7 +592,7 @@ def create_existing_group_adds(g: Gen) -> Draft:
     )
 
 
-@family("basic", "3.6", pattern="single_call")
+@family("basic", "3.6", pattern="lookup_then_act")
 def message_group(g: Gen) -> Draft:
     grp = g.one("groups")
     note = g.pick(NOTES)
@@ -569,7 +600,8 @@ def message_group(g: Gen) -> Draft:
                   "send a message to {group} saying {note}", group=grp["name"], note=note)
     return Draft(
         query=query,
-        gold=[act("send_chat_message", to=grp["group_id"], text=note.capitalize() + "."), done("Sent.")],
+        gold=[group_lookup(grp), act("send_chat_message", to=grp["group_id"], text=note.capitalize() + "."),
+              done(f"Posted in {grp['name']}.")],
         bucket="state_change",
         check={"insert": {"messages": [{"channel": "chat", "counterpart": grp["group_id"], "body": {"$contains": note}}]}},
     )
@@ -627,10 +659,18 @@ def read_account_posts(g: Gen) -> Draft:
     topic = g.pick(("latest posts", "recent posts", "newest updates"))
     query = g.say("what are the {topic} from {name} on {p}?", "show me {name}'s {topic} on {p}",
                   "check {p} for {name}'s {topic}", topic=topic, name=acc["display_name"], p=PLATFORM_NAMES[platform])
+    posts = sorted(g.rows("social_posts", {"platform": platform, "author": acc["handle"]}),
+                   key=lambda p: p["post_id"])
+    if not posts:
+        raise BuildError(f"@{acc['handle']} has no posts on {platform}")
+    newest = sorted(posts, key=lambda p: p["posted_at"], reverse=True)[:3]
+    said = "; ".join(f"\"{p['content']}\" ({p['posted_at'][:10]})" for p in newest)
     return Draft(
         query=query,
-        gold=[act("search_social_posts", platform=platform, author=acc["handle"]), done(f"Here are {acc['display_name']}'s posts.")],
+        gold=[act("search_social_posts", platform=platform, author=acc["handle"]),
+              done(f"{acc['display_name']}'s latest posts on {PLATFORM_NAMES[platform]}: {said}")],
         bucket="tool_call",
+        answer=[{"$name": w} for w in key_words(newest[0]["content"])],
         check={"calls": [{"tool": "search_social_posts", "args": {
             "platform": platform, "author": {"$any": [acc["handle"], f"@{acc['handle']}", acc["display_name"]]}}}]},
     )

@@ -1019,7 +1019,7 @@ WEB_DOCS = [
      "standard time for legal, commercial and social purposes.", "Most time zones are offsets of whole hours from "
      "UTC; some use 30 or 45 minutes. Daylight saving time shifts clocks by one hour in summer.", 400),
     ("wikipedia.org", "wiki/Great_Wall_of_China", "Great Wall of China - Wikipedia", "The Great Wall of China is a "
-     "series of fortifications built across the historical northern borders of ancient Chinese states.",
+     "series of fortifications across ancient China's northern borders, 21,196 km long in all.",
      "The best-known sections near Beijing are Badaling and Mutianyu, about 70 km from the city centre.", 300),
     ("wikipedia.org", "wiki/Mount_Fuji", "Mount Fuji - Wikipedia", "Mount Fuji is an active stratovolcano on "
      "Honshu, Japan, 3,776 m high.", "The official climbing season runs from early July to early September.", 500),

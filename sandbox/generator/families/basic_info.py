@@ -3,7 +3,11 @@ dictionary, calculator and unit conversion, world time and holidays."""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
+import re
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
@@ -14,6 +18,32 @@ WEATHER_WORDS = ("weather", "forecast")
 
 def weather_cities(g: Gen) -> list[str]:
     return sorted({r["location_key"] for r in g.rows("world_weather")})
+
+
+CONDITION_WORDS = {"sunny": ("sunny", "sun", "clear"), "clear": ("clear", "sunny"),
+                   "cloudy": ("cloudy", "clouds", "overcast"),
+                   "partly_cloudy": ("partly cloudy", "partly sunny", "some clouds", "cloudy"),
+                   "rain": ("rain", "rainy", "showers"), "thunderstorm": ("thunderstorm", "thunderstorms", "storm", "storms"),
+                   "fog": ("fog", "foggy"), "snow": ("snow", "snowy", "snowfall")}
+
+
+def daily(g: Gen, city: str, date: str) -> dict[str, Any]:
+    """The day's forecast row get_weather reports for a city."""
+    found = [r for r in g.rows("world_weather", {"location_key": city, "date": date}) if r["hour"] is None]
+    if not found:
+        raise BuildError(f"no forecast for {city} on {date}")
+    return found[0]
+
+
+def condition_said(row: dict[str, Any]) -> dict[str, Any]:
+    words = CONDITION_WORDS.get(row["condition"], (row["condition"].replace("_", " "),))
+    return {"$any": [{"$name": w} for w in words]}
+
+
+def degrees(celsius: float) -> dict[str, Any]:
+    """A temperature stated in Celsius or Fahrenheit (the tool's own rounding either way)."""
+    return {"$any": [{"$number": {"value": celsius, "tolerance": 0.6}},
+                     {"$number": {"value": round(celsius * 9 / 5 + 32, 1), "tolerance": 1.1}}]}
 
 
 def on_day(g: Gen, days: int) -> dict[str, Any]:
@@ -30,8 +60,14 @@ def weather_in_city(g: Gen) -> Draft:
     when = g.when(days)
     imperial = g.pick((False, False, True))
     unit = " in Fahrenheit" if imperial else ""
-    query = g.say("what's the weather in {c} {w}{u}?", "will it rain in {c} {w}?", "give me the forecast for {c} {w}{u}",
-                  "how hot will it be in {c} {w}{u}?", c=city, w=when, u=unit)
+    ask = g.pick(("weather", "rain", "forecast", "hot"))
+    query = g.say({"weather": "what's the weather in {c} {w}{u}?", "rain": "will it rain in {c} {w}?",
+                   "forecast": "give me the forecast for {c} {w}{u}", "hot": "how hot will it be in {c} {w}{u}?"}[ask],
+                  c=city, w=when, u=unit)
+    day = daily(g, city, g.date(days))
+    # the facts asked: a rain question is answered by the sky or the chance of rain, heat by the high
+    answer: list[Any] = {"rain": [{"$any": [*condition_said(day)["$any"], {"$number": day["precip_pct"]}]}],
+                         "hot": [degrees(day["high_c"])]}.get(ask, [condition_said(day), degrees(day["high_c"])])
     args: dict[str, Any] = {"location": city}
     if days:
         args["date"] = g.date(days)
@@ -39,8 +75,11 @@ def weather_in_city(g: Gen) -> Draft:
     if imperial and "rain" not in query:
         args["units"] = "imperial"
         expect["units"] = "imperial"
-    return Draft(query=query, gold=[act("get_weather", **args), done(f"Here is the weather in {city} {when}.")],
-                 bucket="tool_call", check={"calls": [{"tool": "get_weather", "args": expect}]})
+    high = f"{round(day['high_c'] * 9 / 5 + 32)}°F" if imperial else f"{day['high_c']}°C"
+    return Draft(query=query, gold=[act("get_weather", **args),
+                                    done(f"{city} {when}: {day['condition'].replace('_', ' ')}, high {high}, "
+                                         f"{day['precip_pct']}% chance of rain.")],
+                 bucket="tool_call", check={"calls": [{"tool": "get_weather", "args": expect}]}, answer=answer)
 
 
 ALERT_WORDS = {"storm": "storm", "heat": "heat", "flood": "flood", "air_quality": "air quality", "cold": "cold"}
@@ -61,8 +100,16 @@ def weather_alerts(g: Gen) -> Draft:
     expect: dict[str, Any] = {"location": {"$any": ["home", {"$contains": city}]} if here else {"$contains": city}}
     if kind:
         args["types"] = [kind]
-    return Draft(query=query, gold=[act("get_weather_alerts", **args), done("Here are the alerts.")],
-                 bucket="tool_call", check={"calls": [{"tool": "get_weather_alerts", "args": expect}]})
+    active = [a for a in g.rows("world_weather_alerts", {"location_key": city})
+              if a["ends"] > g.persona.now and (kind is None or a["type"] == kind)]
+    if active:
+        answer = [{"$name": active[0]["headline"]} if len(active) == 1 else {"$count": len(active)}]
+        text = f"Yes: {active[0]['headline']} ({active[0]['severity']})." if len(active) == 1 else \
+            f"There are {len(active)} alerts."
+    else:
+        answer, text = [{"$none": True}], f"No, there are no {what} {place}."
+    return Draft(query=query, gold=[act("get_weather_alerts", **args), done(text)],
+                 bucket="tool_call", check={"calls": [{"tool": "get_weather_alerts", "args": expect}]}, answer=answer)
 
 
 @family("basic", "12.1", pattern="friction", friction="service_disabled")
@@ -81,13 +128,19 @@ def weather_here_location_off(g: Gen) -> Draft:
         args["date"] = g.date(days)
     if hourly:
         args["hourly"] = True
+    here_day = daily(g, g.rows("device_location")[0]["city"], g.date(days))
     return Draft(
         query=query,
         gold=[act("get_weather", **args), act("set_location_services", enabled=True), act("get_weather", **args),
-              done("I turned location services on; here is the forecast for where you are.")],
+              done(f"I turned location services on. {here_day['condition'].replace('_', ' ')}, high "
+                   f"{here_day['high_c']}°C, {here_day['precip_pct']}% chance of rain.")],
         bucket="tool_call",
+        # the forecast needs location services on: the read comes after them (a state, not an argument, link)
         check={"calls": [{"tool": "set_location_services", "args": {"enabled": True}},
-                         {"tool": "get_weather", "args": {"location": "current", "date": on_day(g, days)}}]},
+                         {"tool": "get_weather", "args": {"location": "current", "date": on_day(g, days)},
+                          "after": [0]}]},
+        answer=[{"$any": [*condition_said(here_day)["$any"], {"$number": here_day["precip_pct"]}]}
+                if "rain" in query else condition_said(here_day)],
         patches={"update": {"device_settings": [{"match": {"key": "location_service"}, "set": {"value": "0"}}]}},
         recovers=(ErrorType.SERVICE_DISABLED,),
     )
@@ -122,7 +175,9 @@ def headlines(g: Gen) -> Draft:
         expect["region"] = region
     if n:
         args["limit"] = n
-    return Draft(query=query, gold=[act("get_news_headlines", **args), done("Here are the headlines.")],
+    # the newest headline: a model listing them names it, and one naming another section's news fails
+    return Draft(query=query, gold=[act("get_news_headlines", **args),
+                                    done(f"The latest: {g.ref(1, 'articles[0].title')}.")],
                  bucket="tool_call", check={"calls": [{"tool": "get_news_headlines", "args": expect}]})
 
 
@@ -151,6 +206,10 @@ def save_article(g: Gen) -> Draft:
 
 
 # ---- 12.3 Web Search & Q&A ----------------------------------------------------------------------------------------------
+
+def names(*words: str) -> dict[str, Any]:
+    return {"$any": [{"$name": w} for w in words]}
+
 
 QUESTIONS = [  # (question templates, gold query, words the query must hold)
     (("how tall is Mount Fuji?", "look up the height of Mount Fuji", "search the web: Mount Fuji elevation"),
@@ -184,9 +243,36 @@ QUESTIONS = [  # (question templates, gold query, words the query must hold)
 ]
 
 
+# the fact each question asks for, as the top result's snippet states it (in the order of QUESTIONS)
+ANSWERS: list[tuple[str, list[Any]]] = [
+    ("Mount Fuji is 3,776 m high.", [{"$any": [{"$number": {"value": 3776, "tolerance": 1}},
+                                               {"$number": {"value": 12388, "tolerance": 15}}]}]),
+    ("The Great Wall is 21,196 km long in all.", [{"$any": [{"$number": {"value": 21196, "tolerance": 200}},
+                                                            {"$number": {"value": 13171, "tolerance": 150}}]}]),
+    ("You can renew by mail or online if it was issued within the last 15 years.", [names("mail", "online")]),
+    ("Green tea contains antioxidants and a little caffeine.", [names("antioxidants", "antioxidant")]),
+    ("Python 3.13 adds an improved interactive interpreter and experimental free-threaded builds.",
+     [names("interpreter", "free threaded", "free threading", "REPL")]),
+    ("Benefits start well below that: 7,000-8,000 steps already lower mortality risk.",
+     [{"$any": [{"$number": 7000}, {"$number": 8000}]}]),
+    ("You need 4 eggs, 3 tomatoes, spring onion and a pinch of sugar; it takes 10 minutes.",
+     [names("eggs", "egg"), names("tomatoes", "tomato")]),
+    ("It limits background activity, location and visual effects.", [names("background")]),
+    ("You may be owed compensation for delays over 3 hours on many routes.",
+     [{"$any": [{"$number": 3}, {"$name": "three hours"}]}, names("compensation", "compensated")]),
+    ("Range can drop 20-30% in freezing weather.", [{"$any": [{"$number": 20}, {"$number": 30}]}]),
+    ("Spend 50% on needs, 30% on wants and save 20%.", [names("needs"), names("wants")]),
+    ("Soak oats overnight in milk with fruit.", [names("milk")]),
+    ("Konnichiwa (hello), arigatou gozaimasu (thank you), sumimasen (excuse me).",
+     [names("konnichiwa", "arigatou", "arigato", "sumimasen")]),
+    ("The best picks cover pet hair, mopping and small apartments.", [names("pet hair", "mopping", "small apartments")]),
+]
+
+
 @family("basic", "12.3", pattern="single_call")
 def web_question(g: Gen) -> Draft:
-    templates, q, words = g.pick(QUESTIONS)
+    n = g.rng.randrange(len(QUESTIONS))
+    (templates, q, words), (said, answer) = QUESTIONS[n], ANSWERS[n]
     site = g.pick((None, None, "wikipedia.org")) if "fuji" in q.lower() or "wall" in q.lower() else None
     query = g.pick(templates)
     if site:
@@ -197,8 +283,8 @@ def web_question(g: Gen) -> Draft:
     if site:
         args["site"] = site
         expect["site"] = {"$contains": "wikipedia"}
-    return Draft(query=query, gold=[act("web_search", **args), done("Here is what I found.")], bucket="tool_call",
-                 check={"calls": [{"tool": "web_search", "args": expect}]})
+    return Draft(query=query, gold=[act("web_search", **args), done(said)], bucket="tool_call",
+                 check={"calls": [{"tool": "web_search", "args": expect}]}, answer=answer)
 
 
 CITY_GUIDES = (("Things to do in", "things to do in {c} this week"), ("Where to eat brunch in", "brunch spots in {c}"),
@@ -254,8 +340,31 @@ def translate_phrase(g: Gen) -> Draft:
     if formal:
         args["formality"] = formal
         expect["formality"] = formal
-    return Draft(query=query, gold=[act("translate_text", **args), done(f"In {TARGETS[lang]}: ...")], bucket="tool_call",
-                 check={"calls": [{"tool": "translate_text", "args": expect}]})
+    said = g.rows("world_translations", {"text_key": row["text_key"], "target_lang": lang,
+                                         "formality": formal or "default"})[0]["translation"]
+    # a script without spaces between words is matched as a substring, others as whole words
+    bare = said.rstrip(".!?。！？")
+    fact = {"$contains": bare} if lang in ("ja", "zh", "ko") else {"$name": bare}
+    return Draft(query=query, gold=[act("translate_text", **args), done(f"In {TARGETS[lang]}: {said}")],
+                 bucket="tool_call", check={"calls": [{"tool": "translate_text", "args": expect}]}, answer=[fact])
+
+
+def entry_facts(entry: dict[str, Any], ask: str) -> tuple[str, list[Any]]:
+    """A gold answer and what it must state: the synonyms, the pronunciation, or the sense (a definition's
+    longest words or a synonym, since a definition is paraphrased)."""
+    data = json.loads(entry["entry_json"])
+    meaning = data["meanings"][0]
+    synonyms = [{"$name": w} for w in data.get("synonyms", [])]
+    text = f"{entry['word']} {data['pronunciation']} ({meaning['part_of_speech']}): {meaning['definition']}"
+    if data.get("synonyms"):
+        text += f" Synonyms: {', '.join(data['synonyms'])}."
+    if ask == "synonyms" and synonyms:
+        return text, [{"$any": synonyms}]
+    longest = sorted(re.findall(r"[A-Za-z]+", meaning["definition"]), key=lambda w: (-len(w), w))[:2]
+    sense = {"$any": [*({"$name": w} for w in longest), *synonyms]}
+    if ask == "pronounce":
+        return text, [{"$contains": data["pronunciation"].strip("/")}, sense]
+    return text, [sense]
 
 
 def english_words(g: Gen) -> list[dict[str, Any]]:
@@ -266,10 +375,14 @@ def english_words(g: Gen) -> list[dict[str, Any]]:
 def define_word(g: Gen) -> Draft:
     entry = g.pick(english_words(g))
     word = entry["word"]
-    query = g.say("what does '{w}' mean?", "define {w}", "look up the word \"{w}\" in the dictionary",
-                  "give me synonyms for {w}", "how do you pronounce {w} and what does it mean?", w=word)
-    return Draft(query=query, gold=[act("lookup_dictionary", word=word), done(f"Here is the entry for {word}.")],
-                 bucket="tool_call", check={"calls": [{"tool": "lookup_dictionary", "args": {"word": word}}]})
+    ask = g.pick(("meaning", "meaning", "meaning", "synonyms", "pronounce"))
+    query = g.say(*{"meaning": ("what does '{w}' mean?", "define {w}", "look up the word \"{w}\" in the dictionary"),
+                    "synonyms": ("give me synonyms for {w}",),
+                    "pronounce": ("how do you pronounce {w} and what does it mean?",)}[ask], w=word)
+    text, answer = entry_facts(entry, ask)
+    return Draft(query=query, gold=[act("lookup_dictionary", word=word), done(text)],
+                 bucket="tool_call", check={"calls": [{"tool": "lookup_dictionary", "args": {"word": word}}]},
+                 answer=answer)
 
 
 def misspell(g: Gen, word: str) -> str:
@@ -296,8 +409,9 @@ def define_misspelled_word(g: Gen) -> Draft:
     return Draft(
         query=query,
         gold=[act("lookup_dictionary", word=typo), act("lookup_dictionary", word=word),
-              done(f"I think you meant '{word}'. Here is its entry.")],
+              done(f"I think you meant '{word}'. {entry_facts(entry, 'meaning')[0]}")],
         bucket="tool_call", check={"calls": [{"tool": "lookup_dictionary", "args": {"word": word}}]},
+        answer=[{"$name": word}, *entry_facts(entry, "meaning")[1]],
         recovers=(ErrorType.ENTITY_NOT_FOUND,),
     )
 
@@ -336,7 +450,8 @@ def arithmetic(g: Gen) -> Draft:
         a, b, c = g.rng.randint(12, 999), g.rng.randint(3, 99), g.rng.randint(100, 9999)
         query = g.say("what's {a} times {b} minus {c}?", "compute {a} x {b} - {c}", a=a, b=b, c=c)
         expr, must = f"{a} * {b} - {c}", [str(a), str(b), str(c)]
-    return Draft(query=query[:1].upper() + query[1:], gold=[act("calculate", expression=expr), done("Here's the result.")],
+    return Draft(query=query[:1].upper() + query[1:],
+                 gold=[act("calculate", expression=expr), done(f"It comes to {g.ref(1, 'result')}.")],
                  bucket="tool_call",
                  check={"calls": [{"tool": "calculate", "args": {"expression": {"$contains_all": must}}}]})
 
@@ -366,7 +481,8 @@ def unit_conversion(g: Gen) -> Draft:
     say_src, say_dst = UNIT_FORMS[src][0], UNIT_FORMS[dst][0]
     query = g.say("convert {v} {s} to {d}", "how many {d} is {v} {s}?", "what is {v} {s} in {d}?", v=value, s=say_src,
                   d=say_dst)
-    return Draft(query=query, gold=[act("convert_units", value=value, from_unit=src, to_unit=dst), done("Converted.")],
+    return Draft(query=query, gold=[act("convert_units", value=value, from_unit=src, to_unit=dst),
+                                    done(f"{value} {say_src} is {g.ref(1, 'result')} {say_dst}.")],
                  bucket="tool_call",
                  check={"calls": [{"tool": "convert_units", "args": {
                      "value": {"$approx": [value, 0.001]}, "from_unit": {"$regex": UNIT_FORMS[src][1]},
@@ -393,8 +509,13 @@ def time_in_city(g: Gen) -> Draft:
                       c=z["city"])
         args = {"location": z["city"]}
         expect = {"location": {"$any": [{"$contains": z["city"]}, z["tz"]]}}
-    return Draft(query=query, gold=[act("get_world_time", **args), done("Here is the time.")], bucket="tool_call",
-                 check={"calls": [{"tool": "get_world_time", "args": expect}]})
+    mine = ZoneInfo(g.persona.timezone)
+    moment = dt.datetime.fromisoformat(args.get("at", g.persona.now)).replace(tzinfo=mine)
+    there = moment.astimezone(ZoneInfo(z["tz"]))
+    return Draft(query=query, gold=[act("get_world_time", **args),
+                                    done(f"It {'will be' if convert else 'is'} {there:%H:%M} on {there:%A} in {z['city']}.")],
+                 bucket="tool_call", check={"calls": [{"tool": "get_world_time", "args": expect}]},
+                 answer=[{"$time": f"{there:%H:%M}"}])
 
 
 COUNTRIES = {"CN": "China", "US": "the US", "JP": "Japan", "GB": "the UK", "DE": "Germany", "FR": "France",
@@ -414,5 +535,9 @@ def public_holidays(g: Gen) -> Draft:
     expect: dict[str, Any] = {"country": {"$regex": f"^{code}$"}, "year": year}
     if month:
         args["month"] = month
-    return Draft(query=query, gold=[act("get_holidays", **args), done("Here are the holidays.")], bucket="tool_call",
+    days = sorted((h["date"], h["name"]) for h in g.rows("world_holidays", {"country": code})
+                  if h["date"][:4] == str(year) and (not month or int(h["date"][5:7]) == month))
+    text = ("; ".join(f"{d}: {n}" for d, n in days) if days else f"There are no public holidays in {COUNTRIES[code]} "
+            f"{span}.")
+    return Draft(query=query, gold=[act("get_holidays", **args), done(text)], bucket="tool_call",
                  check={"calls": [{"tool": "get_holidays", "args": expect}]})

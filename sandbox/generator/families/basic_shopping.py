@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from typing import Any
 
 from sandbox.domains.shopping import _coupon_problem, _discount, _unit_price
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families.basic_finance import peek
 
 NOUNS = {  # a product title's noun -> how a user names it
     "Wireless Noise-Cancelling Headphones": "noise-cancelling headphones", "True Wireless Earbuds": "wireless earbuds",
@@ -24,6 +26,11 @@ NOUNS = {  # a product title's noun -> how a user names it
     "Cotton Crew T-Shirt": "t-shirt",
 }
 STORES = ("TechMall", "HomePlus", "UrbanWear", "BeautyBay", "SportZone", "BookNook", "FreshMart")
+
+
+def say(g: Gen, *templates: str, **fields: Any) -> str:
+    """``g.say`` where a name that opens with "The" ("The North Face ...", "The Art of War") takes no second "the"."""
+    return re.sub(r"\b([Tt])he The\b", r"\1he", g.say(*templates, **fields))
 
 
 def noun_of(product: dict[str, Any]) -> str | None:
@@ -70,7 +77,7 @@ def cheapest_in_category(g: Gen) -> Draft:
                           ("price_desc", "most expensive")])
     brand = g.pick([None, p["brand"]])
     where = f" from {brand}" if brand else ""
-    query = g.say("what's the {word} {noun}{where} in the shop?", "find me the {word} {noun}{where} you can buy",
+    query = say(g, "what's the {word} {noun}{where} in the shop?", "find me the {word} {noun}{where} you can buy",
                   "which {noun}{where} is the {word} one on the shop app?",
                   "search the shop for {noun}{where} and tell me the {word} option", word=word, noun=noun, where=where)
     args: dict[str, Any] = {"query": noun, "sort": order}
@@ -81,8 +88,16 @@ def cheapest_in_category(g: Gen) -> Draft:
     if brand:
         check_args = {"$any": [{"query": {"$contains": key}, "brand": brand},
                                {"query": {"$contains_all": [key, brand]}}]}
-    return Draft(query=query, gold=[act("search_products", **args), done(f"Here is the {word} {noun}.")],
-                 bucket="tool_call", check={"calls": [{"tool": "search_products", "args": check_args}]})
+    found = peek(g, "search_products", **args)["products"]
+    top = found[0]
+    key_of = {"price_asc": "price", "price_desc": "price", "rating": "rating", "sales": "sales"}[order]
+    if len(found) > 1 and found[1][key_of] == top[key_of]:
+        raise BuildError(f"two {noun}s tie for {word}")
+    return Draft(query=query, gold=[act("search_products", **args),
+                                    done(f"The {word} {noun} is the {top['title']} at {top['price']:g} "
+                                         f"{top['currency']}.")],
+                 bucket="tool_call", check={"calls": [{"tool": "search_products", "args": check_args}]},
+                 answer=[{"$name": model_of(top)}])
 
 
 @family("basic", "6.1", pattern="lookup_then_act")
@@ -91,13 +106,42 @@ def product_reviews_and_specs(g: Gen) -> Draft:
     model = model_of(p)
     what = g.pick(["the reviews of", "the specs of", "the price history of", "the variants and stock of",
                    "what people say about", "the lowest recent price of"])
-    query = g.say("show me {what} the {model}", "can you pull up {what} the {model} in the shop?",
+    query = say(g, "show me {what} the {model}", "can you pull up {what} the {model} in the shop?",
                   "I'm thinking about buying the {model}; check {what} it for me", what=what, model=model)
+    info = peek(g, "get_product_details", product_id=p["product_id"])
+    fact, answer = product_fact(what, info)
     return Draft(query=query,
                  gold=[act("search_products", query=model), act("get_product_details", product_id=p["product_id"]),
-                       done(f"Details of {p['title']}.")],
+                       done(f"{p['title']}: {answer}.")],
                  bucket="tool_call",
-                 check={"calls": [{"tool": "get_product_details", "args": {"product_id": p["product_id"]}}]})
+                 check={"calls": [{"tool": "get_product_details", "args": {"product_id": p["product_id"]}}]},
+                 answer=[fact])
+
+
+def product_fact(what: str, info: dict[str, Any]) -> tuple[Any, str]:
+    """The fact that answers ``what`` about a product (a matcher) and a sentence stating it."""
+    price = {"$amount": {"value": info["price"], "currency": info["currency"]}}
+    lowest = {"$amount": {"value": info["lowest_price_90d"], "currency": info["currency"]}}
+    if what in ("the reviews of", "what people say about"):
+        return ({"$any": [{"$number": {"value": info["rating"], "tolerance": 0.05}},
+                          {"$number": info["review_count"]}]},
+                f"rated {info['rating']} from {info['review_count']} reviews")
+    if what == "the specs of":
+        specs = {k: v for k, v in info["specs"].items() if isinstance(v, (str, int, float))}
+        if not specs:
+            raise BuildError("a product without specs")
+        return ({"$any": [{"$name": str(v)} for v in specs.values()]},
+                ", ".join(f"{k} {v}" for k, v in specs.items()))
+    if what == "the price history of":
+        return ({"$any": [price, lowest]}, f"now {info['price']:g} {info['currency']}, lowest in 90 days "
+                f"{info['lowest_price_90d']:g}")
+    if what == "the lowest recent price of":
+        return lowest, f"lowest price in the last 90 days {info['lowest_price_90d']:g} {info['currency']}"
+    variants = info["variants"]
+    if variants:
+        return ({"$any": [{"$name": v["name"]} for v in variants]},
+                "; ".join(f"{v['name']}: {v['stock']} in stock" for v in variants))
+    return {"$number": info["stock"]}, f"{info['stock']} in stock"
 
 
 # ---- 6.2 Cart & Checkout ----------------------------------------------------------------------
@@ -116,9 +160,9 @@ def add_product_to_cart(g: Gen) -> Draft:
     model = model_of(p)
     what = f"{model} ({variant})" if variant else f"the {model}"
     if variant:
-        what = g.pick([f"the {model} in {variant}", f"the {variant} {model}", f"a {model}, variant {variant},"])
+        what = g.pick([f"the {model} in {variant}", f"the {variant} {model}", f"the {model}, variant {variant},"])
     count = {1: "one", 2: "two", 3: "three"}[qty]
-    query = g.say("add {count} of {what} to my cart", "put {what} in my shopping cart, {count} please",
+    query = say(g, "add {count} of {what} to my cart", "put {what} in my shopping cart, {count} please",
                   "I want {count} x {what} in the cart", "add {what} to my basket (quantity {qty})",
                   count=count, what=what, qty=qty)
     args: dict[str, Any] = {"product_id": p["product_id"], "quantity": qty}
@@ -151,11 +195,11 @@ def change_cart_quantity(g: Gen) -> Draft:
     qty = g.pick(choices)
     model = model_of(p)
     if qty == 0:
-        query = g.say("remove the {model} from my cart", "take the {model} out of my shopping cart",
+        query = say(g, "remove the {model} from my cart", "take the {model} out of my shopping cart",
                       "I don't want the {model} anymore, delete it from the cart", model=model)
         check: dict[str, Any] = {"delete": {"cart_items": [{"cart_item_id": line["cart_item_id"]}]}}
     else:
-        query = g.say("change the {model} in my cart to {qty}", "I need {qty} of the {model} in my cart, not {old}",
+        query = say(g, "change the {model} in my cart to {qty}", "I need {qty} of the {model} in my cart, not {old}",
                       "set the quantity of the {model} in my cart to {qty}", model=model, qty=qty, old=line["quantity"])
         check = {"update": {"cart_items": [{"match": {"cart_item_id": line["cart_item_id"]}, "set": {"quantity": qty}}]}}
     return Draft(query=query, gold=[act("view_cart"), act("update_cart_item", cart_item_id=line["cart_item_id"],
@@ -183,7 +227,7 @@ def checkout_whole_cart(g: Gen) -> Draft:
     method = g.pick(["pm_001", "pm_002"])
     delivery = g.pick([None, "express", "pickup"])
     how = {None: "", "express": " with express delivery", "pickup": " for pickup"}[delivery]
-    query = g.say("check out everything in my cart{how}, ship it to {addr} and pay with {pay}",
+    query = say(g, "check out everything in my cart{how}, ship it to {addr} and pay with {pay}",
                   "place the order for my cart{how}: deliver to {addr}, charge {pay}",
                   "buy what's in my cart{how}; use {pay} and {addr}",
                   how=how, addr=addr_name(address), pay=pay_name(method))
@@ -201,7 +245,7 @@ def checkout_wallet_short(g: Gen) -> Draft:
     lines = _cart(g)
     address = g.one("addresses")
     fallback = g.pick(["pm_001", "pm_002"])
-    query = g.say("order what's in my cart and pay from my wallet balance; send it to {addr}",
+    query = say(g, "order what's in my cart and pay from my wallet balance; send it to {addr}",
                   "check out my cart to {addr}, paying with the wallet",
                   "use my wallet money to buy everything in the cart, delivery to {addr}",
                   "pay for my shopping cart out of my wallet and have it shipped to {addr}",
@@ -238,7 +282,7 @@ def save_new_address(g: Gen) -> Draft:
     label = f"{rel.title()}'s place"
     default = g.pick([False, False, True])
     tail = " and make it my default" if default else ""
-    query = g.say("save a shipping address called {label}: {name}, {street}, {city}, phone {phone}{tail}",
+    query = say(g, "save a shipping address called {label}: {name}, {street}, {city}, phone {phone}{tail}",
                   "add my {rel}'s address to the shop app as '{label}' - {name}, {street}, {city}, {phone}{tail}",
                   "new delivery address '{label}' for {name} at {street} in {city} (tel {phone}){tail}",
                   label=label, name=name, street=street, city=city, phone=phone, tail=tail, rel=rel)
@@ -266,12 +310,24 @@ def track_order_by_item(g: Gen) -> Draft:
                   o["placed_at"] >= (g.now - dt.timedelta(days=20)).isoformat())
     item = g.pick(order_items(g, order["order_id"]))
     model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
-    query = g.say("where is my {model} order?", "track the order with the {model} for me",
+    query = say(g, "where is my {model} order?", "track the order with the {model} for me",
                   "when will the {model} I ordered arrive?", "what's the delivery status of my {model}?", model=model)
+    info = peek(g, "track_order", order_id=order["order_id"])
+    if order["status"] == "delivered":
+        day = (info["delivered_at"] or info["eta"])[:10]
+        fact: Any = {"$any": [{"$date": day}, {"$name": "delivered"}]}
+        answer = f"Your {model} order was delivered on {day}."
+    elif order["status"] == "shipped":
+        fact = {"$date": info["eta"]} if info["eta"] else {"$name": "shipped"}
+        answer = f"Your {model} order is on its way with {info['carrier']}, expected on {info['eta']}."
+    else:
+        fact = {"$any": [{"$name": w} for w in ("pending", "not shipped", "not yet shipped", "hasn't shipped",
+                                                 "has not shipped", "not been shipped", "processing")]}
+        answer = f"Your {model} order is pending: it has not shipped yet."
     return Draft(query=query,
-                 gold=[act("list_orders", query=model), act("track_order", order_id=order["order_id"]),
-                       done("Here is the tracking status.")],
-                 bucket="tool_call", check={"calls": [{"tool": "track_order", "args": {"order_id": order["order_id"]}}]})
+                 gold=[act("list_orders", query=model), act("track_order", order_id=order["order_id"]), done(answer)],
+                 bucket="tool_call", check={"calls": [{"tool": "track_order", "args": {"order_id": order["order_id"]}}]},
+                 answer=[fact])
 
 
 @family("basic", "6.3", pattern="lookup_then_act")
@@ -282,7 +338,7 @@ def cancel_pending_order(g: Gen) -> Draft:
     model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
     why, reason = g.pick([("I found it cheaper elsewhere", "found_cheaper"), ("I changed my mind", "changed_mind"),
                           ("I ordered the wrong thing", "wrong_item"), ("I don't need it anymore", "other")])
-    query = g.say("cancel my order with the {model}, {why}", "{why} - please cancel the {model} order",
+    query = say(g, "cancel my order with the {model}, {why}", "{why} - please cancel the {model} order",
                   "I want to cancel the order containing the {model}; {why}", model=model, why=why)
     txns = g.rows("transactions", {"ref_id": order["order_id"]})
     return Draft(
@@ -305,10 +361,19 @@ def list_recent_orders(g: Gen) -> Draft:
     days = g.pick([7, 14, 30, 60])
     since = g.date(-days)
     word = {"shipped": "on their way", "delivered": "delivered", "cancelled": "cancelled", "pending": "not shipped yet"}
-    query = g.say("which of my orders are {w}? only since {since}", "list my orders placed since {since} that are {w}",
-                  "show the orders from the last {days} days that are {w}", w=word[status], since=since, days=days)
-    return Draft(query=query, gold=[act("list_orders", status=status, date_from=since), done("Here are your orders.")],
-                 bucket="tool_call", check={"calls": [{"tool": "list_orders", "args": {"status": status}}]})
+    query = say(g, "which of my orders are {w}? only since {since}", "list my orders placed since {since} that are {w}",
+                  "show the orders I placed since {since} that are {w}", w=word[status], since=since)
+    found = peek(g, "list_orders", status=status, date_from=since, limit=50)["orders"]
+    if len(found) > 1:  # one order or none: an answer naming another order must be told apart from the right one
+        raise BuildError("more than one order matches")
+    # each order is named by one of its items, as a person would ("the Sony headphones")
+    facts = [{"$any": [{"$name": model_of({"title": it["title"], "category": ""})} for it in o["items"]] +
+              [{"$name": o["order_id"]}]} for o in found]
+    answer = ("; ".join(f"{o['order_id']} ({', '.join(it['title'] for it in o['items'])})" for o in found)
+              if found else f"You have no {word[status]} orders placed since {since}.")
+    return Draft(query=query, gold=[act("list_orders", status=status, date_from=since), done(answer)],
+                 bucket="tool_call", check={"calls": [{"tool": "list_orders", "args": {"status": status}}]},
+                 answer=facts or [{"$none": True}])
 
 
 # ---- 6.4 Returns & Refunds --------------------------------------------------------------------
@@ -332,7 +397,7 @@ def return_delivered_item(g: Gen) -> Draft:
     why, reason = g.pick(REASONS)
     credit = g.pick([None, "store_credit"])
     tail = " - store credit is fine" if credit else ""
-    query = g.say("I want to return the {model}, {why}{tail}", "start a return for the {model}: {why}{tail}",
+    query = say(g, "I want to return the {model}, {why}{tail}", "start a return for the {model}: {why}{tail}",
                   "{why}, so please send back the {model} I got{tail}", model=model, why=why, tail=tail)
     args: dict[str, Any] = {"order_id": order["order_id"], "item_ids": [item["item_id"]], "reason": reason}
     row: dict[str, Any] = {"order_id": order["order_id"], "item_ids_json": {"$json": [item["item_id"]]},
@@ -351,7 +416,7 @@ def return_delivered_item(g: Gen) -> Draft:
 @family("basic", "6.4", pattern="friction", friction="changed_state")
 def cancel_else_return(g: Gen) -> Draft:
     order, item, model = returnable(g)
-    query = g.say("cancel my {model} order, or if it's already delivered, return it instead (I changed my mind)",
+    query = say(g, "cancel my {model} order, or if it's already delivered, return it instead (I changed my mind)",
                   "I don't want the {model} anymore: cancel it, and if that's too late set up a return",
                   "get rid of my {model} order - cancel, or return it if it already arrived; I just changed my mind",
                   model=model)
@@ -372,11 +437,22 @@ def cancel_else_return(g: Gen) -> Draft:
 @family("basic", "6.5", pattern="single_call")
 def coupons_for_store(g: Gen) -> Draft:
     store = g.pick(STORES)
-    query = g.say("do I have any coupons for {store}?", "show me the {store} coupons I can use",
+    query = say(g, "do I have any coupons for {store}?", "show me the {store} coupons I can use",
                   "any deals or vouchers for {store} in the shop app?", "list coupons that work at {store}",
                   store=store)
-    return Draft(query=query, gold=[act("list_coupons", store=store), done(f"Here are the {store} coupons.")],
-                 bucket="tool_call", check={"calls": [{"tool": "list_coupons", "args": {"store": store}}]})
+    found = peek(g, "list_coupons", store=store)["coupons"]
+    own = [c for c in found if c["store"] == store]
+    if own:  # the store's own coupons must all be named; platform-wide ones may be added
+        facts: list[Any] = [{"$name": c["code"]} for c in own]
+    elif found:  # only platform-wide coupons work there: naming one of them answers
+        facts = [{"$any": [{"$name": c["code"]} for c in found]}]
+    else:
+        facts = [{"$none": True}]
+    answer = ("Coupons you can use at " + store + ": " + ", ".join(f"{c['code']} ({c['description']})" for c in found)
+              if found else f"You have no coupons for {store}.")
+    return Draft(query=query, gold=[act("list_coupons", store=store), done(answer)],
+                 bucket="tool_call", check={"calls": [{"tool": "list_coupons", "args": {"store": store}}]},
+                 answer=facts)
 
 
 @family("basic", "6.5", pattern="lookup_then_act")
@@ -391,14 +467,14 @@ def checkout_with_best_coupon(g: Gen) -> Draft:
         raise BuildError("tie")
     address = g.one("addresses")
     method = g.pick(["pm_001", "pm_002"])
-    query = g.say("check out my cart with whichever coupon saves the most; ship to {addr}, pay with {pay}",
+    query = say(g, "check out my cart with whichever coupon saves the most; ship to {addr}, pay with {pay}",
                   "use my best coupon and place the cart order to {addr} with {pay}",
                   "buy my cart using the biggest discount coupon I have, {pay}, delivered to {addr}",
                   addr=addr_name(address), pay=pay_name(method))
     effects = checkout_effects(lines, address["address_id"], method, {"coupon_code": best["code"]})
     effects["update"]["coupons"] = [{"match": {"code": best["code"]}, "set": {"used": 1}}]
     return Draft(query=query,
-                 gold=[act("list_coupons", applicable_to_cart=True),
+                 gold=[act("view_cart"),
                        act("checkout_cart", address_id=address["address_id"], payment_method_id=method,
                            coupon_code=best["code"]), done(f"Ordered with {best['code']}.")],
                  bucket="state_change", check=effects)
@@ -411,7 +487,7 @@ def save_to_wishlist(g: Gen) -> Draft:
     liked = {w["product_id"] for w in g.rows("wishlist")}
     p = g.one("world_products", filter=lambda r: r["product_id"] not in liked and r["product_id"] != "product_112")
     model = model_of(p)
-    query = g.say("save the {model} to my wishlist", "add the {model} to my wish list for later",
+    query = say(g, "save the {model} to my wishlist", "add the {model} to my wish list for later",
                   "put the {model} on my wishlist, I might buy it later",
                   "find the {model} in the shop and wishlist it", model=model)
     return Draft(query=query, gold=[act("search_products", query=model),
@@ -431,7 +507,7 @@ def price_alert_below(g: Gen) -> Draft:
               r["product_id"] != "product_112")
     target = alert_target(g, p)
     model = model_of(p)
-    query = g.say("tell me when the {model} drops below {t}", "set a price alert for the {model} at {t}",
+    query = say(g, "tell me when the {model} drops below {t}", "set a price alert for the {model} at {t}",
                   "notify me if the {model} gets cheaper than {t} {cur}", model=model, t=f"{target:g}", cur=p["currency"])
     return Draft(query=query, gold=[act("search_products", query=model),
                                     act("set_price_alert", product_id=p["product_id"], target_price=target),
@@ -447,7 +523,7 @@ def price_alert_needs_notifications(g: Gen) -> Draft:
               r["product_id"] != "product_112")
     target = alert_target(g, p)
     model = model_of(p)
-    query = g.say("watch the price of the {model} and alert me under {t}",
+    query = say(g, "watch the price of the {model} and alert me under {t}",
                   "I want a notification when the {model} is below {t}",
                   "price-drop alert please: {model}, target {t}", model=model, t=f"{target:g}")
     args = {"product_id": p["product_id"], "target_price": target}

@@ -20,7 +20,7 @@ from sandbox.generator.families.basic_communication import (
     person,
     spam_number,
 )
-from sandbox.generator.families.basic_lifestyle import PAY, minute, say_session
+from sandbox.generator.families.basic_lifestyle import PAY, minute, paid, say_session
 
 FIRST = ("Mike", "Priya", "Jonas", "Aiko", "Sofia", "Omar", "Lucia", "Tariq", "Hana", "Pavel", "Nadia", "Felix")
 LAST = ("Ross", "Das", "Berg", "Tanaka", "Costa", "Haddad", "Moreno", "Aziz", "Novak", "Silva", "Quinn", "Varga")
@@ -216,7 +216,8 @@ def rename_group_chat(g: Gen) -> Draft:
     state: dict[str, Any] = {"update": {"groups": [{"match": {"group_id": grp["group_id"]}, "set": {"name": new}}]}}
     if note:
         query += " and tell everyone there"
-        gold.append(act("send_chat_message", to=grp["group_id"], text=f"I renamed this group to {new}."))
+        gold += [act("search_messages", query=new, groups_only=True),
+                 act("send_chat_message", to=grp["group_id"], text=f"I renamed this group to {new}.")]
         state["insert"] = {"messages": [{"counterpart": grp["group_id"], "body": {"$contains": new}}]}
     return Draft(
         query=query, gold=[*gold, done(f"Renamed to {new}.")], bucket="agent_behavior",
@@ -320,7 +321,8 @@ def museum_tickets_in_venue_app(g: Gen) -> Draft:
                                       "quantity": {"$any": [qty, str(qty)]}, "visitors": {"$any": [visitors, [
                                           {"self": True}, *visitors[1:]]]}}},
                "state": {"insert": {"event_tickets": [{"event_id": ev["event_id"], "session_time": session,
-                                                       "quantity": qty, "source": "gui_agent"}]},
+                                                       "quantity": qty, "source": "gui_agent"}],
+                                    **paid(ev["venue"], "entertainment")},
                          "ignore_tables": PAY}},
         recovers=(ErrorType.UNSUPPORTED_OPERATION,),
     )
@@ -353,54 +355,60 @@ def notify_on_delivery(g: Gen) -> Draft:
 
 # ---- 13.3 / 13.4 voice agent: providers that book only by phone ----------------------------------------
 
-def phone_only(g: Gen, service: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def phone_only(g: Gen, service: str, day: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    """A home-city provider that books ``service`` by phone only, its open times on ``day`` and the phone line
+    behind it. The line's rules come from the provider's listed slots (what search_local_services shows), so
+    the listing and the call agree: an open slot is confirmed, a taken one gets an alternative."""
     prov = g.one("world_service_providers", {"city": g.persona.home_city, "online_booking": 0},
                  filter=lambda p: service in json.loads(p["service_types_json"]))
+    slots = [s for s in g.rows("world_service_slots", {"provider_id": prov["provider_id"]})
+             if s["start"].startswith(day) and s["start"] > g.now.strftime("%Y-%m-%dT%H:%M")]
+    free = [s["start"][11:] for s in slots if s["available"]]
+    if not free:
+        raise BuildError(f"{prov['name']} has no open slot on {day}")
     phone = "".join(ch for ch in prov["phone"] if ch.isdigit() or ch == "+")
-    rules = {"open": "08:00", "close": "19:00", "slots": ["09:00", "11:00", "14:00", "16:00"]}
-    return prov, {"insert": {"world_phone_services": [{"phone": phone, "place_id": prov["place_id"],
-                                                       "name": prov["name"], "handler": "booking",
-                                                       "rules_json": json.dumps(rules)}]}}
+    rules = {"open": "08:00", "close": "19:00", "slots": free,
+             "full": [s["start"][11:] for s in slots if not s["available"]]}
+    return prov, free, {"insert": {"world_phone_services": [{"phone": phone, "place_id": prov["place_id"],
+                                                             "name": prov["name"], "handler": "booking",
+                                                             "rules_json": json.dumps(rules)}]}}
 
 
-def voice_draft(g: Gen, service: str, what: str, lookup_first: bool) -> Draft:
-    prov, patches = phone_only(g, service)
+def voice_draft(g: Gen, service: str, what: str) -> Draft:
+    """Book ``service`` with a provider that takes bookings by phone only: the listing shows its phone and open
+    slots, the voice agent calls."""
     days = g.rng.randint(1, 3)
-    time = g.pick(("09:00", "11:00", "14:00", "16:00"))
+    day = g.date(days)
+    prov, free, patches = phone_only(g, service, day)
+    time = g.pick(free)
     query = g.say("book {what} with {name} {when} at {t}", "get {name} to do {what} {when}, {t}",
                   "I need {what} from {name} {when} at {t}; please arrange it", what=what, name=prov["name"],
                   when=g.when(days), t=time)
-    facts = {"date": g.date(days), "time": time, "party_size": 1, "name": g.persona.name, "notes": what}
-    gold = [act("search_local_services", service_type=service)]
-    recovers: tuple[ErrorType, ...] = ()
-    if lookup_first:
-        gold.append(act("book_service_appointment", provider_id=prov["provider_id"], service=service,
-                        start=f"{g.date(days)}T{time}", **({"address_id": "address_001"} if service == "plumbing" else {})))
-        recovers = (ErrorType.UNSUPPORTED_OPERATION,)
-    gold += [act("call_voice_agent", callee={"phone": prov["phone"]}, objective=f"Book {what} on {g.date(days)} at {time}",
-                 facts=facts), done(f"{prov['name']} confirmed {what} {g.when(days)} at {time}.")]
+    facts = {"date": day, "time": time, "party_size": 1, "name": g.persona.name, "notes": what}
+    gold = [act("search_local_services", service_type=service, date=day),
+            act("call_voice_agent", callee={"phone": prov["phone"]}, objective=f"Book {what} on {day} at {time}",
+                facts=facts),
+            done(f"{prov['name']} confirmed {what} {g.when(days)} at {time}.")]
     return Draft(
         query=query, gold=gold, bucket="agent_behavior",
         check={"route": "call_voice_agent",
-               "handoff": {"callee": {"phone": {"$phone": prov["phone"]}}, "facts": {"date": g.date(days), "time": time},
+               "handoff": {"callee": {"phone": {"$phone": prov["phone"]}}, "facts": {"date": day, "time": time},
                            "objective": {"$any": [{"$contains": w} for w in ("book", "appointment", "reserv", "schedul",
                                                                               "arrange")]}},
-               "state": {"insert": {"phone_bookings": [{"business": prov["name"], "date": g.date(days), "time": time,
+               "state": {"insert": {"phone_bookings": [{"business": prov["name"], "date": day, "time": time,
                                                         "source": "voice_agent"}]}}},
-        patches=patches, recovers=recovers,
+        patches=patches,
     )
 
 
 @family("subagent", "13.3", agent="voice_agent")
 def plumber_by_phone(g: Gen) -> Draft:
-    return voice_draft(g, "plumbing", g.pick(("a plumber visit", "a leaking tap fixed", "a blocked drain cleared")),
-                       lookup_first=True)
+    return voice_draft(g, "plumbing", g.pick(("a plumber visit", "a leaking tap fixed", "a blocked drain cleared")))
 
 
 @family("subagent", "13.4", agent="voice_agent")
 def barber_by_phone(g: Gen) -> Draft:
-    return voice_draft(g, "haircut", g.pick(("a haircut", "a beard trim and haircut", "a quick haircut")),
-                       lookup_first=False)
+    return voice_draft(g, "haircut", g.pick(("a haircut", "a beard trim and haircut", "a quick haircut")))
 
 
 # ---- 13.5 screen reader: add a loyalty card from a photo of it ----------------------------------------

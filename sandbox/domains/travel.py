@@ -456,6 +456,11 @@ _PLACES_NAMED = select(world_places).where(or_(*(func.lower(form) == bindparam("
 )))).order_by(world_places.c.place_id)
 
 
+# what people call their saved places ("the office", "my house") -> the saved label
+LABEL_ALIASES = {"office": "work", "the office": "work", "workplace": "work", "house": "home", "place": "home",
+                 "home address": "home"}
+
+
 def _locate(ctx: Ctx, loc: str, field: str) -> Spot:
     """Resolve a location argument (see the module docstring); EntityNotFound or AmbiguousEntity otherwise."""
     key = " ".join(loc.split()).lower()
@@ -463,7 +468,8 @@ def _locate(ctx: Ctx, loc: str, field: str) -> Spot:
         return _here(ctx)
     if re.fullmatch(r"place_\d+", key):
         return _spot(place(ctx, key))
-    saved = ctx.conn.execute(_SAVED_PLACE_LABELLED, {"label": key}).first()
+    bare = key.removeprefix("my ")
+    saved = ctx.conn.execute(_SAVED_PLACE_LABELLED, {"label": LABEL_ALIASES.get(bare, bare)}).first()
     if saved is not None:
         return _spot(saved)
     city = next((c for c in sorted(CITY_CENTRES) if c.lower() == key), None)
@@ -475,8 +481,9 @@ def _locate(ctx: Ctx, loc: str, field: str) -> Spot:
     if found:
         raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{loc!r} matches {len(found)} places", field=field,
                         candidates=[{k: r._mapping[k] for k in ("place_id", "name", "address", "city")} for r in found])
+    labels = [str(r.label) for r in ctx.conn.execute(_SAVED_PLACES)]
     raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no place, saved label or city matches {loc!r}", field=field,
-                    hint="search_places")
+                    saved_labels=labels, hint="a saved label, a city, or a place's exact name or address")
 
 
 _SAVED_PLACES = select(saved_places).order_by(saved_places.c.label)
@@ -1015,7 +1022,8 @@ def search_flights(
     depart_after: Time | None = None, depart_before: Time | None = None,
     sort: Literal["price", "duration", "departure"] = "price", limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> dict[str, Any]:
-    """Search flight offers, one-way or round trip; each offer can be booked for 30 minutes.
+    """Search flight offers, one-way or round trip; each offer can be booked for 30 minutes. Matching outbound
+    flights without enough seats are listed under sold_out (not bookable).
 
     Args:
         origin: Departure airport code (e.g. PEK) or city.
@@ -1036,7 +1044,10 @@ def search_flights(
     if start == end:
         raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{origin} and {destination} share the airport {start}",
                         field="destination")
-    outbound = _flights(ctx, start, end, date, cabin, passengers, max_stops, airline, depart_after, depart_before)
+    every = _flights(ctx, start, end, date, cabin, 0, max_stops, airline, depart_after, depart_before)
+    outbound = [f for f in every if f["seats_left"] >= passengers]
+    # flights that match but lack seats are reported, so an empty result can be explained to the user
+    full = [_leg(f) for f in every if f["seats_left"] < passengers]
     trips_found = [[f] for f in outbound]
     if return_date:
         back = _flights(ctx, end, start, return_date, cabin, passengers, max_stops, airline, None, None)
@@ -1056,8 +1067,12 @@ def search_flights(
                            {"flight_ids": ids, "passengers": passengers, "cabin": cabin})
         found.append({**offer, "price_per_passenger": price(legs), "total_price": round(price(legs) * passengers, 2),
                       "legs": [_leg(f) for f in legs]})
-    return {"origin": start, "destination": end, "date": date, "return_date": return_date, "passengers": passengers,
-            "offers": found, "count": len(found)}
+    out = {"origin": start, "destination": end, "date": date, "return_date": return_date, "passengers": passengers,
+           "offers": found, "count": len(found)}
+    if full:
+        out["sold_out"] = full
+        out["note"] = f"{len(full)} matching outbound flight(s) have fewer than {passengers} seat(s) left"
+    return out
 
 
 _FLIGHTS = select(world_flights).where(world_flights.c.flight_id.in_(bindparam("flight_ids", expanding=True))).order_by(

@@ -173,6 +173,16 @@ def test_get_directions(ex: Executor) -> None:
     assert diff(ex) == {}
 
 
+def test_locations_named_as_people_say_them(ex: Executor) -> None:
+    """"the office" and "my house" are the saved Work and Home; an unknown place lists the saved labels."""
+    office = ok(ex, "get_directions", {"destination": "the office"})["destination"]
+    assert office["place_id"] == row(ex, saved_places, "Work")["place_id"]
+    assert ok(ex, "get_directions", {"destination": "Gym", "origin": "my house"})["origin"]["name"] == "Home"
+    env = ex.call("get_directions", {"destination": "my dojo"})
+    assert env["ErrorType"] == ErrorType.ENTITY_NOT_FOUND.value
+    assert env["Payload"]["saved_labels"] == ["Coffee", "Groceries", "Gym", "Home", "Work"]
+
+
 def test_start_navigation_and_replace(ex: Executor) -> None:
     first = ok(ex, "start_navigation", {"destination": "Work", "stops": ["Coffee"]})
     assert first["session_id"] == "nav_004" and first["replaced"] is None and len(first["stops"]) == 1
@@ -276,6 +286,18 @@ def test_search_flights_one_way_and_round_trip(ex: Executor) -> None:
     assert diff(ex) == {}
     stored = row(ex, offers, "offer_001")
     assert stored["kind"] == "flight" and json.loads(stored["params_json"])["passengers"] == 2
+
+
+def test_search_flights_reports_sold_out_flights(ex: Executor) -> None:
+    """A flight without enough seats is no offer, but the search says it exists and is full."""
+    f = world_flights.c
+    first = query(ex, select(world_flights).where(f.origin == "PEK", f.destination == "LHR", f.cabin == "economy",
+                                                  f.depart_at.like(f"{NEXT_WEEK}T%")).order_by(f.flight_id))[0]
+    prepare(ex.conn, update(world_flights).where(f.flight_id == first["flight_id"]).values(seats_left=0))
+    found = ok(ex, "search_flights", {"origin": "PEK", "destination": "LHR", "date": NEXT_WEEK})
+    assert [(leg["flight_id"], leg["seats_left"]) for leg in found["sold_out"]] == [(first["flight_id"], 0)]
+    assert first["flight_id"] not in {leg["flight_id"] for o in found["offers"] for leg in o["legs"]}
+    assert "note" in found
 
 
 def test_book_flight_for_the_user_and_a_contact(ex: Executor) -> None:

@@ -358,8 +358,9 @@ def arrival_automation_permission(g: Gen) -> Draft:
     thing = {"Floor lamp": "the floor lamp", "Smart speaker": "the speaker", "Desk fan plug": "the desk fan",
              "Porch light": "the porch light", "Living room TV": "the TV", "Air purifier": "the air purifier"}[name]
     event = {"arrive_home": "I get home", "leave_home": "I leave home"}[kind]
-    label = g.pick(("Welcome lamp", "Arrival", "Coming home", "Bye house", "Away switch", "Out the door",
-                    "Home again", "Leaving"))
+    # the name follows the trigger: "Arrival" for a leave-home rule would contradict the request
+    label = g.pick({"arrive_home": ("Welcome home", "Arrival", "Coming home", "Home again"),
+                    "leave_home": ("Bye house", "Away switch", "Out the door", "Leaving")}[kind])
     label = f"{label} ({thing.removeprefix('the ')})"
     query = g.say("whenever {e}, {v} {thing}. Call the automation '{label}'",
                   "make an automation named {label} that will {v} {thing} when {e}",
@@ -379,6 +380,9 @@ def arrival_automation_permission(g: Gen) -> Draft:
                                                "set": {"state": "granted"}}]}},
         patches={"update": {"app_permissions": [{"match": {"app_id": "home", "permission": "LOCATION"},
                                                  "set": {"state": "not_requested"}}]}},
+        # the user asked for a location rule, so the gold grants at once; a model that checks first gets a yes
+        script=[{"answer": "Yes, let the home app use my location.", "kind": "confirm",
+                 "keywords": ["location", "permission", "allow", "grant"]}],
         recovers=(ErrorType.PERMISSION_DENIED,),
     )
 

@@ -774,6 +774,12 @@ ACTIVITIES = (("a food tour", "food tour", "activity"), ("dinner at the harbour"
               ("a museum visit", "museum", "activity"), ("a concert", "concert", "event"),
               ("a boat trip", "boat", "activity"), ("a cooking class", "cooking", "activity"),
               ("lunch with friends", "lunch", "restaurant"), ("a city bike tour", "bike", "activity"))
+MEAL_HOURS = {"lunch": (11, 13), "dinner": (18, 20)}  # a meal's hours; anything else fits 9:00-20:00
+
+
+def activity_hour(g: Gen, key: str, last: int) -> int:
+    lo, hi = MEAL_HOURS.get(key, (9, last))
+    return g.rng.randint(lo, min(hi, last))
 
 
 @family("basic", "5.6", pattern="single_call")
@@ -784,7 +790,7 @@ def add_activity_to_trip(g: Gen) -> Draft:
     start = dt.date.fromisoformat(trip["start_date"])
     end = dt.date.fromisoformat(trip["end_date"])
     day = start + dt.timedelta(days=g.rng.randint(0, (end - start).days))
-    at = f"{g.rng.randint(9, 20):02d}:{g.pick(('00', '30'))}"
+    at = f"{activity_hour(g, key, 20):02d}:{g.pick(('00', '30'))}"
     hist = history(g.pick(("What trips do I have planned?", "Show my upcoming trips.")),
                    "Upcoming: " + "; ".join(f"{t['trip_id']} {t['name']} ({t['start_date']} to {t['end_date']})"
                                             for t in g.rows("trips") if t["start_date"] > g.date(0)) + ".")
@@ -810,7 +816,7 @@ def plan_trip_with_activity(g: Gen) -> Draft:
     city = g.pick([c for c in HOTEL_CITIES if c != g.persona.home_city])
     a, b, start = free_trip_window(g, city)
     phrase, key, kind = g.pick(ACTIVITIES)
-    at = f"{g.rng.randint(9, 19):02d}:00"
+    at = f"{activity_hour(g, key, 19):02d}:00"
     when = f"{g.date(start + 1 if a != b else start)}T{at}"
     if when[:10] > b:
         raise BuildError("short trip")

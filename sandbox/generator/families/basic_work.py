@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from sandbox.domains.productivity import WEEKDAYS
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
 from sandbox.generator.core import family as _family
@@ -384,8 +385,8 @@ def readd_existing_task(g: Gen) -> Draft:
     return Draft(
         query=g.say("add '{title}' to my {lst} list, due {when}, {p} priority",
                     "new to-do on {lst}: {title}. It's due {when} and it's {p} priority",
-                    "put '{title}' on my {lst} list for {when} with {p} priority",
-                    title=title, lst=lst, when=g.when(d), p=priority),
+                    "put '{title}' on my {lst} list for {day} with {p} priority",
+                    title=title, lst=lst, when=g.when(d), day=g.when(d).removeprefix("on "), p=priority),
         gold=[act("create_task", title=title, list_name=lst, due=g.date(d), priority=priority),
               act("update_task", task_id=g.ref(1, "existing_id"), due=g.date(d), priority=priority),
               done(f"'{title}' was already on your {lst} list; I updated its due date and priority.")],
@@ -413,15 +414,13 @@ def add_event_despite_overlap(g: Gen) -> Draft:
                     "schedule '{title}' {when} from {a}, {m} minutes long",
                     "block {m} minutes {when} at {a} for {title}", title=title, when=when, a=hm_words(start[11:]),
                     m=minutes),
+        # the user named the time, so adding it over the clash needs no question (asking is fine too)
         gold=[act("create_calendar_event", title=title, start=start, end=end),
-              act("ask_user", question=f"That overlaps with {clash['title']}. Should I add {title} anyway?",
-                  kind="confirm"),
               act("create_calendar_event", title=title, start=start, end=end, allow_overlap=True),
-              done(f"Added {title}, overlapping {clash['title']}.")],
-        bucket="agent_behavior",
-        check={"follow_up": {"tool": "ask_user"},
-               "state": {"insert": {"calendar_events": [{"title": {"$contains": key}, "start": start, "end": end}]}}},
-        script=[{"answer": "Yes, add it anyway; I'll sort out the clash myself.",
+              done(f"Added {title}; note that it overlaps with {clash['title']}.")],
+        bucket="state_change",
+        check={"insert": {"calendar_events": [{"title": {"$contains": key}, "start": start, "end": end}]}},
+        script=[{"answer": "Yes, add it anyway; I'll sort out the clash myself.", "kind": "confirm",
                  "keywords": ["overlap", "conflict", "clash", "anyway", "busy", "already"]}],
         recovers=(ErrorType.TIME_CONFLICT,),
     )
@@ -472,7 +471,8 @@ def timed_reminder(g: Gen) -> Draft:
     at = f"{g.date(d)}T{hm}"
     return Draft(
         query=g.say("remind me to {text} {when} at {t}", "{when} at {t}, remind me to {text}",
-                    "set a reminder for {when} at {t}: {text}", text=text, when=g.when(d), t=hm_words(hm)),
+                    "set a reminder for {day} at {t}: {text}", text=text, when=g.when(d),
+                    day=g.when(d).removeprefix("on "), t=hm_words(hm)),
         gold=[act("create_reminder", text=text[:1].upper() + text[1:], remind_at=at), done("Reminder set.")],
         bucket="state_change",
         check={"insert": {"tasks": [{"title": {"$contains": key}, "remind_at": at, "status": "open"}]}},
@@ -783,6 +783,21 @@ def new_doc(g: Gen) -> tuple[str, str, str, str, str, str]:
     return title, kind, content, key, word, FOLDERS[word]
 
 
+def dictated(content: str) -> str:
+    """A document's text as the user says it in one line (no closing full stop mid-sentence)."""
+    return content.replace("\n", "; ").rstrip(".")
+
+
+def shared_doc(title: str, kind: str, folder: str, key: str, grantee: str, access: str) -> dict[str, Any]:
+    """The state a create-and-share leaves: the document with the dictated text, the grant, and the share's
+    notification email (share_document sends it by default); any other email is collateral."""
+    return {"insert": {"documents": [{"title": title, "doc_type": kind, "folder_path": folder,
+                                      "content": {"$contains": key}}],
+                       "file_shares": [{"grantee": grantee, "access": access}],
+                       "emails": [{"folder": "sent", "to_json": {"$contains": grantee},
+                                   "subject": {"$contains": title}}]}}
+
+
 @family("basic", "1.6", pattern="single_call")
 def create_doc(g: Gen) -> Draft:
     title, kind, content, key, word, folder = new_doc(g)
@@ -790,7 +805,7 @@ def create_doc(g: Gen) -> Draft:
         query=g.say("create a {t} called {title} in my {w} documents folder with: {content}",
                     "make a new {t} '{title}' under {folder} containing {content}",
                     "start a {t} named {title} in {folder}; put in: {content}", t=TYPE_WORDS[kind], title=title,
-                    w=word, folder=folder, content=content.replace("\n", "; ")),
+                    w=word, folder=folder, content=dictated(content)),
         gold=[act("create_document", title=title, doc_type=kind, content=content, folder_path=folder),
               done(f"Created {title}.")],
         bucket="state_change",
@@ -811,16 +826,14 @@ def create_and_share_doc(g: Gen) -> Draft:
         query=g.say("create a {t} '{title}' in {folder} with '{content}' and share it with {name} so they can {a}",
                     "make a {t} called {title} ({folder}) saying {content}, then give {name} {level} access",
                     "new {t} in {folder}: {title}, text '{content}'. Share it with {name}, {level} access",
-                    t=TYPE_WORDS[kind], title=title, folder=folder, content=content.replace("\n", "; "),
+                    t=TYPE_WORDS[kind], title=title, folder=folder, content=dictated(content),
                     name=person["name"], a=ACCESS_WORDS[access][1], level=access),
         gold=[act("create_document", title=title, doc_type=kind, content=content, folder_path=folder),
               act("search_contacts", name=person["name"]),
               act("share_document", file_id=g.ref(1, "file_id"), share_with=[person["contact_id"]], access=access),
               done(f"Created {title} and shared it with {person['name']}.")],
         bucket="state_change",
-        check={"insert": {"documents": [{"title": title, "doc_type": kind, "folder_path": folder}],
-                          "file_shares": [{"grantee": person["email"], "access": access}]},
-               "ignore_tables": ["emails"]},
+        check=shared_doc(title, kind, folder, key, person["email"], access),
     )
 
 
@@ -835,7 +848,7 @@ def share_with_contact_without_email(g: Gen) -> Draft:
     return Draft(
         query=g.say("create a {t} called {title} in {folder} with '{content}' and share it with {name} ({level} "
                     "access)", "make a {t} '{title}' under {folder} ({content}) and let {name} {a}",
-                    t=TYPE_WORDS[kind], title=title, folder=folder, content=content.replace("\n", "; "), name=name,
+                    t=TYPE_WORDS[kind], title=title, folder=folder, content=dictated(content), name=name,
                     level=access, a=ACCESS_WORDS[access][1]),
         gold=[act("create_document", title=title, doc_type=kind, content=content, folder_path=folder),
               act("search_contacts", name=name),
@@ -846,9 +859,7 @@ def share_with_contact_without_email(g: Gen) -> Draft:
               done(f"Shared {title} with {address}.")],
         bucket="agent_behavior",
         check={"follow_up": {"tool": "ask_user"},
-               "state": {"insert": {"documents": [{"title": title, "doc_type": kind, "folder_path": folder}],
-                                    "file_shares": [{"grantee": address, "access": access}]},
-                         "ignore_tables": ["emails"]}},
+               "state": shared_doc(title, kind, folder, key, address, access)},
         script=[{"answer": f"Use {address}.", "slot": "email", "keywords": ["email", "address"]}],
         recovers=(ErrorType.INVALID_ARGUMENT_VALUE,),
     )
@@ -881,9 +892,9 @@ def add_assignment(g: Gen) -> Draft:
         check["insert"]["tasks"] = [{"remind_at": at}]
     return Draft(
         query=g.say("add '{title}' ({kind}) for {ref}, due {when} at {t}{extra}",
-                    "log a {kind} for my {ref} course: {title}, due {when} {t}{extra}",
+                    "log {a} {kind} for my {ref} course: {title}, due {when} {t}{extra}",
                     "{ref}: {title} is due {when} at {t}; record it as {kind}{extra}", title=title, kind=kind, ref=ref,
-                    when=g.when(d), t=hm, extra=extra),
+                    a="an" if kind[0] in "aeiou" else "a", when=g.when(d), t=hm, extra=extra),
         gold=[act("add_course_assignment", **args), done("Recorded.")],
         bucket="state_change", check=check,
     )
@@ -981,11 +992,23 @@ def focus_on_task(g: Gen) -> Draft:
 @family("basic", "1.9", pattern="single_call")
 def agenda_for_day(g: Gen) -> Draft:
     d = g.rng.randint(1, 20)
+    day = g.date(d)
+    # what get_daily_agenda lists: live events touching the day (by start), open tasks due or reminders set then
+    events = sorted((e for e in live_events(g) if e["start"] <= f"{day}T23:59" and e["end"] > day),
+                    key=lambda e: (e["start"], e["event_id"]))
+    todo = [t for t in g.rows("tasks") if t["status"] == "open" and day in (t["due"], (t["remind_at"] or "")[:10])]
+    said = [f"{e['title']} at {e['start'][11:16]}" for e in events] + [f"to do: {t['title']}" for t in todo]
+    query = g.say("what's on my agenda {when}?", "give me a rundown of {day}", "what does {when} look like for me?",
+                  "brief me on {day}: meetings, to-dos and alarms", when=g.when(d), day=g.when(d).removeprefix("on "))
+    if "alarms" in query:  # asked for: the alarms that ring that day
+        weekday = WEEKDAYS[dt.date.fromisoformat(day).weekday()]
+        said += [f"alarm '{a['label']}' at {a['time']}" for a in g.rows("alarms") if a["enabled"]
+                 and (not json.loads(a["days_json"]) or weekday in json.loads(a["days_json"]))]
+    answer = f"Your agenda: {'; '.join(said)}." if said else "You have no events, tasks or reminders that day."
     return Draft(
-        query=g.say("what's on my agenda {when}?", "give me a rundown of {day}", "what does {when} look like for me?",
-                    "brief me on {day}: meetings, to-dos and alarms", when=g.when(d), day=g.when(d).removeprefix("on ")),
-        gold=[act("get_daily_agenda", date=g.date(d)), done("Here is the agenda.")],
-        bucket="tool_call", check={"calls": [{"tool": "get_daily_agenda", "args": {"date": g.date(d)}}]},
+        query=query,
+        gold=[act("get_daily_agenda", date=day), done(answer)],
+        bucket="tool_call", check={"calls": [{"tool": "get_daily_agenda", "args": {"date": day}}]},
     )
 
 

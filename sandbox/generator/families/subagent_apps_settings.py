@@ -14,6 +14,7 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families.subagent_shop_finance import told_agent
 
 ANY = {"$regex": "."}
 STORAGE = {"device_settings": [{"match": {"key": "storage_free_gb"}, "set": {"value": ANY}}]}
@@ -283,6 +284,7 @@ CARRIER = "+15550100077"
 def carrier_roaming_then_data(g: Gen) -> Draft:
     country = g.pick(("Japan", "Germany", "France", "Spain", "Italy"))
     answer = f"Yes, roaming data in {country} is included in your plan at no extra cost."
+    topic = "roam|data|abroad|overseas|international|travel|extra|cost|charge|fee|included|free"
     query = g.say("call my carrier at +1 555 010 0077, ask if roaming data in {c} is included; if it is, turn mobile "
                   "data on", "phone my mobile operator (+1 555 010 0077) to check that {c} roaming is free, then "
                   "switch my mobile data on if so", c=country)
@@ -293,12 +295,13 @@ def carrier_roaming_then_data(g: Gen) -> Draft:
                   facts={"account_holder": g.persona.name, "country": country}),
               act("set_mobile_data", enabled=True), done("Roaming is included, so mobile data is on.")],
         bucket="agent_behavior",
-        check={"route": "call_voice_agent",
-               "handoff": {"callee": {"phone": {"$phone": CARRIER}}, "objective": {"$contains": "roaming"}},
-               "state": {"update": {"device_settings": [setting("mobile_data", "1")]}}},
+        # the carrier must hear the country and the question, in whatever words and handoff fields
+        check={"route": "call_voice_agent", "handoff": {"callee": {"phone": {"$phone": CARRIER}}},
+               "state": {"update": {"device_settings": [setting("mobile_data", "1")]},
+                         "insert": {"subagent_jobs": [told_agent("voice_agent", country, topic)]}}},
         patches={"insert": {"world_phone_services": [{
             "phone": CARRIER, "place_id": None, "name": "Orbit Mobile customer care", "handler": "inquiry",
-            "rules_json": json.dumps({"answers": {"roaming": answer}, "default": "Please visit our website."})}]},
+            "rules_json": json.dumps({"answers": {topic: answer}, "default": "Please visit our website."})}]},
             "update": {"device_settings": [setting("mobile_data", "0")]}},
     )
 

@@ -7,10 +7,12 @@ voice call."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.families.subagent_shop_finance import told_agent
 from sandbox.generator.families.basic_media import (
     MONTHS,
     family,
@@ -513,12 +515,12 @@ def holiday_opening_call(g: Gen) -> Draft:
         query=query,
         gold=[act("get_holidays", country=code, year=int(date[:4]), month=month),
               act("call_voice_agent", callee={"phone": shown},
-                  objective=f"Ask whether {service['name']} is open on {name} ({date}) and its hours",
-                  facts={"date": date, "holiday": name}),
+                  objective=f"Ask whether {service['name']} is open that day, and its hours",
+                  facts={"date": date}),
               done(f"I asked {service['name']} about {name}.")],
         bucket="agent_behavior",
-        check={"route": "call_voice_agent",
-               "handoff": {"callee": {"phone": {"$phone": service["phone"]}}, "objective": {"$contains": "open"},
-                           "facts": {"date": date}},
-               "state": {}},
+        # the shop must hear the question and the day (its date or the holiday's name), in any handoff field
+        check={"route": "call_voice_agent", "handoff": {"callee": {"phone": {"$phone": service["phone"]}}},
+               "state": {"insert": {"subagent_jobs": [told_agent("voice_agent", "open|hour|clos",
+                                                                 f"{date}|{re.escape(name)}")]}}},
     )

@@ -15,6 +15,7 @@ from sandbox.domains.home import dev_id
 from sandbox.domains.travel import AIRPORTS, CITY_AIRPORT
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 from sandbox.generator.families.basic_home import dev_update, devices
+from sandbox.generator.families.subagent_shop_finance import told_agent
 from sandbox.generator.families.basic_travel import (
     PAID,
     cheapest_flight,
@@ -166,9 +167,10 @@ def hotel_early_checkin_call(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={"route": "call_voice_agent", "handoff": {"callee": {"phone": {"$phone": HOTEL_PHONE}}},
                "state": {"insert": {"trip_items": [{"trip_id": trip["trip_id"],
-                                                    "title": {"$contains": "check"}, "start": when}]}}},
+                                                    "title": {"$regex": "check|early|arriv"}, "start": when}],
+                                    "subagent_jobs": [told_agent("voice_agent", "early|check.?in|arriv")]}}},
         patches={"insert": phone_service(HOTEL_PHONE, b["hotel_name"], "inquiry",
-                                         {"answers": {"early": answer, "check-in": answer}, "default": answer})},
+                                         {"answers": {"early|check": answer}, "default": answer})},
     )
 
 
@@ -475,6 +477,7 @@ def toggle_automation_in_app(g: Gen) -> Draft:
 # ---- 10.6 voice: low tyre pressure, book a check at the garage -------------------------------------------
 
 GARAGE = "+15550100503"
+TYRE_TOPIC = r"\btyres?\b|\btires?\b|pressure|inspect|\bcheck"
 
 
 @family("subagent", "10.6", agent="voice_agent")
@@ -491,14 +494,13 @@ def tyre_check_call(g: Gen) -> Draft:
         query=query,
         gold=[act("get_vehicle_status"),
               act("call_voice_agent", callee={"phone": GARAGE}, objective="Book a tyre pressure check",
-                  facts={"date": day, "time": at, "party_size": 1, "name": g.persona.name,
-                         "notes": "rear left tyre low"}),
+                  facts={"date": day, "time": at, "party_size": 1, "name": g.persona.name}),
               done("The rear left tyre is low; the garage booked you in.")],
         bucket="agent_behavior",
         check={"route": "call_voice_agent",
-               "handoff": {"callee": {"phone": {"$phone": GARAGE}}, "facts": {"date": day, "time": at},
-                           "objective": {"$regex": "tyre|pressure|inspect|check"}},
-               "state": {"insert": {"phone_bookings": [{"date": day, "time": at}]}}},
+               "handoff": {"callee": {"phone": {"$phone": GARAGE}}, "facts": {"date": day, "time": at}},
+               "state": {"insert": {"phone_bookings": [{"date": day, "time": at}],
+                                    "subagent_jobs": [told_agent("voice_agent", TYRE_TOPIC)]}}},
         patches={"insert": phone_service(GARAGE, garage, "booking",
                                          {"open": "08:00", "close": "18:00", "slots": ["09:00", "11:00", "15:00"]})},
     )

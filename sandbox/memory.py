@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
 import math
@@ -117,6 +118,10 @@ _RECORD_KEYS = ("memory_id", "category", "content", "valid_from", "valid_to", "s
 
 # ---- seeded facts -----------------------------------------------------------------------------
 # (category, content, entities, valid_from, status). Superseded pairs model conflicting records.
+# Dates are as the reference world (wang_lei, REFERENCE_NOW) sees them; every persona gets them shifted
+# to the same distance before its own now, so no record is dated after the world's now. A content's
+# ``{valid_from}`` is the record's shifted date.
+REFERENCE_NOW = dt.date(2025, 6, 13)
 FACTS: list[tuple[str, str, list[str], str, str]] = [
     ("profile", "Lives in {home_city}; home address is 18 Garden Road, {home_city}", ["home", "{home_city}"],
      "2023-01-10", "active"),
@@ -143,7 +148,7 @@ FACTS: list[tuple[str, str, list[str], str, str]] = [
     ("commitment", "Pays the rent to the landlord on the 15th of each month", ["rent", "landlord"],
      "2023-01-10", "active"),
     ("preference", "Likes the screen in dark mode at night", ["dark mode", "display"], "2024-08-01", "active"),
-    ("past_record", "Last dentist check-up was on 2025-01-20", ["dentist", "check-up"], "2025-01-20", "active"),
+    ("past_record", "Last dentist check-up was on {valid_from}", ["dentist", "check-up"], "2025-01-20", "active"),
     ("preference", "Prefers ringtone volume low at the office", ["ringer", "volume", "office"], "2024-09-01",
      "active"),
 ]
@@ -169,11 +174,20 @@ def _fill(text: str, persona: Persona, choice: dict[str, str]) -> str:
     return text.format(home_city=persona.home_city, work_city=persona.work_city, **choice)
 
 
+def dated(reference: str, persona: Persona) -> str:
+    """A FACTS date moved to lie as far before the persona's now as it lies before REFERENCE_NOW."""
+    now = dt.date.fromisoformat(persona.now[:10])
+    return (now - (REFERENCE_NOW - dt.date.fromisoformat(reference))).isoformat()
+
+
 @seeder
 def seed_memory(conn: Connection, rng: random.Random, persona: Persona) -> None:
     records = []
-    for cat, content, entities, valid_from, status in FACTS:
-        records.append((cat, _fill(content, persona, {}), [_fill(e, persona, {}) for e in entities], valid_from, status))
+    for cat, content, entities, reference, status in FACTS:
+        valid_from = dated(reference, persona)
+        fill = {"valid_from": valid_from}
+        records.append((cat, _fill(content, persona, fill), [_fill(e, persona, fill) for e in entities], valid_from,
+                        status))
     seen: set[str] = set()
     while len(records) < persona.memories:
         cat, content, entities = rng.choice(DISTRACTOR_TOPICS)

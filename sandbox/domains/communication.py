@@ -739,6 +739,11 @@ def seed_communication(conn: Connection, rng: random.Random, persona: Persona) -
             "company": rng.choice(COMPANIES), "notes": None, "favorite": int(i <= 3), "created_at": now,
             "updated_at": now,
         })
+    # A mother's birthday, where the contact has one, is the memory's (sandbox/memory.py: "April 18"), in a
+    # year that makes her the user's mother.
+    mom = contact_rows[1]
+    if mom["birthday"]:
+        mom["birthday"] = f"{min(int(mom['birthday'][:4]), 1962)}-04-18"
     # Family and work anchors are reachable by email; Tom Baker never is (a contact without an address).
     for i, row in enumerate(contact_rows[:6], start=1):
         row["email"] = row["email"] or _email_of(row["name"], i)

@@ -1,4 +1,4 @@
-"""BM25 ranking: the indexed search gives exactly what scoring every document does."""
+"""BM25 ranking: the indexed search gives exactly what scoring every document does; the seeded facts."""
 
 from __future__ import annotations
 
@@ -7,8 +7,13 @@ from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sqlalchemy import select
 
-from sandbox.memory import _desc, bm25_rank, tokens
+from sandbox import db
+from sandbox.domains.communication import contacts
+from sandbox.memory import _desc, bm25_rank, dated, tokens
+from sandbox.schema import memory_records
+from sandbox.world import PERSONAS, world_image
 
 WORDS = ["alarm", "gym", "mom", "dentist", "rent", "wake", "dark", "mode", "music", "office", "lily", "the"]
 
@@ -44,3 +49,18 @@ DOCS = st.lists(st.tuples(st.sampled_from([f"mem_{i:03d}" for i in range(8)]),
 def test_indexed_ranking_equals_scoring_every_document(docs: list[tuple[str, str, str]], query: str) -> None:
     assert bm25_rank(query, docs) == brute_force(query, docs)
     assert bm25_rank(query, docs) == bm25_rank(query, list(docs))  # the memoised index answers again alike
+
+
+def test_seeded_facts_lie_before_every_worlds_now_and_agree_with_the_contacts() -> None:
+    """Each persona's records are dated before its now (the reference world keeps its dates), and the
+    mother's birthday in the contacts, where there is one, is the memory's April 18."""
+    for persona in PERSONAS.values():
+        conn = db.open_database(world_image(persona.persona_id))
+        records = [dict(r._mapping) for r in conn.execute(select(memory_records))]
+        assert all(r["valid_from"] <= persona.now and r["created_at"] <= persona.now for r in records)
+        checkup = next(r for r in records if r["content"].startswith("Last dentist check-up"))
+        assert checkup["content"].endswith(checkup["valid_from"])
+        mom = conn.execute(select(contacts.c.birthday).where(contacts.c.name == "Zhang Min")).scalar()
+        assert mom is None or mom[4:] == "-04-18"
+    assert dated("2025-04-01", PERSONAS["wang_lei"]) == "2025-04-01"  # 73 days before 2025-06-13
+    assert dated("2025-04-01", PERSONAS["yuki_sato"]) == "2024-11-03"  # 73 days before 2025-01-15

@@ -12,8 +12,11 @@ import json
 from typing import Any
 
 from sandbox.domains.travel import CITY_AIRPORT
+from sandbox.episode import Episode
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 from sandbox.memory import bm25_rank
+from sandbox.tasks import Task
+from sandbox.taxonomy import domain_of
 
 CATEGORY = "memory"
 
@@ -167,7 +170,9 @@ def co(turn: str, primary: str, write: str = "none") -> dict[str, str]:
     return {"memory_type": "composition", "turn": turn, "primary": primary, "write": write}
 
 
-RIDE_IGNORE = ["payment_methods", "transactions"]
+# A booked ride charges the default card: the charge is expected, the card's balance is its bookkeeping.
+RIDE_IGNORE = ["payment_methods"]
+RIDE_CHARGE = [{"merchant": "RideNow", "category": "transport"}]
 
 
 def ride_ok(g: Gen) -> None:
@@ -177,6 +182,93 @@ def ride_ok(g: Gen) -> None:
 
 def weather_day(g: Gen) -> int:
     return g.rng.randint(1, 7)
+
+
+# -- what the gold's reads return, so its finish answer states the facts the user asked for --
+
+def peek(g: Gen, patches: dict[str, Any], tool: str, **arguments: Any) -> dict[str, Any]:
+    """The Payload of a read-only call on the draft's patched world (the gold answer states its facts)."""
+    probe = Task.model_validate({
+        "task_id": "peek", "category": CATEGORY, "domain": domain_of("12.1"), "l2": "12.1", "query": "peek",
+        "initial_state": {"world": g.persona.persona_id, "patches": patches}, "candidate_tools": [tool],
+        "bucket": "tool_call", "gold": [done("peek")], "check": {"calls": [{"tool": "finish"}]}})
+    with Episode(probe) as episode:
+        result = episode.step(tool, arguments)
+    if result["Status"] != "success":
+        raise BuildError(f"{tool}({arguments}) fails: {result['ErrorType']}")
+    return result["Payload"]
+
+
+def _num(value: float) -> dict[str, Any]:
+    """A number as stated: "22°C" and "22.3" both state 22.3 (the text's own rounding), "22.2" does not."""
+    return {"$number": value}
+
+
+def _on(g: Gen, iso: str) -> dict[str, Any]:
+    """A date as a person may state it: the date, or its weekday when it falls in the coming week."""
+    days = (dt.date.fromisoformat(iso) - g.now.date()).days
+    if not 0 <= days <= 6:
+        return {"$date": iso}
+    return {"$any": [{"$date": iso}, {"$name": dt.date.fromisoformat(iso).strftime("%A")},
+                     *([{"$name": ("today", "tomorrow")[days]}] if days < 2 else [])]}
+
+
+def forecast(g: Gen, patches: dict[str, Any], location: str, date: str, *, name_city: bool = True,
+             name_date: bool = False) -> tuple[str, list[Any]]:
+    """The gold's answer for one day's forecast, and its facts: the day's high (in C or F) or its rain chance,
+    the city where the user did not name it, the day where it came from elsewhere."""
+    payload = peek(g, patches, "get_weather", location=location, date=date)
+    day, city = payload["days"][0], payload["location"]
+    text = (f"On {day['date']} in {city}: {day['condition'].replace('_', ' ')}, high {day['high_c']}°C, low {day['low_c']}°C, "
+            f"{day['precip_pct']}% chance of rain.")
+    facts: list[Any] = [{"$any": [_num(day["high_c"]), _num(round(day["high_c"] * 9 / 5 + 32, 1)),
+                                  _num(day["precip_pct"])]}]
+    if name_city:
+        facts.append({"$name": city})
+    if name_date:
+        facts.append(_on(g, day["date"]))
+    return text, facts
+
+
+def local_time(g: Gen, patches: dict[str, Any], location: str) -> tuple[str, list[Any]]:
+    payload = peek(g, patches, "get_world_time", location=location)
+    clock = payload["local_time"][11:]
+    return (f"It is {clock} ({payload['weekday']}) in {payload['location']} now.",
+            [{"$time": clock}, {"$name": payload["location"]}])
+
+
+def listed(records: list[dict[str, Any]], key: str, noun: str, top: int = 3) -> tuple[str, list[Any]]:
+    """An answer naming the first results (any one of them named passes), or saying there are none."""
+    if not records:
+        return f"I found no {noun}.", [{"$none": True}]
+    names = list(dict.fromkeys(r[key] for r in records))
+    return f"Top {noun}: {', '.join(names[:top])}.", [{"$any": [{"$name": n} for n in names]}]
+
+
+def airport(code: str) -> dict[str, Any]:
+    """An airport argument as search_flights takes it: the code or a city it serves."""
+    return {"$any": [code, *(c for c, a in CITY_AIRPORT.items() if a == code)]}
+
+
+def brands_offered(g: Gen, city: str, check_in: str, check_out: str) -> list[str]:
+    """The hotel brands with a room in ``city`` for those nights (a preferred brand the search finds)."""
+    offers = peek(g, {}, "search_hotels", city=city, check_in=check_in, check_out=check_out, limit=20)["offers"]
+    found = sorted({o["brand"] for o in offers if o["brand"]})
+    if not found:
+        raise BuildError(f"no branded hotel has rooms in {city}")
+    return found
+
+
+def flight_offers(g: Gen, patches: dict[str, Any], **search: Any) -> tuple[str, list[Any]]:
+    offers = peek(g, patches, "search_flights", **search)["offers"]
+    if not offers:
+        return "There are no flights that day.", [{"$none": True}]
+    best = min(offers, key=lambda o: o["total_price"])
+    leg = best["legs"][0]
+    text = (f"{len(offers)} offer{'s' if len(offers) > 1 else ''}; the cheapest is {leg['airline']} {leg['flight_number']}, departing "
+            f"{leg['depart_at'][11:]}, for {best['total_price']} {best['currency']}.")
+    return text, [{"$any": [*({"$name": o["legs"][0]["flight_number"]} for o in offers),
+                            *({"$amount": {"value": o["total_price"], "currency": o["currency"]}} for o in offers)]}]
 
 
 # ==== single_record ==============================================================================================
@@ -194,10 +286,11 @@ def weather_where_relative_lives(g: Gen) -> Draft:
                   "check the forecast {when} for my {rel}'s city",
                   "is it going to rain {when} where my {rel} lives?",
                   "how warm will it be {when} in the city my {rel} lives in?", rel=rel, when=when)
+    answer, facts = forecast(g, m.patches(), city, g.date(d))
     return Draft(query, [m.search(f"{rel} lives city", mid), act("get_weather", location=city, date=g.date(d)),
-                         done(f"Here is the forecast for {city}.")],
+                         done(answer)],
                  "tool_call", {"calls": [{"tool": "get_weather", "args": {"location": city, "date": g.date(d)}}]},
-                 patches=m.patches(), memory_ids=[mid], l2="12.1")
+                 patches=m.patches(), memory_ids=[mid], l2="12.1", answer=facts)
 
 
 @family("memory", None, **sr("single", "api"))
@@ -211,33 +304,47 @@ def world_time_where_relative_lives(g: Gen) -> Draft:
     query = g.say("what time is it right now where my {rel} is?", "what's the local time for my {rel} {name}?",
                   "is it late at night for my {rel} right now? what time is it there?",
                   "can I call my {rel} now, what time is it in their city?", rel=rel, name=name)
-    return Draft(query, [m.search(f"{rel} {name}", mid), act("get_world_time", location=city),
-                         done(f"Here is the local time in {city}.")],
+    answer, facts = local_time(g, m.patches(), city)
+    return Draft(query, [m.search(f"{rel} {name}", mid), act("get_world_time", location=city), done(answer)],
                  "tool_call", {"calls": [{"tool": "get_world_time", "args": {"location": city}}]},
-                 patches=m.patches(), memory_ids=[mid], l2="12.6")
+                 patches=m.patches(), memory_ids=[mid], l2="12.6", answer=facts)
 
 
 CUISINES = ("Sichuan", "Italian", "Thai", "Mexican", "Japanese", "Korean", "Indian", "French", "Vietnamese",
             "Spanish", "Cantonese", "Middle Eastern")
 
 
+def served(g: Gen, city: str, diet: str | None = None) -> list[str]:
+    """The CUISINES some restaurant in ``city`` serves (catering for ``diet``): a remembered taste the search finds."""
+    cities = {p["place_id"]: p["city"] for p in g.rows("world_places")}
+    found = sorted({r["cuisine"] for r in g.rows("world_restaurants") if cities.get(r["place_id"]) == city
+                    and r["cuisine"] in CUISINES and (diet is None or diet in json.loads(r["dietary_json"]))})
+    if not found:
+        raise BuildError(f"no restaurant in {city} serves one of the cuisines")
+    return found
+
+
 @family("memory", None, **sr("single", "api"))
 def restaurants_favourite_cuisine(g: Gen) -> Draft:
     m = Mem(g)
     who = g.pick(("my", "my partner's", "my kids'", "my team's", "my parents'", "my book club's"))
-    cuisine = g.pick(CUISINES)
+    # where the user means: a saved label resolves to its city (search_restaurants sorts from the centre)
+    where, label, city = g.pick((("near home", "home", g.persona.home_city), ("near work", "work", g.persona.work_city),
+                                 ("in town", "home", g.persona.home_city)))
+    cuisine = g.pick(served(g, city))
     owner = who.replace("my ", "").replace("'s", "").replace("'", "") if who != "my" else "I"
     text = f"Favourite cuisine is {cuisine}" if who == "my" else f"{owner.capitalize()} favourite cuisine is {cuisine}"
     mid = m.add("preference", text, ["favourite cuisine", owner], old(g))
-    where = g.pick(("near home", "near work", "in town", "nearby"))
     query = g.say("find a restaurant {where} serving {who} favourite cuisine",
                   "look for {who} favourite kind of restaurant {where}",
                   "search for places {where} that do {who} favourite food", who=who, where=where)
     key = "favourite cuisine" if who == "my" else f"{owner} favourite cuisine"
-    return Draft(query, [m.search(key, mid), act("search_restaurants", cuisine=cuisine),
-                         done(f"Here are {cuisine} restaurants.")],
-                 "tool_call", {"calls": [{"tool": "search_restaurants", "args": {"cuisine": {"$contains": cuisine}}}]},
-                 patches=m.patches(), memory_ids=[mid], l2="8.1")
+    found = peek(g, m.patches(), "search_restaurants", cuisine=cuisine, near=label)["restaurants"]
+    answer, facts = listed(found, "name", f"{cuisine} restaurants {where}")
+    return Draft(query, [m.search(key, mid), act("search_restaurants", cuisine=cuisine, near=label), done(answer)],
+                 "tool_call", {"calls": [{"tool": "search_restaurants", "args": {
+                     "cuisine": {"$contains": cuisine}, "near": {"$any": [label, city]}}}]},
+                 patches=m.patches(), memory_ids=[mid], l2="8.1", answer=facts)
 
 
 ACTIVITIES = ("swim practice", "yoga class", "pottery class", "choir rehearsal", "spin class", "chess club",
@@ -262,7 +369,7 @@ def alarm_for_routine(g: Gen) -> Draft:
                  patches=m.patches(), memory_ids=[mid], l2="1.3")
 
 
-GROUPS = ("book club", "running crew", "board game group", "study group", "family lunch group", "poker night crew",
+GROUPS = ("book club", "running crew", "board game group", "study group", "family dinner group", "poker night crew",
           "wine club", "hiking group", "volunteer team", "band")
 
 
@@ -298,8 +405,8 @@ def thermostat_preference(g: Gen) -> Draft:
     query = g.say("set the {dev} to my usual temperature for {ctx}",
                   "it's time for {ctx}; put the {dev} where I like it",
                   "adjust the {dev} to how I like it for {ctx}", dev=dev["name"], ctx=ctx)
-    return Draft(query, [m.search(f"temperature {ctx}", mid), act("set_thermostat", target=dev["device_id"], target_c=t),
-                         done(f"Set to {t}°C.")],
+    return Draft(query, [m.search(f"temperature {ctx}", mid), act("list_smart_devices", type="thermostat"),
+                         act("set_thermostat", target=dev["device_id"], target_c=t), done(f"Set to {t}°C.")],
                  "state_change", {"update": {"home_devices": [{"match": {"device_id": dev["device_id"]},
                                                                "set": {"state_json": {"$json": {"target_c": t}}}}]}},
                  patches=m.patches(), memory_ids=[mid], l2="10.2")
@@ -322,12 +429,13 @@ def flights_from_usual_airport(g: Gen) -> Draft:
                          dest=dest, date=g.date(d), why=why), "Sounds good, I can help you plan the trip.")
     query = g.say("find me flights there that day from the airport I usually use",
                   "search flights for it from my usual airport", "what flights are there from my regular airport?")
+    answer, facts = flight_offers(g, m.patches(), origin=home, destination=CITY_AIRPORT[dest], date=g.date(d))
     return Draft(query, [m.search("usual airport flights", mid),
                          act("search_flights", origin=home, destination=CITY_AIRPORT[dest], date=g.date(d)),
-                         done("Here are the flights.")],
+                         done(answer)],
                  "tool_call", {"calls": [{"tool": "search_flights", "args": {
-                     "origin": home, "destination": {"$any": [dest, CITY_AIRPORT[dest]]}, "date": g.date(d)}}]},
-                 patches=m.patches(), history=history, memory_ids=[mid], l2="5.3")
+                     "origin": airport(home), "destination": airport(CITY_AIRPORT[dest]), "date": g.date(d)}}]},
+                 patches=m.patches(), history=history, memory_ids=[mid], l2="5.3", answer=facts)
 
 
 @family("memory", None, **sr("multi", "api"))
@@ -344,36 +452,42 @@ def directions_to_remembered_place(g: Gen) -> Draft:
     word = {"transit": "by public transport", "walking": "on foot", "cycling": "by bike", "driving": "by car"}[mode]
     query = g.say("yes, how do I get there from home {w}?", "give me directions there from home {w}",
                   "what's the route from home {w}?", w=word)
+    routes = peek(g, m.patches(), "get_directions", destination=place["address"], origin="home", mode=mode)["routes"]
+    if not routes:
+        raise BuildError("no route")
+    best = min(routes, key=lambda r: r["duration_min"])
+    answer = f"From home to {place['name']} {word}: about {best['duration_min']} minutes, {best['distance_km']} km."
+    facts = [{"$any": [*(_num(r["duration_min"]) for r in routes), *(_num(r["distance_km"]) for r in routes)]}]
     return Draft(query, [m.search(who.replace("my ", "").replace("'s", ""), mid),
                          act("get_directions", destination=place["address"], origin="home", mode=mode),
-                         done("Here is the route.")],
+                         done(answer)],
                  "tool_call", {"calls": [{"tool": "get_directions", "args": {
                      "destination": {"$any": [{"$contains": place["address"]}, place["place_id"],
                                               {"$contains": place["name"]}]}, "mode": mode}}]},
-                 patches=m.patches(), history=history, memory_ids=[mid], l2="5.1")
+                 patches=m.patches(), history=history, memory_ids=[mid], l2="5.1", answer=facts)
 
 
 @family("memory", None, **sr("multi", "api"))
 def hotels_preferred_brand(g: Gen) -> Draft:
     m = Mem(g)
-    hotels = g.rows("world_hotels")
-    cities = sorted({h["city"] for h in hotels if h["city"] != g.persona.home_city})
-    city = g.pick(cities)
-    brand = g.pick(sorted({h["brand"] for h in hotels if h["brand"]}))
-    mid = m.add("preference", f"Prefers {brand} hotels for the loyalty points", ["hotel", brand], old(g))
-    m.add("preference", "Likes a quiet room on a high floor", ["room"], old(g))
+    city = g.pick(sorted({h["city"] for h in g.rows("world_hotels") if h["city"] != g.persona.home_city}))
     a = g.rng.randint(2, 10)
     n = g.rng.randint(1, 4)
+    brand = g.pick(brands_offered(g, city, g.date(a), g.date(a + n)))
+    mid = m.add("preference", f"Prefers {brand} hotels for the loyalty points", ["hotel", brand], old(g))
+    m.add("preference", "Likes a quiet room on a high floor", ["room"], old(g))
+    answer, facts = listed(peek(g, m.patches(), "search_hotels", city=city, check_in=g.date(a), check_out=g.date(a + n),
+                                brand=brand)["offers"], "hotel_name", f"{brand} hotels in {city}")
     history = hist(g.say("I'm going to {city} from {a} for {n} nights.", "Trip to {city}: arriving {a}, {n} nights.",
                          city=city, a=g.date(a), n=n), "Nice, want me to look at places to stay?")
     query = g.say("yes, find hotels of the chain I like", "look for my preferred hotel brand there",
                   "search hotels there, my usual brand")
     return Draft(query, [m.search("preferred hotels brand", mid),
                          act("search_hotels", city=city, check_in=g.date(a), check_out=g.date(a + n), brand=brand),
-                         done("Here are the hotels.")],
+                         done(answer)],
                  "tool_call", {"calls": [{"tool": "search_hotels", "args": {
                      "city": city, "check_in": g.date(a), "check_out": g.date(a + n), "brand": {"$contains": brand}}}]},
-                 patches=m.patches(), history=history, memory_ids=[mid], l2="5.4")
+                 patches=m.patches(), history=history, memory_ids=[mid], l2="5.4", answer=facts)
 
 
 # -- multi-turn, with a memory write --
@@ -521,10 +635,11 @@ def _recency_weather(g: Gen, multi: bool) -> Draft:
         history = []
         query = g.say("what's the weather {when} where my {rel} lives?", "forecast for my {rel}'s city {when}, please",
                       "will it be cold {when} where my {rel} lives?", rel=rel, when=g.when(d))
+    answer, facts = forecast(g, m.patches(), b, g.date(d))
     return Draft(query, [m.search(f"{rel} {name} lives", new), act("get_weather", location=b, date=g.date(d)),
-                         done(f"Forecast for {b}.")],
+                         done(answer)],
                  "tool_call", {"calls": [{"tool": "get_weather", "args": {"location": b, "date": g.date(d)}}]},
-                 patches=m.patches(), history=history, memory_ids=[new], l2="12.1")
+                 patches=m.patches(), history=history, memory_ids=[new], l2="12.1", answer=facts)
 
 
 @family("memory", None, **cf("single", "api", "recency"))
@@ -548,9 +663,10 @@ def recency_world_time_relative(g: Gen) -> Draft:
                          rel=rel, name=name), "Sure, when would you like to call?")
     query = g.say("what time is it for them right now?", "first tell me the current local time where they are",
                   "is it a reasonable hour there now? what's their time?")
-    return Draft(query, [m.search(f"{name} {rel}", new), act("get_world_time", location=b), done(f"Time in {b}.")],
+    answer, facts = local_time(g, m.patches(), b)
+    return Draft(query, [m.search(f"{name} {rel}", new), act("get_world_time", location=b), done(answer)],
                  "tool_call", {"calls": [{"tool": "get_world_time", "args": {"location": b}}]},
-                 patches=m.patches(), history=history, memory_ids=[new], l2="12.6")
+                 patches=m.patches(), history=history, memory_ids=[new], l2="12.6", answer=facts)
 
 
 CONTEXTS = ("business lunches", "date nights", "dinners with the kids", "team dinners", "brunch with friends",
@@ -560,17 +676,22 @@ CONTEXTS = ("business lunches", "date nights", "dinners with the kids", "team di
 @family("memory", None, **cf("single", "api", "specificity"))
 def specificity_cuisine_for_occasion(g: Gen) -> Draft:
     m = Mem(g)
-    gen_c, spec_c = g.rng.sample(CUISINES, 2)
+    spec_c = g.pick(served(g, g.persona.home_city))
+    gen_c = g.pick([c for c in CUISINES if c != spec_c])
     ctx = g.pick(CONTEXTS)
     m.add("preference", f"Generally likes {gen_c} food when eating out", ["restaurants", "cuisine"], ago(g, 5, 60))
     spec = m.add("preference", f"For {ctx}, always picks {spec_c} restaurants", ["restaurants", "cuisine", ctx],
                  old(g))
-    query = g.say("find a restaurant for {ctx} this week, the kind I go for", "search for a good spot for {ctx}, my usual cuisine for that",
-                  "I need a place for {ctx}; look up restaurants of the type I like for that", ctx=ctx)
-    return Draft(query, [m.search(f"restaurants cuisine {ctx}", spec), act("search_restaurants", cuisine=spec_c),
-                         done(f"{spec_c} restaurants.")],
-                 "tool_call", {"calls": [{"tool": "search_restaurants", "args": {"cuisine": {"$contains": spec_c}}}]},
-                 patches=m.patches(), memory_ids=[spec], l2="8.1")
+    query = g.say("find a restaurant near home for {ctx} this week, the kind I go for",
+                  "search for a good spot near home for {ctx}, my usual cuisine for that",
+                  "I need a place near home for {ctx}; look up restaurants of the type I like for that", ctx=ctx)
+    answer, facts = listed(peek(g, m.patches(), "search_restaurants", cuisine=spec_c, near="home")["restaurants"],
+                           "name", f"{spec_c} restaurants near home")
+    return Draft(query, [m.search(f"restaurants cuisine {ctx}", spec), act("search_restaurants", cuisine=spec_c, near="home"),
+                         done(answer)],
+                 "tool_call", {"calls": [{"tool": "search_restaurants", "args": {
+                     "cuisine": {"$contains": spec_c}, "near": {"$any": ["home", g.persona.home_city]}}}]},
+                 patches=m.patches(), memory_ids=[spec], l2="8.1", answer=facts)
 
 
 APPTS = ("dentist appointment", "eye exam", "haircut", "physio session", "car service", "vet visit", "tax advisor meeting",
@@ -600,11 +721,13 @@ def _source_weather(g: Gen, multi: bool) -> Draft:
         history = []
         query = g.say("what's the weather at home on the day of my {a}?", "forecast at home for my {a} day, please",
                       "will it rain at home the day of my {a}?", a=appt)
+    patches = m.patches({"insert": {"calendar_events": [ev]}})
+    answer, facts = forecast(g, patches, city, start[:10], name_city=False, name_date=True)
     return Draft(query, [m.search(appt, mid), act("search_calendar_events", query=appt.split()[0]),
-                         act("get_weather", location=city, date=start[:10]), done(f"Forecast for {start[:10]}.")],
+                         act("get_weather", location=city, date=start[:10]), done(f"Your {appt} is on {start[:10]}. {answer}")],
                  "tool_call", {"calls": [{"tool": "get_weather", "args": {
-                     "location": {"$any": [city, "home", "Home"]}, "date": start[:10]}}]},
-                 patches=m.patches({"insert": {"calendar_events": [ev]}}), history=history, memory_ids=[mid], l2="12.1")
+                     "location": {"$any": [city, "home"]}, "date": start[:10]}}]},
+                 patches=patches, history=history, memory_ids=[mid], l2="12.1", answer=facts)
 
 
 @family("memory", None, **cf("single", "api", "source_authority"))
@@ -720,20 +843,23 @@ def specificity_hotel_brand_with_kids(g: Gen) -> Draft:
     m = Mem(g)
     hotels = g.rows("world_hotels")
     city = g.pick(sorted({h["city"] for h in hotels if h["city"] != g.persona.home_city}))
-    b1, b2 = g.rng.sample(sorted({h["brand"] for h in hotels if h["brand"]}), 2)
+    a, n = g.rng.randint(2, 10), g.rng.randint(2, 5)
+    b2 = g.pick(brands_offered(g, city, g.date(a), g.date(a + n)))
+    b1 = g.pick(sorted({h["brand"] for h in hotels if h["brand"] and h["brand"] != b2}))
     who = g.pick(("the kids", "my parents", "the dog", "my team", "my partner"))
     m.add("preference", f"Usually books {b1} hotels", ["hotels", "books"], ago(g, 5, 60))
     spec = m.add("preference", f"When travelling with {who}, books {b2} hotels", ["hotels", "books", who], old(g))
-    a, n = g.rng.randint(2, 10), g.rng.randint(2, 5)
+    answer, facts = listed(peek(g, m.patches(), "search_hotels", city=city, check_in=g.date(a), check_out=g.date(a + n),
+                                brand=b2)["offers"], "hotel_name", f"{b2} hotels in {city}")
     history = hist(f"I'm taking {who} to {city} on {g.date(a)} for {n} nights.", "Fun! Want help with the hotel?")
     query = g.say("yes, search hotels there of the brand I use for trips like this",
                   "find hotels, the brand I pick when they come along", "look up my usual hotel chain for that kind of trip")
     return Draft(query, [m.search(f"hotels {who}", spec),
                          act("search_hotels", city=city, check_in=g.date(a), check_out=g.date(a + n), brand=b2),
-                         done("Hotels found.")],
+                         done(answer)],
                  "tool_call", {"calls": [{"tool": "search_hotels", "args": {
                      "city": city, "check_in": g.date(a), "check_out": g.date(a + n), "brand": {"$contains": b2}}}]},
-                 patches=m.patches(), history=history, memory_ids=[spec], l2="5.4")
+                 patches=m.patches(), history=history, memory_ids=[spec], l2="5.4", answer=facts)
 
 
 @family("memory", None, **cf("multi", "db", "ask_user", "delete"))
@@ -759,7 +885,8 @@ def ask_ride_type_then_forget_wrong(g: Gen) -> Draft:
                          done(f"Booked a {t2} ride.")],
                  "agent_behavior", {"follow_up": {"tool": "ask_user"}, "state": {
                      "update": delete_check(a), "insert": {"rides": [{"ride_type": t2, "scheduled_at": at,
-                                                                      "dropoff": {"$contains": dest["address"].split()[1]}}]},
+                                                                      "dropoff": {"$contains": dest["address"].split()[1]}}],
+                                                           "transactions": RIDE_CHARGE},
                      "ignore_tables": RIDE_IGNORE}},
                  script=[{"answer": f"{t2}, the {t1} one is outdated.", "keywords": ["which", "ride", t1, t2]}],
                  patches=m.patches(), history=history, memory_ids=[a, b], l2="5.2")
@@ -830,14 +957,17 @@ def specificity_airport_ride_add(g: Gen) -> Draft:
     dest = away_city(g)
     d, h = g.rng.randint(1, 6), g.rng.randint(5, 11)
     at = f"{g.date(d)}T{h:02d}:00"
-    history = hist(f"I'm flying to {dest} {g.when(d)}; I need to leave home at {h:02d}:00.", "Safe travels!")
+    history = hist(f"I'm flying to {dest} {g.when(d)} from {port['name']} ({port['address']}); I need to leave home "
+                   f"at {h:02d}:00.", "Safe travels!")
     query = g.say("remember the trip, and book me the ride I use for airport runs",
                   "save that trip to memory and get me my usual airport ride")
     return Draft(query, [act("add_memory", content=f"Trip to {dest} on {g.date(d)}", category="commitment"),
                          m.search("ride airport", spec),
                          act("book_ride", pickup="home", dropoff=port["address"], ride_type=t_spec, scheduled_at=at),
                          done("Booked an XL ride.")],
-                 "state_change", {"insert": {**add_check(dest), "rides": [{"ride_type": t_spec, "scheduled_at": at}]},
+                 "state_change", {"insert": {**add_check(dest), "rides": [{"ride_type": t_spec, "scheduled_at": at,
+                                                                               "dropoff": {"$contains": port["address"]}}],
+                                             "transactions": RIDE_CHARGE},
                                   "ignore_tables": RIDE_IGNORE},
                  patches=m.patches(), history=history, memory_ids=[spec], l2="5.2")
 
@@ -861,12 +991,13 @@ def flights_home_to_relative(g: Gen) -> Draft:
                   "search flights to my {rel}'s city on {date}, leaving from my usual airport",
                   "I want to fly to see my {rel} on {date}; what flights are there from my home airport?",
                   rel=rel, date=g.date(d))
+    answer, facts = flight_offers(g, m.patches(), origin=home, destination=CITY_AIRPORT[city], date=g.date(d))
     return Draft(query, [m.search("home airport", a), m.search(f"{rel} lives", b),
                          act("search_flights", origin=home, destination=CITY_AIRPORT[city], date=g.date(d)),
-                         done("Here are the flights.")],
+                         done(answer)],
                  "tool_call", {"calls": [{"tool": "search_flights", "args": {
-                     "origin": home, "destination": {"$any": [city, CITY_AIRPORT[city]]}, "date": g.date(d)}}]},
-                 patches=m.patches(), memory_ids=[a, b], l2="5.3")
+                     "origin": airport(home), "destination": airport(CITY_AIRPORT[city]), "date": g.date(d)}}]},
+                 patches=m.patches(), memory_ids=[a, b], l2="5.3", answer=facts)
 
 
 DIETS = {"vegetarian": "is vegetarian", "vegan": "is vegan", "halal": "only eats halal food",
@@ -876,23 +1007,25 @@ DIETS = {"vegetarian": "is vegetarian", "vegan": "is vegan", "halal": "only eats
 @family("memory", None, **co("single", "api"))
 def restaurants_cuisine_and_diet(g: Gen) -> Draft:
     m = Mem(g)
-    cuisine = g.pick(CUISINES)
     rel, name = g.pick(RELATIVES + ("partner", "boss", "colleague")), person(g)
     diet = g.pick(sorted(DIETS))
+    cuisine = g.pick(served(g, g.persona.home_city, diet))
     a = m.add("preference", f"Favourite cuisine is {cuisine}", ["favourite cuisine", "food"], old(g))
     b = m.add("relationship", f"My {rel} {name} {DIETS[diet]}", [rel, name, "diet"], old(g))
-    query = g.say("find a restaurant with my favourite cuisine that also works for my {rel}'s diet",
-                  "I'm taking my {rel} out; search my favourite kind of restaurant that suits their dietary needs",
-                  "look up places serving my favourite food that can cater for my {rel}", rel=rel)
+    query = g.say("find a restaurant near home with my favourite cuisine that also works for my {rel}'s diet",
+                  "I'm taking my {rel} out; search near home for my favourite kind of restaurant that suits their dietary needs",
+                  "look up places near home serving my favourite food that can cater for my {rel}", rel=rel)
+    answer, facts = listed(peek(g, m.patches(), "search_restaurants", cuisine=cuisine, dietary=[diet],
+                                near="home")["restaurants"], "name", f"{cuisine} restaurants near home for a {diet.replace('_', '-')} diet")
     return Draft(query, [m.search("favourite cuisine", a), m.search(f"{rel} {name} diet", b),
-                         act("search_restaurants", cuisine=cuisine, dietary=[diet]), done("Here are options.")],
+                         act("search_restaurants", cuisine=cuisine, dietary=[diet], near="home"), done(answer)],
                  "tool_call", {"calls": [{"tool": "search_restaurants", "args": {
-                     "cuisine": {"$contains": cuisine}, "dietary": [diet]}}]},
-                 patches=m.patches(), memory_ids=[a, b], l2="8.1")
+                     "cuisine": {"$contains": cuisine}, "dietary": [diet], "near": {"$any": ["home", g.persona.home_city]}}}]},
+                 patches=m.patches(), memory_ids=[a, b], l2="8.1", answer=facts)
 
 
 OCCASIONS = ("anniversary", "birthday dinners", "celebrations", "graduation dinners", "promotion dinners",
-             "Sunday lunches", "family reunions")
+             "family dinners", "family reunions")
 
 
 @family("memory", None, **co("single", "db"))
@@ -948,16 +1081,21 @@ def ride_fare_between_remembered_places(g: Gen) -> Draft:
     ride_type = g.pick(("economy", "comfort", "premium", "xl"))
     history = hist(g.say("After my {spot} session I'll meet my {rel} at their work.", "I'm going from the {spot} to pick up my {rel} from work today.",
                          spot=spot, rel=rel), "Sounds like a plan.")
-    query = g.say("how much would a {t} ride between the two cost?", "estimate the fare for a {t} ride for that trip",
-                  "what would that cost by {t} ride?", t=ride_type)
+    kind = {"economy": "an economy", "comfort": "a comfort", "premium": "a premium", "xl": "an XL"}[ride_type]
+    query = g.say("how much would {t} ride between the two cost?", "estimate the fare for {t} ride for that trip",
+                  "what would that cost by {t} ride?", t=kind)
+    quote = peek(g, m.patches(), "estimate_ride_fare", pickup=p1["address"], dropoff=p2["address"],
+                 ride_type=ride_type)["quotes"][0]
+    answer = f"{kind[:1].upper()}{kind[1:]} ride from {p1['name']} to {p2['name']} is about {quote['fare']} {quote['currency']}."
     return Draft(query, [m.search(spot, a), m.search(f"{rel} works", b),
                          act("estimate_ride_fare", pickup=p1["address"], dropoff=p2["address"], ride_type=ride_type),
-                         done("Here is the estimate.")],
+                         done(answer)],
                  "tool_call", {"calls": [{"tool": "estimate_ride_fare", "args": {
                      "pickup": {"$any": [{"$contains": p1["address"]}, p1["place_id"], {"$contains": p1["name"]}]},
                      "dropoff": {"$any": [{"$contains": p2["address"]}, p2["place_id"], {"$contains": p2["name"]}]},
                      "ride_type": ride_type}}]},
-                 patches=m.patches(), history=history, memory_ids=[a, b], l2="5.2")
+                 patches=m.patches(), history=history, memory_ids=[a, b], l2="5.2",
+                 answer=[{"$amount": {"value": quote["fare"], "currency": quote["currency"]}}])
 
 
 CITY_CUR = {"Tokyo": "JPY", "London": "GBP", "Berlin": "EUR", "Madrid": "EUR", "Seoul": "KRW", "Beijing": "CNY",
@@ -972,17 +1110,20 @@ def convert_to_relative_currency(g: Gen) -> Draft:
     city = g.pick([c for c, cur in CITY_CUR.items() if cur != mine])
     rel, name = g.pick(RELATIVES), person(g)
     a = m.add("relationship", f"{name} is my {rel}", [rel, name], old(g))
-    b = m.add("profile", f"{name} is spending the year in {city}", [name, city], old(g))
+    b = m.add("profile", f"{name} is spending the year in {city}", [name, city], ago(g, 14, 150))
     amount = g.pick((50, 80, 100, 150, 200, 250, 300, 500, 750, 1000))
     history = hist(f"I want to send my {rel} {amount} {mine} for their birthday.", "That's generous! How can I help?")
     query = g.say("how much is that in the currency where they live now?", "convert that amount to their local currency",
                   "what does that come to in the money they use there?")
+    to = CITY_CUR[city]
+    converted = peek(g, m.patches(), "convert_currency", amount=amount, from_currency=mine, to_currency=to)["converted"]
     return Draft(query, [m.search(rel, a), m.search(name, b),
-                         act("convert_currency", amount=amount, from_currency=mine, to_currency=CITY_CUR[city]),
-                         done("Here is the conversion.")],
+                         act("convert_currency", amount=amount, from_currency=mine, to_currency=to),
+                         done(f"{amount} {mine} is about {converted} {to} in {city}.")],
                  "tool_call", {"calls": [{"tool": "convert_currency", "args": {
-                     "amount": amount, "from_currency": mine, "to_currency": CITY_CUR[city]}}]},
-                 patches=m.patches(), history=history, memory_ids=[a, b], l2="7.7")
+                     "amount": amount, "from_currency": mine, "to_currency": to}}]},
+                 patches=m.patches(), history=history, memory_ids=[a, b], l2="7.7",
+                 answer=[{"$amount": {"value": converted, "currency": to}}])
 
 
 @family("memory", None, **co("multi", "db", "add"))
@@ -1032,7 +1173,8 @@ def relative_moved_replace_then_ride(g: Gen) -> Draft:
                          act("book_ride", pickup="home", dropoff=p_new["address"], ride_type=t, scheduled_at=at),
                          done("Booked.")],
                  "state_change", {"insert": {**ins, "rides": [{"ride_type": t, "scheduled_at": at,
-                                                               "dropoff": {"$contains": p_new["address"].split()[1]}}]},
+                                                               "dropoff": {"$contains": p_new["address"].split()[1]}}],
+                                             "transactions": RIDE_CHARGE},
                                   "update": upd, "ignore_tables": RIDE_IGNORE},
                  patches=m.patches(), history=history, memory_ids=[a, b], l2="5.2")
 

@@ -443,13 +443,17 @@ def _upcoming_reservations(ctx: Ctx, restaurant_id: str) -> list[dict[str, Any]]
 
 
 _MENU = select(world_menu_items).where(M.restaurant_id == bindparam("restaurant_id")).order_by(M.menu_item_id)
+_DELIVER_TO = select(addresses.c.address_id, addresses.c.label, addresses.c.address_line, addresses.c.city,
+                     addresses.c.is_default).where(addresses.c.city == bindparam("city")).order_by(addresses.c.address_id)
 
 
 @tool(l2="8.1", app="dining", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
 def get_restaurant_details(
     ctx: Ctx, restaurant_id: str, date: Date | None = None, party_size: PartySize = 2,
 ) -> dict[str, Any]:
-    """Show a restaurant's address, hours, menu, the table times still free on a day and the user's bookings there.
+    """Show a restaurant's address, hours, menu, the table times still free on a day and the user's bookings
+    there; for a restaurant that delivers, also the user's saved addresses in its delivery area (its city), as the
+    order page shows them.
 
     Args:
         restaurant_id: Id of the restaurant, e.g. rest_914.
@@ -468,6 +472,8 @@ def get_restaurant_details(
                  for m in menu],
         "date": day, "party_size": party_size, "my_reservations": _upcoming_reservations(ctx, restaurant_id),
     }
+    if r["delivery"]:
+        out["deliver_to"] = [{**a, "is_default": bool(a["is_default"])} for a in rows(ctx.conn.execute(_DELIVER_TO, {"city": r["city"]}))]
     if r["online_booking"]:
         out["free_tables"] = _free_times(ctx, restaurant_id, day, party_size)
     else:
@@ -707,7 +713,7 @@ def order_food_delivery(
     Args:
         restaurant_id: Id of the restaurant, e.g. rest_914.
         items: Dishes to order: [{menu_item_id, quantity, notes?}].
-        address_id: Saved address to deliver to, e.g. address_901.
+        address_id: Saved address to deliver to, e.g. address_901 (get_restaurant_details lists them).
         payment_method_id: Payment method, e.g. pm_902 (default: the default method).
         tip: Tip for the courier.
         scheduled_at: Deliver later, YYYY-MM-DDTHH:MM (at most 7 days ahead); default as soon as possible.

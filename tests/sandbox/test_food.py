@@ -206,6 +206,20 @@ def test_get_restaurant_details(ex: Executor) -> None:
     assert diff(ex) == {}
 
 
+def test_get_restaurant_details_shows_where_it_delivers(ex: Executor) -> None:
+    """A delivering restaurant's page lists the saved addresses in its city (the ids an order needs)."""
+    home = ok(ex, "get_restaurant_details", {"restaurant_id": restaurants(ex, R.delivery == 1)[0]["restaurant_id"]})
+    assert [(a["address_id"], a["label"], a["city"]) for a in home["deliver_to"]] == [
+        ("address_001", "Home", HOME), ("address_002", "Work", HOME)]
+    away = query(ex, select(world_restaurants).join(world_places, P.place_id == R.place_id).where(
+        P.city != HOME, R.delivery == 1).order_by(R.restaurant_id))[0]
+    assert all(a["city"] != HOME for a in ok(ex, "get_restaurant_details",
+                                             {"restaurant_id": away["restaurant_id"]})["deliver_to"])
+    assert "deliver_to" not in ok(ex, "get_restaurant_details",
+                                  {"restaurant_id": restaurants(ex, R.delivery == 0)[0]["restaurant_id"]})
+    assert diff(ex) == {}
+
+
 def test_get_restaurant_details_phone_only_and_own_bookings(ex: Executor) -> None:
     resv = phone_booking(ex)
     out = ok(ex, "get_restaurant_details", {"restaurant_id": phone_only(ex)["restaurant_id"]})

@@ -11,6 +11,7 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families.basic_finance import peek
 
 DT = "%Y-%m-%dT%H:%M"
 
@@ -156,11 +157,20 @@ def find_restaurants_by_cuisine(g: Gen) -> Draft:
     near = {"$any": [city, "home", "current"]}
     check_args = {"$any": [{**a, **args, "near": near} for a in (
         {"cuisine": {"$contains": cuisine}}, {"query": {"$contains": cuisine}})]}
+    found = peek(g, "search_restaurants", cuisine=cuisine, near=city, **args)["restaurants"]
+    # every place found is named; two would let an answer that swaps them for each other pass the self-check's
+    # wrong-entity ending, so a draft finds one, or three to five
+    if len(found) == 2 or len(found) > 5:
+        raise BuildError(f"{len(found)} restaurants found")
+    names = [r["name"] for r in found]
+    answer = (f"{cuisine} restaurants in {city} {extra}: {', '.join(names)}." if found
+              else f"I found no {cuisine} restaurants in {city} {extra}.")
     return Draft(
         query=query,
-        gold=[act("search_restaurants", cuisine=cuisine, near=city, **args), done(f"Here are {cuisine} places.")],
+        gold=[act("search_restaurants", cuisine=cuisine, near=city, **args), done(answer)],
         bucket="tool_call",
         check={"calls": [{"tool": "search_restaurants", "args": check_args}]},
+        answer=[{"$name": n} for n in names] or [{"$none": True}],
     )
 
 
@@ -180,6 +190,13 @@ def restaurant_free_tables(g: Gen) -> Draft:
         gold = [act("search_restaurants", query=r["name"]),
                 act("get_restaurant_details", restaurant_id=r["restaurant_id"], date=day, party_size=party)]
         args: dict[str, Any] = {"restaurant_id": r["restaurant_id"], "date": day, "party_size": party}
+        times = [t["time"] for t in peek(g, "get_restaurant_details", **args)["free_tables"]]
+        # one, three or four free times are all stated; of two (which the self-check's wrong-entity ending,
+        # swapping them, cannot tell apart) or of many, any one answers
+        every = [{"$time": t} for t in times]
+        facts: list[Any] = (every if len(times) in (1, 3, 4) else [{"$any": every}]) if times else [{"$none": True}]
+        answer = (f"{r['name']} has free tables for {party} {when} at {', '.join(times)}." if times
+                  else f"{r['name']} has no free table for {party} {when}.")
     else:
         query = g.say("what's on the menu at {name} in {city}?", "show me {name}'s menu ({city})",
                       "what dishes does {name} in {city} serve, and what are their hours?", name=r["name"],
@@ -187,8 +204,17 @@ def restaurant_free_tables(g: Gen) -> Draft:
         gold = [act("search_restaurants", query=r["name"], near=r["city"]),
                 act("get_restaurant_details", restaurant_id=r["restaurant_id"])]
         args = {"restaurant_id": r["restaurant_id"]}
-    return Draft(query=query, gold=[*gold, done("Here is what I found.")], bucket="tool_call",
-                 check={"calls": [{"tool": "get_restaurant_details", "args": args}]})
+        info = peek(g, "get_restaurant_details", **args)
+        dishes = [m["name"] for m in info["menu"]]
+        opening = [t for window in info["hours"]["open"] for t in window.split("-")]
+        facts = [{"$any": [{"$name": d} for d in dishes]}]
+        answer = f"{r['name']} serves {', '.join(dishes)}"
+        if "hours" in query:
+            facts.append({"$any": [{"$time": t} for t in opening]})
+            answer += f"; it is open {', '.join(info['hours']['open'])}"
+        answer += "."
+    return Draft(query=query, gold=[*gold, done(answer)], bucket="tool_call",
+                 check={"calls": [{"tool": "get_restaurant_details", "args": args}]}, answer=facts)
 
 
 # ---- 8.2 Table Reservations --------------------------------------------------------------------
@@ -227,7 +253,9 @@ def book_table(g: Gen) -> Draft:
               done(f"Booked {r['name']} for {party} at {at}.")],
         bucket="state_change",
         check={"insert": {"restaurant_reservations": [{"restaurant_id": r["restaurant_id"], "datetime": at,
-                                                        "party_size": party, "status": "confirmed"}]}},
+                                                        "party_size": party, "status": "confirmed",
+                                                        **({"special_requests": {"$regex": extra.split()[-1]}}
+                                                           if extra else {})}]}},
     )
 
 
@@ -427,6 +455,7 @@ def delivery_skip_sold_out(g: Gen) -> Draft:
     return Draft(
         query=query,
         gold=[act("search_restaurants", query=r["name"]),
+              act("get_restaurant_details", restaurant_id=r["restaurant_id"]),
               act("order_food_delivery", restaurant_id=r["restaurant_id"], items=both,
                   address_id=address["address_id"], scheduled_at=at),
               act("order_food_delivery", restaurant_id=r["restaurant_id"], items=both[:1],
@@ -494,12 +523,16 @@ def track_current_order(g: Gen) -> Draft:
     name = next(r["name"] for r in g.rows("world_restaurants") if r["restaurant_id"] == o["restaurant_id"])
     query = g.say("when will my {name} order get here?", "where's my food from {name}? Is it close?",
                   "track my delivery from {name}", "how long until the {name} food arrives?", name=name)
+    info = peek(g, "track_food_order", order_id=o["order_id"])
+    eta, minutes = info["eta"][11:16], info["minutes_to_arrival"]
     return Draft(
         query=query,
         gold=[act("list_transactions", merchant=name, limit=3),
-              act("track_food_order", order_id=o["order_id"]), done("It is on the way.")],
+              act("track_food_order", order_id=o["order_id"]),
+              done(f"Your {name} order is on the way and should arrive at {eta}, in about {minutes} minutes.")],
         bucket="tool_call",
         check={"calls": [{"tool": "track_food_order", "args": {"order_id": o["order_id"]}}]},
+        answer=[{"$any": [{"$time": eta}, {"$number": {"value": minutes, "tolerance": 2}}]}],
     )
 
 
@@ -525,9 +558,12 @@ def find_recipe(g: Gen) -> Draft:
     query = g.say("find me a {d} recipe with {kw} that takes at most {m} minutes",
                   "any {d} {kw} recipes I can make in {m} minutes or less?",
                   "look up {d} recipes using {kw}, {m} minutes max", d=DIET_WORDS[diet], kw=kw, m=limit)
+    titles = [x["title"] for x in peek(g, "search_recipes", query=kw, diet=diet, max_time_min=limit)["recipes"]]
     return Draft(
         query=query,
-        gold=[act("search_recipes", query=kw, diet=diet, max_time_min=limit), done("Here are some recipes.")],
+        gold=[act("search_recipes", query=kw, diet=diet, max_time_min=limit),
+              done(f"{DIET_WORDS[diet].capitalize()} {kw} recipes within {limit} minutes: {', '.join(titles)}.")],
+        answer=[{"$any": [{"$name": t} for t in titles]}],
         bucket="tool_call",
         check={"calls": [{"tool": "search_recipes", "args": {"query": {"$contains": kw}, "diet": diet,
                                                              "max_time_min": {"$range": [limit - 5, limit]}}}]},
@@ -557,9 +593,16 @@ def scaled_recipe_ingredients(g: Gen) -> Draft:
     key = max((w for w in r["title"].lower().replace(",", "").split() if len(w) > 3), key=len)
     query = g.say("what do I need to make {title} for {n} people?", "give me the ingredients for {title}, scaled "
                   "to {n} servings", "how much of everything goes into {title} for {n}?", title=r["title"], n=n)
+    found = peek(g, "search_recipes", query=r["title"], servings=n, limit=3)["recipes"]
+    scaled = next(x for x in found if x["recipe_id"] == r["recipe_id"])["ingredients"]
+    listed = ", ".join(f"{i['quantity']:g} {i['unit'] or ''} {i['name']}".replace("  ", " ") for i in scaled)
     return Draft(
         query=query,
-        gold=[act("search_recipes", query=r["title"], servings=n, limit=3), done("Here are the quantities.")],
+        gold=[act("search_recipes", query=r["title"], servings=n, limit=3),
+              done(f"For {r['title']} for {n}: {listed}.")],
+        # every ingredient, and the main one's scaled amount
+        answer=[*({"$name": i["name"]} for i in scaled),
+                {"$number": {"value": scaled[0]["quantity"], "tolerance": 0.01 * scaled[0]["quantity"]}}],
         bucket="tool_call",
         check={"calls": [{"tool": "search_recipes", "args": {"query": {"$contains": key}, "servings": n}}]},
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sandbox.domains.apps_security import STORAGE_TOTAL_GB
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 
@@ -80,7 +81,7 @@ def buy_paid_app(g: Gen) -> Draft:
               act("ask_user", question=f"{app['name']} costs {app['price']:.2f}. Buy it?", kind="confirm"),
               act("install_app", app_id=app_id, confirm=True), done(f"Bought and installed {app['name']}.")],
         bucket="state_change", check=changes,
-        script=[{"answer": "Yes, go ahead and buy it.", "keywords": ["buy", "cost", "pay", "price", "purchase"]}],
+        script=[{"answer": "Yes, go ahead and buy it.", "kind": "confirm", "keywords": ["buy", "cost", "pay", "price", "purchase"]}],
         recovers=(ErrorType.CONFIRMATION_REQUIRED,),
     )
 
@@ -106,7 +107,7 @@ def uninstall_with_confirmation(g: Gen) -> Draft:
               act("ask_user", question=f"Uninstall {app['name']} and delete its data?", kind="confirm"),
               act("uninstall_app", app_id=app_id, confirm=True), done(f"Uninstalled {app['name']}.")],
         bucket="state_change", check=check,
-        script=[{"answer": "Yes, uninstall it.", "keywords": ["uninstall", "remove", "delete", "sure"]}],
+        script=[{"answer": "Yes, uninstall it.", "kind": "confirm", "keywords": ["uninstall", "remove", "delete", "sure"]}],
         recovers=(ErrorType.CONFIRMATION_REQUIRED,),
     )
 
@@ -221,13 +222,13 @@ def regrant_denied_permission(g: Gen) -> Draft:
                   "{app} needs {what} after all, allow it", app=name, what=what)
     return Draft(
         query=query,
+        # the user's request is the go-ahead the tool asks for (asking again is fine too)
         gold=[act("grant_app_permission", app_id=row["app_id"], permission=row["permission"]),
-              act("ask_user", question=f"You denied {what} to {name} before. Allow it now?", kind="confirm"),
               act("grant_app_permission", app_id=row["app_id"], permission=row["permission"], confirm=True),
               done(f"{name} can use {what} again.")],
         bucket="state_change", check={"update": perm_update(row["app_id"], row["permission"], "granted")},
         patches={"update": perm_update(row["app_id"], row["permission"], "denied")},
-        script=[{"answer": "Yes, allow it.", "keywords": ["allow", "denied", "sure", "grant"]}],
+        script=[{"answer": "Yes, allow it.", "kind": "confirm", "keywords": ["allow", "denied", "sure", "grant"]}],
         recovers=(ErrorType.CONFIRMATION_REQUIRED,),
     )
 
@@ -324,7 +325,8 @@ def create_folder(g: Gen) -> Draft:
     if g.rows("folders", {"path": path}):
         raise BuildError(f"{path} exists")
     query = g.say("create a folder called {name} inside {parent}", "make a new folder {path}",
-                  "add a {name} folder under {parent}", name=name, parent=parent, path=path)
+                  "add {a} {name} folder under {parent}", a="an" if name[0] in "AEIOU" else "a", name=name,
+                  parent=parent, path=path)
     return Draft(
         query=query,
         gold=[act("create_folder", path=path), done(f"Created {path}.")],
@@ -454,7 +456,7 @@ def restore_from_backup(g: Gen) -> Draft:
               done(f"Restored your {cat} from {day}.")],
         bucket="state_change",
         check={"update": {"backups": [{"match": {"backup_id": b["backup_id"]}, "set": {"restored_at": ANY}}]}},
-        script=[{"answer": "Yes, overwrite them.", "keywords": ["overwrite", "restore", "go ahead", "sure"]}],
+        script=[{"answer": "Yes, overwrite them.", "kind": "confirm", "keywords": ["overwrite", "restore", "go ahead", "sure"]}],
         recovers=(ErrorType.CONFIRMATION_REQUIRED,),
     )
 
@@ -511,10 +513,20 @@ REPORT_QUESTIONS = {"breached": ("which of my passwords showed up in a data brea
 @family("basic", "4.6", pattern="single_call")
 def password_health_report(g: Gen) -> Draft:
     report = g.pick(sorted(REPORT_QUESTIONS))
+    creds = g.rows("credentials")
+    hashes = [c["password_hash"] for c in creds]
+    problem = {"weak": lambda c: c["strength"] == "weak", "breached": lambda c: bool(c["breached"]),
+               "reused": lambda c: hashes.count(c["password_hash"]) > 1}[report]
+    sites = sorted({c["site"] for c in creds if problem(c)})
+    said = f"Your {report} passwords are for {', '.join(sites)}." if sites else f"You have no {report} passwords."
+    # each site named as saved ("amazon.com") or as people say it ("Amazon")
+    answer = [{"$any": [{"$name": site}, *([{"$name": stem}] if len(stem := site.split(".")[-2]) > 2 else [])]}
+              for site in sites] or [{"$none": True}]
     return Draft(
         query=g.say(*REPORT_QUESTIONS[report]),
-        gold=[act("search_passwords", report=report), done(f"Here are your {report} passwords.")],
+        gold=[act("search_passwords", report=report), done(said)],
         bucket="tool_call", check={"calls": [{"tool": "search_passwords", "args": {"report": report}}]},
+        answer=answer,
     )
 
 
@@ -602,7 +614,7 @@ def erase_lost_device(g: Gen) -> Draft:
         bucket="state_change",
         check={"update": {"linked_devices": [{"match": {"device_id": dev["device_id"]}, "set": {
             "erased": 1, "locked": 1, "online": 0, "last_seen_at": ANY}}]}},
-        script=[{"answer": "Yes, erase it.", "keywords": ["erase", "wipe", "delete", "sure"]}],
+        script=[{"answer": "Yes, erase it.", "kind": "confirm", "keywords": ["erase", "wipe", "delete", "sure"]}],
         recovers=(ErrorType.CONFIRMATION_REQUIRED,),
     )
 
@@ -672,20 +684,41 @@ def empty_trash(g: Gen) -> Draft:
         bucket="state_change",
         check={"delete": {"files": [{"file_id": i} for i in ids]},
                "update": storage_if(g, sum(r["size_mb"] for r in chosen))},
-        script=[{"answer": "Yes, delete them permanently.", "keywords": ["delete", "permanent", "sure", "undone"]}],
+        script=[{"answer": "Yes, delete them permanently.", "kind": "confirm", "keywords": ["delete", "permanent", "sure", "undone"]}],
         recovers=(ErrorType.CONFIRMATION_REQUIRED,),
     )
 
 
-STORAGE_QUESTIONS = ("how much free storage do I have?", "what's using up my phone's storage?",
-                     "show me my storage breakdown", "which apps take the most space?",
-                     "how full is my phone?", "how much space is in the trash?", "is my storage running low?")
+STORAGE_QUESTIONS = {"how much free storage do I have?": "free", "what's using up my phone's storage?": "apps",
+                     "show me my storage breakdown": "apps", "which apps take the most space?": "apps",
+                     "how full is my phone?": "free", "how much space is in the trash?": "trash",
+                     "is my storage running low?": "free"}
 
 
 @family("basic", "4.8", pattern="single_call")
 def storage_question(g: Gen) -> Draft:
+    """The answer states what was asked: the free space, the biggest apps (with the free space) or the trash."""
+    question = g.pick(sorted(STORAGE_QUESTIONS))
+    free_gb = float(g.setting("storage_free_gb") or 0)
+    said = f"You have {free_gb} GB free."
+    used_gb = round(STORAGE_TOTAL_GB - free_gb, 2)  # "how full" may be answered with the space used
+    answer: list[Any] = [{"$any": [{"$number": {"value": free_gb, "tolerance": 0.5}},
+                                   {"$number": {"value": used_gb, "tolerance": 0.5}}]}]
+    if STORAGE_QUESTIONS[question] == "trash":
+        trash_mb = sum(r["size_mb"] for r in g.rows("files") if r["deleted_at"] is not None)
+        said = f"The trash holds {trash_mb:.1f} MB." if trash_mb else "The trash is empty."
+        answer = [{"$any": [{"$number": round(trash_mb, 1)}, {"$number": round(trash_mb / 1024, 2)}]}] if trash_mb \
+            else [{"$none": True}]
+    elif STORAGE_QUESTIONS[question] == "apps":
+        sizes = {i["app_id"]: i["app_mb"] + i["data_mb"] + i["cache_mb"] for i in g.rows("app_installs")}
+        biggest = sorted((a for a in g.rows("apps") if a["installed"] == 1 and a["app_id"] in sizes),
+                         key=lambda a: (-sizes[a["app_id"]], a["app_id"]))[:3]
+        said = "The biggest apps are " + ", ".join(f"{a['name']} ({sizes[a['app_id']]:.0f} MB)" for a in biggest) \
+            + f". {said}"
+        answer = [{"$name": a["name"]} for a in biggest]  # the sizes may be said in MB or GB
     return Draft(
-        query=g.say(g.pick(STORAGE_QUESTIONS)),
-        gold=[act("get_storage_usage"), done(f"You have {g.setting('storage_free_gb')} GB free.")],
+        query=g.say(question),
+        gold=[act("get_storage_usage"), done(said)],
         bucket="tool_call", check={"calls": [{"tool": "get_storage_usage"}]},
+        answer=answer,
     )

@@ -116,7 +116,7 @@ def pharmacy_then_reminder(g: Gen) -> Draft:
         query=g.say("call Corner Pharmacy (+1 555 010 0002) and ask whether they have ibuprofen in stock; if they "
                     "do, remind me {when} at {t} to pick it up",
                     "phone the Corner Pharmacy on +1 555 010 0002 to check if ibuprofen is in stock, then set a "
-                    "reminder for {when} at {t} to collect it", when=g.when(d), t=hm_words(hm)),
+                    "reminder {when} at {t} to collect it", when=g.when(d), t=hm_words(hm)),
         gold=[act("call_voice_agent", callee={"phone": PHARMACY}, objective="Ask whether they have ibuprofen in stock",
                   facts={}),
               act("create_reminder", text="Pick up ibuprofen at Corner Pharmacy", remind_at=at),

@@ -959,7 +959,8 @@ COMMON_PASSWORDS = frozenset({"123456", "12345678", "123456789", "password", "pa
 MASK = "********"
 
 
-def _hash(secret: str) -> str:
+def password_digest(secret: str) -> str:
+    """What the vault stores of a password (a task check compares it with the password the user dictated)."""
     return hashlib.sha256(secret.encode()).hexdigest()[:32]
 
 
@@ -980,7 +981,7 @@ def _generated(site: str, username: str, stamp: str) -> str:
 
 
 def _credential_fields(secret: str) -> dict[str, Any]:
-    return {"password_hash": _hash(secret), "strength": _strength(secret),
+    return {"password_hash": password_digest(secret), "strength": _strength(secret),
             "breached": int(secret.lower() in COMMON_PASSWORDS)}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandbox.domains.apps_security import STORAGE_TOTAL_GB
+from sandbox.domains.apps_security import STORAGE_TOTAL_GB, password_digest
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 
@@ -480,7 +480,8 @@ def save_new_login(g: Gen) -> Draft:
     return Draft(
         query=query,
         gold=[act("save_password", site=site, username=user, password=secret), done(f"Saved your {site} login.")],
-        bucket="state_change", check={"insert": {"credentials": [{"site": site, "username": user}]}},
+        bucket="state_change",
+        check={"insert": {"credentials": [{"site": site, "username": user, "password_hash": password_digest(secret)}]}},
     )
 
 

@@ -133,7 +133,7 @@ def order_when_back_in_stock(g: Gen) -> Draft:
     back = (g.now + dt.timedelta(minutes=30)).strftime(DT)
     return Draft(
         query=query,
-        gold=[act("search_restaurants", query=r["name"], near=r["city"]), act("view_cart"),
+        gold=[act("search_restaurants", query=r["name"], near=r["city"]),
               act("get_restaurant_details", restaurant_id=r["restaurant_id"]),
               act("order_food_delivery", **plan[0]["args"]),
               act("call_monitor_agent", condition=condition, on_trigger=plan,

@@ -109,12 +109,17 @@ class ToolCallCheck(Strict):
 
 
 class StateChangeCheck(Changes):
-    """Expected D_T - D_0. Values are matchers (verification.matchers); ``forbid`` rows must not change."""
+    """Expected D_T - D_0. Values are matchers (verification.matchers); ``forbid`` rows must not change.
+
+    ``ask_before``: tools whose first successful call must come after a successful ``ask_user``
+    (the build lists the tools the gold asks a confirmation before).
+    """
 
     forbid: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     ignore_columns: list[str] = Field(default_factory=list)
     ignore_tables: list[str] = Field(default_factory=list)
     strict: bool = True
+    ask_before: list[str] = Field(default_factory=list)
 
 
 class AgentBehaviorCheck(Strict):

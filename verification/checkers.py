@@ -134,8 +134,13 @@ def _satisfies(call: ExpectedCall, step: Step) -> bool:
     """Same tool and arguments, or (a read-only call with evidence) a read-only step whose result holds the evidence."""
     if _fits(call, step):
         return True
-    return bool(call.evidence) and not _is_mutating(call.tool) and not _is_mutating(step.name) \
-        and step.name not in NO_EVIDENCE and all(_holds(item, step.envelope.get("Payload")) for item in call.evidence)
+    return not _is_mutating(step.name) and step.name not in NO_EVIDENCE \
+        and holds_evidence(call, step.envelope.get("Payload"))
+
+
+def holds_evidence(call: ExpectedCall, payload: Any) -> bool:
+    """A read-only expected call with evidence, and a result that holds every item of it."""
+    return bool(call.evidence) and not _is_mutating(call.tool) and all(_holds(item, payload) for item in call.evidence)
 
 
 def _holds(item: dict[str, Any], payload: Any) -> bool:
@@ -188,8 +193,20 @@ def _validate_call(call: ExpectedCall) -> None:
 
 
 def check_state_change(check: StateChangeCheck, trajectory: Trajectory) -> list[str]:
-    """The trajectory's final diff satisfies the expected diff (see ``diff_failures``)."""
-    return diff_failures(check, trajectory.diff)
+    """The trajectory's final diff satisfies the expected diff (see ``diff_failures``), and the
+    tools of ``ask_before`` acted only after a question to the user."""
+    return _unasked(check, successful_steps(trajectory)) + diff_failures(check, trajectory.diff)
+
+
+def _unasked(check: StateChangeCheck, steps: list[Step]) -> list[str]:
+    """``ask_before``: a listed tool's first successful call came without a question to the user before it."""
+    reasons = []
+    for tool in check.ask_before:
+        first = next((n for n, s in enumerate(steps) if s.name == tool), None)
+        if first is not None and not any(s.name == "ask_user" for s in steps[:first]):
+            reasons.append(f"ask first: step {steps[first].index} "
+                           f"{_render_call(tool, steps[first].arguments)} acted without asking the user to confirm")
+    return reasons
 
 
 def diff_failures(check: StateChangeCheck, diff: StateDiff) -> list[str]:
@@ -301,6 +318,9 @@ def _render_changes(before: dict[str, Any], after: dict[str, Any], columns: list
 
 
 def _validate_state(check: StateChangeCheck) -> None:
+    unknown = [t for t in check.ask_before if t not in REGISTRY]
+    if unknown:
+        raise ValueError(f"ask_before names unknown tool(s) {unknown}")
     for specs in (*check.insert.values(), *check.delete.values(), *check.forbid.values()):
         for spec in specs:
             validate_matcher(spec)
@@ -336,7 +356,7 @@ def check_agent_behavior(check: AgentBehaviorCheck, trajectory: Trajectory) -> l
     if check.follow_up is not None and anchor is not None:
         reasons += _follow_up_failures(check.follow_up, steps, anchor)
     if check.state is not None:
-        reasons += diff_failures(check.state, trajectory.diff)
+        reasons += _unasked(check.state, steps) + diff_failures(check.state, trajectory.diff)
     return reasons
 
 

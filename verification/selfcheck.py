@@ -5,27 +5,52 @@ conditions, so 1,905 trajectories for the full suite); ``finish`` alone fails un
 is the task's correct behaviour; and each perturbation of the gold fails:
 
 - ``argument``: each required argument of the decisive call (the last successful domain or
-  sub-agent call) changed, one at a time;
+  sub-agent call) changed, one at a time (for an expected read, only changes whose result no longer
+  holds the call's evidence: the same data by other arguments is a legitimate alternative);
 - ``memory``: a search_memory step that alone returns a required record dropped;
 - ``extra_call``: one extra successful mutating call (a scratch note) before ``finish``;
 - ``skill``: the load_skill steps dropped;
 - ``handoff``: one field the handoff check names removed from the sub-agent call.
+
+Legitimate alternatives must pass (``alt/…``):
+
+- ``reordered``: two expected calls the check holds independent, swapped;
+- ``extra_read``: the gold's first read repeated before ``finish``;
+- ``equivalent_args``: an expected read made with other arguments that return the gold's data (a
+  zone the result names for a city, a filter moved into ``query``, an optional filter dropped),
+  kept only when the replay shows every object of the gold's result in the variant's;
+- ``clarify``: a clarifying question before the first domain call (tasks without a user script,
+  whose answers it could take).
+
+Wrong endings must fail (``wrong/…``):
+
+- ``other_entity``: the answer states another record's facts for the facts asked (invented ones
+  where the reads hold no other);
+- ``invented_number``: the gold's answer with its numbers changed (a total where nothing was found);
+- ``placeholder``: "Lorem ipsum" for a text the user dictated (a ``TEXT_FIELDS`` argument of a
+  successful mutating call that the query or dialogue states), wherever the gold writes it;
+- ``skipped_confirmation``: the gold's confirmation question dropped.
 """
 
 from __future__ import annotations
 
 import copy
 import datetime as dt
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandbox import facts
 from sandbox.conditions import CONDITIONS, action_space_for
-from sandbox.episode import Episode, Trajectory
-from sandbox.tasks import Action, Task
+from sandbox.episode import Episode, Step, Trajectory
+from sandbox.generator.evidence import VOLATILE, gold_steps
+from sandbox.tasks import Action, Task, ToolCallCheck
 from sandbox.tooling import REGISTRY
+from verification.checkers import holds_evidence
+from verification.matchers import fits
 from verification.verify import Verdict, verify
 
 EXTRA_CALL = Action(name="create_note", arguments={"title": "Scratch", "content": "a note nobody asked for"})
@@ -151,6 +176,242 @@ def _drop_path(value: dict[str, Any], path: tuple[str, ...]) -> None:
     del value[path[-1]]
 
 
+# ---- legitimate alternatives (must pass) and wrong endings (must fail) ----------------------------
+
+CLARIFY = Action(name="ask_user", arguments={"question": "Before I start: is there anything else I should know?"})
+PLACEHOLDER = "Lorem ipsum dolor sit amet."
+# Arguments that carry text the user words (a message, a note, a document): what "placeholder" replaces.
+TEXT_FIELDS = frozenset({"text", "body", "content", "message", "note", "notes", "title", "subject",
+                         "description", "caption", "comment"})
+
+
+def _ok_steps(trajectory: Trajectory) -> list[Step]:
+    return [s for s in trajectory.steps if s.envelope.get("Status") == "success"]
+
+
+def _is_read(name: str) -> bool:
+    return name in REGISTRY and REGISTRY[name].is_domain_tool and not REGISTRY[name].mutating
+
+
+def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
+    """Other ways to solve the task, each of which must pass (see the module docstring)."""
+    gold = list(task.gold)
+    if task.noop_ok:
+        return
+    if isinstance(task.check, ToolCallCheck):
+        yield from _reordered(task.check, gold, trajectory)
+        yield from _equivalents(task, gold, trajectory)
+    reads = [s.index - 1 for s in _ok_steps(trajectory) if _is_read(s.name)]
+    if reads:
+        yield "extra_read", [*gold[:-1], gold[reads[0]], gold[-1]]
+    if not task.user_script:
+        first = next((n for n, a in enumerate(gold) if a.name in REGISTRY and REGISTRY[a.name].is_domain_tool), 0)
+        yield "clarify", [*gold[:first], CLARIFY, *gold[first:]]
+
+
+def _expected_steps(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory) -> list[int | None]:
+    ok = [s.index - 1 for s in _ok_steps(trajectory)]
+    return gold_steps([c.model_dump() for c in check.calls], [a.model_dump() for a in gold], ok)
+
+
+def _reordered(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory
+               ) -> Iterator[tuple[str, list[Action]]]:
+    """The first pair of expected reads that depend on each other in neither direction, swapped."""
+    steps = _expected_steps(check, gold, trajectory)
+    before = _closure(check)
+    for a in range(len(check.calls)):
+        for b in range(a + 1, len(check.calls)):
+            i, j = steps[a], steps[b]
+            if i is not None and j is not None and a not in before[b] and b not in before[a] \
+                    and _is_read(gold[i].name) and _is_read(gold[j].name):
+                swapped = list(gold)
+                swapped[i], swapped[j] = gold[j], gold[i]
+                yield "reordered", swapped
+                return
+
+
+def _closure(check: ToolCallCheck) -> list[set[int]]:
+    """Per expected call, every call it depends on, directly or through others."""
+    out: list[set[int]] = []
+    for c in range(len(check.calls)):
+        seen: set[int] = set()
+        todo = list(check.calls[c].after)
+        while todo:
+            i = todo.pop()
+            if i not in seen:
+                seen.add(i)
+                todo += check.calls[i].after
+        out.append(seen)
+    return out
+
+
+def _equivalents(task: Task, gold: list[Action], trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
+    """Per expected read, argument variants whose replay returns every object of the gold's result."""
+    steps = _expected_steps(task.check, gold, trajectory)  # type: ignore[arg-type]
+    for call, n in zip(task.check.calls, steps):  # type: ignore[union-attr]
+        if n is None or not call.evidence or not _is_read(call.tool):
+            continue
+        payload = trajectory.steps[n].envelope["Payload"]
+        variants = {json.dumps(v, sort_keys=True): v for v in _variants(call.tool, gold[n].arguments, payload)}
+        for arguments in variants.values():
+            variant = [*gold[:n], Action(name=call.tool, arguments=arguments), *gold[n + 1:]]
+            replayed = replay(task, variant, "mtsr" if task.category == "skill" else "default")
+            step = replayed.steps[n] if len(replayed.steps) > n else None
+            if step is not None and step.envelope.get("Status") == "success" and _covers(
+                    step.envelope["Payload"], payload, {**gold[n].arguments, **arguments}):
+                yield "equivalent_args", variant
+
+
+def _variants(tool: str, arguments: dict[str, Any], payload: Any) -> Iterator[dict[str, Any]]:
+    spec = REGISTRY[tool].parameters
+    top = payload if isinstance(payload, dict) else {}
+    for key, value in arguments.items():
+        if not isinstance(value, str):
+            continue
+        # a name the result gives the same thing ("Europe/Zurich" for "Zurich")
+        for other in top.values():
+            if isinstance(other, str) and other != value and facts.states_name(other, value):
+                yield {**arguments, key: other}
+        if "query" in spec["properties"] and "query" not in arguments and key not in spec.get("required", []):
+            yield {**{k: v for k, v in arguments.items() if k != key}, "query": value}
+    for key in arguments:
+        if key not in spec.get("required", []):
+            yield {k: v for k, v in arguments.items() if k != key}
+
+
+def _covers(payload: Any, gold: Any, arguments: dict[str, Any]) -> bool:
+    """Every object of the gold's result (its scalars and empty lists, less volatile fields and echoes
+    of either call's arguments) is an object of the variant's."""
+    echoes = {facts.fold(v) for v in arguments.values() if isinstance(v, str)}
+    wanted = [{k: v for k, v in obj.items() if k not in VOLATILE and (not isinstance(v, (dict, list)) or v == [])
+               and not (isinstance(v, str) and facts.fold(v) in echoes)} for obj in _objects(gold)]
+    found = list(_objects(payload))
+    return all(any(fits(item, obj) for obj in found) for item in wanted if item)
+
+
+def _objects(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from _objects(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _objects(item)
+
+
+def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
+    """Endings a careless or dishonest planner would give, each of which must fail."""
+    gold = list(task.gold)
+    answer = task.check.answer if isinstance(task.check, ToolCallCheck) else []
+    if answer:
+        reads = [s.envelope["Payload"] for s in _ok_steps(trajectory) if _is_read(s.name) or s.name == "search_memory"]
+        yield "other_entity", [*gold[:-1], _finish(_other_facts(answer, reads))]
+        text = str(gold[-1].arguments.get("answer", ""))
+        if any(_op(m) == "$none" for m in answer):
+            yield "invented_number", [*gold[:-1], _finish("You have 3 of them, $42.50 in total.")]
+        elif any(_op(m) in ("$amount", "$number", "$count") for m in answer):
+            yield "invented_number", [*gold[:-1], _finish(_invented(text, answer))]
+    said = " ".join([task.query, *(m.content for m in task.history)])
+    mutating = [gold[s.index - 1] for s in _ok_steps(trajectory) if s.name in REGISTRY and REGISTRY[s.name].mutating]
+    dictated = next((v for a in mutating for k, v in a.arguments.items() if k in TEXT_FIELDS
+                     and isinstance(v, str) and len(v.split()) >= 3 and facts.states_name(said, v)), None)
+    if dictated is not None:
+        yield "placeholder", [a if a not in mutating else Action(name=a.name, arguments={
+            k: PLACEHOLDER if v == dictated else v for k, v in a.arguments.items()}) for a in gold]
+    confirms = [n for n, a in enumerate(gold) if a.name == "ask_user" and a.arguments.get("kind") == "confirm"]
+    if confirms:
+        yield "skipped_confirmation", [a for n, a in enumerate(gold) if n not in confirms]
+
+
+def _finish(text: str) -> Action:
+    return Action(name="finish", arguments={"answer": text})
+
+
+def _op(matcher: Any) -> str | None:
+    """A matcher's operator, or the first option's for ``$any``."""
+    if isinstance(matcher, dict) and len(matcher) == 1:
+        op, operand = next(iter(matcher.items()))
+        return _op(operand[0]) if op == "$any" and operand else op
+    return None
+
+
+def _invented(text: str, answer: list[Any]) -> str:
+    """The text with every number moved beyond all the numbers it and the answer check hold, so no
+    invented one lands on a true one within a tolerance."""
+    known = [abs(q.value) for q in facts.quantities(text)] + [abs(v) for v in _numbers_in(answer)]
+    shift = 1 + 2 * max(known, default=0)
+
+    def move(found: re.Match[str]) -> str:
+        decimals = len(found.group(0).partition(".")[2])
+        return f"{float(found.group(0)) + shift:.{decimals}f}"
+
+    return re.sub(r"\d+(?:\.\d+)?", move, text)
+
+
+def _numbers_in(value: Any) -> Iterator[float]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _numbers_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _numbers_in(item)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
+
+
+def _other_facts(answer: list[Any], reads: list[Any]) -> str:
+    """An answer stating, for each fact asked, another record's value of the same field (else an invented one)."""
+    fields = [(k, v) for read in reads for obj in _objects(read) for k, v in obj.items()
+              if not isinstance(v, (dict, list, bool)) and v is not None]
+    said = []
+    for matcher in answer:
+        op = _op(matcher)
+        truth = _operand(matcher)
+        keys = {k for k, v in fields if v == truth or (isinstance(v, str) and isinstance(truth, str)
+                                                        and (v == truth or v.startswith(truth)))}
+        other = next((v for k, v in fields if k in keys and not fits(matcher, _render(op, v))), None)
+        said.append(_render(op, other if other is not None else _made_up(op, truth)))
+    return "Here is what I found: " + "; ".join(said) + "."
+
+
+def _operand(matcher: Any) -> Any:
+    operand = next(iter(matcher.values()))
+    if next(iter(matcher)) == "$any":
+        return _operand(operand[0])
+    return operand["value"] if isinstance(operand, dict) else operand
+
+
+def _render(op: str | None, value: Any) -> str:
+    if op == "$time" and isinstance(value, str) and (m := re.search(r"\d{2}:\d{2}", value)):
+        return m.group(0)
+    if op == "$date" and isinstance(value, str):
+        return value[:10]
+    if op == "$amount" and isinstance(value, (int, float)):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def _made_up(op: str | None, truth: Any) -> Any:
+    if op == "$date":
+        return (dt.date.fromisoformat(truth[:10]) + dt.timedelta(days=3)).isoformat()
+    if op == "$time":
+        return f"{(int(truth[:2]) + 2) % 24:02d}:{truth[3:5]}"
+    if op in ("$amount", "$number", "$count") and isinstance(truth, (int, float)):
+        return truth + 7
+    if op == "$none":
+        return "3 of them"
+    return "Someone Else Entirely"
+
+
+def _same_evidence(task: Task, trajectory: Trajectory) -> bool:
+    """A perturbed trajectory whose expected reads all still get their evidence: the same data, not a wrong call."""
+    if not isinstance(task.check, ToolCallCheck) or not all(c.evidence for c in task.check.calls):
+        return False
+    steps = _ok_steps(trajectory)
+    return all(any(s.name == c.tool and holds_evidence(c, s.envelope.get("Payload")) for s in steps)
+               for c in task.check.calls)
+
+
 def check_task(task: Task) -> list[Outcome]:
     """Every self-validation outcome of one task."""
     out: list[Outcome] = []
@@ -161,9 +422,23 @@ def check_task(task: Task) -> list[Outcome]:
     noop = run(task, [Action(name="finish", arguments={"answer": "I did nothing."})])
     out.append(Outcome(task.task_id, "noop", noop.passed != task.noop_ok,
                        "passes although the task needs action" if noop.passed else "; ".join(noop.reasons)))
+    condition = "mtsr" if task.category == "skill" else "default"
     for kind, gold in perturbations(task):
-        verdict = run(task, gold, "mtsr" if task.category == "skill" else "default", extra_tools=[EXTRA_CALL.name])
+        replayed = replay(task, gold, condition, extra_tools=[EXTRA_CALL.name])
+        if kind.startswith("argument:") and _same_evidence(task, replayed):
+            continue
+        verdict = verify(task, replayed)
         out.append(Outcome(task.task_id, f"perturb/{kind.split(':')[0]}", verdict.passed,
+                           f"{kind} still passes" if verdict.passed else ""))
+    trajectory = replay(task, task.gold, condition)
+    gold_tools = [a.name for a in task.gold]
+    for kind, gold in alternatives(task, trajectory):
+        verdict = run(task, gold, condition, extra_tools=gold_tools)
+        out.append(Outcome(task.task_id, f"alt/{kind}", not verdict.passed,
+                           f"{kind} fails: {'; '.join(verdict.reasons)}" if not verdict.passed else ""))
+    for kind, gold in wrong_endings(task, trajectory):
+        verdict = run(task, gold, condition, extra_tools=gold_tools)
+        out.append(Outcome(task.task_id, f"wrong/{kind}", verdict.passed,
                            f"{kind} still passes" if verdict.passed else ""))
     return out
 

@@ -55,11 +55,35 @@ def missing_answer(task: Task) -> bool:
     return is_information(task.bucket, (a.name for a in task.gold)) and not task.check.answer  # type: ignore[union-attr]
 
 
+def confirmed_tools(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]]) -> list[str]:
+    """The tools of the successful mutating calls the gold makes right after a confirmation (``kind`` "confirm")."""
+    tools: list[str] = []
+    asked = False
+    for action, result in zip(gold, results):
+        if result.get("Status") != "success":
+            continue
+        spec = REGISTRY.get(action["name"])
+        if action["name"] == "ask_user":
+            asked = asked or action["arguments"].get("kind") == "confirm"
+        elif spec is not None and spec.mutating:
+            if asked and action["name"] not in tools:
+                tools.append(action["name"])
+            asked = False
+    return tools
+
+
 def complete_check(draft: Draft, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
                    persona_id: str) -> dict[str, Any]:
-    """``draft.check`` with its calls' evidence and order and, for an information task, its answer."""
+    """``draft.check`` with its calls' evidence and order and, for an information task, its answer;
+    a state check gets ``ask_before``: the tools the gold asks a confirmation before calling."""
     if draft.bucket != "tool_call":
-        return draft.check
+        check = dict(draft.check)
+        state = check if draft.bucket == "state_change" else check.get("state")
+        confirmed = confirmed_tools(gold, results)
+        if state is not None and confirmed:
+            state = {**state, "ask_before": confirmed}
+            check = state if draft.bucket == "state_change" else {**check, "state": state}
+        return check
     said = " ".join([draft.query, *(m["content"] for m in draft.history)])
     answer = str(gold[-1]["arguments"].get("answer", ""))
     stable = {**world_ids(persona_id), **patched_ids(draft.patches)}

@@ -3,8 +3,8 @@
 **Evidence** of an expected read-only call is what the gold's call returned that the task depends
 on, as matchers of objects its Payload holds (``ExpectedCall.evidence``). A record with a stable id
 (a row of the world or of the task's patches) is its id plus the fields the call computed rather
-than stored (a distance from ``near``); only the records a later gold step or the gold's answer uses,
-or every record when none is singled out. An id-less payload (a forecast, a world time, a quote) is
+than stored (a distance from ``near``), with what it holds (a tracked order's events); only the
+records a later gold step or the gold's answer uses, or every record when none is singled out. An id-less payload (a forecast, a world time, a quote) is
 its scalar fields, object by object, less what the call echoes from its own arguments, ids the call
 generated, and fields that differ between calls returning the same data (``VOLATILE``); when the gold's answer states
 some of those values, only those.
@@ -23,6 +23,7 @@ from typing import Any
 
 from sqlalchemy import String, select
 
+import sandbox.domains  # noqa: F401  (registers every tool and table)
 from sandbox import db
 from sandbox.facts import fold, mentions
 from sandbox.schema import metadata
@@ -66,7 +67,7 @@ def derive_calls(calls: Sequence[dict[str, Any]], gold: Sequence[dict[str, Any]]
     the gold's finish answer; ``stable``: ids that exist before the episode -> their table.
     """
     ok = [n for n, r in enumerate(results) if r.get("Status") == "success"]
-    steps = _gold_steps(calls, gold, ok)
+    steps = gold_steps(calls, gold, ok)
     ancestors = _ancestors(gold, results, ok, said)
     out = []
     for c, call in enumerate(calls):
@@ -86,7 +87,7 @@ def derive_calls(calls: Sequence[dict[str, Any]], gold: Sequence[dict[str, Any]]
     return out
 
 
-def _gold_steps(calls: Sequence[dict[str, Any]], gold: Sequence[dict[str, Any]], ok: list[int]) -> list[int | None]:
+def gold_steps(calls: Sequence[dict[str, Any]], gold: Sequence[dict[str, Any]], ok: list[int]) -> list[int | None]:
     """The gold step of each expected call: the k-th expected call of a tool is its k-th successful gold call."""
     by_tool: dict[str, list[int]] = {}
     for n in ok:
@@ -141,10 +142,11 @@ def payload_evidence(payload: Any, arguments: dict[str, Any], later: Sequence[An
     _walk(payload, stable, records, plain)
     used_later = {v for v in _leaves(later) if isinstance(v, str)}
     used = [(obj, key) for obj, key in records if obj[key] in used_later or _named_in(obj, answer, stable)]
-    echoes = {fold(v) for v in _leaves(arguments) if isinstance(v, str)}
+    echoes = {_echo(v) for v in _leaves(arguments)} - {None}
     items = [item for obj in plain if (item := _scalars(obj, echoes, stable))]
     stated = [kept for item in items if (kept := {k: v for k, v in item.items() if mentions(answer, v)})]
-    return [_stable_item(obj, key, stable) for obj, key in used or records] + (stated or items)
+    rows = [item for obj, key in used or records for item in _row_items(obj, key, echoes, stable)]
+    return rows + (stated or items)
 
 
 def _walk(value: Any, stable: dict[str, str], records: list[tuple[Payload, str]], plain: list[Payload],
@@ -167,6 +169,17 @@ def _walk(value: Any, stable: dict[str, str], records: list[tuple[Payload, str]]
             _walk(item, stable, records, plain, top=False)
 
 
+def _row_items(obj: Payload, key: str, echoes: set[str | float], stable: dict[str, str]) -> list[Payload]:
+    """A stable row's item and those of what it holds (a tracked order's events, an order's items)."""
+    records: list[tuple[Payload, str]] = []
+    plain: list[Payload] = []
+    for value in obj.values():
+        _walk(value, stable, records, plain, top=False)
+    return [_stable_item(obj, key, echoes, stable),
+            *(item for sub, sub_key in records for item in _row_items(sub, sub_key, echoes, stable)),
+            *(item for sub in plain if (item := _scalars(sub, echoes, stable)))]
+
+
 def _id_key(obj: Payload, stable: dict[str, str]) -> str | None:
     """The key holding the object's own stable id: the primary key of the table its value is a row of."""
     for key, value in obj.items():
@@ -182,18 +195,28 @@ def _named_in(obj: Payload, answer: str, stable: dict[str, str]) -> bool:
                and mentions(answer, v) for k, v in obj.items())
 
 
-def _stable_item(obj: Payload, key: str, stable: dict[str, str]) -> Payload:
-    """A stable row's id and the fields the call computed (not columns of its table)."""
+def _stable_item(obj: Payload, key: str, echoes: set[str | float], stable: dict[str, str]) -> Payload:
+    """A stable row's id and the fields the call computed (not columns of its table, nor echoes of its arguments)."""
     columns = metadata.tables[stable[obj[key]]].columns
-    computed = {k: v for k, v in obj.items() if k not in columns and k not in VOLATILE and _scalar(v)}
+    computed = _scalars({k: v for k, v in obj.items() if k not in columns and v != []}, echoes, stable)
     return {key: obj[key], **computed}
 
 
-def _scalars(obj: Payload, echoes: set[str], stable: dict[str, str]) -> Payload:
-    """An id-less object's own facts: scalars, less echoes of the arguments, generated ids and volatile fields."""
+def _scalars(obj: Payload, echoes: set[str | float], stable: dict[str, str]) -> Payload:
+    """An id-less object's own facts: scalars and empty lists (nothing found is a fact too), less
+    echoes of the arguments, generated ids and volatile fields."""
     return {k: v for k, v in obj.items()
-            if _scalar(v) and k not in VOLATILE
-            and not (isinstance(v, str) and (fold(v) in echoes or (ID_SHAPE.match(v) and v not in stable)))}
+            if (_scalar(v) or v == []) and k not in VOLATILE and (v == [] or _echo(v) not in echoes)
+            and not (isinstance(v, str) and ID_SHAPE.match(v) and v not in stable)}
+
+
+def _echo(value: Any) -> str | float | None:
+    """How a value compares as an echo of an argument: text folded, numbers as numbers, nothing else."""
+    if isinstance(value, str):
+        return fold(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
 
 
 def _scalar(value: Any) -> bool:

@@ -1,0 +1,147 @@
+"""The answer matchers: each fact in the formats people write it, and what they must not accept."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from verification.matchers import explain, matches, validate_matcher
+
+
+@pytest.mark.parametrize(("matcher", "text"), [
+    ({"$amount": 1234.5}, "That comes to $1,234.50."),
+    ({"$amount": {"value": 1234.5, "currency": "USD"}}, "1234.5 USD in total"),
+    ({"$amount": {"value": 1234.5, "currency": "USD"}}, "about $1,235"),  # its own rounding
+    ({"$amount": {"value": 12, "currency": "EUR"}}, "It costs €12."),
+    ({"$amount": {"value": 12, "currency": "EUR"}}, "twelve? no: 12 euros"),
+    ({"$amount": {"value": 15.24, "currency": "USD"}}, "An XL is 15.24"),  # no currency written: fine
+    ({"$amount": {"value": 10, "tolerance": 0.6}}, "roughly 10.5"),
+    ({"$number": 12.6}, "Sunny, 12.6°C"),
+    ({"$number": -3}, "low of -3 degrees"),
+    ({"$count": 3}, "I found 3 restaurants"),
+    ({"$count": 3}, "There are three of them"),
+    ({"$count": 20}, "twenty emails"),
+    ({"$date": "2025-06-14"}, "on 2025-06-14"),
+    ({"$date": "2025-06-14"}, "on June 14"),
+    ({"$date": "2025-06-14"}, "14 June 2025"),
+    ({"$date": "2025-06-14"}, "Saturday 14 June"),
+    ({"$date": "2025-06-14"}, "Saturday, the 14th of June"),
+    ({"$date": "2025-06-14"}, "Jun 14th, 2025"),
+    ({"$date": "2025-06-14"}, "14/06/2025"),
+    ({"$date": "2025-06-04"}, "06/04"),  # month/day or day/month
+    ({"$time": "09:00"}, "at 9am"),
+    ({"$time": "09:00"}, "at 09:00"),
+    ({"$time": "21:00"}, "at 9:00 PM"),
+    ({"$time": "21:00"}, "at 9 p.m."),
+    ({"$time": "21:30"}, "leave by 9:30 tonight"),
+    ({"$time": "22:50"}, "it is 2025-12-04T22:50 there"),
+    ({"$time": "12:00"}, "at noon"),
+    ({"$name": "Cedar Tree"}, "Try CEDAR  tree on Bridge Street"),
+    ({"$name": "ready_for_pickup"}, "It is ready for pickup"),
+    ({"$name": "Zurich"}, "It's 22:50 in Zürich"),
+    ({"$none": True}, "You made no Metro top-up payments since then."),
+    ({"$none": True}, "Nothing matched."),
+    ({"$none": True}, "There aren't any."),
+    ({"$none": True}, "Total: $0.00"),
+])
+def test_fact_stated(matcher: dict[str, Any], text: str) -> None:
+    assert explain(matcher, text) is None
+
+
+@pytest.mark.parametrize(("matcher", "text", "named"), [
+    ({"$amount": 1234.5}, "That comes to $1,243.50.", "the amount 1234.5"),
+    ({"$amount": {"value": 12, "currency": "EUR"}}, "It costs $12.", "the amount 12 EUR"),
+    ({"$amount": {"value": 15.24, "currency": "USD"}}, "about $15.00", "the amount 15.24 USD"),  # stated precisely, wrong
+    ({"$amount": 7}, "on 2025-06-07 at 7:00", "the amount 7"),  # a date's or time's digits are no amount
+    ({"$number": 12.6}, "Sunny, 13.6°C", "the number 12.6"),
+    ({"$count": 3}, "I found 4 restaurants", "the count 3"),
+    ({"$count": 3}, "rest_003 looks good", "the count 3"),
+    ({"$date": "2025-06-14"}, "on June 15", "the date 2025-06-14"),
+    ({"$date": "2025-06-14"}, "14 June 2024", "the date 2025-06-14"),
+    ({"$time": "09:00"}, "at 9pm", "the time 09:00"),
+    ({"$time": "21:00"}, "at 09:00", "the time 21:00"),
+    ({"$name": "Leo"}, "Leon says hi", "the name 'Leo'"),
+    ({"$none": True}, "You spent $35.20 there.", "that nothing was found"),
+])
+def test_fact_missing_is_named(matcher: dict[str, Any], text: str, named: str) -> None:
+    reason = explain(matcher, text)
+    assert reason is not None and reason.startswith(f"does not state {named}")
+
+
+def test_fact_matchers_want_text() -> None:
+    assert explain({"$count": 3}, 3) == "does not state the count 3: 3"
+
+
+@pytest.mark.parametrize("matcher", [
+    {"$amount": "12"}, {"$amount": {"value": 1, "currency": "dollars"}}, {"$amount": {"value": 1, "tolerance": -1}},
+    {"$amount": {"amount": 1}}, {"$number": {"value": 1, "currency": "USD"}}, {"$count": -1}, {"$count": 2.5},
+    {"$count": True}, {"$date": "14 June"}, {"$date": "2025-02-30"}, {"$time": "9pm"}, {"$time": "24:00"},
+    {"$name": ""}, {"$name": " - "}, {"$none": False}, {"$none": "yes"},
+])
+def test_malformed_fact_matchers_raise(matcher: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match=next(iter(matcher)).replace("$", r"\$")):
+        validate_matcher(matcher)
+
+
+# ---- properties -----------------------------------------------------------------------------
+
+CURRENCIES = {"USD": ("${}", "{} USD", "US${}", "{} dollars"), "EUR": ("€{}", "{} EUR", "{} euros", "{}€"),
+              "GBP": ("£{}", "{} GBP", "{} pounds"), "JPY": ("¥{}", "{} JPY", "{} yen")}
+cents = st.integers(min_value=0, max_value=10**8)
+
+
+def _written(value: float, thousands: bool, decimals: int) -> str:
+    return f"{value:,.{decimals}f}" if thousands else f"{value:.{decimals}f}"
+
+
+@given(cents, st.sampled_from(sorted(CURRENCIES)), st.data(), st.booleans(), st.sampled_from(["", "Total: ", "about "]))
+def test_any_format_of_an_amount_matches(amount: int, currency: str, data: st.DataObject, thousands: bool,
+                                         lead: str) -> None:
+    value = amount / 100
+    form = data.draw(st.sampled_from(CURRENCIES[currency]))
+    text = lead + form.format(_written(value, thousands, 2)) + "."
+    assert matches({"$amount": {"value": value, "currency": currency}}, text), text
+
+
+@given(cents, cents.filter(lambda c: c > 0), st.sampled_from(sorted(CURRENCIES)), st.data(), st.booleans())
+def test_a_different_amount_does_not_match(amount: int, delta: int, currency: str, data: st.DataObject,
+                                           thousands: bool) -> None:
+    value, other = amount / 100, (amount + delta) / 100
+    text = data.draw(st.sampled_from(CURRENCIES[currency])).format(_written(other, thousands, 2))
+    assert not matches({"$amount": {"value": value, "currency": currency}}, text), text
+
+
+@given(st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2040, 12, 31)),
+       st.sampled_from(["%Y-%m-%d", "%B %d", "%d %B %Y", "%A %d %B", "%b %d, %Y", "%A, %B %d %Y", "%d/%m/%Y"]))
+def test_any_format_of_a_date_matches(day: dt.date, form: str) -> None:
+    assert matches({"$date": day.isoformat()}, f"It is on {day.strftime(form)}.")
+
+
+@given(st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2040, 12, 31)), st.integers(1, 400),
+       st.sampled_from(["%Y-%m-%d", "%B %d", "%d %B %Y", "%b %d, %Y"]))
+def test_another_date_does_not_match(day: dt.date, shift: int, form: str) -> None:
+    other = day + dt.timedelta(days=shift)
+    if form in ("%B %d",) and (other.month, other.day) == (day.month, day.day):
+        return  # a year later, written without its year: the same date as far as the text says
+    assert not matches({"$date": day.isoformat()}, f"It is on {other.strftime(form)}.")
+
+
+@given(st.integers(0, 23), st.sampled_from([0, 5, 30, 45]), st.sampled_from(["%H:%M", "%I:%M %p", "%I%p", "%I:%M%p"]))
+def test_any_format_of_a_time_matches(hour: int, minute: int, form: str) -> None:
+    if form == "%I%p" and minute:
+        return
+    at = dt.time(hour, minute)
+    assert matches({"$time": at.strftime("%H:%M")}, f"Leave at {at.strftime(form).lower()}.")
+
+
+@given(st.integers(0, 20), st.booleans())
+def test_counts_as_digits_or_words(n: int, word: bool) -> None:
+    words = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+             "sixteen seventeen eighteen nineteen twenty").split()
+    text = f"I found {words[n] if word else n} of them."
+    assert matches({"$count": n}, text)
+    assert not matches({"$count": n + 1}, text)

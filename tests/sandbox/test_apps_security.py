@@ -410,7 +410,7 @@ def test_save_password(ex: Executor) -> None:
     assert out == {"credential_id": "cred_026", "site": "example-shop.com", "username": "wang.lei",
                    "strength": "strong", "breached": False, "replaced": False}
     [row] = diff(ex)["credentials"]["inserted"]
-    assert row["password_hash"] == apps_security._hash("Tr0ub4dor&3-horse")
+    assert row["password_hash"] == apps_security.password_digest("Tr0ub4dor&3-horse")
     assert "Tr0ub4dor" not in json.dumps(row)
 
 
@@ -421,7 +421,7 @@ def test_save_password_generated_and_overwrite(ex: Executor) -> None:
     secret = out["generated_password"]
     assert len(secret) == 16
     [(_, after)] = updated(ex, "credentials")
-    assert after["password_hash"] == apps_security._hash(secret)
+    assert after["password_hash"] == apps_security.password_digest(secret)
 
 
 def test_save_password_weak_and_common(ex: Executor) -> None:

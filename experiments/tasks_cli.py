@@ -12,12 +12,13 @@ from pathlib import Path
 
 from experiments.progress import episode_progress
 from sandbox.generator import gates
+from sandbox.generator.answers import answer_report, missing_answer
 from sandbox.generator.core import BuildError, replay
 from sandbox.generator.gates import GateError, Violation
 from sandbox.generator.stats import suite_stats
 from sandbox.generator.suite import TOTALS, Slot, allocation, build_slot, load_families, write_suite
 from sandbox.suite import TASK_DIR, load_split
-from sandbox.tasks import Task
+from sandbox.tasks import Task, load_tasks
 from verification.selfcheck import Outcome, Summary, check_task
 
 
@@ -45,6 +46,10 @@ def try_families(prefix: str, variants: int, seed: int) -> int:
                 if o.surprise:
                     bad += 1
                     print(f"SURPRISE {name}[{i}] {o.check}: {o.detail[:400]}  | query: {task.query}")
+            if missing_answer(task):
+                bad += 1
+                print(f"NO ANSWER CHECK {name}[{i}]: the gold's answer states no fact its reads returned "
+                      f"({task.gold[-1].arguments.get('answer')!r}); state the facts or set Draft.answer")
     found = [v for v in gates.COLLECTED.violations if v.family in fams]
     for v in found:
         print(f"GATE   {v.family} {v.line()}")
@@ -65,6 +70,9 @@ def build(out_dir: Path, strict_gates: bool) -> int:
         return 1
     for path in written.values():
         print(f"wrote {path}")
+    full = written.get("full.jsonl")
+    if full is not None:
+        print(answer_report(load_tasks(full), {s.task_id: s.family for s in allocation()}))
     print(_counts_line(gates.COLLECTED.violations) + ("" if not gates.COLLECTED.violations else
                                                        "  (list them: mobilepa tasks gates)"))
     return 0
@@ -104,12 +112,19 @@ def validate(split: str, jobs: int) -> int:
         print(f"{check:<22}{runs:>8}{bad:>11}")
     oracle = [o for o in summary.outcomes if o.check.startswith("oracle/")]
     print(f"oracle trajectories: {len(oracle)}, passed: {sum(not o.surprise for o in oracle)}")
+    alts = [o for o in summary.outcomes if o.check.startswith("alt/")]
+    wrong = [o for o in summary.outcomes if o.check.startswith("wrong/")]
+    print(f"alternatives that must pass: {len(alts)}, failed: {sum(o.surprise for o in alts)}; "
+          f"wrong endings that must fail: {len(wrong)}, passed: {sum(o.surprise for o in wrong)}")
+    unanswered = [t for t in tasks if missing_answer(t)]
+    print(answer_report(tasks, families))
     for o in summary.surprises[:50]:
         print(f"SURPRISE {o.task_id} {o.check}: {o.detail[:300]}")
     print(_counts_line(violations) + ("  (each must be 0; list them: mobilepa tasks gates --split "
                                       f"{split})" if violations else ""))
-    if summary.surprises or violations:
-        print(f"{len(summary.surprises)} surprise(s), {len(violations)} gate violation(s)", file=sys.stderr)
+    if summary.surprises or violations or unanswered:
+        print(f"{len(summary.surprises)} surprise(s), {len(violations)} gate violation(s), "
+              f"{len(unanswered)} information task(s) without an answer check", file=sys.stderr)
         return 1
     print("every task behaves as promised and passes the gates")
     return 0

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +71,21 @@ def confirmed_tools(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, 
                 tools.append(action["name"])
             asked = False
     return tools
+
+
+def missing_by_family(tasks: Iterable[Task], family_of: dict[str, str]) -> Counter[str]:
+    """How many information tasks of each family have no answer check (the build's report)."""
+    return Counter(family_of.get(t.task_id, "?") for t in tasks if missing_answer(t))
+
+
+def answer_report(tasks: Sequence[Task], family_of: dict[str, str]) -> str:
+    """One line: information tasks with and without an answer check, the latter by family."""
+    info = sum(is_information(t.bucket, (a.name for a in t.gold)) for t in tasks)
+    missing = missing_by_family(tasks, family_of)
+    line = f"answer checks: {info - sum(missing.values())} of {info} information tasks"
+    if missing:
+        line += "; without one: " + ", ".join(f"{f} {n}" for f, n in sorted(missing.items()))
+    return line
 
 
 def complete_check(draft: Draft, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],

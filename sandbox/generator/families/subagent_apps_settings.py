@@ -18,15 +18,19 @@ from sandbox.generator.families.subagent_shop_finance import told_agent
 
 ANY = {"$regex": "."}
 STORAGE = {"device_settings": [{"match": {"key": "storage_free_gb"}, "set": {"value": ANY}}]}
-SNAP = "snapshot_101"
 
 
 def later(g: Gen, hours: int = 2) -> str:
     return (g.now + dt.timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M")
 
 
-def snapshot(app_id: str, text: str, fields: dict[str, Any]) -> dict[str, Any]:
-    return {"screen_snapshots": [{"snapshot_id": SNAP, "app_id": app_id, "ocr_text": text,
+def screen_id(g: Gen) -> str:
+    """The id of the screen the user shows (named in the query, as a phone's share sheet would)."""
+    return f"snapshot_{g.rng.randint(101, 999)}"
+
+
+def snapshot(sid: str, app_id: str, text: str, fields: dict[str, Any]) -> dict[str, Any]:
+    return {"screen_snapshots": [{"snapshot_id": sid, "app_id": app_id, "ocr_text": text,
                                   "fields_json": json.dumps(fields)}]}
 
 
@@ -38,7 +42,8 @@ def installed(g: Gen, app_id: str) -> bool:
     return any(r["installed"] == 1 for r in g.rows("apps", {"app_id": app_id}))
 
 
-SCREEN_HANDOFF = {"source": {"type": "screen", "id": SNAP}}
+def on_screen(sid: str) -> dict[str, Any]:
+    return {"source": {"type": "screen", "id": sid}}
 
 
 # ---- 4.1 monitor: install an app the day it goes free ---------------------------------------------------
@@ -84,25 +89,26 @@ PERM_TEXT = {"LOCATION": "this device's location", "CAMERA": "take pictures and 
 
 @family("subagent", "4.2", agent="screen_reader_agent")
 def grant_prompt_on_screen(g: Gen) -> Draft:
+    snap = screen_id(g)
     inst = {r["app_id"] for r in g.rows("apps") if r["installed"] == 1}
     row = g.one("app_permissions", {"state": "granted"}, filter=lambda r: r["app_id"] in inst
                 and r["permission"] in PERM_TEXT and r["app_id"] not in ("settings", "files", "assistant"))
     name = g.one("apps", {"app_id": row["app_id"]})["name"]
     text = f"Allow {name} to access {PERM_TEXT[row['permission']]}?\nAllow  |  Don't allow"
     query = g.say("a permission prompt is on my screen ({snap}); read it and allow what it asks",
-                  "grant the permission the pop-up on screen {snap} is asking for", snap=SNAP)
+                  "grant the permission the pop-up on screen {snap} is asking for", snap=snap)
     return Draft(
         query=query,
-        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": SNAP},
+        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": snap},
                   extract_fields=["app_id", "permission"]),
               act("grant_app_permission", app_id=row["app_id"], permission=row["permission"]),
               done(f"Allowed {name}.")],
         bucket="agent_behavior",
-        check={"route": "call_screen_reader_agent", "handoff": SCREEN_HANDOFF,
+        check={"route": "call_screen_reader_agent", "handoff": on_screen(snap),
                "state": {"update": {"app_permissions": [{"match": {"app_id": row["app_id"],
                                                                    "permission": row["permission"]},
                                                          "set": {"state": "granted"}}]}}},
-        patches={"insert": snapshot("settings", text, {"app": name, "app_id": row["app_id"],
+        patches={"insert": snapshot(snap, "settings", text, {"app": name, "app_id": row["app_id"],
                                                        "permission": row["permission"]}),
                  "update": {"app_permissions": [{"match": {"app_id": row["app_id"], "permission": row["permission"]},
                                                  "set": {"state": "not_requested"}}]}},
@@ -171,6 +177,7 @@ def rename_scan_by_content(g: Gen) -> Draft:
 
 @family("subagent", "4.5", agent="screen_reader_agent")
 def restore_backup_on_screen(g: Gen) -> Draft:
+    snap = screen_id(g)
     done_backups = g.rows("backups", {"status": "completed"})
     b = done_backups[-1]
     cat = g.pick(("contacts", "calendar", "messages"))
@@ -178,18 +185,18 @@ def restore_backup_on_screen(g: Gen) -> Draft:
                       for r in reversed(done_backups[-3:]))
     query = g.say("restore my {cat} from the newest backup listed on my screen ({snap}); yes, overwrite what's on "
                   "the phone", "my cloud backups are on screen {snap}: bring back the {cat} from the latest one, I "
-                  "confirm replacing the current {cat}", cat=cat, snap=SNAP)
+                  "confirm replacing the current {cat}", cat=cat, snap=snap)
     return Draft(
         query=query,
-        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": SNAP},
+        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": snap},
                   extract_fields=["latest_backup_id"]),
               act("restore_backup", backup_id=b["backup_id"], categories=[cat], confirm=True),
               done(f"Restored your {cat} from {b['completed_at'][:10]}.")],
         bucket="agent_behavior",
-        check={"route": "call_screen_reader_agent", "handoff": SCREEN_HANDOFF,
+        check={"route": "call_screen_reader_agent", "handoff": on_screen(snap),
                "state": {"update": {"backups": [{"match": {"backup_id": b["backup_id"]},
                                                  "set": {"restored_at": ANY}}]}}},
-        patches={"insert": snapshot("cloud", f"Cloud backups (newest first)\n{lines}",
+        patches={"insert": snapshot(snap, "cloud", f"Cloud backups (newest first)\n{lines}",
                                     {"latest_backup_id": b["backup_id"], "latest_date": b["completed_at"][:10]})},
     )
 
@@ -198,6 +205,7 @@ def restore_backup_on_screen(g: Gen) -> Draft:
 
 @family("subagent", "4.6", agent="screen_reader_agent")
 def save_signup_on_screen(g: Gen) -> Draft:
+    snap = screen_id(g)
     site = g.pick(("strava.com", "notion.so", "duolingo.com", "figma.com", "canva.com"))
     user = g.pick(("quietfox", "daily.runner", "m.hunter"))
     if g.rows("credentials", {"site": site}):
@@ -205,17 +213,17 @@ def save_signup_on_screen(g: Gen) -> Draft:
     text = f"Welcome to {site.split('.')[0].title()}!\nYour account is ready.\nUsername: {user}\nSite: {site}"
     query = g.say("I just signed up, see screen {snap}; save that login with a strong generated password",
                   "store the new account on my screen ({snap}) in my password vault and generate a password for it",
-                  snap=SNAP)
+                  snap=snap)
     return Draft(
         query=query,
-        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": SNAP},
+        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": snap},
                   extract_fields=["site", "username"]),
               act("save_password", site=site, username=user, generate=True),
               done(f"Saved {user} on {site} with a strong password.")],
         bucket="agent_behavior",
-        check={"route": "call_screen_reader_agent", "handoff": SCREEN_HANDOFF,
+        check={"route": "call_screen_reader_agent", "handoff": on_screen(snap),
                "state": {"insert": {"credentials": [{"site": site, "username": user, "strength": "strong"}]}}},
-        patches={"insert": snapshot("browser", text, {"site": site, "username": user})},
+        patches={"insert": snapshot(snap, "browser", text, {"site": site, "username": user})},
     )
 
 
@@ -419,6 +427,7 @@ def dim_when_battery_low(g: Gen) -> Draft:
 
 @family("subagent", "11.6", agent="screen_reader_agent")
 def dnd_until_show_ends(g: Gen) -> Draft:
+    snap = screen_id(g)
     start = g.now + dt.timedelta(hours=g.rng.randint(1, 3))
     start = start.replace(minute=g.pick((0, 15, 30, 45)))
     end = start + dt.timedelta(minutes=g.pick((95, 110, 125, 140)))
@@ -426,16 +435,16 @@ def dnd_until_show_ends(g: Gen) -> Draft:
     film = g.pick(("Dune: Part Two", "Inside Out 2", "The Wild Robot", "Oppenheimer"))
     text = f"CINEMA TICKET\n{film}\nHall 4, Row F, Seat 12\nStarts {start:%Y-%m-%d %H:%M}\nEnds {end:%H:%M}"
     query = g.say("turn on do not disturb until my film ends; the ticket is on screen {snap}",
-                  "my movie ticket is open ({snap}); silence the phone until the movie is over", snap=SNAP)
+                  "my movie ticket is open ({snap}); silence the phone until the movie is over", snap=snap)
     return Draft(
         query=query,
-        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": SNAP}, extract_fields=["ends_at"]),
+        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": snap}, extract_fields=["ends_at"]),
               act("set_do_not_disturb", enabled=True, until=until), done(f"Do Not Disturb until {end:%H:%M}.")],
         bucket="agent_behavior",
-        check={"route": "call_screen_reader_agent", "handoff": SCREEN_HANDOFF,
+        check={"route": "call_screen_reader_agent", "handoff": on_screen(snap),
                "state": {"update": {"device_settings": [setting("dnd", "1"),
                                                         setting("dnd_until", {"$contains": until})]}}},
-        patches={"insert": snapshot("tickets", text, {"film": film, "starts_at": start.strftime("%Y-%m-%dT%H:%M"),
+        patches={"insert": snapshot(snap, "tickets", text, {"film": film, "starts_at": start.strftime("%Y-%m-%dT%H:%M"),
                                                       "ends_at": until})},
     )
 
@@ -449,20 +458,21 @@ OPTION_NAMES = {"bold_text": "Bold text", "reduce_motion": "Reduce motion", "mon
 
 @family("subagent", "11.7", agent="screen_reader_agent")
 def setup_from_note_on_screen(g: Gen) -> Draft:
+    snap = screen_id(g)
     code = g.pick(sorted(LANG_NAMES))
     option = g.pick(sorted(OPTION_NAMES))
     text = f"Phone setup for Grandma\nLanguage: {LANG_NAMES[code]} ({code})\n{OPTION_NAMES[option]}: ON"
     query = g.say("set up my phone the way the note on screen {snap} says", "apply the language and accessibility "
-                  "settings from the setup note on my screen ({snap})", snap=SNAP)
+                  "settings from the setup note on my screen ({snap})", snap=snap)
     return Draft(
         query=query,
-        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": SNAP},
+        gold=[act("call_screen_reader_agent", source={"type": "screen", "id": snap},
                   extract_fields=["language_code", "accessibility_on"]),
               act("set_system_language", language=code),
               act("set_accessibility_option", option=option, enabled=True),
               done(f"Language is {LANG_NAMES[code]} and {OPTION_NAMES[option]} is on.")],
         bucket="agent_behavior",
-        check={"route": "call_screen_reader_agent", "handoff": SCREEN_HANDOFF,
+        check={"route": "call_screen_reader_agent", "handoff": on_screen(snap),
                "state": {"update": {"device_settings": [setting("language", code), setting(f"a11y_{option}", "1")]}}},
-        patches={"insert": snapshot("notes", text, {"language_code": code, "accessibility_on": [option]})},
+        patches={"insert": snapshot(snap, "notes", text, {"language_code": code, "accessibility_on": [option]})},
     )

@@ -192,8 +192,8 @@ def set_stream_volume(g: Gen) -> Draft:
     stream = g.pick(sorted(STREAMS))
     level = g.pick([v for v in range(0, 101, 5) if v != CURRENT_VOLUME[stream]])
     said = g.pick(STREAMS[stream])
-    query = g.say("set the {said} to {level}%", "put {said} at {level} percent", "change {said} to {level}",
-                  said=said, level=level)
+    query = g.say("set the {bare} to {level}%", "put {said} at {level} percent", "change {said} to {level}",
+                  said=said, bare=said.removeprefix("the "), level=level)
     return Draft(
         query=query,
         gold=[act("set_volume", stream=stream, level=level), done(f"{said} is at {level}%.")],
@@ -259,20 +259,46 @@ def switch_theme(g: Gen) -> Draft:
 
 # ---- 11.5 Battery & Power ------------------------------------------------------------------------------
 
-STATUS_QUESTIONS = ("how much battery do I have left?", "what's my battery level?", "is my phone charging?",
-                    "how charged is my phone right now?", "check the battery percentage for me",
-                    "am I connected to Wi-Fi, and which network?", "is battery saver on at the moment?",
-                    "what's the current screen brightness?", "tell me my battery status",
-                    "is do not disturb on right now?")
+STATUS_QUESTIONS = {"how much battery do I have left?": "battery", "what's my battery level?": "battery",
+                    "is my phone charging?": "charging", "how charged is my phone right now?": "battery",
+                    "check the battery percentage for me": "battery",
+                    "am I connected to Wi-Fi, and which network?": "wifi",
+                    "is battery saver on at the moment?": "low_power_mode",
+                    "what's the current screen brightness?": "brightness", "tell me my battery status": "battery",
+                    "is do not disturb on right now?": "dnd"}
+SWITCH_WORDS = {"charging": "charging", "wifi": "connected to Wi-Fi", "low_power_mode": "Battery saver is",
+                "dnd": "Do Not Disturb is"}
+
+
+def says_state(on: bool) -> dict[str, Any]:
+    """An answer saying a switch is on (without a negation), or that it is off ("Do Not Disturb" is no negation)."""
+    if on:
+        return {"$regex": r"(?s)^(?!.*\b(?:off|(?<!do )not|isn't|disabled)\b).*\b(?:on|enabled|active|yes|charging|"
+                          r"connected)\b"}
+    return {"$regex": r"\b(?:off|(?<!do )not|no|isn't|disabled|inactive)\b"}
 
 
 @family("basic", "11.5", pattern="single_call")
 def device_status_question(g: Gen) -> Draft:
-    question = g.pick(STATUS_QUESTIONS)
+    """The answer states the one fact asked: a level as a number, a switch as on or off, the Wi-Fi network."""
+    question = g.pick(sorted(STATUS_QUESTIONS))
+    fact = STATUS_QUESTIONS[question]
+    if fact in ("battery", "brightness"):
+        value = int(g.setting("battery_pct" if fact == "battery" else "brightness") or 0)
+        said, answer = f"{'Your battery' if fact == 'battery' else 'Brightness'} is at {value}%.", [{"$number": value}]
+    elif fact == "wifi" and g.setting("wifi") == "1" and g.setting("wifi_connected_ssid"):
+        ssid = g.setting("wifi_connected_ssid")
+        said, answer = f"Yes, you are connected to Wi-Fi: {ssid}.", [{"$name": ssid}]
+    else:
+        on = g.setting(fact) == "1"
+        said = f"{SWITCH_WORDS[fact]} {'on' if on else 'off'}." if fact in ("low_power_mode", "dnd") else \
+            f"{'Yes' if on else 'No'}, the phone is {'' if on else 'not '}{SWITCH_WORDS[fact]}."
+        answer = [says_state(on)]
     return Draft(
         query=g.say(question),
-        gold=[act("get_device_status"), done(f"Your battery is at {g.setting('battery_pct')}%.")],
+        gold=[act("get_device_status"), done(said)],
         bucket="tool_call", check={"calls": [{"tool": "get_device_status"}]},
+        answer=answer,
     )
 
 

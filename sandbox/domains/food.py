@@ -444,7 +444,8 @@ def _upcoming_reservations(ctx: Ctx, restaurant_id: str) -> list[dict[str, Any]]
 
 _MENU = select(world_menu_items).where(M.restaurant_id == bindparam("restaurant_id")).order_by(M.menu_item_id)
 _DELIVER_TO = select(addresses.c.address_id, addresses.c.label, addresses.c.address_line, addresses.c.city,
-                     addresses.c.is_default).where(addresses.c.city == bindparam("city")).order_by(addresses.c.address_id)
+                     addresses.c.is_default).where(addresses.c.city == bindparam("city")).order_by(
+    addresses.c.address_id)
 
 
 @tool(l2="8.1", app="dining", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -473,7 +474,8 @@ def get_restaurant_details(
         "date": day, "party_size": party_size, "my_reservations": _upcoming_reservations(ctx, restaurant_id),
     }
     if r["delivery"]:
-        out["deliver_to"] = [{**a, "is_default": bool(a["is_default"])} for a in rows(ctx.conn.execute(_DELIVER_TO, {"city": r["city"]}))]
+        saved = rows(ctx.conn.execute(_DELIVER_TO, {"city": r["city"]}))
+        out["deliver_to"] = [{**a, "is_default": bool(a["is_default"])} for a in saved]
     if r["online_booking"]:
         out["free_tables"] = _free_times(ctx, restaurant_id, day, party_size)
     else:

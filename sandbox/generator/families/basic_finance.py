@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox import db
+from sandbox.episode import apply_changes
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.tasks import Changes
 from sandbox.world import world_image
 
 ACCOUNTS = {"acct_001": ("checking", "pm_004"), "acct_002": ("savings", "pm_005"), "acct_003": ("wallet", "pm_003"),
@@ -16,12 +18,13 @@ NOTES = ("dinner", "concert tickets", "the taxi", "groceries", "rent share", "th
          "the hiking trip", "lunch", "the birthday cake")
 
 
-def peek(g: Gen, tool: str, **arguments: Any) -> dict[str, Any]:
-    """What a read-only tool returns on the untouched world: a gold answer states those facts, and a
-    draft knows them before the build replays its gold."""
+def peek(g: Gen, tool: str, patches: dict[str, Any] | None = None, **arguments: Any) -> dict[str, Any]:
+    """What a read-only tool returns on the world (with the draft's ``patches``): a gold answer states those
+    facts, and a draft knows them before the build replays its gold."""
     conn = db.open_database(world_image(g.persona.persona_id), journal=False)
     try:
         conn.begin()
+        apply_changes(conn, Changes.model_validate(patches or {}))
         result = Executor(conn, visible=frozenset({tool})).call(tool, arguments)
     finally:
         db.release(conn)
@@ -368,8 +371,8 @@ def freeze_lost_card(g: Gen) -> Draft:
     why, reason = g.pick(list(WHY.items()))
     query = g.say("freeze my {c}, {w}", "{w} - lock my {c} right now", "please block my {c}; {w}",
                   "temporarily freeze the {c} because {w}", c=CARDS[card], w=why)
-    return Draft(query=query, gold=[act("get_account_balance"), act("freeze_card", card_id=card, frozen=True, reason=why),
-                                    done("Frozen.")],
+    return Draft(query=query, gold=[act("get_account_balance"),
+                                    act("freeze_card", card_id=card, frozen=True, reason=why), done("Frozen.")],
                  bucket="state_change",
                  check={"update": {"payment_methods": [{"match": {"method_id": card}, "set": {"status": "frozen"}}],
                                    "card_details": [{"match": {"method_id": card}, "set": {"freeze_reason": {
@@ -576,7 +579,8 @@ def split_expense(g: Gen) -> Draft:
                        act("split_bill", total=total, currency=currency, participant_ids=ids, note=note),
                        done("Requests sent.")],
                  bucket="state_change",
-                 check={"insert": {"splits": [{"total": total, "currency": currency, "include_self": 1, "note": said(note),
+                 check={"insert": {"splits": [{"total": total, "currency": currency, "include_self": 1,
+                                               "note": said(note),
                                                "shares_json": {"$json": {i: share for i in ids}}}],
                                    "money_requests": [{"contact_id": i, "amount": share} for i in ids],
                                    "messages": [{"contact_id": i, "channel": "chat"} for i in ids]}})

@@ -343,11 +343,15 @@ def change_reservation(g: Gen) -> Draft:
     )
 
 
+# why the user cancels -> what a cancel reason mentions (or none is recorded)
+CANCEL_WHY = {"plans changed": "plan|chang", "someone is sick": "sick|ill", "we're travelling": "travel|trip|away"}
+
+
 @family("basic", "8.2", pattern="lookup_then_act")
 def cancel_reservation(g: Gen) -> Draft:
     b, r = _my_online_booking(g)
     when = g.when(days_ahead(g, b["datetime"]))
-    reason = g.pick((None, "plans changed", "someone is sick", "we're travelling"))
+    reason = g.pick((None, *CANCEL_WHY))
     why = f" ({reason})" if reason else ""
     query = g.say("cancel my reservation at {name} {when}{why}", "please call off our table at {name} {when}{why}",
                   "I can't make it to {name} {when}{why}; cancel the booking", name=r["name"], when=when, why=why)
@@ -360,7 +364,8 @@ def cancel_reservation(g: Gen) -> Draft:
               done("Cancelled.")],
         bucket="state_change",
         check={"update": {"restaurant_reservations": [{"match": {"reservation_id": b["reservation_id"]}, "set": {
-            "status": "cancelled", "cancel_reason": {"$any": [None, {"$regex": "."}]}}}]}},
+            "status": "cancelled",
+            "cancel_reason": {"$any": [None, {"$regex": CANCEL_WHY[reason] if reason else "."}]}}}]}},
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families.basic_finance import peek
 from sandbox.generator.families.basic_food import DT, clock, days_ahead, grant, merge, now_minute
 
 WORKOUT_WORDS = {"run": "run", "walk": "walk", "cycle": "bike ride", "swim": "swim", "yoga": "yoga session",
@@ -103,30 +104,59 @@ def start_workout_after_stale_one(g: Gen) -> Draft:
 def activity_lookup(g: Gen) -> Draft:
     kind = g.pick(("steps", "sleep", "week", "calories", "heart"))
     back = g.pick((1, 2, 3, 4, 5))
+    patches = grant(g, "health", "ACTIVITY")
     if kind == "week":
         span = g.pick((7, 14))
         first, last = g.date(-span), g.date(-1)
-        query = g.say("how did I sleep over the last {n} days?", "summarise my activity for the past {n} days",
-                      "what were my step totals over the last {n} days?", n=span)
+        ask = g.pick(("sleep", "activity", "steps"))
+        query = g.say({"sleep": "how did I sleep over the last {n} days?",
+                       "activity": "summarise my activity for the past {n} days",
+                       "steps": "what were my step totals over the last {n} days?"}[ask], n=span)
         args: dict[str, Any] = {"date": first, "date_to": last}
         check: dict[str, Any] = {"date": {"$any": [first, g.date(-span + 1)]}, "date_to": {"$any": [last, g.date(0)]}}
-    elif kind == "sleep":
-        day = g.date(0)
-        query = g.say("how long did I sleep last night?", "how was my sleep last night, {d}?",
-                      "what time did I fall asleep last night and how many hours did I get?",
-                      "did I get enough sleep last night?", d=g.persona.name.split()[0])
-        args, check = {"date": day}, {"date": day}
+        # "the last n days" may end yesterday or today: either window's figure answers
+        windows = [peek(g, "get_activity_summary", patches, date=a, date_to=b)
+                   for a, b in ((first, last), (g.date(-span + 1), g.date(0)))]
+        if ask == "sleep":
+            facts = [{"$number": {"value": w["averages"]["sleep_hours"], "tolerance": 0.1}}
+                     for w in windows if "sleep_hours" in w["averages"]]
+            said = f"you slept {windows[0]['averages'].get('sleep_hours')} hours a night on average"
+        else:
+            facts = [{"$number": w["totals"]["steps"]} for w in windows if "steps" in w["totals"]]
+            said = f"you walked {windows[0]['totals'].get('steps')} steps in total"
+        answer = f"Over the last {span} days {said}."
     else:
-        day = g.date(-back)
-        what = {"steps": "how many steps did I walk", "calories": "how many calories did I burn",
-                "heart": "what was my resting heart rate"}[kind]
-        when = ago(g, back)
-        query = g.say("{what} {when}?", "quick check: {what} {when}?", "from my health data, {what} {when}?",
-                      what=what, when=when)
+        day = g.date(0) if kind == "sleep" else g.date(-back)
         args, check = {"date": day}, {"date": day}
-    return Draft(query=query, gold=[act("get_activity_summary", **args), done("Here is your summary.")],
+        summary = peek(g, "get_activity_summary", patches, date=day)
+        entry = next((d for d in summary["days"] if d["date"] == day), {})
+        if kind == "sleep":
+            query = g.say("how long did I sleep last night?", "how was my sleep last night, {d}?",
+                          "what time did I fall asleep last night and how many hours did I get?",
+                          "did I get enough sleep last night?", d=g.persona.name.split()[0])
+            key = "sleep_hours"
+        else:
+            what = {"steps": "how many steps did I walk", "calories": "how many calories did I burn",
+                    "heart": "what was my resting heart rate"}[kind]
+            query = g.say("{what} {when}?", "quick check: {what} {when}?", "from my health data, {what} {when}?",
+                          what=what, when=ago(g, back))
+            key = {"steps": "steps", "calories": "calories", "heart": "resting_hr"}[kind]
+        if key not in entry:
+            raise BuildError(f"no {key} recorded on {day}")
+        tolerance = 0.1 if key == "sleep_hours" else 0
+        facts = [{"$number": {"value": entry[key], "tolerance": tolerance}}]
+        answer = {"sleep_hours": "You slept {v} hours", "steps": "You walked {v} steps",
+                  "calories": "You burned {v} calories", "resting_hr": "Your resting heart rate was {v} bpm"
+                  }[key].format(v=entry[key]) + f" on {day}"
+        if "fall asleep" in query:
+            facts.append({"$time": entry["bedtime"][11:16]})
+            answer += f", falling asleep at {entry['bedtime'][11:16]}"
+        answer += "."
+    if not facts:
+        raise BuildError("nothing recorded in the window")
+    return Draft(query=query, gold=[act("get_activity_summary", **args), done(answer)],
                  bucket="tool_call", check={"calls": [{"tool": "get_activity_summary", "args": check}]},
-                 patches=grant(g, "health", "ACTIVITY"))
+                 patches=patches, answer=[{"$any": facts}] if kind == "week" else facts)
 
 
 GOALS = {"steps": ("{v:,} steps", (6000, 7500, 9000, 10000, 12000, 15000)),
@@ -280,7 +310,9 @@ def add_medication_schedule(g: Gen) -> Draft:
 def log_dose(g: Gen) -> Draft:
     logged = {(d["medication_id"], d["slot_time"]) for d in g.rows("medication_logs")}
     options = []
-    for m in g.rows("medications", {"status": "active"}):
+    active = g.rows("medications", {"status": "active"})
+    names = [m["name"].lower() for m in active]
+    for m in (m for m in active if names.count(m["name"].lower()) == 1):
         for back in (0, 1):
             for t in json.loads(m["times_json"]):
                 slot = f"{g.date(-back)}T{t}"
@@ -303,7 +335,8 @@ def log_dose(g: Gen) -> Draft:
     slot = f"{g.date(-back)}T{t}"
     return Draft(
         query=query,
-        gold=[act("log_medication_taken", medication_id=m["medication_id"], status=status, at=slot),
+        # the tool takes the medicine's name as the user says it (the medication list has no read tool)
+        gold=[act("log_medication_taken", medication_id=m["name"], status=status, at=slot),
               done("Logged.")],
         bucket="state_change",
         check={"insert": {"medication_logs": [{"medication_id": m["medication_id"], "slot_time": slot,
@@ -338,7 +371,16 @@ def _free(g: Gen, doctor_id: str) -> list[str]:
             if s["slot_dt"] > (g.now + dt.timedelta(hours=30)).strftime(DT)]
 
 
-REASONS = ("a check-up", "a persistent cough", "back pain", "a skin rash", "knee pain", "a follow-up", "headaches")
+# what the user says the visit is for -> what a reason recorded for it mentions
+REASONS = {"a check-up": "check.?up", "a persistent cough": "cough", "back pain": "back", "a skin rash": "rash",
+           "knee pain": "knee", "a follow-up": "follow.?up", "headaches": "headache"}
+# why the user cancels -> what a cancel reason mentions (or none is recorded)
+CANCEL_WHY = {"I'm travelling": "travel|trip|away", "work came up": "work", "I feel better now": "better",
+              "a schedule clash": "clash|conflict|schedul"}
+
+
+def a_an(word: str) -> str:
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 @family("basic", "9.5", pattern="lookup_then_act")
@@ -347,11 +389,12 @@ def book_doctor(g: Gen) -> Draft:
     if not options:
         raise BuildError("no free slot")
     d, slot = g.pick(options)
-    reason = g.pick(REASONS)
+    reason = g.pick(sorted(REASONS))
+    spec = d["specialty"].lower()
     query = g.say("book me an appointment with {doc} {when} at {t} for {r}",
                   "I need to see {doc} ({spec}) {when} at {t} about {r}; please book it",
-                  "get me a {spec} visit with {doc} at {t} {when} for {r}", doc=d["name"], spec=d["specialty"].lower(),
-                  when=g.when(days_ahead(g, slot)), t=clock(slot[11:]), r=reason)
+                  "get me {a_spec} visit with {doc} at {t} {when} for {r}", doc=d["name"], spec=spec,
+                  a_spec=a_an(spec), when=g.when(days_ahead(g, slot)), t=clock(slot[11:]), r=reason)
     return Draft(
         query=query,
         gold=[act("search_doctors", specialty=d["specialty"], date=slot[:10]),
@@ -359,7 +402,7 @@ def book_doctor(g: Gen) -> Draft:
               done(f"Booked {d['name']} at {slot}.")],
         bucket="state_change",
         check={"insert": {"medical_appointments": [{"doctor_id": d["doctor_id"], "slot": slot, "patient": "self",
-                                                     "status": "booked"}]}},
+                                                     "status": "booked", "reason": {"$regex": REASONS[reason]}}]}},
         patches=grant(g, "health", "LOCATION"),
     )
 
@@ -445,7 +488,7 @@ def cancel_dentist_visit(g: Gen) -> Draft:
         raise BuildError("no upcoming visit")
     a = g.pick(booked)
     doc = g.rows("world_doctors", {"doctor_id": a["doctor_id"]})[0]
-    reason = g.pick((None, "I'm travelling", "work came up", "I feel better now", "a schedule clash"))
+    reason = g.pick((None, *CANCEL_WHY))
     why = f" ({reason})" if reason else ""
     query = g.say("cancel my appointment with {doc} on {d}{why}", "please cancel the {spec} visit on {d}{why}",
                   "I won't make it to {doc} on {d} at {t}{why}: cancel it", doc=doc["name"], d=a["slot"][:10],
@@ -458,7 +501,8 @@ def cancel_dentist_visit(g: Gen) -> Draft:
               done("Cancelled.")],
         bucket="state_change",
         check={"update": {"medical_appointments": [{"match": {"appointment_id": a["appointment_id"]}, "set": {
-            "status": "cancelled", "cancel_fee": 0, "cancel_reason": {"$any": [None, {"$regex": "."}]}}}]}},
+            "status": "cancelled", "cancel_fee": 0,
+            "cancel_reason": {"$any": [None, {"$regex": CANCEL_WHY[reason] if reason else "."}]}}}]}},
         patches=grant(g, "health", "LOCATION"),
     )
 

@@ -326,8 +326,8 @@ def track_order_by_item(g: Gen) -> Draft:
         answer = f"Your {model} order is pending: it has not shipped yet."
     return Draft(query=query,
                  gold=[act("list_orders", query=model), act("track_order", order_id=order["order_id"]), done(answer)],
-                 bucket="tool_call", check={"calls": [{"tool": "track_order", "args": {"order_id": order["order_id"]}}]},
-                 answer=[fact])
+                 bucket="tool_call", answer=[fact],
+                 check={"calls": [{"tool": "track_order", "args": {"order_id": order["order_id"]}}]})
 
 
 @family("basic", "6.3", pattern="lookup_then_act")

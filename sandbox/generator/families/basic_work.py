@@ -116,14 +116,14 @@ def answer_invitation(g: Gen) -> Draft:
     title, when = ev["title"], day_phrase(g, ev["start"])
     phrasing = {
         "accept": ("accept the invitation to the {title} {when}", "tell them I'll attend the {title} {when}",
-                   "RSVP yes to the {title} {when}", "please accept the {title} invite for {when}"),
+                   "RSVP yes to the {title} {when}", "please accept the {title} invite for {day}"),
         "decline": ("decline the {title} invitation {when}", "I can't make the {title} {when}, decline it",
                     "RSVP no to the {title} {when}", "please turn down the invite to the {title} {when}"),
         "tentative": ("mark me as tentative for the {title} {when}", "reply maybe to the {title} invite {when}",
                       "tentatively accept the {title} {when}", "answer 'maybe' to the {title} invitation {when}"),
     }[response]
     return Draft(
-        query=g.say(*phrasing, title=title, when=when),
+        query=g.say(*phrasing, title=title, when=when, day=when.removeprefix("on ")),
         gold=[act("search_calendar_events", query=title), act("respond_to_invitation", event_id=ev["event_id"],
                                                               response=response),
               done(f"Answered the {title} invitation: {answer}.")],

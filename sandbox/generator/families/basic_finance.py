@@ -198,7 +198,8 @@ def big_transfer_confirmed(g: Gen) -> Draft:
                            kind="confirm", slot="confirm_transfer"),
                        act("transfer_money", **args, confirm=True), done("Sent.")],
                  bucket="state_change", check=transfer_check(g, c, value, currency),
-                 script=[{"answer": "Yes, send it.", "slot": "confirm_transfer", "keywords": ["confirm", "send"]}],
+                 script=[{"answer": "Yes, send it.", "kind": "confirm", "slot": "confirm_transfer",
+                          "keywords": ["confirm", "send"]}],
                  recovers=(ErrorType.CONFIRMATION_REQUIRED,))
 
 
@@ -219,7 +220,7 @@ def transfer_from_savings_instead(g: Gen) -> Draft:
                            slot="use_savings"),
                        act("transfer_money", **args, from_account_id="acct_002", confirm=True), done("Sent.")],
                  bucket="state_change", check=transfer_check(g, c, value, currency, "acct_002"),
-                 script=[{"answer": "Yes, take it from savings.", "slot": "use_savings",
+                 script=[{"answer": "Yes, take it from savings.", "kind": "confirm", "slot": "use_savings",
                           "keywords": ["savings", "checking"]}],
                  recovers=(ErrorType.LIMIT_EXCEEDED,))
 
@@ -451,7 +452,8 @@ def default_card_is_frozen(g: Gen) -> Draft:
                      {"match": {"is_default": 1}, "set": {"is_default": 0}}]},
                      "ignore_columns": ["freeze_reason"]},
                  patches={"update": {"payment_methods": [{"match": {"method_id": card}, "set": {"status": "frozen"}}]}},
-                 script=[{"answer": "Yes, unfreeze it.", "slot": "unfreeze", "keywords": ["frozen", "unfreeze"]}],
+                 script=[{"answer": "Yes, unfreeze it.", "kind": "confirm", "slot": "unfreeze",
+                          "keywords": ["frozen", "unfreeze"]}],
                  recovers=(ErrorType.STATE_CONFLICT,))
 
 
@@ -519,7 +521,8 @@ def buy_shares(g: Gen) -> Draft:
                            slot="confirm_order"),
                        act("place_stock_order", **args, confirm=True), done("Order placed.")],
                  bucket="state_change", check=check,
-                 script=[{"answer": "Yes, confirmed.", "slot": "confirm_order", "keywords": ["confirm"]}],
+                 script=[{"answer": "Yes, confirmed.", "kind": "confirm", "slot": "confirm_order",
+                          "keywords": ["confirm"]}],
                  recovers=(ErrorType.CONFIRMATION_REQUIRED,))
 
 

@@ -475,7 +475,8 @@ def late_cancel_with_fee(g: Gen) -> Draft:
                    "status": "cancelled", "cancel_fee": {"$approx": [fee, 0.01]},
                    "cancel_reason": {"$any": [None, {"$regex": "."}]}}}]}}},
         patches=merge({"insert": {"medical_appointments": [appt]}}, grant(g, "health", "LOCATION")),
-        script=[{"answer": "Yes, cancel it anyway, I'll pay the fee.", "keywords": ["fee", "cancel"]}],
+        script=[{"answer": "Yes, cancel it anyway, I'll pay the fee.", "kind": "confirm",
+                 "keywords": ["fee", "cancel"]}],
         recovers=(ErrorType.CONFIRMATION_REQUIRED,),
     )
 

@@ -8,9 +8,9 @@ reads returned (and that the user did not say) becomes a required fact:
 
 - a date (``$date``; for the next six days also "today", "tomorrow" or the weekday, via ``$any``)
   and a time (``$time``) found in a result's date or date-time text;
-- a number equal, within its written rounding, to a result's number: ``$amount`` (with the
-  record's ``currency``) when it is money (a currency beside it, a money-like field or a record
-  with a currency), else ``$number``; a whole number (digits or a word) equal to the length of a
+- a number equal, within its written rounding, to a result's number: ``$count`` for a ``count``
+  field, ``$amount`` (with the record's ``currency``) when it is money (a currency beside it or a
+  money-like field), else ``$number``; a whole number (digits or a word) equal to the length of a
   result's list or a ``count`` field: ``$count``;
 - a name: a result's name-like text field (``NAME_KEYS``, ``*_name``, ``*title``) the answer
   contains as whole words;
@@ -53,7 +53,8 @@ def is_information(bucket: str, tools: Iterable[str]) -> bool:
 
 def missing_answer(task: Task) -> bool:
     """An information task whose check has no answer matchers (its family should state the facts)."""
-    return is_information(task.bucket, (a.name for a in task.gold)) and not task.check.answer  # type: ignore[union-attr]
+    information = is_information(task.bucket, (a.name for a in task.gold))
+    return information and not task.check.answer  # type: ignore[union-attr]
 
 
 def confirmed_tools(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]]) -> list[str]:
@@ -179,7 +180,9 @@ def _numbers(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], reads: 
         if match is not None:
             key, value, record = match
             currency = record.get("currency")
-            if q.currencies or MONEY.search(key) or isinstance(currency, str):
+            if COUNT.search(key) and q.unit == 1:
+                out.append({"$count": int(value)})
+            elif q.currencies or MONEY.search(key):
                 spec: dict[str, Any] = {"value": value}
                 if isinstance(currency, str):
                     spec["currency"] = currency

@@ -4,10 +4,11 @@
 on, as matchers of objects its Payload holds (``ExpectedCall.evidence``). A record with a stable id
 (a row of the world or of the task's patches) is its id plus the fields the call computed rather
 than stored (a distance from ``near``), with what it holds (a tracked order's events); only the
-records a later gold step or the gold's answer uses, or every record when none is singled out. An id-less payload (a forecast, a world time, a quote) is
-its scalar fields, object by object, less what the call echoes from its own arguments, ids the call
-generated, and fields that differ between calls returning the same data (``VOLATILE``); when the gold's answer states
-some of those values, only those.
+records a later gold step or the gold's answer uses, or every record when none is singled out.
+An id-less payload (a forecast, a world time, a quote) is its scalar fields and empty lists,
+object by object, less what the call echoes from its own arguments, ids the call generated, and
+fields that differ between calls returning the same data (``VOLATILE``); when the gold's answer
+states some of those values, only those.
 
 **Order.** A call depends on an earlier gold step when one of its argument values is first seen in
 that step's result (not in the query or the dialogue); ``after`` lists the check's calls among its

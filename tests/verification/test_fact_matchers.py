@@ -55,7 +55,8 @@ def test_fact_stated(matcher: dict[str, Any], text: str) -> None:
 @pytest.mark.parametrize(("matcher", "text", "named"), [
     ({"$amount": 1234.5}, "That comes to $1,243.50.", "the amount 1234.5"),
     ({"$amount": {"value": 12, "currency": "EUR"}}, "It costs $12.", "the amount 12 EUR"),
-    ({"$amount": {"value": 15.24, "currency": "USD"}}, "about $15.00", "the amount 15.24 USD"),  # stated precisely, wrong
+    # stated to the cent, and wrong
+    ({"$amount": {"value": 15.24, "currency": "USD"}}, "about $15.00", "the amount 15.24 USD"),
     ({"$amount": 7}, "on 2025-06-07 at 7:00", "the amount 7"),  # a date's or time's digits are no amount
     ({"$number": 12.6}, "Sunny, 13.6°C", "the number 12.6"),
     ({"$count": 3}, "I found 4 restaurants", "the count 3"),

@@ -7,9 +7,11 @@ import datetime as dt
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sandbox.generator.answers import complete_check
+from sandbox.generator.core import Draft
 from sandbox.suite import load_split
-from sandbox.tasks import Action
-from verification.selfcheck import EXTRA_CALL, _changed, check_task, perturbations, run, validate
+from sandbox.tasks import Action, Task
+from verification.selfcheck import EXTRA_CALL, _changed, check_task, perturbations, replay, run, validate
 
 HANDWRITTEN = {t.task_id: t for t in load_split("handwritten.jsonl")}
 
@@ -56,3 +58,61 @@ def test_perturbations_cover_memory_skill_handoff_and_side_effects() -> None:
     assert not run(task, [*task.gold[:-1], EXTRA_CALL, task.gold[-1]], extra_tools=[EXTRA_CALL.name]).passed
     assert not run(task, [Action(name="finish", arguments={"answer": "done"})]).passed
 
+
+
+# ---- the build's derivation, and the self-check both ways ------------------------------------
+
+def rebuilt(task_id: str, gold: list[dict] | None = None, check: dict | None = None, **fields: object) -> Task:
+    """A handwritten task whose check is completed as the build completes a draft's (evidence, order,
+    answer facts, confirmations), from a replay of its gold."""
+    task = HANDWRITTEN[task_id]
+    actions = gold or [a.model_dump() for a in task.gold]
+    probe = Task.model_validate({**task.model_dump(), "gold": actions, **fields})
+    steps = replay(probe, probe.gold).steps
+    spec = Draft(query=task.query, gold=actions, bucket=task.bucket,
+                 check=check or task.check.model_dump(exclude_defaults=True))
+    completed = complete_check(spec, actions, [s.envelope for s in steps], task.initial_state.world)
+    return Task.model_validate({**probe.model_dump(), "check": completed})
+
+
+def kinds(outcomes: list) -> dict[str, bool]:
+    """check kind -> whether any of its outcomes surprised."""
+    found: dict[str, bool] = {}
+    for o in outcomes:
+        found[o.check] = found.get(o.check, False) or o.surprise
+    return found
+
+
+def test_an_answer_task_accepts_alternatives_and_rejects_wrong_endings() -> None:
+    task = rebuilt("hw_basic_016")
+    assert task.check.answer == [{"$number": 78}]
+    assert task.check.calls[0].evidence
+    seen = kinds(check_task(task))
+    assert {"alt/extra_read", "alt/clarify", "wrong/other_entity", "wrong/invented_number"} <= set(seen)
+    assert not any(seen.values())
+
+
+def test_a_read_that_uses_another_read_depends_on_it() -> None:
+    calls = {"calls": [{"tool": "search_contacts", "args": {"name": "Tom Baker"}},
+                       {"tool": "search_messages", "args": {"contact_id": "contact_007"}}]}
+    task = rebuilt("hw_basic_004", check=calls)
+    assert [c.after for c in task.check.calls] == [[], [0]]
+    seen = kinds(check_task(task))
+    assert "alt/reordered" not in seen and not any(seen.values())
+
+
+def test_placeholder_text_fails_only_where_the_check_reads_the_text() -> None:
+    assert kinds(check_task(HANDWRITTEN["hw_basic_020"]))["wrong/placeholder"] is False
+    task = HANDWRITTEN["hw_basic_020"]
+    blind = task.model_copy(update={"check": task.check.model_copy(update={"insert": {"notes": [
+        {"title": "Packing list"}]}})})
+    assert kinds(check_task(blind))["wrong/placeholder"] is True
+
+
+def test_a_confirmation_the_gold_asks_is_required() -> None:
+    gold = [a.model_dump() for a in HANDWRITTEN["hw_basic_011"].gold]
+    gold.insert(1, {"name": "ask_user", "arguments": {"question": "Delete Tom Baker for good?", "kind": "confirm"}})
+    task = rebuilt("hw_basic_011", gold=gold, user_script=[{"answer": "Yes, delete him.", "kind": "confirm"}])
+    assert task.check.ask_before == ["delete_contact"]
+    seen = kinds(check_task(task))
+    assert "wrong/skipped_confirmation" in seen and not any(seen.values())

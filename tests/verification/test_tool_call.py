@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from sandbox.tasks import ToolCallCheck
-from tests.verification.factories import err, trajectory
+from tests.verification.factories import err, ok, trajectory
 from verification.checkers import check_tool_calls
 
 SEARCH = ("search_contacts", {"name": "Lily"})
@@ -18,7 +18,8 @@ def check(*calls: dict[str, Any], answer: list[Any] | None = None) -> ToolCallCh
 
 # The SMS goes to the contact the search found: it depends on the search.
 CHECK = check({"tool": "search_contacts", "args": {"name": "lily"}},
-              {"tool": "send_sms", "args": {"to": ["contact_004"], "body": {"$contains": "12 bay rd"}}, "after": [0]})
+              {"tool": "send_sms", "args": {"to": ["contact_004"], "body": {"$contains": "12 bay rd"}},
+               "after": [0]})
 
 
 def test_pass() -> None:
@@ -39,8 +40,8 @@ def test_wrong_argument() -> None:
 
 def test_dependent_call_out_of_order() -> None:
     reasons = check_tool_calls(CHECK, trajectory(SMS, SEARCH))
-    assert reasons == ["expected call #2 send_sms({'to': ['contact_004'], 'body': {'$contains': '12 bay rd'}}) uses the "
-                       "result of expected call #1 (search_contacts) but was only made before it (step 1)"]
+    assert reasons == ["expected call #2 send_sms({'to': ['contact_004'], 'body': {'$contains': '12 bay rd'}}) "
+                       "uses the result of expected call #1 (search_contacts) but was only made before it (step 1)"]
     independent = check(*(c.model_dump() | {"after": []} for c in CHECK.calls))
     assert check_tool_calls(independent, trajectory(SMS, SEARCH)) == []
 
@@ -94,3 +95,36 @@ def test_malformed_matcher_raises_even_when_unreached() -> None:
     bad = check({"tool": "send_sms", "args": {"to": "x"}}, {"tool": "search_contacts", "args": {"name": {"$bad": 1}}})
     with pytest.raises(ValueError, match=r"\$bad"):
         check_tool_calls(bad, trajectory())
+
+
+@pytest.mark.parametrize(("calls", "message"), [
+    ([{"tool": "search_contacts", "after": [1]}], r"calls\[0\]\.after: \[1\] is not the index"),
+    ([{"tool": "search_contacts", "after": [0]}], r"calls\[0\]\.after: \[0\] is not the index"),
+    ([{"tool": "search_contacts", "after": [1]}, {"tool": "send_sms", "after": [0]}], "cycle"),
+])
+def test_malformed_dependencies_raise(calls: list[dict[str, Any]], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ToolCallCheck.model_validate({"calls": calls})
+
+
+def test_malformed_evidence_or_answer_raises() -> None:
+    with pytest.raises(ValueError, match=r"\$date"):
+        check_tool_calls(check({"tool": "get_weather", "evidence": [{"date": {"$date": "June"}}]}), trajectory())
+    with pytest.raises(ValueError, match=r"\$amount"):
+        check_tool_calls(check({"tool": "get_weather"}, answer=[{"$amount": "lots"}]), trajectory())
+
+
+def test_evidence_never_comes_from_a_mutating_call_or_for_one() -> None:
+    payload = {"contacts": [{"contact_id": "contact_004"}]}
+    read = check({"tool": "search_contacts", "args": {"name": "lily"}, "evidence": [{"contact_id": "contact_004"}]})
+    assert check_tool_calls(read, trajectory(("search_messages", {"query": "lily"}, ok(payload)))) == []
+    mutated = trajectory(("add_contact", {"name": "Lily"}, ok(payload)))
+    assert any("never called successfully" in r for r in check_tool_calls(read, mutated))
+    write = check({"tool": "add_contact", "args": {"name": "Lily"}, "evidence": [{"contact_id": "contact_004"}]})
+    assert check_tool_calls(write, trajectory(("search_contacts", {"name": "x"}, ok(payload))))
+
+
+def test_an_expected_ask_user_matches_whatever_its_kind() -> None:
+    asked = check({"tool": "ask_user", "args": {"kind": "confirm"}})
+    assert check_tool_calls(asked, trajectory(("ask_user", {"question": "Which Lily?", "kind": "choose"}))) == []
+    assert check_tool_calls(asked, trajectory(("ask_user", {"question": "Go ahead?"}))) == []

@@ -62,9 +62,18 @@ def _domain_tools(draft: Draft) -> set[str]:
     return {a["name"] for a in draft.gold if a["name"] not in FRAMEWORK_STEPS}
 
 
+def fits(draft: Draft, tools: set[str]) -> bool:
+    """A job done with the skill: its decisive (last) domain call and every change are the skill's tools;
+    any other tool is a read-only lookup (the list or search a real phone offers outside the skill)."""
+    used = [a["name"] for a in draft.gold if a["name"] not in FRAMEWORK_STEPS]
+    if not used or used[-1] not in tools:
+        return False
+    return all(name in tools or (name in REGISTRY and not REGISTRY[name].mutating) for name in used)
+
+
 @functools.cache
 def jobs(skill: str) -> tuple[str, ...]:
-    """Basic families whose gold (drafted once) uses only this skill's tools and is not a no-op task."""
+    """Basic families whose gold (drafted once) the skill does (``fits``) and is not a no-op task."""
     tools = set(SKILLS[skill].tools)
     found = []
     for fam in sorted(FAMILIES.values(), key=lambda f: f.name):
@@ -75,8 +84,7 @@ def jobs(skill: str) -> tuple[str, ...]:
                 draft = fam.build(Gen(persona, _probe_rng(fam.name)))
             except BuildError:
                 continue
-            used = _domain_tools(draft)
-            if used and used <= tools and draft.tags.get("expected") != "noop" and not draft.skills \
+            if fits(draft, tools) and draft.tags.get("expected") != "noop" and not draft.skills \
                     and draft.bucket in ("state_change", "tool_call"):
                 found.append(fam.name)
             break
@@ -90,32 +98,51 @@ def _probe_rng(name: str) -> random.Random:
 def _job(g: Gen, skill: str) -> Draft:
     names = jobs(skill)
     if not names:
-        raise BuildError(f"no Basic family does a job with only {skill}'s tools")
-    return FAMILIES[g.pick(names)].build(g)
+        raise BuildError(f"no Basic family does a job with {skill}'s tools")
+    job = FAMILIES[g.pick(names)].build(g)
+    if not fits(job, set(SKILLS[skill].tools)):  # this draft of the family took another way
+        raise BuildError(f"this draft's job is not one for {skill}")
+    return job
 
 
 _REF = re.compile(r"\{\{gold(\d+)\.")
 
 
-def _shift(actions: list[dict[str, Any]], by: int) -> list[dict[str, Any]]:
-    """Renumber ``{{goldN.…}}`` references when actions move ``by`` places later in the gold."""
+def _shift(actions: list[dict[str, Any]], by: int, after: int = 0) -> list[dict[str, Any]]:
+    """Renumber ``{{goldN.…}}`` references to steps after step ``after`` when those move ``by`` places later."""
     text = json.dumps(actions)
-    return json.loads(_REF.sub(lambda m: f"{{{{gold{int(m.group(1)) + by}.", text))
+    return json.loads(_REF.sub(lambda m: f"{{{{gold{int(m.group(1)) + (by if int(m.group(1)) > after else 0)}.",
+                               text))
 
 
 def _merge_checks(bucket: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Both jobs' expectations; the build derives the calls' order from what each call uses."""
     if bucket == "tool_call":
-        return {"calls": [*a["calls"], *b["calls"]], "ordered": a.get("ordered", True) and b.get("ordered", True)}
+        return {"calls": [*a["calls"], *b["calls"]]}
     merged: dict[str, Any] = {}
     for part in ("insert", "update", "delete", "forbid"):
         tables = {t: [*a.get(part, {}).get(t, []), *b.get(part, {}).get(t, [])]
                   for t in {*a.get(part, {}), *b.get(part, {})}}
+        if part == "update":
+            tables = {t: _one_update_per_row(rows) for t, rows in tables.items()}
         if tables:
             merged[part] = dict(sorted(tables.items()))
     for part in ("ignore_columns", "ignore_tables"):
         if a.get(part) or b.get(part):
             merged[part] = sorted({*a.get(part, []), *b.get(part, [])})
     return merged
+
+
+def _one_update_per_row(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Both jobs' updates of one row (a card both charge or refund) as one expectation: a row is updated once."""
+    out: list[dict[str, Any]] = []
+    for update in updates:
+        same = next((u for u in out if u["match"] == update["match"]), None)
+        if same is None:
+            out.append({**update, "set": dict(update["set"])})
+        else:
+            same["set"].update(update["set"])
+    return out
 
 
 def _merge_patches(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -132,43 +159,66 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+_PLEASE_END = re.compile(r",?\s+please\s*([.?!]?)$", re.IGNORECASE)
+
+
+def _then(first: str, second: str) -> str:
+    """Two requests as one ("…. Then …"), saying please once."""
+    if "please" in first.lower():
+        second = _PLEASE_END.sub(r"\1", second)
+    return f"{first.rstrip('.?!')}. Then {_lower_first(second)}"
+
+
+def _answers(a: Draft, b: Draft) -> list[Any] | None:
+    """The two jobs' answer matchers: stated ones joined, or None to derive them from the joined answer
+    (a job stating none leaves its facts to the derivation only when the other states none either)."""
+    if a.answer is None and b.answer is None:
+        return None
+    return [*(a.answer or []), *(b.answer or [])]
+
+
 def _skill_task(g: Gen, skill: str, kind: str, turn: str) -> Draft:
     job = _job(g, skill)
     loads = [act("load_skill", skill_id=skill)]
     steps = list(job.gold[:-1])
     recovers = list(job.recovers)
-    query, check, patches, script = job.query, job.check, job.patches, list(job.script)
+    query, check, patches, script, answer = job.query, job.check, job.patches, list(job.script), job.answer
     offered = [skill]
     sor = [skill]
-    if kind == "near_miss":
+    # the job's lookups outside the skill come first (their tools are offered), then the loader
+    lead = next(n for n, a in enumerate(steps) if a["name"] in SKILLS[skill].tools)
+    if kind == "near_miss":  # reach for the skill's first tool, still hidden, before loading it
         offered = sorted([skill, NEAR_MISS[skill]])
-        first = next((a for a in steps if a["name"] in SKILLS[skill].tools), None)
-        if first is not None and not _REF.search(json.dumps(first)):  # reach for a hidden tool before loading
-            loads = [first, *loads]
-            recovers.append(ErrorType.TOOL_NOT_AVAILABLE)
-    gold = [*loads, *_shift(steps, len(loads))]
+        loads = [steps[lead], *loads]
+        recovers.append(ErrorType.TOOL_NOT_AVAILABLE)
+    gold = [*steps[:lead], *loads, *_shift(steps[lead:], len(loads), lead)]
+    finish = _shift([job.gold[-1]], len(loads), lead)[0]
     if kind == "two_skill":
         partner = PARTNER[skill]
         second = _job(g, partner)
         if second.bucket != job.bucket or _domain_tools(second) & _domain_tools(job):
             raise BuildError(f"{partner}'s job does not combine with {skill}'s")
-        tail = [act("load_skill", skill_id=partner), *second.gold[:-1]]
-        gold = [*gold, *_shift(tail, len(gold))]
-        query = f"{query.rstrip('.?!')}. Then {_lower_first(second.query)}"
+        start = len(gold) + 1  # the partner's loader comes first, then its job's steps
+        second_finish = _shift([second.gold[-1]], start)[0]
+        gold = [*gold, act("load_skill", skill_id=partner), *_shift(second.gold[:-1], start)]
+        query = _then(query, second.query)
         check = _merge_checks(job.bucket, job.check, second.check)
+        answer = _answers(job, second)
+        finish = {**finish, "arguments": {**finish["arguments"], "answer": " ".join(
+            str(f["arguments"].get("answer", "")).strip() for f in (finish, second_finish))}}
         patches = _merge_patches(job.patches, second.patches)
         script += second.script
         recovers += list(second.recovers)
         offered = sorted({skill, partner})
         sor = [skill, partner]
-    gold.append(job.gold[-1])
+    gold.append(finish)
     history: list[dict[str, str]] = []
     if turn == "multi":
         history = [{"role": "user", "content": query}, {"role": "assistant", "content": g.pick(ACK)}]
         query = g.pick(GO)
     return Draft(query=query, gold=gold, bucket=job.bucket, check=check, patches=patches, history=history,
                  skill=skill, skills=offered, script=script, recovers=tuple(dict.fromkeys(recovers)),
-                 tags={"sor_skills": ",".join(sor)}, l2=_l2_of(gold))
+                 tags={"sor_skills": ",".join(sor)}, l2=_l2_of(gold), answer=answer)
 
 
 def _l2_of(gold: list[dict[str, Any]]) -> str:

@@ -192,11 +192,11 @@ def big_transfer_confirmed(g: Gen) -> Draft:
                   "I owe {who} {v} {c}, please send it", "move {v} {c} over to {who}",
                   who=c["name"], v=fmt(value), c=currency)
     args = {"recipient": c["name"], "amount": value, "currency": currency}
+    # the request names the payee and the amount: it is the go-ahead the bank's confirm asks for, so the gold
+    # retries at once; a model that asks first gets the scripted yes and passes as well
     return Draft(query=query,
-                 gold=[act("transfer_money", **args),
-                       act("ask_user", question=f"Please confirm: send {fmt(value)} {currency} to {c['name']}?",
-                           kind="confirm", slot="confirm_transfer"),
-                       act("transfer_money", **args, confirm=True), done("Sent.")],
+                 gold=[act("transfer_money", **args), act("transfer_money", **args, confirm=True),
+                       done(f"Sent {fmt(value)} {currency} to {c['name']}.")],
                  bucket="state_change", check=transfer_check(g, c, value, currency),
                  script=[{"answer": "Yes, send it.", "kind": "confirm", "slot": "confirm_transfer",
                           "keywords": ["confirm", "send"]}],
@@ -516,9 +516,9 @@ def buy_shares(g: Gen) -> Draft:
                   pl="" if qty == 1 else "s", q=qty, n=NAMES[symbol], s=symbol)
     args = {"symbol": symbol, "side": "buy", "quantity": qty}
     return Draft(query=query,
+                 # the user asked for this very order (the confirmation rule: no cost beyond what was asked), so
+                 # the gold confirms at once; a model that asks first gets the scripted yes
                  gold=[act("get_stock_quote", symbol_or_name=symbol), act("place_stock_order", **args),
-                       act("ask_user", question=f"Please confirm: buy {qty} {symbol} at market price?", kind="confirm",
-                           slot="confirm_order"),
                        act("place_stock_order", **args, confirm=True), done("Order placed.")],
                  bucket="state_change", check=check,
                  script=[{"answer": "Yes, confirmed.", "kind": "confirm", "slot": "confirm_order",

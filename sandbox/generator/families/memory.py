@@ -175,6 +175,11 @@ RIDE_IGNORE = ["payment_methods"]
 RIDE_CHARGE = [{"merchant": "RideNow", "category": "transport"}]
 
 
+def from_home(g: Gen) -> dict[str, Any]:
+    """A booked ride's pickup when the user said "from home": the saved Home address."""
+    return {"$contains": g.rows("saved_places", {"label": "Home"})[0]["address"]}
+
+
 def ride_ok(g: Gen) -> None:
     if any(r["app_id"] == "ride" and r["state"] != "granted" for r in g.rows("app_permissions")):
         raise BuildError("the ride app lacks a permission")
@@ -884,8 +889,8 @@ def ask_ride_type_then_forget_wrong(g: Gen) -> Draft:
                          act("book_ride", pickup="home", dropoff=dest["address"], ride_type=t2, scheduled_at=at),
                          done(f"Booked a {t2} ride.")],
                  "agent_behavior", {"follow_up": {"tool": "ask_user"}, "state": {
-                     "update": delete_check(a), "insert": {"rides": [{"ride_type": t2, "scheduled_at": at,
-                                                                      "dropoff": {"$contains": dest["address"].split()[1]}}],
+                     "update": delete_check(a), "insert": {"rides": [{"ride_type": t2, "scheduled_at": at, "pickup": from_home(g),
+                                                                      "dropoff": {"$contains": dest["address"]}}],
                                                            "transactions": RIDE_CHARGE},
                      "ignore_tables": RIDE_IGNORE}},
                  script=[{"answer": f"{t2}, the {t1} one is outdated.", "keywords": ["which", "ride", t1, t2]}],
@@ -965,7 +970,7 @@ def specificity_airport_ride_add(g: Gen) -> Draft:
                          m.search("ride airport", spec),
                          act("book_ride", pickup="home", dropoff=port["address"], ride_type=t_spec, scheduled_at=at),
                          done("Booked an XL ride.")],
-                 "state_change", {"insert": {**add_check(dest), "rides": [{"ride_type": t_spec, "scheduled_at": at,
+                 "state_change", {"insert": {**add_check(dest), "rides": [{"ride_type": t_spec, "scheduled_at": at, "pickup": from_home(g),
                                                                                "dropoff": {"$contains": port["address"]}}],
                                              "transactions": RIDE_CHARGE},
                                   "ignore_tables": RIDE_IGNORE},
@@ -1172,8 +1177,8 @@ def relative_moved_replace_then_ride(g: Gen) -> Draft:
                          m.search("preferred ride type", b),
                          act("book_ride", pickup="home", dropoff=p_new["address"], ride_type=t, scheduled_at=at),
                          done("Booked.")],
-                 "state_change", {"insert": {**ins, "rides": [{"ride_type": t, "scheduled_at": at,
-                                                               "dropoff": {"$contains": p_new["address"].split()[1]}}],
+                 "state_change", {"insert": {**ins, "rides": [{"ride_type": t, "scheduled_at": at, "pickup": from_home(g),
+                                                               "dropoff": {"$contains": p_new["address"]}}],
                                              "transactions": RIDE_CHARGE},
                                   "update": upd, "ignore_tables": RIDE_IGNORE},
                  patches=m.patches(), history=history, memory_ids=[a, b], l2="5.2")

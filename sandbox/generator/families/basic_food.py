@@ -627,6 +627,12 @@ GROCERY = (  # (spoken, name, quantity, unit, name matcher)
 )
 
 
+# the quantities a dictated amount may be stored as (a dozen eggs: 12 eggs or 1 dozen; 1 kg: 1 kg or 1000 g)
+AMOUNTS = {"a dozen eggs": [12, 1], "2 litres of milk": [2, 2000], "500 g of ground beef": [500, 0.5],
+           "3 avocados": [3], "6 apples": [6], "1 kg of potatoes": [1, 1000], "2 lemons": [2], "4 yogurts": [4],
+           "2 cans of chickpeas": [2]}
+
+
 @family("basic", "8.5", pattern="single_call")
 def add_groceries(g: Gen) -> Draft:
     lists = sorted({i["list_name"] for i in g.rows("grocery_items")} | {"Groceries", "Camping trip", "Costco run"})
@@ -641,7 +647,9 @@ def add_groceries(g: Gen) -> Draft:
         query=query,
         gold=[act("add_grocery_items", items=items, list_name=list_name), done("Added.")],
         bucket="state_change",
-        check={"insert": {"grocery_items": [{"name": {"$contains": p[4]}, "list_name": list_name} for p in picks]}},
+        check={"insert": {"grocery_items": [{"name": {"$contains": p[4]}, "list_name": list_name,
+                                             **({"quantity": {"$any": AMOUNTS[p[0]]}} if p[0] in AMOUNTS else {})}
+                                            for p in picks]}},
     )
 
 

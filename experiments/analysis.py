@@ -9,6 +9,7 @@ Rates are in percent, like ``results.json``; intervals are 95 %.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter, defaultdict
@@ -65,6 +66,22 @@ def episode_facts(task: Task | None, *, key: str, planner: str, seed: int, passe
         "skill_loaded": "load_skill" in names, "skill_needed": bool(task and task.required_skill_id),
         **{k: _token_sum(usage, k) for k in ("prompt_tokens", "completion_tokens", "cached_prompt_tokens")},
     }
+
+
+def result_facts(result: Any, *, planner: str, seed: int) -> Facts:
+    """Facts of a live ``experiments.loop.EpisodeResult`` (``mobilepa run``)."""
+    v = result.verdict
+    return episode_facts(result.task, key=result.key or result.task.task_id, planner=planner, seed=seed,
+                         passed=v.passed, scorable=v.scorable, termination=v.termination, reasons=v.reasons,
+                         steps=[s.to_json() for s in result.trajectory.steps])
+
+
+def row_facts(row: Mapping[str, Any], trajectory: Mapping[str, Any], task: Task | None) -> Facts:
+    """Facts of a results-store row, its decompressed trajectory and its task (None when unknown)."""
+    return episode_facts(task, key=row["task_id"], planner=row["planner"], seed=row["seed"], passed=row["passed"],
+                         scorable=row["scorable"], termination=row["termination"],
+                         reasons=json.loads(row["reasons"]), steps=trajectory.get("steps", []),
+                         category=row["category"], bucket=row["bucket"], domain=row["domain"], l2=row["l2"])
 
 
 def _error(step: Mapping[str, Any]) -> str | None:
@@ -271,6 +288,7 @@ _WRONG_ARGUMENT = re.compile(r"wrong arguments at step|; closest (inserted|delet
                              r"|no updated row matches")
 _COLLATERAL = re.compile(r"^unexpected side effect at step|: unexpected row (inserted|deleted)|: unexpected update of"
                          r"|; it also changed |: forbidden change ")
+ARGUMENT_ERRORS = frozenset({"MissingRequiredArgument", "UnknownArgument", "InvalidArgumentType", "InvalidArgumentValue"})
 _HANDOFF = re.compile(r"^(route|handoff|follow-up)[ :]")
 
 TAXONOMY_RULES = {
@@ -283,7 +301,8 @@ TAXONOMY_RULES = {
     "handoff": "the sub-agent route, its handoff fields or the follow-up after it",
     "wrong_tool": "an expected call or effect is missing and the planner made a wrong-tool call instead "
                   "(ToolNotAvailable met, or an unexpected mutating call / row)",
-    "wrong_argument": "the right tool or row, with wrong arguments or values",
+    "wrong_argument": "the right tool or row, with wrong arguments or values; or an expected call or effect "
+                      "is missing after the executor rejected a call's arguments (an argument ErrorType met)",
     "collateral_write": "a write nobody asked for (unexpected call, row or column, forbidden change)",
     "missing_call": "an expected call or effect never happened (including a confirmation never asked "
                     "and a dependent call made too early)",
@@ -317,6 +336,8 @@ def primary_cause(f: Facts) -> str | None:
         return "handoff"
     if has(_MISSING) and ("ToolNotAvailable" in f["errors"] or has(_COLLATERAL)) and not has(_WRONG_ARGUMENT):
         return "wrong_tool"
+    if has(_MISSING) and ARGUMENT_ERRORS & set(f["errors"]):  # the call was made, its arguments rejected
+        return "wrong_argument"
     for cause, pattern in (("wrong_argument", _WRONG_ARGUMENT), ("collateral_write", _COLLATERAL),
                            ("missing_call", _MISSING), ("wrong_answer", "answer:")):
         if has(pattern):
@@ -403,3 +424,19 @@ def tokens(facts: Iterable[Facts]) -> dict[str, Any]:
         values = [f[kind] for f in rows if f[kind] is not None]
         result[kind] = {"total": sum(values), "per_episode": _mean(values)} if values else None
     return result
+
+
+def summary_lines(analysis: Mapping[str, Any], top: int = 3) -> list[str]:
+    """The few lines a run prints under its table: Overall with its interval, the top failure causes,
+    and pass^k when there were repeated runs."""
+    o = analysis["overall"]
+    lines = []
+    if o["value"] is not None:
+        lines.append(f"Overall {o['value']:.2f} % (95 % CI {o['ci'][0]:.2f}–{o['ci'][1]:.2f}; bootstrap over tasks, "
+                     f"{o['resamples']} resamples, seed {o['seed']})")
+    for planner, causes in analysis["taxonomy"].items():
+        shown = ", ".join(f"{c} {n}" for c, n in list(causes.items())[:top])
+        lines.append(f"failures of {planner}: {sum(causes.values())}; top causes: {shown}")
+    if len(analysis["pass_hat_k"]) > 1:
+        lines.append("pass^k: " + ", ".join(f"k={k} {v:.2f} %" for k, v in analysis["pass_hat_k"].items()))
+    return lines

@@ -13,6 +13,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from experiments.analysis import analyse, result_facts, summary_lines
 from experiments.loop import EpisodeResult, run_many
 from experiments.progress import episode_progress
 from experiments.report import print_summary, results_document
@@ -58,9 +59,13 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
         planner=cfg.planner.name, split=cfg.split.name, seed=cfg.seed, condition=condition,
         verdicts=[r.verdict for r in results], wall_s=time.perf_counter() - started,
     )
+    doc["analysis"] = analyse([result_facts(r, planner=cfg.planner.name, seed=cfg.seed) for r in results],
+                              seed=cfg.seed)
     path = out_dir / "results.json"
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print_summary(doc)
+    for line in summary_lines(doc["analysis"]):
+        print(line)
     return path
 
 

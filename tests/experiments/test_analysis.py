@@ -256,6 +256,9 @@ CRAFTED = [
                                      "time: '08:00' != '07:00'",))),
     ("wrong_argument", dict(reasons=("alarms: expected update of {'id': 1} to {'on': True}; the row was updated "
                                      "but on: False != True",))),
+    ("wrong_argument", dict(steps=[step("update_contact", "InvalidArgumentType"), step("finish")],
+                            reasons=("contacts: expected update of {'contact_id': 'c1'} to {'phone': '1'}; "
+                                     "no row was updated",))),
     ("collateral_write", dict(reasons=("messages: unexpected row inserted: {'body': 'hi'}",))),
     ("collateral_write", dict(reasons=("contacts: forbidden change 3 matches forbid {'id': 3}",))),
     ("collateral_write", dict(reasons=("alarms: expected update of {'id': 1} to {'on': True}; it also changed "

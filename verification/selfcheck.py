@@ -369,8 +369,9 @@ def _other_facts(answer: list[Any], reads: list[Any]) -> str:
         truth = _operand(matcher)
         keys = {k for k, v in fields if v == truth or (isinstance(v, str) and isinstance(truth, str)
                                                         and (v == truth or v.startswith(truth)))}
-        other = next((v for k, v in fields if k in keys and not fits(matcher, _render(op, v))), None)
-        said.append(_render(op, other if other is not None else _made_up(op, truth)))
+        others = [_render(op, v) for k, v in fields if k in keys]
+        said.append(next((o for o in [*others, *_made_up(op, truth, answer)]
+                          if not any(fits(m, o) for m in answer)), "Someone Else Entirely"))
     return "Here is what I found: " + "; ".join(said) + "."
 
 
@@ -391,16 +392,17 @@ def _render(op: str | None, value: Any) -> str:
     return str(value)
 
 
-def _made_up(op: str | None, truth: Any) -> Any:
+def _made_up(op: str | None, truth: Any, answer: list[Any]) -> list[str]:
+    """Invented values of a fact's kind, beyond what any of the answer's matchers accepts."""
     if op == "$date":
-        return (dt.date.fromisoformat(truth[:10]) + dt.timedelta(days=3)).isoformat()
+        return [(dt.date.fromisoformat(truth[:10]) + dt.timedelta(days=d)).isoformat() for d in (3, 11, 40)]
     if op == "$time":
-        return f"{(int(truth[:2]) + 2) % 24:02d}:{truth[3:5]}"
+        return [f"{(int(truth[:2]) + h) % 24:02d}:{truth[3:5]}" for h in (2, 5, 9)]
     if op in ("$amount", "$number", "$count") and isinstance(truth, (int, float)):
-        return truth + 7
+        return [_render(op, truth + 1 + 2 * max(abs(v) for v in _numbers_in(answer)))]
     if op == "$none":
-        return "3 of them"
-    return "Someone Else Entirely"
+        return ["3 of them"]
+    return ["Someone Else Entirely"]
 
 
 def _same_evidence(task: Task, trajectory: Trajectory) -> bool:

@@ -57,6 +57,13 @@ test-vllm: $(STAMP) $(VLLM_STAMP) $(TINY_MODEL)/config.json
 	VLLM_PYTHON=$(CURDIR)/$(VLLM_VENV)/bin/python TINY_MODEL=$(CURDIR)/$(TINY_MODEL) \
 		$(BIN)/pytest tests/cluster/test_vllm_cpu.py -m vllm -v
 
+# The open-model sweep path with the same venv and model: `mobilepa sweep` starts vLLM on a local
+# worker declaring GPU, scores the hand-written split, logs to MLflow, prints the leaderboard, stops it.
+.PHONY: test-vllm-sweep
+test-vllm-sweep: $(STAMP) $(VLLM_STAMP) $(TINY_MODEL)/config.json
+	VLLM_PYTHON=$(CURDIR)/$(VLLM_VENV)/bin/python TINY_MODEL=$(CURDIR)/$(TINY_MODEL) \
+		$(BIN)/pytest tests/cluster/test_vllm_sweep.py -m vllm -v -s
+
 # The MLflow UI on the sweeps' local tracking store (`mobilepa sweep` writes it).
 ui: $(STAMP)
 	$(BIN)/mlflow ui --backend-store-uri sqlite:///outputs/mlflow.db

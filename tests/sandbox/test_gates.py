@@ -273,10 +273,10 @@ def test_a_task_that_requires_a_stale_temporary_fact_is_a_violation() -> None:
     assert gates.task_world_violations("fam", unused) == []
 
 
-def test_the_seeded_worlds_contradictions_are_found() -> None:
-    found = gates.world_violations()
-    assert all(v.gate == "world_lint" and v.family == gates.WORLDS for v in found)
-    assert ("yuki_sato", "mem_017") in {(v.task_id, v.subject) for v in found}  # a check-up five days after now
+def test_the_seeded_worlds_are_consistent() -> None:
+    """No persona world holds memory dated after its now or contradicting relationships (the crafted
+    cases above show each rule can fire)."""
+    assert gates.world_violations() == ()
 
 
 # ---- the command -----------------------------------------------------------------------------------------------

@@ -13,7 +13,11 @@ commands:
                                `mobilepa sweep planner=oracle,noop split=handwritten seed=0,1,2`
                                (conf/sweep.yaml; cluster=local|address|slurm|kubernetes; tracking=mlflow|none)
   report [--store PATH] [--out DIR]
-                               leaderboard (mean ± std over seeds) from the results store: table, markdown, HTML
+                               leaderboard (mean ± std over seeds) from the results store: table, markdown, HTML;
+                               per cell: Overall with its 95 % interval, failure causes, behaviour (analysis.json)
+  compare A B [--store PATH] [--split S] [--condition C] [--out DIR]
+                               two planners on the same stored episodes: per-category differences with
+                               paired-bootstrap intervals and McNemar p, the flipping tasks, a plot
   catalog [--json|--markdown]  the declared phone: counts per domain and level-2, or JSON, or the tool reference
   tasks build|validate|stats [--json]|try PREFIX
                                regenerate the suite; self-validate it (oracle, noop, perturbations);
@@ -47,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         from experiments.sweep_cli import report_main
 
         return report_main(rest)
+    if command == "compare":
+        from experiments import compare
+
+        return compare.main(rest)
     if command == "catalog":
         from sandbox import catalog
 

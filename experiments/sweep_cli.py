@@ -11,6 +11,7 @@ from rich.console import Console
 
 from cluster.dask_runner import ClusterConfigError
 from cluster.vllm import ServerStartupError
+from experiments.compare import report_analysis
 from experiments.leaderboard import print_leaderboard, write_report
 from experiments.store import DatasetMismatch, ResultsStore
 from experiments.sweep import SweepConfigError, load_config, parse_args, run_sweep
@@ -81,16 +82,17 @@ def report_main(args: list[str]) -> int:
         if ns.sync:
             return _sync(store)
         rows = store.rows(**({"split": ns.split} if ns.split else {}))
+        if not rows:
+            print(f"mobilepa report: {ns.store} holds no episodes" + (f" of split {ns.split}" if ns.split else ""),
+                  file=sys.stderr)
+            return 2
+        board, md, html = write_report(rows, Path(ns.out))
+        console = _console()
+        print_leaderboard(board, console)
+        analysis = report_analysis(store, Path(ns.out), ns.split, console)  # reads trajectories cell by cell
     finally:
         store.close()
-    if not rows:
-        print(f"mobilepa report: {ns.store} holds no episodes" + (f" of split {ns.split}" if ns.split else ""),
-              file=sys.stderr)
-        return 2
-    board, md, html = write_report(rows, Path(ns.out))
-    console = _console()
-    print_leaderboard(board, console)
-    console.print(f"report: {md.resolve()}  {html.resolve()}")
+    console.print(f"report: {md.resolve()}  {html.resolve()}  {analysis.resolve()}")
     return 0
 
 

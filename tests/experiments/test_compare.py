@@ -1,0 +1,102 @@
+"""``mobilepa compare`` and the report's per-cell analysis on a results store filled by two reference
+planners (oracle and noisy_oracle, handwritten split, seeds 0 and 1), in a temporary directory."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from experiments.analysis import mcnemar_exact
+from experiments.cli import main as cli_main
+from experiments.compare import CompareError, compare, report_analysis
+from experiments.loop import run_many
+from experiments.store import ResultsStore, episode_record, file_sha256
+from planners import build_planner
+from sandbox.suite import TASK_DIR, load_split
+
+NOISY = {"name": "noisy_oracle", "kind": "noisy_oracle", "p_skip_memory": 0.3, "p_corrupt_argument": 0.2,
+         "p_skip_skill": 0.3, "p_drop_handoff_field": 0.3, "p_stop_early": 0.2}
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("compare") / "results.db"
+    tasks = load_split("handwritten.jsonl")
+    sha = file_sha256(TASK_DIR / "handwritten.jsonl")
+    store = ResultsStore(path)
+    store.check_dataset("handwritten", "handwritten.jsonl", sha)
+
+    async def fill(name: str, config: dict, seed: int) -> list[dict]:
+        planner = build_planner({**config, "seed": seed})
+        return [episode_record(r, planner=name, split="handwritten", condition="both", seed=seed, dataset_hash=sha)
+                async for r in run_many(tasks, planner, condition="both")]
+
+    for seed in (0, 1):
+        store.upsert(asyncio.run(fill("oracle", {"name": "oracle", "kind": "oracle"}, seed)))
+        store.upsert(asyncio.run(fill("noisy_oracle", NOISY, seed)))
+    store.close()
+    return path
+
+
+def test_compare_pairs_the_episodes_and_finds_the_flips(store_path: Path) -> None:
+    store = ResultsStore(store_path)
+    try:
+        result = compare(store, "oracle", "noisy_oracle", resamples=300)
+        rows = store.rows(planner="noisy_oracle")
+    finally:
+        store.close()
+    assert (result["split"], result["condition"], result["seeds"]) == ("handwritten", "both", [0, 1])
+    assert result["episodes"] == len(rows) == 68  # 34 episodes per seed (3 skill tasks twice)
+    noisy_failed = sorted(f"{r['task_id']}#{r['seed']}" for r in rows if not r["passed"])
+    assert sorted(result["flips"]["a_only"]) == noisy_failed and result["flips"]["b_only"] == []
+    overall = result["rows"]["overall"]
+    assert overall["a"] == 100.0 and overall["a_only"] == len(noisy_failed) and overall["b_only"] == 0
+    assert overall["mcnemar_p"] == mcnemar_exact(len(noisy_failed), 0)
+    assert 0 < overall["ci"][0] <= overall["difference"] <= overall["ci"][1]
+    assert set(result["rows"]) == {"basic", "subagent", "memory", "skill", "overall"}
+
+
+def test_compare_refuses_what_the_store_cannot_answer(store_path: Path) -> None:
+    store = ResultsStore(store_path)
+    try:
+        with pytest.raises(CompareError, match="no episodes of planner 'gpt'"):
+            compare(store, "oracle", "gpt")
+        with pytest.raises(CompareError, match="--split full: both planners have episodes only in handwritten"):
+            compare(store, "oracle", "noisy_oracle", split="full")
+    finally:
+        store.close()
+
+
+def test_compare_command_writes_table_flips_and_plot(store_path: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cmp"
+    assert cli_main(["compare", "oracle", "noisy_oracle", "--store", str(store_path), "--split", "handwritten",
+                     "--out", str(out), "--resamples", "200"]) == 0
+    printed = capsys.readouterr().out
+    assert "McNemar p" in printed and "passed by oracle only" in printed
+    assert (out / "compare.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "## Passed by oracle only" in (out / "compare.md").read_text()
+    assert json.loads((out / "compare.json").read_text())["rows"]["overall"]["a"] == 100.0
+    assert cli_main(["compare", "oracle", "noisy_oracle", "--store", str(tmp_path / "none.db")]) == 2
+
+
+def test_report_analysis_per_cell_with_taxonomy_of_the_noisy_planner(store_path: Path, tmp_path: Path) -> None:
+    store = ResultsStore(store_path)
+    try:
+        path = report_analysis(store, tmp_path)
+    finally:
+        store.close()
+    doc = json.loads(path.read_text())
+    assert sorted(doc["cells"]) == [f"{p}/handwritten/both/seed{s}" for p in ("noisy_oracle", "oracle") for s in (0, 1)]
+    oracle = doc["cells"]["oracle/handwritten/both/seed0"]
+    assert oracle["overall"]["value"] == 100.0 and oracle["taxonomy"] == {}
+    noisy = doc["groups"]["noisy_oracle/handwritten/both"]
+    assert set(noisy["pass_hat_k"]) == {"1", "2"}
+    # the noisy oracle's perturbations each land on their own cause: skipped memory or skill fails a gate,
+    # a corrupted argument is rejected (wrong argument), a dropped handoff field is a handoff, a cut gold a missing call
+    causes = set(noisy["taxonomy"]["noisy_oracle"])
+    assert causes and causes <= {"memory_gate", "skill_gate", "wrong_argument", "handoff", "missing_call"}
+    assert "friction" in doc["cells"]["noisy_oracle/handwritten/both/seed0"]["breakdowns"]

@@ -413,7 +413,9 @@ def book_doctor_around_meeting(g: Gen) -> Draft:
     for d in _doctors(g):
         free = _free(g, d["doctor_id"])
         for s in free:
-            later = [o for o in free if o[:10] == s[:10] and o > s and not _busy(g, o)]
+            # the fallback is the first free slot after the hour-long clash the task adds at ``s``
+            clash_end = (dt.datetime.strptime(s, DT) + dt.timedelta(minutes=60)).strftime(DT)
+            later = [o for o in free if o[:10] == s[:10] and o >= clash_end and not _busy(g, o)]
             if later and not _busy(g, s):
                 options.append((d, s, later[0]))
     if not options:

@@ -104,9 +104,7 @@ def complete_check(draft: Draft, gold: Sequence[dict[str, Any]], results: Sequen
     said = " ".join([draft.query, *(m["content"] for m in draft.history)])
     answer = str(gold[-1]["arguments"].get("answer", ""))
     stable = {**world_ids(persona_id), **patched_ids(draft.patches)}
-    # skill.py still joins two checks with "ordered"; the build derives the order now
-    check = {k: v for k, v in draft.check.items() if k != "ordered"}
-    check["calls"] = derive_calls(check["calls"], gold, results, said, answer, stable)
+    check = {**draft.check, "calls": derive_calls(draft.check["calls"], gold, results, said, answer, stable)}
     ok = [n for n, r in enumerate(results) if r.get("Status") == "success"]
     if draft.answer is not None:
         check["answer"] = draft.answer

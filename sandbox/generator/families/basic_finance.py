@@ -311,8 +311,9 @@ def new_budget(g: Gen) -> Draft:
     limit = float(g.rng.randint(2, 30) * (100 if cur(g) == "CNY" else 10))
     pct = g.pick([None, 75, 90])
     tail = f" and warn me at {pct}%" if pct else ""
-    query = g.say("set a monthly {c} budget of {v}{tail}", "I want to spend at most {v} a month on {c}{tail}",
-                  "create a {c} budget: {v} per month{tail}", c=cat, v=fmt(limit), tail=tail)
+    label = "other expenses" if cat == "other" else cat  # how a user names the catch-all category
+    query = g.say("set a monthly budget of {v} for {c}{tail}", "I want to spend at most {v} a month on {c}{tail}",
+                  "create a budget for {c}: {v} per month{tail}", c=label, v=fmt(limit), tail=tail)
     args: dict[str, Any] = {"category": cat, "monthly_limit": limit}
     row: dict[str, Any] = {"category": cat, "monthly_limit": limit}
     if pct:

@@ -16,10 +16,11 @@ from omegaconf import DictConfig, OmegaConf
 from experiments.analysis import analyse, result_facts, summary_lines
 from experiments.loop import EpisodeResult, run_many
 from experiments.progress import episode_progress
+from experiments.provenance import now, provenance
 from experiments.report import print_summary, results_document
 from planners import build_planner
 from sandbox.conditions import expand
-from sandbox.suite import load_split
+from sandbox.suite import TASK_DIR, load_split
 
 CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
 
@@ -32,7 +33,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     if not tasks:
         raise ValueError(f"split {cfg.split.name!r} selects no tasks")
     out_dir.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
+    started, started_at = time.perf_counter(), now()
     results: list[EpisodeResult] = []
 
     async def drive() -> None:
@@ -59,6 +60,8 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
         planner=cfg.planner.name, split=cfg.split.name, seed=cfg.seed, condition=condition,
         verdicts=[r.verdict for r in results], wall_s=time.perf_counter() - started,
     )
+    doc["provenance"] = provenance(task_file=TASK_DIR / cfg.split.file, started=started_at, ended=now(),
+                                   planner_config=OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
     doc["analysis"] = analyse([result_facts(r, planner=cfg.planner.name, seed=cfg.seed) for r in results],
                               seed=cfg.seed)
     path = out_dir / "results.json"

@@ -107,7 +107,8 @@ def _run(client: MlflowClient, experiment_id: str, tags: dict[str, str], name: s
 
 def _log_metrics(client: MlflowClient, run_id: str, values: dict[str, float]) -> None:
     """In batches of 1000, MLflow's per-request limit."""
-    metrics = [Metric(k, float(v), 0, 0) for k, v in sorted(values.items())]
+    stamp = int(time.time() * 1000)  # MLflow shows a metric at its timestamp: 0 read as 1970
+    metrics = [Metric(k, float(v), stamp, 0) for k, v in sorted(values.items())]
     for start in range(0, len(metrics), 1000):
         client.log_batch(run_id, metrics=metrics[start:start + 1000])
 
@@ -173,7 +174,16 @@ def start_tracking(plan: Plan) -> SweepTracker:
     parent = _run(client, experiment_id, {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_role": "parent"},
                   str(config["name"]), params)
     client.update_run(parent, status="RUNNING")
+    _tag_commit(client, parent)
     return SweepTracker(client, experiment_id, parent, plan)
+
+
+def _tag_commit(client: MlflowClient, run_id: str) -> None:
+    """MLflow's own source tag, which its UI shows; set apart from the tags that find a run again, so a
+    re-run from a newer commit updates the same run and names that commit."""
+    commit = git_commit()
+    if commit:
+        client.set_tag(run_id, "mlflow.source.git.commit", commit)
 
 
 def log_sweep(tracker: SweepTracker, store: ResultsStore, report_written: bool = False) -> str:
@@ -202,6 +212,7 @@ def log_sweep(tracker: SweepTracker, store: ResultsStore, report_written: bool =
                                           or (config.get("endpoints") or {}).get(planner))
                 child = _run(client, experiment_id, {"mobilepa_sweep_key": key, "mobilepa_cell": label}, label,
                              params, parent=parent)
+                _tag_commit(client, child)
                 _log_metrics(client, child, cell_metrics(cell_rows))
                 folder = Path(tmp) / label.replace("/", "_")
                 folder.mkdir()

@@ -5,7 +5,11 @@ from verification.matchers import explain, matches, validate_matcher
 from verification.scoring import CATEGORY_WEIGHTS, Summary, Tally, overall, summarise
 from verification.verify import Verdict, verify
 
+# Bumped whenever a checker, matcher, gate or the scoring changes what passes: results of two
+# verifier versions are not comparable (provenance records it with every result).
+VERIFIER_VERSION = "1"
+
 __all__ = [
-    "CATEGORY_WEIGHTS", "Summary", "Tally", "Verdict", "check_agent_behavior", "check_state_change",
+    "CATEGORY_WEIGHTS", "VERIFIER_VERSION", "Summary", "Tally", "Verdict", "check_agent_behavior", "check_state_change",
     "check_tool_calls", "diff_failures", "explain", "matches", "overall", "summarise", "validate_matcher", "verify",
 ]

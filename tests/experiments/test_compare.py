@@ -100,3 +100,34 @@ def test_report_analysis_per_cell_with_taxonomy_of_the_noisy_planner(store_path:
     causes = set(noisy["taxonomy"]["noisy_oracle"])
     assert causes and causes <= {"memory_gate", "skill_gate", "wrong_argument", "handoff", "missing_call"}
     assert "friction" in doc["cells"]["noisy_oracle/handwritten/both/seed0"]["breakdowns"]
+
+
+def test_provenance_names_code_data_and_redacted_config(tmp_path: Path) -> None:
+    from experiments.provenance import now, provenance
+    from verification import VERIFIER_VERSION
+
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("{}\n")
+    record = provenance(task_file=tasks, planner_config={"kind": "openai", "api_key": "sk-x", "model": "m"},
+                        started=now(), ended=now())
+    assert record["planner_config"] == {"kind": "openai", "api_key": "***", "model": "m"}
+    assert record["task_file_sha256"] == file_sha256(tasks) and record["verifier_version"] == VERIFIER_VERSION
+    assert record["versions"]["python"] and record["package_version"] == record["versions"]["mobilepa-bench"]
+    assert set(record["git"]) == {"commit", "dirty"} and record["started"] <= record["ended"]
+
+
+def test_mlflow_metrics_carry_real_timestamps_and_the_git_commit(tmp_path: Path) -> None:
+    import time
+
+    from mlflow.tracking import MlflowClient
+
+    from experiments.tracking import _log_metrics, _tag_commit, git_commit
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    run = client.create_run(client.create_experiment("t", artifact_location=(tmp_path / "a").as_uri()))
+    before = int(time.time() * 1000)
+    _log_metrics(client, run.info.run_id, {"overall": 50.0})
+    _tag_commit(client, run.info.run_id)
+    [metric] = client.get_metric_history(run.info.run_id, "overall")
+    assert before <= metric.timestamp <= int(time.time() * 1000)
+    assert client.get_run(run.info.run_id).data.tags.get("mlflow.source.git.commit") == git_commit()

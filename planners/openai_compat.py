@@ -368,6 +368,13 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _cached(usage: dict[str, Any]) -> int | None:
+    """Prompt tokens served from the prefix cache, where the server reports them (OpenAI's
+    ``prompt_tokens_details.cached_tokens``; vLLM with prefix caching and usage details on)."""
+    details = usage.get("prompt_tokens_details")
+    return _count(details.get("cached_tokens")) if isinstance(details, dict) else None
+
+
 def _mask(value: Any, key: str) -> Any:
     """``value`` with ``key`` replaced by ``MASK`` in every string (keys included)."""
     if isinstance(value, str):
@@ -463,6 +470,7 @@ class OpenAICompatPlanner:
         tokens = tokens if isinstance(tokens, dict) else {}
         usage = {
             "prompt_tokens": _count(tokens.get("prompt_tokens")), "completion_tokens": _count(tokens.get("completion_tokens")),
+            "cached_prompt_tokens": _cached(tokens),
             "latency_s": round(completion.latency_s, 6), "retries": completion.retries,
             "finish_reason": finish_reason,
             "raw_reply": message if kept else {"role": "assistant", "content": parsed.raw, "clipped": True},

@@ -293,3 +293,12 @@ def test_analyse_bundles_everything_json_ready() -> None:
     assert set(doc) >= {"overall", "breakdowns", "behaviour", "taxonomy", "pass_hat_k", "tokens"}
     assert set(doc["pass_hat_k"]) == {"1", "2"} and doc["pass_hat_k"]["1"] >= doc["pass_hat_k"]["2"]
     assert math.isclose(sum(doc["taxonomy"]["sim"].values()), sum(not f["passed"] for f in facts))
+
+
+def test_cached_prompt_tokens_are_read_where_the_server_reports_them() -> None:
+    from planners.openai_compat import _cached
+
+    assert _cached({"prompt_tokens": 90, "prompt_tokens_details": {"cached_tokens": 64}}) == 64
+    assert _cached({"prompt_tokens_details": None}) is None and _cached({}) is None
+    f = fact(steps=[step("get_x", cached_prompt_tokens=64), step("finish", cached_prompt_tokens=80)])
+    assert f["cached_prompt_tokens"] == 144

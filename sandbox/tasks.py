@@ -111,8 +111,10 @@ class ToolCallCheck(Strict):
 class StateChangeCheck(Changes):
     """Expected D_T - D_0. Values are matchers (verification.matchers); ``forbid`` rows must not change.
 
-    ``ask_before``: tools whose first successful call must come after a successful ``ask_user``
-    (the build lists the tools the gold asks a confirmation before).
+    ``ask_before``: tools whose first successful call must come after the user confirmed: an
+    ``ask_user`` answered with one of ``confirmed_by`` (the script's confirmations; any question
+    will not do, since an unrelated one asked first proves no go-ahead). The build derives both
+    from the gold's confirmation questions and the task's user script.
     """
 
     forbid: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
@@ -120,6 +122,14 @@ class StateChangeCheck(Changes):
     ignore_tables: list[str] = Field(default_factory=list)
     strict: bool = True
     ask_before: list[str] = Field(default_factory=list)
+    confirmed_by: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _confirmable(self) -> StateChangeCheck:
+        """A required confirmation needs an answer that gives it, or no trajectory could pass."""
+        if self.ask_before and not self.confirmed_by:
+            raise ValueError("confirmed_by: ask_before needs the answers that confirm (the script's confirmations)")
+        return self
 
 
 class AgentBehaviorCheck(Strict):

@@ -194,19 +194,29 @@ def _validate_call(call: ExpectedCall) -> None:
 
 def check_state_change(check: StateChangeCheck, trajectory: Trajectory) -> list[str]:
     """The trajectory's final diff satisfies the expected diff (see ``diff_failures``), and the
-    tools of ``ask_before`` acted only after a question to the user."""
-    return _unasked(check, successful_steps(trajectory)) + diff_failures(check, trajectory.diff)
+    tools of ``ask_before`` acted only after the user confirmed (``unconfirmed``)."""
+    return unconfirmed(check, successful_steps(trajectory)) + diff_failures(check, trajectory.diff)
 
 
-def _unasked(check: StateChangeCheck, steps: list[Step]) -> list[str]:
-    """``ask_before``: a listed tool's first successful call came without a question to the user before it."""
+def unconfirmed(check: StateChangeCheck, steps: list[Step]) -> list[str]:
+    """``ask_before``: a listed tool's first successful call came before any ``ask_user`` the user
+    answered with a confirmation (``confirmed_by``). Asking is not enough: a question about
+    something else, or one the user declined, is no go-ahead."""
     reasons = []
     for tool in check.ask_before:
         first = next((n for n, s in enumerate(steps) if s.name == tool), None)
-        if first is not None and not any(s.name == "ask_user" for s in steps[:first]):
-            reasons.append(f"ask first: step {steps[first].index} "
-                           f"{_render_call(tool, steps[first].arguments)} acted without asking the user to confirm")
+        if first is not None and not any(_confirmed(check, s) for s in steps[:first]):
+            asked = any(s.name == "ask_user" for s in steps[:first])
+            reasons.append(f"ask first: step {steps[first].index} {_render_call(tool, steps[first].arguments)} "
+                           + ("acted although no question before it was answered with a go-ahead" if asked
+                              else "acted without asking the user to confirm"))
     return reasons
+
+
+def _confirmed(check: StateChangeCheck, step: Step) -> bool:
+    """An ``ask_user`` step whose answer is one of the check's confirmations."""
+    payload = step.envelope.get("Payload")
+    return step.name == "ask_user" and isinstance(payload, dict) and payload.get("answer") in check.confirmed_by
 
 
 def diff_failures(check: StateChangeCheck, diff: StateDiff) -> list[str]:
@@ -356,7 +366,7 @@ def check_agent_behavior(check: AgentBehaviorCheck, trajectory: Trajectory) -> l
     if check.follow_up is not None and anchor is not None:
         reasons += _follow_up_failures(check.follow_up, steps, anchor)
     if check.state is not None:
-        reasons += _unasked(check.state, steps) + diff_failures(check.state, trajectory.diff)
+        reasons += unconfirmed(check.state, steps) + diff_failures(check.state, trajectory.diff)
     return reasons
 
 

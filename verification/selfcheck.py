@@ -29,7 +29,9 @@ Wrong endings must fail (``wrong/…``):
 - ``invented_number``: the gold's answer with its numbers changed (a total where nothing was found);
 - ``placeholder``: "Lorem ipsum" for a text the user dictated (a ``TEXT_FIELDS`` argument of a
   successful mutating call that the query or dialogue states), wherever the gold writes it;
-- ``skipped_confirmation``: the gold's confirmation question dropped.
+- ``skipped_confirmation``: the gold's confirmation question dropped;
+- ``unconfirmed``: the gold's confirmation question replaced by an unrelated open one (a question
+  asked is no go-ahead).
 """
 
 from __future__ import annotations
@@ -179,6 +181,8 @@ def _drop_path(value: dict[str, Any], path: tuple[str, ...]) -> None:
 # ---- legitimate alternatives (must pass) and wrong endings (must fail) ----------------------------
 
 CLARIFY = Action(name="ask_user", arguments={"question": "Before I start: is there anything else I should know?"})
+# An open question in place of a confirmation: the user answers it, but gives no go-ahead.
+UNRELATED = Action(name="ask_user", arguments={"question": "What time zone are you in right now?"})
 PLACEHOLDER = "Lorem ipsum dolor sit amet."
 # Arguments that carry text the user words (a message, a note, a document): what "placeholder" replaces.
 TEXT_FIELDS = frozenset({"text", "body", "content", "message", "note", "notes", "title", "subject",
@@ -321,6 +325,7 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
     confirms = [n for n, a in enumerate(gold) if a.name == "ask_user" and a.arguments.get("kind") == "confirm"]
     if confirms:
         yield "skipped_confirmation", [a for n, a in enumerate(gold) if n not in confirms]
+        yield "unconfirmed", [UNRELATED if n in confirms else a for n, a in enumerate(gold)]
 
 
 def _finish(text: str) -> Action:

@@ -26,13 +26,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sandbox import facts
 from sandbox.generator.evidence import derive_calls, patched_ids, world_ids
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
+from sandbox.user import UserAnswer
 from sandbox.world import PERSONAS
 
 if TYPE_CHECKING:
@@ -57,8 +58,16 @@ def missing_answer(task: Task) -> bool:
     return information and not task.check.answer  # type: ignore[union-attr]
 
 
-def confirmed_tools(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]]) -> list[str]:
-    """The tools of the successful mutating calls the gold makes right after a confirmation (``kind`` "confirm")."""
+def confirmations(script: Sequence[dict[str, Any]]) -> list[str]:
+    """The scripted answers that confirm (``kind`` "confirm", or none and an opening yes or no: ``sandbox.user``)."""
+    return [a["answer"] for a in script
+            if UserAnswer(a["answer"], a.get("slot"), tuple(a.get("keywords", ())), a.get("kind")).confirms]
+
+
+def confirmed_tools(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], confirming: Collection[str]
+                    ) -> list[str]:
+    """The tools of the successful mutating calls the gold makes right after a confirmation question
+    (``kind`` "confirm") that the user answered with one of ``confirming``."""
     tools: list[str] = []
     asked = False
     for action, result in zip(gold, results):
@@ -66,7 +75,8 @@ def confirmed_tools(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, 
             continue
         spec = REGISTRY.get(action["name"])
         if action["name"] == "ask_user":
-            asked = asked or action["arguments"].get("kind") == "confirm"
+            asked = asked or (action["arguments"].get("kind") == "confirm"
+                              and (result.get("Payload") or {}).get("answer") in confirming)
         elif spec is not None and spec.mutating:
             if asked and action["name"] not in tools:
                 tools.append(action["name"])
@@ -92,13 +102,15 @@ def answer_report(tasks: Sequence[Task], family_of: dict[str, str]) -> str:
 def complete_check(draft: Draft, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
                    persona_id: str) -> dict[str, Any]:
     """``draft.check`` with its calls' evidence and order and, for an information task, its answer;
-    a state check gets ``ask_before``: the tools the gold asks a confirmation before calling."""
+    a state check gets ``ask_before``, the tools the gold asks a confirmation before calling, and
+    ``confirmed_by``, the script's answers that give one."""
     if draft.bucket != "tool_call":
         check = dict(draft.check)
         state = check if draft.bucket == "state_change" else check.get("state")
-        confirmed = confirmed_tools(gold, results)
+        confirming = confirmations(draft.script)
+        confirmed = confirmed_tools(gold, results, confirming)
         if state is not None and confirmed:
-            state = {**state, "ask_before": confirmed}
+            state = {**state, "ask_before": confirmed, "confirmed_by": confirming}
             check = state if draft.bucket == "state_change" else {**check, "state": state}
         return check
     said = " ".join([draft.query, *(m["content"] for m in draft.history)])

@@ -6,7 +6,7 @@ import pytest
 
 from sandbox.changes import TableDiff
 from sandbox.tasks import AgentBehaviorCheck
-from tests.verification.factories import err, trajectory
+from tests.verification.factories import err, ok, trajectory
 from verification.checkers import check_agent_behavior
 
 INPUTS = {"date": "2025-06-16", "start": "10:00", "end": "11:00", "attendees": 4}
@@ -74,6 +74,20 @@ def test_state_is_checked() -> None:
     assert check_agent_behavior(check, good) == []
     wrong = trajectory(GUI, ASK, diff={"room_bookings": TableDiff(inserted=[{**BOOKING, "date": "2025-06-17"}])})
     assert any(r.startswith("room_bookings: expected a row inserted") for r in check_agent_behavior(check, wrong))
+
+
+def test_the_state_s_confirmation_is_a_go_ahead_not_any_question() -> None:
+    """A booking that needs the user's go-ahead: the follow-up question alone does not give it."""
+    yes = "Yes, book it."
+    check = behaviour(state={"insert": {"room_bookings": [{"room": "a-301"}]}, "ask_before": ["call_gui_agent"],
+                             "confirmed_by": [yes]})
+    booked = {"room_bookings": TableDiff(inserted=[BOOKING])}
+    confirm = ("ask_user", {"question": "Book A-301 for 10:00?", "kind": "confirm"}, ok({"answer": yes}))
+    assert check_agent_behavior(check, trajectory(confirm, GUI, ASK, diff=booked)) == []
+    asked = ("ask_user", {"question": "Which floor do you prefer?"}, ok({"answer": "The third."}))
+    assert check_agent_behavior(check, trajectory(asked, GUI, ASK, diff=booked)) == [
+        f"ask first: step 2 call_gui_agent({GUI[1]!r}) acted although no question before it was "
+        "answered with a go-ahead"]
 
 
 @pytest.mark.parametrize("fields", [

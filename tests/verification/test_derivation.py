@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sandbox.generator.answers import confirmed_tools, derive_answer, is_information, missing_answer
+from sandbox.generator.answers import confirmations, confirmed_tools, derive_answer, is_information, missing_answer
 from sandbox.generator.evidence import derive_calls, payload_evidence
 from tests.verification.factories import err, make_task, ok
 
@@ -116,8 +116,16 @@ def test_a_failed_gold_step_is_no_source_and_no_expected_call() -> None:
     assert derived == [{"tool": "get_weather", "evidence": [{"location": "Seoul", "units": "metric"}]}]
 
 
-def test_confirmed_tools_are_those_the_gold_asks_before() -> None:
+def test_confirmed_tools_are_those_the_gold_asks_before_and_the_user_confirms() -> None:
     actions = gold(("search_contacts", {}), ("ask_user", {"kind": "confirm", "question": "Delete?"}),
                    ("delete_contact", {}), ("ask_user", {"kind": "choose", "question": "Which?"}),
                    ("send_sms", {}), ("finish", {}))
-    assert confirmed_tools(actions, [ok()] * len(actions)) == ["delete_contact"]
+    results = [ok(), ok({"answer": "Yes."}), ok(), ok({"answer": "Yes."}), ok(), ok()]
+    assert confirmed_tools(actions, results, ["Yes."]) == ["delete_contact"]
+    assert confirmed_tools(actions, [ok()] * len(actions), ["Yes."]) == []  # the user never said it
+
+
+def test_confirmations_are_the_script_s_go_aheads() -> None:
+    script = [{"answer": "Tom Baker.", "slot": "name"}, {"answer": "Yes, delete him."},
+              {"answer": "Go ahead.", "kind": "confirm"}, {"answer": "Yes, the second one.", "kind": "choose"}]
+    assert confirmations(script) == ["Yes, delete him.", "Go ahead."]

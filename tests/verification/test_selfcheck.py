@@ -70,7 +70,8 @@ def rebuilt(task_id: str, gold: list[dict] | None = None, check: dict | None = N
     probe = Task.model_validate({**task.model_dump(), "gold": actions, **fields})
     steps = replay(probe, probe.gold).steps
     spec = Draft(query=task.query, gold=actions, bucket=task.bucket,
-                 check=check or task.check.model_dump(exclude_defaults=True))
+                 check=check or task.check.model_dump(exclude_defaults=True),
+                 script=[a.model_dump() for a in probe.user_script])
     completed = complete_check(spec, actions, [s.envelope for s in steps], task.initial_state.world)
     return Task.model_validate({**probe.model_dump(), "check": completed})
 
@@ -113,6 +114,19 @@ def test_a_confirmation_the_gold_asks_is_required() -> None:
     gold = [a.model_dump() for a in HANDWRITTEN["hw_basic_011"].gold]
     gold.insert(1, {"name": "ask_user", "arguments": {"question": "Delete Tom Baker for good?", "kind": "confirm"}})
     task = rebuilt("hw_basic_011", gold=gold, user_script=[{"answer": "Yes, delete him.", "kind": "confirm"}])
-    assert task.check.ask_before == ["delete_contact"]
+    assert task.check.ask_before == ["delete_contact"] and task.check.confirmed_by == ["Yes, delete him."]
     seen = kinds(check_task(task))
-    assert "wrong/skipped_confirmation" in seen and not any(seen.values())
+    assert {"wrong/skipped_confirmation", "wrong/unconfirmed"} <= set(seen) and not any(seen.values())
+
+
+def test_an_unrelated_question_before_the_confirmation_still_needs_it() -> None:
+    """The privacy_lockdown case: a clarifying question answered first, then the confirmation skipped."""
+    gold = [a.model_dump() for a in HANDWRITTEN["hw_basic_011"].gold]
+    clarify = {"name": "ask_user", "arguments": {"question": "Which Tom do you mean?"}}
+    confirm = {"name": "ask_user", "arguments": {"question": "Delete Tom Baker for good?", "kind": "confirm"}}
+    script = [{"answer": "Tom Baker.", "keywords": ["tom"]}, {"answer": "Yes, delete him.", "kind": "confirm"}]
+    task = rebuilt("hw_basic_011", gold=[clarify, confirm, *gold], user_script=script)
+    assert run(task, task.gold).passed
+    assert not run(task, [Action.model_validate(clarify), *task.gold[2:]]).passed
+    seen = kinds(check_task(task))
+    assert seen["wrong/unconfirmed"] is False and not any(seen.values())

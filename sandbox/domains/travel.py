@@ -507,8 +507,13 @@ ROUTE_STYLES: dict[str, tuple[tuple[str, float, float, bool], ...]] = {
 
 
 def _routes(ctx: Ctx, points: list[Spot], mode: str) -> list[dict[str, Any]]:
-    """The mode's two deterministic routes through ``points`` (haversine legs times a detour factor)."""
-    currency, rate = _pricing(ctx)
+    """The mode's two deterministic routes through ``points``, priced in the user's currency."""
+    return route_options(points, mode, *_pricing(ctx))
+
+
+def route_options(points: list[Spot], mode: str, currency: str = "USD", rate: float = 1.0) -> list[dict[str, Any]]:
+    """The mode's two routes through ``points`` (haversine legs times a detour factor); task families
+    use it to state the travel times get_directions reports."""
     crow = sum(_apart(a, b) for a, b in zip(points, points[1:]))
     out = []
     for index, (summary, detour, kmh, highway) in enumerate(ROUTE_STYLES[mode]):

@@ -223,22 +223,57 @@ def guest_code_with_confirm(g: Gen) -> Draft:
     )
 
 
+# the detection kinds and labels each question is about, and how people name what a camera saw
+SOUGHT = {"anyone": {"person", "doorbell", "courier"}, "a person": {"person", "doorbell", "courier"},
+          "a delivery": {"package", "courier"},
+          "any movement": {"person", "doorbell", "courier", "package", "vehicle", "animal", "motion"}}
+NOTHING = {"anyone": "no one", "a person": "no one", "a delivery": "no delivery", "any movement": "nothing"}
+SEEN_WORDS = {"person": ("a person", "person", "someone", "somebody", "people", "visitor", "man", "woman"),
+              "doorbell": ("a doorbell ring", "doorbell", "rang", "ring", "rung", "person", "someone",
+                           "somebody", "visitor", "courier"),
+              "package": ("a package", "package", "parcel", "delivery", "delivered", "courier"),
+              "vehicle": ("a vehicle", "vehicle", "car", "truck", "van"),
+              "animal": ("an animal", "animal", "cat", "dog", "pet", "bird", "fox"),
+              "motion": ("motion", "movement", "moving", "activity")}
+
+
 @family("basic", "10.3", pattern="lookup_then_act")
 @guarded
 def camera_who_came(g: Gen) -> Draft:
     cam = g.pick(("Doorbell camera", "Living room camera"))
-    hours = g.rng.randint(1, 12)
+    hours = g.rng.randint(1, min(30, g.now.hour + 23))  # back to yesterday at most, so "since HH:MM" is clear
     since = (g.now - dt.timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M")
+    at = since[11:] if since[:10] == g.date(0) else f"yesterday at {since[11:]}"
     where = {"Doorbell camera": "at the front door", "Living room camera": "in the living room"}[cam]
     what = g.pick(("anyone", "a delivery", "any movement", "a person"))
-    query = g.say("was there {what} {where} in the last {h} hours?", "check the camera: {what} {where} since {t}?",
-                  "show me what the camera {where} saw since {t}", what=what, where=where, h=hours, t=since[11:])
+    shown = g.rng.random() < 0.3
+    if shown:
+        what = "any movement"
+    query = (g.say("show me what the camera {where} saw since {t}", where=where, t=at) if shown else
+             g.say("was there {what} {where} in the last {h} hours?", "check the camera: {what} {where} since {t}?",
+                   what=what, where=where, h=hours, t=at))
+    # what get_camera_snapshot reports: the camera's detections since then, newest first
+    seen = sorted((e for e in g.rows("home_events", {"device_id": dev_id(cam)})
+                   if since <= e["ts"] <= g.persona.now), key=lambda e: e["ts"], reverse=True)[:20]
+    found = [e for e in seen if SOUGHT[what] & {e["kind"], *json.loads(e["labels_json"])}]
+    if found:  # any of the detections asked about, told by its time and what it was
+        answer: list[Any] = [{"$any": [{"$time": t} for t in dict.fromkeys(e["ts"][11:16] for e in found)]},
+                             {"$any": [{"$name": w} for w in dict.fromkeys(w for e in found
+                                                                          for w in SEEN_WORDS[e["kind"]])]}]
+        seen_text = "; ".join(f"{SEEN_WORDS[e['kind']][0]} at {e['ts'][11:16]}"
+                              + ("" if e["ts"][:10] == g.date(0) else " yesterday") for e in found[:5])
+        text = f"The {cam.lower()} saw: {seen_text}." if shown else f"Yes: {seen_text}."
+    else:
+        answer = [{"$none": True}]
+        # not naming the camera: the evidence of the empty read is then its empty detections list
+        text = f"{'The' if shown else 'No, the'} camera saw {NOTHING[what]} since {at}."
     return Draft(
         query=query,
         gold=[act("list_smart_devices", type="camera"),
-              act("get_camera_snapshot", camera_id=dev_id(cam), since=since), done("Here is what it saw.")],
+              act("get_camera_snapshot", camera_id=dev_id(cam), since=since), done(text)],
         bucket="tool_call",
         check={"calls": [{"tool": "get_camera_snapshot", "args": {"camera_id": dev_id(cam)}}]},
+        answer=answer,
     )
 
 
@@ -389,21 +424,91 @@ def arrival_automation_permission(g: Gen) -> Draft:
 
 # ---- 10.6 Vehicle Remote Control ---------------------------------------------------------------------
 
-STATUS_QUESTIONS = ("how much range does my car have left?", "is my car locked?", "what's the tyre pressure on the car?",
-                    "where did I park the car?", "how much charge or fuel is left in the car?",
-                    "are the car windows closed?", "what's the mileage on my car?", "is the engine off?",
-                    "how warm is it inside the car right now?", "give me a quick status of my car")
+STATUS_QUESTIONS = {"how much range does my car have left?": "range", "is my car locked?": "locked",
+                    "what's the tyre pressure on the car?": "tyres", "where did I park the car?": "parked",
+                    "how much charge or fuel is left in the car?": "energy", "are the car windows closed?": "windows",
+                    "what's the mileage on my car?": "odometer", "is the engine off?": "engine",
+                    "how warm is it inside the car right now?": "cabin", "give me a quick status of my car": "summary"}
+NOT = r"(?<!not )(?<!n't )"  # a state word not negated ("not locked", "isn't closed")
+
+
+def yes_no(on: bool, yes: str, no: str) -> dict[str, Any]:
+    """A boolean car state as people state it: the word for it, not negated, or the word for its opposite."""
+    if on:
+        return {"$regex": rf"{NOT}\b(?:{yes})\b"}
+    return {"$any": [{"$regex": rf"{NOT}\b(?:{no})\b"}, {"$regex": rf"\b(?:not|n't) (?:{yes})\b"}]}
+
+
+def number(value: float, tolerance: float, *also: tuple[float, float]) -> dict[str, Any]:
+    """A number, or the same quantity in another unit (factor, tolerance): miles, psi, Fahrenheit..."""
+    options = [{"$number": {"value": value, "tolerance": tolerance}}]
+    options += [{"$number": {"value": round(value * f + (32 if f == 1.8 else 0), 1), "tolerance": t}} for f, t in also]
+    return {"$any": options}
+
+
+def car_fact(g: Gen, fact: str, car: dict[str, str]) -> tuple[list[Any], str]:
+    """The answer check and the gold's answer for one car question, from the car's state."""
+    energy = "battery_pct" if "battery_pct" in car else "fuel_pct"
+    pct, word = int(car[energy]), "charge" if energy == "battery_pct" else "fuel"
+    locked = car["locked"] == "1"
+    if fact == "range":
+        km = int(car["range_km"])
+        return [number(km, 5, (0.621371, 3))], f"About {km} km of range left."
+    if fact == "locked":
+        return [yes_no(locked, "locked", "unlocked")], "Yes, it's locked." if locked else "No, it's unlocked."
+    if fact == "tyres":
+        tyres = json.loads(car["tire_pressure_json"])
+        low = min(tyres, key=lambda k: (tyres[k], k))
+        listed = ", ".join(f"{k.replace('_', ' ')} {v} bar" for k, v in sorted(tyres.items()))
+        return ([number(tyres[low], 0.05, (14.5038, 1), (100, 3))],
+                f"{listed[:1].upper()}{listed[1:]}; the {low.replace('_', ' ')} tyre is low.")
+    if fact == "parked":
+        spot = g.rows("world_places", {"place_id": car["location_place_id"]})
+        if not spot:
+            raise BuildError("the car's location is no known place")
+        return ([{"$any": [{"$name": spot[0]["name"]}, {"$name": spot[0]["address"]}]}],
+                f"It's parked at {spot[0]['name']}, {spot[0]['address']}.")
+    if fact == "energy":
+        return [number(pct, 0.5)], f"{pct}% {word} left, about {car['range_km']} km of range."
+    if fact == "windows":
+        closed = car["windows_closed"] == "1"
+        return ([yes_no(closed, "closed|shut|rolled up|all up|are up", "open|down")],
+                "Yes, all windows are closed." if closed else "No, the windows are open.")
+    if fact == "odometer":
+        km = int(car["odometer_km"])
+        return [number(km, 100, (0.621371, 60))], f"The odometer reads {km} km."
+    if fact == "engine":
+        on = car["engine_on"] == "1"
+        return ([yes_no(not on, "off|switched off|turned off", "running|is on|still on|switched on|turned on")],
+                "No, the engine is running." if on else "Yes, the engine is off.")
+    if fact == "cabin":
+        c = int(car["cabin_temp_c"])
+        return [number(c, 0.5, (1.8, 1))], f"It's {c}°C inside the car."
+    return ([{"$any": [number(pct, 0.5), number(int(car["range_km"]), 5)]}, yes_no(locked, "locked", "unlocked")],
+            f"{pct}% {word}, {car['range_km']} km of range, {'locked' if locked else 'unlocked'}.")
 
 
 @family("basic", "10.6", pattern="single_call")
 @guarded
 def car_status_question(g: Gen) -> Draft:
-    query = g.say(g.pick(STATUS_QUESTIONS), "quick one: " + g.pick(STATUS_QUESTIONS))
+    question = g.pick(sorted(STATUS_QUESTIONS))
+    fact = STATUS_QUESTIONS[question]
+    car = {r["key"]: r["value"] for r in g.rows("vehicle_state")}
+    energy = "battery_pct" if "battery_pct" in car else "fuel_pct"
+    # the state varies per task, so the answer must come from the car
+    changes = {"locked": g.pick(("1", "1", "0")), "windows_closed": g.pick(("1", "1", "0")),
+               "engine_on": g.pick(("0", "0", "1")), energy: str(g.rng.randint(8, 97))}
+    changes["range_km"] = str(round(int(changes[energy]) * int(car["range_km"]) / int(car[energy])))
+    car |= changes
+    answer, text = car_fact(g, fact, car)
     return Draft(
-        query=query,
-        gold=[act("get_vehicle_status"), done("Here is the car's status.")],
+        query=g.say(g.pick(("{q}", "{q}" if fact == "summary" else "quick one: {q}")), q=question),
+        gold=[act("get_vehicle_status"), done(text)],
         bucket="tool_call",
         check={"calls": [{"tool": "get_vehicle_status"}]},
+        answer=answer,
+        patches={"update": {"vehicle_state": [{"match": {"key": k}, "set": {"value": v}}
+                                              for k, v in sorted(changes.items())]}},
     )
 
 

@@ -10,7 +10,10 @@ import datetime as dt
 import json
 from typing import Any
 
-from sandbox.domains.travel import AIRPORTS, CITY_AIRPORT, _assign_seats, _hash, _km
+from sandbox.domains.travel import (
+    AIRPORTS, CITY_AIRPORT, SPOT_CATEGORY, USD_RATE, _assign_seats, _hash, _km, _ride_fare_usd, _spot,
+    route_options,
+)
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 
@@ -235,13 +238,20 @@ def directions_arrive_by(g: Gen) -> Draft:
                   "how long does it take {by} to get to {spot}? I need to arrive {when} at {at}",
                   spot=spot, at=at, when=g.when(days), verb=verb, by=by)
     arrive = f"{g.date(days)}T{at}"
+    routes = route_options([_spot(here(g)), _spot(row)], mode)
+    leave = [(dt.datetime.fromisoformat(arrive) - dt.timedelta(minutes=r["duration_min"])).strftime("%H:%M")
+             for r in routes]
+    best = routes[0]
     return Draft(
         query=query,
         gold=[act("get_directions", destination=label, mode=mode, arrive_by=arrive),
-              done("Here is when to leave.")],
+              done(f"Leave at {leave[0]}: {by} it takes about {best['duration_min']} minutes "
+                   f"({best['summary']}), so you arrive by {at}.")],
         bucket="tool_call",
         check={"calls": [{"tool": "get_directions", "args": {"destination": dest_any(row), "mode": mode,
                                                              "arrive_by": arrive}}]},
+        # the departure time of either route the app offers (the date is the one the user named)
+        answer=[{"$any": [{"$time": t} for t in dict.fromkeys(leave)]}],
         patches=location_ready("maps"),
     )
 
@@ -251,6 +261,11 @@ def directions_arrive_by(g: Gen) -> Draft:
 RIDE_WORDS = {"economy": "an economy", "comfort": "a comfort", "premium": "a premium", "xl": "an XL"}
 PLACE_WORDS = {"Home": "home", "Work": "work", "Gym": "the gym", "Coffee": "my coffee place",
                "Groceries": "the supermarket"}
+
+
+def yours(label: str) -> str:
+    """A saved place as the assistant names it back to the user."""
+    return PLACE_WORDS[label].replace("my ", "your ")
 
 
 def ride_pair(g: Gen) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -294,12 +309,16 @@ def estimate_ride_cost(g: Gen) -> Draft:
     query = g.say("how much would {kind} ride from {a} to {b} cost?", "what's the fare for {kind} car {a} to {b}?",
                   "price check: {kind} ride, {a} to {b}", "give me a quote for {kind} ride from {a} to {b}",
                   kind=RIDE_WORDS[kind], a=PLACE_WORDS[a["label"]], b=PLACE_WORDS[b["label"]])
+    cur = currency(g)  # the fare as estimate_ride_fare quotes it, in the user's currency
+    fare = round(_ride_fare_usd(_km(a["lat"], a["lon"], b["lat"], b["lon"]), kind) * USD_RATE.get(cur, 1.0), 2)
     return Draft(
         query=query,
         gold=[act("estimate_ride_fare", pickup=a["label"], dropoff=b["label"], ride_type=kind),
-              done("Here is the fare.")],
+              done(f"{RIDE_WORDS[kind][:1].upper()}{RIDE_WORDS[kind][1:]} ride from {yours(a['label'])} to "
+                   f"{yours(b['label'])} costs about {fare:.2f} {cur}.")],
         bucket="tool_call",
         check={"calls": [{"tool": "estimate_ride_fare", "args": {"pickup": dest_any(a), "dropoff": dest_any(b)}}]},
+        answer=[{"$amount": {"value": fare, "currency": cur, "tolerance": round(fare * 0.01, 2)}}],
         patches=location_ready("ride"),
     )
 
@@ -337,6 +356,24 @@ def cancel_assigned_ride(g: Gen) -> Draft:
 
 # ---- 5.3 Flight Booking -------------------------------------------------------------------------
 
+# how people say a flight's status (get_flight_status's words first)
+STATUS_WORDS = {"scheduled": ("on time", "scheduled", "on schedule", "not delayed", "no delay", "no delays"),
+                "delayed": ("delayed", "delay", "late", "not on time"), "boarding": ("boarding",),
+                "departed": ("departed", "took off", "in the air", "airborne", "en route"),
+                "landed": ("landed", "arrived"), "cancelled": ("cancelled", "canceled")}
+
+
+def flight_status(g: Gen, number: str, date: str) -> tuple[str, str, str]:
+    """(status, expected departure HH:MM, expected arrival HH:MM) as get_flight_status reports them."""
+    flight = next(f for f in g.rows("world_flights", {"flight_number": number}) if f["depart_at"].startswith(date))
+    live = g.rows("world_flight_status", {"flight_number": number, "date": date})
+    if not live:
+        raise BuildError(f"no live status for {number} on {date}")
+    delay = dt.timedelta(minutes=live[0]["delay_min"])
+    leave, land = (dt.datetime.fromisoformat(flight[k][:16]) + delay for k in ("depart_at", "arrive_at"))
+    return live[0]["status"], leave.strftime("%H:%M"), land.strftime("%H:%M")
+
+
 @family("basic", "5.3", pattern="single_call")
 @guarded
 def flight_status_check(g: Gen) -> Draft:
@@ -350,10 +387,21 @@ def flight_status_check(g: Gen) -> Draft:
     query = g.say("is flight {n} {when} on time?", "what's the status of {n} {when}?",
                   "has {n} {when} been delayed?", "check flight {n} for {when} ({date}) for me",
                   "any news on {when}'s {n}? gate, delay?", n=number, when=when, date=date)
+    status, leave, land = flight_status(g, number, date)
+    said = {"scheduled": "is on time", "landed": "has landed", "departed": "has departed", "cancelled": "is cancelled",
+            "boarding": "is boarding", "delayed": "is delayed"}[status]
+    times = "" if status == "cancelled" else (
+        f", landing at {land}" if status in ("departed", "landed") else f", departing at {leave}")
+    answer: list[Any] = [{"$any": [{"$name": w} for w in STATUS_WORDS[status]]}]
+    if status in ("departed", "landed"):
+        answer.append({"$any": [{"$time": leave}, {"$time": land}]})
+    elif status != "cancelled":
+        answer.append({"$time": leave})
     return Draft(
         query=query,
-        gold=[act("get_flight_status", flight_number=number, date=date), done("Here is the flight status.")],
+        gold=[act("get_flight_status", flight_number=number, date=date), done(f"{number} {said}{times}.")],
         bucket="tool_call",
+        answer=answer,
         check={"calls": [{"tool": "get_flight_status", "args": {"flight_number": {"$regex": number.replace(
             number[:2], number[:2] + r"\s?")}, "date": date}}]},
     )
@@ -838,6 +886,7 @@ def plan_trip_with_activity(g: Gen) -> Draft:
 
 # ---- 5.7 Parking, Fuel & EV Charging ---------------------------------------------------------------
 
+KIND_NOUNS = {"parking": "car park", "fuel": "fuel station", "ev_charging": "EV charger"}
 KIND_WORDS = {"parking": ("parking", "a car park", "somewhere to park"),
               "fuel": ("a petrol station", "fuel", "a gas station"),
               "ev_charging": ("an EV charger", "a charging point", "somewhere to charge the car")}
@@ -852,11 +901,21 @@ def find_spot_near_saved_place(g: Gen) -> Draft:
     word = g.pick(KIND_WORDS[kind])
     query = g.say("find {word} near {p}", "is there {word} close to {p}?", "look up {word} around {p} for me",
                   "I'm heading to {p}; where can I find {word} nearby?", word=word, p=PLACE_WORDS[label])
+    spots = {d["place_id"] for d in g.rows("world_parking_charging")}
+    found = sorted((round(_km(row["lat"], row["lon"], p["lat"], p["lon"]), 2), p["place_id"], p["name"])
+                   for p in g.rows("world_places", {"category": SPOT_CATEGORY[kind]}) if p["place_id"] in spots)
+    found = [f for f in found if f[0] <= 5.0]  # find_parking_or_charging's default radius
+    if found:
+        km, _, name = found[0]
+        answer, text = [{"$name": name}], f"The nearest is {name}, {km:.1f} km from {yours(label)}."
+    else:
+        answer, text = [{"$none": True}], f"There is no {KIND_NOUNS[kind]} within 5 km of {yours(label)}."
     return Draft(
         query=query,
-        gold=[act("find_parking_or_charging", kind=kind, near=label), done("Here are the nearest options.")],
+        gold=[act("find_parking_or_charging", kind=kind, near=label), done(text)],
         bucket="tool_call",
         check={"calls": [{"tool": "find_parking_or_charging", "args": {"kind": kind, "near": dest_any(row)}}]},
+        answer=answer,
         patches=location_ready("maps"),
     )
 

@@ -522,22 +522,53 @@ COUNTRIES = {"CN": "China", "US": "the US", "JP": "Japan", "GB": "the UK", "DE":
              "KR": "South Korea", "IN": "India", "ES": "Spain", "CA": "Canada", "AU": "Australia"}
 
 
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
 @family("basic", "12.6", pattern="single_call")
 def public_holidays(g: Gen) -> Draft:
-    have = {(r["country"], int(r["date"][:4])) for r in g.rows("world_holidays")}
-    code = g.pick(sorted({c for c, _ in have if c in COUNTRIES}))
-    year = g.pick(sorted({y for c, y in have if c == code}))
-    month = g.pick((None, None, *range(1, 13)))
-    span = f"in {['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'][month - 1]} {year}" if month else f"in {year}"
-    query = g.say("what are the public holidays in {c} {s}?", "list {c}'s bank holidays {s}",
-                  "which days are national holidays in {c} {s}?", c=COUNTRIES[code], s=span)
-    args: dict[str, Any] = {"country": code, "year": year}
-    expect: dict[str, Any] = {"country": {"$regex": f"^{code}$"}, "year": year}
-    if month:
-        args["month"] = month
-    days = sorted((h["date"], h["name"]) for h in g.rows("world_holidays", {"country": code})
-                  if h["date"][:4] == str(year) and (not month or int(h["date"][5:7]) == month))
-    text = ("; ".join(f"{d}: {n}" for d, n in days) if days else f"There are no public holidays in {COUNTRIES[code]} "
-            f"{span}.")
-    return Draft(query=query, gold=[act("get_holidays", **args), done(text)], bucket="tool_call",
-                 check={"calls": [{"tool": "get_holidays", "args": expect}]})
+    """One holiday's facts, never a whole calendar: a listed calendar's answer is a set of dates and
+    names, which another pairing of the same dates and names would also state."""
+    rows = g.rows("world_holidays")
+    code = g.pick(sorted({r["country"] for r in rows} & set(COUNTRIES)))
+    days = sorted((h["date"], h["name"]) for h in rows if h["country"] == code)
+    country = COUNTRIES[code]
+    kind = g.pick(("next", "named", "month"))
+    if kind == "next":
+        today = g.date(0)
+        if any(d == today for d, _ in days):
+            raise BuildError("today is a holiday there")
+        date, name = next(((d, n) for d, n in days if d > today), (None, None))
+        if date is None or sum(d == date for d, _ in days) > 1:
+            raise BuildError("no single next holiday")
+        query = g.say("when's the next public holiday in {c}?", "what's the next bank holiday in {c}?",
+                      "what is {c}'s next national holiday, and when is it?", c=country)
+        gold = [act("get_holidays", country=code, year=y) for y in range(g.now.year, int(date[:4]) + 1)]
+        calls = [{"tool": "get_holidays", "args": {"country": {"$regex": f"^{code}$"}, "year": y}}
+                 for y in range(g.now.year, int(date[:4]) + 1)]
+        return Draft(query=query, gold=[*gold, done(f"The next one is {name} on {date}.")], bucket="tool_call",
+                     check={"calls": calls}, answer=[{"$name": name}, {"$date": date}])
+    year = g.pick(sorted({int(d[:4]) for d, _ in days}))
+    if kind == "named":
+        date, name = g.pick([(d, n) for d, n in days if d[:4] == str(year)])
+        query = g.say("when is {n} in {c} in {y}?", "what date is {n} in {c} in {y}?",
+                      "which day does {n} fall on in {c} in {y}?", n=name, c=country, y=year)
+        return Draft(query=query, gold=[act("get_holidays", country=code, year=year),
+                                        done(f"{name} is on {date}.")], bucket="tool_call",
+                     check={"calls": [{"tool": "get_holidays", "args": {"country": {"$regex": f"^{code}$"},
+                                                                       "year": year}}]},
+                     answer=[{"$date": date}])
+    # a month with at most one holiday: a single date and name, or none
+    month = g.pick([m for m in range(1, 13) if sum(d[:7] == f"{year}-{m:02d}" for d, _ in days) <= 1])
+    span = f"in {MONTHS[month - 1]} {year}"
+    found = [(d, n) for d, n in days if d[:7] == f"{year}-{month:02d}"]
+    query = g.say("are there any public holidays in {c} {s}?", "is there a bank holiday in {c} {s}?",
+                  "does {c} have a national holiday {s}?", c=country, s=span)
+    text = f"Yes: {found[0][1]} on {found[0][0]}." if found else f"No, there are no public holidays in {country} {span}."
+    answer = [{"$date": found[0][0]}, {"$name": found[0][1]}] if found else [{"$none": True}]
+    return Draft(query=query, gold=[act("get_holidays", country=code, year=year, month=month), done(text)],
+                 bucket="tool_call",
+                 check={"calls": [{"tool": "get_holidays", "args": {"country": {"$regex": f"^{code}$"},
+                                                                   "year": year}}]},
+                 answer=answer)

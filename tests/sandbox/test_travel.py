@@ -170,6 +170,10 @@ def test_get_directions(ex: Executor) -> None:
     assert quiet["routes"][0]["depart_at"] == "2025-06-13T09:00"
     transit = ok(ex, "get_directions", {"origin": "Work", "destination": "Coffee", "mode": "transit"})
     assert all(r["fare"] > 0 for r in transit["routes"])
+    # task families state the travel times from route_options, without an episode
+    ends = [travel._spot(row(ex, saved_places, label)) for label in ("Work", "Coffee")]
+    assert ([r["duration_min"] for r in travel.route_options(ends, "transit")]
+            == [r["duration_min"] for r in transit["routes"]])
     assert diff(ex) == {}
 
 

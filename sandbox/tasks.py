@@ -133,12 +133,14 @@ class StateChangeCheck(Changes):
 
 
 class AgentBehaviorCheck(Strict):
-    """The sub-agent route and its handoff fields, the follow-up offered to the user, and the effects."""
+    """The sub-agent route and its handoff fields, the follow-up offered to the user, the effects, and
+    ``answer``: as in ``ToolCallCheck``, the facts the sub-agent found out that the user asked for."""
 
     route: str | None = None
     handoff: dict[str, Any] = Field(default_factory=dict)
     follow_up: ExpectedCall | None = None
     state: StateChangeCheck | None = None
+    answer: list[Any] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _follow_up_alone(self) -> AgentBehaviorCheck:

@@ -344,7 +344,8 @@ def _validate_state(check: StateChangeCheck) -> None:
 
 
 def check_agent_behavior(check: AgentBehaviorCheck, trajectory: Trajectory) -> list[str]:
-    """The sub-agent was called with a complete handoff, the follow-up came after it, the effects hold.
+    """The sub-agent was called with a complete handoff, the follow-up came after it, the effects hold,
+    and the final answer states every fact of ``answer``.
 
     The route call is the last successful one whose arguments satisfy ``handoff``; the follow-up must
     come after it (anywhere when no route is expected).
@@ -367,7 +368,7 @@ def check_agent_behavior(check: AgentBehaviorCheck, trajectory: Trajectory) -> l
         reasons += _follow_up_failures(check.follow_up, steps, anchor)
     if check.state is not None:
         reasons += unconfirmed(check.state, steps) + diff_failures(check.state, trajectory.diff)
-    return reasons
+    return reasons + answer_failures(check.answer, steps)
 
 
 def _follow_up_failures(call: ExpectedCall, steps: list[Step], anchor: int) -> list[str]:
@@ -388,6 +389,8 @@ def _validate_behavior(check: AgentBehaviorCheck) -> None:
     if check.route is not None and check.route not in REGISTRY:
         raise ValueError(f"agent_behavior check routes to unknown tool {check.route!r}")
     validate_matcher(check.handoff)
+    for matcher in check.answer:
+        validate_matcher(matcher)
     if check.follow_up is not None:
         _validate_call(check.follow_up)
 

@@ -49,7 +49,7 @@ from sandbox import facts
 from sandbox.conditions import CONDITIONS, action_space_for
 from sandbox.episode import Episode, Step, Trajectory
 from sandbox.generator.evidence import VOLATILE, gold_steps
-from sandbox.tasks import Action, Task, ToolCallCheck
+from sandbox.tasks import Action, AgentBehaviorCheck, Task, ToolCallCheck
 from sandbox.tooling import REGISTRY
 from verification.checkers import holds_evidence
 from verification.matchers import fits
@@ -306,9 +306,10 @@ def _objects(value: Any) -> Iterator[dict[str, Any]]:
 def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
     """Endings a careless or dishonest planner would give, each of which must fail."""
     gold = list(task.gold)
-    answer = task.check.answer if isinstance(task.check, ToolCallCheck) else []
+    answer = task.check.answer if isinstance(task.check, (ToolCallCheck, AgentBehaviorCheck)) else []
     if answer:
-        reads = [s.envelope["Payload"] for s in _ok_steps(trajectory) if _is_read(s.name) or s.name == "search_memory"]
+        # what the gold's calls returned (reads, memory, sub-agents' findings): where other entities' facts are
+        reads = [s.envelope["Payload"] for s in _ok_steps(trajectory) if s.name not in ("finish", "ask_user")]
         yield "other_entity", [*gold[:-1], _finish(_other_facts(answer, reads))]
         text = str(gold[-1].arguments.get("answer", ""))
         if any(_op(m) == "$none" for m in answer):

@@ -1,10 +1,13 @@
 """The build's completion of a draft's check: call evidence and order, and the answer check.
 
-An **information task** is a Tool Call task whose gold changes nothing (no successful mutating
-call): the user asked for facts, so its ``finish`` answer is checked (``ToolCallCheck.answer``). A
-family may state the answer's matchers (``Draft.answer``); by default they are derived from the
-gold's own finish answer: every fact it states that also occurs in what the gold's successful
-reads returned (and that the user did not say) becomes a required fact:
+An **information task** is a task the user asked facts of: a Tool Call task whose gold changes
+nothing (no successful mutating call), or a Tool Call or Agent Behavior task its family tags
+``ASKS_FACTS`` (a sub-agent finds out what the user asked: a receipt's split, a price learned by
+phone). Its ``finish`` answer is checked (``ToolCallCheck.answer``, ``AgentBehaviorCheck.answer``);
+a State Change task's product is the change, never what it says. A family may state the answer's
+matchers (``Draft.answer``); by default they are derived from the gold's own finish answer: every
+fact it states that also occurs in what the gold's successful calls returned (sub-agents' findings
+included; not the user's answers) and that the user did not say becomes a required fact:
 
 - a date (``$date``; for the next six days also "today", "tomorrow" or the weekday, via ``$any``)
   and a time (``$time``) found in a result's date or date-time text;
@@ -26,7 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sandbox import facts
@@ -42,19 +45,27 @@ if TYPE_CHECKING:
 NAME_KEYS = frozenset({"name", "title", "airline", "flight_number", "merchant", "store", "brand", "carrier",
                        "city", "location", "address", "headline", "status", "condition", "description",
                        "definition", "translation", "result", "timezone", "label", "category", "sender"})
+# A draft's tags entry: the user asked to be told what the task finds out (a receipt split, a price
+# the voice agent learned), so its finish answer is checked whatever the bucket's other checks.
+ASKS_FACTS = ("asks", "facts")
+ANSWERED = ("tool_call", "agent_behavior")  # the buckets whose checks have ``answer``
 MONEY = re.compile(r"price|fare|total|amount|balance|cost|fee|spent|budget|discount|refund|charge|limit|value")
 COUNT = re.compile(r"count|total_match")
 _CLOCK = re.compile(r"(?:^|T)(\d{2}):(\d{2})")
 
 
-def is_information(bucket: str, tools: Iterable[str]) -> bool:
-    """A Tool Call task whose gold calls (``tools``: the successful ones) change nothing."""
+def is_information(bucket: str, tools: Iterable[str], tags: Mapping[str, str]) -> bool:
+    """A Tool Call task whose gold calls (``tools``: the successful ones) change nothing, or a Tool Call
+    or Agent Behavior task whose family tags it ``ASKS_FACTS``: the gold's shape cannot tell a
+    sub-agent that finds something out for the user from one that only acts for them."""
+    if tags.get(ASKS_FACTS[0]) == ASKS_FACTS[1]:
+        return bucket in ANSWERED
     return bucket == "tool_call" and not any(REGISTRY[t].mutating for t in tools if t in REGISTRY)
 
 
 def missing_answer(task: Task) -> bool:
     """An information task whose check has no answer matchers (its family should state the facts)."""
-    information = is_information(task.bucket, (a.name for a in task.gold))
+    information = is_information(task.bucket, (a.name for a in task.gold), task.tags)
     return information and not task.check.answer  # type: ignore[union-attr]
 
 
@@ -91,7 +102,7 @@ def missing_by_family(tasks: Iterable[Task], family_of: dict[str, str]) -> Count
 
 def answer_report(tasks: Sequence[Task], family_of: dict[str, str]) -> str:
     """One line: information tasks with and without an answer check, the latter by family."""
-    info = sum(is_information(t.bucket, (a.name for a in t.gold)) for t in tasks)
+    info = sum(is_information(t.bucket, (a.name for a in t.gold), t.tags) for t in tasks)
     missing = missing_by_family(tasks, family_of)
     line = f"answer checks: {info - sum(missing.values())} of {info} information tasks"
     if missing:
@@ -101,27 +112,28 @@ def answer_report(tasks: Sequence[Task], family_of: dict[str, str]) -> str:
 
 def complete_check(draft: Draft, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
                    persona_id: str) -> dict[str, Any]:
-    """``draft.check`` with its calls' evidence and order and, for an information task, its answer;
-    a state check gets ``ask_before``, the tools the gold asks a confirmation before calling, and
-    ``confirmed_by``, the script's answers that give one."""
-    if draft.bucket != "tool_call":
-        check = dict(draft.check)
+    """``draft.check`` with its calls' evidence and order, a state check's confirmations
+    (``ask_before``: the tools the gold asks a confirmation before calling; ``confirmed_by``: the
+    script's answers that give one) and, for an information task, its answer."""
+    said = " ".join([draft.query, *(m["content"] for m in draft.history)])
+    answer = str(gold[-1]["arguments"].get("answer", ""))
+    check = dict(draft.check)
+    if draft.bucket == "tool_call":
+        stable = {**world_ids(persona_id), **patched_ids(draft.patches)}
+        check["calls"] = derive_calls(draft.check["calls"], gold, results, said, answer, stable)
+    else:
         state = check if draft.bucket == "state_change" else check.get("state")
         confirming = confirmations(draft.script)
         confirmed = confirmed_tools(gold, results, confirming)
         if state is not None and confirmed:
             state = {**state, "ask_before": confirmed, "confirmed_by": confirming}
             check = state if draft.bucket == "state_change" else {**check, "state": state}
-        return check
-    said = " ".join([draft.query, *(m["content"] for m in draft.history)])
-    answer = str(gold[-1]["arguments"].get("answer", ""))
-    stable = {**world_ids(persona_id), **patched_ids(draft.patches)}
-    check = {**draft.check, "calls": derive_calls(draft.check["calls"], gold, results, said, answer, stable)}
     ok = [n for n, r in enumerate(results) if r.get("Status") == "success"]
     if draft.answer is not None:
         check["answer"] = draft.answer
-    elif is_information(draft.bucket, (gold[n]["name"] for n in ok)):
-        reads = [results[n]["Payload"] for n in ok if gold[n]["name"] != "finish"]
+    elif is_information(draft.bucket, (gold[n]["name"] for n in ok), draft.tags):
+        # what the gold's calls returned, sub-agents' findings included; the user's own answers are not facts found
+        reads = [results[n]["Payload"] for n in ok if gold[n]["name"] not in ("finish", "ask_user")]
         now = dt.date.fromisoformat(PERSONAS[persona_id].now[:10])
         derived = derive_answer(answer, reads, said, now)
         if derived:

@@ -90,12 +90,23 @@ def test_the_state_s_confirmation_is_a_go_ahead_not_any_question() -> None:
         "answered with a go-ahead"]
 
 
+def test_the_facts_the_sub_agent_found_must_be_in_the_answer() -> None:
+    """A receipt read off the screen and split: the share the user asked for is checked, not just the route."""
+    check = behaviour(follow_up=None, answer=[{"$amount": {"value": 7.2, "currency": "USD"}}])
+    finish = ("finish", {"answer": "Each of you owes $7.20."})
+    assert check_agent_behavior(check, trajectory(GUI, finish)) == []
+    wrong = check_agent_behavior(check, trajectory(GUI, ("finish", {"answer": "Each of you owes $9.60."})))
+    assert len(wrong) == 1 and wrong[0].startswith("answer:")
+    assert check_agent_behavior(check, trajectory(GUI)) == ["answer: the episode never finished with an answer"]
+
+
 @pytest.mark.parametrize("fields", [
     {"route": None, "handoff": {}, "follow_up": None},  # checks nothing
     {"route": None},  # handoff without a route
     {"route": "teleport_agent"},
     {"handoff": {"app_id": {"$nope": 1}}},
     {"follow_up": {"tool": "no_such_tool"}},
+    {"answer": [{"$nope": 1}]},
 ])
 def test_malformed_check_raises(fields: dict[str, Any]) -> None:
     with pytest.raises(ValueError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sandbox.generator.answers import confirmations, confirmed_tools, derive_answer, is_information, missing_answer
+from sandbox.generator.answers import ASKS_FACTS, confirmations, confirmed_tools, derive_answer, is_information, missing_answer
 from sandbox.generator.evidence import derive_calls, payload_evidence
 from tests.verification.factories import err, make_task, ok
 
@@ -44,12 +44,26 @@ def test_none_where_the_answer_says_so_and_a_read_came_back_empty() -> None:
 
 
 def test_information_tasks_and_their_missing_answer_checks() -> None:
-    assert is_information("tool_call", ["search_contacts", "finish"])
-    assert not is_information("tool_call", ["set_location_services", "get_weather", "finish"])
-    assert not is_information("state_change", ["search_contacts", "finish"])
+    assert is_information("tool_call", ["search_contacts", "finish"], {})
+    assert not is_information("tool_call", ["set_location_services", "get_weather", "finish"], {})
+    assert not is_information("state_change", ["search_contacts", "finish"], {})
     bare = make_task(check={"calls": [{"tool": "search_contacts"}]})
     assert missing_answer(bare)
     assert not missing_answer(make_task(check={"calls": [{"tool": "search_contacts"}], "answer": [{"$count": 1}]}))
+
+
+def test_a_sub_agent_task_the_user_asked_facts_of_is_an_information_task() -> None:
+    """The family's tag decides: a screen read that feeds an action and one that answers look the same."""
+    asks = dict([ASKS_FACTS])
+    assert is_information("agent_behavior", ["call_screen_reader_agent", "calculate", "finish"], asks)
+    assert not is_information("agent_behavior", ["call_screen_reader_agent", "calculate", "finish"], {})
+    assert not is_information("state_change", ["search_contacts", "finish"], asks)  # its product is the change
+    split = {"route": "call_screen_reader_agent", "handoff": {"source": {"type": "photo", "id": "photo_137"}}}
+    task = make_task(bucket="agent_behavior", check=split, tags=asks, category="subagent", l2="12.5", domain="D12")
+    assert missing_answer(task)
+    assert not missing_answer(task.model_copy(update={"check": task.check.model_copy(update={
+        "answer": [{"$amount": {"value": 7.2, "currency": "USD"}}]})}))
+    assert not missing_answer(task.model_copy(update={"tags": {}}))
 
 
 STABLE = {"rest_057": "world_restaurants", "rest_015": "world_restaurants", "order_020": "orders",

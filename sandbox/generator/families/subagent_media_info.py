@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from sandbox.errors import ErrorType
+from sandbox.generator.answers import ASKS_FACTS
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
 from sandbox.generator.families.subagent_shop_finance import told_agent
 from sandbox.generator.families.basic_media import (
@@ -442,18 +443,26 @@ def translate_menu_dish(g: Gen) -> Draft:
                   "what's the {o} dish on my menu photo called in {l}?",
                   "read the specials from the restaurant menu picture and translate the {o} one to {l}",
                   o=ORDINALS[n], l=LANGS[lang])
+    # what translate_text answers: the phrase table's default register, else the dish comes back untranslated
+    found = {r["formality"]: r["translation"] for r in g.rows(
+        "world_translations", {"text_key": " ".join(dish.casefold().split()), "target_lang": lang})}
+    said = (f"The {ORDINALS[n]} special, {dish}, is {found.get('default', next(iter(found.values())))} in "
+            f"{LANGS[lang]}." if found else f"{dish} is not in the offline phrase table, so I can't give it in "
+            f"{LANGS[lang]}.")
     return Draft(
         query=query,
         gold=[act("search_photos", query="menu"),
               act("call_screen_reader_agent", source={"type": "photo", "id": menu["photo_id"]},
                   extract_fields=["specials"]),
-              act("translate_text", text=dish, target_lang=lang), done(f"{dish} in {LANGS[lang]}: ...")],
+              act("translate_text", text=dish, target_lang=lang), done(said)],
         bucket="agent_behavior",
         check={"route": "call_screen_reader_agent",
                "handoff": {"source": {"type": "photo", "id": menu["photo_id"]}},
                "follow_up": {"tool": "translate_text", "args": {"text": {"$contains": dish},
                                                                 "target_lang": {"$regex": f"^{lang}"}}},
                "state": {}},
+        tags=dict([ASKS_FACTS]),
+        answer=None if found else [{"$name": dish}],
     )
 
 
@@ -482,6 +491,7 @@ def split_receipt(g: Gen) -> Draft:
               act("calculate", expression=f"{total} / {n}", precision=2),
               done(f"Each person owes {round(f['total'] / n, 2)} {f['currency']}.")],
         bucket="agent_behavior",
+        tags=dict([ASKS_FACTS]),
         check={"route": "call_screen_reader_agent",
                "handoff": {"source": {"type": "photo", "id": receipt["photo_id"]}},
                "follow_up": {"tool": "calculate", "args": {"expression": {"$contains_all": [total, str(n)]}}},

@@ -198,6 +198,8 @@ def _skill_task(g: Gen, skill: str, kind: str, turn: str) -> Draft:
         second = _job(g, partner)
         if second.bucket != job.bucket or _domain_tools(second) & _domain_tools(job):
             raise BuildError(f"{partner}'s job does not combine with {skill}'s")
+        if job.history or second.history:  # "book the first one" cannot follow another job's request
+            raise BuildError("a job that rests on its own dialogue does not combine with another")
         start = len(gold) + 1  # the partner's loader comes first, then its job's steps
         second_finish = _shift([second.gold[-1]], start)[0]
         gold = [*gold, act("load_skill", skill_id=partner), *_shift(second.gold[:-1], start)]
@@ -212,9 +214,9 @@ def _skill_task(g: Gen, skill: str, kind: str, turn: str) -> Draft:
         offered = sorted({skill, partner})
         sor = [skill, partner]
     gold.append(finish)
-    history: list[dict[str, str]] = []
+    history = list(job.history)  # the dialogue the job's request rests on (the ids it showed the user)
     if turn == "multi":
-        history = [{"role": "user", "content": query}, {"role": "assistant", "content": g.pick(ACK)}]
+        history += [{"role": "user", "content": query}, {"role": "assistant", "content": g.pick(ACK)}]
         query = g.pick(GO)
     return Draft(query=query, gold=gold, bucket=job.bucket, check=check, patches=patches, history=history,
                  skill=skill, skills=offered, script=script, recovers=tuple(dict.fromkeys(recovers)),

@@ -103,7 +103,8 @@ def tasks() -> list[Task]:
         task("hw_basic_004", "basic", "3.3", "What did Tom Baker text me most recently?",
              [act("search_contacts", name="Tom Baker"), act("search_messages", contact_id=tom, limit=5),
               done("Tom's latest message: 'Running 10 minutes late, sorry!'")],
-             "tool_call", {"calls": [{"tool": "search_messages", "args": {"contact_id": tom}}]},
+             "tool_call", {"calls": [{"tool": "search_messages", "args": {"contact_id": tom}}],
+                           "answer": [{"$name": "Running 10 minutes late"}]},
              tags={"pattern": "lookup_then_read"}),
         task("hw_basic_005", "basic", "3.5", "Block +1 202 555 0143 and report it as spam.",
              [act("block_number", phone_number="+1 202 555 0143", report_spam=True), done("Blocked and reported.")],
@@ -181,7 +182,7 @@ def tasks() -> list[Task]:
              tags={"pattern": "friction", "friction": "policy_blocked", "expected": "noop"}),
         task("hw_basic_016", "basic", "11.5", "How much battery do I have left?",
              [act("get_device_status"), done("Your battery is at 78%.")],
-             "tool_call", {"calls": [{"tool": "get_device_status"}]},
+             "tool_call", {"calls": [{"tool": "get_device_status"}], "answer": [{"$number": 78}]},
              tags={"pattern": "single_call"}),
         # ---- Basic Tool Use: Work, Study & Productivity ------------------------------------------
         task("hw_basic_017", "basic", "1.2",
@@ -206,8 +207,13 @@ def tasks() -> list[Task]:
                  "$contains_all": ["passport", "charger", "sunglasses"]}}]}},
              tags={"pattern": "single_call"}),
         task("hw_basic_021", "basic", "1.9", "What's on my agenda tomorrow?",
-             [act("get_daily_agenda", date="2025-06-14"), done("Here is tomorrow's agenda.")],
-             "tool_call", {"calls": [{"tool": "get_daily_agenda", "args": {"date": "2025-06-14"}}]},
+             [act("get_daily_agenda", date="2025-06-14"),
+              done("Tomorrow: Project review at 14:00 and the Parent-teacher meeting at 16:00; the slides for the "
+                   "project review are due, and you have a reminder to take out the recycling at 19:00.")],
+             # the events are what "on my agenda" asks for; tasks and reminders are a bonus
+             "tool_call", {"calls": [{"tool": "get_daily_agenda", "args": {"date": "2025-06-14"}}],
+                           "answer": [{"$name": "Project review"}, {"$time": "14:00"},
+                                      {"$name": "Parent-teacher meeting"}, {"$time": "16:00"}]},
              tags={"pattern": "single_call"}),
         # ---- Sub-agent Collaboration --------------------------------------------------------------
         task("hw_subagent_001", "subagent", "1.1",

@@ -49,6 +49,7 @@ from sandbox import facts
 from sandbox.conditions import CONDITIONS, action_space_for
 from sandbox.episode import Episode, Step, Trajectory
 from sandbox.generator.evidence import VOLATILE, gold_steps
+from sandbox.skills import SKILLS
 from sandbox.tasks import Action, AgentBehaviorCheck, Task, ToolCallCheck
 from sandbox.tooling import REGISTRY
 from verification.checkers import holds_evidence
@@ -227,7 +228,9 @@ def _reordered(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory
         for b in range(a + 1, len(check.calls)):
             i, j = steps[a], steps[b]
             if i is not None and j is not None and a not in before[b] and b not in before[a] \
-                    and _is_read(gold[i].name) and _is_read(gold[j].name):
+                    and _is_read(gold[i].name) and _is_read(gold[j].name) \
+                    and not any(g.name == "load_skill" for g in gold[min(i, j) + 1:max(i, j)]):
+                # (a skill's tool cannot move before the load_skill that offers it)
                 swapped = list(gold)
                 swapped[i], swapped[j] = gold[j], gold[i]
                 yield "reordered", swapped
@@ -439,7 +442,10 @@ def check_task(task: Task) -> list[Outcome]:
         out.append(Outcome(task.task_id, f"perturb/{kind.split(':')[0]}", verdict.passed,
                            f"{kind} still passes" if verdict.passed else ""))
     trajectory = replay(task, task.gold, condition)
-    gold_tools = [a.name for a in task.gold]
+    # the gold's tools stay offered to the alternatives, but a skill's tools stay hidden until it is loaded
+    # (a near-miss gold reaches for one too early on purpose, and must keep failing there)
+    hidden = {t for s in task.candidate_skills for t in SKILLS[s].tools}
+    gold_tools = [a.name for a in task.gold if a.name not in hidden]
     for kind, gold in alternatives(task, trajectory):
         verdict = run(task, gold, condition, extra_tools=gold_tools)
         out.append(Outcome(task.task_id, f"alt/{kind}", not verdict.passed,

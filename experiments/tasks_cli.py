@@ -15,7 +15,7 @@ from sandbox.generator import gates
 from sandbox.generator.answers import answer_report, missing_answer
 from sandbox.generator.core import BuildError, replay
 from sandbox.generator.gates import GateError, Violation
-from sandbox.generator.stats import suite_stats
+from sandbox.generator.stats import suite_stats, validation_record, write_validation
 from sandbox.generator.suite import TOTALS, Slot, allocation, build_slot, load_families, write_suite
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import Task, load_tasks
@@ -118,6 +118,8 @@ def validate(split: str, jobs: int) -> int:
           f"wrong endings that must fail: {len(wrong)}, passed: {sum(o.surprise for o in wrong)}")
     unanswered = [t for t in tasks if missing_answer(t)]
     print(answer_report(tasks, families))
+    if split == "full.jsonl":  # the dataset card shows these counts (sandbox.generator.stats)
+        write_validation(validation_record(tasks, summary.table(), gates.gate_counts(violations)))
     for o in summary.surprises[:50]:
         print(f"SURPRISE {o.task_id} {o.check}: {o.detail[:300]}")
     print(_counts_line(violations) + ("  (each must be 0; list them: mobilepa tasks gates --split "
@@ -154,6 +156,15 @@ def stats(as_json: bool) -> int:
     for key, value in doc["coverage"].items():
         print(f"{key:>14}: {value}")
     print(f"{'recall@15':>14}: {doc['retrieval']}")
+    print(f"{'answer checks':>14}: {doc['answers']['with_answer_check']} of {doc['answers']['information_tasks']} "
+          "information tasks")
+    check = doc["selfcheck"]
+    if check is None:
+        print(f"{'self-check':>14}: not recorded for these tasks (run mobilepa tasks validate)")
+    else:
+        for key in ("oracle", "noop", "perturbations", "alternatives", "wrong_endings"):
+            print(f"{key:>14}: {check[key]['runs']} runs, {check[key]['surprises']} surprises")
+        print(f"{'gates':>14}: " + ", ".join(f"{g} {n}" for g, n in check["gates"].items()))
     return 0
 
 

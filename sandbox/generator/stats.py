@@ -1,15 +1,27 @@
-"""The dataset card's numbers: counts by every axis the suite is stratified on, coverage and retrieval recall."""
+"""The dataset card's numbers: counts by every axis the suite is stratified on, coverage, retrieval
+recall, answer-check coverage, and the self-check and gate counts ``mobilepa tasks validate`` recorded.
+
+The self-check replays every task many times (minutes), so the card does not rerun it: validate
+writes its counts with a fingerprint of the tasks it checked (``VALIDATION``), and the card shows
+them only for the very tasks it describes, else says the suite needs validating. No count is typed in.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import statistics
 from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from sandbox.conditions import CONDITIONS
 from sandbox.errors import ErrorType
+from sandbox.generator.answers import is_information, missing_answer
 from sandbox.skills import SKILLS
-from sandbox.tasks import Task
+from sandbox.suite import TASK_DIR
+from sandbox.tasks import Task, dump_task
 from sandbox.taxonomy import DOMAINS, L2
 from sandbox.tooling import domain_tools
 
@@ -24,12 +36,65 @@ AXES = {
 }
 
 
+VALIDATION = TASK_DIR / "validation.json"
+
+
+def fingerprint(tasks: Sequence[Task]) -> str:
+    """The tasks' identity: the digest of their canonical lines (what the task file holds, byte for byte)."""
+    digest = hashlib.sha256()
+    for task in tasks:
+        digest.update((dump_task(task) + "\n").encode())
+    return digest.hexdigest()
+
+
+def validation_record(tasks: Sequence[Task], table: Sequence[tuple[str, int, int]], gates: dict[str, int]
+                      ) -> dict[str, Any]:
+    """What ``mobilepa tasks validate`` found: (check kind, runs, surprises) rows and violations per gate."""
+    return {"fingerprint": fingerprint(tasks), "tasks": len(tasks),
+            "checks": {kind: {"runs": runs, "surprises": bad} for kind, runs, bad in table}, "gates": dict(gates)}
+
+
+def write_validation(record: dict[str, Any], path: Path = VALIDATION) -> Path:
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def selfcheck_counts(tasks: Sequence[Task], path: Path = VALIDATION) -> dict[str, Any] | None:
+    """The recorded self-check of exactly these tasks, totalled by promise; None when there is none.
+
+    ``alternatives`` (legitimate other solutions: a surprise is one that failed) and ``wrong_endings``
+    (a surprise is one that passed) are the two ways issue 18's self-check grows; ``perturbations``
+    and ``oracle`` the older ones; ``gates`` the violations per gate (each must be 0).
+    """
+    if not path.exists():
+        return None
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if record.get("fingerprint") != fingerprint(tasks):
+        return None
+    checks = record["checks"]
+
+    def total(*prefixes: str) -> dict[str, int]:
+        rows = [v for k, v in checks.items() if k.startswith(prefixes)]
+        return {"runs": sum(r["runs"] for r in rows), "surprises": sum(r["surprises"] for r in rows)}
+
+    return {"oracle": total("oracle/"), "noop": total("noop"), "perturbations": total("perturb/"),
+            "alternatives": total("alt/"), "wrong_endings": total("wrong/"), "by_check": checks,
+            "gates": record["gates"]}
+
+
+def answer_coverage(tasks: Sequence[Task]) -> dict[str, int]:
+    """Information tasks (``sandbox.generator.answers``) and how many of them check the answer's facts."""
+    info = [t for t in tasks if is_information(t.bucket, (a.name for a in t.gold), t.tags)]
+    return {"information_tasks": len(info), "with_answer_check": sum(not missing_answer(t) for t in info)}
+
+
 def _count(tasks: list[Task], key: Any) -> dict[str, int]:
     return dict(sorted(Counter(str(v) for t in tasks if (v := key(t)) is not None).items()))
 
 
-def suite_stats(splits: dict[str, list[Task]]) -> dict[str, Any]:
-    """Counts per split, and for ``full`` every axis, the memory cells, coverage and recall@15."""
+def suite_stats(splits: dict[str, list[Task]], validation: Path = VALIDATION) -> dict[str, Any]:
+    """Counts per split, and for ``full`` every axis, the memory cells, coverage, recall@15, answer-check
+    coverage and the recorded self-check (``validation``: where validate wrote it)."""
     full = splits["full"]
     memory = [t for t in full if t.category == "memory"]
     skill = [t for t in full if t.category == "skill"]
@@ -55,6 +120,8 @@ def suite_stats(splits: dict[str, list[Task]]) -> dict[str, Any]:
         },
         "retrieval": {"bm25": {"recall_at_15_mean": round(statistics.fmean(recall), 4) if recall else None,
                                "tasks_with_full_recall": sum(r == 1.0 for r in recall)}},
+        "answers": answer_coverage(full),
+        "selfcheck": selfcheck_counts(full, validation),
         "steps": {"gold_mean": round(statistics.fmean(len(t.gold) for t in full), 2) if full else 0,
                   "gold_max": max((len(t.gold) for t in full), default=0)},
     }
@@ -110,6 +177,7 @@ def card_markdown(stats: dict[str, Any]) -> str:
         + ", ".join(f"{k} {v}" for k, v in cov["error_types_recovered"].items())
         + (f" (never: {', '.join(cov['error_types_never_recovered'])})" if cov["error_types_never_recovered"] else "")
         + "\n",
+        *_checks_section(stats),
         "## Retrieval\n",
         f"BM25 recall@15 of the gold's visible tools before the repair: mean "
         f"{stats['retrieval']['bm25']['recall_at_15_mean']}, full recall on "
@@ -119,3 +187,29 @@ def card_markdown(stats: dict[str, Any]) -> str:
         "(the budget is 15).\n",
     ]
     return "\n".join(parts)
+
+
+def _checks_section(stats: dict[str, Any]) -> list[str]:
+    """How the suite checks itself: answer checks, and the self-check and gates validate recorded."""
+    answers, check = stats["answers"], stats["selfcheck"]
+    lines = ["## Checks\n",
+             f"- answer checks: {answers['with_answer_check']} of {answers['information_tasks']} information tasks "
+             "(the user asked for facts: the `finish` answer must state them)\n"]
+    if check is None:
+        lines.append("- self-check and gates: not recorded for these tasks; run `mobilepa tasks validate` "
+                     f"(it writes `{VALIDATION.name}`), then `mobilepa tasks card`\n")
+        return lines
+    alt, wrong, perturb = check["alternatives"], check["wrong_endings"], check["perturbations"]
+    lines += [
+        f"- oracle trajectories that must pass: {check['oracle']['runs']}, failed: {check['oracle']['surprises']}; "
+        f"doing nothing must fail: {check['noop']['runs']}, passed: {check['noop']['surprises']}\n",
+        f"- legitimate alternatives that must pass (reordered independent reads, an extra read, equivalent "
+        f"arguments, a clarifying question): {alt['runs']}, failed: {alt['surprises']}\n",
+        f"- wrong endings that must fail (another entity's facts, an invented number, placeholder text, a skipped "
+        f"or unconfirmed confirmation): {wrong['runs']}, passed: {wrong['surprises']}\n",
+        f"- perturbed golds that must fail: {perturb['runs']}, passed: {perturb['surprises']}\n",
+        "- gate violations (each must be 0): " + ", ".join(f"{g} {n}" for g, n in check["gates"].items()) + "\n",
+        "\n| self-check | runs | surprises |\n|---|---|---|\n"
+        + "\n".join(f"| {k} | {v['runs']} | {v['surprises']} |" for k, v in sorted(check["by_check"].items())) + "\n",
+    ]
+    return lines

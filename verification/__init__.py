@@ -7,7 +7,7 @@ from verification.verify import Verdict, verify
 
 # Bumped whenever a checker, matcher, gate or the scoring changes what passes: results of two
 # verifier versions are not comparable (provenance records it with every result).
-VERIFIER_VERSION = "1"
+VERIFIER_VERSION = "2"  # 2: confirmations need a go-ahead answer; Agent Behavior answers checked
 
 __all__ = [
     "CATEGORY_WEIGHTS", "VERIFIER_VERSION", "Summary", "Tally", "Verdict", "check_agent_behavior", "check_state_change",

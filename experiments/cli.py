@@ -1,87 +1,267 @@
-"""``mobilepa``: the command-line face. ``run`` is a Hydra job; the other commands are plain."""
+"""``mobilepa``: the command-line face. Every command is declared once, in ``COMMANDS``; the top-level
+help is generated from it, and each command answers ``--help`` itself (the Hydra ones, ``run`` and
+``sweep``, with their usage and the keys of their config). A command's module is imported only when it
+runs, so ``mobilepa --help`` stays instant."""
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import json
+import re
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
-USAGE = """usage: mobilepa <command> [args]
 
-commands:
-  run [hydra overrides]        run a planner over a split, e.g. `mobilepa run planner=oracle split=handwritten`
-  sweep [key=value ...]        the planner x split x condition x seed grid on Dask, e.g.
-                               `mobilepa sweep planner=oracle,noop split=handwritten seed=0,1,2`
-                               (conf/sweep.yaml; cluster=local|address|slurm|kubernetes; tracking=mlflow|none)
-  report [--store PATH] [--out DIR]
-                               leaderboard (mean ± std over seeds) from the results store: table, markdown, HTML;
-                               per cell: Overall with its 95 % interval, failure causes, behaviour (analysis.json)
-  compare A B [--store PATH] [--split S] [--condition C] [--out DIR]
-                               two planners on the same stored episodes: per-category differences with
-                               paired-bootstrap intervals and McNemar p, the flipping tasks, a plot
-  catalog [--json|--markdown]  the declared phone: counts per domain and level-2, or JSON, or the tool reference
-  tasks build|validate|stats [--json]|try PREFIX
-                               regenerate the suite; self-validate it (oracle, noop, perturbations);
-                               the dataset card's counts; try drafts of task families
-  play KEY [--split S] [--condition C] [--actions FILE] [--schemas] [--request]
-                               play one episode as the planner (JSON actions, verdict at finish);
-                               `mobilepa play --help` shows the turn-by-turn workflow for scripts
-  bench [sandbox] [--json]     every performance figure side by side (reset, tool calls vs raw sqlite3,
-                               oracle episodes/s, sweep wall time, scaling, LLM-bound efficiency, RSS);
-                               `sandbox`: only reset and tool calls
-"""
+@dataclass(frozen=True)
+class Command:
+    arguments: str  # the shape of its arguments, shown after the name (its --help has the rest)
+    summary: str
+    handler: Callable[[list[str]], int]
+
+
+def _wants_help(args: list[str]) -> bool:
+    return "-h" in args or "--help" in args
+
+
+def _run(args: list[str]) -> int:
+    if _wants_help(args):
+        print(_run_help())
+        return 0
+    from experiments import run
+
+    if not any(a.startswith("-") for a in args):  # Hydra's own flags (--cfg job, -m, ...) go to Hydra as they are
+        try:
+            run.compose_checked([a for a in args if not a.lstrip("+~").startswith("hydra")])
+        except run.RunConfigError as exc:
+            print(f"mobilepa run: {exc}", file=sys.stderr)
+            return 2
+    sys.argv = ["mobilepa run", *args]
+    run.main()  # Hydra's errors and run.main's exit codes are SystemExits
+    return 0
+
+
+def _sweep(args: list[str]) -> int:
+    if _wants_help(args):
+        print(_sweep_help())
+        return 0
+    from experiments.sweep_cli import sweep_main
+
+    return sweep_main(args)
+
+
+def _report(args: list[str]) -> int:
+    from experiments.sweep_cli import report_main
+
+    return report_main(args)
+
+
+def _compare(args: list[str]) -> int:
+    from experiments import compare
+
+    return compare.main(args)
+
+
+def _catalog(args: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="mobilepa catalog", description=COMMANDS["catalog"].summary)
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="every tool with its domain, level-2 and declarations")
+    form.add_argument("--markdown", action="store_true", help="the tool reference (TOOLS.md)")
+    ns = parser.parse_args(args)
+    from sandbox import catalog
+
+    if ns.json:
+        print(json.dumps(catalog.catalog_json(), indent=2, sort_keys=True))
+    elif ns.markdown:
+        print(catalog.reference_markdown(), end="")
+    else:
+        print(catalog.counts_table())
+    return 0
+
+
+def _tasks(args: list[str]) -> int:
+    from experiments import tasks_cli
+
+    return tasks_cli.main(args)
+
+
+def _play(args: list[str]) -> int:
+    from experiments import play
+
+    return play.main(args)
+
+
+def _bench(args: list[str]) -> int:
+    from experiments import bench
+
+    return bench.main(args)
+
+
+def _view(args: list[str]) -> int:
+    from experiments import view
+
+    return view.main(args)
+
+
+COMMANDS: dict[str, Command] = {
+    "run": Command("[key=value ...]", "run one planner over one split (Hydra): scores, results.json, "
+                   "trajectories; exits 1 if an episode ended in infra_error", _run),
+    "sweep": Command("[key=value ...]", "the planner x split x condition x seed grid on Dask into the results "
+                     "store, tracked in MLflow, then the leaderboard", _sweep),
+    "report": Command("[--store PATH] [--out DIR]", "leaderboard from the results store: table, markdown, HTML, "
+                      "per-cell analysis", _report),
+    "compare": Command("A B", "two planners on the same stored episodes: paired differences, McNemar, flips",
+                       _compare),
+    "view": Command("[KEY] [--run DIR|--store PATH]", "list a run's or a store's episodes, or show one: "
+                    "conversation, calls, envelopes, diff, verdict; --html pages", _view),
+    "play": Command("KEY", "play one episode yourself as the planner, verdict at finish", _play),
+    "catalog": Command("[--json|--markdown]", "the declared phone: tools per domain and level-2", _catalog),
+    "tasks": Command("{try,build,validate,stats,card,gates}", "the task suite: draft, build, self-validate, "
+                     "count, dataset card, gate violations", _tasks),
+    "bench": Command("[all|sandbox|llm]", "the performance figures side by side", _bench),
+}
+
+
+class _CommandsFormatter(argparse.RawDescriptionHelpFormatter):
+    """Command help as given: the arguments on the name's line, the summary below them."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        split = super()._split_lines
+        return [line for part in text.splitlines() for line in split(part, width)]
+
+
+def parser() -> argparse.ArgumentParser:
+    """The top-level parser, generated from COMMANDS (used for --help; each command parses its own arguments)."""
+    p = argparse.ArgumentParser(
+        prog="mobilepa", formatter_class=_CommandsFormatter,
+        description="MobilePA-Bench: run LLM planners on a sandboxed phone and score them.",
+        epilog="`mobilepa <command> --help` shows a command's options.\nquickstart:\n"
+               "  mobilepa run planner=oracle split=mini\n"
+               "  mobilepa sweep planner=oracle,noop split=mini seed=0,1,2 && mobilepa report\n"
+               "  mobilepa view --store outputs/results.db --verdict fail")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = p.add_subparsers(title="commands", metavar="<command>")
+    for name, command in COMMANDS.items():
+        commands.add_parser(name, help=f"{command.arguments}\n{command.summary}", add_help=False)
+    return p
+
+
+def _version() -> str:
+    try:
+        return version("mobilepa-bench")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in ("-h", "--help"):
-        print(USAGE)
-        return 0
-    command, rest = args[0], args[1:]
-    if command == "run":
-        from experiments import run
+    """The exit status of the command (argparse's exits included): 0 done, 2 a usage or config mistake."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _dispatch(args)
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
 
-        sys.argv = ["mobilepa run", *rest]
-        run.main()
-        return 0
-    if command == "sweep":
-        from experiments.sweep_cli import sweep_main
 
-        return sweep_main(rest)
-    if command == "report":
-        from experiments.sweep_cli import report_main
+def _dispatch(args: list[str]) -> int:
+    if not args:
+        parser().print_help(sys.stderr)
+        return 2
+    if args[0] in ("-h", "--help", "--version"):
+        parser().parse_args(args[:1])  # prints and exits 0
+    if args[0].startswith("-"):
+        print(f"mobilepa: unknown option {args[0]!r}; `mobilepa --help` lists the commands", file=sys.stderr)
+        return 2
+    command = COMMANDS.get(args[0])
+    if command is None:
+        near = difflib.get_close_matches(args[0], list(COMMANDS), n=1)
+        hint = f"did you mean {near[0]}? " if near else ""
+        print(f"mobilepa: unknown command {args[0]!r}; {hint}commands: {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    return command.handler(args[1:])
 
-        return report_main(rest)
-    if command == "compare":
-        from experiments import compare
 
-        return compare.main(rest)
-    if command == "catalog":
-        from sandbox import catalog
+# ---- help for the Hydra commands: usage, config groups and keys from the config itself ------------
 
-        if rest == ["--json"]:
-            print(json.dumps(catalog.catalog_json(), indent=2, sort_keys=True))
-        elif rest == ["--markdown"]:
-            print(catalog.reference_markdown(), end="")
-        elif not rest:
-            print(catalog.counts_table())
-        else:
-            print(f"mobilepa catalog: unknown arguments {rest}; use --json or --markdown", file=sys.stderr)
-            return 2
-        return 0
-    if command == "tasks":
-        from experiments import tasks_cli
+RUN_DESCRIPTION = """\
+Run one planner over one split: print pass rates per category and bucket, the gate rates and the
+weighted Overall; write results.json, episodes.jsonl and trajectories.jsonl.gz to
+outputs/run/<planner>/<split>/<time>/ (hydra.run.dir=DIR elsewhere). Exits 2 on a config mistake, 1 when
+an episode ended in infra_error (its endpoint and error named)."""
+RUN_EXAMPLES = """\
+  mobilepa run planner=oracle split=mini
+  mobilepa run planner=qwen3_8b planner.base_url=http://localhost:8000/v1 split=mini seed=1
+  mobilepa run planner=oracle --cfg job          # print the composed config (Hydra's flags pass through)"""
+SWEEP_DESCRIPTION = """\
+Run the planner x split x condition x seed grid on one Dask cluster into the results store, track it in
+MLflow, then print the leaderboard. planner=, split=, seed= and condition= take comma-separated lists;
+planner.<name>.<key>=value sets one planner's key; any other key=value overrides conf/sweep.yaml."""
+SWEEP_EXAMPLES = """\
+  mobilepa sweep planner=oracle,noop split=mini seed=0,1,2
+  mobilepa sweep planner=qwen3_8b planner.qwen3_8b.base_url=http://gpu-host:8000/v1 split=mini
+  mobilepa sweep planner=qwen3_8b split=mini cluster=slurm_gpu cluster.jobs=1 tracking=none"""
+_COMMENTED = re.compile(r"^([A-Za-z_]\w*):\s*(.*?)\s*(?:#\s*(.*))?$")
 
-        return tasks_cli.main(rest)
-    if command == "play":
-        from experiments import play
 
-        return play.main(rest)
-    if command == "bench":
-        from experiments import bench
+def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """Lines for a config's groups (options, the default starred) and top-level keys (value and comment);
+    ``grid`` names the keys a sweep sets from a group (planner -> planners)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import DictConfig
 
-        return bench.main(rest)
-    print(f"mobilepa: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
-    return 2
+    from experiments.run import CONF_DIR
+
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        cfg = compose(config_name, return_hydra_config=True)
+        loader = GlobalHydra.instance().config_loader()
+        chosen = cfg.hydra.runtime.choices
+        known = loader.list_groups("")
+        groups = {g: [o for o in loader.get_group_options(g) if not o.startswith("_")] if g in known else []
+                  for g in [*(grid or {}), *(g for g in known if g in cfg and g != "hydra")]}
+    defaults = {g: [str(chosen.get(g))] for g in groups}
+    for group, key in (grid or {}).items():
+        defaults[group] = [str(v) for v in cfg[key]]
+    width = max(map(len, groups), default=0)
+    group_lines = [f"  {g:<{width}}  " + ", ".join(f"{o}*" if o in defaults[g] else o for o in options or defaults[g])
+                   for g, options in groups.items()]
+    comments = {}
+    source = Path(CONF_DIR) / f"{config_name}.yaml"
+    for line in source.read_text(encoding="utf-8").splitlines():
+        if match := _COMMENTED.match(line):
+            comments[match.group(1)] = match.group(3) or ""
+    key_lines = []
+    for key in cfg:
+        if key == "hydra" or key in groups or key in (grid or {}).values() or isinstance(cfg[key], DictConfig):
+            continue
+        value = json.dumps(cfg[key])
+        note = f"  # {comments[key]}" if comments.get(key) else ""
+        key_lines.append(f"  {key}={value}{note}")
+    return group_lines, key_lines
+
+
+def _run_help() -> str:
+    groups, keys = _config_help("config")
+    return (f"usage: mobilepa run [key=value ...] [Hydra flags]\n\n{RUN_DESCRIPTION}\n\n"
+            "config groups (key=option; * the default):\n" + "\n".join(groups) +
+            "\n\nkeys (conf/config.yaml):\n" + "\n".join(keys) +
+            "\n  planner.<key>=value  any key of the chosen planner config (e.g. planner.base_url, "
+            "planner.sampling.temperature)\n\nexamples:\n" + RUN_EXAMPLES)
+
+
+def _sweep_help() -> str:
+    from experiments.sweep import GRID_KEYS
+
+    groups, keys = _config_help("sweep", GRID_KEYS)
+    return (f"usage: mobilepa sweep [key=value ...]\n\n{SWEEP_DESCRIPTION}\n\n"
+            "grid and config groups (key=option[,option...]; * the default):\n" + "\n".join(groups) +
+            "\n\nkeys (conf/sweep.yaml):\n" + "\n".join(keys) +
+            "\n  planner.<name>.<key>=value  a key of one planner's config, e.g. planner.qwen3_8b.base_url"
+            "\n\nexamples:\n" + SWEEP_EXAMPLES)
 
 
 if __name__ == "__main__":

@@ -5,13 +5,20 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import re
+import shlex
+import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import hydra
+from hydra import compose, initialize_config_dir
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from experiments.analysis import analyse, result_facts, summary_lines
 from experiments.loop import EpisodeResult, run_many
@@ -23,11 +30,72 @@ from sandbox.conditions import expand
 from sandbox.suite import TASK_DIR, load_split
 
 CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
+INT_KEYS = {"seed": 0, "t_max": 1, "concurrency": 1}  # typed top-level keys and their least value
+
+
+class RunConfigError(ValueError):
+    """A config mistake, said in one line naming the key (instead of Hydra's text or a traceback)."""
+
+
+def check_config(cfg: DictConfig) -> None:
+    """Hydra takes ``seed=abc`` as a string; refuse it before it reaches results.json or a seeded RNG."""
+    for key, least in INT_KEYS.items():
+        value = cfg.get(key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RunConfigError(f"{key}: an integer is required, got {value!r}")
+        if value < least:
+            raise RunConfigError(f"{key}: at least {least}, got {value}")
+
+
+def compose_checked(overrides: Sequence[str]) -> DictConfig:
+    """Compose ``conf/config.yaml`` as ``mobilepa run`` will and check it, so a mistake is one line
+    before Hydra starts the job (Hydra's own message for ``sed=0`` is "append with +sed=0")."""
+    try:
+        cfg = _compose(overrides)
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise RunConfigError(override_error(exc, overrides)) from None
+    check_config(cfg)
+    return cfg
+
+
+def _compose(overrides: Sequence[str]) -> DictConfig:
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        return compose("config", overrides=list(overrides))
+
+
+def override_error(exc: Exception, overrides: Sequence[str]) -> str:
+    """Hydra's multi-line composition error as one line: the key, and the keys or options it could be."""
+    text = str(exc)
+    if missing := re.search(r"Could not find '([^'/]+)/([^']+)'", text):
+        group, option = missing.groups()
+        listed = text.partition("Available options in")[2].partition("Config search path")[0].splitlines()[1:]
+        known = [name.strip() for name in listed if name.strip() and not name.strip().startswith("_")]
+        return f"{group}: unknown {group} {option!r}; known: {', '.join(known)}"
+    if unknown := re.match(r"Could not override '([^']+)'", text):
+        key = unknown.group(1).lstrip("+~")
+        parent = key.rpartition(".")[0]
+        try:  # the config the other overrides select (planner=..., split=...), to list what the key could be
+            base = _compose([o for o in overrides if "." not in o.partition("=")[0] and o.partition("=")[0] != key])
+        except (HydraException, OmegaConfBaseException):
+            return text.splitlines()[0]
+        node = OmegaConf.select(base, parent) if parent else base
+        if not isinstance(node, DictConfig):
+            return f"{key}: {parent} has no keys"
+        if key.rpartition(".")[2] in node:  # a known key given a value of the wrong shape
+            return f"{key}: {str(getattr(exc.__cause__, 'msg', text)).splitlines()[0]}"
+        return f"{key}: no such key; known keys{f' of {parent}' if parent else ''}: {', '.join(map(str, node))}"
+    return ": ".join(text.splitlines()[:2])
 
 
 def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     """Run the configured planner over the configured split; returns the path of results.json."""
-    planner = build_planner(OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
+    check_config(cfg)
+    try:
+        planner = build_planner(OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
+    except ValueError as exc:  # build_planner names the key
+        hint = " (mobilepa run starts no vLLM server; mobilepa sweep does on a GPU worker)" \
+            if cfg.planner.get("kind") == "openai" and cfg.planner.get("base_url") is None else ""
+        raise RunConfigError(f"{exc}{hint}") from None
     tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
     condition = str(cfg.condition.name)
     if not tasks:
@@ -64,12 +132,30 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
                                    planner_config=OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
     doc["analysis"] = analyse([result_facts(r, planner=cfg.planner.name, seed=cfg.seed) for r in results],
                               seed=cfg.seed)
+    infra = [r for r in results if r.trajectory.termination == "infra_error"]
+    if infra:  # the first by key: what `mobilepa run` names when it exits non-zero
+        doc["infra_errors"] = {"episodes": len(infra), "first": infra[0].key, "error": infra[0].trajectory.infra_error,
+                               "endpoint": cfg.planner.get("base_url") or f"planner {cfg.planner.name}"}
     path = out_dir / "results.json"
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print_summary(doc)
-    for line in summary_lines(doc["analysis"]):
-        print(line)
+    if len(infra) == len(results):  # no table: it would be empty
+        print(f"all {len(results)} episodes ended in infra_error: nothing was scored")
+    else:
+        print_summary(doc)
+        for line in summary_lines(doc["analysis"]):
+            print(line)
+    print(f"episodes: mobilepa view {shlex.quote(str(out_dir))} [task_id]")
     return path
+
+
+def infra_message(doc: dict[str, Any]) -> str | None:
+    """One line naming the first infra_error episode, its endpoint and the error; None when there was none."""
+    infra = doc.get("infra_errors")
+    if not infra:
+        return None
+    where = "" if infra["endpoint"] in (infra["error"] or "") else f" at {infra['endpoint']}"
+    return (f"{infra['episodes']} of {doc['episodes']} episode(s) ended in infra_error and were not scored; "
+            f"first: {infra['first']}{where}: {infra['error']}")
 
 
 def episode_row(r: EpisodeResult) -> dict[str, Any]:
@@ -85,5 +171,15 @@ def episode_row(r: EpisodeResult) -> dict[str, Any]:
 
 @hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
-    path = run_job(cfg, Path(HydraConfig.get().runtime.output_dir))
+    """The job; exits 2 on a config mistake, 1 when an episode ended in infra_error (the path still printed)."""
+    try:
+        path = run_job(cfg, Path(HydraConfig.get().runtime.output_dir))
+    except RunConfigError as exc:
+        print(f"mobilepa run: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    message = infra_message(json.loads(path.read_text(encoding="utf-8")))
+    if message:
+        print(f"mobilepa run: {message}", file=sys.stderr, flush=True)
     print(path.resolve())
+    if message:
+        raise SystemExit(1)

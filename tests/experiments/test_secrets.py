@@ -142,7 +142,8 @@ def test_a_key_given_on_the_command_line_is_never_written_by_a_run(tmp_path: Pat
              "condition=default", f"planner.base_url={thread.base_url}", f"planner.api_key={KEY}",
              "planner.retries.max=0", f"hydra.run.dir={run_dir}"],
             cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 1, done.stderr[-3000:]  # the down task's infra_error: the run exits 1 naming it
+    assert f"first: {DOWN_TASK}" in done.stderr
     assert set(server.stats.authorization) == {f"Bearer {KEY}"} and server.faults["echoed"] >= 1
 
     saved = {p.name: p.read_text() for p in (run_dir / ".hydra").glob("*.yaml")}

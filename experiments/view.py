@@ -413,14 +413,21 @@ def print_listing(rows: Sequence[dict[str, Any]], label: str, console: Console |
     title = f"{label}: " + " ".join(f"{k} {v}" for k, v in shared.items())
     table = Table(title=title, caption=_tally(rows) + "; `mobilepa view KEY` shows one")
     columns = [c for c in COLUMNS if c not in shared]
-    for column in columns:
+    cells = [_cells(row) for row in rows]
+    widths = {c: max(len(c), *(len(cell[c]) for cell in cells)) for c in columns if c != "reason"}
+    for spare in ("latency_s", "tokens", "termination", "bucket", "steps"):  # dropped, in this order, to fit
+        if sum(widths.values()) + 3 * len(columns) + 1 + 20 <= console.width:
+            break
+        if spare in widths:
+            del widths[spare]
+            columns.remove(spare)
+    widths["reason"] = max(len("reason"), console.width - sum(widths.values()) - 3 * len(columns) - 1)
+    for column in columns:  # every column keeps its width; only the reason is cut to fit the terminal
         table.add_column(column, justify="right" if column in ("seed", "steps", "tokens", "latency_s") else "left",
-                         overflow="fold" if column == "key" else "ellipsis", no_wrap=column != "key",
-                         max_width=60 if column == "reason" else None)
-    for row in rows:
-        cells = _cells(row)
+                         no_wrap=True, overflow="ellipsis", min_width=widths[column], max_width=widths[column])
+    for row, cell in zip(rows, cells, strict=True):
         style = {"pass": "green", "fail": "red", "unscorable": "yellow"}[row["verdict"]]
-        table.add_row(*[Text(cells[c], style=style) if c == "verdict" else cells[c] for c in columns])
+        table.add_row(*[Text(cell[c], style=style) if c == "verdict" else cell[c] for c in columns])
     console.print(table)
 
 

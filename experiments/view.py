@@ -464,7 +464,8 @@ def _page(title: str, body: str, script: str = "") -> str:
 
 def write_html(source: Source, rows: Sequence[dict[str, Any]], out_dir: Path) -> Path:
     """``index.html`` (one row per episode, a filter box per column) and ``episodes/<id>.html`` per episode,
-    each linking back and to its neighbours; the index links a ``leaderboard.html`` beside it."""
+    each linking back and to its neighbours; the index links a ``leaderboard.html`` beside it or above it
+    (``--html outputs/report/view`` puts the pages under the sweep's report)."""
     pages = out_dir / "episodes"
     pages.mkdir(parents=True, exist_ok=True)
     for i, row in enumerate(rows):
@@ -487,7 +488,8 @@ def write_html(source: Source, rows: Sequence[dict[str, Any]], out_dir: Path) ->
             f"<td class='{c}'><a href='episodes/{page_name(row)}'>{html.escape(cells[c])}</a></td>" if c == "key"
             else f"<td class='{c}'>{html.escape(cells[c])}</td>" for c in COLUMNS)
         body_rows.append(f"<tr class='{row['verdict']}'>{tds}</tr>")
-    board = " · <a href='leaderboard.html'>leaderboard</a>" if (out_dir / "leaderboard.html").exists() else ""
+    board = next((f" · <a href='{link}'>leaderboard</a>" for link in ("leaderboard.html", "../leaderboard.html")
+                  if (out_dir / link).exists()), "")
     body = (f"<h1>Episodes</h1><p>{html.escape(source.label)}: <span id='shown'>{len(rows)}</span> of {len(rows)} "
             f"shown; {html.escape(_tally(rows))}{board}</p><table><thead><tr>{head}</tr><tr>{boxes}</tr></thead>"
             f"<tbody>{''.join(body_rows)}</tbody></table>")

@@ -158,13 +158,14 @@ def test_the_newest_run_of_a_cell_wins(runs: Path, tmp_path: Path, capsys) -> No
 
 
 def test_html_index_filters_by_column_and_links_a_page_per_episode(store: Path, tmp_path: Path, capsys) -> None:
-    (tmp_path / "leaderboard.html").write_text("<html></html>")
+    (tmp_path / "leaderboard.html").write_text("<html></html>")  # a sweep's report folder
+    tmp_path = tmp_path / "view"
     code, out, _ = _view(capsys, "--store", store, "--planner", "noop", "--html", tmp_path)
     assert code == 0 and str((tmp_path / "index.html").resolve()) in out
     index = (tmp_path / "index.html").read_text()
     links = re.findall(r"href='(episodes/[^']+)'", index)
     assert len(links) == N_EPISODES and all((tmp_path / link).is_file() for link in links)
-    assert index.count("<input placeholder='filter'") == len(view.COLUMNS) and "href='leaderboard.html'" in index
+    assert index.count("<input placeholder='filter'") == len(view.COLUMNS) and "href='../leaderboard.html'" in index
     failed = next(r for r in _stored(store, planner="noop") if not r["passed"])
     page = (tmp_path / "episodes" / view.page_name({"id": f"noop/handwritten/both/0/{failed['task_id']}"})).read_text()
     assert "<h2>verdict: FAIL</h2>" in page and "href='../index.html'" in page

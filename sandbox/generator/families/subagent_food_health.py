@@ -337,8 +337,13 @@ def refill_in_health_app(g: Gen) -> Draft:
 def book_when_slot_opens(g: Gen) -> Draft:
     options = []
     for d in _doctors(g):
+        # search_doctors lists a doctor only with a free slot that day, so the day must have one (the id is
+        # read off that search)
+        free_days = {s["slot_dt"][:10] for s in g.rows("world_doctor_slots", {"doctor_id": d["doctor_id"],
+                                                                             "available": 1})}
         taken = [s["slot_dt"] for s in g.rows("world_doctor_slots", {"doctor_id": d["doctor_id"], "available": 0})
-                 if s["slot_dt"] > (g.now + dt.timedelta(hours=30)).strftime(DT) and not _busy(g, s["slot_dt"])]
+                 if s["slot_dt"] > (g.now + dt.timedelta(hours=30)).strftime(DT) and not _busy(g, s["slot_dt"])
+                 and s["slot_dt"][:10] in free_days]
         options += [(d, s) for s in taken]
     if not options:
         raise BuildError("no taken slot")

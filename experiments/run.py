@@ -58,13 +58,14 @@ def compose_checked(overrides: Sequence[str]) -> DictConfig:
     return cfg
 
 
-def _compose(overrides: Sequence[str]) -> DictConfig:
+def _compose(overrides: Sequence[str], config_name: str = "config") -> DictConfig:
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-        return compose("config", overrides=list(overrides))
+        return compose(config_name, overrides=list(overrides))
 
 
-def override_error(exc: Exception, overrides: Sequence[str]) -> str:
-    """Hydra's multi-line composition error as one line: the key, and the keys or options it could be."""
+def override_error(exc: Exception, overrides: Sequence[str], config_name: str = "config") -> str:
+    """Hydra's multi-line composition error as one line: the key, and the keys or options it could be
+    (``config_name``: the primary config the overrides were for, e.g. ``sweep``)."""
     text = str(exc)
     if missing := re.search(r"Could not find '([^'/]+)/([^']+)'", text):
         group, option = missing.groups()
@@ -75,7 +76,8 @@ def override_error(exc: Exception, overrides: Sequence[str]) -> str:
         key = unknown.group(1).lstrip("+~")
         parent = key.rpartition(".")[0]
         try:  # the config the other overrides select (planner=..., split=...), to list what the key could be
-            base = _compose([o for o in overrides if "." not in o.partition("=")[0] and o.partition("=")[0] != key])
+            base = _compose([o for o in overrides if "." not in o.partition("=")[0] and o.partition("=")[0] != key],
+                            config_name)
         except (HydraException, OmegaConfBaseException):
             return text.splitlines()[0]
         node = OmegaConf.select(base, parent) if parent else base

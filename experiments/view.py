@@ -71,6 +71,8 @@ class Source(Protocol):
 
     def trajectory(self, row: dict[str, Any]) -> dict[str, Any]: ...
 
+    def close(self) -> None: ...
+
 
 class RunSource:
     """The run folders (``results.json``, ``episodes.jsonl``, ``trajectories.jsonl.gz``) at or below a
@@ -121,6 +123,9 @@ class RunSource:
     def trajectory(self, row: dict[str, Any]) -> dict[str, Any]:
         return self._trajectories[row["id"]]
 
+    def close(self) -> None:
+        """Nothing is held open: the folders were read whole."""
+
 
 class StoreSource:
     """A results store; rows are read without trajectories, and one trajectory at a time when shown."""
@@ -145,6 +150,9 @@ class StoreSource:
         [stored] = self.store.rows(with_trajectories=True, planner=row["planner"], split=row["split"],
                                    condition=row["condition"], seed=row["seed"], task_id=row["key"])
         return json.loads(trajectory_json(stored))
+
+    def close(self) -> None:
+        self.store.close()
 
 
 def open_source(run: Path | None, store: Path | None) -> Source:
@@ -547,23 +555,34 @@ def main(argv: list[str]) -> int:
     console = Console(highlight=False) if sys.stdout.isatty() else None
     try:
         source = open_source(args.run, args.store)
-        every = source.rows()
-        rows = [r for r in every if filters.match(r)]
-        if key:
-            row = find_episode(rows, key)
-            out: Out = RichOut(console) if console is not None else PlainOut(sys.stdout)
-            write_episode(out, row, source.trajectory(row))
-            return 0
     except ViewError as exc:
         print(f"mobilepa view: {exc}", file=sys.stderr)
         return 2
+    try:
+        return _show(source, filters, key, args.html, args.limit, console)
+    except ViewError as exc:
+        print(f"mobilepa view: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        source.close()
+
+
+def _show(source: Source, filters: Filters, key: str | None, html_dir: Path | None, limit: int,
+          console: Console | None) -> int:
+    every = source.rows()
+    rows = [r for r in every if filters.match(r)]
+    if key:
+        row = find_episode(rows, key)
+        out: Out = RichOut(console) if console is not None else PlainOut(sys.stdout)
+        write_episode(out, row, source.trajectory(row))
+        return 0
     if not rows:
         print(f"mobilepa view: no episode matches the filters ({len(every)} in {source.label})", file=sys.stderr)
         return 1
-    if args.html:
-        print(f"episodes: {write_html(source, rows, args.html).resolve()} ({len(rows)} pages)")
+    if html_dir:
+        print(f"episodes: {write_html(source, rows, html_dir).resolve()} ({len(rows)} pages)")
         return 0
-    shown = rows if args.limit <= 0 else rows[:args.limit]
+    shown = rows if limit <= 0 else rows[:limit]
     print_listing(shown, source.label, console)
     if len(shown) < len(rows):
         print(f"listed {len(shown)} of {len(rows)}; --limit 0 lists all, filters narrow", file=sys.stderr)

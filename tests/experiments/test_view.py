@@ -180,6 +180,7 @@ def test_a_terminal_gets_rich_tables_and_rules(store: Path) -> None:
     view.print_listing(rows, source.label, console)
     row = next(r for r in rows if r["key"] == "hw_basic_001")
     view.write_episode(view.RichOut(console), row, source.trajectory(row))
+    source.close()
     text = console.export_text()
     assert "planner oracle" in text and "hw_basic_001" in text and "verdict: PASS" in text
     assert "add_contact(" in text and "─" in text  # rules between sections
@@ -193,6 +194,7 @@ def test_format_errors_infra_errors_and_a_changed_task_file_are_said(store: Path
         {"index": 1, "name": FORMAT_ERROR_STEP, "arguments": "I think I should add a contact", "latency_s": 0.0,
          "envelope": {"Status": "error", "ErrorType": None, "Payload": {"format_error": "no_tool_call"}},
          "planner": {"format_error": "no_tool_call", "prompt_tokens": 900, "completion_tokens": 12}}]}
+    source.close()
     stream = io.StringIO()
     view.write_episode(view.PlainOut(stream), row, trajectory)
     text = stream.getvalue()

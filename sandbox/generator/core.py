@@ -27,9 +27,9 @@ import sandbox.domains  # noqa: F401  (registers every tool)
 from sandbox import db
 from sandbox.episode import Episode, context_text
 from sandbox.errors import ErrorType
-from sandbox.generator.answers import complete_check
 from sandbox.executor import Envelope
 from sandbox.generator import gates
+from sandbox.generator.answers import complete_check
 from sandbox.retrieval import action_space
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS

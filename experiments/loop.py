@@ -93,7 +93,7 @@ class _Away:
 
 async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condition: str = "default",
                       key: str | None = None, turnstile: Turnstile | None = None) -> EpisodeResult:
-    """Run one task with one planner on a fresh private sandbox, under a skill condition (DESIGN.md §6),
+    """Run one task with one planner on a fresh private sandbox, under a skill condition (docs/architecture.md §6),
     taking turns through ``turnstile`` with the other episodes of its run (its own when None)."""
     started = time.perf_counter()
     termination = infra_error = overflow = None

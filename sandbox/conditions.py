@@ -1,4 +1,4 @@
-"""Skill conditions (DESIGN.md §6): configuration that decides a skill task's initial action space.
+"""Skill conditions (docs/architecture.md §6): configuration that decides a skill task's initial action space.
 
 - ``sor`` (skill-oracle retrieval): no domain tools in A0, only the loaders of the skills the task
   needs (``tags.sor_skills``); everything else must come from loading them.

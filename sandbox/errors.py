@@ -7,7 +7,7 @@ from typing import Any
 
 
 class ErrorType(StrEnum):
-    """Why a call failed; the planner reads this to re-plan (catalog §9)."""
+    """Why a call failed; the planner reads this to re-plan (the 21 ErrorTypes, docs/architecture.md §3)."""
 
     TOOL_NOT_AVAILABLE = "ToolNotAvailable"
     MISSING_REQUIRED_ARGUMENT = "MissingRequiredArgument"

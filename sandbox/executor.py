@@ -1,6 +1,6 @@
 """The executor: validate in the fixed order, run in one transaction, log one row, return the envelope.
 
-Pipeline (DESIGN.md §3, catalog §1): action space -> required -> unknown -> types ->
+Pipeline (docs/architecture.md §3): action space -> required -> unknown -> types ->
 values/formats -> network -> services -> permissions -> session -> the tool body (entity
 resolution, state, duplicates, limits, confirmation) -> commit and log. A failed call is rolled
 back and changes nothing but its log row.

@@ -1,4 +1,4 @@
-"""The task record (DESIGN.md §4), format version 1, and its loader.
+"""The task record (docs/architecture.md §4), format version 1, and its loader.
 
 A malformed record is rejected with the file, line, task id and field, before any episode runs.
 """

@@ -1,7 +1,7 @@
 """The suite's allocation (how many tasks of which family) and its reproducible build.
 
-The counts are the paper's (DESIGN.md §1): Basic 1,040 split over the 13 domains by the scenario
-shares (catalog §2) and within a domain over its level-2 categories by tool count with a floor of
+The counts are the paper's (docs/architecture.md §1): Basic 1,040 split over the 13 domains by the scenario
+shares (docs/architecture.md §2) and within a domain over its level-2 categories by tool count with a floor of
 6; Sub-agent one task per level-2 category; Memory and Skill by the plans their family modules
 declare (``PLAN``), whose sub-counts ``tests/sandbox/test_suite.py`` checks.
 
@@ -29,7 +29,7 @@ from sandbox.world import PERSONAS
 SUITE_SEED = 20250613
 TRAIN_SEED = 7919
 TOTALS = {"basic": 1040, "subagent": 89, "memory": 376, "skill": 200}
-# Basic Tool Use tasks per domain: 1,040 split by the scenario shares (catalog §2).
+# Basic Tool Use tasks per domain: 1,040 split by the scenario shares (docs/architecture.md §2).
 BASIC_BY_DOMAIN = {"D1": 134, "D2": 127, "D3": 108, "D4": 94, "D5": 91, "D6": 73, "D7": 67, "D8": 52, "D9": 62,
                    "D10": 50, "D11": 84, "D12": 58, "D13": 40}
 BASIC_FLOOR = 6

@@ -7,6 +7,7 @@ import base64
 import html
 import json
 import math
+import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from rich.table import Table
 
 from experiments.report import results_document
 from experiments.stability import Spread, Stability, stability
-from experiments.store import record_verdict
+from experiments.store import file_in_the_way, record_verdict
 from sandbox.tasks import CATEGORIES
 
 Group = tuple[str, str, str]  # planner, split, condition
@@ -75,29 +76,46 @@ def by_group(rows: Iterable[dict[str, Any]]) -> dict[Group, dict[int, list[dict[
     return {g: dict(seeds) for g, seeds in sorted(groups.items())}
 
 
-def group_stability(seeds: dict[int, list[dict[str, Any]]]) -> Stability:
-    return stability({s: {r["task_id"]: (r["category"], bool(r["passed"])) for r in rows if r["scorable"]}
-                      for s, rows in seeds.items()})
+def group_stability(seeds: dict[int, list[dict[str, Any]]]) -> Stability | None:
+    """The spread over the seeds that have a scorable episode; None when none has (e.g. every episode of
+    a dead endpoint ended in ``infra_error``): such a group has no score, only its unscorable count."""
+    scored = {s: {r["task_id"]: (r["category"], bool(r["passed"])) for r in rows if r["scorable"]}
+              for s, rows in seeds.items()}
+    scored = {s: outcomes for s, outcomes in scored.items() if outcomes}
+    return stability(scored) if scored else None
 
 
 def leaderboard(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One entry per (planner, split, condition), best Overall first, with spreads over seeds."""
+    """One entry per (planner, split, condition), best Overall first, with spreads over the seeds that have
+    a scorable episode; groups with none come last, unscored, with their infra-error count."""
     board = []
     for (planner, split, condition), seeds in by_group(rows).items():
         s = group_stability(seeds)
-        board.append({"planner": planner, "split": split, "condition": condition, "seeds": list(s.seeds),
-                      "episodes": sum(len(v) for v in seeds.values()), "stability": s})
-    return sorted(board, key=lambda e: -e["stability"].overall.mean)
+        every = [r for v in seeds.values() for r in v]
+        board.append({"planner": planner, "split": split, "condition": condition,
+                      "seeds": list(s.seeds) if s else [], "all_seeds": sorted(seeds), "episodes": len(every),
+                      "unscorable": sum(not r["scorable"] for r in every),
+                      "infra_errors": sum(r["termination"] == "infra_error" for r in every), "stability": s})
+    return sorted(board, key=lambda e: (e["stability"] is None, -e["stability"].overall.mean if e["stability"] else 0))
 
 
 def _pm(spread: Spread | None) -> str:
     return "–" if spread is None else f"{spread.mean:.2f} ± {spread.std:.2f}"
 
 
+UNSCORED = "no scorable episode"  # a group's Overall when none of its episodes could be scored
+
+
 def _rows(board: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    header = ["planner", "split", "condition", "seeds", "Overall", *(c.capitalize() for c in CATEGORIES)]
-    body = [[e["planner"], e["split"], e["condition"], ",".join(map(str, e["seeds"])), _pm(e["stability"].overall),
-             *(_pm(e["stability"].categories.get(c)) for c in CATEGORIES)] for e in board]
+    header = ["planner", "split", "condition", "seeds", "Overall", *(c.capitalize() for c in CATEGORIES),
+              "unscorable"]
+    body = []
+    for e in board:
+        s: Stability | None = e["stability"]
+        scores = ([_pm(s.overall), *(_pm(s.categories.get(c)) for c in CATEGORIES)] if s is not None
+                  else [UNSCORED, *("–" for _ in CATEGORIES)])
+        body.append([e["planner"], e["split"], e["condition"], ",".join(map(str, e["seeds"] or e["all_seeds"])),
+                     *scores, f"{e['unscorable']} ({e['infra_errors']} infra_error)" if e["unscorable"] else "0"])
     return header, body
 
 
@@ -106,7 +124,10 @@ def _stability_rows(board: Sequence[dict[str, Any]]) -> tuple[list[str], list[li
               *(f"{c} range → Overall" for c in CATEGORIES)]
     body = []
     for e in board:
-        s: Stability = e["stability"]
+        s = e["stability"]
+        if s is None:
+            body.append([e["planner"], e["split"], UNSCORED, *("–" for _ in range(3 + len(CATEGORIES)))])
+            continue
         shifts = [f"{s.categories[c].range:.2f} ({s.range_tasks[c]:.0f} tasks) → {s.overall_shift[c]:.2f}"
                   if c in s.categories else "–" for c in CATEGORIES]
         body.append([e["planner"], e["split"], f"{s.overall.range:.2f}", f"{s.pass_all:.2f}", f"{s.pass_any:.2f}",
@@ -137,8 +158,35 @@ def _html_table(header: list[str], body: list[list[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
+class ReportError(RuntimeError):
+    """The report folder cannot be written; the message is one line naming the path."""
+
+
+def check_report_dir(out_dir: Path) -> None:
+    """Fail before any work, naming the folder, when the report could not be written there later."""
+    if (blocker := file_in_the_way(out_dir / "leaderboard.md")) is not None:
+        raise ReportError(f"report folder {out_dir}: {blocker} is a file, not a folder; "
+                          "choose another with report_dir=<folder> (mobilepa report: --out)")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out_dir, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise ReportError(f"report folder {out_dir}: not writable ({exc.strerror or exc}); "
+                          "choose another with report_dir=<folder> (mobilepa report: --out)") from None
+
+
 def write_report(rows: Sequence[dict[str, Any]], out_dir: Path) -> tuple[list[dict[str, Any]], Path, Path]:
-    """Write ``leaderboard.md`` and a self-contained ``leaderboard.html`` (plots inlined as PNG)."""
+    """Write ``leaderboard.md`` and a self-contained ``leaderboard.html`` (plots inlined as PNG); a file
+    that cannot be written is one ``ReportError`` line naming the folder."""
+    try:
+        return _write_report(rows, out_dir)
+    except OSError as exc:
+        where = f"{exc.filename}" if exc.filename else "a file there"
+        raise ReportError(f"report folder {out_dir}: cannot write {where} ({exc.strerror or exc})") from None
+
+
+def _write_report(rows: Sequence[dict[str, Any]], out_dir: Path) -> tuple[list[dict[str, Any]], Path, Path]:
     from experiments.plots import sweep_plots
 
     board = leaderboard(rows)

@@ -33,20 +33,22 @@ def _label(group: tuple[str, str, str]) -> str:
 
 def category_scores(rows: Sequence[dict[str, Any]]) -> bytes:
     """Overall and each category per planner, bars at the mean over seeds, error bars one sample std."""
-    groups = by_group(rows)
+    scored = {group: s for group, seeds in by_group(rows).items() if (s := group_stability(seeds)) is not None}
     names = ["overall", *CATEGORIES]
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(names)), 4))
-    width = 0.8 / max(1, len(groups))
-    for i, (group, seeds) in enumerate(groups.items()):
-        s = group_stability(seeds)
+    width = 0.8 / max(1, len(scored))
+    for i, (group, s) in enumerate(scored.items()):
         spreads = [s.overall, *(s.categories.get(c) for c in CATEGORIES)]
         xs = [k + i * width for k in range(len(names))]
         ax.bar(xs, [sp.mean if sp else 0 for sp in spreads], width, yerr=[sp.std if sp else 0 for sp in spreads],
                capsize=3, label=f"{_label(group)} / {group[1]}")
-    ax.set_xticks([k + (len(groups) - 1) * width / 2 for k in range(len(names))], names)
+    ax.set_xticks([k + (len(scored) - 1) * width / 2 for k in range(len(names))], names)
     ax.set_ylabel("success rate (%)")
     ax.set_ylim(0, 105)
-    ax.legend(fontsize=8)
+    if scored:
+        ax.legend(fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no scorable episode", ha="center", va="center", transform=ax.transAxes)
     ax.set_title("Scores by category (mean ± std over seeds)")
     return _png(fig)
 
@@ -62,6 +64,10 @@ def domain_heatmap(rows: Sequence[dict[str, Any]]) -> bytes:
     grid = [[100 * statistics.fmean(tally[(d, p)]) if tally.get((d, p)) else float("nan") for p in planners]
             for d in domains]
     fig, ax = plt.subplots(figsize=(2 + 1.2 * len(planners), 1 + 0.4 * len(domains)))
+    if not grid:
+        ax.text(0.5, 0.5, "no scorable episode", ha="center", va="center", transform=ax.transAxes)
+        ax.set_title("Pass rate by domain × planner")
+        return _png(fig)
     image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=100, aspect="auto")
     ax.set_xticks(range(len(planners)), planners, rotation=30, ha="right")
     ax.set_yticks(range(len(domains)), [f"{d} {DOMAINS.get(d, '')}".strip() for d in domains])

@@ -2,19 +2,24 @@
 
 Only the sweep driver writes here (workers return records); the key is
 (planner, split, condition, seed, task_id). An ``infra_error`` row is kept for diagnosis but is not
-*finished*: the next sweep over the same keys runs it again.
+*finished*: the next sweep over the same keys runs it again. What else decides a cell's results (its
+settings: T_max, the condition, the planner's config) is recorded per cell, and a sweep with other
+settings for a stored cell is refused, as is one over another version of a task file. Any failure of
+the store itself (not a database, damaged, a full disk) is one ``StoreError`` line naming its path.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
+import sqlite3
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     Boolean,
@@ -32,6 +37,7 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.dialects.sqlite import insert
+from sqlalchemy.exc import SQLAlchemyError
 
 from experiments.loop import EpisodeResult
 from experiments.run import episode_row
@@ -70,7 +76,18 @@ sweeps = Table(
     Column("logged", Boolean, nullable=False),
 )
 
+# What decided each cell's results beyond its key (T_max, the condition, the planner's config...): a
+# sweep whose settings differ for a cell already stored is refused, so results are never mixed.
+cells = Table(
+    "cells", metadata,
+    Column("planner", String, primary_key=True), Column("split", String, primary_key=True),
+    Column("condition", String, primary_key=True), Column("seed", Integer, primary_key=True),
+    Column("fingerprint", String, nullable=False), Column("settings", Text, nullable=False),
+)
+
 Key = tuple[str, str, str, int, str]
+CellKey = tuple[str, str, str, int]
+T = TypeVar("T")
 
 
 def _upsert() -> Any:
@@ -88,6 +105,49 @@ _UPSERT = _upsert()
 
 class DatasetMismatch(RuntimeError):
     """The store was filled from another version of a task file: mixing them would compare unlike runs."""
+
+
+class SettingsMismatch(RuntimeError):
+    """The store holds a cell run with other settings (``t_max``, the planner's sampling...): mixing
+    them under one key would score unlike runs together."""
+
+
+class StoreError(RuntimeError):
+    """The results store cannot be opened, read or written (not a database, damaged, a full disk, an
+    unwritable or missing folder); the message is one line naming the path."""
+
+
+def _store_error(path: Path, exc: BaseException) -> StoreError:
+    """One line for what went wrong with the store at ``path``, with what to do where there is something."""
+    orig = getattr(exc, "orig", None) or exc
+    why = str(orig).splitlines()[0] if str(orig) else type(orig).__name__
+    if isinstance(orig, OSError) and orig.strerror:
+        why = orig.strerror
+    hint = ""
+    if any(w in why for w in ("not a database", "malformed", "corrupt")):
+        hint = "; it is not a sound results store: move it aside (or use store=<another path>) and run again"
+    elif any(w in why for w in ("disk is full", "too large", "No space", "disk I/O")):
+        hint = (" (a full disk, a file-size limit or a failing disk); what was stored before is kept: "
+                "free space and run again to finish the missing keys")
+    elif "readonly" in why or "Permission" in why or "unable to open" in why:
+        hint = "; check that its folder exists and is writable"
+    return StoreError(f"results store {path}: {why}{hint}")
+
+
+def file_in_the_way(path: Path) -> Path | None:
+    """The nearest existing ancestor of ``path`` when it is a file, not a folder (then ``path`` cannot be made)."""
+    existing = next((p for p in path.parents if p.exists()), None)
+    return existing if existing is not None and not existing.is_dir() else None
+
+
+def _fingerprint(settings_json: str) -> str:
+    return hashlib.sha256(settings_json.encode()).hexdigest()
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        return {k: v for key, item in value.items() for k, v in _flat(item, f"{prefix}{key}.").items()}
+    return {prefix.rstrip("."): value}
 
 
 def file_sha256(path: Path) -> str:
@@ -132,18 +192,47 @@ def trajectory_json(row: dict[str, Any]) -> str:
     return gzip.decompress(row["trajectory"]).decode("utf-8")
 
 
+def _guarded(method: Callable[..., T]) -> Callable[..., T]:
+    """Any database or file-system failure of a store method becomes one ``StoreError`` line naming the path."""
+
+    @functools.wraps(method)
+    def guarded(self: ResultsStore, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except (SQLAlchemyError, sqlite3.Error, OSError) as exc:
+            raise _store_error(self.path, exc) from None
+
+    return guarded
+
+
 @dataclass
 class ResultsStore:
-    """SQLite via SQLAlchemy Core; one writer (the driver)."""
+    """SQLite via SQLAlchemy Core; one writer (the driver). Opening it reads its schema and counts its
+    rows, so a file that is not a sound store is refused before any work."""
 
     path: Path
 
     def __post_init__(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"results store {self.path}: not a file")
+        if (blocker := file_in_the_way(self.path)) is not None:
+            raise StoreError(f"results store {self.path}: {blocker} is a file, not a folder")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"results store {self.path}: cannot create its folder {self.path.parent} "
+                             f"({exc.strerror or exc})") from None
         self.engine = create_engine(f"sqlite:///{self.path}")
         event.listen(self.engine, "connect", lambda conn, _: conn.execute("PRAGMA busy_timeout = 30000"))
-        metadata.create_all(self.engine)
+        self._open()
 
+    @_guarded
+    def _open(self) -> None:
+        metadata.create_all(self.engine)
+        with self.engine.connect() as conn:
+            conn.execute(select(func.count()).select_from(episodes)).scalar_one()
+
+    @_guarded
     def check_dataset(self, split: str, file: str, sha256: str) -> None:
         """Record the split's task-file hash, or refuse when the store holds another version of it."""
         with self.engine.begin() as conn:
@@ -156,6 +245,31 @@ class ResultsStore:
                     f"{known['sha256'][:12]}…, but the task file now hashes to {sha256[:12]}…; "
                     f"use another store (store=<path>) or delete {self.path}")
 
+    @_guarded
+    def check_settings(self, wanted: Mapping[CellKey, dict[str, Any]]) -> None:
+        """Record each cell's settings, or refuse (before recording any) when the store holds a cell run
+        with other settings, naming the cell and what differs. Cells stored before settings were
+        recorded take these as theirs."""
+        blobs = {key: json.dumps(value, sort_keys=True, default=str) for key, value in wanted.items()}
+        with self.engine.begin() as conn:
+            known = {tuple(r[:4]): (r[4], r[5]) for r in conn.execute(select(*(cells.c[k] for k in (
+                "planner", "split", "condition", "seed", "fingerprint", "settings"))))}
+            for key, blob in blobs.items():
+                if key in known and known[key][0] != _fingerprint(blob):
+                    before, now = _flat(json.loads(known[key][1])), _flat(json.loads(blob))
+                    diffs = [f"{k}: stored {before.get(k, '(unset)')!r}, now {now.get(k, '(unset)')!r}"
+                             for k in sorted(set(before) | set(now)) if before.get(k) != now.get(k)]
+                    planner, split, condition, seed = key
+                    raise SettingsMismatch(
+                        f"results store {self.path} holds {planner}/{split}/{condition}/seed{seed} run with other "
+                        f"settings ({'; '.join(diffs[:3])}{'; …' if len(diffs) > 3 else ''}); results of different "
+                        "settings are never mixed: run with the stored settings, or use another store (store=<path>)")
+            new = [{"planner": k[0], "split": k[1], "condition": k[2], "seed": k[3], "fingerprint": _fingerprint(b),
+                    "settings": b} for k, b in blobs.items() if k not in known]
+            if new:
+                conn.execute(cells.insert(), new)
+
+    @_guarded
     def record_sweep(self, sweep_key: str, config: dict[str, Any]) -> None:
         """Remember the sweep (not yet logged to MLflow), so ``mobilepa report --sync`` can log it later."""
         stmt = insert(sweeps).values(sweep_key=sweep_key, config=json.dumps(config, sort_keys=True, default=str),
@@ -164,16 +278,19 @@ class ResultsStore:
             conn.execute(stmt.on_conflict_do_update(index_elements=[sweeps.c.sweep_key],
                                                     set_={"config": stmt.excluded.config, "logged": False}))
 
+    @_guarded
     def mark_logged(self, sweep_key: str) -> None:
         with self.engine.begin() as conn:
             conn.execute(sweeps.update().where(sweeps.c.sweep_key == sweep_key).values(logged=True))
 
+    @_guarded
     def unlogged_sweeps(self) -> list[tuple[str, dict[str, Any]]]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(sweeps.c.sweep_key, sweeps.c.config).where(sweeps.c.logged.is_(False))
                                 .order_by(sweeps.c.sweep_key))
             return [(key, json.loads(config)) for key, config in rows]
 
+    @_guarded
     def finished_keys(self) -> set[Key]:
         """Keys that need no further run: every row except infrastructure errors."""
         cols = [episodes.c[k] for k in KEY_COLUMNS]
@@ -181,6 +298,7 @@ class ResultsStore:
             rows = conn.execute(select(*cols).where(episodes.c.termination != "infra_error"))
             return {tuple(r) for r in rows}  # type: ignore[misc]
 
+    @_guarded
     def upsert(self, rows: Sequence[dict[str, Any]]) -> None:
         """Write rows by key; a row for an existing key replaces it (a retried infra error), never adds."""
         if not rows:
@@ -188,6 +306,7 @@ class ResultsStore:
         with self.engine.begin() as conn:
             conn.execute(_UPSERT, list(rows))
 
+    @_guarded
     def rows(self, *, with_trajectories: bool = False, **where: Any) -> list[dict[str, Any]]:
         """Rows ordered by key, filtered by equality on key columns (e.g. ``planner="oracle"``)."""
         cols = [c for c in episodes.columns if with_trajectories or c.name != "trajectory"]
@@ -197,6 +316,7 @@ class ResultsStore:
         with self.engine.connect() as conn:
             return [dict(r) for r in conn.execute(query).mappings()]
 
+    @_guarded
     def count(self) -> int:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(episodes)).scalar_one())

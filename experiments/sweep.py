@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import Client
 from hydra import compose, initialize_config_dir
@@ -26,7 +26,17 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from cluster.dask_runner import UnitFailure, dask_client, slots, stream_units, worker_resources
+from cluster.dask_runner import (
+    ClusterConfigError,
+    UnitFailure,
+    check_cluster,
+    check_reachable,
+    config_number,
+    dask_client,
+    slots,
+    stream_units,
+    worker_resources,
+)
 from cluster.services import (
     PENDING_URL,
     Service,
@@ -37,7 +47,7 @@ from cluster.services import (
     service_specs,
     vllm_services,
 )
-from experiments.leaderboard import write_report
+from experiments.leaderboard import ReportError, check_report_dir, write_report
 from experiments.progress import episode_progress
 from experiments.run import CONF_DIR
 from experiments.secrets import is_secret as _secret
@@ -46,6 +56,9 @@ from experiments.units import CONDITIONS, Cell, WorkUnit, resolve_factory, run_u
 from planners.openai_compat import OpenAIConfig
 from sandbox.conditions import expand
 from sandbox.suite import TASK_DIR, load_split
+
+if TYPE_CHECKING:
+    from experiments.tracking import SweepTracker
 
 GRID_KEYS = {"planner": "planners", "split": "splits", "seed": "seeds", "condition": "conditions"}
 
@@ -108,6 +121,13 @@ def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]]
     return cfg
 
 
+OPERATIONAL_KEYS = frozenset({"base_url", "api_key", "api_key_env", "concurrency", "timeouts", "retries"})
+"""Planner keys that say how its endpoint is reached, not what an episode's result is: pointing a planner
+at another server, or retrying it differently, keeps its stored results."""
+OPERATIONAL_VLLM_KEYS = frozenset({"gpus", "python", "module", "env", "log_dir", "startup_timeout_s",
+                                   "stop_timeout_s", "poll_interval_s"})
+
+
 @dataclass
 class Plan:
     """The validated grid: its cells, each cell's task ids, and each split's dataset hash."""
@@ -118,12 +138,51 @@ class Plan:
     config: dict[str, Any]
     services: list[ServiceSpec] = field(default_factory=list)  # vLLM servers to start (planners with base_url null)
 
+    def settings(self, cell: Cell) -> dict[str, Any]:
+        """What decides a cell's results beyond its key: T_max, the condition (how a skill task's action
+        space is retrieved), the planner factory and the planner's config (model, sampling, limits, the
+        server's parser and arguments...), without the keys that only say how its endpoint is reached
+        (``OPERATIONAL_KEYS``). The store keeps them per cell and refuses to mix results of others."""
+        planner = {k: v for k, v in cell.planner_config.items() if k not in OPERATIONAL_KEYS}
+        if isinstance(planner.get("vllm"), dict):
+            planner["vllm"] = {k: v for k, v in planner["vllm"].items() if k not in OPERATIONAL_VLLM_KEYS}
+        return {"t_max": cell.t_max, "condition": cell.condition,
+                "planner_factory": str(self.config["planner_factory"]), "planner": planner}
+
     @property
     def sweep_key(self) -> str:
-        """Identity of the sweep (name, grid and data), so a re-run logs into the same MLflow runs."""
+        """Identity of the sweep (name, grid, data and each cell's settings), so a re-run logs into the
+        same MLflow runs and a sweep with other settings into its own."""
         grid = {k: self.config[k] for k in ("name", *GRID_KEYS.values())}
-        blob = json.dumps([grid, self.datasets], sort_keys=True)
+        blob = json.dumps([grid, self.datasets, [self.settings(c) for c in self.cells]], sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+SEED_MAX = 2**63 - 1  # a seed is stored as an SQLite integer
+COUNTS = {"t_max": 1, "concurrency": 1, "unit_size": 1, "max_in_flight": 1, "unit_attempts": 1, "infra_retries": 0}
+"""The sweep's integer keys and their least values; ``max_in_flight`` may also be null (2 × worker threads)."""
+
+
+def check_numbers(config: dict[str, Any]) -> list[int]:
+    """Every numeric key of the sweep, type and range, before any work, each problem naming its key
+    (``t_max=0`` ran every episode to nothing, ``concurrency=0`` hung, ``seed=1.5`` was stored as 1);
+    returns the seeds."""
+    try:
+        for key, least in COUNTS.items():
+            if not (key == "max_in_flight" and config.get(key) is None):
+                config_number(config.get(key), key, minimum=least)
+        seeds = [config_number(s, "seeds", minimum=0, maximum=SEED_MAX) for s in config["seeds"]]
+        if (config.get("tracking") or {}).get("trace_sample") is not None:
+            config_number(config["tracking"]["trace_sample"], "tracking.trace_sample", minimum=0)
+    except ValueError as exc:
+        raise SweepConfigError(str(exc)) from None
+    if len(set(seeds)) != len(seeds):
+        raise SweepConfigError(f"seeds: each seed once, got {config['seeds']}")
+    try:
+        check_cluster(config.get("cluster") or {})
+    except ClusterConfigError as exc:
+        raise SweepConfigError(str(exc)) from None
+    return seeds
 
 
 def _compose_cell(planner: str, split: str, seed: int, extra: list[str]) -> DictConfig:
@@ -152,12 +211,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
     for name in config.get("planner_overrides") or {}:
         if name not in config["planners"]:
             raise SweepConfigError(f"planner.{name}: overrides a planner that is not in the sweep")
-    try:
-        seeds = [int(s) for s in config["seeds"]]
-    except (TypeError, ValueError):
-        raise SweepConfigError(f"seeds: integers required, got {config['seeds']}") from None
-    if int(config["unit_size"]) < 1:
-        raise SweepConfigError("unit_size: must be at least 1")
+    seeds = check_numbers(config)
     try:
         factory = resolve_factory(str(config["planner_factory"]))
     except (ImportError, ValueError, TypeError) as exc:
@@ -191,7 +245,12 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                     raise SweepConfigError(message.replace("planner.", f"planner.{planner}.", 1)
                                            if message.startswith("planner.") else f"planner {planner!r}: {message}") from None
                 categories = tuple(split_cfg.categories) if split_cfg.categories else None
-                concurrency = int(planner_config.get("concurrency") or config["concurrency"])  # type: ignore[union-attr]
+                concurrency = planner_config.get("concurrency")  # type: ignore[union-attr]
+                try:
+                    concurrency = config["concurrency"] if concurrency is None else \
+                        config_number(concurrency, f"planner.{planner}.concurrency")
+                except ValueError as exc:
+                    raise SweepConfigError(str(exc)) from None
                 for condition in config["conditions"]:
                     cells.append(Cell(planner, split, str(condition), seed, planner_config, split_cfg.file,  # type: ignore[arg-type]
                                       categories, split_cfg.get("subset"), datasets[split][1], concurrency, int(config["t_max"])))
@@ -200,6 +259,30 @@ def plan_sweep(cfg: DictConfig) -> Plan:
     except ServiceConfigError as exc:
         raise SweepConfigError(str(exc)) from None
     return Plan(cells, task_ids, datasets, config, services)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A cell's keys without a usable result after the sweep: how many, why, and the planner's endpoint."""
+
+    cell: str  # planner/split/condition/seed<n>
+    planned: int
+    infra_errors: int  # stored as infra_error after every retry
+    not_run: int  # no row at all: a unit reported after its attempts, or a lost cluster
+    endpoint: str | None  # the OpenAI-kind planner's base URL
+    error: str | None  # an infrastructure error recorded for it (the first, by key)
+
+    @property
+    def missing(self) -> int:
+        return self.infra_errors + self.not_run
+
+    def describe(self) -> str:
+        what = ", ".join(f"{n} {why}" for n, why in ((self.infra_errors, "infra_error"), (self.not_run, "not run"))
+                         if n)
+        line = f"{self.cell}: {self.missing} of {self.planned} keys missing ({what})"
+        if self.endpoint:
+            line += f"; endpoint {self.endpoint}"
+        return line + (f"; {self.error}" if self.error else "")
 
 
 @dataclass
@@ -216,6 +299,32 @@ class SweepOutcome:
     tracking_error: str | None = None  # MLflow failed after the work: results are in the store, unlogged
     report: tuple[list[dict[str, Any]], Path, Path] | None = None  # leaderboard, markdown and HTML paths
     services: dict[str, Service] = field(default_factory=dict)  # the vLLM servers this sweep started, by planner
+    gaps: list[Gap] = field(default_factory=list)  # cells with keys still missing, in grid order
+    lost: str | None = None  # the cluster went away mid-sweep (scheduler or every worker); what is stored stays
+    report_error: str | None = None  # the report could not be written after the work
+
+    @property
+    def complete(self) -> bool:
+        """Every key of the grid has its final result, and the report and MLflow have it all."""
+        return not (self.gaps or self.failures or self.lost or self.tracking_error or self.report_error)
+
+
+def find_gaps(plan: Plan, rows: list[dict[str, Any]]) -> list[Gap]:
+    """The cells of ``plan`` whose keys are not all finished in ``rows`` (the store's rows of the grid)."""
+    by_cell: dict[tuple[str, str, str, int], dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        by_cell.setdefault(record_key(r)[:4], {})[r["task_id"]] = r  # type: ignore[index]
+    gaps = []
+    for cell in plan.cells:
+        stored = by_cell.get((cell.planner, cell.split, cell.condition, cell.seed), {})
+        planned = plan.task_ids[(cell.split, cell.condition)]
+        infra = [stored[k] for k in planned if k in stored and stored[k]["termination"] == "infra_error"]
+        not_run = sum(k not in stored for k in planned)
+        if infra or not_run:
+            error = json.loads(infra[0]["reasons"])[0] if infra and infra[0]["reasons"] else None
+            endpoint = cell.planner_config.get("base_url") if cell.planner_config.get("kind") == "openai" else None
+            gaps.append(Gap(cell.label, len(planned), len(infra), not_run, endpoint, error))
+    return gaps
 
 
 def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]:
@@ -280,22 +389,35 @@ def _check_local_resources(plan: Plan) -> None:
 
 
 def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
-    """Run the missing keys of the grid, store each result as it arrives, then log to MLflow.
+    """Run the missing keys of the grid, store each result as it arrives, then report and log to MLflow.
 
-    Before any unit is submitted, a vLLM server is started for every planner with ``base_url: null``
-    (on a worker offering the GPUs, see ``cluster.services``) and its URL filled into the cells; the
-    servers are stopped when the work is done, failed or interrupted."""
+    Everything that can be checked is checked before any work: the config (every number, the cluster),
+    the scheduler's address, the report folder, the store (its dataset versions and each cell's
+    settings). Before any unit is submitted, a vLLM server is started for every planner with
+    ``base_url: null`` (on a worker offering the GPUs, see ``cluster.services``) and its URL filled into
+    the cells; the servers are stopped when the work is done, failed or interrupted.
+
+    The sweep always ends with its report and (when tracking) a closed MLflow parent run, whatever went
+    missing: episodes of a dead endpoint (``infra_error``), units reported after their attempts, a lost
+    cluster; ``SweepOutcome.gaps`` says which cells lack which keys, ``complete`` whether anything does."""
     started = time.perf_counter()
     plan = plan_sweep(cfg)
     config = plan.config
     if client is None:
         _check_local_resources(plan)
+        try:
+            check_reachable(config["cluster"])
+        except ClusterConfigError as exc:
+            raise SweepConfigError(str(exc)) from None
+    check_report_dir(Path(config["report_dir"]))
     store = ResultsStore(Path(config["store"]))
+    tracker = None
     try:
         for split, (file, sha) in plan.datasets.items():
             store.check_dataset(split, file, sha)
+        store.check_settings({(c.planner, c.split, c.condition, c.seed): plan.settings(c) for c in plan.cells})
         units, skipped = pending_units(plan, store)
-        tracker = None
+        outcome = SweepOutcome(plan, ran=0, skipped=skipped)
         if config["tracking"]["enabled"]:
             from mlflow.exceptions import MlflowException
 
@@ -307,77 +429,95 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
                 raise SweepConfigError(str(exc) if isinstance(exc, TrackingUnavailable)
                                        else f"tracking.uri: MLflow failed: {exc}") from None
             store.record_sweep(plan.sweep_key, redacted(config))
-        total = sum(len(u.task_ids) for u in units)
-        infra_runs: dict[tuple[str, str], int] = {}
-        outcome = SweepOutcome(plan, ran=0, skipped=skipped)
-        label = f"sweep {config['name']}: {len(plan.cells)} cells"
-        if units:  # nothing to run: no cluster to start
-            try:
-                with (nullcontext(client) if client is not None else dask_client(config["cluster"])) as dask, \
-                        vllm_services(dask, plan.services,
-                                      wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0),
-                                      log_dir=Path(config["store"]).resolve().parent / "vllm") as services:
-                    if services:
-                        outcome.services = services
-                        config["endpoints"] = {name: s.base_url for name, s in services.items()}
-                        plan.cells = with_base_urls(plan.cells, config["endpoints"])
-                        if tracker is not None:
-                            store.record_sweep(plan.sweep_key, redacted(config))
-                    by_label = {c.label: c for c in plan.cells}
-                    shares = endpoint_shares([dataclasses.replace(u, cell=by_label[u.cell.label]) for u in units],
-                                             slots(dask), config.get("max_in_flight"))
-                    cells = {label_: _share(c, shares[c.planner][1]) if c.planner in shares else c
-                             for label_, c in by_label.items()}
-                    units = [dataclasses.replace(u, cell=cells[u.cell.label]) for u in units]
-
-                    with episode_progress(total, label) as advance:
-
-                        def on_result(unit: WorkUnit, records: list[dict[str, Any]]) -> list[WorkUnit]:
-                            store.upsert(records)
-                            outcome.ran += len(records)
-                            retry: list[str] = []
-                            for r in records:
-                                if r["termination"] == "infra_error":
-                                    runs = infra_runs[(unit.cell.label, r["task_id"])] = \
-                                        infra_runs.get((unit.cell.label, r["task_id"]), 0) + 1
-                                    if runs <= int(config["infra_retries"]):
-                                        outcome.infra_retried += 1
-                                        retry.append(r["task_id"])
-                                        continue
-                                advance(bool(r["passed"]), not r["scorable"])
-                            return [WorkUnit(unit.cell, tuple(retry), unit.planner_factory)] if retry else []
-
-                        running = time.perf_counter()
-                        stream = stream_units(dask, run_unit, units, key_of=lambda u: u.key, on_result=on_result,
-                                              max_in_flight=config.get("max_in_flight"),
-                                              max_attempts=int(config["unit_attempts"]),
-                                              group_of=lambda u: u.cell.planner,
-                                              group_limits={p: k for p, (k, _) in shares.items()})
-                        outcome.run_s = time.perf_counter() - running
-                    outcome.failures = stream.failures
-            except ServiceConfigError as exc:  # no worker can host a server: nothing ran
-                if tracker is not None:
-                    tracker.fail()
-                raise SweepConfigError(str(exc)) from None
-            except BaseException:
-                if tracker is not None:
-                    tracker.fail()
-                raise
-        wanted = {(c.planner, c.split, c.condition, c.seed) for c in plan.cells}
-        outcome.infra_errors = sorted("/".join(map(str, record_key(r))) for r in store.rows(termination="infra_error")
-                                      if record_key(r)[:4] in wanted)
-        rows = [r for r in store.rows() if record_key(r)[:4] in wanted]
-        outcome.report = write_report(rows, Path(config["report_dir"])) if rows else None
-        if tracker is not None:
-            from mlflow.exceptions import MlflowException
-
-            from experiments.tracking import log_sweep
-
-            try:
-                outcome.parent_run_id = log_sweep(tracker, store, report_written=outcome.report is not None)
-            except (MlflowException, OSError) as exc:  # the results are safe in the store; sync them later
-                outcome.tracking_error = f"{type(exc).__name__}: {exc}"
+        try:
+            if units:  # nothing to run: no cluster to start
+                _run_units(plan, units, store, outcome, client, record=tracker is not None)
+            _finish(plan, store, outcome, tracker)
+        except BaseException as exc:
+            if tracker is not None:
+                tracker.fail(killed=isinstance(exc, KeyboardInterrupt))
+            raise
     finally:
         store.close()
     outcome.wall_s = time.perf_counter() - started
     return outcome
+
+
+def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: SweepOutcome,
+               client: Client | None, *, record: bool) -> None:
+    """Start the cluster (or use ``client``) and the vLLM services, and stream the units through it,
+    storing each unit's records as they arrive."""
+    config = plan.config
+    total = sum(len(u.task_ids) for u in units)
+    infra_runs: dict[tuple[str, str], int] = {}
+    label = f"sweep {config['name']}: {len(plan.cells)} cells"
+    attempts = int(config["unit_attempts"])
+    try:
+        with (nullcontext(client) if client is not None else dask_client(config["cluster"], unit_attempts=attempts)) \
+                as dask, vllm_services(dask, plan.services,
+                                       wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0),
+                                       log_dir=Path(config["store"]).resolve().parent / "vllm") as services:
+            if services:
+                outcome.services = services
+                config["endpoints"] = {name: s.base_url for name, s in services.items()}
+                plan.cells = with_base_urls(plan.cells, config["endpoints"])
+                if record:
+                    store.record_sweep(plan.sweep_key, redacted(config))
+            by_label = {c.label: c for c in plan.cells}
+            shares = endpoint_shares([dataclasses.replace(u, cell=by_label[u.cell.label]) for u in units],
+                                     slots(dask), config.get("max_in_flight"))
+            cells = {label_: _share(c, shares[c.planner][1]) if c.planner in shares else c
+                     for label_, c in by_label.items()}
+            units = [dataclasses.replace(u, cell=cells[u.cell.label]) for u in units]
+
+            with episode_progress(total, label) as advance:
+
+                def on_result(unit: WorkUnit, records: list[dict[str, Any]]) -> list[WorkUnit]:
+                    store.upsert(records)
+                    outcome.ran += len(records)
+                    retry: list[str] = []
+                    for r in records:
+                        if r["termination"] == "infra_error":
+                            runs = infra_runs[(unit.cell.label, r["task_id"])] = \
+                                infra_runs.get((unit.cell.label, r["task_id"]), 0) + 1
+                            if runs <= int(config["infra_retries"]):
+                                outcome.infra_retried += 1
+                                retry.append(r["task_id"])
+                                continue
+                        advance(bool(r["passed"]), not r["scorable"])
+                    return [WorkUnit(unit.cell, tuple(retry), unit.planner_factory)] if retry else []
+
+                running = time.perf_counter()
+                stream = stream_units(dask, run_unit, units, key_of=lambda u: u.key, on_result=on_result,
+                                      max_in_flight=config.get("max_in_flight"), max_attempts=attempts,
+                                      group_of=lambda u: u.cell.planner,
+                                      group_limits={p: k for p, (k, _) in shares.items()},
+                                      no_worker_timeout_s=float(config["cluster"].get("no_worker_timeout_s") or 120))
+                outcome.run_s = time.perf_counter() - running
+            outcome.failures = stream.failures
+            outcome.lost = stream.lost
+    except ServiceConfigError as exc:  # no worker can host a server: nothing ran
+        raise SweepConfigError(str(exc)) from None
+
+
+def _finish(plan: Plan, store: ResultsStore, outcome: SweepOutcome, tracker: SweepTracker | None) -> None:
+    """What every sweep ends with, whatever went missing: the gaps, the report, the MLflow runs closed."""
+    config = plan.config
+    wanted = {(c.planner, c.split, c.condition, c.seed) for c in plan.cells}
+    rows = [r for r in store.rows() if record_key(r)[:4] in wanted]
+    outcome.infra_errors = sorted("/".join(map(str, record_key(r))) for r in rows if r["termination"] == "infra_error")
+    outcome.gaps = find_gaps(plan, rows)
+    if rows:
+        try:
+            outcome.report = write_report(rows, Path(config["report_dir"]))
+        except ReportError as exc:  # e.g. a full disk: the results are in the store; `mobilepa report` later
+            outcome.report_error = str(exc)
+    if tracker is not None:
+        from mlflow.exceptions import MlflowException
+
+        from experiments.tracking import log_sweep
+
+        try:
+            outcome.parent_run_id = log_sweep(tracker, store, report_written=outcome.report is not None)
+        except (MlflowException, OSError, ReportError) as exc:  # the results are safe in the store; sync them later
+            outcome.tracking_error = f"{type(exc).__name__}: {exc}"

@@ -16,21 +16,26 @@ import shutil
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mlflow
 from mlflow.entities import Metric, Param
+from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
 # MLflow says at exit that it flushes its trace queue: this toolkit logs no traces, and the line came
 # after a command's own last line (``mobilepa bench --json`` ends with its JSON object).
 logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.WARNING)
+log = logging.getLogger(__name__)
 
 from experiments.leaderboard import by_group, cell_metrics, group_stability, write_report
+from experiments.stability import Stability
 from experiments.store import ResultsStore, trajectory_json
-from experiments.sweep import redacted
+from experiments.sweep import Gap, find_gaps, redacted
 
 if TYPE_CHECKING:
     from experiments.sweep import Plan
@@ -89,20 +94,31 @@ def _experiment(client: MlflowClient, name: str, uri: str) -> str:
     location = None
     if uri.startswith("sqlite:///"):  # artifacts next to the database, not in the working directory
         location = (Path(uri.removeprefix("sqlite:///")).resolve().parent / "mlartifacts" / name).as_uri()
-    return str(client.create_experiment(name, artifact_location=location))
+    try:
+        return str(client.create_experiment(name, artifact_location=location))
+    except MlflowException:  # another sweep created it a moment ago
+        found = client.get_experiment_by_name(name)
+        if found is None:
+            raise
+        return str(found.experiment_id)
 
 
 def _run(client: MlflowClient, experiment_id: str, tags: dict[str, str], name: str,
          params: dict[str, Any], parent: str | None = None) -> str:
-    """The run carrying ``tags``, or a new one with ``params`` (MLflow params cannot change once set)."""
+    """The run carrying ``tags`` (a new one when none does) with every one of ``params`` logged: a run
+    created just before MLflow went away gets its missing params here. Params never change once set, so
+    only the missing ones are logged (a restarted server's new URL leaves the first one in place)."""
     query = " and ".join(f"tags.{k} = '{v}'" for k, v in tags.items())
     found = client.search_runs([experiment_id], filter_string=query, max_results=1)
     if found:
-        return str(found[0].info.run_id)
-    run_tags = {**tags, **({"mlflow.parentRunId": parent} if parent else {})}
-    run = client.create_run(experiment_id, tags=run_tags, run_name=name)
-    client.log_batch(run.info.run_id, params=[Param(k, str(v)[:6000]) for k, v in params.items()])
-    return str(run.info.run_id)
+        run_id, have = str(found[0].info.run_id), dict(found[0].data.params)
+    else:
+        run_tags = {**tags, **({"mlflow.parentRunId": parent} if parent else {})}
+        run_id, have = str(client.create_run(experiment_id, tags=run_tags, run_name=name).info.run_id), {}
+    missing = [Param(k, str(v)[:6000]) for k, v in params.items() if k not in have]
+    if missing:
+        client.log_batch(run_id, params=missing)
+    return run_id
 
 
 def _log_metrics(client: MlflowClient, run_id: str, values: dict[str, float]) -> None:
@@ -145,8 +161,31 @@ class SweepTracker:
     parent: str
     plan: Plan
 
-    def fail(self) -> None:
-        self.client.set_terminated(self.parent, status="FAILED")
+    def fail(self, *, killed: bool = False) -> None:
+        """Close the parent run as KILLED (interrupted) or FAILED; MLflow being down too is only logged,
+        so the error that ended the sweep is the one reported."""
+        try:
+            self.client.set_terminated(self.parent, status="KILLED" if killed else "FAILED")
+        except Exception as exc:  # noqa: BLE001 - any MLflow or network failure: the sweep's own error matters
+            log.warning("could not close the MLflow parent run %s: %s", self.parent, exc)
+
+
+@contextmanager
+def first_use_lock(uri: str) -> Iterator[None]:
+    """Serialise the first use of a local SQLite tracking store across processes: MLflow creates and
+    migrates its schema on first use, and a second sweep doing it at the same moment crashed (alembic's
+    ``CommandError``, ``duplicate column name``). Other stores are servers, which serialise themselves."""
+    if not uri.startswith("sqlite:///"):
+        yield
+        return
+    import fcntl
+
+    with Path(uri.removeprefix("sqlite:///") + ".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def start_tracking(plan: Plan) -> SweepTracker:
@@ -162,8 +201,14 @@ def start_tracking(plan: Plan) -> SweepTracker:
         os.environ.pop("MLFLOW_TRACKING_URI", None)
     else:
         os.environ["MLFLOW_TRACKING_URI"] = user_choice
-    client = MlflowClient(tracking_uri=uri)
-    experiment_id = _experiment(client, str(config["tracking"]["experiment"] or config["name"]), uri)
+    with first_use_lock(uri):
+        client = MlflowClient(tracking_uri=uri)
+        experiment_id = _experiment(client, str(config["tracking"]["experiment"] or config["name"]), uri)
+        return _open_parent(client, experiment_id, plan)
+
+
+def _open_parent(client: MlflowClient, experiment_id: str, plan: Plan) -> SweepTracker:
+    config = plan.config
     params = {
         "name": config["name"], "planners": ",".join(map(str, config["planners"])),
         "splits": ",".join(map(str, config["splits"])), "seeds": ",".join(map(str, config["seeds"])),
@@ -189,68 +234,84 @@ def _tag_commit(client: MlflowClient, run_id: str) -> None:
 def log_sweep(tracker: SweepTracker, store: ResultsStore, report_written: bool = False) -> str:
     """Log every cell as a child run and the stability analysis on the parent; returns the parent run id.
 
-    Safe to repeat: runs are found again by their tags, metrics are rewritten with the same values."""
-    client, experiment_id, parent, plan = tracker.client, tracker.experiment_id, tracker.parent, tracker.plan
-    key = plan.sweep_key
+    Safe to repeat, and completes what an interrupted logging left: runs are found again by their tags
+    and get their missing params, metrics are rewritten with the same values, artifacts replaced, and
+    only the sampled traces a run lacks are logged. A cell with keys missing (``infra_error`` after
+    every retry, or never run) ends FAILED, and so does the parent when any cell does; else FINISHED."""
+    client, parent, plan = tracker.client, tracker.parent, tracker.plan
     config = plan.config
-    wanted = {(c.planner, c.split, c.condition) for c in plan.cells}
-    seeds = {c.seed for c in plan.cells}
-    rows = [r for r in store.rows() if (r["planner"], r["split"], r["condition"]) in wanted and r["seed"] in seeds]
-    parent_metrics: dict[str, float] = {}
+    wanted = {(c.planner, c.split, c.condition, c.seed) for c in plan.cells}
+    rows = [r for r in store.rows() if (r["planner"], r["split"], r["condition"], r["seed"]) in wanted]
+    gaps = {g.cell: g for g in find_gaps(plan, rows)}
+    parent_metrics: dict[str, float] = {"missing_keys": sum(g.missing for g in gaps.values())}
     stability_doc: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for (planner, split, condition), per_seed in by_group(rows).items():
-            for seed, cell_rows in sorted(per_seed.items()):
-                label = f"{planner}/{split}/{condition}/seed{seed}"
-                cell = next(c for c in plan.cells if (c.planner, c.split, c.condition, c.seed)
-                            == (planner, split, condition, seed))
-                params = {"planner": planner, "split": split, "seed": seed, "condition": condition,
-                          "planner_kind": cell.planner_config.get("kind"), "t_max": cell.t_max,
-                          "dataset_hash": cell.dataset_hash}
-                if cell.planner_config.get("kind") == "openai":  # given, or the server the sweep started
-                    params["base_url"] = (cell.planner_config.get("base_url")
-                                          or (config.get("endpoints") or {}).get(planner))
-                child = _run(client, experiment_id, {"mobilepa_sweep_key": key, "mobilepa_cell": label}, label,
-                             params, parent=parent)
-                _tag_commit(client, child)
-                _log_metrics(client, child, cell_metrics(cell_rows))
-                folder = Path(tmp) / label.replace("/", "_")
-                folder.mkdir()
-                with gzip.open(folder / "trajectories.jsonl.gz", "wt", encoding="utf-8") as fh:
-                    fh.writelines(trajectory_json(r) + "\n" for r in store.rows(  # one cell in memory at a time
-                        with_trajectories=True, planner=planner, split=split, condition=condition, seed=seed))
-                with (folder / "episodes.jsonl").open("w", encoding="utf-8") as fh:
-                    fh.writelines(json.dumps(r, sort_keys=True) + "\n" for r in cell_rows)
-                client.log_artifacts(child, str(folder))
-                sample = int(config["tracking"].get("trace_sample") or 0)
-                if sample and not client.search_traces(locations=[experiment_id], run_id=child, max_results=1):
-                    _log_traces(client, experiment_id, child, store.rows(
-                        with_trajectories=True, planner=planner, split=split, condition=condition, seed=seed)[:sample])
-                client.set_terminated(child)
-            s = group_stability(per_seed)
-            prefix = f"stability/{planner}/{split}/{condition}"
-            stability_doc[f"{planner}/{split}/{condition}"] = s.to_json()
-            for name, spread in (("overall", s.overall), *s.categories.items()):
-                for stat in ("mean", "std", "range"):
-                    parent_metrics[f"{prefix}/{name}/{stat}"] = getattr(spread, stat)
-            for c, shift in s.overall_shift.items():
-                parent_metrics[f"{prefix}/{c}/overall_shift"] = shift
-            parent_metrics[f"{prefix}/pass_all"] = s.pass_all
-            parent_metrics[f"{prefix}/pass_any"] = s.pass_any
-            parent_metrics[f"{prefix}/flipping_tasks"] = len(s.flipping)
-        _log_metrics(client, parent, parent_metrics)
-        report = Path(tmp) / "report"
-        if report_written:  # the sweep just wrote it to report_dir: log that instead of rendering it again
-            shutil.copytree(Path(config["report_dir"]), report)
-        else:
-            write_report(rows, report)
-        (report / "stability.json").write_text(json.dumps(stability_doc, indent=2, sort_keys=True))
-        (report / "config.json").write_text(json.dumps(redacted(config), indent=2, sort_keys=True, default=str))
-        client.log_artifacts(parent, str(report))
-    mlflow.flush_trace_async_logging()
-    client.set_terminated(parent)
-    store.mark_logged(key)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for (planner, split, condition), per_seed in by_group(rows).items():
+                for seed, cell_rows in sorted(per_seed.items()):
+                    label = f"{planner}/{split}/{condition}/seed{seed}"
+                    _log_cell(tracker, store, label, cell_rows, gaps.get(label), Path(tmp))
+                s = group_stability(per_seed)
+                if s is not None:  # else no seed has a scorable episode: no spread to log
+                    stability_doc[f"{planner}/{split}/{condition}"] = s.to_json()
+                    parent_metrics.update(_stability_metrics(f"stability/{planner}/{split}/{condition}", s))
+            _log_metrics(client, parent, parent_metrics)
+            report = Path(tmp) / "report"
+            if report_written:  # the sweep just wrote it to report_dir: log that instead of rendering it again
+                shutil.copytree(Path(config["report_dir"]), report)
+            elif rows:
+                write_report(rows, report)
+            report.mkdir(exist_ok=True)
+            (report / "stability.json").write_text(json.dumps(stability_doc, indent=2, sort_keys=True))
+            (report / "config.json").write_text(json.dumps(redacted(config), indent=2, sort_keys=True, default=str))
+            client.log_artifacts(parent, str(report))
+    finally:  # traces are exported in the background: those ended must be in before anyone looks again
+        mlflow.flush_trace_async_logging()
+    client.set_terminated(parent, status="FAILED" if gaps else "FINISHED")
+    store.mark_logged(plan.sweep_key)
     return parent
+
+
+def _log_cell(tracker: SweepTracker, store: ResultsStore, label: str, rows: list[dict[str, Any]],
+              gap: Gap | None, tmp: Path) -> None:
+    """One cell's child run: params (completed if missing), metrics, artifacts, the sampled traces it
+    lacks, and its status (FAILED when keys are missing)."""
+    client, experiment_id, plan = tracker.client, tracker.experiment_id, tracker.plan
+    first = rows[0]
+    where = {"planner": first["planner"], "split": first["split"], "condition": first["condition"],
+             "seed": first["seed"]}
+    cell = next(c for c in plan.cells if (c.planner, c.split, c.condition, c.seed) == tuple(where.values()))
+    params = {**where, "planner_kind": cell.planner_config.get("kind"), "t_max": cell.t_max,
+              "dataset_hash": cell.dataset_hash}
+    if cell.planner_config.get("kind") == "openai":  # given, or the server the sweep started
+        params["base_url"] = (cell.planner_config.get("base_url")
+                              or (plan.config.get("endpoints") or {}).get(cell.planner))
+    child = _run(client, experiment_id, {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_cell": label}, label,
+                 params, parent=tracker.parent)
+    _tag_commit(client, child)
+    _log_metrics(client, child, {**cell_metrics(rows), "missing": gap.missing if gap else 0})
+    folder = tmp / label.replace("/", "_")
+    folder.mkdir()
+    with gzip.open(folder / "trajectories.jsonl.gz", "wt", encoding="utf-8") as fh:  # one cell in memory at a time
+        fh.writelines(trajectory_json(r) + "\n" for r in store.rows(with_trajectories=True, **where))
+    with (folder / "episodes.jsonl").open("w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r, sort_keys=True) + "\n" for r in rows)
+    client.log_artifacts(child, str(folder))
+    sample = int(plan.config["tracking"].get("trace_sample") or 0)
+    if sample:
+        logged = {t.info.tags.get("task_id") for t in client.search_traces(
+            locations=[experiment_id], run_id=child, max_results=max(100, 2 * sample))}
+        _log_traces(client, experiment_id, child, [r for r in store.rows(with_trajectories=True, **where)[:sample]
+                                                   if r["task_id"] not in logged])
+    client.set_terminated(child, status="FAILED" if gap else "FINISHED")
+
+
+def _stability_metrics(prefix: str, s: Stability) -> dict[str, float]:
+    metrics = {f"{prefix}/{name}/{stat}": getattr(spread, stat)
+               for name, spread in (("overall", s.overall), *s.categories.items()) for stat in ("mean", "std", "range")}
+    metrics.update({f"{prefix}/{c}/overall_shift": shift for c, shift in s.overall_shift.items()})
+    return {**metrics, f"{prefix}/pass_all": s.pass_all, f"{prefix}/pass_any": s.pass_any,
+            f"{prefix}/flipping_tasks": len(s.flipping)}
 
 
 def sync_store(store: ResultsStore, plan_of: Any) -> list[str]:
@@ -259,6 +320,7 @@ def sync_store(store: ResultsStore, plan_of: Any) -> list[str]:
     for key, config in store.unlogged_sweeps():
         plan = plan_of(config)
         if plan.sweep_key != key:
-            raise TrackingUnavailable(f"sweep {key}: its task files changed since it ran; cannot log it as it was")
+            raise TrackingUnavailable(f"sweep {key}: its task files or settings changed since it ran; "
+                                      "cannot log it as it was")
         parents.append(log_sweep(start_tracking(plan), store))
     return parents

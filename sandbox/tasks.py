@@ -163,7 +163,7 @@ _CHECKS: dict[str, type[Strict]] = {
 
 class Task(Strict):
     version: Literal[1] = TASK_FORMAT_VERSION
-    task_id: Annotated[str, Field(min_length=1)]
+    task_id: Annotated[str, Field(min_length=1, pattern=r"^[^@]+$")]  # no @: episode keys are <task_id>@<condition>
     category: Literal["basic", "subagent", "memory", "skill"]
     domain: str
     l2: str

@@ -1,10 +1,13 @@
 """Test-only planner factories, imported by workers through ``planner_factory`` (the repository on
 their path): the oracle with a little latency per action, so a worker can be killed while units are
-still running; and an oracle whose backend is down for one task (infra-error retries)."""
+still running; an oracle whose backend is down for one task (infra-error retries); and one that kills
+its worker at one task (a unit that kills its worker every time)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,3 +42,20 @@ BROKEN_TASK = "hw_basic_001"
 
 def build_broken(config: Mapping[str, Any]) -> Planner:
     return BrokenBackendOracle()
+
+
+class WorkerKiller(OraclePlanner):
+    """The oracle, except that it SIGKILLs the process running it at one task's first step, every time
+    (as a segfault or an OOM kill would): run on a Dask worker, it kills that worker."""
+
+    async def act(self, task: Task, observation: Observation) -> PlannerAction:
+        if task.task_id == KILLER_TASK:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return await super().act(task, observation)
+
+
+KILLER_TASK = "hw_basic_001"
+
+
+def build_killer(config: Mapping[str, Any]) -> Planner:
+    return WorkerKiller()

@@ -135,8 +135,14 @@ def _comparable(rows: list[dict]) -> list[dict]:
     return out
 
 
+def _checkout_outputs() -> dict[str, float]:
+    """Every file under the checkout's ``outputs/`` with its modification time: a test leaves them alone."""
+    return {str(p): p.stat().st_mtime for p in (REPO / "outputs").rglob("*") if p.is_file()}
+
+
 @pytest.mark.faults
 def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path, figures) -> None:
+    before = _checkout_outputs()  # it wrote the user's outputs/report (issue 21): tests use temporary folders
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -149,7 +155,7 @@ def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path, figures) -> None
                                    env=env, stdout=log, stderr=log, start_new_session=True) for i in range(2)]
         _wait_for_workers(address, 2)
         common = ["planner=oracle", "split=handwritten", "seed=0,1", "tracking=none", "unit_size=4",
-                  "cluster=address", f"cluster.address={address}",
+                  "cluster=address", f"cluster.address={address}", f"report_dir={tmp_path / 'report'}",
                   "planner_factory=tests.cluster.slow_planner:build"]
         undisturbed = load_config(*parse_args([*common, f"store={tmp_path / 'calm.db'}"]))
         calm = run_sweep(undisturbed)
@@ -195,6 +201,7 @@ def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path, figures) -> None
         finally:
             calm_store.close()
             killed_store.close()
+        assert _checkout_outputs() == before
         figures(f"FAULTS worker SIGKILL: 1 of 2 workers killed with {len(killed[0][1])} unit(s) running after "
                 f"{killed[0][0]} of {calm.ran} episodes were stored; {outcome.ran} episodes ran, lost "
                 f"{calm.ran - len(set(keys))}, counted twice {len(keys) - len(set(keys))}, unit failures "

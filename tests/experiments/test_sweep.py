@@ -72,7 +72,7 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
     experiment = mlflow.get_experiment_by_name("test-sweep")
     runs = mlflow.search_runs([experiment.experiment_id])
     [parent] = [r for r in runs if r.data.tags.get("mobilepa_role") == "parent"]
-    assert parent.info.run_id == outcome.parent_run_id
+    assert parent.info.run_id == outcome.parent_run_id and parent.info.status == "FINISHED"
     assert parent.data.params["dataset/handwritten"].endswith(outcome.plan.datasets["handwritten"][1])
     assert {"git_commit", "planners", "seeds"} <= set(parent.data.params)
     children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
@@ -87,7 +87,9 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
                         *(f"category/{c}" for c in ("basic", "subagent", "memory", "skill")),
                         *(f"bucket/{b}" for b in ("tool_call", "state_change", "agent_behavior"))}
             assert expected <= set(m), expected - set(m)
-            assert m == pytest.approx(cell_metrics(store.rows(planner=p["planner"], seed=int(p["seed"]))))
+            assert m == pytest.approx({**cell_metrics(store.rows(planner=p["planner"], seed=int(p["seed"]))),
+                                       "missing": 0})
+            assert child.info.status == "FINISHED"
             if p["planner"] == "oracle":
                 assert m["overall"] == 100.0 and m["gate/memory"] == m["gate/skill"] == 100.0
             else:
@@ -169,7 +171,7 @@ def test_killed_driver_then_rerun_finishes_only_the_missing_keys(client: Client,
     done = store.count()
     store.close()
     assert 6 <= done < 2 * N_TASKS, "the driver must die mid-sweep"
-    resumed = run_sweep(load_config(*parse_args(args)), client=client)
+    resumed = run_sweep(load_config(*parse_args([*args, *slow])), client=client)  # the same command
     assert resumed.skipped == done and resumed.ran == 2 * N_TASKS - done
     store = ResultsStore(tmp_path / "results.db")
     keys = _keys(store)

@@ -78,3 +78,93 @@ def test_mlflow_down_after_the_work_loses_nothing_and_sync_logs_it_later(
     # MLflow writes the URI into the environment; left there it would send the next sweep in this
     # process to this store instead of its own tracking.uri
     assert "MLFLOW_TRACKING_URI" not in __import__("os").environ
+
+
+def test_sync_completes_runs_that_lack_params_metrics_or_traces(
+        tmp_path: Path, client: Client, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """MLflow dying between creating a run and logging it left a child FINISHED without params after
+    ``--sync`` (runs found again by tag were never completed), and a child with 2 of its 3 traces."""
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    calls = {"params": 0, "traces": 0}
+    log_batch, start_trace = MlflowClient.log_batch, MlflowClient.start_trace
+
+    def dies_after_creating_the_child(self: MlflowClient, run_id: str, *args: object, **kwargs: object) -> None:
+        if kwargs.get("params"):
+            calls["params"] += 1
+            if calls["params"] == 2:  # the parent's params went in; the child was created, then MLflow died
+                raise MlflowException("connection refused (simulated outage)")
+        log_batch(self, run_id, *args, **kwargs)
+
+    def dies_at_the_third_trace(self: MlflowClient, *args: object, **kwargs: object) -> object:
+        calls["traces"] += 1
+        if calls["traces"] == 3:
+            raise MlflowException("connection reset (simulated outage)")
+        return start_trace(self, *args, **kwargs)
+
+    with monkeypatch.context() as outage:
+        outage.setattr(MlflowClient, "log_batch", dies_after_creating_the_child)
+        outcome = run_sweep(_config(tmp_path, uri), client=client)
+    assert outcome.tracking_error and "simulated outage" in outcome.tracking_error
+    with monkeypatch.context() as outage:
+        outage.setattr(MlflowClient, "start_trace", dies_at_the_third_trace)
+        assert report_main(["--sync", "--store", str(tmp_path / "results.db")]) == 1
+    assert "simulated outage" in capsys.readouterr().err
+
+    mlflow = MlflowClient(tracking_uri=uri)
+    experiment_id = mlflow.get_experiment_by_name("test-faults").experiment_id
+    [child] = mlflow.search_runs([experiment_id], filter_string="tags.mobilepa_cell LIKE '%'")
+    assert child.data.params["planner"] == "oracle"  # completed by the first sync, before the traces failed
+    assert len(mlflow.search_traces(locations=[experiment_id], run_id=child.info.run_id)) == 2
+
+    assert report_main(["--sync", "--store", str(tmp_path / "results.db")]) == 0
+    assert "logged 1 sweep(s) to MLflow" in capsys.readouterr().out
+    [child] = mlflow.search_runs([experiment_id], filter_string="tags.mobilepa_cell LIKE '%'")
+    assert {"planner", "split", "seed", "condition", "t_max", "dataset_hash"} <= set(child.data.params)
+    assert child.data.metrics["overall"] == 100.0 and child.info.status == "FINISHED"
+    traces = mlflow.search_traces(locations=[experiment_id], run_id=child.info.run_id)
+    assert sorted(t.info.tags["task_id"] for t in traces) == sorted(
+        r["task_id"] for r in _rows(tmp_path)[:3])  # the three sampled episodes, each once
+    [parent] = mlflow.search_runs([experiment_id], filter_string="tags.mobilepa_role = 'parent'")
+    assert parent.info.status == "FINISHED" and len(mlflow.search_runs([experiment_id])) == 2
+
+
+def _rows(tmp: Path) -> list[dict]:
+    store = ResultsStore(tmp / "results.db")
+    try:
+        return store.rows()
+    finally:
+        store.close()
+
+
+def _start(plan: object, uri: str, barrier: object) -> None:
+    """One sweep's start of tracking, in its own process, at the same moment as the others."""
+    import os
+
+    os.environ["MLFLOW_TRACKING_URI"] = uri
+    barrier.wait()  # type: ignore[attr-defined]
+    tracking.start_tracking(plan)  # type: ignore[arg-type]
+
+
+def test_sweeps_starting_together_on_a_new_mlflow_store_all_start(tmp_path: Path, figures) -> None:
+    """Two sweeps started together on a new SQLite store: the second crashed in 3 of 3 tries (alembic
+    ``CommandError``, ``duplicate column name: step``) while both created the schema."""
+    import multiprocessing
+
+    from experiments.sweep import plan_sweep
+
+    plan = plan_sweep(_config(tmp_path, "sqlite:///unused.db"))
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(3)
+    starts = [context.Process(target=_start, args=(plan, uri, barrier)) for _ in range(3)]
+    for process in starts:
+        process.start()
+    for process in starts:
+        process.join(timeout=120)
+    assert [p.exitcode for p in starts] == [0, 0, 0]
+    mlflow = MlflowClient(tracking_uri=uri)
+    experiment = mlflow.get_experiment_by_name("test-faults")
+    assert len(mlflow.search_runs([experiment.experiment_id])) == 1  # the same sweep: one parent run
+    figures("FAULTS 3 sweeps starting together on a new MLflow SQLite store: 3 of 3 started, one experiment, "
+            "one parent run")

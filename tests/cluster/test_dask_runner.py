@@ -136,8 +136,11 @@ def _comparable(rows: list[dict]) -> list[dict]:
 
 
 def _checkout_outputs() -> dict[str, float]:
-    """Every file under the checkout's ``outputs/`` with its modification time: a test leaves them alone."""
-    return {str(p): p.stat().st_mtime for p in (REPO / "outputs").rglob("*") if p.is_file()}
+    """What a sweep writes by default in the checkout (``outputs/``: the store, the report, MLflow's
+    database), with modification times: a test leaves the user's results alone."""
+    outputs = REPO / "outputs"
+    files = [outputs / "results.db", outputs / "mlflow.db", *(outputs / "report").glob("*")]
+    return {str(p): p.stat().st_mtime for p in files if p.is_file()}
 
 
 @pytest.mark.faults

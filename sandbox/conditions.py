@@ -1,7 +1,9 @@
 """Skill conditions (docs/architecture.md §6): configuration that decides a skill task's initial action space.
 
-- ``sor`` (skill-oracle retrieval): no domain tools in A0, only the loaders of the skills the task
-  needs (``tags.sor_skills``); everything else must come from loading them.
+- ``sor`` (skill-oracle retrieval): the loaders of the skills the task needs (``tags.sor_skills``) and,
+  of the domain tools, only the lookups the job makes outside those skills (the list or search a real
+  phone offers anyway, e.g. the contacts search before a skill's ``send_sms``); everything else must
+  come from loading the skills.
 - ``mtsr`` (mixed tool and skill retrieval): the retrieved top-N tools plus every offered loader,
   distractor skills included, so atomic tools compete with the skills.
 - ``default``: the task's stored A0 and loaders (identical to ``mtsr``).
@@ -37,5 +39,7 @@ def action_space_for(task: Task, condition: str) -> tuple[list[str], list[str]]:
         raise ValueError(f"condition: {condition!r} is not a condition one episode runs under; "
                          f"known: {', '.join(k for k in KNOWN if k != BOTH)}")
     if condition == "sor" and task.category == "skill":
-        return [], [s for s in task.tags.get("sor_skills", task.required_skill_id or "").split(",") if s]
+        lookups = {a.name for a in task.gold}
+        return ([t for t in task.candidate_tools if t in lookups],
+                [s for s in task.tags.get("sor_skills", task.required_skill_id or "").split(",") if s])
     return list(task.candidate_tools), list(task.candidate_skills)

@@ -427,9 +427,16 @@ def check_task(task: Task) -> list[Outcome]:
     """Every self-validation outcome of one task."""
     out: list[Outcome] = []
     conditions = CONDITIONS if task.category == "skill" else ("default",)
+    declared = set(filter(None, task.tags.get("recovers", "").split(",")))
     for condition in conditions:
-        verdict = run(task, task.gold, condition)
-        out.append(Outcome(task.task_id, f"oracle/{condition}", not verdict.passed, "; ".join(verdict.reasons)))
+        trajectory = replay(task, task.gold, condition)
+        verdict = verify(task, trajectory)
+        # the gold must run as built under every condition: an error it does not declare as a recovery
+        # (a lookup the condition does not offer) means the condition hides what the model needs
+        undeclared = sorted({str(s.envelope["ErrorType"]) for s in trajectory.steps
+                             if s.envelope["Status"] != "success"} - declared)
+        reasons = [*verdict.reasons, *(f"gold hit {e}, which it does not recover from" for e in undeclared)]
+        out.append(Outcome(task.task_id, f"oracle/{condition}", bool(reasons), "; ".join(reasons)))
     noop = run(task, [Action(name="finish", arguments={"answer": "I did nothing."})])
     out.append(Outcome(task.task_id, "noop", noop.passed != task.noop_ok,
                        "passes although the task needs action" if noop.passed else "; ".join(noop.reasons)))

@@ -86,8 +86,16 @@ def test_every_task_offers_its_gold_tools_and_a_fixed_action_space() -> None:
 def test_skill_conditions() -> None:
     task = next(t for t in FULL if t.category == "skill" and t.tags["composition"] == "near_miss")
     tools, skills = action_space_for(task, "sor")
-    assert tools == [] and task.required_skill_id in skills and len(skills) < len(task.candidate_skills)
+    hidden = {n for s in task.candidate_skills for n in SKILLS[s].tools}
+    lookups = {a.name for a in task.gold if a.name in REGISTRY and REGISTRY[a.name].is_domain_tool} - hidden
+    assert set(tools) == lookups and task.required_skill_id in skills and len(skills) < len(task.candidate_skills)
     assert action_space_for(task, "mtsr") == (task.candidate_tools, task.candidate_skills)
+    # under sor a skill task keeps the lookups its job makes outside the skills (a contacts search before
+    # the skill's send_sms), and nothing else of A0
+    for t in (t for t in FULL if t.category == "skill"):
+        sor_tools, _ = action_space_for(t, "sor")
+        gold = {a.name for a in t.gold}
+        assert set(sor_tools) == gold & set(t.candidate_tools), t.task_id
     basic = FULL[0]
     assert action_space_for(basic, "sor") == (basic.candidate_tools, basic.candidate_skills)
     with pytest.raises(ValueError, match="'oracle' is not a condition"):

@@ -41,6 +41,17 @@ def test_every_handwritten_task_passes_its_self_check() -> None:
     assert surprises == []
 
 
+def test_a_gold_error_the_condition_causes_is_reported() -> None:
+    """An oracle that passes only because its failed lookup did not matter still shows the condition
+    hides a tool the model needs: an error the gold does not declare as a recovery is a surprise."""
+    task = next(t for t in load_split("full.jsonl") if t.category == "skill" and not t.tags.get("recovers")
+                and any(a.name == "search_contacts" for a in t.gold))
+    assert not any(o.surprise for o in check_task(task) if o.check.startswith("oracle/"))
+    hiding = task.model_copy(update={"candidate_tools": [n for n in task.candidate_tools if n != "search_contacts"]})
+    found = [o for o in check_task(hiding) if o.check.startswith("oracle/") and o.surprise]
+    assert found and all("ToolNotAvailable" in o.detail for o in found)
+
+
 def test_a_loose_check_is_reported() -> None:
     """A check that ignores a required argument of the decisive call lets a wrong argument through."""
     task = HANDWRITTEN["hw_basic_017"]

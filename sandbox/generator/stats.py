@@ -37,6 +37,9 @@ AXES = {
 
 
 VALIDATION = TASK_DIR / "validation.json"
+AUDIT = TASK_DIR / "audit.json"  # the played audit: episodes, their classes, what was found and fixed
+AUDIT_CLASSES = ("passed-and-right", "passed-but-wrong", "failed-own-mistake", "failed-although-reasonable",
+                 "task-flawed", "sandbox-wrong")
 
 
 def fingerprint(tasks: Sequence[Task]) -> str:
@@ -92,9 +95,31 @@ def _count(tasks: list[Task], key: Any) -> dict[str, int]:
     return dict(sorted(Counter(str(v) for t in tasks if (v := key(t)) is not None).items()))
 
 
-def suite_stats(splits: dict[str, list[Task]], validation: Path = VALIDATION) -> dict[str, Any]:
+def audit_summary(path: Path = AUDIT) -> dict[str, Any] | None:
+    """The played audit (``AUDIT``): classes as first played and after the fixes (an episode re-played after
+    its finding was fixed takes its new class), and the findings with their causes and fixes."""
+    if not path.is_file():
+        return None
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    episodes = doc["episodes"]
+    for e in episodes:
+        for key in ("class", "final_class"):
+            if e.get(key, e["class"]) not in AUDIT_CLASSES:
+                raise ValueError(f"{path}: episode {e['key']}: unknown class {e.get(key)!r}")
+
+    def tally(key: str) -> dict[str, int]:
+        counts = Counter(e.get(key, e["class"]) for e in episodes)
+        return {c: counts[c] for c in AUDIT_CLASSES if counts[c]}
+
+    return {"method": doc["method"], "episodes": len(episodes),
+            "by_category": dict(sorted(Counter(e["category"] for e in episodes).items())),
+            "played": tally("class"), "final": tally("final_class"),
+            "findings": [e for e in episodes if e.get("finding")], "keys": [e["key"] for e in episodes]}
+
+
+def suite_stats(splits: dict[str, list[Task]], validation: Path = VALIDATION, audit: Path = AUDIT) -> dict[str, Any]:
     """Counts per split, and for ``full`` every axis, the memory cells, coverage, recall@15, answer-check
-    coverage and the recorded self-check (``validation``: where validate wrote it)."""
+    coverage, the recorded self-check (``validation``: where validate wrote it) and the played audit."""
     full = splits["full"]
     memory = [t for t in full if t.category == "memory"]
     skill = [t for t in full if t.category == "skill"]
@@ -121,6 +146,7 @@ def suite_stats(splits: dict[str, list[Task]], validation: Path = VALIDATION) ->
         "retrieval": {"bm25": {"recall_at_15_mean": round(statistics.fmean(recall), 4) if recall else None,
                                "tasks_with_full_recall": sum(r == 1.0 for r in recall)}},
         "answers": answer_coverage(full),
+        "audit": audit_summary(audit),
         "selfcheck": selfcheck_counts(full, validation),
         "steps": {"gold_mean": round(statistics.fmean(len(t.gold) for t in full), 2) if full else 0,
                   "gold_max": max((len(t.gold) for t in full), default=0)},
@@ -178,6 +204,7 @@ def card_markdown(stats: dict[str, Any]) -> str:
         + (f" (never: {', '.join(cov['error_types_never_recovered'])})" if cov["error_types_never_recovered"] else "")
         + "\n",
         *_checks_section(stats),
+        *_audit_section(stats["audit"]),
         "## Retrieval\n",
         f"BM25 recall@15 of the gold's visible tools before the repair: mean "
         f"{stats['retrieval']['bm25']['recall_at_15_mean']}, full recall on "
@@ -212,4 +239,22 @@ def _checks_section(stats: dict[str, Any]) -> list[str]:
         "\n| self-check | runs | surprises |\n|---|---|---|\n"
         + "\n".join(f"| {k} | {v['runs']} | {v['surprises']} |" for k, v in sorted(check["by_check"].items())) + "\n",
     ]
+    return lines
+
+
+def _audit_section(audit: dict[str, Any] | None) -> list[str]:
+    """The played audit: the sample, the classes as played and after the fixes, and each finding."""
+    if audit is None:
+        return []
+    lines = ["## Played audit\n", audit["method"] + "\n",
+             f"{audit['episodes']} episodes (" + ", ".join(f"{c} {n}" for c, n in audit["by_category"].items())
+             + "):\n",
+             "| class | as first played | after the fixes |\n|---|---|---|\n"
+             + "\n".join(f"| {c} | {audit['played'].get(c, 0)} | {audit['final'].get(c, 0)} |" for c in AUDIT_CLASSES)
+             + "\n"]
+    if audit["findings"]:
+        lines.append("| episode | class as played | after | finding | fixed at the source |\n|---|---|---|---|---|\n"
+                     + "\n".join(f"| {e['key']} | {e['class']} | {e.get('final_class', e['class'])} | "
+                                 f"{e['finding']} | {e.get('fix', '')} |" for e in audit["findings"]) + "\n")
+    lines.append("Sample: " + ", ".join(audit["keys"]) + "\n")
     return lines

@@ -3,9 +3,12 @@ gates from what validate recorded for exactly those tasks."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from sandbox.generator.stats import card_markdown, suite_stats, validation_record, write_validation
+import pytest
+
+from sandbox.generator.stats import audit_summary, card_markdown, suite_stats, validation_record, write_validation
 from sandbox.suite import load_split
 
 TASKS = load_split("handwritten.jsonl")
@@ -37,3 +40,27 @@ def test_a_record_of_other_tasks_is_not_shown(tmp_path: Path) -> None:
     stats = suite_stats({"full": TASKS}, path)
     assert stats["selfcheck"] is None
     assert "not recorded for these tasks; run `mobilepa tasks validate`" in card_markdown(stats)
+
+
+def test_the_played_audit_shows_classes_before_and_after_the_fixes(tmp_path: Path) -> None:
+    audit = tmp_path / "audit.json"
+    audit.write_text(json.dumps({"method": "Players played a stratified sample.", "episodes": [
+        {"key": "basic-1.1-01", "category": "basic", "class": "passed-and-right"},
+        {"key": "skill-040@sor", "category": "skill", "class": "task-flawed", "final_class": "passed-and-right",
+         "finding": "SOR hid the contacts search", "fix": "SOR offers the job's lookups"},
+        {"key": "memory-252", "category": "memory", "class": "failed-own-mistake"}]}), encoding="utf-8")
+    summary = audit_summary(audit)
+    assert summary is not None
+    assert summary["played"] == {"passed-and-right": 1, "failed-own-mistake": 1, "task-flawed": 1}
+    assert summary["final"] == {"passed-and-right": 2, "failed-own-mistake": 1}
+    card = card_markdown(suite_stats({"full": TASKS}, Path("/nonexistent"), audit))
+    assert "| task-flawed | 1 | 0 |" in card and "| skill-040@sor | task-flawed | passed-and-right |" in card
+    assert "SOR offers the job's lookups" in card and "Sample: basic-1.1-01, skill-040@sor, memory-252" in card
+
+
+def test_an_audit_class_outside_the_list_is_refused(tmp_path: Path) -> None:
+    audit = tmp_path / "audit.json"
+    audit.write_text(json.dumps({"method": "m", "episodes": [
+        {"key": "k", "category": "basic", "class": "fine"}]}), encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown class 'fine'"):
+        audit_summary(audit)

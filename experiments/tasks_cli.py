@@ -231,17 +231,25 @@ def run_gates(family: str | None, split: str, variants: int, seed: int, as_json:
 
 
 CARD = TASK_DIR / "CARD.md"
+TASK_SCHEMA = TASK_DIR / "task.schema.json"
+
+
+def task_json_schema() -> str:
+    """The task record's JSON Schema, exported from the model that loads task files (one declaration)."""
+    return json.dumps(Task.model_json_schema(), indent=1, sort_keys=True) + "\n"
 
 
 def card() -> int:
-    """Write the dataset card (markdown with the counts) and its chart next to the task files."""
+    """Write the dataset card (markdown with the counts), its chart and the task record's JSON Schema
+    next to the task files."""
     from experiments.plots import suite_composition
     from sandbox.generator.stats import card_markdown
 
     splits = committed_splits()
     (TASK_DIR / "composition.png").write_bytes(suite_composition(splits["full"]))
     CARD.write_text(card_markdown(suite_stats(splits)), encoding="utf-8")
-    print(f"wrote {CARD} and {TASK_DIR / 'composition.png'}")
+    TASK_SCHEMA.write_text(task_json_schema(), encoding="utf-8")
+    print(f"wrote {CARD}, {TASK_DIR / 'composition.png'} and {TASK_SCHEMA}")
     return 0
 
 
@@ -261,7 +269,8 @@ def main(argv: list[str]) -> int:
     v.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     st = sub.add_parser("stats", help="counts by category, domain, level-2, bucket, memory type, turn, friction, split")
     st.add_argument("--json", action="store_true")
-    sub.add_parser("card", help="write sandbox/data/tasks/CARD.md and its chart from the committed suite")
+    sub.add_parser("card", help="write sandbox/data/tasks/CARD.md, its chart and task.schema.json from the committed "
+                              "suite")
     gt = sub.add_parser("gates", help="every gate violation (unseen ids, schema examples, lint) grouped by family")
     gt.add_argument("--family", metavar="PREFIX", help="build fresh drafts of the families starting with PREFIX "
                                                        "instead of reading the task file")

@@ -27,12 +27,12 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/pytest
 
-# The reliability fault suite of issue 8 alone (README "Reliability"); `make test` runs it too.
+# The reliability fault suite alone (docs/reliability.md); `make test` runs it too.
 # The figures the fault tests measured are printed in a "reliability figures" section at the end.
 test-faults: $(STAMP)
 	$(BIN)/pytest -m 'faults and not vllm'
 
-# Every performance figure of README "Performance", one JSON object on the last line (a few minutes).
+# Every performance figure (docs/performance.md), one JSON object on the last line (a few minutes).
 .PHONY: bench
 bench: $(STAMP)
 	$(BIN)/mobilepa bench --json

@@ -4,11 +4,13 @@ A real user answers the question in front of them, however it is phrased, so the
 the question, never by the planner's wording luck. The rules, in order; the first that picks wins:
 
 1. slot: the planner names the slot of a scripted answer (case and separators ignored);
-2. confirmation: a yes/no question that proposes an action ("Do you want me to proceed?", "Shall I
+2. options: for a question offering options (the ``options`` argument, else the alternatives "A, B or
+   C" of the question), the scripted answer naming exactly one of them, a confirmation or not ("Yes,
+   1080p is fine." picks "Record in 1080p"): whatever ``kind`` the planner chose, a user picks;
+3. confirmation: a yes/no question that proposes an action ("Do you want me to proceed?", "Shall I
    book it?", "Is that OK?", or ``kind="confirm"``) gets the scripted confirmation; a confirmation
-   answers nothing else but a statement that carries one of its keywords;
-3. options: the scripted answer naming exactly one of the options offered (the ``options`` argument,
-   else the alternatives "A, B or C" of the question);
+   answers nothing else but a statement or a question offering options that carries one of its
+   keywords ("... overlaps your standup. Add it anyway or pick another time?");
 4. keywords: a scripted answer with a keyword in the question;
 5. the one scripted non-confirmation answer not given yet, when exactly one is left (the user answers
    with what they have in mind);
@@ -59,7 +61,10 @@ class UserAnswer:
 
 
 _WORD = re.compile(r"[a-z0-9]+")
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+# a sentence ends at . ? or ! and a space, but not after an abbreviation ("e.g. photos", "Dr. Chen")
+_SENTENCE_END = re.compile(
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)(?<!\bapprox\.)(?<!\bincl\.)"
+    r"(?<!\bmr\.)(?<!\bmrs\.)(?<!\bms\.)(?<!\bdr\.)(?<=[.?!])\s+", re.IGNORECASE)
 _WH = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
 # words that open a question without deciding its form ("Please confirm: ...", "So, should I ...")
 _LEADS = frozenset({"please", "so", "ok", "okay", "and", "then", "also", "just", "alright", "great", "now", "but"})
@@ -145,14 +150,15 @@ def choose(script: Sequence[UserAnswer], question: str, *, slot: str | None = No
     if slot and (hit := pick([a for a in script if a.slot and _norm_slot(a.slot) == _norm_slot(slot)])):
         return hit
     form = question_form(question, kind, options)
+    offered = offered_options(question, options)
+    if len(offered) >= 2 and (hit := pick([a for a in script if names_one(a.answer, offered)])):
+        return hit
     confirmations = [a for a in script if a.confirms]
     others = [a for a in script if not a.confirms]
     if form == "confirm" and confirmations:
         return pick([a for a in confirmations if a.keyword_in(question)] or confirmations) or NOTHING_TO_ADD
-    offered = offered_options(question, options) if form != "confirm" else []
-    if len(offered) >= 2 and (hit := pick([a for a in others if names_one(a.answer, offered)])):
-        return hit
-    by_keyword = [a for a in (script if form == "statement" else others) if a.keyword_in(question)]
+    by_keyword = [a for a in (script if form == "statement" or len(offered) >= 2 else others)
+                  if a.keyword_in(question)]
     if hit := pick(by_keyword):
         return hit
     left = [a for a in others if a.answer not in given]

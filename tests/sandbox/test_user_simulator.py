@@ -154,3 +154,42 @@ def test_every_scripted_gold_question_gets_its_intended_answer() -> None:
                 assert choose(script, rewordings[args["kind"]]) == intended, task.task_id
                 checked += 1
     assert checked > 0
+
+
+LOW_RES = UserAnswer("Yes, 1080p is fine.", keywords=("1080", "storage", "space", "instead"))
+ANYWAY = UserAnswer("Yes, add it anyway; I'll sort out the clash myself.", keywords=("overlap", "anyway"),
+                    kind="confirm")
+STORAGE_OPTIONS = ["Record 120 s in 1080p", "Record a shorter 4K clip", "Free up space first", "Cancel"]
+
+
+@given(st.sampled_from(["choose", "clarify", "confirm", None]), st.sampled_from([True, False]))
+def test_a_confirmation_naming_one_offered_option_picks_it_whatever_the_kind(kind: str | None, listed: bool) -> None:
+    question = ("Not enough storage for 4K. How would you like to proceed: record in 1080p instead, record a "
+                "shorter 4K clip, or free up space first (e.g. delete photos) and then record in 4K?")
+    options = STORAGE_OPTIONS if listed else None
+    assert choose([LOW_RES], question, kind=kind, options=options) == LOW_RES.answer
+    assert choose([PHONE, LOW_RES], question, kind=kind, options=options) == LOW_RES.answer
+
+
+@given(st.sampled_from(["choose", "clarify", "confirm", None]), st.sampled_from([True, False]))
+def test_a_confirmation_answers_a_choice_carrying_its_keyword(kind: str | None, listed: bool) -> None:
+    question = "Book club overlaps your Team standup. Should I schedule it regardless, or pick another time?"
+    options = ["Schedule regardless", "Pick another time"] if listed else None
+    assert choose([PHONE, ANYWAY], question, kind=kind, options=options) == ANYWAY.answer
+    unrelated = "Should I schedule it at 9:30, or pick another time?"
+    assert choose([PHONE, ANYWAY], unrelated, kind="choose", options=options) == PHONE.answer  # the one left
+    assert choose([ANYWAY], "Should I add it anyway at 9:30, or pick another time?", kind=kind,
+                  options=["Add it anyway at 9:30", "Choose another time"] if listed else None) == ANYWAY.answer
+
+
+def test_a_confirmation_answers_no_choice_it_does_not_name() -> None:
+    question = "Which card should I use: the Visa or the Mastercard?"
+    assert choose([LOW_RES, CONFIRM], question, kind="choose", options=["Visa", "Mastercard"]) == NOTHING_TO_ADD
+    assert choose([LOW_RES], question) == NOTHING_TO_ADD
+
+
+def test_an_abbreviation_ends_no_sentence() -> None:
+    question = "Should I free up space first (e.g. delete old photos) or record a shorter clip?"
+    assert question_form(question) == "open"
+    assert question_form("I found Dr. Chen. Which Chen do you mean?") == "open"
+    assert question_form("Space is low (see e.g. Photos). Shall I record it in 1080p?") == "confirm"

@@ -54,8 +54,10 @@ NEAR_MISS = {
     "workout_coach": "morning_briefing", "event_outing_planner": "dinner_reservation_planner",
 }
 FRAMEWORK_STEPS = frozenset({"finish", "ask_user", "search_memory"})
-ACK = ("Sure. Anything else before I start?", "Got it. Shall I go ahead?", "Understood. Anything to add?")
-GO = ("No, that's all, go ahead.", "That's everything, please do it.", "Nothing else. Go ahead please.")
+# The assistant's acknowledgement and the user's go-ahead that answers it (a yes/no question gets a yes).
+ACK_GO = (("Sure. Anything else before I start?", "No, that's all, go ahead."),
+          ("Got it. Shall I go ahead?", "Yes, go ahead please."),
+          ("Understood. Anything to add?", "Nothing else. Go ahead please."))
 
 
 def _domain_tools(draft: Draft) -> set[str]:
@@ -71,9 +73,15 @@ def fits(draft: Draft, tools: set[str]) -> bool:
     return all(name in tools or (name in REGISTRY and not REGISTRY[name].mutating) for name in used)
 
 
+def _decisive(draft: Draft) -> str:
+    """The job's last domain call: the one that does what the user asked."""
+    return [a["name"] for a in draft.gold if a["name"] not in FRAMEWORK_STEPS][-1]
+
+
 @functools.cache
-def jobs(skill: str) -> tuple[str, ...]:
-    """Basic families whose gold (drafted once) the skill does (``fits``) and is not a no-op task."""
+def _probed(skill: str) -> tuple[tuple[str, str], ...]:
+    """(Basic family, its decisive tool) for each family whose gold (drafted once) the skill does
+    (``fits``) and is not a no-op task."""
     tools = set(SKILLS[skill].tools)
     found = []
     for fam in sorted(FAMILIES.values(), key=lambda f: f.name):
@@ -86,22 +94,33 @@ def jobs(skill: str) -> tuple[str, ...]:
                 continue
             if fits(draft, tools) and draft.tags.get("expected") != "noop" and not draft.skills \
                     and draft.bucket in ("state_change", "tool_call"):
-                found.append(fam.name)
+                found.append((fam.name, _decisive(draft)))
             break
     return tuple(found)
+
+
+def jobs(skill: str, beside: str | None = None) -> tuple[str, ...]:
+    """The skill's jobs; with ``beside`` (another skill offered next to it), only those whose decisive
+    tool that skill lacks, so loading the other skill alone cannot do the job (the skill gate stays fair)."""
+    avoid = set(SKILLS[beside].tools) if beside else set()
+    return tuple(name for name, tool in _probed(skill) if tool not in avoid)
 
 
 def _probe_rng(name: str) -> random.Random:
     return random.Random(f"skill-probe:{name}")
 
 
-def _job(g: Gen, skill: str) -> Draft:
-    names = jobs(skill)
+def _job(g: Gen, skill: str, beside: str | None = None) -> Draft:
+    """A job for ``skill`` that ``beside`` (another skill offered with it) cannot do."""
+    names = jobs(skill, beside)
     if not names:
-        raise BuildError(f"no Basic family does a job with {skill}'s tools")
+        raise BuildError(f"no Basic family does a job with {skill}'s tools"
+                         + (f" that {beside} cannot do" if beside else ""))
     job = FAMILIES[g.pick(names)].build(g)
     if not fits(job, set(SKILLS[skill].tools)):  # this draft of the family took another way
         raise BuildError(f"this draft's job is not one for {skill}")
+    if beside and _decisive(job) in SKILLS[beside].tools:
+        raise BuildError(f"this draft's job could be done with {beside} alone")
     return job
 
 
@@ -178,7 +197,8 @@ def _answers(a: Draft, b: Draft) -> list[Any] | None:
 
 
 def _skill_task(g: Gen, skill: str, kind: str, turn: str) -> Draft:
-    job = _job(g, skill)
+    beside = {"near_miss": NEAR_MISS, "two_skill": PARTNER}.get(kind, {}).get(skill)
+    job = _job(g, skill, beside)
     loads = [act("load_skill", skill_id=skill)]
     steps = list(job.gold[:-1])
     recovers = list(job.recovers)
@@ -195,7 +215,7 @@ def _skill_task(g: Gen, skill: str, kind: str, turn: str) -> Draft:
     finish = _shift([job.gold[-1]], len(loads), lead)[0]
     if kind == "two_skill":
         partner = PARTNER[skill]
-        second = _job(g, partner)
+        second = _job(g, partner, skill)  # the partner is needed too: the gold skill cannot do its job
         if second.bucket != job.bucket or _domain_tools(second) & _domain_tools(job):
             raise BuildError(f"{partner}'s job does not combine with {skill}'s")
         if job.history or second.history:  # "book the first one" cannot follow another job's request
@@ -216,8 +236,9 @@ def _skill_task(g: Gen, skill: str, kind: str, turn: str) -> Draft:
     gold.append(finish)
     history = list(job.history)  # the dialogue the job's request rests on (the ids it showed the user)
     if turn == "multi":
-        history += [{"role": "user", "content": query}, {"role": "assistant", "content": g.pick(ACK)}]
-        query = g.pick(GO)
+        ack, go = g.pick(ACK_GO)
+        history += [{"role": "user", "content": query}, {"role": "assistant", "content": ack}]
+        query = go
     return Draft(query=query, gold=gold, bucket=job.bucket, check=check, patches=patches, history=history,
                  skill=skill, skills=offered, script=script, recovers=tuple(dict.fromkeys(recovers)),
                  tags={"sor_skills": ",".join(sor)}, l2=_l2_of(gold), answer=answer)

@@ -293,6 +293,6 @@ def call_voice_agent(ctx: Ctx, callee: Callee, objective: Sentence, facts: dict[
     Args:
         callee: Who to call: {phone: number} or {place_id: place}.
         objective: What the call should achieve, in one sentence.
-        facts: Everything the callee may ask for, e.g. {date, time, party_size, name, notes}.
+        facts: Everything the callee may ask for, e.g. {date, time, name, notes}; party_size for a table or a tour.
     """
     return subagents.place_call(ctx, callee.model_dump(exclude_none=True), objective, facts)

@@ -519,7 +519,7 @@ world_phone_services = table(
     Column("phone", Text, primary_key=True),
     Column("place_id", Text),
     Column("name", Text, nullable=False),
-    Column("handler", Text, nullable=False),  # inquiry | booking
+    Column("handler", Text, nullable=False),  # inquiry | booking (a table, a tour: for a party) | appointment
     Column("rules_json", Text, nullable=False),
 )
 
@@ -599,8 +599,15 @@ def inquiry_answer(rules: dict[str, Any], objective: str, facts: dict[str, Any])
                  if any(term.strip() and term.strip() in said for term in k.lower().split("|"))), rules["default"])
 
 
+# What a business asks before it books: a table or a tour is for a party; an appointment (a plumber, a garage, a
+# salon) is one customer's, so nobody there asks how many people come. A line's ``rules["requires"]`` overrides.
+BOOKING_NEEDS: dict[str, tuple[str, ...]] = {"booking": ("date", "time", "party_size", "name"),
+                                             "appointment": ("date", "time", "name")}
+
+
 def _phone_booking(ctx: Ctx, service: Any, rules: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
-    missing = [k for k in ("date", "time", "party_size", "name") if facts.get(k) in (None, "")]
+    needs = rules.get("requires") or BOOKING_NEEDS.get(service.handler, BOOKING_NEEDS["booking"])
+    missing = [k for k in needs if facts.get(k) in (None, "")]
     if missing:
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the business asked for: {', '.join(missing)}",
                         missing_inputs=missing, hint="ask_user")
@@ -609,15 +616,17 @@ def _phone_booking(ctx: Ctx, service: Any, rules: dict[str, Any], facts: dict[st
         slot = next((t for t in rules["slots"] if t >= time_ and t not in rules.get("full", [])), rules["slots"][-1])
         return {"outcome": "alternative_offered", "details": {"offered_time": slot},
                 "summary": f"{service.name} cannot take {time_}; they offered {slot}"}
+    party = int(facts.get("party_size") or 1)
+    notes = "; ".join(str(facts[k]) for k in ("notes", "address") if facts.get(k))
     result = ctx.call("voice_confirm_booking", {
         "business_phone": service.phone, "business": service.name, "date": str(facts["date"]), "time": time_,
-        "party_size": int(facts["party_size"]), "name": str(facts["name"]),
-        **({"notes": str(facts["notes"])} if facts.get("notes") else {})})
+        "party_size": party, "name": str(facts.get("name") or "the caller"), **({"notes": notes} if notes else {})})
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the booking failed: {result['Payload']['message']}",
                         reason=result["ErrorType"])
+    whom = f"{party} " if "party_size" in needs else "you "
     return {"outcome": "success", "details": result["Payload"],
-            "summary": f"{service.name} confirmed {facts['party_size']} at {time_} on {facts['date']}"}
+            "summary": f"{service.name} confirmed {whom}at {time_} on {facts['date']}"}
 
 
 @seeder
@@ -640,6 +649,6 @@ def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Person
          "rules_json": json.dumps({"answers": {"ibuprofen": "In stock, 12 packs.",
                                                "insulin": "Out of stock until Monday."},
                                    "default": "Please come by the counter."})},
-        {"phone": "+15550100003", "place_id": None, "name": "Style Studio salon", "handler": "booking",
+        {"phone": "+15550100003", "place_id": None, "name": "Style Studio salon", "handler": "appointment",
          "rules_json": json.dumps({"open": "09:00", "close": "19:00", "slots": ["10:00", "14:00", "17:00"]})},
     ])

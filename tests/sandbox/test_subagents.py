@@ -171,6 +171,19 @@ def test_voice_agent_inquiry_booking_and_alternatives(conn: Connection, ex: Exec
         "time", "party_size", "name"]
 
 
+def test_voice_agent_books_an_appointment_without_a_party_size(conn: Connection, ex: Executor) -> None:
+    """A salon or a plumber books one customer at a time: nobody there asks how many people come."""
+    facts = {"date": "2025-06-14", "time": "14:00", "name": "Wang Lei", "address": "1 Main St"}
+    missing = ex.call("call_voice_agent", {"callee": {"phone": "+15550100003"}, "objective": "Book a haircut",
+                                           "facts": {"date": "2025-06-14"}})
+    assert missing["Payload"]["missing_inputs"] == ["time", "name"]
+    booked = ex.call("call_voice_agent", {"callee": {"phone": "+15550100003"}, "objective": "Book a haircut",
+                                          "facts": facts})
+    assert booked["Payload"]["outcome"] == "success", booked
+    row = diff_of(conn)["phone_bookings"].inserted[0]
+    assert (row["time"], row["party_size"], row["notes"]) == ("14:00", 1, "1 Main St")
+
+
 def test_voice_agent_needs_the_phone_permission(conn: Connection, ex: Executor) -> None:
     prepare(conn, update(app_permissions).where(app_permissions.c.app_id == "assistant",
                                                 app_permissions.c.permission == "PHONE").values(state="not_requested"))

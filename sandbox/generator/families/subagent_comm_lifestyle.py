@@ -370,7 +370,7 @@ def phone_only(g: Gen, service: str, day: str) -> tuple[dict[str, Any], list[str
     rules = {"open": "08:00", "close": "19:00", "slots": free,
              "full": [s["start"][11:] for s in slots if not s["available"]]}
     return prov, free, {"insert": {"world_phone_services": [{"phone": phone, "place_id": prov["place_id"],
-                                                             "name": prov["name"], "handler": "booking",
+                                                             "name": prov["name"], "handler": "appointment",
                                                              "rules_json": json.dumps(rules)}]}}
 
 
@@ -384,7 +384,7 @@ def voice_draft(g: Gen, service: str, what: str) -> Draft:
     query = g.say("book {what} with {name} {when} at {t}", "get {name} to do {what} {when}, {t}",
                   "I need {what} from {name} {when} at {t}; please arrange it", what=what, name=prov["name"],
                   when=g.when(days), t=time)
-    facts = {"date": day, "time": time, "party_size": 1, "name": g.persona.name, "notes": what}
+    facts = {"date": day, "time": time, "name": g.persona.name, "notes": what}
     gold = [act("search_local_services", service_type=service, date=day),
             act("call_voice_agent", callee={"phone": prov["phone"]}, objective=f"Book {what} on {day} at {time}",
                 facts=facts),

@@ -319,7 +319,7 @@ def haircut_in_free_slot(g: Gen) -> Draft:
                     when=g.when(d)),
         gold=[act("get_daily_agenda", date=day),
               act("call_voice_agent", callee={"phone": SALON}, objective="Book a haircut",
-                  facts={"date": day, "time": t, "party_size": 1, "name": g.persona.name}),
+                  facts={"date": day, "time": t, "name": g.persona.name}),
               act("create_calendar_event", title="Haircut at Style Studio", start=start, end=end),
               done(f"Booked a haircut at {t} and added it to your calendar.")],
         bucket="agent_behavior",

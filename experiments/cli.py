@@ -65,6 +65,12 @@ def _compare(args: list[str]) -> int:
     return compare.main(args)
 
 
+def _rescore(args: list[str]) -> int:
+    from experiments import rescore
+
+    return rescore.main(args)
+
+
 def _catalog(args: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="mobilepa catalog", description=COMMANDS["catalog"].summary)
     form = parser.add_mutually_exclusive_group()
@@ -115,6 +121,9 @@ COMMANDS: dict[str, Command] = {
                       "per-cell analysis", _report),
     "compare": Command("A B", "two planners on the same stored episodes: paired differences, McNemar, flips",
                        _compare),
+    "rescore": Command("[--store PATH] [--split NAME]", "judge the stored trajectories again with the current "
+                       "verifier, no planner called: verdicts that changed, scores before and after, MLflow updated",
+                       _rescore),
     "view": Command("[KEY] [--run DIR|--store PATH]", "list a run's or a store's episodes, or show one: "
                     "conversation, calls, envelopes, diff, verdict; --html pages", _view),
     "play": Command("KEY", "play one episode yourself as the planner, verdict at finish", _play),

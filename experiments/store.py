@@ -31,6 +31,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     func,
@@ -42,6 +43,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from experiments.loop import EpisodeResult
 from experiments.run import episode_row
 from sandbox.episode import FORMAT_ERROR_STEP
+from sandbox.tasks import Task
+from verification import VERIFIER_VERSION
 from verification.verify import Verdict
 
 KEY_COLUMNS = ("planner", "split", "condition", "seed", "task_id")
@@ -62,7 +65,11 @@ episodes = Table(
     Column("prompt_tokens", Integer), Column("completion_tokens", Integer),
     Column("planner_latency_s", Float, nullable=False), Column("wall_s", Float, nullable=False),
     Column("dataset_hash", String, nullable=False), Column("trajectory", LargeBinary, nullable=False),
+    # Added later (null in rows stored before): the verifier that judged the row, and what of its task the
+    # episode ran on, so ``mobilepa rescore`` knows whether the trajectory can be judged by the task's checks now.
+    Column("verifier_version", String), Column("task_hash", String),
 )
+ADDED_COLUMNS = ("verifier_version", "task_hash")
 datasets = Table(
     "datasets", metadata,
     Column("split", String, primary_key=True), Column("file", String, nullable=False),
@@ -154,8 +161,22 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+EPISODE_FIELDS = frozenset({"query", "history", "initial_state", "candidate_tools", "candidate_skills", "user_script",
+                            "events", "required_skill_id"})
+"""What of a task an episode runs on; the rest (its check, bucket, gates, tags) only judges it, so a stored
+trajectory may be judged again by the task's current checks while these are unchanged."""
+GOLD_PLANNERS = frozenset({"oracle", "noisy_oracle"})  # planner kinds whose episodes replay the task's gold
+
+
+def episode_fingerprint(task: Task, *, with_gold: bool) -> str:
+    """A hash of what of ``task`` an episode runs on (the gold too for planners that replay it)."""
+    fields = task.model_dump(mode="json", include=set(EPISODE_FIELDS | ({"gold"} if with_gold else set())))
+    fields["sor_skills"] = task.tags.get("sor_skills")  # decides a skill task's action space under sor
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
 def episode_record(result: EpisodeResult, *, planner: str, split: str, condition: str, seed: int,
-                   dataset_hash: str) -> dict[str, Any]:
+                   dataset_hash: str, task_hash: str | None = None) -> dict[str, Any]:
     """A store row from one episode; built on the worker, so only this small record travels back."""
     row = episode_row(result)
     steps = result.trajectory.steps
@@ -174,6 +195,7 @@ def episode_record(result: EpisodeResult, *, planner: str, split: str, condition
         "prompt_tokens": sum(prompt) if prompt else None, "completion_tokens": sum(completion) if completion else None,
         "planner_latency_s": round(sum(s.planner.get("planner_latency_s", 0.0) for s in steps), 6),
         "dataset_hash": dataset_hash, "trajectory": gzip.compress(trajectory.encode("utf-8")),
+        "verifier_version": VERIFIER_VERSION, "task_hash": task_hash,
     }
 
 
@@ -229,7 +251,11 @@ class ResultsStore:
     @_guarded
     def _open(self) -> None:
         metadata.create_all(self.engine)
-        with self.engine.connect() as conn:
+        with self.engine.begin() as conn:
+            have = {row[1] for row in conn.exec_driver_sql("PRAGMA table_info(episodes)")}
+            for name in ADDED_COLUMNS:  # a store from before they were added
+                if name not in have:
+                    conn.exec_driver_sql(f"ALTER TABLE episodes ADD COLUMN {name} VARCHAR")
             conn.execute(select(func.count()).select_from(episodes)).scalar_one()
 
     @_guarded
@@ -268,6 +294,42 @@ class ResultsStore:
                     "settings": b} for k, b in blobs.items() if k not in known]
             if new:
                 conn.execute(cells.insert(), new)
+
+    @_guarded
+    def datasets(self) -> dict[str, tuple[str, str]]:
+        """split -> (task file, sha256) the store's rows were run on."""
+        with self.engine.connect() as conn:
+            return {split: (file, sha) for split, file, sha in conn.execute(select(datasets))}
+
+    @_guarded
+    def cell_settings(self) -> dict[CellKey, dict[str, Any]]:
+        with self.engine.connect() as conn:
+            return {tuple(r[:4]): json.loads(r[4]) for r in conn.execute(select(*(cells.c[k] for k in (  # type: ignore[misc]
+                "planner", "split", "condition", "seed", "settings"))))}
+
+    @_guarded
+    def rejudge(self, split: str, file: str, sha256: str, verdicts: Sequence[dict[str, Any]],
+                drop: Sequence[Key] = ()) -> None:
+        """In one transaction: rows' verdict columns replaced (by key), the ``drop`` keys deleted, and the
+        split recorded as run on ``file`` at ``sha256`` (what its rows are now consistent with)."""
+        judged = ("verdict", "passed", "checker_passed", "memory_gate", "skill_gate", "scorable", "reasons",
+                  "verifier_version")
+        where = [episodes.c[k] == bindparam(f"k_{k}") for k in KEY_COLUMNS]
+        with self.engine.begin() as conn:
+            if verdicts:
+                conn.execute(episodes.update().where(*where).values({k: bindparam(f"v_{k}") for k in judged}),
+                             [{**{f"k_{k}": v[k] for k in KEY_COLUMNS}, **{f"v_{k}": v[k] for k in judged}}
+                              for v in verdicts])
+            for key in drop:
+                conn.execute(episodes.delete().where(*(episodes.c[k] == v for k, v in zip(KEY_COLUMNS, key))))
+            conn.execute(datasets.update().where(datasets.c.split == split).values(file=file, sha256=sha256))
+
+    @_guarded
+    def recorded_sweeps(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every sweep that wrote here, with its config."""
+        with self.engine.connect() as conn:
+            return [(key, json.loads(config)) for key, config in
+                    conn.execute(select(sweeps.c.sweep_key, sweeps.c.config).order_by(sweeps.c.sweep_key))]
 
     @_guarded
     def record_sweep(self, sweep_key: str, config: dict[str, Any]) -> None:

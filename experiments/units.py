@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from experiments.loop import run_many
-from experiments.store import episode_record
+from experiments.store import GOLD_PLANNERS, episode_fingerprint, episode_record
 from planners.base import Planner
 from sandbox.conditions import KNOWN
 from sandbox.suite import load_split
@@ -101,12 +101,24 @@ def freeze_warm_state() -> None:
     gc.freeze()
 
 
+_FINGERPRINTS: dict[tuple[int, bool], tuple[Task, str]] = {}  # the task is kept, so its id is never reused
+
+
+def task_fingerprint(task: Task, with_gold: bool) -> str:
+    """``episode_fingerprint`` once per task object and process, not once per episode."""
+    key = (id(task), with_gold)
+    if key not in _FINGERPRINTS:
+        _FINGERPRINTS[key] = (task, episode_fingerprint(task, with_gold=with_gold))
+    return _FINGERPRINTS[key][1]
+
+
 def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
     """Run a unit's episodes concurrently under asyncio; return one store record per episode."""
     cell = unit.cell
     tasks = split_tasks(cell.split_file, cell.categories, cell.subset)
     chosen = [tasks[i] for i in dict.fromkeys(key.split("@")[0] for key in unit.task_ids)]
     factory = resolve_factory(unit.planner_factory)
+    replays_gold = cell.planner_config.get("kind") in GOLD_PLANNERS
 
     async def drive() -> list[dict[str, Any]]:
         planner = factory(cell.planner_config)
@@ -116,7 +128,8 @@ def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
                                          condition=cell.condition, keys=set(unit.task_ids)):
                 records.append(episode_record(result, planner=cell.planner, split=cell.split,
                                               condition=cell.condition, seed=cell.seed,
-                                              dataset_hash=cell.dataset_hash))
+                                              dataset_hash=cell.dataset_hash,
+                                              task_hash=task_fingerprint(result.task, replays_gold)))
         finally:
             close = getattr(planner, "aclose", None)
             if close is not None:

@@ -20,8 +20,12 @@ from sandbox.taxonomy import domain_of
 
 CATEGORY = "memory"
 
-FIRST = ("Anna", "Ben", "Clara", "Diego", "Elif", "Farah", "Gus", "Hiro", "Ines", "Jonah", "Kira", "Leo", "Mina",
-         "Nico", "Olga", "Pablo", "Quinn", "Rosa", "Sami", "Tess", "Umar", "Vera", "Wes", "Yara", "Zoe")
+FEMALE = ("Anna", "Clara", "Elif", "Farah", "Ines", "Kira", "Mina", "Olga", "Rosa", "Tess", "Vera", "Yara", "Zoe")
+MALE = ("Ben", "Diego", "Gus", "Hiro", "Jonah", "Leo", "Nico", "Pablo", "Umar", "Wes")
+FIRST = tuple(sorted(FEMALE + MALE + ("Quinn", "Sami")))
+# a gendered role takes a name of that gender ("my son Anna" reads as a generator slip)
+GENDERED = {**dict.fromkeys(("sister", "daughter", "grandmother", "aunt", "niece", "godmother"), FEMALE),
+            **dict.fromkeys(("brother", "son", "uncle", "nephew", "godson", "grandfather"), MALE)}
 RELATIVES = ("sister", "brother", "daughter", "son", "best friend", "cousin", "grandmother", "uncle", "aunt",
              "niece", "nephew", "godmother")
 CITIES = ("Beijing", "Berlin", "London", "Madrid", "Mumbai", "Palo Alto", "San Francisco", "Seoul", "Shanghai",
@@ -74,8 +78,9 @@ def old(g: Gen) -> str:
     return f"{g.rng.choice((2022, 2023))}-{g.rng.randint(1, 12):02d}-{g.rng.randint(1, 28):02d}"
 
 
-def person(g: Gen) -> str:
-    return g.pick(FIRST)
+def person(g: Gen, role: str = "") -> str:
+    """A first name that fits ``role`` (a brother gets a man's name)."""
+    return g.pick(GENDERED.get(role, FIRST))
 
 
 def days_until(g: Gen, day: str, min_days: int = 1) -> int:
@@ -112,6 +117,12 @@ def contact(g: Gen) -> dict[str, Any]:
                  and bool(r["phone_number"]))
 
 
+def helper(g: Gen) -> dict[str, Any]:
+    """A contact to bind to a household role (cleaner, landlord, trainer): one the address book tags with no
+    relationship, so it does not contradict the memory (a "classmate" as the cleaner)."""
+    return g.one("contacts", filter=lambda r: r["relationship"] is None and bool(r["phone_number"]))
+
+
 def first(c: dict[str, Any]) -> str:
     return c["name"].split()[0]
 
@@ -135,7 +146,10 @@ def nice_time(stamp: str) -> str:
     return f"{h - 12 if h > 12 else h}{':' + m if m != '00' else ''}{'pm' if h >= 12 else 'am'}"
 
 
-def add_check(*words: str) -> dict[str, Any]:
+NUMBER_WORDS = dict(enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")))
+
+
+def add_check(*words: Any) -> dict[str, Any]:
     return {"memory_records": [{"content": {"$contains_all": list(words)}, "status": "active"}]}
 
 
@@ -147,6 +161,15 @@ def replace_check(g: Gen, old_id: str, *words: str) -> tuple[dict[str, Any], dic
 
 def delete_check(mid: str) -> dict[str, Any]:
     return {"memory_records": [{"match": {"memory_id": mid}, "set": {"status": "deleted"}}]}
+
+
+def retired(g: Gen, *ids: str) -> list[dict[str, Any]]:
+    """Each record gone, either way: replaced (superseded, pointing at its successor) or deleted. Two
+    symmetric conflicting records may be retired in any roles (replace one, delete the other, or delete
+    both and add the corrected fact); the insert check asks for the single active corrected record."""
+    return [{"match": {"memory_id": mid}, "set": {
+        "status": {"$any": ["superseded", "deleted"]}, "superseded_by": {"$any": [None, {"$regex": "^mem_"}]},
+        "valid_to": {"$any": [None, g.date(0)]}}} for mid in ids]
 
 
 def merge(*parts: dict[str, Any]) -> dict[str, Any]:
@@ -281,10 +304,11 @@ def flight_offers(g: Gen, patches: dict[str, Any], **search: Any) -> tuple[str, 
 @family("memory", None, **sr("single", "api"))
 def weather_where_relative_lives(g: Gen) -> Draft:
     m = Mem(g)
-    rel, name, city = g.pick(RELATIVES), person(g), away_city(g)
+    rel, city = g.pick(RELATIVES), away_city(g)
+    name = person(g, rel)
     mid = m.add("relationship", f"My {rel} {name} lives in {city}", [name, rel], old(g))
-    others = [r for r in RELATIVES if r != rel]
-    m.add("relationship", f"My {g.pick(others)} {person(g)} works as a nurse", ["nurse"], old(g))
+    other = g.pick([r for r in RELATIVES if r != rel])
+    m.add("relationship", f"My {other} {person(g, other)} works as a nurse", ["nurse"], old(g))
     d = weather_day(g)
     when = g.when(d)
     query = g.say("what's the weather going to be where my {rel} lives {when}?",
@@ -301,11 +325,12 @@ def weather_where_relative_lives(g: Gen) -> Draft:
 @family("memory", None, **sr("single", "api"))
 def world_time_where_relative_lives(g: Gen) -> Draft:
     m = Mem(g)
-    rel, name, city = g.pick(RELATIVES), person(g), g.pick(TZ_CITIES)
+    rel, city = g.pick(RELATIVES), g.pick(TZ_CITIES)
+    name = person(g, rel)
     verb = g.pick(("is studying in", "lives in", "moved to", "is working in"))
     mid = m.add("relationship", f"My {rel} {name} {verb} {city}", [name, rel, city], old(g))
-    m.add("relationship", f"My {g.pick([r for r in RELATIVES if r != rel])} {person(g)} likes hiking", ["hiking"],
-          old(g))
+    other = g.pick([r for r in RELATIVES if r != rel])
+    m.add("relationship", f"My {other} {person(g, other)} likes hiking", ["hiking"], old(g))
     query = g.say("what time is it right now where my {rel} is?", "what's the local time for my {rel} {name}?",
                   "is it late at night for my {rel} right now? what time is it there?",
                   "can I call my {rel} now, what time is it in their city?", rel=rel, name=name)
@@ -446,9 +471,11 @@ def flights_from_usual_airport(g: Gen) -> Draft:
 @family("memory", None, **sr("multi", "api"))
 def directions_to_remembered_place(g: Gen) -> Draft:
     m = Mem(g)
-    place = g.one("world_places", {"city": g.persona.home_city})
-    who = g.pick(("my son's school", "my daughter's kindergarten", "my physio", "my tailor", "my climbing gym",
-                  "the kids' swimming pool", "my piano teacher's studio", "my barber"))
+    # the remembered place is of the kind its role names (a physio at a clinic, not at a cafe)
+    who, kind = g.pick((("my physio", "clinic"), ("my doctor's practice", "clinic"), ("my barber", "salon"),
+                        ("my hairdresser", "salon"), ("my climbing gym", "gym"), ("my usual pharmacy", "pharmacy"),
+                        ("my favourite park", "park"), ("my usual cafe", "cafe")))
+    place = g.one("world_places", {"city": g.persona.home_city, "category": kind})
     mid = m.add("profile", f"{who.replace('my ', '').capitalize()} is {place['name']} at {place['address']}",
                 [who.replace("my ", "")], old(g))
     mode = g.pick(("transit", "walking", "cycling", "driving"))
@@ -504,7 +531,7 @@ LANDLORD_NEWS = ("the rent goes up to {x} from next month", "the boiler was fixe
 @family("memory", None, **sr("multi", "db", "add"))
 def add_fact_then_text_helper(g: Gen) -> Draft:
     m = Mem(g)
-    c = contact(g)
+    c = helper(g)
     role = g.pick(("landlord", "babysitter", "dog walker", "cleaner", "piano teacher", "personal trainer",
                    "carpool buddy", "building manager"))
     mid = m.add("relationship", f"My {role} is {c['name']}", [role, c["name"]], old(g))
@@ -625,7 +652,8 @@ def event_row(eid: str, title: str, start: str, minutes: int, g: Gen) -> dict[st
 
 def _recency_weather(g: Gen, multi: bool) -> Draft:
     m = Mem(g)
-    rel, name = g.pick(RELATIVES), person(g)
+    rel = g.pick(RELATIVES)
+    name = person(g, rel)
     a, b = g.rng.sample([c for c in CITIES if c != g.persona.home_city], 2)
     m.add("relationship", f"My {rel} {name} lives in {a}", [name, rel, "lives"], old(g))
     new = m.add("relationship", f"My {rel} {name} now lives in {b} after moving for work", [name, rel, "lives"],
@@ -660,7 +688,8 @@ def recency_weather_relative_moved_multi(g: Gen) -> Draft:
 @family("memory", None, **cf("multi", "api", "recency"))
 def recency_world_time_relative(g: Gen) -> Draft:
     m = Mem(g)
-    rel, name = g.pick(RELATIVES), person(g)
+    rel = g.pick(RELATIVES)
+    name = person(g, rel)
     a, b = g.rng.sample(TZ_CITIES, 2)
     m.add("relationship", f"{name}, my {rel}, is based in {a}", [name, rel], old(g))
     new = m.add("relationship", f"{name}, my {rel}, relocated to {b}", [name, rel], ago(g, 10, 150))
@@ -812,9 +841,10 @@ def recency_alarm_for_practice(g: Gen) -> Draft:
     m.add("routine", f"Gets up at {t_old} on days with {a}", [a, "gets up"], old(g))
     new = m.add("routine", f"Since the new season, gets up at {t_new} on days with {a}", [a, "gets up"], ago(g, 5, 90))
     day = g.pick(DAYS)
-    query = g.say("set an alarm for {wd} at the time I get up for {a} these days",
-                  "alarm on {wd} for my {a} wake-up time, the current one", "wake me on {wd} when I normally get up for {a} now",
-                  wd=DAY_NAME[day], a=a)
+    # a phone alarm repeats on weekdays (no date): the user asks for a weekly one
+    query = g.say("set an alarm for every {wd} at the time I get up for {a} these days",
+                  "a weekly {wd} alarm for my {a} wake-up time, the current one",
+                  "wake me every {wd} when I normally get up for {a} now", wd=DAY_NAME[day], a=a)
     return Draft(query, [m.search(f"gets up {a}", new), act("set_alarm", time=t_new, days=[day], label=a.capitalize()),
                          done(f"Alarm at {t_new}.")],
                  "state_change", {"insert": {"alarms": [{"time": t_new, "days_json": {"$json": [day]}}]}},
@@ -912,7 +942,7 @@ def ask_group_size_then_correct(g: Gen) -> Draft:
     query = g.say("yes, for the whole {grp}; and sort out your memory on the size",
                   "please book it for all of the {grp}, and fix what you remember about its size", grp=grp)
     q = f"I have the {grp} saved as both {n1} and {n2} members. How many people should I book for?"
-    ins, upd = replace_check(g, a, str(n3))
+    ins = add_check({"$any": [str(n3), NUMBER_WORDS[n3]]})
     return Draft(query, [m.search(f"{grp} members", a, b), act("ask_user", question=q, slot="party_size"),
                          act("replace_memory", memory_id=a, new_content=f"The {grp} has {n3} members"),
                          act("delete_memory", memory_id=b), act("search_restaurants", query=r["name"]),
@@ -921,7 +951,7 @@ def ask_group_size_then_correct(g: Gen) -> Draft:
                  "agent_behavior", {"follow_up": {"tool": "ask_user"}, "state": {
                      "insert": {**ins, "restaurant_reservations": [{"restaurant_id": r["restaurant_id"], "datetime": when,
                                                                     "party_size": n3}]},
-                     "update": {"memory_records": upd["memory_records"] + delete_check(b)["memory_records"]}}},
+                     "update": {"memory_records": retired(g, a, b)}}},
                  script=[{"answer": f"Neither, we're {n3} now.", "slot": "party_size",
                           "keywords": ["how many", "members", "people", "size"]}],
                  patches=m.patches(), history=history, memory_ids=[a, b], l2="8.2")
@@ -938,9 +968,9 @@ def recency_shift_then_alarm(g: Gen) -> Draft:
     later = plus(times[1], shift)
     day = g.pick(DAYS)
     history = hist(f"From this week {a} starts {shift} minutes later than it does now.", "Got it.")
-    query = g.say("update that in your memory and set an alarm on {wd} at the new start time",
-                  "replace what you have about it, then add a {wd} alarm for when it starts",
-                  "fix your memory and set me an alarm for the new start on {wd}", wd=DAY_NAME[day])
+    query = g.say("update that in your memory and set an alarm every {wd} at the new start time",
+                  "replace what you have about it, then add a weekly {wd} alarm for when it starts",
+                  "fix your memory and set me an alarm for the new start, repeating every {wd}", wd=DAY_NAME[day])
     ins, upd = replace_check(g, new, later)
     return Draft(query, [m.search(f"{a} starts", new),
                          act("replace_memory", memory_id=new, new_content=f"{a.capitalize()} now starts at {later}"),
@@ -986,11 +1016,13 @@ def flights_home_to_relative(g: Gen) -> Draft:
     home = CITY_AIRPORT.get(g.persona.home_city)
     if not home:
         raise BuildError("no home airport")
-    rel, name = g.pick(RELATIVES), person(g)
+    rel = g.pick(RELATIVES)
+    name = person(g, rel)
     city = g.pick([c for c in CITY_AIRPORT if CITY_AIRPORT[c] != home])
     a = m.add("profile", f"Home airport is {home}", ["home airport", "flights"], old(g))
     b = m.add("relationship", f"My {rel} {name} lives in {city}", [rel, name], old(g))
-    m.add("relationship", f"My {g.pick([r for r in RELATIVES if r != rel])} {person(g)} lives nearby", ["nearby"], old(g))
+    other = g.pick([r for r in RELATIVES if r != rel])
+    m.add("relationship", f"My {other} {person(g, other)} lives nearby", ["nearby"], old(g))
     d = g.rng.randint(3, 13)
     query = g.say("find flights on {date} from my home airport to where my {rel} lives",
                   "search flights to my {rel}'s city on {date}, leaving from my usual airport",
@@ -1012,7 +1044,8 @@ DIETS = {"vegetarian": "is vegetarian", "vegan": "is vegan", "halal": "only eats
 @family("memory", None, **co("single", "api"))
 def restaurants_cuisine_and_diet(g: Gen) -> Draft:
     m = Mem(g)
-    rel, name = g.pick(RELATIVES + ("partner", "boss", "colleague")), person(g)
+    rel = g.pick(RELATIVES + ("partner", "boss", "colleague"))
+    name = person(g, rel)
     diet = g.pick(sorted(DIETS))
     cuisine = g.pick(served(g, g.persona.home_city, diet))
     a = m.add("preference", f"Favourite cuisine is {cuisine}", ["favourite cuisine", "food"], old(g))
@@ -1061,7 +1094,7 @@ CODES = ("gate code", "door code", "garage code", "wifi password", "alarm code",
 @family("memory", None, **co("single", "db"))
 def text_code_to_helper(g: Gen) -> Draft:
     m = Mem(g)
-    c = contact(g)
+    c = helper(g)
     role = g.pick(("babysitter", "dog walker", "cleaner", "plant sitter", "house sitter", "handyman", "nanny"))
     what = g.pick(CODES)
     code = str(g.rng.randint(1000, 999999)) if "password" not in what else f"sunny{g.rng.randint(100, 999)}"
@@ -1078,9 +1111,11 @@ def text_code_to_helper(g: Gen) -> Draft:
 @family("memory", None, **co("multi", "api"))
 def ride_fare_between_remembered_places(g: Gen) -> Draft:
     m = Mem(g)
-    p1, p2 = g.some("world_places", 2, {"city": g.persona.home_city})
+    # the spot is a gym of the home city (a "gym" named after a tapas bar reads as a generator slip)
+    spot = g.pick(("gym", "climbing gym", "fitness studio", "boxing gym"))
+    p1 = g.one("world_places", {"city": g.persona.home_city, "category": "gym"})
+    p2 = g.one("world_places", {"city": g.persona.home_city}, filter=lambda r: r["category"] not in ("gym", "park"))
     rel = g.pick(("partner", "sister", "brother", "best friend", "daughter", "son", "flatmate"))
-    spot = g.pick(("gym", "climbing gym", "yoga studio", "dance school", "co-working space", "allotment"))
     a = m.add("profile", f"My {spot} is {p1['name']}, {p1['address']}", [spot], old(g))
     b = m.add("relationship", f"My {rel} works at {p2['name']}, {p2['address']}", [rel, "works"], old(g))
     ride_type = g.pick(("economy", "comfort", "premium", "xl"))
@@ -1113,7 +1148,8 @@ def convert_to_relative_currency(g: Gen) -> Draft:
     m = Mem(g)
     mine = g.rows("payment_methods")[0]["currency"]
     city = g.pick([c for c, cur in CITY_CUR.items() if cur != mine])
-    rel, name = g.pick(RELATIVES), person(g)
+    rel = g.pick(RELATIVES)
+    name = person(g, rel)
     a = m.add("relationship", f"{name} is my {rel}", [rel, name], old(g))
     b = m.add("profile", f"{name} is spending the year in {city}", [name, city], ago(g, 14, 150))
     amount = g.pick((50, 80, 100, 150, 200, 250, 300, 500, 750, 1000))
@@ -1139,7 +1175,8 @@ def dinner_guest_add_then_book(g: Gen) -> Draft:
     occ = g.pick(OCCASIONS)
     a = m.add("preference", f"For {occ} we always go to {r['name']}", [occ, "restaurant"], old(g))
     b = m.add("profile", f"Household of {n} people", ["household", "family size"], old(g))
-    guest, rel = person(g), g.pick(("cousin", "godson", "exchange student", "grandfather", "aunt", "niece"))
+    rel = g.pick(("cousin", "godson", "exchange student", "grandfather", "aunt", "niece"))
+    guest = person(g, rel)
     day = (dt.date.fromisoformat(when[:10]) - g.now.date()).days
     history = hist(f"My {rel} {guest} is staying with us and will join our {occ} from now on.", "How nice!")
     query = g.say("remember that, and book our {occ} place {when} at {t} for the household plus {guest}",
@@ -1156,12 +1193,28 @@ def dinner_guest_add_then_book(g: Gen) -> Draft:
                  patches=m.patches(), history=history, memory_ids=[a, b], l2="8.2")
 
 
+def homes(g: Gen, k: int) -> list[dict[str, Any]]:
+    """``k`` residential addresses in the home city, as world places a ride can go to (a relative lives at
+    "212 Station Road", not at a pharmacy): new house numbers on the city's streets, beside a place there."""
+    taken = {p["address"] for p in g.rows("world_places")}
+    out: list[dict[str, Any]] = []
+    for n, base in enumerate(g.some("world_places", k, {"city": g.persona.home_city}), start=901):
+        street = base["address"].split(" ", 1)[1]
+        address = next(a for a in (f"{g.rng.randint(200, 299)} {street}" for _ in range(50)) if a not in taken)
+        taken.add(address)
+        out.append({"place_id": f"place_{n}", "name": address, "category": "residence", "address": address,
+                    "city": base["city"], "lat": round(base["lat"] + 0.002, 5), "lon": base["lon"], "rating": None,
+                    "phone": None, "open_now": 1})
+    return out
+
+
 @family("memory", None, **co("multi", "db", "replace"))
 def relative_moved_replace_then_ride(g: Gen) -> Draft:
     m = Mem(g)
     ride_ok(g)
-    p_old, p_new = g.some("world_places", 2, {"city": g.persona.home_city})
-    rel, name = g.pick(RELATIVES), person(g)
+    p_old, p_new = homes(g, 2)
+    rel = g.pick(RELATIVES)
+    name = person(g, rel)
     t = g.pick(("economy", "comfort", "premium", "xl"))
     a = m.add("relationship", f"My {rel} {name} lives at {p_old['address']}", [rel, name, "address"], old(g))
     b = m.add("preference", f"Preferred ride type is {t}", ["ride type", "ride"], old(g))
@@ -1181,7 +1234,7 @@ def relative_moved_replace_then_ride(g: Gen) -> Draft:
                                                                "dropoff": {"$contains": p_new["address"]}}],
                                              "transactions": RIDE_CHARGE},
                                   "update": upd, "ignore_tables": RIDE_IGNORE},
-                 patches=m.patches(), history=history, memory_ids=[a, b], l2="5.2")
+                 patches=m.patches({"insert": {"world_places": [p_new]}}), history=history, memory_ids=[a, b], l2="5.2")
 
 
 @family("memory", None, **co("multi", "db", "delete"))

@@ -80,9 +80,24 @@ def test_failing_units_are_resubmitted_then_reported(threaded_client: Client) ->
 
 
 @pytest.mark.faults
+def test_a_cluster_without_workers_ends_the_stream_naming_it() -> None:
+    """Units waiting on a cluster whose workers are all gone (or never came) stop it after
+    ``no_worker_timeout_s`` instead of waiting forever."""
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cluster, Client(cluster) as client:
+        started = time.monotonic()
+        outcome = stream_units(client, _unit, ["u1", "u2"], key_of=str, on_result=lambda u, r: [],
+                               no_worker_timeout_s=1.0)
+        assert time.monotonic() - started < 10
+    assert outcome.lost and "no Dask worker" in outcome.lost and "cluster.no_worker_timeout_s" in outcome.lost
+
+
+@pytest.mark.faults
 @pytest.mark.parametrize(("config", "message"), [
     ({"kind": "address", "address": None}, "cluster.address"),
     ({"kind": "yarn"}, "cluster.kind: unknown kind 'yarn'"),
+    ({"kind": "local", "n_workers": 0, "threads_per_worker": 1, "processes": False}, "cluster.n_workers: must be at"),
+    ({"kind": "slurm", "jobs": "two"}, "cluster.jobs: an integer is required, got 'two'"),
+    ({"kind": "address", "address": "tcp://127.0.0.1:1", "connect_timeout": "0s"}, "cluster.connect_timeout: must be"),
 ])
 def test_bad_cluster_configs_fail_naming_the_key(config: dict, message: str) -> None:
     with pytest.raises(ClusterConfigError, match=message), dask_client(config):

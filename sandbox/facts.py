@@ -177,9 +177,50 @@ def states_time(text: str, hhmm: str) -> bool:
     return (hour, minute) in times(text)
 
 
+_SIBILANT = ("s", "x", "z", "ch", "sh", "o")
+# words ending in s that are no plural of the word without it
+_NOT_PLURAL = frozenset({"news", "series", "species", "lens", "gas", "yes", "always", "perhaps", "thanks", "thus",
+                         "physics", "mathematics", "economics", "politics", "athletics", "wales", "paris", "mars"})
+
+
+@functools.lru_cache(maxsize=65536)
+def number_forms(word: str) -> frozenset[str]:
+    """``word`` with its regular plural or singular forms ("lemon"/"lemons", "berry"/"berries",
+    "tomato"/"tomatoes", "box"/"boxes"), so "2 lemons" states "lemon"; words under 3 letters and
+    endings that are no plural ("glass", "bus", "analysis", "news") are not made singular."""
+    if len(word) < 3 or not word.isalpha() or word in _NOT_PLURAL:
+        return frozenset({word})
+    singular: set[str] = set()
+    if word.endswith(("ss", "us", "is")):  # glass, bus, analysis: singular already
+        singular = set()
+    elif word.endswith("ies") and len(word) > 4:
+        singular = {word[:-3] + "y"}
+    elif word.endswith("es") and word[:-2].endswith(_SIBILANT) and len(word) > 4:
+        singular = {word[:-2], word[:-1]}  # boxes, horses
+    elif word.endswith("s") and len(word) > 3:
+        singular = {word[:-1]}
+    if singular:
+        return frozenset({word, *singular})
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return frozenset({word, word[:-1] + "ies"})
+    if word.endswith(_SIBILANT):
+        return frozenset({word, word + "es", *([word + "s"] if word.endswith("o") else [])})
+    return frozenset({word, word + "s"})
+
+
+def same_noun(a: str, b: str) -> bool:
+    """Whether two folded words are one noun in the singular or plural, either way round
+    ("menu"/"menus" although "menus" ends like "bus"); a word in ``_NOT_PLURAL`` is only itself."""
+    return a == b or not ({a, b} & _NOT_PLURAL) and (b in number_forms(a) or a in number_forms(b))
+
+
 def states_name(text: str, name: str) -> bool:
-    """``name`` appears as whole words, ignoring case, accents, punctuation and spacing."""
-    return f" {fold(name)} " in f" {fold(text)} "
+    """``name`` appears as whole words, ignoring case, accents, punctuation and spacing; its last
+    word in the singular or plural ("2 lemons" states "lemon", "one berry" states "berries")."""
+    *head, last = fold(name).split() or [""]
+    said = fold(text).split()
+    return bool(last) and any(said[i:i + len(head)] == head and same_noun(said[i + len(head)], last)
+                              for i in range(len(said) - len(head)))
 
 
 def states_none(text: str) -> bool:

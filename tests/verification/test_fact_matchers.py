@@ -146,3 +146,39 @@ def test_counts_as_digits_or_words(n: int, word: bool) -> None:
     text = f"I found {words[n] if word else n} of them."
     assert matches({"$count": n}, text)
     assert not matches({"$count": n + 1}, text)
+
+
+def _plural(word: str) -> str:
+    """The regular English plural, written independently of the matcher."""
+    if word[-1] == "y" and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("s", "x", "z", "ch", "sh", "o")) else "s")
+
+
+nouns = st.text(alphabet="abcdefghijklmnoprtuvwy", min_size=3, max_size=10).filter(
+    lambda w: not w.endswith(("s", "us", "is")))
+heads = st.sampled_from(["", "chili ", "Cedar "])
+
+
+@given(nouns, heads, st.sampled_from(["2 {}.", "Add {} and salt", "{}: 4 pieces"]))
+def test_a_name_is_stated_in_the_singular_or_plural(word: str, head: str, form: str) -> None:
+    name = head + word
+    assert matches({"$name": name}, form.format(head + _plural(word))), (name, _plural(word))
+    assert matches({"$name": head + _plural(word)}, form.format(name)), (name, _plural(word))
+
+
+@given(nouns, heads, st.sampled_from(["ade", "er", "ing", "ed", "ish", "x"]))
+def test_a_longer_or_other_word_states_no_name(word: str, head: str, suffix: str) -> None:
+    assert not matches({"$name": head + word}, f"2 {head}{word}{suffix}")
+    assert not matches({"$name": head + word + suffix}, f"2 {head}{word}")
+    assert not matches({"$name": head + word}, f"2 {head}{word[:-1]}")  # a letter short
+
+
+@pytest.mark.parametrize(("name", "text", "stated"), [
+    ("lemon", "8 eggs and 2 lemons", True), ("berries", "one berry", True), ("tomato", "3 tomatoes", True),
+    ("box", "two boxes", True), ("peach", "peaches", True), ("Cedar Tree", "the Cedar Trees cafe", True),
+    ("glass", "a glas", False), ("bus", "a bu", False), ("News", "the new app", False),
+    ("lemon", "lemonade", False), ("Leo", "Leos", True), ("Tree", "Cedar", False),
+])
+def test_plural_forms_of_names(name: str, text: str, stated: bool) -> None:
+    assert matches({"$name": name}, text) is stated

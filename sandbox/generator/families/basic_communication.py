@@ -148,9 +148,22 @@ def delete_contact_by_name(g: Gen) -> Draft:
 # ---- 3.2 Message Composition & Sending -------------------------------------------------------------
 
 WHEN = ("7pm", "8:30", "noon", "half past six", "9 tomorrow morning", "around 5")
-NOTES = ("the keys are under the mat", "dinner is at my place on Friday", "I picked up the tickets",
-         "the meeting moved to Thursday", "I'll bring the charger", "the package arrived", "I'm on the train now",
-         "let's meet at the north entrance", "I left the umbrella in your car", "the rent is paid")
+# What a user dictates, with the content words any wording of it keeps (an item may list alternatives),
+# so "the rent has been paid" passes for "the rent is paid".
+NOTE_WORDS: dict[str, list[Any]] = {
+    "the keys are under the mat": ["key", "mat"], "dinner is at my place on Friday": ["dinner", "friday"],
+    "I picked up the tickets": [{"$any": ["picked", "got", "collected", "have"]}, "ticket"],
+    "the meeting moved to Thursday": ["meeting", "thursday"], "I'll bring the charger": ["bring", "charger"],
+    "the package arrived": ["package", {"$any": ["arrived", "came", "delivered", "here"]}],
+    "I'm on the train now": ["train"], "we're meeting at the north entrance": ["meet", "north entrance"],
+    "I left the umbrella in your car": ["umbrella", "car"], "the rent is paid": ["rent", "paid"],
+}
+NOTES = tuple(NOTE_WORDS)
+
+
+def dictated(note: str) -> dict[str, Any]:
+    """The matcher of a message body that says ``note`` in any words."""
+    return {"$contains_all": NOTE_WORDS[note]}
 
 
 @family("basic", "3.2", pattern="friction", friction="permission_denied")
@@ -190,7 +203,7 @@ def chat_message_to_contact(g: Gen) -> Draft:
               done(f"Sent to {c['name']}.")],
         bucket="state_change",
         check={"insert": {"messages": [{"channel": "chat", "contact_id": c["contact_id"], "direction": "out",
-                                        "body": {"$contains": note}}]}},
+                                        "body": dictated(note)}]}},
     )
 
 
@@ -235,8 +248,8 @@ def sms_to_several_people(g: Gen) -> Draft:
               done(f"Texted {a['name']} and {b['name']}.")],
         bucket="state_change",
         check={"insert": {"messages": [
-            {"channel": "sms", "contact_id": a["contact_id"], "body": {"$contains": note}},
-            {"channel": "sms", "contact_id": b["contact_id"], "body": {"$contains": note}}]}},
+            {"channel": "sms", "contact_id": a["contact_id"], "body": dictated(note)},
+            {"channel": "sms", "contact_id": b["contact_id"], "body": dictated(note)}]}},
         recovers=(ErrorType.INVALID_ARGUMENT_TYPE,),
     )
 
@@ -603,7 +616,7 @@ def message_group(g: Gen) -> Draft:
         gold=[group_lookup(grp), act("send_chat_message", to=grp["group_id"], text=note.capitalize() + "."),
               done(f"Posted in {grp['name']}.")],
         bucket="state_change",
-        check={"insert": {"messages": [{"channel": "chat", "counterpart": grp["group_id"], "body": {"$contains": note}}]}},
+        check={"insert": {"messages": [{"channel": "chat", "counterpart": grp["group_id"], "body": dictated(note)}]}},
     )
 
 

@@ -584,7 +584,8 @@ def split_expense(g: Gen) -> Draft:
                        done("Requests sent.")],
                  bucket="state_change",
                  check={"insert": {"splits": [{"total": total, "currency": currency, "include_self": 1,
-                                               "note": said(note),
+                                               # what the expense was, not a note the user dictated
+                                               "note": {"$any": [said(note), {"$absent": True}]},
                                                "shares_json": {"$json": {i: share for i in ids}}}],
                                    "money_requests": [{"contact_id": i, "amount": share} for i in ids],
                                    "messages": [{"contact_id": i, "channel": "chat"} for i in ids]}})

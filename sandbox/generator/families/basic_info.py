@@ -166,7 +166,7 @@ def headlines(g: Gen) -> Draft:
     n = g.pick((None, 3, 5, 10))
     top = f"top {n} " if n else "latest "
     where = f" from {REGIONS[region]}" if region else ""
-    query = g.say("show me the {t}{c} news{r}", "what are the {t}{c} headlines{r}?", "any {c} news{r} today? give me the {t}stories",
+    query = g.say("show me the {t}{c} news{r}", "what are the {t}{c} headlines{r}?", "any {c} news{r}? give me the {t}stories",
                   t=top, c=cat, r=where)
     args: dict[str, Any] = {"category": cat}
     expect: dict[str, Any] = {"category": cat}

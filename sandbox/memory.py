@@ -153,12 +153,16 @@ FACTS: list[tuple[str, str, list[str], str, str]] = [
      "active"),
 ]
 
-DISTRACTOR_TOPICS = [
-    ("preference", "Likes {food} food", ["food", "{food}"]),
-    ("past_record", "Watched a {genre} movie with friends in {month}", ["movie", "{genre}"]),
-    ("preference", "Favourite {thing} color is {color}", ["{thing}", "color"]),
-    ("past_record", "Bought a new {gadget} in {month}", ["{gadget}", "purchase"]),
-    ("routine", "Reads {genre} books before sleeping", ["reading", "{genre}"]),
+# (category, content, entities, key): records of a topic with a key state one fact that holds once at a
+# time (one favourite colour per thing), so of those with the same filled key only the newest stays
+# active and the older ones are superseded by it, as if the user had changed their mind; records
+# without a key may all hold at once (liking several foods).
+DISTRACTOR_TOPICS: list[tuple[str, str, list[str], str | None]] = [
+    ("preference", "Likes {food} food", ["food", "{food}"], None),
+    ("past_record", "Watched a {genre} movie with friends in {month}", ["movie", "{genre}"], None),
+    ("preference", "Favourite {thing} color is {color}", ["{thing}", "color"], "favourite {thing} color"),
+    ("past_record", "Bought a new {gadget} in {month}", ["{gadget}", "purchase"], None),
+    ("routine", "Reads {genre} books before sleeping", ["reading", "{genre}"], None),
 ]
 FILL = {
     "food": ["Sichuan", "Italian", "Thai", "Mexican", "Japanese", "Korean"],
@@ -189,15 +193,24 @@ def seed_memory(conn: Connection, rng: random.Random, persona: Persona) -> None:
         records.append((cat, _fill(content, persona, fill), [_fill(e, persona, fill) for e in entities], valid_from,
                         status))
     seen: set[str] = set()
+    keyed: dict[str, list[int]] = {}  # a key's records, by position in ``records``
     while len(records) < persona.memories:
-        cat, content, entities = rng.choice(DISTRACTOR_TOPICS)
+        cat, content, entities, key = rng.choice(DISTRACTOR_TOPICS)
         choice = {k: rng.choice(v) for k, v in FILL.items()}
         text = content.format(**choice)
         if text in seen:
             continue
         seen.add(text)
         month = rng.randint(1, 12)
+        if key:
+            keyed.setdefault(key.format(**choice), []).append(len(records))
         records.append((cat, text, [e.format(**choice) for e in entities], f"2024-{month:02d}-01", "active"))
+    successors: dict[int, int] = {}  # an older keyed record -> the newest of its key
+    for positions in keyed.values():
+        *older, newest = sorted(positions, key=lambda p: (records[p][3], p))
+        successors.update(dict.fromkeys(older, newest))
+    for p in successors:
+        records[p] = (*records[p][:4], "superseded")
     rows = []
     for i, (cat, content, entities, valid_from, status) in enumerate(records, start=1):
         rows.append({
@@ -205,10 +218,11 @@ def seed_memory(conn: Connection, rng: random.Random, persona: Persona) -> None:
             "source": "user_stated", "valid_from": valid_from, "valid_to": None, "status": status,
             "superseded_by": None, "created_at": valid_from, "updated_at": valid_from,
         })
-    # link each superseded record to its successor (the next record of the same entities)
+    # link each superseded record to its successor (the newest of its key, else the next record: the
+    # FACTS list each superseded fact right before the one that replaced it)
     for i, r in enumerate(rows):
         if r["status"] == "superseded":
-            successor = rows[i + 1]
+            successor = rows[successors.get(i, i + 1)]
             r["superseded_by"] = successor["memory_id"]
             r["valid_to"] = successor["valid_from"]
     conn.execute(insert(memory_records), rows)

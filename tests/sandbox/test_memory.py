@@ -64,3 +64,25 @@ def test_seeded_facts_lie_before_every_worlds_now_and_agree_with_the_contacts() 
         assert mom is None or mom[4:] == "-04-18"
     assert dated("2025-04-01", PERSONAS["wang_lei"]) == "2025-04-01"  # 73 days before 2025-06-13
     assert dated("2025-04-01", PERSONAS["yuki_sato"]) == "2024-11-03"  # 73 days before 2025-01-15
+
+
+def test_a_fact_held_once_at_a_time_has_one_active_record() -> None:
+    """Distractors that restate a one-at-a-time fact (a favourite colour per thing) leave only the newest
+    active; each older one is superseded by it, dated until it (audit: four active phone-case colours)."""
+    for persona in PERSONAS.values():
+        conn = db.open_database(world_image(persona.persona_id))
+        records = {r.memory_id: dict(r._mapping) for r in conn.execute(select(memory_records))}
+        colours: dict[str, list[dict]] = {}
+        for r in records.values():
+            if r["content"].startswith("Favourite "):
+                colours.setdefault(r["content"].split(" color is ")[0], []).append(r)
+        for same in colours.values():
+            active = [r for r in same if r["status"] == "active"]
+            assert len(active) == 1, [r["content"] for r in same]
+            for r in same:
+                if r is not active[0]:
+                    assert (r["status"], r["superseded_by"]) == ("superseded", active[0]["memory_id"])
+                    assert r["valid_from"] <= active[0]["valid_from"] == r["valid_to"]
+        for r in records.values():  # every superseded record names an existing successor
+            if r["status"] == "superseded":
+                assert records[r["superseded_by"]]["status"] == "active"

@@ -172,6 +172,14 @@ def retired(g: Gen, *ids: str) -> list[dict[str, Any]]:
         "valid_to": {"$any": [None, g.date(0)]}}} for mid in ids]
 
 
+def may_retire(stale: str) -> dict[str, Any]:
+    """Check parts for a conflict task whose winner proves ``stale`` outdated: correcting it (replace_memory
+    or delete_memory) is housekeeping, not collateral, so memory_records changes are tolerated, except
+    that no other record may be retired. The check's own memory expectations still hold."""
+    return {"ignore_tables": ["memory_records"], "forbid": {"memory_records": [
+        {"memory_id": {"$regex": f"^(?!{stale}$)"}, "status": {"$any": ["superseded", "deleted"]}}]}}
+
+
 def merge(*parts: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for p in parts:
@@ -733,13 +741,48 @@ APPTS = ("dentist appointment", "eye exam", "haircut", "physio session", "car se
 
 
 def _source_appointment(g: Gen) -> tuple[Mem, str, str, str, dict[str, Any]]:
+    """A remembered appointment (mem_901, its stale date) and the calendar's event for it (the authority).
+    No other upcoming event names the appointment within two weeks, so "my haircut" is that event."""
     m = Mem(g)
     appt = g.pick(APPTS)
+    word = appt.split()[0].lower()
+    if any(word in f"{e['title']} {e['description'] or ''}".lower() for e in g.rows("calendar_events")
+           if g.date(0) <= e["start"][:10] <= g.date(16)):
+        raise BuildError(f"the calendar already has an upcoming {appt}")
     d1, d2 = g.rng.sample(range(2, 9), 2)
     t1, t2 = hhmm(g.rng.randint(9, 16), 0), hhmm(g.rng.randint(9, 16), 30)
     mid = m.add("commitment", f"{appt.capitalize()} booked for {g.date(d1)} at {t1}", [appt], ago(g, 10, 30))
     start = free_start(g, d2, t2, 60)
     return m, mid, appt, start, event_row("event_901", appt.capitalize(), start, 60, g)
+
+
+def _f(celsius: float) -> float:
+    return round(celsius * 9 / 5 + 32, 1)
+
+
+def unlike_day(g: Gen, city: str, win: str, lose: str) -> list[dict[str, Any]]:
+    """World patches that make ``lose``'s forecast differ from ``win``'s in every fact an answer states
+    (condition, high and low in C and F, rain chance), so a forecast for the stale day cannot pass for the
+    winning one. Empty where the forecasts already differ."""
+    (w,), (l,) = ([r for r in g.rows("world_weather", {"location_key": city, "date": d}) if r["hour"] is None]
+                  for d in (win, lose))
+    facts = (w["high_c"], _f(w["high_c"]), w["precip_pct"])
+
+    def clear(*stated: float) -> bool:
+        return all(abs(x - y) >= 2 for x in stated for y in facts)
+
+    if l["condition"] != w["condition"] and clear(l["high_c"], l["low_c"], _f(l["high_c"]), _f(l["low_c"]),
+                                                   l["precip_pct"]):
+        return []
+    for shift in (6, -6, 9, -9, 12, -12):
+        high, low = round(l["high_c"] + shift, 1), round(l["low_c"] + shift, 1)
+        wet = w["condition"] not in ("rain", "thunderstorm")
+        condition, rain = ("rain", 80 + shift % 7) if wet else ("sunny", 5 + shift % 7)
+        if clear(high, low, _f(high), _f(low), rain):
+            return [{"match": {"weather_id": l["weather_id"]},
+                     "set": {"condition": condition, "high_c": high, "low_c": low, "precip_pct": rain,
+                             "temp_c": round(l["temp_c"] + shift, 1)}}]
+    raise BuildError("no distinct forecast for the stale day")
 
 
 def _source_weather(g: Gen, multi: bool) -> Draft:
@@ -755,7 +798,9 @@ def _source_weather(g: Gen, multi: bool) -> Draft:
         history = []
         query = g.say("what's the weather at home on the day of my {a}?", "forecast at home for my {a} day, please",
                       "will it rain at home the day of my {a}?", a=appt)
-    patches = m.patches({"insert": {"calendar_events": [ev]}})
+    stale = m.rows[0]["content"].split(" booked for ")[1][:10]
+    patches = m.patches({"insert": {"calendar_events": [ev]},
+                         "update": {"world_weather": unlike_day(g, city, start[:10], stale)}})
     answer, facts = forecast(g, patches, city, start[:10], name_city=False, name_date=True)
     return Draft(query, [m.search(appt, mid), act("search_calendar_events", query=appt.split()[0]),
                          act("get_weather", location=city, date=start[:10]), done(f"Your {appt} is on {start[:10]}. {answer}")],
@@ -783,7 +828,8 @@ def source_reminder_before_appointment(g: Gen) -> Draft:
                   "I want a reminder {lead} minutes before the {a}", lead=lead, a=appt)
     return Draft(query, [m.search(appt, mid), act("search_calendar_events", query=appt.split()[0]),
                          act("create_reminder", text=appt.capitalize(), remind_at=at), done(f"Reminder at {at}.")],
-                 "state_change", {"insert": {"tasks": [{"title": {"$contains": appt.split()[0]}, "remind_at": at}]}},
+                 "state_change", {"insert": {"tasks": [{"title": {"$contains": appt.split()[0]}, "remind_at": at}]},
+                                  **may_retire(mid)},
                  patches=m.patches({"insert": {"calendar_events": [ev]}}), memory_ids=[mid], l2="1.3")
 
 
@@ -798,7 +844,8 @@ def source_reminder_before_appointment_add(g: Gen) -> Draft:
                          m.search(appt, mid), act("search_calendar_events", query=appt.split()[0]),
                          act("create_reminder", text=f"{appt.capitalize()}: bring {bring}", remind_at=at), done("Done.")],
                  "state_change", {"insert": {**add_check(bring.split()[-1]),
-                                             "tasks": [{"title": {"$contains": appt.split()[0]}, "remind_at": at}]}},
+                                             "tasks": [{"title": {"$contains": appt.split()[0]}, "remind_at": at}]},
+                                  **may_retire(mid)},
                  patches=m.patches({"insert": {"calendar_events": [ev]}}), history=history, memory_ids=[mid], l2="1.3")
 
 
@@ -838,7 +885,7 @@ def recency_alarm_for_practice(g: Gen) -> Draft:
     m = Mem(g)
     a = g.pick(ACTIVITIES)
     t_old, t_new = g.rng.sample([hhmm(h, mm) for h in (5, 6, 7) for mm in (0, 15, 30, 45)], 2)
-    m.add("routine", f"Gets up at {t_old} on days with {a}", [a, "gets up"], old(g))
+    stale = m.add("routine", f"Gets up at {t_old} on days with {a}", [a, "gets up"], old(g))
     new = m.add("routine", f"Since the new season, gets up at {t_new} on days with {a}", [a, "gets up"], ago(g, 5, 90))
     day = g.pick(DAYS)
     # a phone alarm repeats on weekdays (no date): the user asks for a weekly one
@@ -847,7 +894,8 @@ def recency_alarm_for_practice(g: Gen) -> Draft:
                   "wake me every {wd} when I normally get up for {a} now", wd=DAY_NAME[day], a=a)
     return Draft(query, [m.search(f"gets up {a}", new), act("set_alarm", time=t_new, days=[day], label=a.capitalize()),
                          done(f"Alarm at {t_new}.")],
-                 "state_change", {"insert": {"alarms": [{"time": t_new, "days_json": {"$json": [day]}}]}},
+                 "state_change", {"insert": {"alarms": [{"time": t_new, "days_json": {"$json": [day]}}]},
+                                  **may_retire(stale)},
                  patches=m.patches(), memory_ids=[new], l2="1.3")
 
 

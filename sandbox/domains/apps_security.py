@@ -1364,7 +1364,8 @@ EXTENSION_TYPES = {"docx": "doc", "txt": "doc", "xlsx": "sheet", "csv": "sheet",
                    "zip": "archive", "apk": "other", "epub": "other"}
 TYPE_MB = {"doc": (0.02, 1.5), "sheet": (0.05, 4.0), "slides": (1.0, 25.0), "pdf": (0.1, 6.0), "image": (1.5, 6.5),
            "video": (80.0, 900.0), "audio": (4.0, 45.0), "archive": (15.0, 650.0), "other": (20.0, 140.0)}
-FOLDERS = ["/", "/Documents", "/Documents/Receipts", "/Documents/Taxes", "/Documents/Work", "/Downloads", "/Music",
+FOLDERS = ["/", "/Documents", "/Documents/Finance", "/Documents/Personal", "/Documents/Receipts", "/Documents/School",
+           "/Documents/Taxes", "/Documents/Work", "/Downloads", "/Music",
            "/Music/Recordings", "/Pictures", "/Pictures/Camera", "/Pictures/Screenshots", "/Pictures/Trips"]
 
 # (folder, name, app, content); "{...}" fields are filled from the persona.

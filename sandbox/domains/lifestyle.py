@@ -515,6 +515,12 @@ def saved_address(ctx: Ctx, ref: str) -> str:
     return str(found["address_id"])
 
 
+def _address_text(ctx: Ctx, address_id: str) -> str:
+    """A saved address as the user recognises it: "Home: 18 Garden Road, Tokyo (address_001)"."""
+    a = next(a for a in rows(ctx.conn.execute(_SAVED_ADDRESSES)) if a["address_id"] == address_id)
+    return f"{a['label']}: {a['address_line']}, {a['city']} ({address_id})"
+
+
 _SCHEDULED_PICKUPS = select(courier_orders.c.courier_order_id, courier_orders.c.recipient_json).where(
     courier_orders.c.window_start == bindparam("window_start"), courier_orders.c.window_end == bindparam("window_end"),
     courier_orders.c.status == "scheduled")
@@ -757,14 +763,16 @@ def book_service_appointment(
         "updated_at": ctx.ts()})
     ctx.conn.execute(_SET_SLOT, {"match_provider_id": provider_id, "match_start": start, "available": 0})
     return {"appointment_id": appt_id, "provider": prov["name"], "service": wanted, "start": start, "end": end,
-            "location": "your address" if home else prov["address"], "price": prices[wanted],
+            "location": _address_text(ctx, address_id) if home else prov["address"], "price": prices[wanted],
             "currency": prov["currency"]}
 
 
 # ---- Loyalty & Memberships (13.5) ---------------------------------------------------------------
 
-_CARD = select(membership_cards).where(func.lower(membership_cards.c.merchant) == bindparam("merchant"),
-                                       membership_cards.c.card_number == bindparam("card_number"))
+# A card number identifies the card: "Starbucks" with the number of the saved "Starbucks Rewards" card is that card
+# (a card under the very merchant name first, should two programmes share a number).
+_CARD = select(membership_cards).where(membership_cards.c.card_number == bindparam("card_number")).order_by(
+    func.lower(membership_cards.c.merchant) != bindparam("merchant"), membership_cards.c.card_id)
 _SET_CARD = update(membership_cards).where(membership_cards.c.card_id == bindparam("match_card_id"))
 _ADD_CARD = insert(membership_cards)
 
@@ -776,6 +784,8 @@ def add_membership_card(
     points: Annotated[int, Field(ge=0, le=100_000_000)] | None = None,
 ) -> dict[str, Any]:
     """Add a loyalty or membership card to the wallet, or update the points balance of a card already there.
+
+    A card already saved with the same number (under any merchant spelling) is that card.
 
     Args:
         merchant: The shop, chain or programme, e.g. "Starbucks Rewards".
@@ -790,8 +800,8 @@ def add_membership_card(
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this {existing.merchant} card is saved: {existing.card_id}",
                             existing_id=existing.card_id)
         ctx.conn.execute(_SET_CARD, {"match_card_id": existing.card_id, "points": points, "updated_at": ctx.ts()})
-        return {"card_id": existing.card_id, "action": "points_updated", "points": points,
-                "previous_points": existing.points}
+        return {"card_id": existing.card_id, "action": "points_updated", "merchant": existing.merchant,
+                "points": points, "previous_points": existing.points}
     holder = holder_name or ctx.conn.execute(_MY_NAME).scalar()
     card_id = ctx.new_id(membership_cards)
     ctx.conn.execute(_ADD_CARD, {"card_id": card_id, "merchant": merchant.strip(), "card_number": number,

@@ -27,6 +27,7 @@ from sqlalchemy import (
     update,
 )
 
+from sandbox.domains.apps_security import folders
 from sandbox.domains.communication import contacts
 from sandbox.domains.productivity import DT_FMT, WEEKDAYS, _one_of, _words, tasks
 from sandbox.errors import ErrorType, ToolError
@@ -105,7 +106,6 @@ focus_sessions = table(
 
 MAX_ATTACHMENTS_MB = 25.0
 MIN_FREE_GB = 0.1  # below this the phone refuses to save new files
-DOC_FOLDERS = ("/Documents", "/Documents/Work", "/Documents/School", "/Documents/Personal", "/Documents/Finance")
 Folder = Literal["inbox", "sent", "drafts", "archive", "trash", "spam", "all"]
 
 Address = Annotated[str, Field(min_length=1, max_length=120)]
@@ -346,16 +346,24 @@ def move_email(
 # ---- Documents & Collaboration (1.6) ----------------------------------------------------------
 
 _DOCUMENT_FOLDERS = select(documents.c.folder_path).distinct()
+_STORAGE_DOCUMENT_FOLDERS = select(folders.c.path).where(
+    (folders.c.path == "/Documents") | folders.c.path.startswith("/Documents/"))
 
 
 def _folder(ctx: Ctx, path: str) -> str:
-    """The document folder's own spelling; EntityNotFound for a folder that does not exist."""
+    """The document folder's own spelling; EntityNotFound naming the real ones for a folder that does not exist.
+
+    Documents live in the Files app's /Documents tree, so the folders list_files shows (and create_folder makes)
+    are the ones a document may go to.
+    """
     wanted = "/" + path.strip().strip("/")
-    known = sorted(set(DOC_FOLDERS) | set(ctx.conn.execute(_DOCUMENT_FOLDERS).scalars()))
+    known = sorted(set(ctx.conn.execute(_STORAGE_DOCUMENT_FOLDERS).scalars())
+                   | set(ctx.conn.execute(_DOCUMENT_FOLDERS).scalars()))
     for folder in known:
         if folder.lower() == wanted.lower():
             return folder
-    raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no folder {wanted!r}", field="folder_path", candidates=known)
+    raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no folder {wanted!r}", field="folder_path", candidates=known,
+                    hint="create_folder makes one")
 
 
 _DOCUMENT_TWIN = select(documents.c.file_id).where(
@@ -377,7 +385,7 @@ def create_document(
         title: Title (the file name without extension).
         doc_type: doc (text), sheet (spreadsheet) or slides (presentation).
         content: Initial text; for a sheet, rows of comma-separated cells, one per line.
-        folder_path: An existing folder such as /Documents/Work.
+        folder_path: An existing folder under /Documents such as /Documents/Work (list_files shows them).
     """
     folder = _folder(ctx, folder_path)
     twin = ctx.conn.execute(_DOCUMENT_TWIN, {"title": title.lower(), "doc_type": doc_type,

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Executable, select, update
 
 from sandbox.domains import lifestyle
-from sandbox.domains.common import payment_methods, transactions, world_places
+from sandbox.domains.common import addresses, payment_methods, transactions, world_places
 from sandbox.domains.lifestyle import (
     courier_orders, event_tickets, membership_cards, service_appointments, world_events, world_parcels,
     world_service_providers, world_service_slots,
@@ -281,7 +281,9 @@ def test_book_home_service_at_an_address(ex: Executor) -> None:
     out = ok(ex, "book_service_appointment", {"provider_id": cleaners["provider_id"], "service": "cleaning",
                                               "start": open_slot(ex, cleaners["provider_id"]),
                                               "address_id": "address_002"})
-    assert out["location"] == "your address"
+    [a] = query(ex, select(addresses).where(addresses.c.address_id == "address_002"))
+    # the address resolved, so the model can confirm where the cleaners go
+    assert out["location"] == f"{a['label']}: {a['address_line']}, {a['city']} (address_002)"
     assert diff(ex)["service_appointments"]["inserted"][0]["address_id"] == "address_002"
 
 
@@ -336,6 +338,14 @@ def test_add_membership_card_refreshes_points(ex: Executor) -> None:
     assert (out["card_id"], out["action"], out["previous_points"]) == ("mcard_003", "points_updated", 48200)
     [upd] = diff(ex)["membership_cards"]["updated"]
     assert upd["after"]["points"] == 50000
+
+
+def test_add_membership_card_finds_the_number_under_another_merchant_spelling(ex: Executor) -> None:
+    """The saved card's number identifies it: "Hilton" with Hilton Honors' number updates that card."""
+    out = ok(ex, "add_membership_card", {"merchant": "Hilton", "card_number": "HH 123456", "points": 51000})
+    assert (out["card_id"], out["action"], out["merchant"]) == ("mcard_003", "points_updated", "Hilton Honors")
+    assert not diff(ex)["membership_cards"]["inserted"]
+    fails(ex, "add_membership_card", {"merchant": "Hilton", "card_number": "HH123456"}, ErrorType.DUPLICATE_ENTITY)
 
 
 # ---- every declared error -----------------------------------------------------------------------

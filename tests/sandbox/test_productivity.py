@@ -592,6 +592,18 @@ def test_create_document_errors(ex: Executor) -> None:
     fails(ex, "create_document", {"title": "x", "doc_type": "doc"}, ErrorType.LIMIT_EXCEEDED)
 
 
+def test_create_document_folders_are_the_files_apps(ex: Executor) -> None:
+    """Documents go to the /Documents folders list_files shows; a missing one is refused until create_folder."""
+    listed = ok(ex, "list_files", {"folder_path": "/Documents"})["subfolders"]
+    assert {"/Documents/Finance", "/Documents/Personal", "/Documents/School"} <= set(listed)
+    payload = fails(ex, "create_document", {"title": "x", "doc_type": "doc", "folder_path": "/Documents/Hobbies"},
+                    ErrorType.ENTITY_NOT_FOUND)
+    assert set(listed) <= set(payload["candidates"]) and "create_folder" in payload["hint"]
+    ok(ex, "create_folder", {"path": "/Documents/Hobbies"})
+    out = ok(ex, "create_document", {"title": "x", "doc_type": "doc", "folder_path": "/documents/hobbies"})
+    assert out["folder_path"] == "/Documents/Hobbies"
+
+
 def test_share_document(ex: Executor) -> None:
     out = ok(ex, "share_document", {"file_id": "document_001", "share_with": ["contact_004", "contact_005", "a@b.co"],
                                     "access": "comment", "message": "Please check the travel line."})

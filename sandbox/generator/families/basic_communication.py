@@ -477,7 +477,7 @@ def block_spam_number(g: Gen) -> Draft:
     return Draft(
         query=query, gold=[act("block_number", **args), done(f"Blocked {number}.")],
         bucket="state_change",
-        check={"insert": {"blocked_numbers": [{"number": {"$phone": number}, "reported_spam": int(spam)}]}},
+        check={"insert": {"blocked_numbers": [{"number": {"$phone": number}, **({"reported_spam": 1} if spam else {})}]}},
     )
 
 
@@ -513,7 +513,7 @@ def block_unknown_caller(g: Gen) -> Draft:
         query=query + g.pick(("", " Thanks.", " Ugh.", " Please.")),
         gold=[act("get_call_log", limit=3), act("block_number", **args), done("Blocked it.")],
         bucket="state_change",
-        check={"insert": {"blocked_numbers": [{"number": {"$phone": number}, "reported_spam": int(spam)}]}},
+        check={"insert": {"blocked_numbers": [{"number": {"$phone": number}, **({"reported_spam": 1} if spam else {})}]}},
         patches={"insert": {"call_log": [patch]}},
     )
 

@@ -137,6 +137,9 @@ def play_album_shuffled(g: Gen) -> Draft:
     )
 
 
+STOP_COMPLETELY = "stop playback of my music completely"
+
+
 @family("basic", "2.1", pattern="single_call")
 def control_music(g: Gen) -> Draft:
     state = music_playing(g)
@@ -169,13 +172,15 @@ def control_music(g: Gen) -> Draft:
         query = {
             "resume": g.pick(["resume my music", "unpause the music", "continue playing the song",
                               "keep playing where the music stopped"]),
-            "stop": g.pick(["stop the music", "stop playback of my music completely", "turn the music off"]),
+            "stop": g.pick(["stop the music", STOP_COMPLETELY, "turn the music off"]),
             "next": g.pick(["skip this song", "next track please", "play the next song"]),
             "previous": g.pick(["go back to the previous song", "play the last track again",
                                 "previous song please"]),
         }[action]
         status = {"resume": "playing", "stop": "stopped", "next": "playing", "previous": "playing"}[action]
         expect: dict[str, Any] = {"status": status}
+        if action == "stop" and query != STOP_COMPLETELY:  # "turn the music off" is done by pausing it too
+            expect["status"] = {"$any": ["stopped", "paused"]}
         if action in ("next", "previous"):
             expect["item_id"] = queue[state["queue_pos"] + (1 if action == "next" else -1)]
         check = {"update": {"playback_state": [{"match": {"player": "music"}, "set": expect}]},
@@ -187,8 +192,11 @@ def control_music(g: Gen) -> Draft:
             check["ignore_columns"] = playback_ignore("status")
     if action == "seek":
         check["ignore_columns"] = playback_ignore("position_sec")
+    # the worlds' music is paused; turning it off is asked of music that plays
+    patches = ({"update": {"playback_state": [{"match": {"player": "music"}, "set": {"status": "playing"}}]}}
+               if action == "stop" else {})
     return Draft(query=query, gold=[act("control_playback", **args), done("Done.")], bucket="state_change",
-                 check=check)
+                 check=check, patches=patches)
 
 
 @family("basic", "2.1", pattern="friction", friction="unsupported_operation")

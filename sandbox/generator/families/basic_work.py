@@ -764,23 +764,29 @@ def draft_email(g: Gen) -> Draft:
 
 # ---- 1.6 Documents & Collaboration ---------------------------------------------------------------
 
-NEW_DOCS = (("Hiring plan", "doc", "Roles: backend engineer, designer. Timeline: Q3.", "backend engineer"),
-            ("Trip budget", "sheet", "Item,Cost\nFlights,900\nHotel,640", "Flights"),
-            ("Sprint demo", "slides", "Slide 1: what we shipped. Slide 2: next sprint.", "what we shipped"),
-            ("Moving checklist", "doc", "Boxes, movers, change address, utilities.", "change address"),
-            ("Reading notes", "doc", "Chapter 4: habits compound over time.", "habits compound"),
-            ("Team contacts", "sheet", "Name,Role\nAlex Turner,Lead\nAlex Morgan,Design", "Alex Morgan"),
-            ("Wedding toast", "doc", "Thank you all for coming tonight.", "Thank you all"),
-            ("Quarterly review deck", "slides", "Revenue up, churn down, hiring on track.", "churn down"))
+NEW_DOCS = (  # (title, type, content, what the document must say: every dictated item)
+    ("Hiring plan", "doc", "Roles: backend engineer, designer. Timeline: Q3.", ("backend engineer", "designer", "Q3")),
+    ("Trip budget", "sheet", "Item,Cost\nFlights,900\nHotel,640", ("Item", "Cost", "Flights", "900", "Hotel", "640")),
+    ("Sprint demo", "slides", "Slide 1: what we shipped. Slide 2: next sprint.", ("what we shipped", "next sprint")),
+    ("Moving checklist", "doc", "Boxes, movers, change address, utilities.",
+     ("Boxes", "movers", {"$any": ["change address", "change of address"]}, "utilities")),
+    ("Reading notes", "doc", "Chapter 4: habits compound over time.", ("Chapter 4", "habits compound over time")),
+    ("Team contacts", "sheet", "Name,Role\nAlex Turner,Lead\nAlex Morgan,Design",
+     ("Name", "Role", "Alex Turner", "Lead", "Alex Morgan", "Design")),
+    ("Wedding toast", "doc", "Thank you all for coming tonight.", ("Thank you all for coming tonight",)),
+    ("Quarterly review deck", "slides", "Revenue up, churn down, hiring on track.",
+     ("Revenue up", "churn down", "hiring on track")))
 FOLDERS = {"work": "/Documents/Work", "personal": "/Documents/Personal", "finance": "/Documents/Finance",
            "school": "/Documents/School"}
 TYPE_WORDS = {"doc": "document", "sheet": "spreadsheet", "slides": "slide deck"}
 
 
-def new_doc(g: Gen) -> tuple[str, str, str, str, str, str]:
-    title, kind, content, key = g.pick(NEW_DOCS)
-    word = g.pick(list(FOLDERS))
-    return title, kind, content, key, word, FOLDERS[word]
+def new_doc(g: Gen) -> tuple[str, str, str, dict[str, Any], str, str]:
+    """A document to create, the matcher of its dictated items, and a folder the persona's storage holds."""
+    title, kind, content, items = g.pick(NEW_DOCS)
+    existing = {f["path"] for f in g.rows("folders")}
+    word = g.pick([w for w, path in FOLDERS.items() if path in existing])
+    return title, kind, content, {"$contains_all": list(items)}, word, FOLDERS[word]
 
 
 def dictated(content: str) -> str:
@@ -788,11 +794,11 @@ def dictated(content: str) -> str:
     return content.replace("\n", "; ").rstrip(".")
 
 
-def shared_doc(title: str, kind: str, folder: str, key: str, grantee: str, access: str) -> dict[str, Any]:
+def shared_doc(title: str, kind: str, folder: str, key: dict[str, Any], grantee: str, access: str) -> dict[str, Any]:
     """The state a create-and-share leaves: the document with the dictated text, the grant, and the share's
     notification email (share_document sends it by default); any other email is collateral."""
     return {"insert": {"documents": [{"title": title, "doc_type": kind, "folder_path": folder,
-                                      "content": {"$contains": key}}],
+                                      "content": key}],
                        "file_shares": [{"grantee": grantee, "access": access}],
                        "emails": [{"folder": "sent", "to_json": {"$contains": grantee},
                                    "subject": {"$contains": title}}]}}
@@ -810,7 +816,7 @@ def create_doc(g: Gen) -> Draft:
               done(f"Created {title}.")],
         bucket="state_change",
         check={"insert": {"documents": [{"title": title, "doc_type": kind, "folder_path": folder,
-                                         "content": {"$contains": key}}]}},
+                                         "content": key}]}},
     )
 
 

@@ -524,12 +524,23 @@ def add_course_assignment(
 
 # ---- Focus & Time Tracking (1.8) --------------------------------------------------------------
 
-_INSTALLED_APPS_IN = select(apps.c.app_id).where(apps.c.app_id.in_(bindparam("app_ids", expanding=True)),
-                                                 apps.c.installed == 1)
+_INSTALLED_APPS = select(apps.c.app_id, apps.c.name).where(apps.c.installed == 1).order_by(apps.c.app_id)
 _ACTIVE_FOCUS = select(focus_sessions.c.session_id, focus_sessions.c.ends_at).where(
     focus_sessions.c.status == "active", focus_sessions.c.ends_at > bindparam("now"))
 _ADD_FOCUS_SESSION = insert(focus_sessions)
 _SET_SETTING = update(device_settings).where(device_settings.c.key == bindparam("match_key"))
+
+
+def _installed_app_ids(ctx: Ctx, wanted: list[str]) -> list[str]:
+    """The ids of the installed apps ``wanted`` names by id or by the name a user sees (any case); no tool
+    offered beside the focus app lists app ids, so EntityNotFound names the installed apps."""
+    installed = ctx.conn.execute(_INSTALLED_APPS).all()
+    by_key = {key.strip().lower(): app.app_id for app in installed for key in (app.name, app.app_id)}
+    unknown = sorted({w for w in wanted if w.strip().lower() not in by_key})
+    if unknown:
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no installed app(s) {', '.join(unknown)}", missing=unknown,
+                        field="blocked_apps", candidates=[f"{app.app_id} ({app.name})" for app in installed])
+    return sorted({by_key[w.strip().lower()] for w in wanted})
 
 
 @tool(l2="1.8", app="focus", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
@@ -544,18 +555,13 @@ def start_focus_session(
     Args:
         duration_min: Minutes of focus per cycle.
         task_id: The task being worked on, e.g. task_903.
-        blocked_apps: App ids to block during the session, e.g. ["video", "social"].
+        blocked_apps: Installed apps to block during the session, by id or name, e.g. ["video", "social"].
         break_min: Minutes of break between cycles.
         cycles: Number of focus cycles.
     """
     if task_id:
         _row(ctx, tasks, task_id, "list_tasks")
-    blocked = sorted(set(blocked_apps or []))
-    installed = set(ctx.conn.execute(_INSTALLED_APPS_IN, {"app_ids": blocked}).scalars())
-    unknown = [b for b in blocked if b not in installed]
-    if unknown:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no installed app(s) {', '.join(unknown)}", missing=unknown,
-                        field="blocked_apps")
+    blocked = _installed_app_ids(ctx, blocked_apps or [])
     now = ctx.now.strftime(DT_FMT)
     active = ctx.conn.execute(_ACTIVE_FOCUS, {"now": now}).first()
     if active:

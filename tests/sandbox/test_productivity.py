@@ -690,6 +690,12 @@ def test_start_focus_session(ex: Executor) -> None:
         "dnd": "1", "dnd_until": "2025-06-13T09:55"}
 
 
+def test_start_focus_session_blocks_apps_by_name(ex: Executor) -> None:
+    """A user names the app as the phone shows it; the session stores its id."""
+    out = ok(ex, "start_focus_session", {"duration_min": 25, "blocked_apps": ["kingdom clash", "Chat", "chat"]})
+    assert out["blocked_apps"] == ["chat", "kingdom_clash"]
+
+
 def test_start_focus_session_keeps_a_longer_do_not_disturb(ex: Executor) -> None:
     prepare(ex.conn, update(device_settings).where(device_settings.c.key == "dnd").values(value="1"))
     assert ok(ex, "start_focus_session", {"duration_min": 30})["dnd_until"] is None  # on until switched off
@@ -701,6 +707,7 @@ def test_start_focus_session_errors(ex: Executor) -> None:
     payload = fails(ex, "start_focus_session", {"duration_min": 25, "blocked_apps": ["tiktok"]},
                     ErrorType.ENTITY_NOT_FOUND)
     assert payload["missing"] == ["tiktok"]
+    assert "chat (Chat)" in payload["candidates"]  # the installed apps, so the model can pick an id
     fails(ex, "start_focus_session", {"duration_min": 4}, ErrorType.INVALID_ARGUMENT_VALUE)
     prepare(ex.conn, insert(focus_sessions).values(
         session_id="focus_900", duration_min=50, break_min=5, cycles=1, task_id=None, blocked_apps_json="[]",

@@ -1250,7 +1250,7 @@ def homes(g: Gen, k: int) -> list[dict[str, Any]]:
         street = base["address"].split(" ", 1)[1]
         address = next(a for a in (f"{g.rng.randint(200, 299)} {street}" for _ in range(50)) if a not in taken)
         taken.add(address)
-        out.append({"place_id": f"place_{n}", "name": address, "category": "residence", "address": address,
+        out.append({"place_id": f"place_{n}", "name": "Private residence", "category": "residence", "address": address,
                     "city": base["city"], "lat": round(base["lat"] + 0.002, 5), "lon": base["lon"], "rating": None,
                     "phone": None, "open_now": 1})
     return out

@@ -245,3 +245,113 @@ def mentions(text: str, value: Any) -> bool:
         return bool((iso.group("date") and states_date(text, iso.group("date")))
                     or (iso.group("time") and states_time(text, iso.group("time"))))
     return states_name(text, value)
+
+
+# ---- the state of a switch, a lock, a door: polarity read about the subject ----------------------
+
+# (positive words, negative words) of each kind of state; a ``$state`` value names one of them
+STATE_GROUPS = (
+    (frozenset({"on", "enabled", "active", "activated", "running"}),
+     frozenset({"off", "disabled", "inactive", "deactivated"})),
+    (frozenset({"locked"}), frozenset({"unlocked"})),
+    (frozenset({"closed", "shut"}), frozenset({"open", "opened"})),
+    (frozenset({"connected", "online"}), frozenset({"disconnected", "offline"})),
+    (frozenset({"charging"}), frozenset({"discharging"})),
+)
+_AMBIGUOUS = frozenset({"on", "off", "open", "active", "running", "online"})  # also a preposition, verb...
+_COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "am", "remains", "remain", "stays",
+                      "stay", "seems", "appears", "looks"})
+_SKIPPED = frozenset({"currently", "still", "now", "already", "right", "presently", "actually", "fully",
+                      "completely", "switched", "turned", "set", "kept", "left", "all", "both", "also", "indeed",
+                      "definitely", "really", "properly", "securely", "just", "longer", "yet"})
+_NEGATION = frozenset({"not", "never", "no"})
+_PRONOUNS = frozenset({"it", "that", "this", "they", "you", "everything", "which", "mode", "feature", "setting",
+                       "subj"})
+# what may follow "on"/"off"/"open" stating a state ("is on right now"), not a place ("on your phone")
+_FOLLOWERS = frozenset({"right", "now", "currently", "at", "already", "too", "again", "still", "as", "so", "for",
+                        "until", "till", "since", "and", "but", "which", "because", "though", "yet", "while",
+                        "with", "today", "tonight", "anymore", "either", "on", "off", "in"})
+_ANSWER = re.compile(r"^\W*(?P<word>yes|yeah|yep|yup|no|nope)\b(?=\s*(?:[^\w\s]|$))", re.IGNORECASE)
+_CLAUSES = re.compile(r"[,;:.!()\n—–]|\s-\s|\b(?:but|and|while|whereas|so|though|although)\b")
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def state_group(word: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The (positive, negative) words of the state ``word`` names, or None."""
+    return next((g for g in STATE_GROUPS if word.casefold() in g[0] | g[1]), None)
+
+
+def _subject_blanked(text: str, subjects: tuple[str, ...]) -> str:
+    """The text lowercased with its subject's names as the token "subj", and "Do Not Disturb" as "dnd"
+    (a name, no negation)."""
+    text = text.replace("’", "'").lower()
+    for name in sorted(subjects, key=len, reverse=True):
+        words = _TOKEN.findall(name.lower())
+        if words:
+            text = re.sub(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", " subj ", text)
+    return re.sub(r"\bdo\W+not\W+disturb\b", " dnd ", text)
+
+
+def state_assertions(text: str, value: str, asked: str | None = None, subjects: tuple[str, ...] = ()) -> list[bool]:
+    """What the text asserts about the state ``value`` names: True per statement of ``value``'s side
+    (positive or negative word of its group), False per statement of the opposite. Read are a leading
+    yes/no (affirming or denying ``asked``, the state the user asked about), "<subject> is [not] on",
+    "isn't enabled", "it's locked", a clause opening with the state ("Currently off."); not read are
+    questions, actions ("until you turn it off"), "on" as a preposition ("on your phone"), and, when
+    ``subjects`` are given, what is said of another subject ("Wi-Fi is on")."""
+    group = state_group(value)
+    if group is None:
+        return []
+    positive, negative = group
+    wanted = value.casefold() in positive
+    found: list[bool] = []
+    if asked is not None and (lead := _ANSWER.match(text)):
+        says_yes = lead.group("word").lower() in ("yes", "yeah", "yep", "yup")
+        found.append(((asked.casefold() in positive) == says_yes) == wanted)
+    subject_words = {w for s in subjects for w in _TOKEN.findall(s.lower())} - {"the", "a", "my", "your"}
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", _subject_blanked(text, subjects)):
+        if sentence.rstrip().endswith("?"):
+            continue
+        for clause in _CLAUSES.split(sentence):
+            tokens = _TOKEN.findall(clause)
+            for i, token in enumerate(tokens):
+                if token not in positive | negative:
+                    continue
+                negated = _asserted(tokens, i, subject_words if subjects else None)
+                if negated is not None:
+                    found.append(((token in positive) != negated) == wanted)
+    return found
+
+
+def _asserted(tokens: list[str], i: int, subject_words: set[str] | None) -> bool | None:
+    """Whether tokens[i], a state word, is stated negated (True) or plainly (False); None if it is
+    not stated of the subject (``subject_words`` None: of anything)."""
+    if tokens[i] in _AMBIGUOUS and i + 1 < len(tokens) and tokens[i + 1] not in _FOLLOWERS:
+        return None
+    negated, j = False, i - 1
+    while j >= 0 and (tokens[j] in _SKIPPED or tokens[j] in _NEGATION):
+        negated ^= tokens[j] in _NEGATION
+        j -= 1
+    if j < 0:
+        return negated  # the clause opens with the state: "Currently off", "Not charging"
+    token = tokens[j]
+    before: str | None
+    if token in _COPULAS:
+        before = tokens[j - 1] if j > 0 else None
+    elif token.endswith("n't"):
+        negated, before = not negated, tokens[j - 1] if j > 0 else None
+    elif token.endswith(("'s", "'re", "'m")):
+        before = token.split("'")[0]
+    elif tokens[i] in _AMBIGUOUS:
+        return None  # "turn it off", "on" without a verb
+    else:
+        before = token  # "DND disabled", "phone charging"
+    if before is None or subject_words is None or before in _PRONOUNS or before in subject_words:
+        return negated
+    return None
+
+
+def states_state(text: str, value: str, asked: str | None = None, subjects: tuple[str, ...] = ()) -> bool:
+    """The text states ``value`` (at least once) and never its opposite."""
+    found = state_assertions(text, value, asked, subjects)
+    return bool(found) and all(found)

@@ -19,7 +19,15 @@ written currency (if any) can be ``currency``, equal within ``tolerance`` or the
 ``$count`` n: a whole number as digits or a word up to twenty · ``$date`` "YYYY-MM-DD": the date in
 any common format, with or without its year · ``$time`` "HH:MM" (24 h): "21:00", "9pm", "9:00 PM" ·
 ``$name`` text: contained as whole words, ignoring case, accents, punctuation and spacing ·
-``$none`` true: the text says the result is empty ("no …", "none", "nothing", "0").
+``$none`` true: the text says the result is empty ("no …", "none", "nothing", "0") ·
+``$state`` a state word, or {"value", "asked"?, "subject"?}: the text states that state of the
+subject and never its opposite, read by polarity (``facts.state_assertions``): "is off", "isn't on",
+"not enabled", "it's locked", and a leading "Yes,"/"No," affirming or denying ``asked`` (the state
+the question asked about: "is DND on?" asks "on"); actions ("turn it off"), questions and "on" as a
+preposition are not read, and with ``subject`` (names, e.g. ["Do Not Disturb", "DND"]) neither is
+what is said of another subject. States: on/off (enabled/disabled, active/inactive, running),
+locked/unlocked, closed/open, connected/disconnected, charging/discharging. A regex cannot do this:
+"Yes, DND is on, so no calls ring" holds "no".
 
 Matchers are validated as a whole before use, so a malformed task raises ValueError instead of
 silently passing or failing.
@@ -293,13 +301,29 @@ def _check_none(operand: bool, actual: Any, path: str) -> str | None:
     return _stated(path, actual, facts.states_none, "that nothing was found")
 
 
+def _state(operand: Any) -> tuple[str, str | None, tuple[str, ...]]:
+    """(value, asked, subjects) of a ``$state`` operand."""
+    if isinstance(operand, dict):
+        return operand["value"], operand.get("asked"), tuple(operand.get("subject", ()))
+    return operand, None, ()
+
+
+def _check_state(operand: Any, actual: Any, path: str) -> str | None:
+    value, asked, subjects = _state(operand)
+    of = f" of {subjects[0]}" if subjects else ""
+    if isinstance(actual, str) and False in facts.state_assertions(actual, value, asked, subjects):
+        return _fail(path, f"states the opposite of the state {value!r}{of}: {_show(actual)}")
+    return _stated(path, actual, lambda t: facts.states_state(t, value, asked, subjects),
+                   f"the state {value!r}{of}")
+
+
 _CHECKS: dict[str, Callable[[Any, Any, str], str | None]] = {
     "$eq": _check_eq, "$phone": _check_phone, "$contains": _check_contains,
     "$contains_all": _check_contains_all, "$any": _check_any, "$regex": _check_regex,
     "$range": _check_range, "$approx": _check_approx, "$dt_between": _check_dt_between,
     "$absent": _check_absent, "$set": _check_set, "$json": _check_json,
     "$amount": _check_amount, "$number": _check_number, "$count": _check_count, "$date": _check_date,
-    "$time": _check_time, "$name": _check_name, "$none": _check_none,
+    "$time": _check_time, "$name": _check_name, "$none": _check_none, "$state": _check_state,
 }
 
 
@@ -421,6 +445,21 @@ def _valid_none(operand: Any) -> None:
     _need(operand is True, "$none", operand, "needs true")
 
 
+def _valid_state(operand: Any) -> None:
+    ok_shape = isinstance(operand, str) or (
+        isinstance(operand, dict) and "value" in operand and set(operand) <= {"value", "asked", "subject"})
+    _need(ok_shape, "$state", operand, "needs a state word or an object with value, optionally asked and subject")
+    value, asked, subjects = _state(operand)
+    group = facts.state_group(value) if isinstance(value, str) else None
+    words = sorted(w for g in facts.STATE_GROUPS for w in g[0] | g[1])
+    _need(group is not None, "$state", operand, f"value must be one of {', '.join(words)}")
+    _need(asked is None or (isinstance(asked, str) and facts.state_group(asked) == group), "$state", operand,
+          "asked must be a state word of the same kind as value")
+    raw = operand.get("subject", []) if isinstance(operand, dict) else []
+    _need(isinstance(raw, list) and all(isinstance(n, str) and facts.fold(n) for n in raw), "$state", operand,
+          "subject must be a list of names")
+
+
 _VALIDATORS: dict[str, Callable[[Any], None]] = {
     "$eq": _valid_eq, "$phone": _valid_phone, "$contains": _valid_contains,
     "$contains_all": _valid_contains_all, "$any": _valid_any, "$regex": _valid_regex,
@@ -428,4 +467,5 @@ _VALIDATORS: dict[str, Callable[[Any], None]] = {
     "$dt_between": _valid_dt_between, "$absent": _valid_absent, "$set": _valid_set,
     "$json": validate_matcher, "$amount": _valid_quantity("$amount"), "$number": _valid_quantity("$number"),
     "$count": _valid_count, "$date": _valid_date, "$time": _valid_time, "$name": _valid_name, "$none": _valid_none,
+    "$state": _valid_state,
 }

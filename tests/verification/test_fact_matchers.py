@@ -182,3 +182,72 @@ def test_a_longer_or_other_word_states_no_name(word: str, head: str, suffix: str
 ])
 def test_plural_forms_of_names(name: str, text: str, stated: bool) -> None:
     assert matches({"$name": name}, text) is stated
+
+
+DND = {"value": "off", "asked": "on", "subject": ["Do Not Disturb", "DND"]}
+
+
+@pytest.mark.parametrize("text", [
+    "No — Do Not Disturb is off.", "No, Do Not Disturb is off. Want me to turn it on?", "Do Not Disturb is off.",
+    "DND isn't on at the moment.", "Do Not Disturb is not enabled on your phone.", "Nope. It's disabled.",
+    "Do Not Disturb is currently turned off, and Wi-Fi is on.", "No calls are blocked: Do Not Disturb is off.",
+    "It is off on your phone right now.", "No.",
+])
+def test_a_state_stated_either_way_passes(text: str) -> None:
+    assert explain({"$state": DND}, text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Yes, Do Not Disturb is on right now, so no calls will ring through.",
+    "Yes, Do Not Disturb is switched on right now; nothing will ring until you turn it off.",
+    "Do Not Disturb is on.", "DND is active, not off.", "Yes.", "I checked your phone's status.",
+    "No, wait: Do Not Disturb is on.",
+])
+def test_the_opposite_state_or_none_fails(text: str) -> None:
+    assert explain({"$state": DND}, text) is not None
+
+
+@pytest.mark.parametrize(("matcher", "text", "ok"), [
+    ({"$state": {"value": "locked", "asked": "locked", "subject": ["car"]}}, "Yes, your car is locked.", True),
+    ({"$state": {"value": "locked", "asked": "locked", "subject": ["car"]}}, "No, the car is unlocked.", False),
+    ({"$state": {"value": "unlocked", "asked": "locked"}}, "It's not locked.", True),
+    ({"$state": {"value": "closed", "subject": ["windows"]}}, "All windows are closed; the trunk is open.", True),
+    ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}}, "Yes, the engine is off.", True),
+    ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}}, "No, the engine is running.", False),
+    ({"$state": {"value": "charging", "asked": "charging"}}, "No, the phone is not charging.", False),
+    ({"$state": {"value": "discharging", "asked": "charging", "subject": ["phone"]}},
+     "No, the phone is not charging.", True),
+    ({"$state": "on"}, "Battery saver is on.", True),
+    ({"$state": "on"}, "Battery saver is off on your phone.", False),
+])
+def test_states_of_other_kinds(matcher: dict[str, Any], text: str, ok: bool) -> None:
+    assert (explain(matcher, text) is None) is ok
+
+
+@given(st.sampled_from(["on", "off"]), st.booleans(), st.sampled_from(["Do Not Disturb", "DND", "It"]),
+       st.sampled_from(["", " right now", " at the moment"]))
+def test_a_state_and_its_negated_opposite_agree(value: str, lead: bool, subject: str, tail: str) -> None:
+    other = "off" if value == "on" else "on"
+    answer = "Yes" if value == "on" else "No"
+    matcher = {"$state": {"value": value, "asked": "on", "subject": ["Do Not Disturb", "DND"]}}
+    for text in (f"{subject} is {value}{tail}.", f"{subject} isn't {other}{tail}.", f"{subject} is not {other}."):
+        text = f"{answer}, {text}" if lead else text
+        assert matches(matcher, text), text
+        assert not matches(matcher, text.replace(f" {value}", f" {other}", 1) if f"is {value}" in text
+                           else text.replace(" not ", " ").replace("n't", ""))
+
+
+@pytest.mark.parametrize("operand", [
+    "maybe", {"value": "on", "asked": "locked"}, {"value": "on", "subject": "DND"}, {"asked": "on"},
+    {"value": "on", "extra": 1},
+])
+def test_malformed_state_matchers_raise(operand: Any) -> None:
+    with pytest.raises(ValueError, match=r"\$state"):
+        validate_matcher({"$state": operand})
+
+
+def test_another_subject_named_do_not_disturb_is_not_the_subject() -> None:
+    saver = {"$state": {"value": "on", "subject": ["battery saver"]}}
+    assert not matches(saver, "Do Not Disturb is on; battery saver is off.")
+    assert not matches(saver, "Do Not Disturb is on.")
+    assert matches(saver, "Do Not Disturb is off, battery saver is on.")

@@ -268,14 +268,21 @@ STATUS_QUESTIONS = {"how much battery do I have left?": "battery", "what's my ba
                     "is do not disturb on right now?": "dnd"}
 SWITCH_WORDS = {"charging": "charging", "wifi": "connected to Wi-Fi", "low_power_mode": "Battery saver is",
                 "dnd": "Do Not Disturb is"}
+# a switch's (state when set, state when not, names people give it): read by polarity, not by words
+SWITCH_STATES = {
+    "charging": ("charging", "discharging", ["phone", "battery", "device"]),
+    "wifi": ("connected", "disconnected", ["Wi-Fi", "wifi", "phone", "device"]),
+    "low_power_mode": ("on", "off", ["battery saver", "low power mode", "low-power mode", "power saving mode",
+                                     "power saving", "power saver", "battery saving mode"]),
+    "dnd": ("on", "off", ["Do Not Disturb", "DND"]),
+}
 
 
-def says_state(on: bool) -> dict[str, Any]:
-    """An answer saying a switch is on (without a negation), or that it is off ("Do Not Disturb" is no negation)."""
-    if on:
-        return {"$regex": r"(?s)^(?!.*\b(?:off|(?<!do )not|isn't|disabled)\b).*\b(?:on|enabled|active|yes|charging|"
-                          r"connected)\b"}
-    return {"$regex": r"\b(?:off|(?<!do )not|no|isn't|disabled|inactive)\b"}
+def says_state(fact: str, on: bool) -> dict[str, Any]:
+    """An answer stating the switch's state about it and never the opposite ("Yes, DND is on, so no calls
+    ring" says on, although it holds "no"); a leading yes/no answers the question "is it on?"."""
+    yes, no, names = SWITCH_STATES[fact]
+    return {"$state": {"value": yes if on else no, "asked": yes, "subject": names}}
 
 
 @family("basic", "11.5", pattern="single_call")
@@ -289,11 +296,11 @@ def device_status_question(g: Gen) -> Draft:
     elif fact == "wifi" and g.setting("wifi") == "1" and g.setting("wifi_connected_ssid"):
         ssid = g.setting("wifi_connected_ssid")
         said, answer = f"Yes, you are connected to Wi-Fi: {ssid}.", [{"$name": ssid}]
-    else:
-        on = g.setting(fact) == "1"
+    else:  # Wi-Fi here: no network joined, so not connected whether or not the radio is on
+        on = g.setting(fact) == "1" and fact != "wifi"
         said = f"{SWITCH_WORDS[fact]} {'on' if on else 'off'}." if fact in ("low_power_mode", "dnd") else \
             f"{'Yes' if on else 'No'}, the phone is {'' if on else 'not '}{SWITCH_WORDS[fact]}."
-        answer = [says_state(on)]
+        answer = [says_state(fact, on)]
     return Draft(
         query=g.say(question),
         gold=[act("get_device_status"), done(said)],

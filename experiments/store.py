@@ -275,11 +275,15 @@ class ResultsStore:
     def check_settings(self, wanted: Mapping[CellKey, dict[str, Any]]) -> None:
         """Record each cell's settings, or refuse (before recording any) when the store holds a cell run
         with other settings, naming the cell and what differs. Cells stored before settings were
-        recorded take these as theirs."""
+        recorded take these as theirs; so does a cell with other settings but no episode stored yet."""
         blobs = {key: json.dumps(value, sort_keys=True, default=str) for key, value in wanted.items()}
         with self.engine.begin() as conn:
             known = {tuple(r[:4]): (r[4], r[5]) for r in conn.execute(select(*(cells.c[k] for k in (
                 "planner", "split", "condition", "seed", "fingerprint", "settings"))))}
+            stored = {tuple(r) for r in conn.execute(select(*(episodes.c[k] for k in KEY_COLUMNS[:4])).distinct())}
+            for key in [k for k in known if k not in stored]:  # settings of a sweep that stored nothing: not binding
+                conn.execute(cells.delete().where(*(cells.c[c] == v for c, v in zip(KEY_COLUMNS[:4], key))))
+                del known[key]
             for key, blob in blobs.items():
                 if key in known and known[key][0] != _fingerprint(blob):
                     before, now = _flat(json.loads(known[key][1])), _flat(json.loads(blob))

@@ -186,6 +186,13 @@ def test_values_that_change_results_are_never_mixed_in_one_store(tmp_path: Path,
     with pytest.raises(SettingsMismatch, match=r"planner.p_skip_memory: stored 0.3, now 0.9"):
         run_sweep(load_config(*parse_args([*noisy, "planner.noisy_oracle.p_skip_memory=0.9"])), client=client)
 
+    empty = ResultsStore(tmp_path / "empty.db")  # settings of a sweep that stored nothing bind nothing
+    try:
+        empty.check_settings({("oracle", "handwritten", "default", 0): {"t_max": 2}})
+        empty.check_settings({("oracle", "handwritten", "default", 0): {"t_max": 15}})
+    finally:
+        empty.close()
+
     endpoint = _args(tmp_path / "endpoint", "planner=qwen3_8b", "tracking=none")
     store = ResultsStore(tmp_path / "endpoint" / "results.db")
     try:

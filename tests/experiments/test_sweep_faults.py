@@ -193,11 +193,13 @@ def test_values_that_change_results_are_never_mixed_in_one_store(tmp_path: Path,
     finally:
         empty.close()
 
-    endpoint = _args(tmp_path / "endpoint", "planner=qwen3_8b", "tracking=none")
+    endpoint = _args(tmp_path / "endpoint", "planner=qwen3_8b", "tracking=none", "infra_retries=0")
+    dead = run_sweep(load_config(*parse_args([*endpoint, f"planner.qwen3_8b.base_url={DEAD}",
+                                              "planner.qwen3_8b.retries.max=0"])), client=client)
+    assert len(dead.infra_errors) == N_TASKS  # stored, as infra_error: the cell's settings now bind
     store = ResultsStore(tmp_path / "endpoint" / "results.db")
     try:
-        for extra, refused in (([f"planner.qwen3_8b.base_url={DEAD}"], None),
-                               (["planner.qwen3_8b.base_url=http://127.0.0.1:2/v1",
+        for extra, refused in ((["planner.qwen3_8b.base_url=http://127.0.0.1:2/v1",
                                  "planner.qwen3_8b.retries.max=0", "planner.qwen3_8b.concurrency=4"], None),
                                (["planner.qwen3_8b.base_url=http://127.0.0.1:2/v1",
                                  "planner.qwen3_8b.sampling.temperature=0.0"], "planner.sampling.temperature"),

@@ -704,8 +704,23 @@ SMS_TEMPLATES = [
 ]
 
 
+# A mobile number of the user's country: calling code -> (prefixes, lowest and highest subscriber number), e.g.
+# +1 415 2345678 (NANP: an area code, then seven digits starting 2-9), +86 139 12345678, +44 77 12345678.
+MOBILE_FORMATS: dict[str, tuple[tuple[str, ...], int, int]] = {
+    "+1": (("212", "305", "312", "415", "416", "503", "617", "647", "650", "702", "718", "905"), 2000000, 9999999),
+    "+86": (tuple(map(str, range(130, 200))), 10000000, 99999999),
+    "+44": (("71", "73", "74", "75", "77", "78", "79"), 10000000, 99999999),
+    "+81": (("70", "80", "90"), 10000000, 99999999),
+    "+49": (("151", "152", "160", "170", "171", "172", "175", "176", "177", "178", "179"), 10000000, 99999999),
+    "+34": (("6",), 10000000, 99999999),
+    "+82": (("10",), 10000000, 99999999),
+}
+
+
 def _phone(rng: random.Random, country: str) -> str:
-    return f"{country}{rng.randint(130, 199)}{rng.randint(10000000, 99999999)}"
+    """A well-formed mobile number in ``country`` (its calling code)."""
+    prefixes, low, high = MOBILE_FORMATS[country]
+    return f"{country}{rng.choice(prefixes)}{rng.randint(low, high)}"
 
 
 def _email_of(name: str, i: int) -> str:
@@ -716,7 +731,7 @@ def _email_of(name: str, i: int) -> str:
 
 @seeder
 def seed_communication(conn: Connection, rng: random.Random, persona: Persona) -> None:
-    country = "+86" if persona.timezone.startswith("Asia") else "+1"
+    country = persona.phone.split()[0]  # contacts live in the user's country
     people: list[dict[str, Any]] = []
     used_names: set[str] = set()
     for name, rel in ANCHORS:

@@ -162,8 +162,9 @@ _LOCATION_PERMISSION = select(app_permissions.c.state).where(
     app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.permission == "LOCATION")
 
 
-def _require_location(ctx: Ctx, app_id: str) -> None:
-    """The gates for ``location="current"``: the location service (step 7), then LOCATION (step 8)."""
+def require_location(ctx: Ctx, app_id: str) -> None:
+    """The gates for ``location="current"``: the location service (step 7), then LOCATION (step 8); tools that
+    take an explicit place as well gate only the phone's position (maps does too)."""
     if ctx.setting("location_service") != "1":
         raise ToolError(ErrorType.SERVICE_DISABLED, "location_service is turned off", service="location_service")
     state = ctx.conn.execute(_LOCATION_PERMISSION, {"app_id": app_id}).scalar()
@@ -186,7 +187,7 @@ def _city(ctx: Ctx, location: str) -> str:
     profile = ctx.conn.execute(_HOME_AND_WORK_CITY).first()
     found: str | None = None
     if wanted == "current":
-        _require_location(ctx, "weather")
+        require_location(ctx, "weather")
         found = profile.home_city if profile else None  # the phone is at home at the start of a task
     elif wanted in ("home", "work") and profile:
         found = profile.home_city if wanted == "home" else profile.work_city
@@ -999,9 +1000,10 @@ def _news_rows(rng: random.Random, now: dt.datetime, home_city: str, home_region
                 "country": rng.choice(COUNTRIES),
                 "city": home_city if category == "local" else rng.choice(sorted(CITY_CENTRES))}
         title = title_t.format(**fill)
-        if title in seen:
+        story = re.sub(r"\d[\d,.]*", "#", title)  # one story per template fill, whatever its figure
+        if story in seen:
             continue
-        seen.add(title)
+        seen.add(story)
         published = now - dt.timedelta(minutes=rng.randint(20, 10 * 24 * 60))
         out.append({"title": title, "category": category, "summary": summary_t.format(**fill),
                     "region": home_region if category == "local" else rng.choice(REGIONS),

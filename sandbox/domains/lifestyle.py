@@ -773,6 +773,11 @@ def book_service_appointment(
 # (a card under the very merchant name first, should two programmes share a number).
 _CARD = select(membership_cards).where(membership_cards.c.card_number == bindparam("card_number")).order_by(
     func.lower(membership_cards.c.merchant) != bindparam("merchant"), membership_cards.c.card_id)
+
+
+def _same_programme(a: str, b: str) -> bool:
+    """Two spellings of one merchant share a word ("Starbucks" and "Starbucks Rewards")."""
+    return bool(set(re.findall(r"\w+", a.casefold())) & set(re.findall(r"\w+", b.casefold())))
 _SET_CARD = update(membership_cards).where(membership_cards.c.card_id == bindparam("match_card_id"))
 _ADD_CARD = insert(membership_cards)
 
@@ -785,7 +790,8 @@ def add_membership_card(
 ) -> dict[str, Any]:
     """Add a loyalty or membership card to the wallet, or update the points balance of a card already there.
 
-    A card already saved with the same number (under any merchant spelling) is that card.
+    A card already saved with the same number is that card when the merchant names share a word ("Starbucks",
+    "Starbucks Rewards"); under another merchant it is a DuplicateEntity.
 
     Args:
         merchant: The shop, chain or programme, e.g. "Starbucks Rewards".
@@ -795,6 +801,9 @@ def add_membership_card(
     """
     number = _tracking(card_number)
     existing = ctx.conn.execute(_CARD, {"merchant": merchant.strip().lower(), "card_number": number}).first()
+    if existing and not _same_programme(existing.merchant, merchant):
+        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"card number {number} is saved as a {existing.merchant} card: "
+                        f"{existing.card_id}", existing_id=existing.card_id, merchant=existing.merchant)
     if existing:
         if points is None or points == existing.points:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this {existing.merchant} card is saved: {existing.card_id}",

@@ -17,7 +17,7 @@ import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NoReturn
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import (
@@ -29,6 +29,7 @@ from sandbox.domains.common import (
     CITY_CENTRES, addresses, charge, payment_method, payment_methods, place, refund, transactions, world_places,
 )
 from sandbox.domains.communication import contacts
+from sandbox.domains.information import require_location
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, id_prefix, row_by_key, rows
 from sandbox.schema import SYSTEM, USER, WORLD, metadata, stamps, table, user_profile
@@ -449,7 +450,11 @@ def _here(ctx: Ctx) -> Spot:
     return _spot(ctx.conn.execute(_DEVICE_LOCATION).first())
 
 
-_SAVED_PLACE_LABELLED = select(saved_places).where(func.lower(saved_places.c.label) == bindparam("label"))
+# a saved place by its label, or by its address as the user knows it ("18 Garden Road", "18 Garden Road, Tokyo")
+_SAVED_PLACE_NAMED = select(saved_places).where(or_(
+    func.lower(saved_places.c.label) == bindparam("label"), func.lower(saved_places.c.address) == bindparam("key"),
+    func.lower(saved_places.c.address + ", " + saved_places.c.city) == bindparam("key"),
+)).order_by(func.lower(saved_places.c.label) != bindparam("label"), saved_places.c.label)
 _PLACES_NAMED = select(world_places).where(or_(*(func.lower(form) == bindparam("key") for form in (
     world_places.c.name, world_places.c.address, world_places.c.name + ", " + world_places.c.city,
     world_places.c.address + ", " + world_places.c.city, world_places.c.name + ", " + world_places.c.address,
@@ -461,15 +466,22 @@ LABEL_ALIASES = {"office": "work", "the office": "work", "workplace": "work", "h
                  "home address": "home"}
 
 
-def _locate(ctx: Ctx, loc: str, field: str) -> Spot:
-    """Resolve a location argument (see the module docstring); EntityNotFound or AmbiguousEntity otherwise."""
+def _locate(ctx: Ctx, loc: str, field: str, app: str | None = None) -> Spot:
+    """Resolve a location argument (see the module docstring); EntityNotFound (naming the saved labels) or
+    AmbiguousEntity otherwise. ``app``: the tool gates only "current" on the location service and the app's
+    LOCATION permission (an explicit place needs no GPS); without it the tool's decorator gates every call."""
     key = " ".join(loc.split()).lower()
     if key == "current":
+        if app:
+            require_location(ctx, app)
         return _here(ctx)
     if re.fullmatch(r"place_\d+", key):
-        return _spot(place(ctx, key))
+        try:
+            return _spot(place(ctx, key))
+        except ToolError:
+            _no_place(ctx, loc, field)
     bare = key.removeprefix("my ")
-    saved = ctx.conn.execute(_SAVED_PLACE_LABELLED, {"label": LABEL_ALIASES.get(bare, bare)}).first()
+    saved = ctx.conn.execute(_SAVED_PLACE_NAMED, {"label": LABEL_ALIASES.get(bare, bare), "key": key}).first()
     if saved is not None:
         return _spot(saved)
     city = next((c for c in sorted(CITY_CENTRES) if c.lower() == key), None)
@@ -481,9 +493,15 @@ def _locate(ctx: Ctx, loc: str, field: str) -> Spot:
     if found:
         raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{loc!r} matches {len(found)} places", field=field,
                         candidates=[{k: r._mapping[k] for k in ("place_id", "name", "address", "city")} for r in found])
-    labels = [str(r.label) for r in ctx.conn.execute(_SAVED_PLACES)]
+    _no_place(ctx, loc, field)
+
+
+def _no_place(ctx: Ctx, loc: str, field: str) -> NoReturn:
+    """EntityNotFound for an unknown location, naming the saved places (labels appear nowhere else)."""
+    saved = [{"label": r.label, "name": r.name, "address": r.address} for r in ctx.conn.execute(_SAVED_PLACES)]
     raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no place, saved label or city matches {loc!r}", field=field,
-                    saved_labels=labels, hint="a saved label, a city, or a place's exact name or address")
+                    saved_labels=[s["label"] for s in saved], saved_places=saved,
+                    hint="a saved label, a city, a place id, or a place's exact name or address")
 
 
 _SAVED_PLACES = select(saved_places).order_by(saved_places.c.label)
@@ -544,8 +562,8 @@ def get_current_location(ctx: Ctx) -> dict[str, Any]:
 _SAVED_WORLD_PLACES = select(saved_places).where(saved_places.c.place_id.is_not(None)).order_by(saved_places.c.label)
 
 
-@tool(l2="5.1", app="maps", mutating=False, permissions=("LOCATION",), services=("location_service",),
-      network="internet", errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(l2="5.1", app="maps", mutating=False, network="internet", errors=(
+    ErrorType.SERVICE_DISABLED, ErrorType.PERMISSION_DENIED, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
 def search_places(
     ctx: Ctx, query: Annotated[str, Field(min_length=1, max_length=200)], near: Loc = "current",
     category: str | None = None, radius_km: Annotated[float, Field(ge=0.1, le=50)] = 5.0,
@@ -555,7 +573,8 @@ def search_places(
 
     Args:
         query: Words that must all appear in the place's name, category or address, e.g. "coffee" or "pharmacy".
-        near: Where to search around: "current", a place id, a saved label such as "Home", a city or an address.
+        near: Where to search around: "current" (the phone's position; needs location access), a place id, a
+            saved label such as "Home", a city or an address.
         category: Only this category, e.g. cafe, restaurant, supermarket, pharmacy, hospital, gym, park, museum,
             parking, ev_charger, gas_station, station, airport, hotel, cinema, salon.
         radius_km: Search radius in km.
@@ -563,7 +582,7 @@ def search_places(
         min_rating: Minimum rating (0-5).
         limit: Maximum number of results.
     """
-    centre = _locate(ctx, near, "near")
+    centre = _locate(ctx, near, "near", "maps")
     p = world_places.c
     q = select(world_places)
     for word in query.lower().split():
@@ -593,8 +612,8 @@ def _one_time(args: dict[str, Any]) -> str | None:
     return "give depart_at or arrive_by, not both" if args.get("depart_at") and args.get("arrive_by") else None
 
 
-@tool(l2="5.1", app="maps", mutating=False, permissions=("LOCATION",), services=("location_service",),
-      network="internet", check=_one_time, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(l2="5.1", app="maps", mutating=False, network="internet", check=_one_time, errors=(
+    ErrorType.SERVICE_DISABLED, ErrorType.PERMISSION_DENIED, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
 def get_directions(
     ctx: Ctx, destination: Loc, origin: Loc = "current", mode: Mode = "driving", depart_at: Moment | None = None,
     arrive_by: Moment | None = None,
@@ -604,13 +623,13 @@ def get_directions(
 
     Args:
         destination: Where to go: a place id, a saved label such as "Work", a city or an address.
-        origin: Where to start; "current" (default) is the phone's location.
+        origin: Where to start; "current" (default) is the phone's location (needs location access).
         mode: How to travel.
         depart_at: Leave at this time, YYYY-MM-DDTHH:MM (default now).
         arrive_by: Arrive by this time instead, YYYY-MM-DDTHH:MM.
         avoid: Route features to avoid.
     """
-    start, end = _locate(ctx, origin, "origin"), _locate(ctx, destination, "destination")
+    start, end = _locate(ctx, origin, "origin", "maps"), _locate(ctx, destination, "destination", "maps")
     shunned = set(avoid or [])
     found = []
     for r in _routes(ctx, [start, end], mode):
@@ -1664,8 +1683,8 @@ def add_itinerary_item(
 SPOT_CATEGORY = {"parking": "parking", "fuel": "gas_station", "ev_charging": "ev_charger"}
 
 
-@tool(l2="5.7", app="maps", mutating=False, permissions=("LOCATION",), services=("location_service",),
-      network="internet", errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(l2="5.7", app="maps", mutating=False, network="internet", errors=(
+    ErrorType.SERVICE_DISABLED, ErrorType.PERMISSION_DENIED, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
 def find_parking_or_charging(
     ctx: Ctx, kind: Literal["parking", "fuel", "ev_charging"], near: Loc = "current",
     connector: Literal["ccs", "chademo", "type2", "gbt"] | None = None, max_price: Money | None = None,
@@ -1676,14 +1695,15 @@ def find_parking_or_charging(
 
     Args:
         kind: What to find.
-        near: Where: "current", a place id, a saved label, a city or an address.
+        near: Where: "current" (the phone's position; needs location access), a place id, a saved label, a city
+            or an address.
         connector: EV connector type the car needs (ev_charging only).
         max_price: Maximum price per hour (parking), per litre (fuel) or per kWh (charging).
         available_now: Only places open now with a free space or charger.
         radius_km: Search radius in km.
         limit: Maximum number of results.
     """
-    centre = _locate(ctx, near, "near")
+    centre = _locate(ctx, near, "near", "maps")
     p, s = world_places.c, world_parking_charging.c
     q = select(world_places, world_parking_charging).join(world_parking_charging, s.place_id == p.place_id).where(
         p.category == SPOT_CATEGORY[kind])

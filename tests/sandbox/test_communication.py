@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, func, insert, select, update
 
-from sandbox.db import transaction
+from sandbox.db import open_database, transaction
 from sandbox.domains import communication, social
 from sandbox.domains.communication import blocked_numbers, call_log, contacts, groups, messages
 from sandbox.domains.social import social_comments, social_follows, social_likes, social_posts, world_social_accounts
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, apps, device_settings
 from sandbox.tooling import REGISTRY
+from sandbox.world import PERSONAS, world_image
 from tests.sandbox.conftest import diff, diff_of, log_count, ok, prepare
 
 D3_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ in (communication.__name__, social.__name__))
@@ -516,3 +517,21 @@ def test_duplicate_post_names_the_existing_one(ex: Executor) -> None:
     prepare(ex.conn, *_recent_post(ex.conn))
     env = ex.call("create_social_post", {"platform": "social", "content": "Hello"})
     assert env["Payload"]["existing_id"] == "post_900"
+
+
+# ---- seeded phone numbers -------------------------------------------------------------------------
+
+def test_seeded_numbers_are_mobile_numbers_of_the_users_country() -> None:
+    """Contacts (and so the call log) carry well-formed numbers: +1 then ten digits (not eleven), +86 1XX..."""
+    lengths = {"+1": 10, "+86": 11, "+44": 10, "+81": 10, "+49": 11, "+34": 9, "+82": 10}
+    for persona in PERSONAS.values():
+        code = persona.phone.split()[0]
+        conn = open_database(world_image(persona.persona_id))
+        try:
+            numbers = list(conn.execute(select(contacts.c.phone_number)).scalars())
+        finally:
+            conn.close()
+        assert numbers and all(n.startswith(code) and n[len(code):].isdigit() and len(n) - len(code) == lengths[code]
+                               for n in numbers), (persona.persona_id, numbers[:3])
+        if code == "+1":
+            assert all(n[2] in "23456789" and n[5] in "23456789" for n in numbers)  # NANP area code and exchange

@@ -346,6 +346,9 @@ def test_add_membership_card_finds_the_number_under_another_merchant_spelling(ex
     assert (out["card_id"], out["action"], out["merchant"]) == ("mcard_003", "points_updated", "Hilton Honors")
     assert not diff(ex)["membership_cards"]["inserted"]
     fails(ex, "add_membership_card", {"merchant": "Hilton", "card_number": "HH123456"}, ErrorType.DUPLICATE_ENTITY)
+    payload = fails(ex, "add_membership_card", {"merchant": "Costco", "card_number": "HH123456", "points": 5},
+                    ErrorType.DUPLICATE_ENTITY)  # the number is another programme's card
+    assert (payload["existing_id"], payload["merchant"]) == ("mcard_003", "Hilton Honors")
 
 
 # ---- every declared error -----------------------------------------------------------------------

@@ -95,8 +95,10 @@ def test_declarations() -> None:
         for arg in spec.parameters["properties"].values():
             assert arg["description"], name
     located = {n for n in TRAVEL_TOOLS if REGISTRY[n].permissions}
-    assert located == {"get_current_location", "search_places", "get_directions", "start_navigation",
-                       "estimate_ride_fare", "book_ride", "find_parking_or_charging"}
+    assert located == {"get_current_location", "start_navigation", "estimate_ride_fare", "book_ride"}
+    # these gate only near/origin "current" (an explicit place needs no GPS), in the body
+    for name in ("search_places", "get_directions", "find_parking_or_charging"):
+        assert {ErrorType.SERVICE_DISABLED, ErrorType.PERMISSION_DENIED} <= set(REGISTRY[name].errors), name
     assert offers.info["kind"] == ride_quotes.info["kind"] == "system"  # a search changes no user state
 
 
@@ -622,9 +624,31 @@ NF, AMB, STATE, STALE = (ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY,
 UNAV, DUP, LIMIT, CONF = (ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED,
                           ErrorType.CONFIRMATION_REQUIRED)
 IAV, MRA = ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.MISSING_REQUIRED_ARGUMENT
+SD, PD = ErrorType.SERVICE_DISABLED, ErrorType.PERMISSION_DENIED
+
+
+def _location_off(args: dict[str, Any]) -> Setup:
+    def setup(ex: Executor) -> dict[str, Any]:
+        changed(ex, device_settings, where={"key": "location_service"}, value="0")
+        return args
+    return setup
+
+
+def _maps_not_located(args: dict[str, Any]) -> Setup:
+    def setup(ex: Executor) -> dict[str, Any]:
+        changed(ex, app_permissions, where={"app_id": "maps", "permission": "LOCATION"}, state="denied")
+        return args
+    return setup
+
 
 ERROR_CASES: list[tuple[str, ErrorType, Setup]] = [
     ("search_places", NF, _args({"query": "cafe", "near": "Atlantis"})),
+    ("search_places", SD, _location_off({"query": "cafe"})),
+    ("search_places", PD, _maps_not_located({"query": "cafe", "near": "current"})),
+    ("get_directions", SD, _location_off({"destination": "Work"})),
+    ("get_directions", PD, _maps_not_located({"destination": "Home", "origin": "current"})),
+    ("find_parking_or_charging", SD, _location_off({"kind": "parking"})),
+    ("find_parking_or_charging", PD, _maps_not_located({"kind": "fuel"})),
     ("search_places", AMB, _ambiguous("near", {"query": "cafe"})),
     ("get_directions", NF, _args({"destination": "place_999"})),
     ("get_directions", AMB, _ambiguous("destination", {})),
@@ -751,6 +775,31 @@ def test_location_tools_need_the_service_and_the_permission(ex: Executor) -> Non
     payload = fails(ex, "search_places", {"query": "cafe"}, ErrorType.PERMISSION_DENIED)
     assert (payload["app_id"], payload["permission"]) == ("maps", "LOCATION")
     assert ok(ex, "save_place", {"place": "Shanghai", "label": "Trip base"})["city"] == "Shanghai"  # no location needed
+
+
+def test_maps_reads_need_location_only_for_the_phones_position(ex: Executor) -> None:
+    """An explicit near/origin (a saved label, an address) needs no GPS: searching near Home shows saved labels."""
+    prepare(ex.conn, update(device_settings).where(device_settings.c.key == "location_service").values(value="0"),
+            update(app_permissions).where(app_permissions.c.app_id == "maps").values(state="not_requested"))
+    found = ok(ex, "search_places", {"query": "cafe", "near": "Home", "radius_km": 50})
+    assert found["near"]["name"] and found["places"]
+    assert ok(ex, "get_directions", {"origin": "Home", "destination": "Work"})["routes"]
+    assert ok(ex, "find_parking_or_charging", {"kind": "parking", "near": "Work", "radius_km": 50})["near"]
+    fails(ex, "get_directions", {"destination": "Work"}, ErrorType.SERVICE_DISABLED)
+
+
+def test_a_saved_place_is_found_by_its_address_and_unknown_places_name_the_saved_ones(ex: Executor) -> None:
+    [home] = query(ex, select(saved_places).where(saved_places.c.label == "Home"))
+    for spelling in (home["address"], f"{home['address']}, {home['city']}".upper()):
+        out = ok(ex, "get_directions", {"origin": spelling, "destination": "Work"})
+        assert (out["origin"]["address"], out["origin"]["city"]) == (home["address"], home["city"])
+    labels = [r["label"] for r in query(ex, select(saved_places.c.label).order_by(saved_places.c.label))]
+    for args in ({"destination": "my coffee spot"}, {"destination": "place_999"}):
+        payload = fails(ex, "get_directions", args, ErrorType.ENTITY_NOT_FOUND)
+        assert payload["saved_labels"] == labels and payload["saved_places"][0]["address"]
+    payload = fails(ex, "estimate_ride_fare", {"pickup": "Home", "dropoff": "the cafe I like"},
+                    ErrorType.ENTITY_NOT_FOUND)
+    assert payload["saved_labels"] == labels
 
 
 def test_booking_tools_need_the_network(ex: Executor) -> None:

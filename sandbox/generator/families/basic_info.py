@@ -163,7 +163,9 @@ def headlines(g: Gen) -> Draft:
         cat, region = g.pick(pairs)
     else:
         cat, region = g.pick(sorted(SECTIONS)), None
-    n = g.pick((None, 3, 5, 10))
+    stories = [a for a in news if a["category"] == cat and region in (None, a["region"])
+               and a["published_at"] <= g.persona.now]
+    n = g.pick([None, *(k for k in (3, 5, 10) if k <= len(stories))])  # never more headlines than exist
     top = f"top {n} " if n else "latest "
     where = f" from {REGIONS[region]}" if region else ""
     query = g.say("show me the {t}{c} news{r}", "what are the {t}{c} headlines{r}?", "any {c} news{r}? give me the {t}stories",

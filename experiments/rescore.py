@@ -136,7 +136,7 @@ def rescore(store: ResultsStore, *, split: str | None = None, drop_changed: bool
                                  "verdict": _label(new), "passed": new.passed, "checker_passed": new.checker_passed,
                                  "memory_gate": new.memory_gate, "skill_gate": new.skill_gate,
                                  "scorable": new.scorable, "reasons": json.dumps(list(new.reasons)),
-                                 "verifier_version": VERIFIER_VERSION})
+                                 "verifier_version": VERIFIER_VERSION, "dataset_hash": now})
                 if _label(new) != _label(old):
                     changed += 1
                     reasons = new.reasons or old.reasons

@@ -314,10 +314,10 @@ class ResultsStore:
     @_guarded
     def rejudge(self, split: str, file: str, sha256: str, verdicts: Sequence[dict[str, Any]],
                 drop: Sequence[Key] = ()) -> None:
-        """In one transaction: rows' verdict columns replaced (by key), the ``drop`` keys deleted, and the
-        split recorded as run on ``file`` at ``sha256`` (what its rows are now consistent with)."""
+        """In one transaction: rows' verdict columns (and dataset hash) replaced by key, the ``drop`` keys
+        deleted, and the split recorded as run on ``file`` at ``sha256`` (what its rows now agree with)."""
         judged = ("verdict", "passed", "checker_passed", "memory_gate", "skill_gate", "scorable", "reasons",
-                  "verifier_version")
+                  "verifier_version", "dataset_hash")
         where = [episodes.c[k] == bindparam(f"k_{k}") for k in KEY_COLUMNS]
         with self.engine.begin() as conn:
             if verdicts:

@@ -116,5 +116,6 @@ def test_rescore_judges_by_changed_checks_and_refuses_tasks_changed_beyond_them(
     try:
         assert {r["task_id"] for r in store.rows()} == set(tasks) - {"hw_basic_004"}
         assert store.datasets()["handwritten"][1] == file_sha256(changed / "handwritten.jsonl")
+        assert {r["dataset_hash"] for r in store.rows()} == {file_sha256(changed / "handwritten.jsonl")}
     finally:
         store.close()

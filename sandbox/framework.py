@@ -192,7 +192,8 @@ def call_gui_agent(
     Args:
         app_id: The app to operate, e.g. roombook.
         goal: A self-contained instruction of what to achieve in the app.
-        inputs: Every value the flow needs (dates, times, names, counts).
+        inputs: Every value the flow needs (dates, times, names, counts); a call lacking one is told each input's
+            name and format, e.g. roombook's date (YYYY-MM-DD), start and end (HH:MM), attendees.
         expected_outputs: Names of results to return, e.g. ["booking_code"].
     """
     return subagents.run_gui(ctx, app_id, goal, inputs, expected_outputs or [])

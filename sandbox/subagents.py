@@ -47,6 +47,9 @@ class GuiFlow:
     required_inputs: tuple[str, ...]
     run: Callable[[Ctx, str, dict[str, Any]], dict[str, Any]]
     serves: Callable[[Ctx, str], bool] | None = None
+    # what a person types on the screen for a value given its own way, e.g. a settings screen's one
+    # {"Personalized ads": false} as {setting, value}; runs after the synonyms, before the slots are checked
+    adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     @functools.cached_property
     def _named(self) -> re.Pattern[str]:
@@ -68,7 +71,7 @@ class GuiFlow:
 def match_flow(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any]) -> GuiFlow | None:
     """The app's flow the goal names; when it names several, the one its inputs feed (else the first declared)."""
     named = [f for f in GUI_FLOWS if f.named_by(goal) and f.serves_app(ctx, app_id)]
-    return next((f for f in named if f.fed_by(inputs)), named[0] if named else None)
+    return next((f for f in named if f.fed_by(flow_inputs(f, inputs))), named[0] if named else None)
 
 
 GUI_FLOWS: list[GuiFlow] = []
@@ -99,26 +102,130 @@ def close_job(ctx: Ctx, job_id: str, result: dict[str, Any], status: str = "comp
 
 
 _INSTALLED = select(apps.c.installed).where(apps.c.app_id == bindparam("app_id"))
+_INSTALLED_APPS = select(apps.c.app_id).where(apps.c.installed == 1).order_by(apps.c.app_id)
+
+
+# Names of one GUI-flow input: a planner names a value by what it is (``coupon_code``, ``automation_name``), a
+# flow by its slot (``code``, ``name``). A given name fills the flow's slot of its group when that slot is empty and
+# the name is no slot of the flow itself (``setting`` is the camera flow's ``option``, the in-app settings flow's own
+# slot). The groups are disjoint.
+INPUT_SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group) for group in (
+    ("code", "coupon_code", "coupon", "promo_code", "voucher_code", "voucher"),
+    ("name", "automation_name", "automation", "routine_name", "routine"),
+    ("option", "setting", "setting_name", "option_name"),
+    ("value", "enabled", "state", "status", "new_value", "new_state", "action", "toggle"),
+    ("start", "start_time", "starts_at", "from_time", "begin"),
+    ("end", "end_time", "ends_at", "to_time", "until"),
+    ("attendees", "party_size", "people", "participants", "headcount", "attendee_count", "guests"),
+    ("date", "day"),
+    ("device_name", "device", "device_label"),
+    ("scene_name", "scene"),
+    ("medication", "medicine", "medication_name", "drug", "prescription"),
+    ("txn_id", "transaction_id", "transaction"),
+    ("category", "new_category"),
+    ("item", "lost_item", "item_name"),
+    ("new_variant", "variant", "new_size", "size"),
+    ("books", "book_count", "number_of_books", "books_goal", "target"),
+    ("verification_code", "otp", "one_time_code", "sms_code", "security_code", "passcode"),
+    ("group", "group_name", "chat", "group_chat", "chat_name"),
+    ("new_name", "rename_to", "new_title", "new_group_name"),
+    ("post", "post_id"),
+    ("visibility", "audience", "privacy", "who_can_see"),
+    ("session", "session_time", "time_slot", "slot"),
+    ("quantity", "tickets", "ticket_count", "number_of_tickets", "qty"),
+))
+_INPUT_GROUP = {name: group for group in INPUT_SYNONYMS for name in group}
+
+# How each slot is written on the screens, stated when a call lacks it so the planner can retry at once.
+INPUT_FORMATS: dict[str, str] = {
+    "date": "YYYY-MM-DD", "start": "HH:MM", "end": "HH:MM", "attendees": "a number or a list of people",
+    "session": "HH:MM or YYYY-MM-DDTHH:MM", "quantity": "a number", "visitors": "a list of names or {\"self\": true}",
+    "code": "the coupon code", "name": "the automation's name as listed", "enabled": "true or false",
+    "option": "grid, shutter_sound, location_tags, mirror_front or hdr", "value": "the value to set, e.g. on or off",
+    "setting": "the option's label, e.g. Personalized ads", "device_name": "the device's name",
+    "scene_name": "the new scene's name", "devices": "device names, rooms or ids", "medication": "the medication's name",
+    "txn_id": "the transaction id", "category": "the new category", "item": "what was left behind",
+    "order_id": "the order id", "item_id": "the order item id", "new_variant": "the size or colour wanted",
+    "books": "a number of books", "verification_code": "the one-time code", "group": "the group chat's name or id",
+    "new_name": "the new name", "post": "the post's id or its text", "visibility": "public, friends or private",
+}
+_ISO_MINUTE = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})")
+
+
+def flow_inputs(flow: GuiFlow, given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` as the flow's slots: synonyms fill empty slots; an ISO date-time in an HH:MM slot gives its time,
+    and its day a missing ``date``; then the flow's own ``adapt``."""
+    inputs = dict(given)
+    for slot in flow.required_inputs:
+        if inputs.get(slot) in (None, "", []):
+            alias = next((k for k in given if k != slot and k not in flow.required_inputs
+                          and given[k] not in (None, "", []) and _INPUT_GROUP.get(k) is _INPUT_GROUP.get(slot)
+                          and slot in _INPUT_GROUP), None)
+            if alias is not None:
+                inputs[slot] = given[alias]
+    for slot in flow.required_inputs:
+        m = _ISO_MINUTE.match(str(inputs.get(slot) or "")) if INPUT_FORMATS.get(slot) == "HH:MM" else None
+        if m:
+            inputs[slot] = m.group(2)
+            if "date" in flow.required_inputs and inputs.get("date") in (None, ""):
+                inputs["date"] = m.group(1)
+    if "date" in flow.required_inputs and (m := _ISO_MINUTE.match(str(inputs.get("date") or ""))):
+        inputs["date"] = m.group(1)
+    return flow.adapt(inputs) if flow.adapt else inputs
+
+
+def labelled_value(label: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A settings flow's ``adapt``: one option given as ``{"personalized_ads": false}`` names it by its key."""
+    def adapt(inputs: dict[str, Any]) -> dict[str, Any]:
+        if label in inputs or "value" in inputs or len(inputs) != 1:
+            return inputs
+        (name, value), = inputs.items()
+        return {label: name.replace("_", " "), "value": value}
+    return adapt
+
+
+def _slots(flow: GuiFlow) -> dict[str, str]:
+    return {k: INPUT_FORMATS.get(k, "text") for k in flow.required_inputs}
+
+
+def _flow_output(outputs: dict[str, Any], name: str) -> Any:
+    """A requested result under its own name, a field synonym, or a name sharing its subject ("room_name": the
+    room); any "...status" or "...state" is the flow's status."""
+    found = field_value(outputs, name)
+    if found is not None:
+        return found
+    key = _field_key(name)
+    if key.endswith(("status", "state")):
+        return outputs.get("status", "completed")
+    words = set(key.split("_")) - {"name", "id", "code", "value", "new", "current", "result"}
+    return next((v for k, v in outputs.items() if words & set(_field_key(k).split("_"))), None)
 
 
 def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_outputs: list[str]) -> dict[str, Any]:
+    """Run the app's flow the goal names. A call lacking a slot is told every slot's name and format; the outputs
+    hold the flow's results, each requested name beside them."""
     installed = ctx.conn.execute(_INSTALLED, {"app_id": app_id}).scalar()
     if installed != 1:
-        raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"app {app_id!r} is not installed", app_id=app_id)
+        raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"app {app_id!r} is not installed", app_id=app_id,
+                        installed_apps=ctx.conn.execute(_INSTALLED_APPS).scalars().all())
     flow = match_flow(ctx, app_id, goal, inputs)
     if flow is None:
+        offered = [{"intent": f.intent, "inputs": _slots(f)} for f in GUI_FLOWS if f.serves_app(ctx, app_id)]
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the GUI agent found no way to '{goal}' in {app_id}",
-                        reason="no_matching_flow")
-    missing = [k for k in flow.required_inputs if inputs.get(k) in (None, "", [])]
+                        reason="no_matching_flow", flows=offered)
+    slots = flow_inputs(flow, inputs)
+    missing = [k for k in flow.required_inputs if slots.get(k) in (None, "", [])]
     if missing:
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the {flow.intent} flow needs: {', '.join(missing)}",
-                        missing_inputs=missing, hint="ask_user")
+        named = "; ".join(f"{k} ({fmt})" for k, fmt in _slots(flow).items())
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the {flow.intent} flow needs: {', '.join(missing)}; retry "
+                        f"with inputs named {named} (ask the user only for a value you do not know)",
+                        missing_inputs=missing, inputs=_slots(flow), hint="retry_with_named_inputs")
     handoff = {"app_id": app_id, "goal": goal, "inputs": inputs, "expected_outputs": expected_outputs}
     job_id = open_job(ctx, "gui_agent", handoff)
     agent_ctx = Ctx(ctx.conn, ctx.executor, ctx.step, "gui_agent", job_id)
-    outputs = flow.run(agent_ctx, app_id, inputs)
+    outputs = flow.run(agent_ctx, app_id, slots)
     result = {"job_id": job_id, "status": "completed", "intent": flow.intent,
-              "outputs": {k: outputs.get(k) for k in expected_outputs} if expected_outputs else outputs}
+              "outputs": {**outputs, **{k: _flow_output(outputs, k) for k in expected_outputs}}}
     return close_job(ctx, job_id, result)
 
 
@@ -137,6 +244,7 @@ room_bookings = table(
     Column("start", Text, nullable=False),
     Column("end", Text, nullable=False),
     Column("title", Text, nullable=False),
+    Column("attendees", Integer),  # the head count the room was chosen for
     Column("booked_by", Text, nullable=False),
     *stamps(),
 )
@@ -155,6 +263,7 @@ _ROOMS_FITTING = select(meeting_rooms.c.room).where(meeting_rooms.c.capacity >= 
       errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE))
 def roombook_reserve(
     ctx: Ctx, room: str, date: Date, start: Time, end: Time, title: Annotated[str, Field(min_length=1)],
+    attendees: Annotated[int, Field(ge=1, le=500)] | None = None,
 ) -> dict[str, Any]:
     """Reserve a meeting room in the roombook app (screen action).
 
@@ -164,6 +273,7 @@ def roombook_reserve(
         start: Start time HH:MM.
         end: End time HH:MM.
         title: Booking title.
+        attendees: How many people the room is for.
     """
     if ctx.conn.execute(_ROOM, {"room": room}).first() is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no room {room!r}")
@@ -172,7 +282,8 @@ def roombook_reserve(
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{room} is taken at that time")
     bid = ctx.new_id(room_bookings)
     ctx.conn.execute(_ADD_ROOM_BOOKING, dict(
-        room_booking_id=bid, room=room, date=date, start=start, end=end, title=title, booked_by=ctx.actor,
+        room_booking_id=bid, room=room, date=date, start=start, end=end, title=title, attendees=attendees,
+        booked_by=ctx.actor,
         created_at=ctx.ts(), updated_at=ctx.ts()))
     return {"room_booking_id": bid, "room": room}
 
@@ -187,7 +298,7 @@ def _book_room(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     candidates = ctx.conn.execute(_ROOMS_FITTING, {"size": size}).scalars().all()
     for room in candidates:
         args = {"room": room, "date": inputs["date"], "start": inputs["start"], "end": inputs["end"],
-                "title": str(inputs.get("title") or "Meeting")}
+                "title": str(inputs.get("title") or "Meeting"), "attendees": size}
         result = ctx.call("roombook_reserve", args)
         if result["Status"] == "success":
             return {"room": room, "booking_code": result["Payload"]["room_booking_id"]}
@@ -207,7 +318,7 @@ def seed_rooms(conn: Connection, rng: random.Random, persona: Persona) -> None:
     conn.execute(insert(meeting_rooms), [{"room": r, "capacity": c, "floor": f} for r, c, f in rooms])
     conn.execute(insert(room_bookings).values(
         room_booking_id="room_booking_001", room="Huddle A", date=persona.now[:10], start="10:00", end="11:00",
-        title="1:1", booked_by="planner", created_at=persona.now, updated_at=persona.now))
+        title="1:1", attendees=2, booked_by="planner", created_at=persona.now, updated_at=persona.now))
 
 
 # ---- monitor agent ------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ def _sign_in_to_bank(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str,
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the sign-in failed: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return {"signed_in": True}
+    return {"signed_in": True, "status": "signed in"}
 
 
 gui_flow(GuiFlow("bank", "sign_in", ("sign in", "log in", "login", "log back in", "sign back in"),

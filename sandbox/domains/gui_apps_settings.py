@@ -24,7 +24,7 @@ from sandbox.domains.settings import (
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import USER, stamps, table
-from sandbox.subagents import GuiFlow, gui_flow
+from sandbox.subagents import GuiFlow, gui_flow, labelled_value
 from sandbox.tooling import INTERNAL, tool
 
 SETTINGS = APP
@@ -83,17 +83,24 @@ def _gui_settings_app(ctx: Ctx, app_id: str) -> bool:
 def _change_in_app_setting(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """Open the app's settings screen, find the option by its label and pick the value."""
     result = ctx.call("app_set_preference", {"app_id": app_id, "setting": str(inputs["setting"]),
-                                             "value": str(inputs["value"])})
+                                             "value": _switch(inputs["value"])})
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the GUI agent could not change it: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return {"setting": result["Payload"]["setting"], "value": result["Payload"]["value"],
-            "previous": result["Payload"]["previous"]}
+    done = result["Payload"]
+    return {"setting": done["setting"], "value": done["value"], "previous": done["previous"],
+            "status": f"{done['setting']}: {done['value']}"}
+
+
+def _switch(value: Any) -> str:
+    """A switch given as true/false (or enabled/disabled) reads on/off on the screen; other values as given."""
+    text = str(value).strip()
+    return {"true": "on", "enabled": "on", "false": "off", "disabled": "off"}.get(text.lower(), text)
 
 
 gui_flow(GuiFlow(None, "change_in_app_setting", ("setting", "mute", "wallpaper", "ringtone", "preference", "option",
                                                  "personali*"), ("setting", "value"), _change_in_app_setting,
-                 serves=_gui_settings_app))
+                 serves=_gui_settings_app, adapt=labelled_value("setting")))
 
 
 # ---- Companion-app pairing (no API): the GUI agent pairs inside the vendor's app ------------------
@@ -142,7 +149,8 @@ def _pair_in_companion_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dic
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"pairing in {app_id} failed: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return {"device_id": result["Payload"]["device_id"], "name": result["Payload"]["name"], "paired": True}
+    return {"device_id": result["Payload"]["device_id"], "name": result["Payload"]["name"], "paired": True,
+            "status": "paired and connected"}
 
 
 gui_flow(GuiFlow(None, "pair_in_companion_app", ("pair*", "connect*"), ("device_name",), _pair_in_companion_app,

@@ -128,7 +128,7 @@ def _request_refill(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, 
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the refill failed: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return {"refill_code": result["Payload"]["refill_id"], "packs": result["Payload"]["packs"]}
+    return {"refill_code": result["Payload"]["refill_id"], "packs": result["Payload"]["packs"], "status": "requested"}
 
 
 gui_flow(GuiFlow(APP, "request_refill", ("refill",), ("medication",), _request_refill))

@@ -134,7 +134,7 @@ def _toggle_automation(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[st
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the switch failed: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return {"automation": found[0]["name"], "enabled": enabled}
+    return {"automation": found[0]["name"], "enabled": enabled, "status": "enabled" if enabled else "paused"}
 
 
 gui_flow(GuiFlow(HOME, "toggle_automation", ("automation", "routine"), ("name", "enabled"), _toggle_automation))

@@ -16,7 +16,7 @@ from sandbox.domains.entertainment import _SET_DEVICE, _device
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import USER, stamps, table
-from sandbox.subagents import GuiFlow, gui_flow
+from sandbox.subagents import GuiFlow, gui_flow, labelled_value
 from sandbox.tooling import INTERNAL, tool
 from sandbox.world import Persona, seeder
 
@@ -34,6 +34,25 @@ camera_settings = table(
 )
 
 CAMERA_OPTIONS = {"grid": "off", "shutter_sound": "on", "location_tags": "on", "mirror_front": "off", "hdr": "auto"}
+# the labels a person reads the switches by
+CAMERA_ALIASES = {
+    "grid_lines": "grid", "gridlines": "grid", "shutter": "shutter_sound", "camera_sound": "shutter_sound",
+    "location": "location_tags", "location_tag": "location_tags", "geotag": "location_tags",
+    "geotags": "location_tags", "geotagging": "location_tags", "save_location": "location_tags",
+    "mirror": "mirror_front", "mirror_selfie": "mirror_front", "mirror_selfies": "mirror_front",
+    "mirror_front_camera": "mirror_front", "front_mirror": "mirror_front", "mirror_front_selfies": "mirror_front",
+    "front_camera_mirror": "mirror_front", "mirror_front_photos": "mirror_front", "selfie_mirror": "mirror_front",
+    "hdr_mode": "hdr", "high_dynamic_range": "hdr",
+}
+# a switch's state however it is said: true, yes, enable, 1 are on
+SWITCH_WORDS = {"true": "on", "enabled": "on", "enable": "on", "yes": "on", "1": "on", "false": "off",
+                "disabled": "off", "disable": "off", "no": "off", "0": "off", "turn on": "on", "turn off": "off"}
+
+
+def switch_value(value: Any) -> str:
+    """``value`` as on, off or auto, as a settings screen's switch shows it."""
+    text = str(value).strip().lower()
+    return SWITCH_WORDS.get(text, text)
 
 
 @seeder
@@ -76,7 +95,7 @@ def _reading_goal(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"could not set the goal: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return {"year": year, "books": books, "goal": f"{books} books in {year}"}
+    return {"year": year, "books": books, "goal": f"{books} books in {year}", "status": f"goal set: {books} books"}
 
 
 gui_flow(GuiFlow("ebooks", "set_reading_goal", ("goal", "challenge"), ("books",), _reading_goal))
@@ -96,8 +115,7 @@ def camera_set_option(ctx: Ctx, option: Annotated[str, Field(min_length=1, max_l
         value: on, off or auto (hdr only).
     """
     key = option.strip().lower().replace(" ", "_").replace("-", "_")
-    key = {"grid_lines": "grid", "shutter": "shutter_sound", "location": "location_tags", "geotag": "location_tags",
-           "geotags": "location_tags", "mirror": "mirror_front", "mirror_selfies": "mirror_front"}.get(key, key)
+    key = CAMERA_ALIASES.get(key, key)
     current = ctx.conn.execute(_CAMERA_OPTION, {"option": key}).scalar()
     if current is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"the camera has no setting {option!r}",
@@ -109,19 +127,17 @@ def camera_set_option(ctx: Ctx, option: Annotated[str, Field(min_length=1, max_l
 
 
 def _camera_setting(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    value = str(inputs["value"]).strip().lower()
-    value = {"true": "on", "enabled": "on", "enable": "on", "yes": "on", "1": "on", "false": "off",
-             "disabled": "off", "disable": "off", "no": "off", "0": "off"}.get(value, value)
-    result = ctx.call("camera_set_option", {"option": str(inputs["option"]), "value": value})
+    result = ctx.call("camera_set_option", {"option": str(inputs["option"]), "value": switch_value(inputs["value"])})
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"could not change the setting: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
-    return result["Payload"]
+        payload = result["Payload"]
+        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"could not change the setting: {payload['message']}",
+                        reason=result["ErrorType"], **({"options": payload["options"]} if "options" in payload else {}))
+    return {**result["Payload"], "status": f"{result['Payload']['option']} {result['Payload']['value']}"}
 
 
 gui_flow(GuiFlow("camera", "change_camera_setting", ("setting", "grid", "shutter", "location tag", "geotag",
                                                      "mirror", "hdr", "turn on", "turn off"),
-                 ("option", "value"), _camera_setting))
+                 ("option", "value"), _camera_setting, adapt=labelled_value("option")))
 
 
 @tool(domain=INTERNAL, app="cast", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY,
@@ -148,7 +164,7 @@ def _pair_cast_device(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"pairing failed: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return result["Payload"]
+    return {**result["Payload"], "status": "paired and connected"}
 
 
 gui_flow(GuiFlow("cast", "pair_cast_device", ("pair*", "set up", "add device", "connect*"), ("device_name",),

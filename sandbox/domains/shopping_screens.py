@@ -68,7 +68,7 @@ def _claim_coupon(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the coupon could not be claimed: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return {"code": result["Payload"]["code"], "claimed": True}
+    return {"code": result["Payload"]["code"], "claimed": True, "status": "claimed"}
 
 
 gui_flow(GuiFlow(APP, "claim_coupon", ("claim*", "coupon"), ("code",), _claim_coupon))
@@ -118,7 +118,8 @@ def _exchange(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the exchange failed: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return {"exchange_id": result["Payload"]["exchange_id"], "new_variant": result["Payload"]["new_variant"]}
+    return {"exchange_id": result["Payload"]["exchange_id"], "new_variant": result["Payload"]["new_variant"],
+            "status": "requested"}
 
 
 gui_flow(GuiFlow(APP, "exchange_item", ("exchang*", "swap*"), ("order_id", "item_id", "new_variant"), _exchange))

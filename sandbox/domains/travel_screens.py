@@ -69,7 +69,7 @@ def _report_lost_item(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str
     if result["Status"] != "success":
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the report failed: {result['Payload']['message']}",
                         reason=result["ErrorType"])
-    return {"report_id": result["Payload"]["report_id"], "ride_id": ride_id}
+    return {"report_id": result["Payload"]["report_id"], "ride_id": ride_id, "status": "reported"}
 
 
 gui_flow(GuiFlow("ride", "report_lost_item", ("lost", "left", "forg*"), ("item",), _report_lost_item))

@@ -204,6 +204,51 @@ def test_gui_agent_reserves_a_museum_ticket_in_the_venue_app(conn: Connection, e
     assert missing["ErrorType"] == "SubAgentFailed" and missing["Payload"]["missing_inputs"] == ["session", "visitors"]
     env = ex.call("call_gui_agent", handoff)
     assert env["Status"] == "success", env
-    assert set(env["Payload"]["outputs"]) == {"reservation_code", "qr_code"}
+    assert all(env["Payload"]["outputs"][k] for k in ("reservation_code", "qr_code"))
     ticket = diff_of(conn)["event_tickets"].inserted[0]
     assert ticket["source"] == "gui_agent" and ticket["attendee_names_json"] == '["Wang Lei"]'
+
+
+def test_gui_agent_names_each_input_and_its_format_when_one_is_missing(conn: Connection, ex: Executor) -> None:
+    """Values given under other names are no reason to ask the user: the error says how to name them."""
+    env = ex.call("call_gui_agent", {"app_id": "roombook", "goal": "Book a room", "inputs": {"title": "Sync"}})
+    assert env["Payload"]["hint"] == "retry_with_named_inputs"
+    assert env["Payload"]["inputs"] == {"date": "YYYY-MM-DD", "start": "HH:MM", "end": "HH:MM",
+                                        "attendees": "a number or a list of people"}
+    assert "retry with inputs named date (YYYY-MM-DD); start (HH:MM)" in env["Payload"]["message"]
+    away = ex.call("call_gui_agent", {"app_id": "sportzone", "goal": "Claim the coupon", "inputs": {"code": "X"}})
+    assert away["ErrorType"] == "UnsupportedOperation" and "shop" in away["Payload"]["installed_apps"]
+
+
+def test_gui_agent_reads_synonyms_and_iso_times(conn: Connection, ex: Executor) -> None:
+    env = ex.call("call_gui_agent", {
+        "app_id": "roombook", "goal": "Book a meeting room",
+        "inputs": {"start_time": "2025-06-16T14:00", "end_time": "2025-06-16T15:00:00", "people": 6},
+        "expected_outputs": ["room_name", "booking_code"]})
+    assert env["Status"] == "success", env
+    assert env["Payload"]["outputs"]["room_name"] == "Maple"
+    row = diff_of(conn)["room_bookings"].inserted[0]
+    assert (row["date"], row["start"], row["end"]) == ("2025-06-16", "14:00", "15:00")
+
+
+def test_gui_agent_pauses_an_automation_asked_in_other_words(conn: Connection, ex: Executor) -> None:
+    env = ex.call("call_gui_agent", {"app_id": "home", "goal": "Pause the Porch light at sunset automation",
+                                     "inputs": {"automation_name": "Porch light at sunset", "action": "pause"},
+                                     "expected_outputs": ["automation_status"]})
+    assert env["Status"] == "success", env
+    assert env["Payload"]["outputs"]["automation_status"] == "paused"
+    assert diff_of(conn)["home_automations"].updated[0][1]["enabled"] == 0
+
+
+def test_gui_settings_flows_read_a_labelled_switch(conn: Connection, ex: Executor) -> None:
+    """{"personalized_ads": false} and {"option": "mirror_front_camera", "value": true} say what to switch."""
+    ads = ex.call("call_gui_agent", {"app_id": "news", "goal": "Turn off personalized ads in the privacy settings",
+                                     "inputs": {"personalized_ads": False}, "expected_outputs": ["ads_status"]})
+    assert ads["Status"] == "success", ads
+    assert ads["Payload"]["outputs"]["ads_status"] == "personalized ads: off"
+    mirror = ex.call("call_gui_agent", {"app_id": "camera", "goal": "Turn on the mirror setting for selfies",
+                                        "inputs": {"option": "mirror_front_camera", "value": True}})
+    assert mirror["Payload"]["outputs"]["value"] == "on", mirror
+    unknown = ex.call("call_gui_agent", {"app_id": "camera", "goal": "Change the camera setting",
+                                         "inputs": {"setting": "night sky", "enabled": True}})
+    assert unknown["ErrorType"] == "SubAgentFailed" and "mirror_front" in unknown["Payload"]["options"]

@@ -144,8 +144,7 @@ def mute_chat_group(g: Gen) -> Draft:
     return Draft(
         query=query, gold=[*gold, done(f"Muted {group}.")], bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "chat", "inputs": {"setting": {"$contains": group},
-                                                        "value": {"$contains": hours.split()[-1]}}},
+               "handoff": {"app_id": "chat"},
                "state": state},
         patches=patch,
     )
@@ -247,7 +246,7 @@ def disable_ad_personalisation(g: Gen) -> Draft:
               done(f"Personalized ads are off in {name}.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": app_id, "inputs": {"setting": {"$contains": "ads"}, "value": "off"}},
+               "handoff": {"app_id": app_id},  # the flow reads false as off, a key as the label: the state pins it
                "state": {"insert": {"app_preferences": [{"app_id": app_id, "setting": {"$contains": "ads"},
                                                          "value": "off"}]}}},
     )
@@ -334,7 +333,7 @@ def pair_via_companion_app(g: Gen) -> Draft:
               done(f"Paired {device} through {app_name}.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": app_id, "inputs": {"device_name": {"$contains": device.split()[-1]}}},
+               "handoff": {"app_id": app_id},
                "state": {"insert": {"devices": [{"name": device, "paired": 1, "connected": 1}]}}},
         patches={"insert": {"apps": [{"app_id": app_id, "name": app_name, "installed": 1, "logged_in": 1,
                                       "notifications_enabled": 1}]}},
@@ -361,8 +360,7 @@ def change_ringtone(g: Gen) -> Draft:
               done(f"Ringtone is {tone}, ring volume {level}%.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "settings", "inputs": {"setting": {"$contains": "ringtone"},
-                                                            "value": {"$contains": tone}}},
+               "handoff": {"app_id": "settings"},
                "state": {"insert": {"app_preferences": [{"app_id": "settings", "setting": {"$contains": "ringtone"},
                                                          "value": {"$contains": tone}}]},
                          "update": {"device_settings": [setting("volume_ring", str(level))]}}},
@@ -387,8 +385,7 @@ def wallpaper_and_theme(g: Gen) -> Draft:
               done(f"Dark mode is on and the wallpaper is {paper}.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "settings", "inputs": {"setting": {"$contains": "wallpaper"},
-                                                            "value": {"$contains": paper}}},
+               "handoff": {"app_id": "settings"},
                "state": {"insert": {"app_preferences": [{"app_id": "settings", "setting": {"$contains": "wallpaper"},
                                                          "value": {"$contains": paper}}]},
                          "update": {"device_settings": [setting("dark_mode", "1")]}}},

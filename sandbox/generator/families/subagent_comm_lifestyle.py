@@ -222,8 +222,7 @@ def rename_group_chat(g: Gen) -> Draft:
     return Draft(
         query=query, gold=[*gold, done(f"Renamed to {new}.")], bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "chat", "inputs": {"group": {"$any": [grp["name"], grp["group_id"]]},
-                                                        "new_name": new}},
+               "handoff": {"app_id": "chat"},
                "state": state},
     )
 
@@ -245,7 +244,7 @@ def change_post_audience(g: Gen) -> Draft:
     return Draft(
         query=query, gold=gold, bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "social", "inputs": {"visibility": vis}},
+               "handoff": {"app_id": "social"},
                "state": {"update": {"social_posts": [{"match": {"post_id": post["post_id"]},
                                                       "set": {"visibility": vis}}]}}},
     )
@@ -316,12 +315,10 @@ def museum_tickets_in_venue_app(g: Gen) -> Draft:
               done("Reserved in the venue's app.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": ev["booking_app_id"],
-                           "inputs": {"date": session[:10], "session": {"$any": [session[11:], session]},
-                                      "quantity": {"$any": [qty, str(qty)]}, "visitors": {"$any": [visitors, [
-                                          {"self": True}, *visitors[1:]]]}}},
+               "handoff": {"app_id": ev["booking_app_id"]},
                "state": {"insert": {"event_tickets": [{"event_id": ev["event_id"], "session_time": session,
-                                                       "quantity": qty, "source": "gui_agent"}],
+                                                       "quantity": qty, "source": "gui_agent",
+                                                       "attendee_names_json": {"$contains_all": visitors}}],
                                     **paid(ev["venue"], "entertainment")},
                          "ignore_tables": PAY}},
         recovers=(ErrorType.UNSUPPORTED_OPERATION,),

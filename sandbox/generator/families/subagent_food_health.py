@@ -173,7 +173,7 @@ def recipe_diet_preference(g: Gen) -> Draft:
               act("save_recipe", recipe_id=r["recipe_id"]),
               done("Done.")],
         bucket="agent_behavior",
-        check={"route": "call_gui_agent", "handoff": {"app_id": "recipes", "inputs": {"diet": {"$regex": diet.split("_")[0]}}},
+        check={"route": "call_gui_agent", "handoff": {"app_id": "recipes"},
                "state": {"insert": {"recipe_preferences": [{"key": "diet", "value": diet}],
                                     "saved_recipes": [{"recipe_id": r["recipe_id"]}]}}},
     )
@@ -324,8 +324,7 @@ def refill_in_health_app(g: Gen) -> Draft:
                   inputs={"medication": m["name"], "packs": packs, "pickup": pickup}, expected_outputs=["refill_code"]),
               done("Refill requested.")],
         bucket="agent_behavior",
-        check={"route": "call_gui_agent", "handoff": {"app_id": "health", "inputs": {"medication": {"$any": [
-            {"$contains": m["name"].split()[0]}, m["medication_id"]]}}},
+        check={"route": "call_gui_agent", "handoff": {"app_id": "health"},
                "state": {"insert": {"medication_refills": [{"medication_id": m["medication_id"], "packs": packs,
                                                             "pickup": pickup}]}}},
     )

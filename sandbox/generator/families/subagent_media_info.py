@@ -205,7 +205,7 @@ def reading_goal_and_shelf(g: Gen) -> Draft:
               done(f"Your {year} goal is {books} books, and {book['title']} is on your want-to-read shelf.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "ebooks", "inputs": {"books": {"$any": [books, str(books)]}}},
+               "handoff": {"app_id": "ebooks"},
                "state": {"insert": {"reading_goals": [{"year": year, "books": books}],
                                     "bookshelf": [{"book_id": book["book_id"], "shelf": "want_to_read"}]}}},
     )
@@ -278,8 +278,7 @@ def camera_setting_then_photo(g: Gen) -> Draft:
               act("take_photo", **args), done("Setting changed and photo taken.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "camera", "inputs": {"option": {"$contains": option.split("_")[0]},
-                                                          "value": value}},
+               "handoff": {"app_id": "camera"},  # the flow reads true/yes/enable as on: the state pins the effect
                "state": {"update": {"camera_settings": [{"match": {"option": option}, "set": {"value": value}}]},
                          "insert": {"photos": [photo]}}},
     )
@@ -316,7 +315,7 @@ def pair_tv_then_cast(g: Gen) -> Draft:
               done(f"Paired the {tv['name']} and moved playback there.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "cast", "inputs": {"device_name": {"$contains": tv["name"].split()[0]}}},
+               "handoff": {"app_id": "cast"},
                "state": {"update": {"devices": [{"match": {"device_id": tv["device_id"]},
                                                  "set": {"paired": 1, "connected": 1}}],
                                     "playback_state": [{"match": {"player": player},

@@ -161,8 +161,7 @@ def exchange_size_in_app(g: Gen) -> Draft:
                   expected_outputs=["exchange_id"]), done("Exchange requested.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "shop", "inputs": {"order_id": order["order_id"], "item_id": item["item_id"],
-                                                        "new_variant": new}},
+               "handoff": {"app_id": "shop"},
                "state": {"insert": {"exchanges": [{"order_id": order["order_id"], "item_id": item["item_id"],
                                                    "new_variant": new}]}}},
     )
@@ -180,7 +179,7 @@ def claim_coupon_in_app(g: Gen) -> Draft:
               act("call_gui_agent", app_id="shop", goal=f"Claim the coupon {coupon['code']}",
                   inputs={"code": coupon["code"]}, expected_outputs=["claimed"]), done("Coupon claimed.")],
         bucket="agent_behavior",
-        check={"route": "call_gui_agent", "handoff": {"app_id": "shop", "inputs": {"code": coupon["code"]}},
+        check={"route": "call_gui_agent", "handoff": {"app_id": "shop"},
                "state": {"update": {"coupons": [{"match": {"code": coupon["code"]}, "set": {"claimed": 1}}]}}},
     )
 
@@ -306,8 +305,7 @@ def recategorize_in_bank_app(g: Gen) -> Draft:
                   inputs={"txn_id": t["txn_id"], "category": new}, expected_outputs=["category"]),
               done("Category changed.")],
         bucket="agent_behavior",
-        check={"route": "call_gui_agent", "handoff": {"app_id": "bank", "inputs": {"txn_id": t["txn_id"],
-                                                                                     "category": new}},
+        check={"route": "call_gui_agent", "handoff": {"app_id": "bank"},
                "state": {"update": {"transactions": [{"match": {"txn_id": t["txn_id"]}, "set": {"category": new}}]}}},
     )
 

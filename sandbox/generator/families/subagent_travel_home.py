@@ -97,7 +97,7 @@ def report_lost_item_in_ride(g: Gen) -> Draft:
                   inputs={"item": item, "description": desc}, expected_outputs=["report_id"]),
               done("Reported the lost item.")],
         bucket="agent_behavior",
-        check={"route": "call_gui_agent", "handoff": {"app_id": "ride", "inputs": {"item": {"$contains": item}}},
+        check={"route": "call_gui_agent", "handoff": {"app_id": "ride"},
                "state": {"insert": {"ride_lost_items": [{"ride_id": last["ride_id"], "item": {"$contains": item},
                                                        "description": {"$contains": desc.split()[0]}}]}}},
     )
@@ -340,7 +340,7 @@ def create_scene_then_run(g: Gen) -> Draft:
                   inputs={"scene_name": name, "devices": lamps, "brightness": level}),
               act("activate_scene", scene_name=name), done(f"{name} is created and on.")],
         bucket="agent_behavior",
-        check={"route": "call_gui_agent", "handoff": {"app_id": "home", "inputs": {"scene_name": name}},
+        check={"route": "call_gui_agent", "handoff": {"app_id": "home"},
                "state": {"insert": {"home_scenes": [{"scene_name": name}]},
                          "update": {"home_devices": [dev_update(i, on=True, brightness=level) for i in ids]}}},
     )
@@ -468,7 +468,7 @@ def toggle_automation_in_app(g: Gen) -> Draft:
                   inputs={"name": a["name"], "enabled": on}),
               done("Done.")],
         bucket="agent_behavior",
-        check={"route": "call_gui_agent", "handoff": {"app_id": "home", "inputs": {"name": {"$contains": a["name"]}}},
+        check={"route": "call_gui_agent", "handoff": {"app_id": "home"},
                "state": {"update": {"home_automations": [{"match": {"automation_id": a["automation_id"]},
                                                           "set": {"enabled": int(on)}}]}}},
     )

@@ -38,11 +38,16 @@ def snapshot(sid: str, app: str, text: str, fields: dict[str, Any]) -> dict[str,
 
 @family("subagent", "1.1", agent="gui_agent", friction="sub_agent_failed")
 def book_room_for_meeting(g: Gen) -> Draft:
-    ev = g.pick(unique_future(g, lambda e: e["is_organizer"] == 1 and e["start"][:10] == e["end"][:10]) or [None])
+    ev = g.pick(unique_future(g, lambda e: e["is_organizer"] == 1 and e["start"][:10] == e["end"][:10]
+                              and e["calendar"] == "work" and dt.date.fromisoformat(e["start"][:10]).weekday() < 5)
+                or [None])
     if ev is None:
-        raise BuildError("no own future meeting")
+        raise BuildError("no own future work meeting on a weekday")
     n = g.rng.randint(3, 12)
     day, start, end = ev["start"][:10], ev["start"][11:], ev["end"][11:]
+    taken = {b["room"] for b in g.rows("room_bookings", {"date": day}) if b["start"] < end and b["end"] > start}
+    room = next(r["room"] for r in sorted(g.rows("meeting_rooms"), key=lambda r: (r["capacity"], r["room"]))
+                if r["capacity"] >= n and r["room"] not in taken)  # the flow takes the smallest free room that fits
     base = {"date": day, "start": start, "end": end, "title": ev["title"]}
     goal = f"Book a meeting room for {ev['title']}"
     return Draft(
@@ -57,10 +62,9 @@ def book_room_for_meeting(g: Gen) -> Draft:
               done(f"Booked a room for {n} people.")],
         bucket="agent_behavior",
         check={"route": "call_gui_agent",
-               "handoff": {"app_id": "roombook", "inputs": {"date": day, "start": start, "end": end,
-                                                            "attendees": {"$any": [n, str(n)]}}},
-               "state": {"insert": {"room_bookings": [{"date": day, "start": start, "end": end,
-                                                      "booked_by": "gui_agent"}]}}},
+               "handoff": {"app_id": "roombook"},  # inputs by any name or ISO time: the room shows the head count
+               "state": {"insert": {"room_bookings": [{"room": room, "date": day, "start": start, "end": end,
+                                                      "attendees": n, "booked_by": "gui_agent"}]}}},
         script=[{"answer": f"{n} people.", "slot": "attendees", "keywords": ["how many", "people", "attend"],
                  "kind": "clarify"}],
         recovers=(ErrorType.SUB_AGENT_FAILED,),

@@ -252,22 +252,33 @@ def change_post_audience(g: Gen) -> Draft:
 
 # ---- 3.8 monitor: follow an account and hear when it posts about something --------------------------
 
+# a topic word (the monitor's search), how the user says it, and the post that announces it
+WATCH_TOPICS = {
+    "giveaway": ("a giveaway", "Big news: our giveaway starts this weekend!"),
+    "tickets": ("tickets", "Big news: tickets go on sale this weekend!"),
+    "livestream": ("a livestream", "Big news: our livestream starts this weekend!"),
+    "workshop": ("a workshop", "Big news: our workshop starts this weekend!"),
+    "sale": ("a sale", "Big news: our sale starts this weekend!"),
+}
+
+
 @family("subagent", "3.8", agent="monitor_agent")
 def follow_and_watch(g: Gen) -> Draft:
     follows = {(f["platform"], f["handle"]) for f in g.rows("social_follows")}
     acc = g.one("world_social_accounts", {"is_self": 0}, filter=lambda a: a["contact_id"] is None
                 and (a["platform"], a["handle"]) not in follows)
-    topic = g.pick(("giveaway", "tickets", "livestream", "workshop", "sale"))
+    topic = g.pick(list(WATCH_TOPICS))
+    said, content = WATCH_TOPICS[topic]
     pid = f"post_{len(g.rows('social_posts')) + 50:03d}"
     post = {"post_id": pid, "platform": acc["platform"], "author": acc["handle"],
-            "content": f"Big news: our {topic} starts this weekend!", "photo_ids_json": "[]", "visibility": "public",
+            "content": content, "photo_ids_json": "[]", "visibility": "public",
             "location": None, "tags_json": "[]", "is_own": 0, "likes": 10, "posted_at": stamp(g, 3),
             "created_at": stamp(g, 3), "updated_at": stamp(g, 3)}
     p = PLATFORM_NAMES[acc["platform"]]
-    query = g.say("follow @{h} on {p} and let me know when they post about a {t}",
-                  "start following {name} on {p}; ping me once they announce a {t}",
-                  "follow {name} (@{h}) on {p} and watch for a post about a {t}", h=acc["handle"], p=p,
-                  name=acc["display_name"], t=topic)
+    query = g.say("follow @{h} on {p} and let me know when they post about {t}",
+                  "start following {name} on {p}; ping me once they announce {t}",
+                  "follow {name} (@{h}) on {p} and watch for a post about {t}", h=acc["handle"], p=p,
+                  name=acc["display_name"], t=said)
     condition = {"tool": "search_social_posts", "args": {"platform": acc["platform"], "author": acc["handle"],
                                                          "query": topic},
                  "path": "$.count", "op": "gt", "value": 0}
@@ -275,12 +286,14 @@ def follow_and_watch(g: Gen) -> Draft:
         query=query,
         gold=[act("follow_account", platform=acc["platform"], handle=acc["handle"]),
               act("call_monitor_agent", condition=condition, notify_only=True,
-                  description=f"Tell the user when @{acc['handle']} posts about a {topic}"),
-              done(f"Following @{acc['handle']}; I'll tell you when they post about a {topic}.")],
+                  description=f"Tell the user when @{acc['handle']} posts about {said}"),
+              done(f"Following @{acc['handle']}; I'll tell you when they post about {said}.")],
         bucket="agent_behavior",
         check={"route": "call_monitor_agent",
                "handoff": {"condition": {"tool": "search_social_posts",
-                                         "args": {"platform": acc["platform"], "query": {"$contains": topic}}}},
+                                         # any form of the word: "ticket" finds "tickets" too
+                                         "args": {"platform": acc["platform"],
+                                                  "query": {"$contains": topic.removesuffix("s")}}}},
                "state": {"insert": {"monitors": [{"status": "triggered", "notify_only": 1}],
                                     "social_follows": [{"platform": acc["platform"], "handle": acc["handle"]}],
                                     "social_posts": [{"post_id": pid}]}}},

@@ -279,8 +279,9 @@ def charger_free_alert(g: Gen) -> Draft:
         check={"route": "call_monitor_agent",
                "handoff": {"condition": {"tool": "find_parking_or_charging", "args": {"kind": "ev_charging"}},
                            "notify_only": True},
-               "state": {"insert": {"monitors": [{"status": "triggered", "condition_json": {"$json": {
-                   "args": {"available_now": True}}}}]}}},
+               # fired on the event, watching for a free charger: only those listed free now, or a free-space count
+               "state": {"insert": {"monitors": [{"status": "triggered", "condition_json": {"$any": [
+                   {"$json": {"args": {"available_now": True}}}, {"$json": {"path": {"$regex": r"free_spaces"}}}]}}]}}},
         patches={"update": {"world_parking_charging": [{"match": {"place_id": p["place_id"]}, "set": {"free_spaces": 0}}
                                                        for p in close],
                             "app_permissions": [grant("maps")]}},

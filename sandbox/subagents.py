@@ -602,10 +602,27 @@ def read_screen(ctx: Ctx, source: dict[str, Any], question: str | None, extract_
         result = {"job_id": job_id, "fields": found, "missing": missing, "available_fields": sorted(fields),
                   "text": text}
     else:
-        words = [w for w in re.findall(r"[a-z0-9]+", (question or "").lower()) if len(w) > 2]
-        lines = [ln for ln in text.splitlines() if any(w in ln.lower() for w in words)]
+        lines = answer_lines(text, fields, question or "")
         result = {"job_id": job_id, "answer_lines": lines or text.splitlines()[:5], "text": text, "fields": fields}
     return close_job(ctx, job_id, result)
+
+
+_QUESTION_FILLER = frozenset({"what", "which", "when", "where", "who", "how", "does", "did", "the", "and", "are",
+                              "any", "its", "every", "all", "list", "tell", "say", "says", "show", "shown", "with",
+                              "for", "from", "this", "that", "there", "screen", "photo", "value", "values"})
+
+
+def answer_lines(text: str, fields: dict[str, Any], question: str) -> list[str]:
+    """Every line of ``text`` the question is about: a line holding one of its terms (a plural's singular too), or
+    the value of a field it names ("accessibility settings": the line showing ``accessibility_on``'s "mono_audio")."""
+    terms = {w for w in re.findall(r"[a-z0-9]+", question.lower()) if len(w) > 2 and w not in _QUESTION_FILLER}
+    terms |= {w[:-1] for w in terms if len(w) > 4 and w.endswith("s")}
+    named = [v for k, v in fields.items() if terms & set(_field_key(k).split("_"))]
+    values = {str(x).replace("_", " ").lower() for v in named for x in (v if isinstance(v, list) else [v])
+              if len(str(x)) > 1}
+    return [ln for ln in text.splitlines()
+            if any(re.search(rf"(?<![a-z0-9]){re.escape(t)}", ln.lower()) for t in terms)
+            or any(v in ln.lower() for v in values)]
 
 
 def _read_source(ctx: Ctx, kind: str, ref: str) -> tuple[str, dict[str, Any]]:

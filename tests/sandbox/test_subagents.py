@@ -252,3 +252,14 @@ def test_gui_settings_flows_read_a_labelled_switch(conn: Connection, ex: Executo
     unknown = ex.call("call_gui_agent", {"app_id": "camera", "goal": "Change the camera setting",
                                          "inputs": {"setting": "night sky", "enabled": True}})
     assert unknown["ErrorType"] == "SubAgentFailed" and "mirror_front" in unknown["Payload"]["options"]
+
+
+def test_screen_reader_answers_with_every_line_the_question_is_about(conn: Connection, ex: Executor) -> None:
+    """"Accessibility settings" names the accessibility field, so the line showing its value answers too."""
+    prepare(conn, insert(screen_snapshots).values(
+        snapshot_id="snapshot_501", app_id="notes", ocr_text="Phone setup for Grandma\nLanguage: Japanese (ja-JP)\n"
+        "Mono audio: ON\nCall me on Sunday", fields_json=json.dumps({"language_code": "ja-JP",
+                                                                     "accessibility_on": ["mono_audio"]})))
+    env = ex.call("call_screen_reader_agent", {"source": {"type": "screen", "id": "snapshot_501"},
+                                               "question": "What language and accessibility settings does it list?"})
+    assert env["Payload"]["answer_lines"] == ["Language: Japanese (ja-JP)", "Mono audio: ON"]

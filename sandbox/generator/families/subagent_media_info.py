@@ -6,6 +6,7 @@ voice call."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from typing import Any
@@ -396,6 +397,13 @@ def news_watch(g: Gen) -> Draft:
 
 # ---- 12.3 Web Search & Q&A: read a news screenshot, search the web for it -------------------------------------------------
 
+# what a web page says about a screenshot's story: the sentence before its date, and how many days after the
+# screenshot that date falls
+WEB_FOLLOW_UP = {"news": ("officials confirmed it for", 20, 40), "shopping": ("the offer ends on", 3, 14),
+                 "weather": ("the weather service's warning lasts until", 1, 3),
+                 "calendar": ("the school's sign-up closes on", 1, 5), "game": ("the next season starts on", 10, 30)}
+
+
 @family("subagent", "12.3", agent="screen_reader_agent")
 def search_screenshot_text(g: Gen) -> Draft:
     perm_ok(g, "gallery", "PHOTOS")
@@ -411,17 +419,25 @@ def search_screenshot_text(g: Gen) -> Draft:
     query = g.say("I screenshotted a {l} post on {d}; search the web for what it says",
                   "look up online whatever my {l} screenshot from {d} is about",
                   "read my {l} screenshot from {d} and do a web search on it", l=label, d=spoken_day(day_of(shot)))
+    lead, soonest, latest = WEB_FOLLOW_UP[label]
+    fact = (dt.date.fromisoformat(day_of(shot)) + dt.timedelta(days=g.rng.randint(soonest, latest))).isoformat()
+    said = f"{first.rstrip('.!')} — {lead} {spoken_day(fact)} {fact[:4]}."
+    slug = re.sub(r"[^a-z0-9]+", "-", first.lower()).strip("-")
+    page = {"doc_id": f"web_{len(g.rows('world_web_docs')) + 100:03d}", "url": f"https://{label}.example/{slug}",
+            "title": first, "snippet": said, "content": said, "published_at": f"{day_of(shot)}T09:00"}
     return Draft(
         query=query,
         gold=[act("search_photos", query=f"screenshot {label}", date_from=day_of(shot), date_to=day_of(shot)),
               act("call_screen_reader_agent", source={"type": "photo", "id": shot["photo_id"]},
                   question="What does the screenshot say?"),
-              act("web_search", query=first), done("Here is what the web says.")],
+              act("web_search", query=first), done(f"The web says: {said}")],
         bucket="agent_behavior",
         check={"route": "call_screen_reader_agent",
                "handoff": {"source": {"type": "photo", "id": shot["photo_id"]}},
                "follow_up": {"tool": "web_search", "args": {"query": {"$contains_all": [w.lower() for w in words]}}},
                "state": {}},
+        answer=[{"$date": fact}],
+        patches={"insert": {"world_web_docs": [page]}},
     )
 
 

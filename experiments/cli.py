@@ -33,9 +33,15 @@ def _run(args: list[str]) -> int:
         return 0
     from experiments import run
 
+    try:
+        args = config_dir_args(args)
+    except ValueError as exc:
+        print(f"mobilepa run: {exc}", file=sys.stderr)
+        return 2
     if not any(a.startswith("-") for a in args):  # Hydra's own flags (--cfg job, -m, ...) go to Hydra as they are
         try:
-            run.compose_checked([a for a in args if not a.lstrip("+~").startswith("hydra")])
+            run.compose_checked([a for a in args if not a.lstrip("+~").startswith("hydra")]
+                                + run.searchpath_overrides(args))
         except run.RunConfigError as exc:
             print(f"mobilepa run: {exc}", file=sys.stderr)
             return 2
@@ -48,9 +54,45 @@ def _sweep(args: list[str]) -> int:
     if _wants_help(args):
         print(_sweep_help())
         return 0
+    try:
+        args = config_dir_args(args)
+    except ValueError as exc:
+        print(f"mobilepa sweep: {exc}", file=sys.stderr)
+        return 2
     from experiments.sweep_cli import sweep_main
 
     return sweep_main(args)
+
+
+def config_dir_args(args: list[str]) -> list[str]:
+    """``--config-dir DIR`` (also ``--config-dir=DIR``, ``-cd DIR``, given more than once) as Hydra's
+    ``hydra.searchpath=[file:///DIR, ...]``, after the folders of any ``hydra.searchpath`` given too: a
+    user's own ``planner/<name>.yaml`` or ``split/<name>.yaml`` then joins the shipped configs for
+    ``run`` and ``sweep`` alike (a name the toolkit ships stays the toolkit's)."""
+    rest: list[str] = []
+    folders: list[str] = []
+    given = iter(args)
+    for arg in given:
+        flag, eq, value = arg.partition("=")
+        if flag not in ("--config-dir", "-cd"):
+            rest.append(arg)
+            continue
+        value = value if eq else next(given, "")
+        if not value:
+            raise ValueError(f"{flag}: a folder is required")
+        folder = Path(value).expanduser().resolve()
+        if not folder.is_dir():
+            raise ValueError(f"{flag}: no folder {value!r}")
+        folders.append(f"file://{folder}")
+    if not folders:
+        return rest
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    searchpath = [a for a in rest if a.lstrip("+~").partition("=")[0] == "hydra.searchpath"]
+    earlier = [str(f) for f in OverridesParser.create().parse_overrides(searchpath[-1:])[0].value()] \
+        if searchpath else []  # type: ignore[union-attr]
+    listed = ",".join(json.dumps(f) for f in [*earlier, *folders])
+    return [*(a for a in rest if a not in searchpath), f"hydra.searchpath=[{listed}]"]
 
 
 def _report(args: list[str]) -> int:
@@ -204,7 +246,9 @@ an episode ended in infra_error (its endpoint and error named)."""
 RUN_EXAMPLES = """\
   mobilepa run planner=oracle split=mini
   mobilepa run planner=qwen3_8b planner.base_url=http://localhost:8000/v1 split=mini seed=1
-  mobilepa run planner=oracle --cfg job          # print the composed config (Hydra's flags pass through)"""
+  mobilepa run planner=oracle --cfg job          # print the composed config (Hydra's flags pass through)
+  mobilepa run --config-dir ~/my_conf planner=my_model   # ~/my_conf/planner/my_model.yaml beside the shipped ones
+  mobilepa run planner=oracle split.file=/data/my_tasks.jsonl   # a task file anywhere"""
 SWEEP_DESCRIPTION = """\
 Run the planner x split x condition x seed grid on one Dask cluster into the results store, track it in
 MLflow, then print the leaderboard. planner=, split=, seed= and condition= take comma-separated lists;
@@ -212,20 +256,21 @@ planner.<name>.<key>=value sets one planner's key; any other key=value overrides
 SWEEP_EXAMPLES = """\
   mobilepa sweep planner=oracle,noop split=mini seed=0,1,2
   mobilepa sweep planner=qwen3_8b planner.qwen3_8b.base_url=http://gpu-host:8000/v1 split=mini
-  mobilepa sweep planner=qwen3_8b split=mini cluster=slurm_gpu cluster.jobs=1 tracking=none"""
+  mobilepa sweep planner=qwen3_8b split=mini cluster=slurm_gpu cluster.jobs=1 tracking=none
+  mobilepa sweep --config-dir ~/my_conf planner=oracle,my_model split=mini   # a user's own planner and split configs"""
 _COMMENTED = re.compile(r"^([A-Za-z_]\w*):\s*(.*?)\s*(?:#\s*(.*))?$")
 
 
 def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
     """Lines for a config's groups (options, the default starred) and top-level keys (value and comment);
     ``grid`` names the keys a sweep sets from a group (planner -> planners)."""
-    from hydra import compose, initialize_config_dir
+    from hydra import compose, initialize_config_module
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import DictConfig
 
-    from experiments.run import CONF_DIR
+    from experiments.run import CONF_DIR, CONF_MODULE
 
-    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+    with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
         cfg = compose(config_name, return_hydra_config=True)
         loader = GlobalHydra.instance().config_loader()
         chosen = cfg.hydra.runtime.choices
@@ -255,7 +300,7 @@ def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[
 
 def _run_help() -> str:
     groups, keys = _config_help("config")
-    return (f"usage: mobilepa run [key=value ...] [Hydra flags]\n\n{RUN_DESCRIPTION}\n\n"
+    return (f"usage: mobilepa run [--config-dir DIR] [key=value ...] [Hydra flags]\n\n{RUN_DESCRIPTION}\n\n"
             "config groups (key=option; * the default):\n" + "\n".join(groups) +
             "\n\nkeys (conf/config.yaml):\n" + "\n".join(keys) +
             "\n  planner.<key>=value  any key of the chosen planner config (e.g. planner.base_url, "
@@ -266,7 +311,7 @@ def _sweep_help() -> str:
     from experiments.sweep import GRID_KEYS
 
     groups, keys = _config_help("sweep", GRID_KEYS)
-    return (f"usage: mobilepa sweep [key=value ...]\n\n{SWEEP_DESCRIPTION}\n\n"
+    return (f"usage: mobilepa sweep [--config-dir DIR] [key=value ...]\n\n{SWEEP_DESCRIPTION}\n\n"
             "grid and config groups (key=option[,option...]; * the default):\n" + "\n".join(groups) +
             "\n\nkeys (conf/sweep.yaml):\n" + "\n".join(keys) +
             "\n  planner.<name>.<key>=value  a key of one planner's config, e.g. planner.qwen3_8b.base_url"

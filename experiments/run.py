@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import hydra
-from hydra import compose, initialize_config_dir
+from hydra import compose, initialize_config_module
+from hydra.core.global_hydra import GlobalHydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+import conf
 from experiments.analysis import analyse, result_facts, summary_lines
 from experiments.loop import EpisodeResult, run_many
 from experiments.progress import episode_progress
@@ -27,9 +29,12 @@ from experiments.provenance import now, provenance
 from experiments.report import print_summary, results_document
 from planners import build_planner
 from sandbox.conditions import expand
-from sandbox.suite import TASK_DIR, load_split
+from sandbox.suite import load_split, task_path
 
-CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
+CONF_MODULE = "conf"  # the configs ship as the package ``conf``: found from the checkout and from a wheel
+CONF_PATH = f"pkg://{CONF_MODULE}"
+CONF_DIR = str(Path(conf.__file__).resolve().parent)  # where they lie on disk (their comments are read for --help)
+SEARCHPATH = "hydra.searchpath"
 INT_KEYS = {"seed": 0, "t_max": 1, "concurrency": 1}  # typed top-level keys and their least value
 
 
@@ -59,8 +64,29 @@ def compose_checked(overrides: Sequence[str]) -> DictConfig:
 
 
 def _compose(overrides: Sequence[str], config_name: str = "config") -> DictConfig:
-    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+    return compose_config(config_name, overrides)
+
+
+def compose_config(config_name: str, overrides: Sequence[str] = ()) -> DictConfig:
+    """``config_name`` composed from the shipped configs and any folder a ``hydra.searchpath=[...]``
+    override adds (a user's own ``planner/<name>.yaml`` or ``split/<name>.yaml``)."""
+    with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
         return compose(config_name, overrides=list(overrides))
+
+
+def searchpath_overrides(overrides: Sequence[str]) -> list[str]:
+    """The ``hydra.searchpath=[...]`` overrides among ``overrides`` (they decide which configs exist)."""
+    return [o for o in overrides if o.lstrip("+~").partition("=")[0] == SEARCHPATH]
+
+
+def group_options(group: str, overrides: Sequence[str] = (), config_name: str = "config") -> list[str]:
+    """The options of a config group in Hydra's config repository: the shipped ones and those of the
+    folders on the search path, without the shared bases (``_*.yaml``)."""
+    with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
+        loader = GlobalHydra.instance().config_loader()
+        options = loader.get_group_options(group, config_name=config_name,
+                                           overrides=searchpath_overrides(overrides))
+    return sorted(o for o in options if not o.startswith("_"))
 
 
 def override_error(exc: Exception, overrides: Sequence[str], config_name: str = "config") -> str:
@@ -76,8 +102,8 @@ def override_error(exc: Exception, overrides: Sequence[str], config_name: str = 
         key = unknown.group(1).lstrip("+~")
         parent = key.rpartition(".")[0]
         try:  # the config the other overrides select (planner=..., split=...), to list what the key could be
-            base = _compose([o for o in overrides if "." not in o.partition("=")[0] and o.partition("=")[0] != key],
-                            config_name)
+            base = _compose([o for o in overrides if "." not in o.partition("=")[0] and o.partition("=")[0] != key]
+                            + searchpath_overrides(overrides), config_name)
         except (HydraException, OmegaConfBaseException):
             return text.splitlines()[0]
         node = OmegaConf.select(base, parent) if parent else base
@@ -130,7 +156,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
         planner=cfg.planner.name, split=cfg.split.name, seed=cfg.seed, condition=condition,
         verdicts=[r.verdict for r in results], wall_s=time.perf_counter() - started,
     )
-    doc["provenance"] = provenance(task_file=TASK_DIR / cfg.split.file, started=started_at, ended=now(),
+    doc["provenance"] = provenance(task_file=task_path(cfg.split.file), started=started_at, ended=now(),
                                    planner_config=OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
     doc["analysis"] = analyse([result_facts(r, planner=cfg.planner.name, seed=cfg.seed) for r in results],
                               seed=cfg.seed)
@@ -171,7 +197,7 @@ def episode_row(r: EpisodeResult) -> dict[str, Any]:
     }
 
 
-@hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
+@hydra.main(config_path=CONF_PATH, config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     """The job; exits 2 on a config mistake, 1 when an episode ended in infra_error (the path still printed)."""
     try:

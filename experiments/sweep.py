@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from distributed import Client
-from hydra import compose, initialize_config_dir
+from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
@@ -49,13 +49,15 @@ from cluster.services import (
 )
 from experiments.leaderboard import ReportError, check_report_dir, write_report
 from experiments.progress import episode_progress
-from experiments.run import CONF_DIR
+from experiments.run import SEARCHPATH, compose_config, group_options, searchpath_overrides
 from experiments.secrets import is_secret as _secret
+from experiments.selection import KEYS as SELECTION_KEYS
+from experiments.selection import SelectionError, as_override, selection
 from experiments.store import ResultsStore, file_sha256, record_key
 from experiments.units import CONDITIONS, Cell, WorkUnit, resolve_factory, run_unit
 from planners.openai_compat import OpenAIConfig
 from sandbox.conditions import expand
-from sandbox.suite import TASK_DIR, load_split
+from sandbox.suite import TASK_DIR, load_split, task_path
 
 if TYPE_CHECKING:
     from experiments.tracking import SweepTracker
@@ -101,6 +103,8 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
             if not items:
                 raise SweepConfigError(f"{key}: empty list")
             overrides.append(f"{GRID_KEYS[key]}=[{','.join(items)}]")
+        elif key.lstrip("+~") in SELECTION_KEYS:  # limit=N, task_ids=[a,b]: added to the config by Hydra
+            overrides.append(as_override(arg))
         elif key.lstrip("+").startswith("planner.") and key.count(".") >= 2:
             _, name, rest = key.lstrip("+").split(".", 2)
             per_planner.setdefault(name, []).append(f"++planner.{rest}={value}")
@@ -109,15 +113,26 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
     return overrides, per_planner
 
 
+def default_name(cfg: Any) -> str:
+    """A sweep's name when ``name=`` is not given: what it ran, ``sweep-<planners>-<splits>``."""
+    return "-".join(["sweep", "+".join(map(str, cfg["planners"])), "+".join(map(str, cfg["splits"]))])
+
+
 def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]] | None = None) -> DictConfig:
-    """The composed sweep config (per-planner overrides kept under ``planner_overrides``)."""
+    """The composed sweep config (per-planner overrides kept under ``planner_overrides``; a
+    ``hydra.searchpath=[...]`` override, a user's own config folders, under ``searchpath``, so every
+    cell's planner and split are composed from the same folders)."""
     try:
-        with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-            cfg = compose("sweep", overrides=list(overrides))
+        cfg = compose_config("sweep", overrides)
     except (HydraException, OmegaConfBaseException) as exc:  # their messages name the override that failed
         raise SweepConfigError(str(exc)) from None
     OmegaConf.set_struct(cfg, False)
     cfg.planner_overrides = per_planner or {}
+    if cfg.get("name") in (None, "default") and not any(o.lstrip("+~").partition("=")[0] == "name" for o in overrides):
+        cfg.name = default_name(cfg)  # not `default`, beside MLflow's own `Default` experiment
+    searchpath = searchpath_overrides(overrides)
+    folders = OverridesParser.create().parse_overrides(searchpath[-1:])[0].value() if searchpath else []
+    cfg.searchpath = [str(f) for f in folders]  # type: ignore[union-attr]
     return cfg
 
 
@@ -154,6 +169,7 @@ class Plan:
         """Identity of the sweep (name, grid, data and each cell's settings), so a re-run logs into the
         same MLflow runs and a sweep with other settings into its own."""
         grid = {k: self.config[k] for k in ("name", *GRID_KEYS.values())}
+        grid.update({k: self.config[k] for k in SELECTION_KEYS if self.config.get(k) is not None})  # a quick run's own
         blob = json.dumps([grid, self.datasets, [self.settings(c) for c in self.cells]], sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -185,9 +201,14 @@ def check_numbers(config: dict[str, Any]) -> list[int]:
     return seeds
 
 
-def _compose_cell(planner: str, split: str, seed: int, extra: list[str]) -> DictConfig:
-    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-        return compose("config", overrides=[f"planner={planner}", f"split={split}", f"seed={seed}", *extra])
+def _searchpath(config: dict[str, Any]) -> list[str]:
+    """The sweep's ``hydra.searchpath`` as an override (none when it adds no folder)."""
+    folders = config.get("searchpath") or []
+    return [f"{SEARCHPATH}=[{','.join(json.dumps(str(f)) for f in folders)}]"] if folders else []
+
+
+def _compose_cell(planner: str, split: str, seed: int, extra: list[str], searchpath: list[str]) -> DictConfig:
+    return compose_config("config", [*searchpath, f"planner={planner}", f"split={split}", f"seed={seed}", *extra])
 
 
 def plan_sweep(cfg: DictConfig) -> Plan:
@@ -199,8 +220,11 @@ def plan_sweep(cfg: DictConfig) -> Plan:
     for key in GRID_KEYS.values():
         if not isinstance(config.get(key), list) or not config[key]:
             raise SweepConfigError(f"{key}: a non-empty list is required")
-    known = {kind: sorted(p.stem for p in (Path(CONF_DIR) / kind).glob("[!_]*.yaml"))  # _*: shared bases
-             for kind in ("planner", "split")}
+    searchpath = _searchpath(config)
+    try:  # Hydra's config repository: the shipped configs and a user's own folders; _*: shared bases
+        known = {kind: group_options(kind, searchpath) for kind in ("planner", "split")}
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise SweepConfigError(f"searchpath: {str(exc).splitlines()[0]}") from None
     for kind, names in (("planner", config["planners"]), ("split", config["splits"])):
         for name in names:
             if str(name) not in known[kind]:
@@ -213,6 +237,11 @@ def plan_sweep(cfg: DictConfig) -> Plan:
             raise SweepConfigError(f"planner.{name}: overrides a planner that is not in the sweep")
     seeds = check_numbers(config)
     try:
+        chosen = selection(config)
+    except SelectionError as exc:
+        raise SweepConfigError(str(exc)) from None
+    known_ids: set[str] = set()
+    try:
         factory = resolve_factory(str(config["planner_factory"]))
     except (ImportError, ValueError, TypeError) as exc:
         raise SweepConfigError(f"planner_factory: {exc}") from None
@@ -220,19 +249,29 @@ def plan_sweep(cfg: DictConfig) -> Plan:
     datasets: dict[str, tuple[str, str]] = {}
     cells: list[Cell] = []
     for split in map(str, config["splits"]):
-        split_cfg = _compose_cell(str(config["planners"][0]), split, seeds[0], []).split
+        split_cfg = _compose_cell(str(config["planners"][0]), split, seeds[0], [], searchpath).split
+        if not task_path(split_cfg.file).is_relative_to(TASK_DIR):  # a user's own task file: by its full path,
+            split_cfg.file = str(task_path(split_cfg.file))       # as workers elsewhere do not share this cwd
         try:
             tasks = load_split(split_cfg.file, split_cfg.categories, split_cfg.get("subset"))
         except (FileNotFoundError, ValueError) as exc:
             raise SweepConfigError(f"split {split!r}: {exc}") from None
         if not tasks:
             raise SweepConfigError(f"split {split!r}: selects no tasks")
+        known_ids.update(t.task_id for t in tasks)
+        if not (tasks := chosen.apply(tasks)):
+            try:
+                chosen.check_known({t.task_id for t in load_split(split_cfg.file, split_cfg.categories,
+                                                                  split_cfg.get("subset"))}, f"split {split!r}")
+            except SelectionError as exc:
+                raise SweepConfigError(str(exc)) from None
+            raise SweepConfigError(f"split {split!r}: {chosen.describe()} selects none of its tasks")
         for condition in config["conditions"]:
             task_ids[(split, str(condition))] = [key for key, _, _ in expand(tasks, str(condition))]
-        datasets[split] = (split_cfg.file, file_sha256(TASK_DIR / split_cfg.file))
+        datasets[split] = (split_cfg.file, file_sha256(task_path(split_cfg.file)))
         for planner in map(str, config["planners"]):
             for seed in seeds:
-                composed = _compose_cell(planner, split, seed, config["planner_overrides"].get(planner, []))
+                composed = _compose_cell(planner, split, seed, config["planner_overrides"].get(planner, []), searchpath)
                 try:
                     planner_config = OmegaConf.to_container(composed.planner, resolve=True, throw_on_missing=True)
                     # base_url null: the sweep starts a server and fills it in; check the rest now
@@ -254,6 +293,10 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                 for condition in config["conditions"]:
                     cells.append(Cell(planner, split, str(condition), seed, planner_config, split_cfg.file,  # type: ignore[arg-type]
                                       categories, split_cfg.get("subset"), datasets[split][1], concurrency, int(config["t_max"])))
+    try:
+        chosen.check_known(known_ids, "split(s) " + ", ".join(map(str, config["splits"])))
+    except SelectionError as exc:
+        raise SweepConfigError(str(exc)) from None
     try:
         services = service_specs([(c.planner, c.planner_config) for c in cells])
     except ServiceConfigError as exc:
@@ -307,6 +350,14 @@ class SweepOutcome:
     def complete(self) -> bool:
         """Every key of the grid has its final result, and the report and MLflow have it all."""
         return not (self.gaps or self.failures or self.lost or self.tracking_error or self.report_error)
+
+
+def sweep_rows(plan: Plan, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of ``plan``'s own episodes: its cells, and of those only the tasks it chose (``limit=``,
+    ``task_ids=``), so a quick run's report is about the quick run, not about all the cell holds."""
+    wanted = {(c.planner, c.split, c.condition, c.seed, key) for c in plan.cells
+              for key in plan.task_ids[(c.split, c.condition)]}
+    return [r for r in rows if record_key(r) in wanted]
 
 
 def find_gaps(plan: Plan, rows: list[dict[str, Any]]) -> list[Gap]:
@@ -428,7 +479,8 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
             except (MlflowException, OSError, TrackingUnavailable) as exc:  # before any work: nothing is lost
                 raise SweepConfigError(str(exc) if isinstance(exc, TrackingUnavailable)
                                        else f"tracking.uri: MLflow failed: {exc}") from None
-            store.record_sweep(plan.sweep_key, redacted(config))
+        config["recorded_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")  # `mobilepa report` reports the latest sweep
+        store.record_sweep(plan.sweep_key, redacted(config), tracked=tracker is not None)
         try:
             if units:  # nothing to run: no cluster to start
                 _run_units(plan, units, store, outcome, client, record=tracker is not None)
@@ -461,8 +513,7 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
                 outcome.services = services
                 config["endpoints"] = {name: s.base_url for name, s in services.items()}
                 plan.cells = with_base_urls(plan.cells, config["endpoints"])
-                if record:
-                    store.record_sweep(plan.sweep_key, redacted(config))
+                store.record_sweep(plan.sweep_key, redacted(config), tracked=record)
             by_label = {c.label: c for c in plan.cells}
             shares = endpoint_shares([dataclasses.replace(u, cell=by_label[u.cell.label]) for u in units],
                                      slots(dask), config.get("max_in_flight"))
@@ -503,8 +554,7 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
 def _finish(plan: Plan, store: ResultsStore, outcome: SweepOutcome, tracker: SweepTracker | None) -> None:
     """What every sweep ends with, whatever went missing: the gaps, the report, the MLflow runs closed."""
     config = plan.config
-    wanted = {(c.planner, c.split, c.condition, c.seed) for c in plan.cells}
-    rows = [r for r in store.rows() if record_key(r)[:4] in wanted]
+    rows = sweep_rows(plan, store.rows())
     outcome.infra_errors = sorted("/".join(map(str, record_key(r))) for r in rows if r["termination"] == "infra_error")
     outcome.gaps = find_gaps(plan, rows)
     if rows:

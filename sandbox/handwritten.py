@@ -33,8 +33,10 @@ def task(
     task_id: str, category: str, l2: str, query: str, gold: list[dict[str, Any]], bucket: str,
     check: dict[str, Any], *, patches: dict[str, Any] | None = None, history: list[dict[str, str]] | None = None,
     memory: list[str] | None = None, skill: str | None = None, skills: tuple[str, ...] = (),
-    script: list[dict[str, Any]] | None = None, tags: dict[str, str] | None = None,
+    script: list[dict[str, Any]] | None = None, tags: dict[str, str] | None = None, recovers: tuple[str, ...] = (),
 ) -> Task:
+    """One hand-written task; ``recovers`` names the ErrorTypes its gold hits on purpose (as a family's draft
+    declares them), so the self-check knows every other gold error is a fault."""
     hidden = tuple(t for s in skills for t in SKILLS[s].tools)
     space = action_space(query, [m["content"] for m in history or []], [g["name"] for g in gold if g["name"] in
                          REGISTRY and REGISTRY[g["name"]].is_domain_tool], hidden)
@@ -43,7 +45,8 @@ def task(
         "history": history or [], "initial_state": {"world": WORLD, "patches": patches or {}},
         "candidate_tools": space.tools, "candidate_skills": list(skills), "bucket": bucket,
         "gold": gold, "check": check, "required_memory_ids": memory or [], "required_skill_id": skill,
-        "user_script": script or [], "tags": {**(tags or {}), "recall_at_15": f"{space.recall:.2f}"},
+        "user_script": script or [], "tags": {**(tags or {}), "recall_at_15": f"{space.recall:.2f}",
+                                              **({"recovers": ",".join(recovers)} if recovers else {})},
     })
 
 
@@ -87,7 +90,7 @@ def tasks() -> list[Task]:
               done("Updated Lily Chen's number.")],
              "state_change", {"update": {"contacts": [{"match": {"contact_id": lily},
                                                       "set": {"phone_number": {"$phone": "+8613900001234"}}}]}},
-             tags={"pattern": "friction", "friction": "duplicate_entity"}),
+             tags={"pattern": "friction", "friction": "duplicate_entity"}, recovers=("DuplicateEntity",)),
         task("hw_basic_003", "basic", "3.2", "Text my wife that I'll be home by 7pm.",
              [act("search_contacts", relationship="spouse"),
               act("send_sms", to=[lily], body="I'll be home by 7pm."),
@@ -99,7 +102,7 @@ def tasks() -> list[Task]:
                  "update": {"app_permissions": [{"match": {"app_id": "messages", "permission": "SMS"},
                                                  "set": {"state": "granted"}}]}},
              patches={"update": permission("messages", "SMS", "not_requested")},
-             tags={"pattern": "friction", "friction": "permission_denied"}),
+             tags={"pattern": "friction", "friction": "permission_denied"}, recovers=("PermissionDenied",)),
         task("hw_basic_004", "basic", "3.3", "What did Tom Baker text me most recently?",
              [act("search_contacts", name="Tom Baker"), act("search_messages", contact_id=tom, limit=5),
               done("Tom's latest message: 'Running 10 minutes late, sorry!'")],
@@ -153,7 +156,7 @@ def tasks() -> list[Task]:
                  "insert": {"messages": [{"channel": "sms", "contact_id": mom, "body": {"$contains": "birthday"}}]},
                  "update": {"device_settings": [{"match": {"key": "airplane_mode"}, "set": {"value": "0"}}]}},
              patches={"update": {"device_settings": [setting("airplane_mode", "1")]}},
-             tags={"pattern": "friction", "friction": "network_unavailable"}),
+             tags={"pattern": "friction", "friction": "network_unavailable"}, recovers=("NetworkUnavailable",)),
         task("hw_basic_011", "basic", "3.1", "Remove Tom Baker from my contacts.",
              [act("search_contacts", name="Tom Baker"), act("delete_contact", contact_id=tom), done("Removed.")],
              "state_change", {"delete": {"contacts": [{"contact_id": tom}]}},
@@ -179,7 +182,7 @@ def tasks() -> list[Task]:
              "state_change", {},
              patches={"insert": {"app_permissions": [{"app_id": "chat", "permission": "LOCATION",
                                                       "state": "policy_blocked"}]}},
-             tags={"pattern": "friction", "friction": "policy_blocked", "expected": "noop"}),
+             tags={"pattern": "friction", "friction": "policy_blocked", "expected": "noop"}, recovers=("PermissionDenied",)),
         task("hw_basic_016", "basic", "11.5", "How much battery do I have left?",
              [act("get_device_status"), done("Your battery is at 78%.")],
              "tool_call", {"calls": [{"tool": "get_device_status"}], "answer": [{"$number": 78}]},
@@ -196,7 +199,7 @@ def tasks() -> list[Task]:
              [act("set_alarm", time="06:45", days=["mon", "tue", "wed", "thu", "fri"]),
               done("You already have a 06:45 weekday alarm, so I left it as it is.")],
              "state_change", {},
-             tags={"pattern": "friction", "friction": "duplicate_entity", "expected": "noop"}),
+             tags={"pattern": "friction", "friction": "duplicate_entity", "expected": "noop"}, recovers=("DuplicateEntity",)),
         task("hw_basic_019", "basic", "1.2", "Add buy milk to my Groceries list.",
              [act("create_task", title="Buy milk", list_name="Groceries"), done("Added.")],
              "state_change", {"insert": {"tasks": [{"title": {"$contains": "milk"}, "list_name": "Groceries"}]}},
@@ -244,7 +247,7 @@ def tasks() -> list[Task]:
                  "handoff": {"app_id": "roombook", "inputs": {"attendees": {"$any": [10, "10"]}}},
                  "state": {"insert": {"room_bookings": [{"room": "Oak", "date": "2025-06-16"}]}}},
              script=[{"answer": "Ten people.  Make it 10.", "slot": "attendees", "keywords": ["how many", "people"]}],
-             tags={"agent": "gui_agent", "friction": "missing_handoff_input"}),
+             tags={"agent": "gui_agent", "friction": "missing_handoff_input"}, recovers=("SubAgentFailed",)),
         # ---- Memory Usage -------------------------------------------------------------------------
         task("hw_memory_001", "memory", "3.2", "Text my wife our home address.",
              [act("search_memory", query="wife"), act("search_memory", query="home address"),

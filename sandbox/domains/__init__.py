@@ -17,3 +17,10 @@ from sandbox.domains import home  # noqa: F401
 from sandbox.domains import information  # noqa: F401
 from sandbox.domains import lifestyle  # noqa: F401
 from sandbox.domains import apps_security  # noqa: F401
+
+from sandbox.world import SEEDERS  # noqa: E402  (after every domain registered its seeders)
+
+# The app store lists every app the phone knows, so its seeder runs after every seeder that adds apps
+# (venue apps, …), whatever order cross-module imports registered the seeders in (a stable sort keeps
+# the rest as they are).
+SEEDERS.sort(key=lambda entry: entry[1] is apps_security.seed_apps_security)

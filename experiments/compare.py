@@ -53,13 +53,21 @@ def cell_facts(store: ResultsStore, cell: Cell, tasks: dict[str, dict[str, Task]
             for r in store.rows(with_trajectories=True, planner=planner, split=split, condition=condition, seed=seed)]
 
 
+def cell_keys(store: ResultsStore, cell: Cell) -> list[tuple[Any, ...]]:
+    """The keys of a cell's rows, in the order ``cell_facts`` returns their facts."""
+    planner, split, condition, seed = cell
+    return [(r["planner"], r["split"], r["condition"], r["seed"], r["task_id"])
+            for r in store.rows(planner=planner, split=split, condition=condition, seed=seed)]
+
+
 # ---- mobilepa report -----------------------------------------------------------------------------------
 
 
 def report_analysis(store: ResultsStore, out_dir: Path, split: str | None = None,
-                    console: Console | None = None) -> Path:
+                    console: Console | None = None, keys: set[tuple[Any, ...]] | None = None) -> Path:
     """``analysis.json`` (every cell's full analysis, and per planner/split/condition over its seeds)
-    beside the leaderboard, and a per-cell table on the console; returns the JSON's path."""
+    beside the leaderboard, and a per-cell table on the console; returns the JSON's path. ``keys``: only
+    these episodes (the report's sweep or selection), else every one of the store (or of ``split``)."""
     tasks = store_tasks(store)
     doc: dict[str, Any] = {"cells": {}, "groups": {}}
     groups: dict[tuple[str, str, str], list[Facts]] = defaultdict(list)
@@ -67,8 +75,11 @@ def report_analysis(store: ResultsStore, out_dir: Path, split: str | None = None
     for column in ("cell", "Overall [95 % CI]", "top failure causes", "format err %", "recovered", "tokens/episode",
                    "pass^k, k=1…"):
         table.add_column(column, no_wrap=column == "cell")
-    for cell in cells(store, **({"split": split} if split else {})):
+    chosen = sorted({k[:4] for k in keys}) if keys is not None else cells(store, **({"split": split} if split else {}))
+    for cell in chosen:
         facts = cell_facts(store, cell, tasks)
+        if keys is not None:
+            facts = [f for f, key in zip(facts, cell_keys(store, cell)) if key in keys]
         groups[cell[:3]].extend(facts)
         result = analyse(facts, seed=cell[3])
         label = "/".join(map(str, cell[:3])) + f"/seed{cell[3]}"

@@ -13,13 +13,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from experiments.report import results_document
 from experiments.stability import Spread, Stability, stability
 from experiments.store import file_in_the_way, record_verdict
-from sandbox.tasks import CATEGORIES
+from sandbox.tasks import BUCKETS, CATEGORIES
 
 Group = tuple[str, str, str]  # planner, split, condition
 
@@ -85,66 +86,111 @@ def group_stability(seeds: dict[int, list[dict[str, Any]]]) -> Stability | None:
     return stability(scored) if scored else None
 
 
+def episode_condition(row: dict[str, Any]) -> str:
+    """The skill condition one stored episode ran under: ``sor``/``mtsr`` from its key under ``both``
+    (``<task_id>@sor``), else its cell's condition."""
+    return row["task_id"].rpartition("@")[2] if "@" in row["task_id"] else row["condition"]
+
+
+def _rate_spread(seeds: dict[int, list[dict[str, Any]]], chosen: Any) -> Spread | None:
+    """Pass rate (percent) over the scorable rows ``chosen(row)`` picks, one value per seed that has any."""
+    values = []
+    for rows in seeds.values():
+        picked = [bool(r["passed"]) for r in rows if r["scorable"] and chosen(r)]
+        if picked:
+            values.append(100.0 * sum(picked) / len(picked))
+    return Spread(tuple(values)) if values else None
+
+
 def leaderboard(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """One entry per (planner, split, condition), best Overall first, with spreads over the seeds that have
-    a scorable episode; groups with none come last, unscored, with their infra-error count."""
+    a scorable episode (Overall and categories, the three buckets, and skill tasks under SOR and MTSR) and
+    the episodes per seed; groups with none come last, unscored, with their infra-error count."""
     board = []
     for (planner, split, condition), seeds in by_group(rows).items():
         s = group_stability(seeds)
         every = [r for v in seeds.values() for r in v]
         board.append({"planner": planner, "split": split, "condition": condition,
                       "seeds": list(s.seeds) if s else [], "all_seeds": sorted(seeds), "episodes": len(every),
+                      "per_seed": max(len(v) for v in seeds.values()),
                       "unscorable": sum(not r["scorable"] for r in every),
-                      "infra_errors": sum(r["termination"] == "infra_error" for r in every), "stability": s})
-    return sorted(board, key=lambda e: (e["stability"] is None, -e["stability"].overall.mean if e["stability"] else 0))
+                      "infra_errors": sum(r["termination"] == "infra_error" for r in every), "stability": s,
+                      "buckets": {b: _rate_spread(seeds, lambda r, b=b: r["bucket"] == b) for b in BUCKETS},
+                      "retrieval": {c: _rate_spread(seeds, lambda r, c=c: r["category"] == "skill"
+                                                    and episode_condition(r) == c) for c in SKILL_CONDITIONS}})
+    return sorted(board, key=lambda e: (e["split"], e["stability"] is None,
+                                        -e["stability"].overall.mean if e["stability"] else 0))
 
 
 def _pm(spread: Spread | None) -> str:
-    return "–" if spread is None else f"{spread.mean:.2f} ± {spread.std:.2f}"
+    """A rate over seeds, short enough for a 100-column table: the mean, and ±std when there are seeds to differ."""
+    if spread is None:
+        return "–"
+    return f"{spread.mean:.1f}" if len(spread.values) < 2 else f"{spread.mean:.1f}±{spread.std:.1f}"
 
 
-UNSCORED = "no scorable episode"  # a group's Overall when none of its episodes could be scored
+UNSCORED = "unscored"  # a group's Overall when none of its episodes could be scored
+SKILL_CONDITIONS = ("sor", "mtsr")
+SHORT = {"basic": "Basic", "subagent": "Sub-agent", "memory": "Memory", "skill": "Skill",
+         "tool_call": "Tool call", "state_change": "State chg", "agent_behavior": "Behavior"}
+
+Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
 
 
-def _rows(board: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    header = ["planner", "split", "condition", "seeds", "Overall", *(c.capitalize() for c in CATEGORIES),
-              "unscorable"]
-    body = []
+def _seeds(e: dict[str, Any]) -> str:
+    return ",".join(map(str, e["seeds"] or e["all_seeds"]))
+
+
+def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]:
+    """The report's tables, per split (each labelled with it), each narrow enough for 100 columns:
+    scores; buckets, SOR/MTSR and unscorable episodes; stability; each category's spread over seeds."""
+    splits: dict[str, list[dict[str, Any]]] = {}
     for e in board:
-        s: Stability | None = e["stability"]
-        scores = ([_pm(s.overall), *(_pm(s.categories.get(c)) for c in CATEGORIES)] if s is not None
-                  else [UNSCORED, *("–" for _ in CATEGORIES)])
-        body.append([e["planner"], e["split"], e["condition"], ",".join(map(str, e["seeds"] or e["all_seeds"])),
-                     *scores, f"{e['unscorable']} ({e['infra_errors']} infra_error)" if e["unscorable"] else "0"])
-    return header, body
-
-
-def _stability_rows(board: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    header = ["planner", "split", "Overall range", "pass^k", "pass@k", "flipping tasks",
-              *(f"{c} range → Overall" for c in CATEGORIES)]
-    body = []
-    for e in board:
-        s = e["stability"]
-        if s is None:
-            body.append([e["planner"], e["split"], UNSCORED, *("–" for _ in range(3 + len(CATEGORIES)))])
-            continue
-        shifts = [f"{s.categories[c].range:.2f} ({s.range_tasks[c]:.0f} tasks) → {s.overall_shift[c]:.2f}"
-                  if c in s.categories else "–" for c in CATEGORIES]
-        body.append([e["planner"], e["split"], f"{s.overall.range:.2f}", f"{s.pass_all:.2f}", f"{s.pass_any:.2f}",
-                     str(len(s.flipping)), *shifts])
-    return header, body
+        splits.setdefault(e["split"], []).append(e)
+    out = []
+    for split, entries in splits.items():
+        scores, buckets, spread, ranges = [], [], [], []
+        for e in entries:
+            s: Stability | None = e["stability"]
+            who = [e["planner"], e["condition"]]
+            scores.append([*who, _seeds(e), str(e["per_seed"]),
+                           *([_pm(s.overall), *(_pm(s.categories.get(c)) for c in CATEGORIES)] if s is not None
+                             else [UNSCORED, *("–" for _ in CATEGORIES)])])
+            unscorable = f"{e['unscorable']} ({e['infra_errors']} infra)" if e["infra_errors"] else str(e["unscorable"])
+            buckets.append([*who, *(_pm(e["buckets"][b]) for b in BUCKETS),
+                            *(_pm(e["retrieval"][c]) for c in SKILL_CONDITIONS), unscorable])
+            if s is None:
+                spread.append([*who, UNSCORED, "–", "–", "–"])
+                ranges.append([*who, *("–" for _ in CATEGORIES)])
+                continue
+            spread.append([*who, f"{s.overall.range:.2f}", f"{s.pass_all:.1f}", f"{s.pass_any:.1f}", str(len(s.flipping))])
+            ranges.append([*who, *(f"{s.categories[c].range:.2f} ({s.range_tasks[c]:.0f}) → {s.overall_shift[c]:.2f}"
+                                   if c in s.categories else "–" for c in CATEGORIES)])
+        out.append((split, [
+            (f"Leaderboard, split {split} (percent; mean±std over seeds; n: episodes per seed)",
+             ["planner", "cond", "seeds", "n", "Overall", *(SHORT[c] for c in CATEGORIES)], scores),
+            (f"Buckets and skill retrieval, split {split} (percent)",
+             ["planner", "cond", *(SHORT[b] for b in BUCKETS), "SOR", "MTSR", "unscorable"], buckets),
+            (f"Stability across seeds, split {split} (points; pass^k, pass@k: % of tasks passed under all, any seed)",
+             ["planner", "cond", "Overall range", "pass^k", "pass@k", "flipping tasks"], spread),
+            (f"Category range over seeds, split {split}: points (tasks) → Overall points it moves",
+             ["planner", "cond", *(SHORT[c] for c in CATEGORIES)], ranges),
+        ]))
+    return out
 
 
 def print_leaderboard(board: Sequence[dict[str, Any]], console: Console | None = None) -> None:
+    """Every section's tables, each row on one line of a 100-column console."""
     console = console or Console()
-    for title, (header, body) in (("Leaderboard (percent, mean ± sample std over seeds)", _rows(board)),
-                                  ("Stability across seeds (points)", _stability_rows(board))):
-        table = Table(title=title)
-        for column in header:
-            table.add_column(column)
-        for row in body:
-            table.add_row(*row)
-        console.print(table)
+    for _, tables in sections(board):
+        for title, header, body in tables:  # the title on a line of its own: never wrapped to the table's width
+            console.print(f"[bold]{title}[/bold]", soft_wrap=True, highlight=False)
+            table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+            for i, column in enumerate(header):
+                table.add_column(column, no_wrap=True, justify="left" if i < 2 else "right")
+            for row in body:
+                table.add_row(*row)
+            console.print(table)
 
 
 def _markdown_table(header: list[str], body: list[list[str]]) -> str:
@@ -176,26 +222,40 @@ def check_report_dir(out_dir: Path) -> None:
                           "choose another with report_dir=<folder> (mobilepa report: --out)") from None
 
 
-def write_report(rows: Sequence[dict[str, Any]], out_dir: Path) -> tuple[list[dict[str, Any]], Path, Path]:
-    """Write ``leaderboard.md`` and a self-contained ``leaderboard.html`` (plots inlined as PNG); a file
-    that cannot be written is one ``ReportError`` line naming the folder."""
+def write_report(rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None = None
+                 ) -> tuple[list[dict[str, Any]], Path, Path]:
+    """Write ``leaderboard.md`` and a self-contained ``leaderboard.html`` (plots inlined as PNG), saying
+    what they are about (``about``: a sweep, or a selection of the store); a file that cannot be written
+    is one ``ReportError`` line naming the folder."""
     try:
-        return _write_report(rows, out_dir)
+        return _write_report(rows, out_dir, about)
     except OSError as exc:
         where = f"{exc.filename}" if exc.filename else "a file there"
         raise ReportError(f"report folder {out_dir}: cannot write {where} ({exc.strerror or exc})") from None
 
 
-def _write_report(rows: Sequence[dict[str, Any]], out_dir: Path) -> tuple[list[dict[str, Any]], Path, Path]:
+NOTE = ("Overall = 0.5·Basic + 0.1·Sub-agent + 0.2·Memory + 0.2·Skill (renormalised over the categories a split "
+        "contains). Buckets: tool_call, state_change, agent_behavior. SOR/MTSR: skill tasks under skill-oracle and "
+        "mixed tool-and-skill retrieval. A category's range over seeds moves Overall by its weight × range.")
+
+
+def _write_report(rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None
+                  ) -> tuple[list[dict[str, Any]], Path, Path]:
     from experiments.plots import sweep_plots
 
     board = leaderboard(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
     plots = sweep_plots(rows)
-    note = ("Overall = 0.5·Basic + 0.1·Sub-agent + 0.2·Memory + 0.2·Skill (renormalised over the categories "
-            "a split contains). Stability: a category's range moves Overall by its weight × range.")
-    md = ["# MobilePA-Bench leaderboard", "", note, "", _markdown_table(*_rows(board)), "",
-          "## Stability across seeds", "", _markdown_table(*_stability_rows(board)), ""]
+    split_names = sorted({r["split"] for r in rows})
+    about = about or f"every episode of the store, split(s) {', '.join(split_names)}"
+    md = ["# MobilePA-Bench leaderboard", "", f"About: {about}.", "", NOTE, ""]
+    page = [f"<h1>MobilePA-Bench leaderboard</h1><p>About: {html.escape(about)}.</p><p>{html.escape(NOTE)}</p>"]
+    for split, tables in sections(board):
+        md += [f"## Split {split}", ""]
+        page.append(f"<h2>Split {html.escape(split)}</h2>")
+        for title, header, body in tables:
+            md += [f"### {title}", "", _markdown_table(header, body), ""]
+            page.append(f"<h3>{html.escape(title)}</h3>{_html_table(header, body)}")
     md += [f"![{name}]({name}.png)" for name in plots]
     for name, png in plots.items():
         (out_dir / f"{name}.png").write_bytes(png)
@@ -203,13 +263,12 @@ def _write_report(rows: Sequence[dict[str, Any]], out_dir: Path) -> tuple[list[d
     md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
     images = "".join(f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
                      f"<figcaption>{name}</figcaption></figure>" for name, png in plots.items())
-    page = (
+    page_html = (
         "<!doctype html><html><head><meta charset='utf-8'><title>MobilePA-Bench leaderboard</title><style>"
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}img{max-width:100%}</style></head><body>"
-        f"<h1>MobilePA-Bench leaderboard</h1><p>{html.escape(note)}</p>{_html_table(*_rows(board))}"
-        f"<h2>Stability across seeds</h2>{_html_table(*_stability_rows(board))}{images}</body></html>\n"
+        f"{''.join(page)}{images}</body></html>\n"
     )
     html_path = out_dir / "leaderboard.html"
-    html_path.write_text(page, encoding="utf-8")
+    html_path.write_text(page_html, encoding="utf-8")
     return board, md_path, html_path

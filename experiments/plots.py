@@ -27,8 +27,15 @@ def _png(fig: Any) -> bytes:
 
 
 def _label(group: tuple[str, str, str]) -> str:
-    planner, _, condition = group
-    return planner if condition == "default" else f"{planner} ({condition})"
+    """A (planner, split, condition) group as plots name it: every label says its split."""
+    planner, split, condition = group
+    return f"{planner} / {split}" if condition == "default" else f"{planner} / {split} ({condition})"
+
+
+def domain_order(domain: str) -> tuple[int, str]:
+    """D1, D2, …, D13: by number, not as text (D1, D10, D11, …, D2)."""
+    digits = "".join(ch for ch in domain if ch.isdigit())
+    return (int(digits) if digits else 10**6, domain)
 
 
 def category_scores(rows: Sequence[dict[str, Any]]) -> bytes:
@@ -41,12 +48,12 @@ def category_scores(rows: Sequence[dict[str, Any]]) -> bytes:
         spreads = [s.overall, *(s.categories.get(c) for c in CATEGORIES)]
         xs = [k + i * width for k in range(len(names))]
         ax.bar(xs, [sp.mean if sp else 0 for sp in spreads], width, yerr=[sp.std if sp else 0 for sp in spreads],
-               capsize=3, label=f"{_label(group)} / {group[1]}")
+               capsize=3, label=_label(group))
     ax.set_xticks([k + (len(scored) - 1) * width / 2 for k in range(len(names))], names)
     ax.set_ylabel("success rate (%)")
     ax.set_ylim(0, 105)
-    if scored:
-        ax.legend(fontsize=8)
+    if scored:  # beside the axes, never over a bar
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     else:
         ax.text(0.5, 0.5, "no scorable episode", ha="center", va="center", transform=ax.transAxes)
     ax.set_title("Scores by category (mean ± std over seeds)")
@@ -59,14 +66,14 @@ def domain_heatmap(rows: Sequence[dict[str, Any]]) -> bytes:
     for r in rows:
         if r["scorable"]:
             tally[(r["domain"], _label((r["planner"], r["split"], r["condition"])))].append(bool(r["passed"]))
-    domains = sorted({d for d, _ in tally})
+    domains = sorted({d for d, _ in tally}, key=domain_order)
     planners = sorted({p for _, p in tally})
     grid = [[100 * statistics.fmean(tally[(d, p)]) if tally.get((d, p)) else float("nan") for p in planners]
             for d in domains]
     fig, ax = plt.subplots(figsize=(2 + 1.2 * len(planners), 1 + 0.4 * len(domains)))
     if not grid:
         ax.text(0.5, 0.5, "no scorable episode", ha="center", va="center", transform=ax.transAxes)
-        ax.set_title("Pass rate by domain × planner")
+        ax.set_title("Pass rate by domain × planner / split")
         return _png(fig)
     image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=100, aspect="auto")
     ax.set_xticks(range(len(planners)), planners, rotation=30, ha="right")
@@ -77,7 +84,7 @@ def domain_heatmap(rows: Sequence[dict[str, Any]]) -> bytes:
                 ax.text(j, i, f"{value:.0f}", ha="center", va="center", color="white" if value < 60 else "black",
                         fontsize=8)
     fig.colorbar(image, ax=ax, label="pass rate (%)")
-    ax.set_title("Pass rate by domain × planner")
+    ax.set_title("Pass rate by domain × planner / split")
     return _png(fig)
 
 
@@ -96,7 +103,7 @@ def error_types(rows: Sequence[dict[str, Any]]) -> bytes:
     if not kinds:
         ax.text(0.5, 0.5, "no tool-call errors", ha="center", va="center", transform=ax.transAxes)
     else:
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     ax.set_title("Error types")
     return _png(fig)
 

@@ -336,13 +336,15 @@ class ResultsStore:
                     conn.execute(select(sweeps.c.sweep_key, sweeps.c.config).order_by(sweeps.c.sweep_key))]
 
     @_guarded
-    def record_sweep(self, sweep_key: str, config: dict[str, Any]) -> None:
-        """Remember the sweep (not yet logged to MLflow), so ``mobilepa report --sync`` can log it later."""
+    def record_sweep(self, sweep_key: str, config: dict[str, Any], *, tracked: bool = True) -> None:
+        """Remember the sweep, so ``mobilepa report`` finds its episodes and, when ``tracked``, ``mobilepa
+        report --sync`` can log it to MLflow later (not yet logged); an untracked sweep waits for no logging
+        (a sweep already waiting keeps waiting)."""
         stmt = insert(sweeps).values(sweep_key=sweep_key, config=json.dumps(config, sort_keys=True, default=str),
-                                     logged=False)
+                                     logged=not tracked)
+        update = {"config": stmt.excluded.config, **({"logged": False} if tracked else {})}
         with self.engine.begin() as conn:
-            conn.execute(stmt.on_conflict_do_update(index_elements=[sweeps.c.sweep_key],
-                                                    set_={"config": stmt.excluded.config, "logged": False}))
+            conn.execute(stmt.on_conflict_do_update(index_elements=[sweeps.c.sweep_key], set_=update))
 
     @_guarded
     def mark_logged(self, sweep_key: str) -> None:

@@ -14,8 +14,8 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +53,7 @@ from experiments.run import SEARCHPATH, compose_config, group_options, searchpat
 from experiments.secrets import is_secret as _secret
 from experiments.selection import KEYS as SELECTION_KEYS
 from experiments.selection import SelectionError, as_override, selection
+from experiments.selection import describe as describe_selection
 from experiments.store import ResultsStore, file_sha256, record_key
 from experiments.units import CONDITIONS, Cell, WorkUnit, resolve_factory, run_unit
 from planners.openai_compat import OpenAIConfig
@@ -116,6 +117,14 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
 def default_name(cfg: Any) -> str:
     """A sweep's name when ``name=`` is not given: what it ran, ``sweep-<planners>-<splits>``."""
     return "-".join(["sweep", "+".join(map(str, cfg["planners"])), "+".join(map(str, cfg["splits"]))])
+
+
+def sweep_about(config: dict[str, Any]) -> str:
+    """One line saying which sweep a report is about: its name and grid (and a quick run's selection)."""
+    grid = " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values())
+    chosen = describe_selection(config)
+    when = f", {config['recorded_at']}" if config.get("recorded_at") else ""
+    return f"sweep {config['name']} ({grid}{' ' + chosen if chosen else ''}{when})"
 
 
 def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]] | None = None) -> DictConfig:
@@ -427,7 +436,7 @@ def _share(cell: Cell, per_unit: int) -> Cell:
                                concurrency=min(cell.concurrency, per_unit))
 
 
-def _check_local_resources(plan: Plan) -> None:
+def check_local_resources(plan: Plan) -> None:
     """A local cluster's workers are known from its config: refuse a server nobody can host before any work."""
     cluster = plan.config["cluster"]
     if not plan.services or cluster.get("kind") != "local":
@@ -455,7 +464,7 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
     plan = plan_sweep(cfg)
     config = plan.config
     if client is None:
-        _check_local_resources(plan)
+        check_local_resources(plan)
         try:
             check_reachable(config["cluster"])
         except ClusterConfigError as exc:
@@ -495,6 +504,31 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
     return outcome
 
 
+def cluster_summary(cluster: dict[str, Any]) -> str:
+    """The cluster a sweep will start or join, in a few words."""
+    kind = cluster.get("kind")
+    if kind == "local":
+        resources = f", resources {cluster['resources']}" if cluster.get("resources") else ""
+        return (f"local, {cluster.get('n_workers')} worker process(es) × {cluster.get('threads_per_worker')} "
+                f"thread(s){resources}")
+    if kind == "address":
+        return f"the scheduler at {cluster.get('address')}"
+    if kind in ("slurm", "slurm_gpu"):
+        return f"{kind}, {cluster.get('jobs', '?')} job(s)"
+    return str(kind)
+
+
+@contextmanager
+def _announced(cluster: dict[str, Any], attempts: int) -> Iterator[Client]:
+    """``dask_client``, saying that the cluster is starting (it can take a while, with nothing else moving)
+    and, once it answers, how many worker threads it has."""
+    print(f"starting the Dask cluster: {cluster_summary(cluster)}", flush=True)
+    started = time.perf_counter()
+    with dask_client(cluster, unit_attempts=attempts) as dask:
+        print(f"Dask cluster ready: {slots(dask)} worker thread(s) in {time.perf_counter() - started:.1f} s", flush=True)
+        yield dask
+
+
 def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: SweepOutcome,
                client: Client | None, *, record: bool) -> None:
     """Start the cluster (or use ``client``) and the vLLM services, and stream the units through it,
@@ -505,7 +539,7 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
     label = f"sweep {config['name']}: {len(plan.cells)} cells"
     attempts = int(config["unit_attempts"])
     try:
-        with (nullcontext(client) if client is not None else dask_client(config["cluster"], unit_attempts=attempts)) \
+        with (nullcontext(client) if client is not None else _announced(config["cluster"], attempts)) \
                 as dask, vllm_services(dask, plan.services,
                                        wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0),
                                        log_dir=Path(config["store"]).resolve().parent / "vllm") as services:
@@ -559,7 +593,7 @@ def _finish(plan: Plan, store: ResultsStore, outcome: SweepOutcome, tracker: Swe
     outcome.gaps = find_gaps(plan, rows)
     if rows:
         try:
-            outcome.report = write_report(rows, Path(config["report_dir"]))
+            outcome.report = write_report(rows, Path(config["report_dir"]), about=sweep_about(config))
         except ReportError as exc:  # e.g. a full disk: the results are in the store; `mobilepa report` later
             outcome.report_error = str(exc)
     if tracker is not None:

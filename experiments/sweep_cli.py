@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -13,8 +14,24 @@ from cluster.dask_runner import ClusterConfigError
 from cluster.vllm import ServerStartupError
 from experiments.compare import report_analysis
 from experiments.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
-from experiments.store import DatasetMismatch, ResultsStore, SettingsMismatch, StoreError
-from experiments.sweep import SweepConfigError, load_config, parse_args, run_sweep
+from experiments.store import DatasetMismatch, ResultsStore, SettingsMismatch, StoreError, record_key
+from cluster.services import needs_server
+from experiments.console import LOG_NAME, library_logs
+from experiments.selection import describe as describe_selection
+from experiments.sweep import (
+    GRID_KEYS,
+    Plan,
+    SweepConfigError,
+    check_local_resources,
+    cluster_summary,
+    load_config,
+    parse_args,
+    plan_sweep,
+    redacted,
+    run_sweep,
+    sweep_about,
+    sweep_rows,
+)
 
 
 LISTED = 10  # infra_error keys listed one by one; cells are summed up below them
@@ -26,6 +43,41 @@ def _console() -> Console:
     return Console() if sys.stdout.isatty() else Console(width=180)
 
 
+def describe_plan(plan: Plan) -> list[str]:
+    """What ``mobilepa sweep --dry-run`` prints: the grid, each cell with its episodes, the total, the
+    endpoints each planner will call, the cluster and where results would go."""
+    config = plan.config
+    chosen = describe_selection(config)
+    lines = [f"sweep {config['name']} (dry run: nothing is run, stored or logged)",
+             "grid: " + " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values())
+             + f" = {len(plan.cells)} cell(s)" + (f"; {chosen}" if chosen else "")]
+    width = max(len(c.label) for c in plan.cells)
+    lines.append("cells (episodes each):")
+    total = 0
+    for cell in plan.cells:
+        n = len(plan.task_ids[(cell.split, cell.condition)])
+        total += n
+        lines.append(f"  {cell.label:<{width}}  {n}")
+    lines.append(f"episodes: {total} in all (those already finished in {config['store']} are skipped when it runs)")
+    lines.append("endpoints:")
+    for name, cell in {c.planner: c for c in plan.cells}.items():
+        planner = cell.planner_config
+        if planner.get("kind") != "openai":
+            where = f"in process ({planner.get('kind')}, no endpoint)"
+        elif needs_server(planner):
+            gpus = (planner.get("vllm") or {}).get("gpus") or 1
+            where = f"vLLM started on a GPU worker (GPU={gpus}) for model {planner.get('model')}"
+        else:
+            where = f"{planner.get('base_url')} (model {planner.get('model')})"
+        lines.append(f"  {name}: {where}")
+    lines.append(f"cluster: {cluster_summary(config['cluster'])}")
+    tracking = config.get("tracking") or {}
+    mlflow = (f"MLflow {os.environ.get('MLFLOW_TRACKING_URI') or tracking.get('uri')}, experiment "
+              f"{tracking.get('experiment') or config['name']}") if tracking.get("enabled") else "MLflow off"
+    lines.append(f"results: store {config['store']}, report {config['report_dir']}, {mlflow}")
+    return lines
+
+
 def sweep_main(args: list[str]) -> int:
     """Run a sweep, then print its leaderboard and where the store, report and MLflow UI are.
 
@@ -35,9 +87,20 @@ def sweep_main(args: list[str]) -> int:
     unreachable scheduler, an unusable store or report folder: one line naming the key or path);
     130 interrupted (what was stored stays; the same command finishes the rest)."""
     console = _console()
+    dry_run = "--dry-run" in args
+    args = [a for a in args if a != "--dry-run"]
     try:
         cfg = load_config(*parse_args(args))
-        outcome = run_sweep(cfg)
+        if dry_run:
+            plan = plan_sweep(cfg)
+            for line in describe_plan(plan):
+                console.print(line, soft_wrap=True, highlight=False, markup=False)
+            check_local_resources(plan)  # a server no worker of a local cluster can host: as the sweep would say
+            return 0
+        log = Path(str(cfg.store)).parent / LOG_NAME
+        with library_logs(log, title=f"mobilepa sweep {' '.join(redacted(args))}",
+                          import_mlflow=bool(cfg.tracking.enabled)):
+            outcome = run_sweep(cfg)
     except (SweepConfigError, ClusterConfigError, DatasetMismatch, SettingsMismatch, StoreError, ReportError) as exc:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 2
@@ -58,12 +121,14 @@ def sweep_main(args: list[str]) -> int:
     if outcome.report is not None:
         board, md, html = outcome.report
         print_leaderboard(board, console)
-        console.print(f"report: {md.resolve()}  {html.resolve()}")
-    console.print(f"results store: {Path(config['store']).resolve()}")
+        console.print(f"report: {md.resolve()}  {html.resolve()}", soft_wrap=True)
+    console.print(f"results store: {Path(config['store']).resolve()}", soft_wrap=True)
     if outcome.parent_run_id:
         uri = os.environ.get("MLFLOW_TRACKING_URI") or config["tracking"]["uri"]
-        console.print(f"MLflow: {uri} (parent run {outcome.parent_run_id}); browse with `make ui` "
-                      f"or `.venv/bin/mlflow ui --backend-store-uri {uri}`")
+        console.print(f"MLflow: {uri}, experiment {config['tracking'].get('experiment') or config['name']} "
+                      f"(parent run {outcome.parent_run_id}); browse with `mlflow ui --backend-store-uri {uri}`",
+                      soft_wrap=True)
+    console.print(f"library log: {log.resolve()}", soft_wrap=True)
 
     def say(line: str) -> None:  # one line each, never wrapped: logs and pipes keep them whole
         console.print(line, soft_wrap=True)
@@ -100,12 +165,17 @@ def sweep_main(args: list[str]) -> int:
 
 
 def report_main(args: list[str]) -> int:
-    """Leaderboard across everything in a results store (any store: cells without a scorable episode are
-    shown as such); a store or folder that cannot be used is one line naming it (exit 2)."""
-    parser = argparse.ArgumentParser(prog="mobilepa report")
+    """The leaderboard of one sweep (the latest the store recorded, or ``--sweep``), or of an explicit
+    selection (``--all``, ``--split``, ``--planner``); every table and plot labelled with its split. A store
+    or folder that cannot be used is one line naming it (exit 2)."""
+    parser = argparse.ArgumentParser(prog="mobilepa report", description=report_main.__doc__)
     parser.add_argument("--store", default="outputs/results.db", help="results store (SQLite)")
     parser.add_argument("--out", default="outputs/report", help="folder for leaderboard.md/.html and plots")
-    parser.add_argument("--split", help="only this split")
+    parser.add_argument("--sweep", help="the sweep to report, by name or key (default: the latest one)")
+    parser.add_argument("--all", action="store_true", help="every episode of the store instead of one sweep")
+    parser.add_argument("--split", help="only this split (with no --sweep: of the whole store)")
+    parser.add_argument("--planner", action="append", help="only this planner (repeatable; with no --sweep: "
+                        "of the whole store)")
     parser.add_argument("--sync", action="store_true",
                         help="log to MLflow every sweep in the store that could not be logged when it ran")
     ns = parser.parse_args(args)
@@ -118,23 +188,69 @@ def report_main(args: list[str]) -> int:
         store = ResultsStore(Path(ns.store))
         try:
             if ns.sync:
-                return _sync(store)
-            rows = store.rows(**({"split": ns.split} if ns.split else {}))
+                with library_logs(Path(ns.store).parent / LOG_NAME, title="mobilepa report --sync", import_mlflow=True):
+                    return _sync(store)
+            rows, about = report_scope(store, sweep=ns.sweep, everything=ns.all, split=ns.split, planners=ns.planner)
             if not rows:
-                print(f"mobilepa report: {ns.store} holds no episodes" + (f" of split {ns.split}" if ns.split else ""),
-                      file=sys.stderr)
+                print(f"mobilepa report: {ns.store} holds no episodes of {about}", file=sys.stderr)
                 return 2
-            board, md, html = write_report(rows, Path(ns.out))
             console = _console()
+            console.print(f"report about {about}", soft_wrap=True, highlight=False, markup=False)
+            board, md, html = write_report(rows, Path(ns.out), about=about)
             print_leaderboard(board, console)
-            analysis = report_analysis(store, Path(ns.out), ns.split, console)  # reads trajectories cell by cell
+            analysis = report_analysis(store, Path(ns.out), console=console, keys={record_key(r) for r in rows})
         finally:
             store.close()
-    except (StoreError, ReportError) as exc:
+    except (StoreError, ReportError, ReportScopeError) as exc:
         print(f"mobilepa report: {exc}", file=sys.stderr)
         return 2
-    console.print(f"report: {md.resolve()}  {html.resolve()}  {analysis.resolve()}")
+    console.print(f"report: {md.resolve()}  {html.resolve()}  {analysis.resolve()}", soft_wrap=True)
     return 0
+
+
+class ReportScopeError(ValueError):
+    """``--sweep`` names no sweep of the store; the message lists those it has."""
+
+
+def report_scope(store: ResultsStore, *, sweep: str | None = None, everything: bool = False,
+                 split: str | None = None, planners: list[str] | None = None) -> tuple[list[dict[str, Any]], str]:
+    """The rows a report is about, and one line saying what they are: the sweep named (by name or key; the
+    latest of that name), else with ``everything``, ``split`` or ``planners`` the store's rows so selected,
+    else the latest sweep the store recorded (every row, when it recorded none)."""
+    where = {"split": split} if split else {}
+    chosen = f"{', split ' + split if split else ''}{', planner(s) ' + ','.join(planners) if planners else ''}"
+    recorded = store.recorded_sweeps()
+    if sweep is None and (everything or split or planners or not recorded):
+        rows = [r for r in store.rows(**where) if not planners or r["planner"] in planners]
+        splits = ", ".join(sorted({r["split"] for r in rows}))
+        return rows, f"every episode of {store.path}{chosen}" + \
+            (f" (splits {splits})" if splits else "")
+    if sweep is None:
+        key, config = max(recorded, key=lambda kc: str(kc[1].get("recorded_at") or ""))
+    else:
+        named = [(k, c) for k, c in recorded if c.get("name") == sweep or k.startswith(sweep)]
+        if not named:
+            names = ", ".join(sorted({str(c.get("name")) for _, c in recorded})) or "none"
+            raise ReportScopeError(f"--sweep {sweep}: no such sweep in the store; its sweeps: {names}")
+        key, config = max(named, key=lambda kc: str(kc[1].get("recorded_at") or ""))
+    rows = [r for r in _recorded_rows(store, config, where) if not planners or r["planner"] in planners]
+    return rows, sweep_about(config) + f" [key {key}]" + chosen
+
+
+def _recorded_rows(store: ResultsStore, config: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
+    """A recorded sweep's rows: its cells, and for a quick run (limit=, task_ids=) only its tasks."""
+    cells = {(str(p), str(sp), str(c), int(seed)) for p in config["planners"] for sp in config["splits"]
+             for c in config["conditions"] for seed in config["seeds"]}
+    rows = [r for r in store.rows(**where) if record_key(r)[:4] in cells]
+    if config.get("limit") is None and config.get("task_ids") is None:
+        return rows
+    from omegaconf import OmegaConf
+
+    try:
+        return sweep_rows(plan_sweep(OmegaConf.create(config)), rows)
+    except SweepConfigError:  # its configs changed since: the task ids it chose still tell
+        ids = {str(i) for i in config.get("task_ids") or []}
+        return [r for r in rows if not ids or r["task_id"].partition("@")[0] in ids]
 
 
 def _sync(store: ResultsStore) -> int:

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 from experiments.leaderboard import by_group, cell_metrics, group_stability, write_report
 from experiments.stability import Stability
 from experiments.store import ResultsStore, trajectory_json
-from experiments.sweep import Gap, find_gaps, redacted
+from experiments.sweep import Gap, find_gaps, redacted, sweep_rows
 
 if TYPE_CHECKING:
     from experiments.sweep import Plan
@@ -240,8 +240,7 @@ def log_sweep(tracker: SweepTracker, store: ResultsStore, report_written: bool =
     every retry, or never run) ends FAILED, and so does the parent when any cell does; else FINISHED."""
     client, parent, plan = tracker.client, tracker.parent, tracker.plan
     config = plan.config
-    wanted = {(c.planner, c.split, c.condition, c.seed) for c in plan.cells}
-    rows = [r for r in store.rows() if (r["planner"], r["split"], r["condition"], r["seed"]) in wanted]
+    rows = sweep_rows(plan, store.rows())
     gaps = {g.cell: g for g in find_gaps(plan, rows)}
     parent_metrics: dict[str, float] = {"missing_keys": sum(g.missing for g in gaps.values())}
     stability_doc: dict[str, Any] = {}
@@ -301,9 +300,25 @@ def _log_cell(tracker: SweepTracker, store: ResultsStore, label: str, rows: list
     if sample:
         logged = {t.info.tags.get("task_id") for t in client.search_traces(
             locations=[experiment_id], run_id=child, max_results=max(100, 2 * sample))}
-        _log_traces(client, experiment_id, child, [r for r in store.rows(with_trajectories=True, **where)[:sample]
-                                                   if r["task_id"] not in logged])
+        chosen = {r["task_id"] for r in trace_sample(rows, sample)}
+        _log_traces(client, experiment_id, child, [r for r in store.rows(with_trajectories=True, **where)
+                                                   if r["task_id"] in chosen and r["task_id"] not in logged])
     client.set_terminated(child, status="FAILED" if gap else "FINISHED")
+
+
+def trace_sample(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """``n`` episodes spread across verdicts and categories (one of each (verdict, category) in turn, in key
+    order), not the first ``n`` by key, which were all passing basic tasks; the same rows every time."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in sorted(rows, key=lambda r: r["task_id"]):
+        groups.setdefault((str(r["verdict"]), str(r["category"])), []).append(r)
+    order = sorted(groups, key=lambda g: (g[0] == "pass", g))  # failures first: they are what one reads traces for
+    chosen: list[dict[str, Any]] = []
+    depth = 0
+    while len(chosen) < n and any(len(groups[g]) > depth for g in order):
+        chosen += [groups[g][depth] for g in order if len(groups[g]) > depth][:n - len(chosen)]
+        depth += 1
+    return chosen
 
 
 def _stability_metrics(prefix: str, s: Stability) -> dict[str, float]:

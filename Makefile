@@ -27,6 +27,13 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/pytest
 
+# The wheel as a user installs it: built, installed with its dependencies into a fresh venv in a temp
+# folder, then `mobilepa run planner=oracle split=mini` and a sweep of a user's own planner config run
+# from an empty working directory (.ci/test-wheel; about a minute, most of it pip).
+.PHONY: test-wheel
+test-wheel:
+	PYTHON=$(PYTHON) bash .ci/test-wheel
+
 # The reliability fault suite alone (docs/reliability.md); `make test` runs it too.
 # The figures the fault tests measured are printed in a "reliability figures" section at the end.
 test-faults: $(STAMP)

@@ -151,8 +151,9 @@ def invite_contacts(g: Gen) -> Draft:
              done(f"Invited {names} to {title}.")]
     return Draft(
         query=g.say("invite {names} to my {title} {when}", "send {names} an invite for the {title} {when}",
-                    "add {names} as guests to the {title} {when}", "{names} should join the {title} {when}; "
-                    "invite them", names=names, title=title, when=when),
+                    "add {names} as {guests} to the {title} {when}", "{names} should join the {title} {when}; "
+                    "invite them", names=names, title=title, when=when,
+                    guests="guests" if len(people) > 1 else "a guest"),
         gold=gold, bucket="state_change",
         check={"insert": {"event_attendees": [{"event_id": ev["event_id"], "contact_id": p["contact_id"]}
                                               for p in people]}},

@@ -309,7 +309,8 @@ def state_assertions(text: str, value: str, asked: str | None = None, subjects: 
         says_yes = lead.group("word").lower() in ("yes", "yeah", "yep", "yup")
         found.append(((asked.casefold() in positive) == says_yes) == wanted)
     subject_words = {w for s in subjects for w in _TOKEN.findall(s.lower())} - {"the", "a", "my", "your"}
-    for sentence in re.split(r"(?<=[.!?])\s+|\n", _subject_blanked(text, subjects)):
+    # a statement then a question after ";" or a dash ("The engine is running; want me to turn it off?")
+    for sentence in re.split(r"(?<=[.!?;])\s+|\s*[—–]\s*|\s-\s|\n", _subject_blanked(text, subjects)):
         if sentence.rstrip().endswith("?"):
             continue
         for clause in _CLAUSES.split(sentence):

@@ -217,6 +217,13 @@ def test_the_opposite_state_or_none_fails(text: str) -> None:
     ({"$state": {"value": "charging", "asked": "charging"}}, "No, the phone is not charging.", False),
     ({"$state": {"value": "discharging", "asked": "charging", "subject": ["phone"]}},
      "No, the phone is not charging.", True),
+    # a statement before a question after ";" or a dash is still read, the question not
+    ({"$state": {"value": "running", "asked": "off", "subject": ["engine"]}},
+     "The engine is running; want me to turn it off?", True),
+    ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}},
+     "The engine is running; want me to turn it off?", False),
+    ({"$state": {"value": "unlocked", "asked": "locked", "subject": ["car"]}},
+     "The car is unlocked — shall I lock it?", True),
     ({"$state": "on"}, "Battery saver is on.", True),
     ({"$state": "on"}, "Battery saver is off on your phone.", False),
 ])

@@ -429,14 +429,26 @@ STATUS_QUESTIONS = {"how much range does my car have left?": "range", "is my car
                     "how much charge or fuel is left in the car?": "energy", "are the car windows closed?": "windows",
                     "what's the mileage on my car?": "odometer", "is the engine off?": "engine",
                     "how warm is it inside the car right now?": "cabin", "give me a quick status of my car": "summary"}
-NOT = r"(?<!not )(?<!n't )"  # a state word not negated ("not locked", "isn't closed")
+# what people call each part of the car whose state a question asks about (the car's model is added)
+CAR_SUBJECTS = {"locked": ["car", "vehicle", "doors", "door", "locks"], "windows": ["windows", "window"],
+                "engine": ["engine", "motor", "ignition", "car"]}
 
 
-def yes_no(on: bool, yes: str, no: str) -> dict[str, Any]:
-    """A boolean car state as people state it: the word for it, not negated, or the word for its opposite."""
-    if on:
-        return {"$regex": rf"{NOT}\b(?:{yes})\b"}
-    return {"$any": [{"$regex": rf"{NOT}\b(?:{no})\b"}, {"$regex": rf"\b(?:not|n't) (?:{yes})\b"}]}
+def says_state(car: dict[str, str], part: str, value: str, asked: str | None) -> dict[str, Any]:
+    """A car state stated of the car (or the part asked about) and never its opposite, read by polarity:
+    "The engine is running; want me to turn it off?" says running, not off; a leading yes/no answers
+    ``asked``, the state the question asked about ("is the engine off?" asks "off")."""
+    spec: dict[str, Any] = {"value": value, "subject": CAR_SUBJECTS[part] + [car["model"]]}
+    return {"$state": spec | ({"asked": asked} if asked else {})}
+
+
+def windows_state(car: dict[str, str], closed: bool) -> dict[str, Any]:
+    """Closed/open windows by polarity, or as "all up"/"rolled down" when nothing says otherwise (the
+    state words do not hold up/down)."""
+    state = says_state(car, "windows", "closed" if closed else "open", "closed")
+    said, other = (r"rolled up|(?:are|all) up", r"open|opened|down") if closed else \
+        (r"rolled down|(?:are|all|is|one|two|both) down", r"closed|shut|up")
+    return {"$any": [state, {"$regex": rf"^(?!.*\b(?:{other}|not|n't)\b).*\b(?:{said})\b"}]}
 
 
 def number(value: float, tolerance: float, *also: tuple[float, float]) -> dict[str, Any]:
@@ -455,7 +467,8 @@ def car_fact(g: Gen, fact: str, car: dict[str, str]) -> tuple[list[Any], str]:
         km = int(car["range_km"])
         return [number(km, 5, (0.621371, 3))], f"About {km} km of range left."
     if fact == "locked":
-        return [yes_no(locked, "locked", "unlocked")], "Yes, it's locked." if locked else "No, it's unlocked."
+        return ([says_state(car, "locked", "locked" if locked else "unlocked", "locked")],
+                "Yes, it's locked." if locked else "No, it's unlocked.")
     if fact == "tyres":
         tyres = json.loads(car["tire_pressure_json"])
         low = min(tyres, key=lambda k: (tyres[k], k))
@@ -472,19 +485,20 @@ def car_fact(g: Gen, fact: str, car: dict[str, str]) -> tuple[list[Any], str]:
         return [number(pct, 0.5)], f"{pct}% {word} left, about {car['range_km']} km of range."
     if fact == "windows":
         closed = car["windows_closed"] == "1"
-        return ([yes_no(closed, "closed|shut|rolled up|all up|are up", "open|down")],
+        return ([windows_state(car, closed)],
                 "Yes, all windows are closed." if closed else "No, the windows are open.")
     if fact == "odometer":
         km = int(car["odometer_km"])
         return [number(km, 100, (0.621371, 60))], f"The odometer reads {km} km."
     if fact == "engine":
         on = car["engine_on"] == "1"
-        return ([yes_no(not on, "off|switched off|turned off", "running|is on|still on|switched on|turned on")],
+        return ([says_state(car, "engine", "running" if on else "off", "off")],
                 "No, the engine is running." if on else "Yes, the engine is off.")
     if fact == "cabin":
         c = int(car["cabin_temp_c"])
         return [number(c, 0.5, (1.8, 1))], f"It's {c}°C inside the car."
-    return ([{"$any": [number(pct, 0.5), number(int(car["range_km"]), 5)]}, yes_no(locked, "locked", "unlocked")],
+    return ([{"$any": [number(pct, 0.5), number(int(car["range_km"]), 5)]},
+             says_state(car, "locked", "locked" if locked else "unlocked", None)],
             f"{pct}% {word}, {car['range_km']} km of range, {'locked' if locked else 'unlocked'}.")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any
+from typing import Any, Literal
 
 from sandbox.domains.travel import CITY_AIRPORT
 from sandbox.episode import Episode
@@ -249,21 +249,48 @@ def _on(g: Gen, iso: str) -> dict[str, Any]:
                      *([{"$name": ("today", "tomorrow")[days]}] if days < 2 else [])]}
 
 
-def forecast(g: Gen, patches: dict[str, Any], location: str, date: str, *, name_city: bool = True,
+# what a weather question asks of the day's forecast
+Asks = Literal["any", "warm", "cold", "rain"]
+
+
+def ask(g: Gen, templates: dict[str, Asks], **fields: Any) -> tuple[str, Asks]:
+    """``g.say`` over the templates (the same draw), and what the chosen one asks of the forecast."""
+    template = g.rng.choice(list(templates))
+    text = template.format(**fields)
+    return text[:1].upper() + text[1:], templates[template]
+
+
+def forecast(g: Gen, patches: dict[str, Any], location: str, date: str, asks: Asks, *, name_city: bool = True,
              name_date: bool = False) -> tuple[str, list[Any]]:
-    """The gold's answer for one day's forecast, and its facts: the day's high (in C or F) or its rain chance,
-    the city where the user did not name it, the day where it came from elsewhere."""
+    """The gold's answer for one day's forecast, and its facts: what the user asked ("how warm": the high in C
+    or F, never the rain chance; "how cold": the high or the low; "will it rain": the rain chance or the
+    condition; a general forecast any of the high and the rain chance), the city where the user did not name
+    it, the day where it came from elsewhere."""
     payload = peek(g, patches, "get_weather", location=location, date=date)
     day, city = payload["days"][0], payload["location"]
     text = (f"On {day['date']} in {city}: {day['condition'].replace('_', ' ')}, high {day['high_c']}°C, low {day['low_c']}°C, "
             f"{day['precip_pct']}% chance of rain.")
-    facts: list[Any] = [{"$any": [_num(day["high_c"]), _num(round(day["high_c"] * 9 / 5 + 32, 1)),
-                                  _num(day["precip_pct"])]}]
+    high = [_num(day["high_c"]), _num(_f(day["high_c"]))]
+    stated = {"any": [*high, _num(day["precip_pct"])], "warm": high,
+              "cold": [*high, _num(day["low_c"]), _num(_f(day["low_c"]))],
+              "rain": [_num(day["precip_pct"]), rain_word(day["condition"])]}[asks]
+    facts: list[Any] = [{"$any": stated}]
     if name_city:
         facts.append({"$name": city})
     if name_date:
         facts.append(_on(g, day["date"]))
     return text, facts
+
+
+def rain_word(condition: str) -> dict[str, Any]:
+    """The day's condition as an answer to "will it rain?" ("sunny", "thunderstorms"), where the answer
+    states no percentage (one it states is the rain chance, checked as a number: "sunny, 95% chance of
+    rain" is wrong); rain only where nothing negates it or makes it a chance ("no rain" is not rain)."""
+    words = {"partly_cloudy": r"partly\W+cloudy", "cloudy": r"(?<!partly )cloudy",
+             "rain": r"(?:rain|raining|rainy|showers)\b"}.get(condition, condition)
+    guard = r"(?!.*\b(?:no|not|n't|unlikely|dry|chance|probability|likelihood|odds|sunny|clear|cloudy)\b)" \
+        if condition == "rain" else ""
+    return {"$regex": rf"^(?!.*(?:\d\s*%|\bper\s?cent\b)){guard}.*\b{words}"}
 
 
 def local_time(g: Gen, patches: dict[str, Any], location: str) -> tuple[str, list[Any]]:
@@ -319,11 +346,11 @@ def weather_where_relative_lives(g: Gen) -> Draft:
     m.add("relationship", f"My {other} {person(g, other)} works as a nurse", ["nurse"], old(g))
     d = weather_day(g)
     when = g.when(d)
-    query = g.say("what's the weather going to be where my {rel} lives {when}?",
-                  "check the forecast {when} for my {rel}'s city",
-                  "is it going to rain {when} where my {rel} lives?",
-                  "how warm will it be {when} in the city my {rel} lives in?", rel=rel, when=when)
-    answer, facts = forecast(g, m.patches(), city, g.date(d))
+    query, asks = ask(g, {"what's the weather going to be where my {rel} lives {when}?": "any",
+                          "check the forecast {when} for my {rel}'s city": "any",
+                          "is it going to rain {when} where my {rel} lives?": "rain",
+                          "how warm will it be {when} in the city my {rel} lives in?": "warm"}, rel=rel, when=when)
+    answer, facts = forecast(g, m.patches(), city, g.date(d), asks)
     return Draft(query, [m.search(f"{rel} lives city", mid), act("get_weather", location=city, date=g.date(d)),
                          done(answer)],
                  "tool_call", {"calls": [{"tool": "get_weather", "args": {"location": city, "date": g.date(d)}}]},
@@ -670,13 +697,15 @@ def _recency_weather(g: Gen, multi: bool) -> Draft:
     if multi:
         history = hist(g.say("I'm visiting my {rel} {when}.", "My {rel} invited me over {when}.", rel=rel, when=g.when(d)),
                        "That sounds lovely!")
-        query = g.say("what will the weather be like where they live that day?",
-                      "check the forecast for that day in their city", "will I need an umbrella there that day?")
+        query, asks = ask(g, {"what will the weather be like where they live that day?": "any",
+                              "check the forecast for that day in their city": "any",
+                              "will I need an umbrella there that day?": "rain"})
     else:
         history = []
-        query = g.say("what's the weather {when} where my {rel} lives?", "forecast for my {rel}'s city {when}, please",
-                      "will it be cold {when} where my {rel} lives?", rel=rel, when=g.when(d))
-    answer, facts = forecast(g, m.patches(), b, g.date(d))
+        query, asks = ask(g, {"what's the weather {when} where my {rel} lives?": "any",
+                              "forecast for my {rel}'s city {when}, please": "any",
+                              "will it be cold {when} where my {rel} lives?": "cold"}, rel=rel, when=g.when(d))
+    answer, facts = forecast(g, m.patches(), b, g.date(d), asks)
     return Draft(query, [m.search(f"{rel} {name} lives", new), act("get_weather", location=b, date=g.date(d)),
                          done(answer)],
                  "tool_call", {"calls": [{"tool": "get_weather", "args": {"location": b, "date": g.date(d)}}]},
@@ -766,13 +795,14 @@ def unlike_day(g: Gen, city: str, win: str, lose: str) -> list[dict[str, Any]]:
     winning one. Empty where the forecasts already differ."""
     (w,), (l,) = ([r for r in g.rows("world_weather", {"location_key": city, "date": d}) if r["hour"] is None]
                   for d in (win, lose))
-    facts = (w["high_c"], _f(w["high_c"]), w["precip_pct"])
+    facts = (w["high_c"], _f(w["high_c"]), w["low_c"], _f(w["low_c"]), w["precip_pct"])
 
     def clear(*stated: float) -> bool:
         return all(abs(x - y) >= 2 for x in stated for y in facts)
 
-    if l["condition"] != w["condition"] and clear(l["high_c"], l["low_c"], _f(l["high_c"]), _f(l["low_c"]),
-                                                   l["precip_pct"]):
+    # "cloudy" is stated by "partly cloudy": the stale day's condition may not hold the winning one's word
+    other_sky = w["condition"].replace("_", " ") not in l["condition"].replace("_", " ")
+    if other_sky and clear(l["high_c"], l["low_c"], _f(l["high_c"]), _f(l["low_c"]), l["precip_pct"]):
         return []
     for shift in (6, -6, 9, -9, 12, -12):
         high, low = round(l["high_c"] + shift, 1), round(l["low_c"] + shift, 1)
@@ -792,16 +822,19 @@ def _source_weather(g: Gen, multi: bool) -> Draft:
         history = hist(g.say("My {a} got moved around a bit, I think.", "I keep forgetting when my {a} is.",
                              "The clinic called about my {a} again.", "I'm not sure my {a} is still when I thought.", a=appt),
                        "Okay. Your calendar should have the latest time.")
-        query = g.say("what's the weather at home going to be that day?", "check the weather at home for the day of it",
-                      "will I need an umbrella at home that day?", "how cold will it be at home on that day?")
+        query, asks = ask(g, {"what's the weather at home going to be that day?": "any",
+                              "check the weather at home for the day of it": "any",
+                              "will I need an umbrella at home that day?": "rain",
+                              "how cold will it be at home on that day?": "cold"})
     else:
         history = []
-        query = g.say("what's the weather at home on the day of my {a}?", "forecast at home for my {a} day, please",
-                      "will it rain at home the day of my {a}?", a=appt)
+        query, asks = ask(g, {"what's the weather at home on the day of my {a}?": "any",
+                              "forecast at home for my {a} day, please": "any",
+                              "will it rain at home the day of my {a}?": "rain"}, a=appt)
     stale = m.rows[0]["content"].split(" booked for ")[1][:10]
     patches = m.patches({"insert": {"calendar_events": [ev]},
                          "update": {"world_weather": unlike_day(g, city, start[:10], stale)}})
-    answer, facts = forecast(g, patches, city, start[:10], name_city=False, name_date=True)
+    answer, facts = forecast(g, patches, city, start[:10], asks, name_city=False, name_date=True)
     return Draft(query, [m.search(appt, mid), act("search_calendar_events", query=appt.split()[0]),
                          act("get_weather", location=city, date=start[:10]), done(f"Your {appt} is on {start[:10]}. {answer}")],
                  "tool_call", {"calls": [{"tool": "get_weather", "args": {

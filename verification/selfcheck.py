@@ -27,6 +27,9 @@ Wrong endings must fail (``wrong/…``):
 - ``other_entity``: the answer states another record's facts for the facts asked (invented ones
   where the reads hold no other);
 - ``invented_number``: the gold's answer with its numbers changed (a total where nothing was found);
+- ``opposite_state``: for a ``$state`` fact, the gold's answer stating the opposite state (its state
+  words swapped, a leading yes/no flipped) and then offering the asked one ("Yes, the engine is off.
+  Want it running?"), which a word-matching check would pass;
 - ``placeholder``: "Lorem ipsum" for a text the user dictated (a ``TEXT_FIELDS`` argument of a
   successful mutating call that the query or dialogue states), wherever the gold writes it;
 - ``skipped_confirmation``: the gold's confirmation question dropped;
@@ -319,6 +322,8 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
             yield "invented_number", [*gold[:-1], _finish("You have 3 of them, $42.50 in total.")]
         elif any(_op(m) in ("$amount", "$number", "$count") for m in answer):
             yield "invented_number", [*gold[:-1], _finish(_invented(text, answer))]
+        if opposite := _opposite_state(text, answer):
+            yield "opposite_state", [*gold[:-1], _finish(opposite)]
     said = " ".join([task.query, *(m.content for m in task.history)])
     mutating = [gold[s.index - 1] for s in _ok_steps(trajectory) if s.name in REGISTRY and REGISTRY[s.name].mutating]
     dictated = next((v for a in mutating for k, v in a.arguments.items() if k in TEXT_FIELDS
@@ -355,6 +360,38 @@ def _invented(text: str, answer: list[Any]) -> str:
         return f"{float(found.group(0)) + shift:.{decimals}f}"
 
     return re.sub(r"\d+(?:\.\d+)?", move, text)
+
+
+def _states_in(matcher: Any) -> Iterator[str]:
+    """The state values of a matcher's ``$state`` facts (inside ``$any`` too)."""
+    if isinstance(matcher, dict) and len(matcher) == 1:
+        op, operand = next(iter(matcher.items()))
+        if op == "$state":
+            yield operand if isinstance(operand, str) else operand["value"]
+        elif op == "$any":
+            for option in operand:
+                yield from _states_in(option)
+
+
+def _opposite_state(text: str, answer: list[Any]) -> str | None:
+    """The text stating the opposite of each ``$state`` fact, then offering the true state as a question
+    (a question states nothing); None without such facts."""
+    values = list(dict.fromkeys(v for m in answer for v in _states_in(m)))
+    if not values:
+        return None
+    text = re.sub(r"^(\W*)(yes|no)\b", lambda m: m.group(1) + ("No" if m.group(2).lower() == "yes" else "Yes"),
+                  text, flags=re.IGNORECASE)
+    for value in values:
+        group = facts.state_group(value)
+        if group is None:
+            continue
+        side, other = group if value.casefold() in group[0] else group[::-1]
+        words = "|".join(sorted(other, key=len, reverse=True))
+        text = re.sub(rf"\bnot\s+({words})\b", r"\1", text, flags=re.IGNORECASE)  # "not connected": connected
+        text = re.sub(rf"\b(\w+)n't\s+({words})\b", r"\1 \2", text, flags=re.IGNORECASE)
+        opposite = min(other, key=lambda w: (len(w), w))
+        text = re.sub(rf"\b(?:{'|'.join(side)})\b", opposite, text, flags=re.IGNORECASE)
+    return f"{text.rstrip()} Want it {values[0]}?"
 
 
 def _numbers_in(value: Any) -> Iterator[float]:

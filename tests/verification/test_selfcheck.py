@@ -141,3 +141,17 @@ def test_an_unrelated_question_before_the_confirmation_still_needs_it() -> None:
     assert not run(task, [Action.model_validate(clarify), *task.gold[2:]]).passed
     seen = kinds(check_task(task))
     assert seen["wrong/unconfirmed"] is False and not any(seen.values())
+
+
+def test_a_state_answer_rejects_the_opposite_state_offered_back() -> None:
+    """A ``$state`` fact gets a wrong ending stating the opposite and offering the true state as a question,
+    which a check matching the state's word passes (audit: "The engine is running; want me to turn it off?")."""
+    task = HANDWRITTEN["hw_basic_016"]
+    said = [*task.gold[:-1], Action(name="finish", arguments={"answer": "No, the phone is not charging."})]
+    state = {"$state": {"value": "discharging", "asked": "charging", "subject": ["phone", "battery"]}}
+    strict = task.model_copy(update={"gold": said, "check": task.check.model_copy(update={"answer": [state]})})
+    seen = kinds(check_task(strict))
+    assert "wrong/opposite_state" in seen and not any(seen.values())
+    worded = {"$any": [state, {"$regex": r"\bcharging\b"}]}
+    loose = strict.model_copy(update={"check": strict.check.model_copy(update={"answer": [worded]})})
+    assert kinds(check_task(loose))["wrong/opposite_state"] is True

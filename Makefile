@@ -57,8 +57,8 @@ $(VLLM_STAMP):
 	$(VLLM_VENV)/bin/pip uninstall -y torchvision torchaudio torchcodec
 	touch $(VLLM_STAMP)
 
-$(TINY_MODEL)/config.json: cluster/tiny_model.py $(VLLM_STAMP)
-	$(VLLM_VENV)/bin/python -m cluster.tiny_model $(TINY_MODEL)
+$(TINY_MODEL)/config.json: experiments/bench/tiny_model.py $(VLLM_STAMP)
+	$(VLLM_VENV)/bin/python -m experiments.bench.tiny_model $(TINY_MODEL)
 
 test-vllm: $(STAMP) $(VLLM_STAMP) $(TINY_MODEL)/config.json
 	VLLM_PYTHON=$(CURDIR)/$(VLLM_VENV)/bin/python TINY_MODEL=$(CURDIR)/$(TINY_MODEL) \

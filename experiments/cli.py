@@ -143,7 +143,7 @@ def _play(args: list[str]) -> int:
 
 
 def _bench(args: list[str]) -> int:
-    from experiments import bench
+    from experiments.bench import figures as bench
 
     return bench.main(args)
 

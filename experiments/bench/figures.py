@@ -330,7 +330,7 @@ def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
     uvloop where it is installed, as vLLM's server runs (it stands in for that server, whose CPU is not
     the client machine's: on this VM uvloop cut the server's CPU per request by about a tenth)."""
     from experiments.units import split_tasks
-    from planners.scripted_server import ScriptedServer
+    from experiments.bench.scripted_server import ScriptedServer
 
     async def serve() -> None:
         # loaded as a worker loads them: frozen out of the collector's sight (a full collection over them

@@ -6,7 +6,7 @@ does not) and a chat template that renders tools, tool calls and tool results. I
 noise; the point is the launch, request and parsing path. Runs in the vLLM venv (torch,
 transformers, tokenizers), so the heavy imports stay inside the function:
 
-    .venv-vllm/bin/python -m cluster.tiny_model .cache/tiny-qwen2
+    .venv-vllm/bin/python -m experiments.bench.tiny_model .cache/tiny-qwen2
 """
 
 from __future__ import annotations
@@ -162,5 +162,5 @@ def build_tiny_model(out_dir: str | Path) -> Path:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python -m cluster.tiny_model OUT_DIR")
+        sys.exit("usage: python -m experiments.bench.tiny_model OUT_DIR")
     print(build_tiny_model(sys.argv[1]))

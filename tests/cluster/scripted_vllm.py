@@ -1,5 +1,5 @@
 """A stand-in for ``vllm.entrypoints.openai.api_server`` that serves chat completions: it takes vLLM's
-flags and serves the scripted ``gold`` policy (planners.scripted_server) over the hand-written tasks
+flags and serves the scripted ``gold`` policy (experiments.bench.scripted_server) over the hand-written tasks
 as the served model name, on the host and port it is given. Sweeps start it through
 ``planner.vllm.module`` so the whole service path runs without vLLM or a GPU.
 
@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from planners.scripted_server import ScriptedServer
+from experiments.bench.scripted_server import ScriptedServer
 from sandbox.suite import load_split
 
 

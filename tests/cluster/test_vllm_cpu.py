@@ -3,7 +3,7 @@
 Proves the launch, readiness, request and teardown path end to end. The model's replies are noise,
 so the tests only demand well-formed OpenAI responses; malformed ``<tool_call>`` text is exactly the
 traffic the planner's format-error path must survive. Needs VLLM_PYTHON (the .venv-vllm python) and
-TINY_MODEL (built by ``python -m cluster.tiny_model``).
+TINY_MODEL (built by ``python -m experiments.bench.tiny_model``).
 """
 
 from __future__ import annotations

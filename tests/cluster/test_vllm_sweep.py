@@ -6,7 +6,7 @@ cluster whose one worker declares ``GPU``. The sweep must start the vLLM service
 its log), run the split, score every episode (the tiny model's noise as format errors, conversations
 that outgrow its small context as ``context_overflow``; no infra error), log to MLflow, print the
 leaderboard, stop the service, and leave no vLLM process behind. Needs VLLM_PYTHON (the .venv-vllm
-python) and TINY_MODEL (``python -m cluster.tiny_model``), as ``make test-vllm-sweep`` sets them.
+python) and TINY_MODEL (``python -m experiments.bench.tiny_model``), as ``make test-vllm-sweep`` sets them.
 """
 
 from __future__ import annotations

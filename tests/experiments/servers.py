@@ -23,7 +23,7 @@ from concurrent.futures import Future
 from typing import Any, Self
 
 from planners import InfraError, Planner, PlannerAction, build_planner
-from planners.scripted_server import HOST, ChatRequest, Reply, ScriptedServer, _error
+from experiments.bench.scripted_server import HOST, ChatRequest, Reply, ScriptedServer, _error
 from sandbox.episode import Observation
 from sandbox.tasks import Task
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from experiments.bench import TARGETS, _next_from, machine, main, report, short_of_target
+from experiments.bench.figures import TARGETS, _next_from, machine, main, report, short_of_target
 
 SPAWN = multiprocessing.get_context("spawn")
 

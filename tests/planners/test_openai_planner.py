@@ -14,7 +14,7 @@ import pytest
 from experiments.loop import EpisodeResult, run_episode, run_many
 from planners import InfraError, OpenAICompatPlanner, build_planner
 from planners.messages import FORMAT_ERROR_KINDS
-from planners.scripted_server import ScriptedServer
+from experiments.bench.scripted_server import ScriptedServer
 from sandbox.episode import FORMAT_ERROR_STEP, T_MAX, Episode
 from sandbox.suite import load_split
 from sandbox.tasks import Task

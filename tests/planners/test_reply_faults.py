@@ -24,7 +24,7 @@ from experiments.store import episode_record
 from planners import InfraError, OpenAICompatPlanner, build_planner
 from planners.messages import CLIPPED_CHARS
 from planners.openai_compat import context_overflow
-from planners.scripted_server import ChatRequest, Reply, ScriptedServer, _calls, _json
+from experiments.bench.scripted_server import ChatRequest, Reply, ScriptedServer, _calls, _json
 from sandbox.episode import FORMAT_ERROR_STEP
 from sandbox.suite import load_split
 from sandbox.tasks import Action, Task

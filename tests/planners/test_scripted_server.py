@@ -10,8 +10,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from planners import scripted_server
-from planners.scripted_server import ScriptedServer
+from experiments.bench import scripted_server
+from experiments.bench.scripted_server import ScriptedServer
 from sandbox.suite import load_split
 
 TASKS = load_split("handwritten.jsonl")

@@ -55,7 +55,7 @@ from experiments.selection import KEYS as SELECTION_KEYS
 from experiments.selection import SelectionError, as_override, selection
 from experiments.selection import describe as describe_selection
 from experiments.store import ResultsStore, file_sha256, record_key
-from experiments.units import CONDITIONS, Cell, WorkUnit, resolve_factory, run_unit
+from experiments.units import CONDITIONS, Cell, WorkerGC, WorkUnit, resolve_factory, run_unit
 from planners.openai_compat import OpenAIConfig
 from sandbox.conditions import expand
 from sandbox.suite import TASK_DIR, load_split, task_path
@@ -526,6 +526,8 @@ def _announced(cluster: dict[str, Any], attempts: int) -> Iterator[Client]:
     started = time.perf_counter()
     with dask_client(cluster, unit_attempts=attempts) as dask:
         print(f"Dask cluster ready: {slots(dask)} worker thread(s) in {time.perf_counter() - started:.1f} s", flush=True)
+        if cluster.get("kind") != "address":  # worker processes this sweep started (not a scheduler's own)
+            dask.register_plugin(WorkerGC(), name=WorkerGC.name)
         yield dask
 
 

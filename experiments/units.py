@@ -10,10 +10,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from distributed.diagnostics.plugin import WorkerPlugin
 
 from experiments.loop import run_many
 from experiments.store import GOLD_PLANNERS, episode_fingerprint, episode_record
@@ -58,24 +61,57 @@ class WorkUnit:
 
 
 WORKER_GC_THRESHOLD = (10_000, 10, 10)  # gc.set_threshold in a worker process (CPython's default: 700, 10, 10)
+_tuned = False  # this process is a worker process a sweep started, its collector tuned (WorkerGC)
+
+
+class WorkerGC(WorkerPlugin):
+    """Tunes the garbage collector of each worker process of a cluster the toolkit starts, and only
+    there: never the driver's (a user's notebook, a test, a thread-based local cluster's workers, which
+    share the driver's process), never on import or when tasks are loaded.
+
+    In such a worker the youngest generation is collected every 10,000 allocations instead of 700
+    (``WORKER_GC_THRESHOLD``): with a hundred episodes in flight most young objects die by reference
+    counting before such a pass, so the event loop pauses less often; and what the process holds for
+    good (a split's tasks once parsed, the warm state after its first unit) is frozen out of the
+    collector's sight (``split_tasks_for_unit``, ``freeze_warm_state``)."""
+
+    name = "mobilepa-worker-gc"
+
+    def __init__(self) -> None:
+        self.driver_pid = os.getpid()
+
+    def setup(self, worker: Any) -> None:
+        if os.getpid() != self.driver_pid:
+            tune_worker_process()
+
+
+def tune_worker_process() -> None:
+    """This process runs units for good: the collector's thresholds for it (see ``WorkerGC``)."""
+    global _tuned
+    _tuned = True
+    gc.set_threshold(*WORKER_GC_THRESHOLD)
+
+
+def worker_process_tuned() -> bool:
+    return _tuned
 
 
 @lru_cache(maxsize=16)
 def split_tasks(file: str, categories: tuple[str, ...] | None, subset: str | None) -> dict[str, Task]:
-    """The split's tasks by id, parsed once per worker process.
+    """The split's tasks by id, parsed once per process."""
+    return {t.task_id: t for t in load_split(file, categories, subset)}
 
-    What the process holds for good by then (these tasks, the tool registry and its schemas, the
-    table metadata) is moved out of the garbage collector's sight (``gc.freeze``): otherwise every
-    full collection walks those millions of objects, and with a hundred episodes in flight one such
-    pass held the event loop for 0.3 s, late for every reply waiting on it. The youngest generation is
-    collected every 10,000 allocations instead of 700 (``WORKER_GC_THRESHOLD``): with a hundred
-    episodes in flight, most young objects die by reference counting before such a pass, so the loop
-    pauses less often (one client, 128 in flight against a 200 ms endpoint: 0 to 3 points of the
-    ideal rate, within this VM's noise in some runs)."""
-    tasks = {t.task_id: t for t in load_split(file, categories, subset)}
-    gc.collect()  # garbage frozen now would never be collected
-    gc.freeze()
-    gc.set_threshold(*WORKER_GC_THRESHOLD)
+
+def split_tasks_for_unit(file: str, categories: tuple[str, ...] | None, subset: str | None) -> dict[str, Task]:
+    """``split_tasks``, and in a tuned worker process the tasks just parsed frozen out of the collector's
+    sight (``gc.freeze``): otherwise every full collection walks those millions of objects (the tasks,
+    the tool registry and its schemas, the table metadata), and with a hundred episodes in flight one
+    such pass held the event loop for 0.3 s, late for every reply waiting on it."""
+    parsed = split_tasks.cache_info().misses
+    tasks = split_tasks(file, categories, subset)
+    if _tuned and split_tasks.cache_info().misses != parsed:
+        gc.collect()  # garbage frozen now would never be collected
+        gc.freeze()
     return tasks
 
 
@@ -115,7 +151,7 @@ def task_fingerprint(task: Task, with_gold: bool) -> str:
 def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
     """Run a unit's episodes concurrently under asyncio; return one store record per episode."""
     cell = unit.cell
-    tasks = split_tasks(cell.split_file, cell.categories, cell.subset)
+    tasks = split_tasks_for_unit(cell.split_file, cell.categories, cell.subset)
     chosen = [tasks[i] for i in dict.fromkeys(key.split("@")[0] for key in unit.task_ids)]
     factory = resolve_factory(unit.planner_factory)
     replays_gold = cell.planner_config.get("kind") in GOLD_PLANNERS
@@ -137,5 +173,6 @@ def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
         return records
 
     records = asyncio.run(drive())
-    freeze_warm_state()
+    if _tuned:
+        freeze_warm_state()
     return records

@@ -274,12 +274,14 @@ def bench_sweep(split: str, repeats: int) -> dict[str, Any]:
 
 
 def _warm_worker(split_file: str) -> int:
-    """Run on each worker before timing: worlds built, the split parsed (what a first unit would pay)."""
-    from experiments.units import split_tasks
+    """Run on each worker before timing: its collector tuned as a sweep's workers are, worlds built, the
+    split parsed (what a first unit would pay)."""
+    from experiments.units import split_tasks_for_unit, tune_worker_process
 
+    tune_worker_process()
     for persona in PERSONAS:
         world_image(persona)
-    return len(split_tasks(split_file, None, None))
+    return len(split_tasks_for_unit(split_file, None, None))
 
 
 def _peak_rss_mb() -> float:
@@ -329,13 +331,14 @@ def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
     """The scripted server, in its own process so its work does not share the client's event loop, on
     uvloop where it is installed, as vLLM's server runs (it stands in for that server, whose CPU is not
     the client machine's: on this VM uvloop cut the server's CPU per request by about a tenth)."""
-    from experiments.units import split_tasks
     from experiments.bench.scripted_server import ScriptedServer
+    from experiments.units import split_tasks_for_unit, tune_worker_process
 
     async def serve() -> None:
         # loaded as a worker loads them: frozen out of the collector's sight (a full collection over them
         # stalled replies), its young generation collected at the workers' threshold
-        tasks = list(split_tasks(split_file, None, None).values())
+        tune_worker_process()
+        tasks = list(split_tasks_for_unit(split_file, None, None).values())
         server = ScriptedServer(tasks, policy, keep_bodies=False)
         async with server:
             ports.put(server.port)
@@ -364,12 +367,13 @@ def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: 
     """One client process (as one worker of the default two-worker cluster): its share of the episodes
     and of the in-flight requests, run once per pass, each pass started together with the other clients."""
     from experiments.loop import run_many
-    from experiments.units import freeze_warm_state, split_tasks
+    from experiments.units import freeze_warm_state, split_tasks_for_unit, tune_worker_process
     from planners import build_planner
 
     # as a worker loads them; dealt by gold length, so each client gets the same work, as Dask balances
     # a sweep's units across its workers
-    tasks = sorted(split_tasks(split_file, None, None).values(), key=lambda t: len(t.gold))[shard::shards]
+    tune_worker_process()
+    tasks = sorted(split_tasks_for_unit(split_file, None, None).values(), key=lambda t: len(t.gold))[shard::shards]
     for persona in PERSONAS:
         world_image(persona)
     config = {"kind": "openai", "model": "scripted", "base_url": f"http://127.0.0.1:{port}/v1",

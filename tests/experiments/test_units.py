@@ -1,20 +1,75 @@
-"""A worker's split loader: tasks parsed once per process, and kept out of the collector's walks."""
+"""A worker's split loader: tasks parsed once per process; the collector tuned, and what a worker
+holds for good kept out of its walks, only in worker processes a sweep starts (never on import, on
+loading tasks, or in the driver)."""
 
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
+from pathlib import Path
 
-from experiments.units import WORKER_GC_THRESHOLD, freeze_warm_state, split_tasks
+import pytest
+from distributed import Client, LocalCluster
+
+from experiments import units
+from experiments.units import (
+    WORKER_GC_THRESHOLD,
+    WorkerGC,
+    freeze_warm_state,
+    split_tasks,
+    split_tasks_for_unit,
+)
+
+REPO = Path(__file__).resolve().parents[2]
 
 
-def test_split_tasks_are_parsed_once_and_frozen_out_of_full_collections() -> None:
+@pytest.fixture
+def collector():
+    """The collector as it was, back after the test (a test here tunes this process as a worker's)."""
+    threshold = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
+
+
+def test_importing_and_loading_tasks_leave_the_collector_alone() -> None:
+    code = ("import gc; before = gc.get_threshold()\n"
+            "import experiments.run, experiments.sweep, experiments.units as u, planners, sandbox.suite as s\n"
+            "s.load_split('handwritten.jsonl'); u.split_tasks('handwritten.jsonl', None, None)\n"
+            "u.split_tasks_for_unit('handwritten.jsonl', None, None)\n"
+            "assert gc.get_threshold() == before and gc.get_freeze_count() == 0, (gc.get_threshold(), gc.get_freeze_count())\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_split_tasks_are_parsed_once_and_frozen_only_in_a_tuned_worker(collector, monkeypatch) -> None:
     split_tasks.cache_clear()
     gc.unfreeze()
     gc.set_threshold(700, 10, 10)
-    tasks = split_tasks("handwritten.jsonl", None, None)
+    tasks = split_tasks_for_unit("handwritten.jsonl", None, None)
+    assert tasks and gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)  # not a worker
+    split_tasks.cache_clear()
+    monkeypatch.setattr(units, "_tuned", False)
+    units.tune_worker_process()  # what WorkerGC does in a worker process
+    tasks = split_tasks_for_unit("handwritten.jsonl", None, None)
     assert tasks and gc.get_freeze_count() > len(tasks)  # each task is several tracked objects
     assert gc.get_threshold() == WORKER_GC_THRESHOLD
-    assert split_tasks("handwritten.jsonl", None, None) is tasks
+    frozen = gc.get_freeze_count()
+    assert split_tasks_for_unit("handwritten.jsonl", None, None) is tasks and gc.get_freeze_count() == frozen
+
+
+def test_worker_gc_tunes_the_workers_processes_and_not_the_driver(collector) -> None:
+    gc.set_threshold(700, 10, 10)
+    WorkerGC().setup(None)  # in the driver's own process (a thread-based cluster's worker): nothing
+    assert gc.get_threshold() == (700, 10, 10) and not units.worker_process_tuned()
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        client.register_plugin(WorkerGC(), name=WorkerGC.name)
+        tuned = client.run(lambda: (__import__("gc").get_threshold(),
+                                    __import__("experiments.units").units.worker_process_tuned()))
+    assert [tuple(t) for t, _ in tuned.values()] == [WORKER_GC_THRESHOLD] and all(ok for _, ok in tuned.values())
+    assert gc.get_threshold() == (700, 10, 10)
 
 
 def test_a_worker_freezes_its_warm_state_once_after_its_first_unit() -> None:

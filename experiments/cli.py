@@ -38,6 +38,10 @@ def _run(args: list[str]) -> int:
     except ValueError as exc:
         print(f"mobilepa run: {exc}", file=sys.stderr)
         return 2
+    from experiments.record_run import run_override
+    from experiments.selection import as_override
+
+    args = [run_override(as_override(a)) for a in args]  # limit=, task_ids=, store=, tracking=: added to the config
     if not any(a.startswith("-") for a in args):  # Hydra's own flags (--cfg job, -m, ...) go to Hydra as they are
         try:
             run.compose_checked([a for a in args if not a.lstrip("+~").startswith("hydra")]
@@ -245,6 +249,7 @@ outputs/run/<planner>/<split>/<time>/ (hydra.run.dir=DIR elsewhere). Exits 2 on 
 an episode ended in infra_error (its endpoint and error named)."""
 RUN_EXAMPLES = """\
   mobilepa run planner=oracle split=mini
+  mobilepa run planner=oracle split=mini task_ids=[basic-1.1-01] store=outputs/results.db tracking=mlflow
   mobilepa run planner=qwen3_8b planner.base_url=http://localhost:8000/v1 split=mini seed=1
   mobilepa run planner=oracle --cfg job          # print the composed config (Hydra's flags pass through)
   mobilepa run --config-dir ~/my_conf planner=my_model   # ~/my_conf/planner/my_model.yaml beside the shipped ones
@@ -255,6 +260,8 @@ MLflow, then print the leaderboard. planner=, split=, seed= and condition= take 
 planner.<name>.<key>=value sets one planner's key; any other key=value overrides conf/sweep.yaml."""
 SWEEP_EXAMPLES = """\
   mobilepa sweep planner=oracle,noop split=mini seed=0,1,2
+  mobilepa sweep --dry-run planner=oracle,qwen3_8b split=full seed=0,1,2   # what it would run, and where
+  mobilepa sweep planner=oracle split=mini limit=5                          # a quick run
   mobilepa sweep planner=qwen3_8b planner.qwen3_8b.base_url=http://gpu-host:8000/v1 split=mini
   mobilepa sweep planner=qwen3_8b split=mini cluster=slurm_gpu cluster.jobs=1 tracking=none
   mobilepa sweep --config-dir ~/my_conf planner=oracle,my_model split=mini   # a user's own planner and split configs"""
@@ -304,17 +311,26 @@ def _run_help() -> str:
             "config groups (key=option; * the default):\n" + "\n".join(groups) +
             "\n\nkeys (conf/config.yaml):\n" + "\n".join(keys) +
             "\n  planner.<key>=value  any key of the chosen planner config (e.g. planner.base_url, "
-            "planner.sampling.temperature)\n\nexamples:\n" + RUN_EXAMPLES)
+            "planner.sampling.temperature)"
+            "\n  limit=N  only the first N tasks of the split (a quick run)"
+            "\n  task_ids=[a,b]  only these tasks"
+            "\n  store=PATH  also record the episodes into a results store, as a one-cell sweep (off by default)"
+            "\n  tracking=mlflow  also log them to MLflow like a sweep (the store: store=, else outputs/results.db)"
+            "\n\nexamples:\n" + RUN_EXAMPLES)
 
 
 def _sweep_help() -> str:
     from experiments.sweep import GRID_KEYS
 
     groups, keys = _config_help("sweep", GRID_KEYS)
-    return (f"usage: mobilepa sweep [--config-dir DIR] [key=value ...]\n\n{SWEEP_DESCRIPTION}\n\n"
+    return (f"usage: mobilepa sweep [--dry-run] [--config-dir DIR] [key=value ...]\n\n{SWEEP_DESCRIPTION}\n\n"
+            "options:\n  --dry-run  print the grid, the cells, their episodes and the endpoints, then exit: nothing "
+            "is run, stored or logged\n\n"
             "grid and config groups (key=option[,option...]; * the default):\n" + "\n".join(groups) +
             "\n\nkeys (conf/sweep.yaml):\n" + "\n".join(keys) +
             "\n  planner.<name>.<key>=value  a key of one planner's config, e.g. planner.qwen3_8b.base_url"
+            "\n  limit=N  only the first N tasks of each split (a quick run)"
+            "\n  task_ids=[a,b]  only these tasks (their SOR and MTSR episodes under condition both)"
             "\n\nexamples:\n" + SWEEP_EXAMPLES)
 
 

@@ -185,12 +185,13 @@ def print_leaderboard(board: Sequence[dict[str, Any]], console: Console | None =
     for _, tables in sections(board):
         for title, header, body in tables:  # the title on a line of its own: never wrapped to the table's width
             console.print(f"[bold]{title}[/bold]", soft_wrap=True, highlight=False)
-            table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+            table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
             for i, column in enumerate(header):
                 table.add_column(column, no_wrap=True, justify="left" if i < 2 else "right")
             for row in body:
                 table.add_row(*row)
             console.print(table)
+            console.print()
 
 
 def _markdown_table(header: list[str], body: list[list[str]]) -> str:

@@ -26,7 +26,9 @@ from experiments.analysis import analyse, result_facts, summary_lines
 from experiments.loop import EpisodeResult, run_many
 from experiments.progress import episode_progress
 from experiments.provenance import now, provenance
+from experiments.console import LOG_NAME, library_logs
 from experiments.report import print_summary, results_document
+from experiments.selection import SelectionError, selection
 from planners import build_planner
 from sandbox.conditions import expand
 from sandbox.suite import load_split, task_path
@@ -50,6 +52,10 @@ def check_config(cfg: DictConfig) -> None:
             raise RunConfigError(f"{key}: an integer is required, got {value!r}")
         if value < least:
             raise RunConfigError(f"{key}: at least {least}, got {value}")
+    try:
+        selection(cfg)  # limit=, task_ids=
+    except SelectionError as exc:
+        raise RunConfigError(str(exc)) from None
 
 
 def compose_checked(overrides: Sequence[str]) -> DictConfig:
@@ -128,6 +134,12 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     condition = str(cfg.condition.name)
     if not tasks:
         raise ValueError(f"split {cfg.split.name!r} selects no tasks")
+    chosen = selection(cfg)  # a quick run: limit=N, task_ids=[a,b]
+    try:
+        chosen.check_known((t.task_id for t in tasks), f"split {cfg.split.name!r}")
+    except SelectionError as exc:
+        raise RunConfigError(str(exc)) from None
+    tasks = chosen.apply(tasks)
     out_dir.mkdir(parents=True, exist_ok=True)
     started, started_at = time.perf_counter(), now()
     results: list[EpisodeResult] = []
@@ -166,12 +178,22 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
                                "endpoint": cfg.planner.get("base_url") or f"planner {cfg.planner.name}"}
     path = out_dir / "results.json"
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    recorded: list[str] = []
+    if cfg.get("store") or (cfg.get("tracking") or {}).get("enabled"):
+        from experiments.record_run import record_run  # imports the store, which imports this module
+
+        # store=PATH / tracking=mlflow: into the results store (and MLflow) as a one-cell sweep
+        with library_logs(out_dir / LOG_NAME, title="mobilepa run", import_mlflow=bool(cfg.tracking.enabled)
+                          if cfg.get("tracking") else False):
+            recorded = record_run(cfg, results, str(cfg.split.file), task_path(cfg.split.file))
     if len(infra) == len(results):  # no table: it would be empty
         print(f"all {len(results)} episodes ended in infra_error: nothing was scored")
     else:
         print_summary(doc)
         for line in summary_lines(doc["analysis"]):
             print(line)
+    for line in recorded:
+        print(line)
     print(f"episodes: mobilepa view {shlex.quote(str(out_dir))} [task_id]")
     return path
 

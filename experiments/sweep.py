@@ -310,6 +310,8 @@ def plan_sweep(cfg: DictConfig) -> Plan:
         services = service_specs([(c.planner, c.planner_config) for c in cells])
     except ServiceConfigError as exc:
         raise SweepConfigError(str(exc)) from None
+    if chosen.active:  # a quick run's episode keys, recorded with the sweep so its report holds only them
+        config["selected"] = {f"{split}/{condition}": keys for (split, condition), keys in task_ids.items()}
     return Plan(cells, task_ids, datasets, config, services)
 
 

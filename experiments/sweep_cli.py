@@ -30,7 +30,6 @@ from experiments.sweep import (
     redacted,
     run_sweep,
     sweep_about,
-    sweep_rows,
 )
 
 
@@ -242,15 +241,11 @@ def _recorded_rows(store: ResultsStore, config: dict[str, Any], where: dict[str,
     cells = {(str(p), str(sp), str(c), int(seed)) for p in config["planners"] for sp in config["splits"]
              for c in config["conditions"] for seed in config["seeds"]}
     rows = [r for r in store.rows(**where) if record_key(r)[:4] in cells]
-    if config.get("limit") is None and config.get("task_ids") is None:
+    selected = config.get("selected")  # a quick run (limit=, task_ids=): only the episodes it chose
+    if not selected:
         return rows
-    from omegaconf import OmegaConf
-
-    try:
-        return sweep_rows(plan_sweep(OmegaConf.create(config)), rows)
-    except SweepConfigError:  # its configs changed since: the task ids it chose still tell
-        ids = {str(i) for i in config.get("task_ids") or []}
-        return [r for r in rows if not ids or r["task_id"].partition("@")[0] in ids]
+    keys = {(split_condition, key) for split_condition, keys in selected.items() for key in keys}
+    return [r for r in rows if (f"{r['split']}/{r['condition']}", r["task_id"]) in keys]
 
 
 def _sync(store: ResultsStore) -> int:

@@ -240,7 +240,7 @@ def test_report_writes_the_leaderboard_as_markdown_and_self_contained_html(swept
     assert report_main(["--store", str(tmp / "results.db"), "--out", str(tmp / "board")]) == 0
     assert "Leaderboard" in capsys.readouterr().out
     md = (tmp / "board" / "leaderboard.md").read_text()
-    assert "| oracle | handwritten | both | 0,1 | 100.00 ± 0.00 |" in md
+    assert "## Split handwritten" in md and "| oracle | both | 0,1 | 34 | 100.0±0.0 |" in md
     html = (tmp / "board" / "leaderboard.html").read_text()
     assert html.count("data:image/png;base64,") == 3 and "<td>oracle</td>" in html
     assert report_main(["--store", str(tmp / "missing.db")]) == 2

@@ -124,7 +124,7 @@ def test_sync_completes_runs_that_lack_params_metrics_or_traces(
     assert child.data.metrics["overall"] == 100.0 and child.info.status == "FINISHED"
     traces = mlflow.search_traces(locations=[experiment_id], run_id=child.info.run_id)
     assert sorted(t.info.tags["task_id"] for t in traces) == sorted(
-        r["task_id"] for r in _rows(tmp_path)[:3])  # the three sampled episodes, each once
+        r["task_id"] for r in tracking.trace_sample(_rows(tmp_path), 3))  # the three sampled episodes, each once
     [parent] = mlflow.search_runs([experiment_id], filter_string="tags.mobilepa_role = 'parent'")
     assert parent.info.status == "FINISHED" and len(mlflow.search_runs([experiment_id])) == 2
 

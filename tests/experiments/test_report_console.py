@@ -1,0 +1,271 @@
+"""Sweep, console and report (issue 20): ``sweep --dry-run``, ``limit=``/``task_ids=``, the default sweep
+name, plain progress lines, library logs kept off the console, the leaderboard's columns and width, a
+report about one sweep, plots' order and labels, traces sampled across verdicts, ``mobilepa run`` recorded
+into a store. No cluster is started: everything here runs in-process, in temporary folders."""
+
+from __future__ import annotations
+
+import io
+import logging
+import random
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hydra import compose, initialize_config_module
+from rich.console import Console
+
+from experiments import cli
+from experiments.console import library_logs
+from experiments.leaderboard import leaderboard, print_leaderboard, write_report
+from experiments.plots import _label, domain_order
+from experiments.progress import episode_progress, progress_line
+from experiments.run import CONF_MODULE, RunConfigError, check_config, run_job
+from experiments.store import ResultsStore
+from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep
+from experiments.sweep_cli import report_main, report_scope, sweep_main
+from experiments.tracking import trace_sample
+
+HW_TASKS = 31  # hand-written tasks; 3 are skill tasks, run under SOR and MTSR with condition both
+
+
+def _plan(tmp: Path, *args: str):
+    return plan_sweep(load_config(*parse_args([*args, f"store={tmp / 'results.db'}", f"report_dir={tmp / 'r'}"])))
+
+
+# ---- sweep --dry-run, limit=, task_ids= ----------------------------------------------------------------
+
+
+def test_dry_run_prints_grid_cells_episodes_and_endpoints_and_touches_nothing(tmp_path: Path, capsys) -> None:
+    code = sweep_main(["--dry-run", "planner=oracle,qwen3_8b", "split=handwritten", "seed=0,1",
+                       "planner.qwen3_8b.base_url=http://gpu-host:8000/v1", f"store={tmp_path / 'results.db'}",
+                       f"report_dir={tmp_path / 'report'}", f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "grid: planners oracle,qwen3_8b × splits handwritten × seeds 0,1 × conditions both = 4 cell(s)" in out
+    assert re.search(r"^  qwen3_8b/handwritten/both/seed1\s+34$", out, re.MULTILINE)
+    assert "episodes: 136 in all" in out
+    assert "oracle: in process" in out and "qwen3_8b: http://gpu-host:8000/v1" in out
+    assert "experiment sweep-oracle+qwen3_8b-handwritten" in out
+    assert list(tmp_path.iterdir()) == []  # no store, no report folder, no MLflow database
+
+
+def test_dry_run_names_the_vllm_server_a_gpu_worker_would_start(tmp_path: Path, capsys) -> None:
+    code = sweep_main(["--dry-run", "planner=qwen3_8b", "split=handwritten", "cluster.resources={GPU:1}",
+                       "cluster.n_workers=1", f"store={tmp_path / 'results.db'}"])
+    out = capsys.readouterr().out
+    assert code == 0 and "qwen3_8b: vLLM started on a GPU worker (GPU=1)" in out
+    assert sweep_main(["--dry-run", "planner=qwen3_8b", "split=handwritten", f"store={tmp_path / 'x.db'}"]) == 2
+    assert "no worker offers resources GPU=1" in capsys.readouterr().err  # as the sweep itself would stop
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sweep_help_shows_dry_run_limit_and_task_ids(capsys) -> None:
+    assert cli.main(["sweep", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--dry-run" in out.splitlines()[0] and "  limit=N" in out and "  task_ids=[a,b]" in out
+    assert cli.main(["run", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"  {key}=" in out for key in ("limit", "task_ids", "store", "tracking"))
+
+
+def test_limit_and_task_ids_choose_the_tasks_of_each_cell(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, "planner=oracle", "split=handwritten", "limit=2")
+    assert [len(v) for v in plan.task_ids.values()] == [2]
+    plan = _plan(tmp_path, "planner=oracle", "split=handwritten", "task_ids=[hw_basic_001,hw_skill_001]")
+    assert plan.task_ids[("handwritten", "both")] == ["hw_basic_001", "hw_skill_001@sor", "hw_skill_001@mtsr"]
+    assert plan.config["selected"] == {"handwritten/both": plan.task_ids[("handwritten", "both")]}
+    full = _plan(tmp_path, "planner=oracle", "split=handwritten")
+    assert len(full.task_ids[("handwritten", "both")]) == HW_TASKS + 3 and "selected" not in full.config
+    assert plan.sweep_key != full.sweep_key  # a quick run logs into its own MLflow runs
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["limit=0"], "limit: at least 1, got 0"),
+    (["limit=abc"], "limit: an integer is required"),
+    (["task_ids=[nope]"], "task_ids: unknown task(s) 'nope' in split 'handwritten'"),
+    (["task_ids=[hw_basic_001@sor]"], "task_ids: 'hw_basic_001@sor' is an episode key"),
+])
+def test_bad_selections_are_one_line_naming_the_key(tmp_path: Path, args: list[str], message: str) -> None:
+    with pytest.raises(SweepConfigError, match=re.escape(message)):
+        _plan(tmp_path, "planner=oracle", "split=handwritten", *args)
+
+
+def test_run_checks_limit_and_task_ids_and_runs_only_them(tmp_path: Path) -> None:
+    def cfg(*extra: str):
+        with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
+            return compose("config", overrides=["planner=oracle", "split=handwritten", *extra])
+
+    with pytest.raises(RunConfigError, match="limit: at least 1"):
+        check_config(cfg("++limit=0"))
+    with pytest.raises(RunConfigError, match="task_ids: unknown task"):
+        run_job(cfg("++task_ids=[nope]"), tmp_path / "bad")
+    import json
+
+    doc = json.loads(run_job(cfg("++task_ids=[hw_basic_001,hw_skill_001]"), tmp_path / "ok").read_text())
+    assert doc["episodes"] == 3
+    assert cli.main(["run", "planner=oracle", "limit=x", f"hydra.run.dir={tmp_path / 'cli'}"]) == 2
+
+
+def test_a_sweep_without_a_name_is_named_after_what_it_runs(tmp_path: Path) -> None:
+    assert load_config(*parse_args(["planner=oracle,noop", "split=mini"])).name == "sweep-oracle+noop-mini"
+    assert load_config(*parse_args(["planner=oracle", "name=mine"])).name == "mine"
+
+
+# ---- console -------------------------------------------------------------------------------------------
+
+
+def test_without_a_terminal_progress_is_plain_lines_every_interval() -> None:
+    out = io.StringIO()
+    with episode_progress(4, "sweep s", interactive=False, every_s=0.05, stream=out) as advance:
+        advance(True, False)
+        import time
+
+        time.sleep(0.2)
+        advance(False, True)
+        advance(True, False)
+        advance(True, False)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 3 and all(line.startswith("sweep s: ") for line in lines)
+    assert re.match(r"sweep s: 1/4 episodes \(25%\), passed 1, errors 0, [\d.]+ episodes/s, elapsed 0 s, ETA", lines[0])
+    assert lines[-1].startswith("sweep s: 4/4 episodes (100%), passed 3, errors 1,") and lines[-1].endswith("ETA 0 s")
+    assert progress_line("x", 50, 100, 50, 0, 100.0).endswith("0.5 episodes/s, elapsed 1 min 40 s, ETA 1 min 40 s")
+
+
+def test_library_logs_and_warnings_go_to_the_log_file_not_the_console(tmp_path: Path, capsys) -> None:
+    log = tmp_path / "out" / "mobilepa.log"
+    mlflow = logging.getLogger("mlflow")
+    with library_logs(log, title="test", import_mlflow=True):
+        logging.getLogger("mlflow.store.db.utils").info("Creating initial MLflow database tables...")
+        logging.getLogger("distributed.node").warning("dashboard")
+        warnings.warn("Port 8787 is already in use.", UserWarning, stacklevel=1)
+    out, err = capsys.readouterr()
+    assert out == "" and err == ""
+    text = log.read_text()
+    assert "Creating initial MLflow database tables" in text and "Port 8787 is already in use" in text
+    assert all(getattr(h, "baseFilename", None) != str(log) for h in mlflow.handlers)  # its own handlers are back
+
+
+# ---- leaderboard and report ----------------------------------------------------------------------------
+
+
+def _rows(planners=("noisy_oracle", "oracle"), splits=("full", "mini"), seeds=(0, 1, 2)) -> list[dict[str, Any]]:
+    rng = random.Random(0)
+    out = []
+    for planner in planners:
+        for split in splits:
+            for seed in seeds:
+                for i in range(26):
+                    category = ("basic", "subagent", "memory", "skill")[i % 4]
+                    for condition in (("sor", "mtsr") if category == "skill" else (None,)):
+                        passed = planner == "oracle" and condition != "mtsr" or rng.random() < 0.5
+                        out.append({
+                            "planner": planner, "split": split, "condition": "both", "seed": seed,
+                            "task_id": f"{split}_{i:03d}" + (f"@{condition}" if condition else ""),
+                            "category": category, "bucket": ("tool_call", "state_change", "agent_behavior")[i % 3],
+                            "domain": f"D{1 + i % 13}", "passed": passed, "checker_passed": passed,
+                            "memory_gate": None, "skill_gate": None, "reasons": "[]", "termination": "finished",
+                            "scorable": True, "verdict": "pass" if passed else "fail", "error_kinds": "{}",
+                            "wall_s": 0.1, "steps": 3, "format_errors": 0, "prompt_tokens": None,
+                            "completion_tokens": None, "planner_latency_s": 0.0})
+    return out
+
+
+def test_the_leaderboard_has_buckets_sor_mtsr_and_counts_per_split_within_100_columns() -> None:
+    console = Console(width=100, record=True)
+    print_leaderboard(leaderboard(_rows()), console)
+    text = console.export_text()
+    assert all(len(line.rstrip()) <= 100 for line in text.splitlines())
+    for split in ("full", "mini"):
+        assert f"Leaderboard, split {split}" in text and f"Buckets and skill retrieval, split {split}" in text
+    header = next(line for line in text.splitlines() if "Tool call" in line).split()
+    assert header[-3:] == ["SOR", "MTSR", "unscorable"]
+    lines = text.splitlines()
+    buckets = lines.index("Buckets and skill retrieval, split full (percent)")
+    oracle = next(line for line in lines[buckets:] if line.startswith("oracle")).split()
+    assert oracle[5] == "100.0±0.0"  # SOR: every skill episode under SOR passed; MTSR is its own column
+    scores = next(line for line in text.splitlines() if line.startswith("oracle") and "0,1,2" in line).split()
+    assert scores[:4] == ["oracle", "both", "0,1,2", "32"]  # 26 tasks, the 6 skill ones twice: episodes per seed
+    for line in text.splitlines():  # every row on one line: no line continues a cell of the row above
+        assert not line.startswith(" ") or not line.strip()
+
+
+def test_report_files_label_every_split_and_say_what_they_are_about(tmp_path: Path) -> None:
+    _, md, html = write_report(_rows(), tmp_path, about="sweep s (test)")
+    text = md.read_text()
+    assert "About: sweep s (test)." in text and "## Split full" in text and "## Split mini" in text
+    assert "| oracle | both | 0,1,2 | 32 |" in text and "<h2>Split mini</h2>" in html.read_text()
+
+
+class _Store:
+    """What report_scope reads of a results store."""
+
+    path = Path("results.db")
+
+    def __init__(self, rows: list[dict[str, Any]], sweeps: list[tuple[str, dict[str, Any]]]) -> None:
+        self._rows, self._sweeps = rows, sweeps
+
+    def rows(self, **where: Any) -> list[dict[str, Any]]:
+        return [r for r in self._rows if all(r[k] == v for k, v in where.items())]
+
+    def recorded_sweeps(self) -> list[tuple[str, dict[str, Any]]]:
+        return self._sweeps
+
+
+def _sweep(name: str, splits: list[str], at: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "planners": ["noisy_oracle", "oracle"], "splits": splits, "seeds": [0, 1, 2],
+            "conditions": ["both"], "recorded_at": at, **extra}
+
+
+def test_a_report_is_about_the_latest_sweep_unless_told_otherwise() -> None:
+    store = _Store(_rows(), [("aaa", _sweep("on-full", ["full"], "2026-01-02T00:00:00")),
+                             ("bbb", _sweep("on-mini", ["mini"], "2026-01-01T00:00:00")),
+                             ("ccc", _sweep("quick", ["mini"], "2025-01-01T00:00:00",
+                                            selected={"mini/both": ["mini_000", "mini_003@sor"]}))])
+    rows, about = report_scope(store)  # type: ignore[arg-type]
+    assert {r["split"] for r in rows} == {"full"} and about.startswith("sweep on-full (") and "[key aaa]" in about
+    rows, about = report_scope(store, sweep="on-mini")  # type: ignore[arg-type]
+    assert {r["split"] for r in rows} == {"mini"} and len(rows) == 2 * 3 * 32
+    rows, _ = report_scope(store, sweep="quick")  # type: ignore[arg-type]
+    assert {r["task_id"] for r in rows} == {"mini_000", "mini_003@sor"}
+    rows, about = report_scope(store, everything=True)  # type: ignore[arg-type]
+    assert len(rows) == len(store.rows()) and "splits full, mini" in about
+    rows, _ = report_scope(store, split="mini", planners=["oracle"])  # type: ignore[arg-type]
+    assert {(r["split"], r["planner"]) for r in rows} == {("mini", "oracle")}
+    with pytest.raises(ValueError, match="--sweep nope: no such sweep in the store; its sweeps: on-full, on-mini"):
+        report_scope(store, sweep="nope")  # type: ignore[arg-type]
+
+
+def test_plots_sort_domains_by_number_and_name_the_split() -> None:
+    assert sorted(["D10", "D2", "D1", "D13", "D3"], key=domain_order) == ["D1", "D2", "D3", "D10", "D13"]
+    assert _label(("oracle", "full", "both")) != _label(("oracle", "mini", "both"))
+    assert "mini" in _label(("oracle", "mini", "default"))
+
+
+def test_traces_are_sampled_across_verdicts_and_categories() -> None:
+    rows = [r for r in _rows(planners=("noisy_oracle",), splits=("full",), seeds=(0,))]
+    sample = trace_sample(rows, 6)
+    assert len(sample) == 6 and {r["verdict"] for r in sample} == {"pass", "fail"}
+    assert len({r["category"] for r in sample}) >= 3
+    assert trace_sample(rows, 6) == sample and trace_sample(rows[:2], 6) == sorted(rows[:2], key=lambda r: r["task_id"])
+
+
+# ---- mobilepa run into a store and MLflow ----------------------------------------------------------------
+
+
+def test_a_run_can_be_recorded_like_a_one_cell_sweep(tmp_path: Path, capsys) -> None:
+    store = tmp_path / "results.db"
+    code = cli.main(["run", "planner=oracle", "split=handwritten", "limit=3", f"store={store}",
+                     f"hydra.run.dir={tmp_path / 'run'}"])
+    out = capsys.readouterr().out
+    assert code == 0 and f"results store: {store} (3 episodes of oracle/handwritten/both/seed0)" in out
+    opened = ResultsStore(store)
+    try:
+        assert len(opened.rows()) == 3 and opened.recorded_sweeps()[0][1]["name"] == "run-oracle-handwritten"
+    finally:
+        opened.close()
+    assert report_main(["--store", str(store), "--out", str(tmp_path / "report")]) == 0
+    assert "report about sweep run-oracle-handwritten" in capsys.readouterr().out
+    assert not (tmp_path / "mlflow.db").exists()  # tracking stays off unless asked for

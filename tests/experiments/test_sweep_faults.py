@@ -85,8 +85,8 @@ def test_a_dead_endpoint_beside_a_working_planner_ends_with_the_leaderboard_nami
         conn.execute("update sweeps set logged = 0")
     assert report_main(["--sync", "--store", str(tmp_path / "results.db")]) == 0
     assert "logged 1 sweep(s)" in capsys.readouterr().out
-    figures(f"FAULTS dead endpoint beside the oracle: exit {code}, leaderboard printed (oracle 100.00, qwen3_8b "
-            "no scorable episode, 34 infra_error), the endpoint named, MLflow parent FAILED, the oracle's child "
+    figures(f"FAULTS dead endpoint beside the oracle: exit {code}, leaderboard printed (oracle 100.0, qwen3_8b "
+            "unscored, 34 infra_error), the endpoint named, MLflow parent FAILED, the oracle's child "
             "FINISHED; report and report --sync work on the store")
 
 

@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from sqlalchemy import select
@@ -71,10 +72,14 @@ def report_analysis(store: ResultsStore, out_dir: Path, split: str | None = None
     tasks = store_tasks(store)
     doc: dict[str, Any] = {"cells": {}, "groups": {}}
     groups: dict[tuple[str, str, str], list[Facts]] = defaultdict(list)
-    table = Table(title="Per cell: Overall with its 95 % bootstrap interval, failure causes, behaviour")
-    for column in ("cell", "Overall [95 % CI]", "top failure causes", "format err %", "recovered", "tokens/episode",
-                   "pass^k, k=1…"):
-        table.add_column(column, no_wrap=column == "cell")
+    # two narrow tables rather than one wide one, so each fits a 100-column console
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for column in ("cell", "Overall [95 % CI]", "fmt err %", "recovered", "tokens/ep"):
+        table.add_column(column, no_wrap=True)
+    causes = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    causes.add_column("cell", no_wrap=True)
+    causes.add_column("pass^k, k=1…", no_wrap=True)
+    causes.add_column("top failure causes")
     chosen = sorted({k[:4] for k in keys}) if keys is not None else cells(store, **({"split": split} if split else {}))
     for cell in chosen:
         facts = cell_facts(store, cell, tasks)
@@ -84,25 +89,30 @@ def report_analysis(store: ResultsStore, out_dir: Path, split: str | None = None
         result = analyse(facts, seed=cell[3])
         label = "/".join(map(str, cell[:3])) + f"/seed{cell[3]}"
         doc["cells"][label] = result
-        table.add_row(label, _overall(result), _causes(result), _format_rate(result), _recovered(result),
-                      _tokens(result), "")
+        table.add_row(label, _overall(result), _format_rate(result), _recovered(result), _tokens(result))
+        causes.add_row(label, "", _causes(result))
     for (planner, split_name, condition), facts in groups.items():
         result = analyse(facts)
         doc["groups"][f"{planner}/{split_name}/{condition}"] = {k: result[k] for k in ("overall", "pass_hat_k",
                                                                                         "taxonomy", "tokens")}
-        table.add_row(f"{planner}/{split_name}/{condition} (all seeds)", _overall(result), _causes(result),
-                      _format_rate(result), _recovered(result), _tokens(result),
-                      " ".join(f"{v:.1f}" for v in result["pass_hat_k"].values()))
+        label = f"{planner}/{split_name}/{condition} (all seeds)"
+        table.add_row(label, _overall(result), _format_rate(result), _recovered(result), _tokens(result))
+        causes.add_row(label, " ".join(f"{v:.1f}" for v in result["pass_hat_k"].values()), _causes(result))
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "analysis.json"
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    (console or Console()).print(table)
+    console = console or Console()
+    console.print("[bold]Per cell: Overall with its 95 % bootstrap interval, behaviour[/bold]", soft_wrap=True)
+    console.print(table)
+    console.print()
+    console.print("[bold]Per cell: pass^k over seeds, the most frequent failure causes[/bold]", soft_wrap=True)
+    console.print(causes)
     return path
 
 
 def _overall(result: dict[str, Any]) -> str:
     o = result["overall"]
-    return "–" if o["value"] is None else f"{o['value']:.2f} [{o['ci'][0]:.2f}, {o['ci'][1]:.2f}]"
+    return "–" if o["value"] is None else f"{o['value']:.1f} [{o['ci'][0]:.1f}, {o['ci'][1]:.1f}]"
 
 
 def _causes(result: dict[str, Any], top: int = 3) -> str:

@@ -141,6 +141,20 @@ def _store_error(path: Path, exc: BaseException) -> StoreError:
     return StoreError(f"results store {path}: {why}{hint}")
 
 
+def prepare_store_folder(path: Path) -> None:
+    """Make the store's folder, or say in one line why it cannot be (the sweep's log file lives there too,
+    so this runs before anything is written)."""
+    if path.exists() and not path.is_file():
+        raise StoreError(f"results store {path}: not a file")
+    if (blocker := file_in_the_way(path)) is not None:
+        raise StoreError(f"results store {path}: {blocker} is a file, not a folder")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"results store {path}: cannot create its folder {path.parent} "
+                         f"({exc.strerror or exc})") from None
+
+
 def file_in_the_way(path: Path) -> Path | None:
     """The nearest existing ancestor of ``path`` when it is a file, not a folder (then ``path`` cannot be made)."""
     existing = next((p for p in path.parents if p.exists()), None)
@@ -235,15 +249,7 @@ class ResultsStore:
     path: Path
 
     def __post_init__(self) -> None:
-        if self.path.exists() and not self.path.is_file():
-            raise StoreError(f"results store {self.path}: not a file")
-        if (blocker := file_in_the_way(self.path)) is not None:
-            raise StoreError(f"results store {self.path}: {blocker} is a file, not a folder")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"results store {self.path}: cannot create its folder {self.path.parent} "
-                             f"({exc.strerror or exc})") from None
+        prepare_store_folder(self.path)
         self.engine = create_engine(f"sqlite:///{self.path}")
         event.listen(self.engine, "connect", lambda conn, _: conn.execute("PRAGMA busy_timeout = 30000"))
         self._open()

@@ -14,7 +14,14 @@ from cluster.dask_runner import ClusterConfigError
 from cluster.vllm import ServerStartupError
 from experiments.compare import report_analysis
 from experiments.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
-from experiments.store import DatasetMismatch, ResultsStore, SettingsMismatch, StoreError, record_key
+from experiments.store import (
+    DatasetMismatch,
+    ResultsStore,
+    SettingsMismatch,
+    StoreError,
+    prepare_store_folder,
+    record_key,
+)
 from cluster.services import needs_server
 from experiments.console import LOG_NAME, library_logs
 from experiments.selection import describe as describe_selection
@@ -96,7 +103,9 @@ def sweep_main(args: list[str]) -> int:
                 console.print(line, soft_wrap=True, highlight=False, markup=False)
             check_local_resources(plan)  # a server no worker of a local cluster can host: as the sweep would say
             return 0
-        log = Path(str(cfg.store)).parent / LOG_NAME
+        store_path = Path(str(cfg.store))
+        prepare_store_folder(store_path)  # the log file goes beside the store
+        log = store_path.parent / LOG_NAME
         with library_logs(log, title=f"mobilepa sweep {' '.join(redacted(args))}",
                           import_mlflow=bool(cfg.tracking.enabled)):
             outcome = run_sweep(cfg)

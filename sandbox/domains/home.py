@@ -789,6 +789,9 @@ def set_vehicle_climate(
             "seat_heat": changes.get("seat_heat", car["seat_heat"]), "event_id": event_id}
 
 
+TYRE_RECOMMENDED_BAR = 2.4  # the door placard's cold pressure
+TYRE_LOW_MARGIN_BAR = 0.2  # a tyre this far under it is reported low (the dashboard warning)
+
 CAR_GROUPS = {
     "vehicle": ("model", "powertrain", "odometer_km"),
     "energy": ("battery_pct", "charging", "fuel_pct", "range_km"),
@@ -812,6 +815,10 @@ def get_vehicle_status(ctx: Ctx) -> dict[str, Any]:
     spot = ctx.conn.execute(_CAR_PLACE, {"place_id": car["location_place_id"]}).first()
     out["location"] = dict(spot._mapping) if spot else {"place_id": car["location_place_id"]}
     out["last_seen"] = car["last_seen"]
+    # The dashboard's placard value and its warning, so "is a tyre low?" is decidable from the read.
+    pressures = out["tyres"].get("tire_pressure") or {}
+    out["tyres"]["recommended_bar"] = TYRE_RECOMMENDED_BAR
+    out["tyres"]["low"] = sorted(w for w, bar in pressures.items() if bar < TYRE_RECOMMENDED_BAR - TYRE_LOW_MARGIN_BAR)
     return out
 
 

@@ -292,6 +292,7 @@ def test_get_vehicle_status(ex: Executor) -> None:
     assert out["vehicle"]["powertrain"] == "ev" and out["energy"]["battery_pct"] == 64
     assert out["security"] == {"locked": True, "engine_on": False, "windows_closed": True, "trunk_open": False}
     assert out["tyres"]["tire_pressure"]["rear_left"] == 2.0
+    assert out["tyres"]["recommended_bar"] == 2.4 and out["tyres"]["low"] == ["rear_left"]
     assert out["location"]["city"] == "Beijing" and diff(ex) == {}
 
 

@@ -491,13 +491,19 @@ def tyre_check_call(g: Gen) -> Draft:
                   "if the car's tyre pressure looks off, phone {gar} ({p}) and book me a slot {w} at {t}",
                   gar=garage, p=GARAGE, w=g.when(days), t=at)
     day = g.date(days)
+    tyres = json.loads(next(r["value"] for r in g.rows("vehicle_state") if r["key"] == "tire_pressure_json"))
+    low = min(tyres, key=lambda k: (tyres[k], k))  # the world's slow leak, under the dashboard's threshold
+    side, end = low.split("_")[1], low.split("_")[0]
+    names = {f"{end} {side}", f"{side} {end}"} | ({f"back {side}", f"{side} back"} if end == "rear" else set())
     return Draft(
         query=query,
         gold=[act("get_vehicle_status"),
               act("call_voice_agent", callee={"phone": GARAGE}, objective="Book a tyre pressure check",
                   facts={"date": day, "time": at, "name": g.persona.name}),
-              done("The rear left tyre is low; the garage booked you in.")],
+              done(f"The {end} {side} tyre is low ({tyres[low]} bar); {garage} booked you in.")],
         bucket="agent_behavior",
+        # Naming the low tyre shows the car was checked: booking blind must not pass.
+        answer=[{"$any": [{"$name": n} for n in sorted(names)]}],
         check={"route": "call_voice_agent",
                "handoff": {"callee": {"phone": {"$phone": GARAGE}}, "facts": {"date": day, "time": at}},
                "state": {"insert": {"phone_bookings": [{"date": day, "time": at}],

@@ -19,10 +19,7 @@ install: $(STAMP)
 # then the leaderboard.
 run: $(STAMP)
 	$(BIN)/mobilepa sweep planner=oracle,noisy_oracle split=full seed=0,1,2
-	$(BIN)/mobilepa report
-	@echo "results store:  $(CURDIR)/outputs/results.db"
-	@echo "report:         $(CURDIR)/outputs/report/leaderboard.html"
-	@echo "MLflow store:   sqlite:///$(CURDIR)/outputs/mlflow.db  (UI: make ui, then http://127.0.0.1:5000)"
+	@echo "MLflow UI:      make ui, then http://127.0.0.1:5000"
 
 test: $(STAMP)
 	$(BIN)/pytest

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from typing import Any
 
 from sandbox.errors import ErrorType
@@ -279,6 +280,8 @@ def follow_and_watch(g: Gen) -> Draft:
                   "start following {name} on {p}; ping me once they announce {t}",
                   "follow {name} (@{h}) on {p} and watch for a post about {t}", h=acc["handle"], p=p,
                   name=acc["display_name"], t=said)
+    # Only this account's posts: the forms search_social_posts takes (handle with or without @, display name).
+    who = rf"^\s*(?:@?{re.escape(acc['handle'])}|{re.escape(acc['display_name'])})\s*$"
     condition = {"tool": "search_social_posts", "args": {"platform": acc["platform"], "author": acc["handle"],
                                                          "query": topic},
                  "path": "$.count", "op": "gt", "value": 0}
@@ -292,7 +295,7 @@ def follow_and_watch(g: Gen) -> Draft:
         check={"route": "call_monitor_agent",
                "handoff": {"condition": {"tool": "search_social_posts",
                                          # any form of the word: "ticket" finds "tickets" too
-                                         "args": {"platform": acc["platform"],
+                                         "args": {"platform": acc["platform"], "author": {"$regex": who},
                                                   "query": {"$contains": topic.removesuffix("s")}}}},
                "state": {"insert": {"monitors": [{"status": "triggered", "notify_only": 1}],
                                     "social_follows": [{"platform": acc["platform"], "handle": acc["handle"]}],

@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from sandbox.domains.entertainment import VIDEO_MB_PER_SEC
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
 from sandbox.generator.core import family as _family
@@ -737,8 +738,16 @@ def record_clip(g: Gen) -> Draft:
         args["camera"] = "front"
     if res:
         args["resolution"] = res
+    row: dict[str, Any] = {"media_type": "video", "duration_sec": secs, "source": "camera"}
+    if res:
+        row["size_mb"] = video_mb(secs, res)
     return Draft(query=query, gold=[act("record_video", **args), done("Recorded.")], bucket="state_change",
-                 check={"insert": {"photos": [{"media_type": "video", "duration_sec": secs, "source": "camera"}]}})
+                 check={"insert": {"photos": [row]}})
+
+
+def video_mb(secs: int, resolution: str) -> float:
+    """The clip's size as record_video stores it: the gallery row's trace of the resolution recorded in."""
+    return round(secs * VIDEO_MB_PER_SEC[resolution], 1)
 
 
 @family("basic", "2.7", pattern="friction", friction="limit_exceeded")
@@ -760,7 +769,9 @@ def record_4k_low_storage(g: Gen) -> Draft:
               done("Recorded in 1080p because storage is low.")],
         bucket="agent_behavior",
         check={"follow_up": {"tool": "ask_user"},
-               "state": {"insert": {"photos": [{"media_type": "video", "duration_sec": secs}]}}},
+               # in the 1080p the user agreed to, not any other resolution that fits
+               "state": {"insert": {"photos": [{"media_type": "video", "duration_sec": secs,
+                                                "size_mb": video_mb(secs, "1080p")}]}}},
         patches={"update": {"device_settings": [{"match": {"key": "storage_free_gb"}, "set": {"value": str(free_gb)}}]}},
         script=[{"answer": "Yes, 1080p is fine.", "keywords": ["1080", "storage", "space", "instead"]}],
         recovers=(ErrorType.LIMIT_EXCEEDED,),

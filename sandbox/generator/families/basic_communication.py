@@ -155,7 +155,8 @@ NOTE_WORDS: dict[str, list[Any]] = {
     "I picked up the tickets": [{"$any": ["picked", "got", "collected", "have"]}, "ticket"],
     "the meeting moved to Thursday": ["meeting", "thursday"], "I'll bring the charger": ["bring", "charger"],
     "the package arrived": ["package", {"$any": ["arrived", "came", "delivered", "here"]}],
-    "I'm on the train now": ["train"], "we're meeting at the north entrance": ["meet", "north entrance"],
+    "I'm on the train now": ["train"],
+    "we're meeting at the north entrance": [{"$any": ["meet", "see you", "join", "find", "wait"]}, "north entrance"],
     "I left the umbrella in your car": ["umbrella", "car"], "the rent is paid": ["rent", "paid"],
 }
 NOTES = tuple(NOTE_WORDS)

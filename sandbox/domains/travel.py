@@ -459,6 +459,27 @@ _PLACES_NAMED = select(world_places).where(or_(*(func.lower(form) == bindparam("
     world_places.c.name, world_places.c.address, world_places.c.name + ", " + world_places.c.city,
     world_places.c.address + ", " + world_places.c.city, world_places.c.name + ", " + world_places.c.address,
 )))).order_by(world_places.c.place_id)
+# one comma-separated part of a place as people write it ("Harbor Gym, 111 River Walk, Seoul"): its name,
+# its address or its city
+_PLACES_WITH_PART = select(world_places.c.place_id).where(or_(*(func.lower(form) == bindparam("key") for form in (
+    world_places.c.name, world_places.c.address, world_places.c.city))))
+_PLACES_BY_ID = select(world_places).where(world_places.c.place_id.in_(bindparam("ids", expanding=True))).order_by(
+    world_places.c.place_id)
+
+
+def _places_by_parts(ctx: Ctx, key: str) -> list[Any]:
+    """The places that every comma-separated part of ``key`` names (name, address or city), when it has
+    two parts or more and each names some place; otherwise none."""
+    parts = [p.strip() for p in key.split(",") if p.strip()]
+    if len(parts) < 2:
+        return []
+    ids: set[str] | None = None
+    for part in parts:
+        named = set(ctx.conn.execute(_PLACES_WITH_PART, {"key": part}).scalars())
+        ids = named if ids is None else ids & named
+        if not ids:
+            return []
+    return list(ctx.conn.execute(_PLACES_BY_ID, {"ids": sorted(ids or ())}).all())
 
 
 # what people call their saved places ("the office", "my house") -> the saved label
@@ -487,7 +508,7 @@ def _locate(ctx: Ctx, loc: str, field: str, app: str | None = None) -> Spot:
     city = next((c for c in sorted(CITY_CENTRES) if c.lower() == key), None)
     if city:
         return Spot(city, "city centre", city, *CITY_CENTRES[city])
-    found = ctx.conn.execute(_PLACES_NAMED, {"key": key}).all()
+    found = ctx.conn.execute(_PLACES_NAMED, {"key": key}).all() or _places_by_parts(ctx, key)
     if len(found) == 1:
         return _spot(found[0])
     if found:

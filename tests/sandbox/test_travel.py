@@ -189,6 +189,16 @@ def test_locations_named_as_people_say_them(ex: Executor) -> None:
     assert env["Payload"]["saved_labels"] == ["Coffee", "Groceries", "Gym", "Home", "Work"]
 
 
+def test_a_place_written_as_name_address_and_city_is_found(ex: Executor) -> None:
+    """"Name, address, city" (or any order of those parts) names the one place that has them all."""
+    spot = ex.conn.execute(select(world_places).order_by(world_places.c.place_id)).first()._mapping
+    found = ok(ex, "get_directions", {"destination": f"{spot['name']}, {spot['address']}, {spot['city']}"})
+    assert found["destination"]["place_id"] == spot["place_id"]
+    found = ok(ex, "get_directions", {"destination": f"{spot['address']}, {spot['city']}, {spot['name']}"})
+    assert found["destination"]["place_id"] == spot["place_id"]
+    fails(ex, "get_directions", {"destination": f"{spot['name']}, 999 Nowhere Lane, {spot['city']}"}, NF)
+
+
 def test_start_navigation_and_replace(ex: Executor) -> None:
     first = ok(ex, "start_navigation", {"destination": "Work", "stops": ["Coffee"]})
     assert first["session_id"] == "nav_004" and first["replaced"] is None and len(first["stops"]) == 1

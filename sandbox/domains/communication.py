@@ -610,7 +610,7 @@ def block_number(ctx: Ctx, phone_number: Phone, report_spam: bool = False) -> di
     cid = ctx.conn.execute(_CONTACT_ID_BY_NUMBER, {"phone_number": number}).scalar()
     ctx.conn.execute(_ADD_BLOCK, {"number": number, "contact_id": cid, "reported_spam": int(report_spam),
                                   "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"blocked": number, "contact_id": cid}
+    return {"blocked": number, "contact_id": cid, "reported_spam": report_spam}
 
 
 # ---- Group Chats (3.6) ------------------------------------------------------------------------

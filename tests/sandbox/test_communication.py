@@ -231,9 +231,10 @@ def test_get_call_log(ex: Executor) -> None:
 
 def test_block_number(ex: Executor) -> None:
     assert ok(ex, "block_number", {"phone_number": "+1 202 555 0199", "report_spam": True}) == {
-        "blocked": "+12025550199", "contact_id": None}
+        "blocked": "+12025550199", "contact_id": None, "reported_spam": True}
     [row] = diff(ex)["blocked_numbers"]["inserted"]
     assert (row["number"], row["reported_spam"]) == ("+12025550199", 1)
+    assert ok(ex, "block_number", {"phone_number": "+1 202 555 0143"})["reported_spam"] is False
 
 
 # ---- 3.6 Groups -------------------------------------------------------------------------------

@@ -814,7 +814,7 @@ def cast_bluetooth_off(g: Gen) -> Draft:
             "queue_json": json.dumps([ep["episode_id"]]), "queue_pos": 0, "status": "playing", "position_sec": 120,
             "output_device_id": None, "shuffle": 0, "repeat": "off", "speed": 1.0, "subtitles": None,
             "sleep_timer_min": None, "created_at": g.persona.now, "updated_at": g.persona.now}]}
-        what = g.pick(("the podcast", f"the {show['title']} episode", "the podcast that's playing"))
+        what = g.pick(("the podcast", f"the {show['title'].removeprefix('The ')} episode", "the podcast that's playing"))
     query = g.say("switch {w} over to my {d}", "I want to listen to {w} on my {d}",
                   "move {w} to the {d}", w=what, d=dev["name"])
     set_ = {"output_device_id": dev["device_id"]}

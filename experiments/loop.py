@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from planners.base import ContextOverflow, InfraError, Planner
-from sandbox.conditions import action_space_for, expand
+from sandbox.conditions import action_space_for, expand, withheld_for
 from sandbox.episode import T_MAX, Episode, Trajectory
 from sandbox.tasks import Task
 from verification.verify import Verdict, verify
@@ -92,14 +92,18 @@ class _Away:
 
 
 async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condition: str = "default",
-                      key: str | None = None, turnstile: Turnstile | None = None) -> EpisodeResult:
-    """Run one task with one planner on a fresh private sandbox, under a skill condition (docs/architecture.md §6),
-    taking turns through ``turnstile`` with the other episodes of its run (its own when None)."""
+                      key: str | None = None, turnstile: Turnstile | None = None,
+                      retrieval_model: str | None = None) -> EpisodeResult:
+    """Run one task with one planner on a fresh private sandbox, under a skill condition (docs/architecture.md §6)
+    or one refined by a retrieval variant or an ablation (``both+bm25@10``, ``mtsr+memory_off``;
+    ``retrieval_model``: a dense variant's local model), taking turns through ``turnstile`` with the other
+    episodes of its run (its own when None)."""
     started = time.perf_counter()
     termination = infra_error = overflow = None
-    tools, skills = action_space_for(task, condition)
+    tools, skills = action_space_for(task, condition, retrieval_model)
     async with (turnstile or Turnstile()).turn() as turn:
-        with Episode(task, t_max=t_max, candidate_tools=tools, candidate_skills=skills) as episode:
+        with Episode(task, t_max=t_max, candidate_tools=tools, candidate_skills=skills,
+                     withheld=withheld_for(condition)) as episode:
             while not episode.done:
                 observation = episode.observation()
                 asked = time.perf_counter()
@@ -125,7 +129,7 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condi
 
 async def run_many(
     tasks: Iterable[Task], planner: Planner, *, concurrency: int = 64, t_max: int = T_MAX, condition: str = "default",
-    keys: Collection[str] | None = None,
+    keys: Collection[str] | None = None, retrieval_model: str | None = None,
 ) -> AsyncIterator[EpisodeResult]:
     """Run the episodes of ``tasks`` under ``condition`` (``both``: skill tasks twice) concurrently (bounded),
     yielding each result as it finishes; ``keys`` restricts them to those episode keys.
@@ -140,7 +144,8 @@ async def run_many(
 
     async def one(key: str, task: Task, runs_under: str) -> EpisodeResult:
         async with gate:
-            return await run_episode(task, planner, t_max=t_max, condition=runs_under, key=key, turnstile=turnstile)
+            return await run_episode(task, planner, t_max=t_max, condition=runs_under, key=key, turnstile=turnstile,
+                                     retrieval_model=retrieval_model)
 
     chosen = sorted((e for e in expand(tasks, condition) if keys is None or e[0] in keys),
                     key=lambda e: len(e[1].gold), reverse=True)

@@ -197,7 +197,7 @@ class Episode:
     """
 
     def __init__(self, task: Task, *, t_max: int = T_MAX, candidate_tools: list[str] | None = None,
-                 candidate_skills: list[str] | None = None) -> None:
+                 candidate_skills: list[str] | None = None, withheld: frozenset[str] = frozenset()) -> None:
         self.task = task
         self.t_max = t_max
         self.conn = db.open_database(world_image(task.initial_state.world), journal=False)
@@ -211,7 +211,7 @@ class Episode:
             visible=frozenset(task.candidate_tools if candidate_tools is None else candidate_tools),
             skills_offered=tuple(task.candidate_skills if candidate_skills is None else candidate_skills),
             user_script=tuple(UserAnswer(a.answer, a.slot, tuple(a.keywords), a.kind) for a in task.user_script),
-            user_reachable=reachable(task.tags),
+            user_reachable=reachable(task.tags), withheld=frozenset(withheld),
         )
         self.context = phone_context(self.conn, self.executor.now)
         self.steps: list[Step] = []

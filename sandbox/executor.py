@@ -181,6 +181,7 @@ class Executor:
     skills_offered: tuple[str, ...] = ()
     user_script: tuple[UserAnswer, ...] = ()
     user_reachable: bool = True
+    withheld: frozenset[str] = frozenset()  # framework actions an ablation withholds (memory_off: the memory tools)
     step: int = 0
     loaded_skill_tools: set[str] = field(default_factory=set)
     internal_errors: list[str] = field(default_factory=list)
@@ -223,7 +224,7 @@ class Executor:
         return spec is not None and self._in_action_space(spec)
 
     def _framework_offered(self, name: str) -> bool:
-        return name != "load_skill" or bool(self.skills_offered)
+        return name not in self.withheld and (name != "load_skill" or bool(self.skills_offered))
 
     def _in_action_space(self, spec: ToolSpec) -> bool:
         if spec.domain == FRAMEWORK:

@@ -243,6 +243,7 @@ NOTE = ("Overall = 0.5·Basic + 0.1·Sub-agent + 0.2·Memory + 0.2·Skill (renor
 def _write_report(rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None
                   ) -> tuple[list[dict[str, Any]], Path, Path]:
     from experiments.plots import sweep_plots
+    from experiments.studies import studies, study_plots, study_tables
 
     board = leaderboard(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -257,6 +258,15 @@ def _write_report(rows: Sequence[dict[str, Any]], out_dir: Path, about: str | No
         for title, header, body in tables:
             md += [f"### {title}", "", _markdown_table(header, body), ""]
             page.append(f"<h3>{html.escape(title)}</h3>{_html_table(header, body)}")
+    study = studies(rows)  # the retrieval curve over N and the ablation deltas, when the rows hold them
+    (out_dir / "studies.json").write_text(json.dumps(study, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if study["curves"] or study["ablations"]:
+        md += ["## Retrieval and ablation studies", ""]
+        page.append("<h2>Retrieval and ablation studies</h2>")
+        for title, header, body in study_tables(study):
+            md += [f"### {title}", "", _markdown_table(header, body), ""]
+            page.append(f"<h3>{html.escape(title)}</h3>{_html_table(header, body)}")
+        plots.update(study_plots(study))
     md += [f"![{name}]({name}.png)" for name in plots]
     for name, png in plots.items():
         (out_dir / f"{name}.png").write_bytes(png)

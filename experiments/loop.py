@@ -95,7 +95,7 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condi
                       key: str | None = None, turnstile: Turnstile | None = None,
                       retrieval_model: str | None = None) -> EpisodeResult:
     """Run one task with one planner on a fresh private sandbox, under a skill condition (docs/architecture.md §6)
-    or one refined by a retrieval variant or an ablation (``both+bm25@10``, ``mtsr+memory_off``;
+    or one refined by a retrieval variant or an ablation (``both.bm25-n10``, ``mtsr.memory_off``;
     ``retrieval_model``: a dense variant's local model), taking turns through ``turnstile`` with the other
     episodes of its run (its own when None)."""
     started = time.perf_counter()

@@ -42,7 +42,9 @@ def run_plan(cfg: DictConfig, results: Sequence[EpisodeResult], split_file: str,
     from experiments.sweep import Plan
 
     planner_config: dict[str, Any] = OmegaConf.to_container(cfg.planner, resolve=True)  # type: ignore[assignment]
-    condition = str(cfg.condition.name)
+    from experiments.run import run_condition, run_variant
+
+    condition = run_condition(cfg)
     tracking = OmegaConf.to_container(cfg.tracking, resolve=True) if cfg.get("tracking") else \
         {"enabled": False, "uri": None, "experiment": None, "trace_sample": 0}
     store = str(cfg.get("store") or "outputs/results.db")
@@ -60,7 +62,7 @@ def run_plan(cfg: DictConfig, results: Sequence[EpisodeResult], split_file: str,
         config["selected"] = {f"{cfg.split.name}/{condition}": keys}
     cell = Cell(str(cfg.planner.name), str(cfg.split.name), condition, int(cfg.seed), planner_config, split_file,
                 tuple(cfg.split.categories) if cfg.split.categories else None, cfg.split.get("subset"), sha256,
-                int(cfg.concurrency), int(cfg.t_max))
+                int(cfg.concurrency), int(cfg.t_max), run_variant(cfg).model_path)
     return Plan([cell], {(cell.split, condition): keys},
                 {cell.split: (split_file, sha256)}, config)
 

@@ -30,7 +30,7 @@ from experiments.console import LOG_NAME, library_logs
 from experiments.report import print_summary, results_document
 from experiments.selection import SelectionError, selection
 from planners import build_planner
-from sandbox.conditions import expand
+from sandbox.conditions import Variant, condition_label, expand
 from sandbox.suite import load_split, task_path
 
 CONF_MODULE = "conf"  # the configs ship as the package ``conf``: found from the checkout and from a wheel
@@ -56,6 +56,23 @@ def check_config(cfg: DictConfig) -> None:
         selection(cfg)  # limit=, task_ids=
     except SelectionError as exc:
         raise RunConfigError(str(exc)) from None
+    run_variant(cfg)
+
+
+def run_variant(cfg: DictConfig) -> Variant:
+    """The run's action-space variant (``retrieval.*``, ``ablation``), checked: one line naming the key."""
+    retrieval = cfg.get("retrieval")
+    try:
+        return Variant.from_config(OmegaConf.to_container(retrieval, resolve=True) if OmegaConf.is_config(retrieval)
+                                   else retrieval, cfg.get("ablation", "none"))  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise RunConfigError(str(exc)) from None
+
+
+def run_condition(cfg: DictConfig) -> str:
+    """The condition the run's episodes are stored under: the skill condition, refined by the variant
+    when there is one (``both.bm25-n10``)."""
+    return condition_label(str(cfg.condition.name), run_variant(cfg))
 
 
 def compose_checked(overrides: Sequence[str]) -> DictConfig:
@@ -131,7 +148,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
             if cfg.planner.get("kind") == "openai" and cfg.planner.get("base_url") is None else ""
         raise RunConfigError(f"{exc}{hint}") from None
     tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
-    condition = str(cfg.condition.name)
+    condition = run_condition(cfg)
     if not tasks:
         raise ValueError(f"split {cfg.split.name!r} selects no tasks")
     chosen = selection(cfg)  # a quick run: limit=N, task_ids=[a,b]
@@ -148,7 +165,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
         try:
             with episode_progress(len(expand(tasks, condition)), f"{cfg.planner.name} on {cfg.split.name}") as advance:
                 async for result in run_many(tasks, planner, concurrency=cfg.concurrency, t_max=cfg.t_max,
-                                             condition=condition):
+                                             condition=condition, retrieval_model=run_variant(cfg).model_path):
                     results.append(result)
                     advance(result.verdict.passed, not result.verdict.scorable)
         finally:

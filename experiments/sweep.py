@@ -57,13 +57,56 @@ from experiments.selection import describe as describe_selection
 from experiments.store import ResultsStore, file_sha256, record_key
 from experiments.units import CONDITIONS, Cell, WorkerGC, WorkUnit, resolve_factory, run_unit
 from planners.openai_compat import OpenAIConfig
-from sandbox.conditions import expand
+from sandbox.conditions import Variant, condition_label, expand, split_label
 from sandbox.suite import TASK_DIR, load_split, task_path
 
 if TYPE_CHECKING:
     from experiments.tracking import SweepTracker
 
 GRID_KEYS = {"planner": "planners", "split": "splits", "seed": "seeds", "condition": "conditions"}
+AXIS_KEYS = {"retrieval.method": "method", "retrieval.top_n": "top_n", "retrieval.repair": "repair", "ablation": "ablations"}
+"""The action-space axes (issue 19's retrieval studies and ablations): lists in ``conf/sweep.yaml`` under
+``retrieval`` (and ``ablations``), crossed with every condition; a cell's condition is then refined
+(``both.bm25-n10``, ``both.memory_off``)."""
+AXIS_DEFAULTS = {"method": ["stored"], "top_n": [15], "repair": [True], "ablations": ["none"]}
+
+
+def axis_lists(config: dict[str, Any]) -> dict[str, list[Any]]:
+    """The action-space axes' lists (``AXIS_DEFAULTS`` where the config has none)."""
+    retrieval = config.get("retrieval") or {}
+    return {axis: list((config if axis == "ablations" else retrieval).get(axis) or default)
+            for axis, default in AXIS_DEFAULTS.items()}
+
+
+def axes_text(config: dict[str, Any]) -> str:
+    """The action-space axes a grid sets beyond their defaults, as the grid line adds them (" × retrieval.top_n 5,10")."""
+    lists = axis_lists(config)
+    return "".join(f" × {'' if axis == 'ablations' else 'retrieval.'}{axis} {','.join(map(str, lists[axis]))}"
+                   for axis, default in AXIS_DEFAULTS.items() if lists[axis] != default)
+
+
+def variants(config: dict[str, Any]) -> list[Variant]:
+    """Every action-space variant of the grid, checked (one line naming the key), each once."""
+    retrieval = config.get("retrieval") or {}
+    for axis, key in (("method", "retrieval.method"), ("top_n", "retrieval.top_n"), ("repair", "retrieval.repair"),
+                      ("ablations", "ablations")):
+        value = (config if axis == "ablations" else retrieval).get(axis)
+        if value is not None and not isinstance(value, list) or value == []:
+            raise SweepConfigError(f"{key}: a non-empty list is required, got {value!r}")
+    lists = axis_lists(config)
+    found: list[Variant] = []
+    for method in lists["method"]:
+        for top_n in lists["top_n"]:
+            for repair in lists["repair"]:
+                for ablation in lists["ablations"]:
+                    try:
+                        variant = Variant.from_config({"method": method, "top_n": top_n, "repair": repair,
+                                                       "model_path": retrieval.get("model_path")}, ablation)
+                    except ValueError as exc:
+                        raise SweepConfigError(str(exc)) from None
+                    if variant not in found:
+                        found.append(variant)
+    return found
 
 
 def redacted(value: Any) -> Any:
@@ -104,6 +147,12 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
             if not items:
                 raise SweepConfigError(f"{key}: empty list")
             overrides.append(f"{GRID_KEYS[key]}=[{','.join(items)}]")
+        elif key.lstrip("+") in AXIS_KEYS:  # retrieval.top_n=5,10 / ablation=none,memory_off: lists, as above
+            items = [v.strip() for v in value.strip("[]").split(",") if v.strip()]
+            if not items:
+                raise SweepConfigError(f"{key.lstrip('+')}: empty list")
+            name = key.lstrip("+")
+            overrides.append(f"{'retrieval.' if name.startswith('retrieval.') else ''}{AXIS_KEYS[name]}=[{','.join(items)}]")
         elif key.lstrip("+~") in SELECTION_KEYS:  # limit=N, task_ids=[a,b]: added to the config by Hydra
             overrides.append(as_override(arg))
         elif key.lstrip("+").startswith("planner.") and key.count(".") >= 2:
@@ -121,7 +170,7 @@ def default_name(cfg: Any) -> str:
 
 def sweep_about(config: dict[str, Any]) -> str:
     """One line saying which sweep a report is about: its name and grid (and a quick run's selection)."""
-    grid = " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values())
+    grid = " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values()) + axes_text(config)
     chosen = describe_selection(config)
     when = f", {config['recorded_at']}" if config.get("recorded_at") else ""
     return f"sweep {config['name']} ({grid}{' ' + chosen if chosen else ''}{when})"
@@ -170,8 +219,12 @@ class Plan:
         planner = {k: v for k, v in cell.planner_config.items() if k not in OPERATIONAL_KEYS}
         if isinstance(planner.get("vllm"), dict):
             planner["vllm"] = {k: v for k, v in planner["vllm"].items() if k not in OPERATIONAL_VLLM_KEYS}
-        return {"t_max": cell.t_max, "condition": cell.condition,
-                "planner_factory": str(self.config["planner_factory"]), "planner": planner}
+        settings = {"t_max": cell.t_max, "condition": cell.condition,
+                    "planner_factory": str(self.config["planner_factory"]), "planner": planner}
+        variant = split_label(cell.condition, cell.retrieval_model)[1]
+        if variant.label:  # a retrieval variant or an ablation (absent for the stored A0: older stores match)
+            settings["action_space"] = variant.settings()
+        return settings
 
     @property
     def sweep_key(self) -> str:
@@ -179,6 +232,7 @@ class Plan:
         same MLflow runs and a sweep with other settings into its own."""
         grid = {k: self.config[k] for k in ("name", *GRID_KEYS.values())}
         grid.update({k: self.config[k] for k in SELECTION_KEYS if self.config.get(k) is not None})  # a quick run's own
+        grid.update({k: v for k, v in axis_lists(self.config).items() if v != AXIS_DEFAULTS[k]})  # the study's axes
         blob = json.dumps([grid, self.datasets, [self.settings(c) for c in self.cells]], sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -245,6 +299,8 @@ def plan_sweep(cfg: DictConfig) -> Plan:
         if name not in config["planners"]:
             raise SweepConfigError(f"planner.{name}: overrides a planner that is not in the sweep")
     seeds = check_numbers(config)
+    refined = [condition_label(str(condition), variant) for condition in config["conditions"]
+               for variant in variants(config)]  # each condition under each action-space variant
     try:
         chosen = selection(config)
     except SelectionError as exc:
@@ -275,8 +331,8 @@ def plan_sweep(cfg: DictConfig) -> Plan:
             except SelectionError as exc:
                 raise SweepConfigError(str(exc)) from None
             raise SweepConfigError(f"split {split!r}: {chosen.describe()} selects none of its tasks")
-        for condition in config["conditions"]:
-            task_ids[(split, str(condition))] = [key for key, _, _ in expand(tasks, str(condition))]
+        for condition in refined:
+            task_ids[(split, condition)] = [key for key, _, _ in expand(tasks, condition)]
         datasets[split] = (split_cfg.file, file_sha256(task_path(split_cfg.file)))
         for planner in map(str, config["planners"]):
             for seed in seeds:
@@ -299,9 +355,11 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                         config_number(concurrency, f"planner.{planner}.concurrency")
                 except ValueError as exc:
                     raise SweepConfigError(str(exc)) from None
-                for condition in config["conditions"]:
-                    cells.append(Cell(planner, split, str(condition), seed, planner_config, split_cfg.file,  # type: ignore[arg-type]
-                                      categories, split_cfg.get("subset"), datasets[split][1], concurrency, int(config["t_max"])))
+                for condition in refined:
+                    cells.append(Cell(planner, split, condition, seed, planner_config, split_cfg.file,  # type: ignore[arg-type]
+                                      categories, split_cfg.get("subset"), datasets[split][1], concurrency, int(config["t_max"]),
+                                      (config.get("retrieval") or {}).get("model_path")
+                                      if split_label(condition)[1].method == "dense" else None))
     try:
         chosen.check_known(known_ids, "split(s) " + ", ".join(map(str, config["splits"])))
     except SelectionError as exc:

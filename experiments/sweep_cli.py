@@ -13,6 +13,7 @@ from rich.console import Console
 from cluster.dask_runner import ClusterConfigError
 from cluster.vllm import ServerStartupError
 from experiments.compare import report_analysis
+from experiments.studies import report_study_lines
 from experiments.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
 from experiments.store import (
     DatasetMismatch,
@@ -27,6 +28,7 @@ from experiments.console import LOG_NAME, library_logs
 from experiments.selection import describe as describe_selection
 from experiments.sweep import (
     GRID_KEYS,
+    axes_text,
     Plan,
     SweepConfigError,
     check_local_resources,
@@ -56,6 +58,7 @@ def describe_plan(plan: Plan) -> list[str]:
     chosen = describe_selection(config)
     lines = [f"sweep {config['name']} (dry run: nothing is run, stored or logged)",
              "grid: " + " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values())
+             + axes_text(config)
              + f" = {len(plan.cells)} cell(s)" + (f"; {chosen}" if chosen else "")]
     width = max(len(c.label) for c in plan.cells)
     lines.append("cells (episodes each):")
@@ -129,6 +132,8 @@ def sweep_main(args: list[str]) -> int:
     if outcome.report is not None:
         board, md, html = outcome.report
         print_leaderboard(board, console)
+        for line in report_study_lines(md.parent):  # the retrieval curve and ablation deltas, when swept
+            console.print(line, soft_wrap=True, highlight=False, markup=False)
         console.print(f"report: {md.resolve()}  {html.resolve()}", soft_wrap=True)
     console.print(f"results store: {Path(config['store']).resolve()}", soft_wrap=True)
     if outcome.parent_run_id:
@@ -206,6 +211,8 @@ def report_main(args: list[str]) -> int:
             console.print(f"report about {about}", soft_wrap=True, highlight=False, markup=False)
             board, md, html = write_report(rows, Path(ns.out), about=about)
             print_leaderboard(board, console)
+            for line in report_study_lines(md.parent):  # the retrieval curve and ablation deltas, when swept
+                console.print(line, soft_wrap=True, highlight=False, markup=False)
             analysis = report_analysis(store, Path(ns.out), console=console, keys={record_key(r) for r in rows})
         finally:
             store.close()

@@ -25,7 +25,8 @@ from sandbox.conditions import KNOWN
 from sandbox.suite import load_split
 from sandbox.tasks import Task
 
-CONDITIONS = KNOWN  # default, sor, mtsr: how skill tasks' initial action space is built (sandbox.conditions)
+CONDITIONS = KNOWN  # default, sor, mtsr: how skill tasks' initial action space is built (sandbox.conditions);
+# a cell's condition may be refined by a retrieval variant or an ablation (``both.bm25-n10``)
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Cell:
     dataset_hash: str
     concurrency: int
     t_max: int
+    retrieval_model: str | None = None  # a dense retrieval variant's local model folder
 
     @property
     def label(self) -> str:
@@ -161,7 +163,8 @@ def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
         records = []
         try:
             async for result in run_many(chosen, planner, concurrency=cell.concurrency, t_max=cell.t_max,
-                                         condition=cell.condition, keys=set(unit.task_ids)):
+                                         condition=cell.condition, keys=set(unit.task_ids),
+                                         retrieval_model=cell.retrieval_model):
                 records.append(episode_record(result, planner=cell.planner, split=cell.split,
                                               condition=cell.condition, seed=cell.seed,
                                               dataset_hash=cell.dataset_hash,

@@ -14,8 +14,8 @@ Non-skill tasks are the same under every condition.
 Retrieval studies and ablations (issue 19) refine a condition: a ``Variant`` computes the action space at
 run time (``retrieval.method`` bm25 or dense, ``retrieval.top_n``, the gold-tool ``retrieval.repair``) and
 may withhold the memory tools (``ablation=memory_off``) or the skill loaders (``ablation=skills_off``).
-A refined condition is written ``<condition>+<variant label>`` (``both+bm25@10``, ``sor+bm25@5-norepair``,
-``mtsr+memory_off``): that label is what a results-store row's condition says, so every variant has its
+A refined condition is written ``<condition>.<variant label>`` (``both.bm25-n10``, ``sor.bm25-n5-norepair``,
+``mtsr.memory_off``, ``both.bm25-n10.skills_off``; characters MLflow accepts in a metric name): that label is what a results-store row's condition says, so every variant has its
 own episode keys, and every function here takes it. SOR and MTSR keep their meaning under a variant: SOR
 keeps, of the computed A0, the lookups its gold makes; MTSR offers the computed A0 and every loader.
 """
@@ -51,10 +51,10 @@ class Variant:
     def label(self) -> str:
         parts = []
         if self.method != "stored":
-            parts.append(f"{self.method}@{self.top_n}" + ("" if self.repair else "-norepair"))
+            parts.append(f"{self.method}-n{self.top_n}" + ("" if self.repair else "-norepair"))
         if self.ablation != "none":
             parts.append(self.ablation)
-        return "+".join(parts)
+        return ".".join(parts)
 
     @property
     def retrieval_label(self) -> str:
@@ -97,15 +97,15 @@ class Variant:
 
     @classmethod
     def parse(cls, label: str, model_path: str | None = None) -> Variant:
-        """The variant a label names (``bm25@10-norepair+memory_off``); ``model_path`` for a dense one."""
+        """The variant a label names (``bm25-n10-norepair.memory_off``); ``model_path`` for a dense one."""
         method, top_n, repair, ablation = "stored", TOP_N, True, "none"
-        for part in filter(None, label.split("+")):
+        for part in filter(None, label.split(".")):
             if part in ABLATIONS:
                 ablation = part
                 continue
-            name, at, rest = part.partition("@")
+            name, _, rest = part.partition("-n")
             number, _, flag = rest.partition("-")
-            if name not in METHODS[1:] or not at or not number.isdigit() or flag not in ("", "norepair"):
+            if name not in METHODS[1:] or not number.isdigit() or flag not in ("", "norepair"):
                 raise ValueError(f"condition: {part!r} is not a retrieval variant or an ablation")
             method, top_n, repair = name, int(number), flag != "norepair"
         return cls(method, top_n, repair, ablation, model_path if method == "dense" else None)
@@ -113,19 +113,19 @@ class Variant:
 
 def condition_label(condition: str, variant: Variant) -> str:
     """The label a store keys a refined condition by: the condition itself when the variant is the default."""
-    return f"{condition}+{variant.label}" if variant.label else condition
+    return f"{condition}.{variant.label}" if variant.label else condition
 
 
 def split_label(label: str, model_path: str | None = None) -> tuple[str, Variant]:
     """(skill condition, variant) of a condition label."""
-    condition, _, rest = label.partition("+")
+    condition, _, rest = label.partition(".")
     return condition, Variant.parse(rest, model_path)
 
 
 def expand(tasks: Iterable[Task], condition: str) -> list[tuple[str, Task, str]]:
     """(episode key, task, the condition it runs under) for every episode ``condition`` asks for
     (a refined condition's episodes run under their own condition refined the same way)."""
-    base, plus, rest = condition.partition("+")
+    base, plus, rest = condition.partition(".")
     if base not in KNOWN:
         raise ValueError(f"condition: unknown skill condition {base!r}; known: {', '.join(KNOWN)}")
     Variant.parse(rest)

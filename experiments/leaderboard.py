@@ -17,6 +17,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from experiments.cost import TOKEN_KINDS, cost_metrics, money, rows_cost, tokens_short
 from experiments.report import results_document
 from experiments.stability import Spread, Stability, stability
 from experiments.store import file_in_the_way, record_verdict
@@ -55,6 +56,7 @@ def cell_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
         metrics[f"termination/{termination}"] = n
     steps = sum(r["steps"] for r in rows)
     metrics["format_error_rate"] = 100.0 * sum(r["format_errors"] for r in rows) / steps if steps else 0.0
+    metrics.update(cost_metrics(rows_cost(rows)))  # cost/*: tokens, USD when priced, GPU-s when served
     for column in ("prompt_tokens", "completion_tokens", "planner_latency_s", "wall_s"):
         values = [r[column] for r in rows if r[column] is not None]
         if values and (column.endswith("_s") or any(values)):
@@ -117,9 +119,22 @@ def leaderboard(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                       "infra_errors": sum(r["termination"] == "infra_error" for r in every), "stability": s,
                       "buckets": {b: _rate_spread(seeds, lambda r, b=b: r["bucket"] == b) for b in BUCKETS},
                       "retrieval": {c: _rate_spread(seeds, lambda r, c=c: r["category"] == "skill"
-                                                    and episode_condition(r) == c) for c in SKILL_CONDITIONS}})
+                                                    and episode_condition(r) == c) for c in SKILL_CONDITIONS},
+                      "cost": group_cost(seeds)})
     return sorted(board, key=lambda e: (e["split"], e["stability"] is None,
                                         -e["stability"].overall.mean if e["stability"] else 0))
+
+
+def group_cost(seeds: dict[int, list[dict[str, Any]]]) -> dict[str, Any]:
+    """A group's cost: tokens per episode over all its episodes, and per cell (mean over seeds) its USD when
+    priced and its GPU-seconds when served (None when unknown: never a guessed price)."""
+    every = [r for rows in seeds.values() for r in rows]
+    cost = rows_cost(every)
+    per_cell = [rows_cost(rows) for rows in seeds.values()]
+    for key in ("cost_usd", "gpu_s"):
+        values = [c[key] for c in per_cell if c[key] is not None]
+        cost[f"{key}_per_cell"] = sum(values) / len(values) if values else None
+    return cost
 
 
 def _pm(spread: Spread | None) -> str:
@@ -149,10 +164,15 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
         splits.setdefault(e["split"], []).append(e)
     out = []
     for split, entries in splits.items():
-        scores, buckets, spread, ranges = [], [], [], []
+        scores, buckets, spread, ranges, costs = [], [], [], [], []
         for e in entries:
             s: Stability | None = e["stability"]
             who = [e["planner"], e["condition"]]
+            paid = e["cost"]  # beside the score: tokens per episode, USD when priced, GPU-s when served
+            costs.append([*who, _pm(s.overall) if s is not None else UNSCORED,
+                          *(tokens_short(paid[f"{k}_per_episode"]) for k in TOKEN_KINDS),
+                          money(paid["cost_usd_per_cell"]), money(paid["cost_usd_per_episode"]),
+                          "–" if paid["gpu_s_per_cell"] is None else f"{paid['gpu_s_per_cell']:.0f}"])
             scores.append([*who, _seeds(e), str(e["per_seed"]),
                            *([_pm(s.overall), *(_pm(s.categories.get(c)) for c in CATEGORIES)] if s is not None
                              else [UNSCORED, *("–" for _ in CATEGORIES)])])
@@ -175,7 +195,10 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
              ["planner", "cond", "Overall range", "pass^k", "pass@k", "flipping tasks"], spread),
             (f"Category range over seeds, split {split}: points (tasks) → Overall points it moves",
              ["planner", "cond", *(SHORT[c] for c in CATEGORIES)], ranges),
-        ]))
+        ] + ([(f"Cost, split {split} (tokens per episode; USD at the planner config's price, per cell (mean over "
+                "seeds) and per episode; GPU-s of the vLLM server the sweep started, per cell; –: unknown)",
+                ["planner", "cond", "Overall", "prompt", "cached", "completion", "USD/cell", "USD/ep", "GPU-s/cell"],
+                costs)] if any(set(row[3:]) != {"–"} for row in costs) else [])))  # none reported: no table
     return out
 
 

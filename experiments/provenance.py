@@ -6,9 +6,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import importlib.metadata
+import json
 import platform
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +55,36 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def provenance(*, task_file: Path, planner_config: Mapping[str, Any], started: str, ended: str,
-               git: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The provenance record; ``git`` may be given when the caller already asked (a sweep asks once)."""
+def provenance(*, task_file: Path, planner_config: Mapping[str, Any], started: str, ended: str | None,
+               git: Mapping[str, Any] | None = None, task_sha256: str | None = None) -> dict[str, Any]:
+    """The provenance record; ``git`` and ``task_sha256`` may be given when the caller already has them (a
+    sweep asks git once and hashes each task file once); ``ended`` None while the run is still going."""
     from experiments.sweep import redacted
 
+    found = versions()
     return {
-        "git": dict(git if git is not None else git_state()), "package_version": versions().get("mobilepa-bench"),
-        "task_file": task_file.name, "task_file_sha256": sha256_of(task_file), "verifier_version": VERIFIER_VERSION,
-        "planner_config": redacted(dict(planner_config)), "versions": versions(), "started": started, "ended": ended,
+        "git": dict(git if git is not None else git_state()), "package_version": found.get("mobilepa-bench"),
+        "task_file": task_file.name, "task_file_sha256": task_sha256 or sha256_of(task_file),
+        "verifier_version": VERIFIER_VERSION, "planner_config": redacted(dict(planner_config)), "versions": found,
+        "started": started, "ended": ended,
     }
+
+
+def provenance_id(record: Mapping[str, Any]) -> str:
+    """A short content hash naming a record in the results store's ``provenance`` table (its rows refer to it)."""
+    blob = json.dumps(record, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def cell_provenance(cells: Sequence[Any], *, task_files: Mapping[str, tuple[Path, str]], started: str,
+                    sweep_key: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """cell label -> (provenance id, record) for the cells of one sweep run (git asked once); ``task_files``:
+    split -> (task file path, sha256)."""
+    state = git_state()
+    out = {}
+    for cell in cells:
+        path, sha = task_files[cell.split]
+        record = {**provenance(task_file=path, planner_config=cell.planner_config, started=started, ended=None,
+                               git=state, task_sha256=sha), "sweep_key": sweep_key, "cell": cell.label}
+        out[cell.label] = (provenance_id(record), record)
+    return out

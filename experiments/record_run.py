@@ -7,13 +7,15 @@ finished keys. ``limit=``/``task_ids=`` make it a quick run, recorded as such (s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import datetime as dt
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
 from experiments.loop import EpisodeResult
+from experiments.provenance import cell_provenance, now
 from experiments.store import GOLD_PLANNERS, ResultsStore, episode_record, file_sha256
 from experiments.units import Cell, task_fingerprint
 
@@ -67,20 +69,27 @@ def run_plan(cfg: DictConfig, results: Sequence[EpisodeResult], split_file: str,
                 {cell.split: (split_file, sha256)}, config)
 
 
-def record_run(cfg: DictConfig, results: Sequence[EpisodeResult], split_file: str, task_file: Path) -> list[str]:
-    """Store the run's episodes (and log them to MLflow when tracking is on); the lines to print."""
+def record_run(cfg: DictConfig, results: Sequence[EpisodeResult], split_file: str, task_file: Path,
+               started: str | None = None, ended: Mapping[str, dt.datetime] | None = None) -> list[str]:
+    """Store the run's episodes (and log them to MLflow when tracking is on); the lines to print. Each row
+    names the run's provenance record (``started``: when the run began; ``ended``: episode key -> when it ended)."""
     plan = run_plan(cfg, results, split_file, file_sha256(task_file))
     (cell,) = plan.cells
     config = plan.config
     replays_gold = cell.planner_config.get("kind") in GOLD_PLANNERS
+    ((pid, prov),) = cell_provenance([cell], started=started or now(), sweep_key=plan.sweep_key,
+                                     task_files={cell.split: (task_file, cell.dataset_hash)}).values()
+    prov["ended"] = now()
     records = [episode_record(r, planner=cell.planner, split=cell.split, condition=cell.condition, seed=cell.seed,
-                              dataset_hash=cell.dataset_hash, task_hash=task_fingerprint(r.task, replays_gold))
+                              dataset_hash=cell.dataset_hash, task_hash=task_fingerprint(r.task, replays_gold),
+                              provenance_id=pid, ended=(ended or {}).get(r.key or r.task.task_id))
                for r in results]
     store = ResultsStore(Path(config["store"]))
     lines = []
     try:
         store.check_dataset(cell.split, split_file, cell.dataset_hash)
         store.check_settings({(cell.planner, cell.split, cell.condition, cell.seed): plan.settings(cell)})
+        store.record_provenance({pid: prov})
         store.upsert(records)
         lines.append(f"results store: {Path(config['store']).resolve()} ({len(records)} episodes of "
                      f"{cell.label})")

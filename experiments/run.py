@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import gzip
 import json
 import re
@@ -23,6 +24,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 import conf
 from experiments.analysis import analyse, result_facts, summary_lines
+from experiments.cost import cell_cost, cost_line, price_of
 from experiments.loop import EpisodeResult, run_many
 from experiments.progress import episode_progress
 from experiments.provenance import now, provenance
@@ -160,6 +162,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     started, started_at = time.perf_counter(), now()
     results: list[EpisodeResult] = []
+    ended_at: dict[str, dt.datetime] = {}  # episode key -> when it ended (the store rows' ended_at)
 
     async def drive() -> None:
         try:
@@ -167,6 +170,7 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
                 async for result in run_many(tasks, planner, concurrency=cfg.concurrency, t_max=cfg.t_max,
                                              condition=condition, retrieval_model=run_variant(cfg).model_path):
                     results.append(result)
+                    ended_at[result.key or result.task.task_id] = dt.datetime.now(dt.UTC)
                     advance(result.verdict.passed, not result.verdict.scorable)
         finally:
             close = getattr(planner, "aclose", None)
@@ -187,8 +191,10 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     )
     doc["provenance"] = provenance(task_file=task_path(cfg.split.file), started=started_at, ended=now(),
                                    planner_config=OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
-    doc["analysis"] = analyse([result_facts(r, planner=cfg.planner.name, seed=cfg.seed) for r in results],
-                              seed=cfg.seed)
+    facts = [result_facts(r, planner=cfg.planner.name, seed=cfg.seed) for r in results]
+    doc["analysis"] = analyse(facts, seed=cfg.seed)
+    # tokens per episode, and money when the planner config has a price (mobilepa run starts no server: no GPU-s)
+    doc["cost"] = cell_cost(facts, price_of(doc["provenance"]["planner_config"]))
     infra = [r for r in results if r.trajectory.termination == "infra_error"]
     if infra:  # the first by key: what `mobilepa run` names when it exits non-zero
         doc["infra_errors"] = {"episodes": len(infra), "first": infra[0].key, "error": infra[0].trajectory.infra_error,
@@ -202,12 +208,15 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
         # store=PATH / tracking=mlflow: into the results store (and MLflow) as a one-cell sweep
         with library_logs(out_dir / LOG_NAME, title="mobilepa run", import_mlflow=bool(cfg.tracking.enabled)
                           if cfg.get("tracking") else False):
-            recorded = record_run(cfg, results, str(cfg.split.file), task_path(cfg.split.file))
+            recorded = record_run(cfg, results, str(cfg.split.file), task_path(cfg.split.file), started=started_at,
+                                  ended=ended_at)
     if len(infra) == len(results):  # no table: it would be empty
         print(f"all {len(results)} episodes ended in infra_error: nothing was scored")
     else:
         print_summary(doc)
         for line in summary_lines(doc["analysis"]):
+            print(line)
+        if (line := cost_line(doc["cost"])) is not None:
             print(line)
     for line in recorded:
         print(line)

@@ -10,13 +10,14 @@ the store itself (not a database, damaged, a full disk) is one ``StoreError`` li
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import gzip
 import hashlib
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -68,12 +69,27 @@ episodes = Table(
     # Added later (null in rows stored before): the verifier that judged the row, and what of its task the
     # episode ran on, so ``mobilepa rescore`` knows whether the trajectory can be judged by the task's checks now.
     Column("verifier_version", String), Column("task_hash", String),
+    # Added with issue 19: prompt tokens the server served from its cache, when and by what the row was made
+    # (``provenance_id`` names a record of the ``provenance`` table, one per cell and sweep run).
+    Column("cached_prompt_tokens", Integer), Column("started_at", String), Column("ended_at", String),
+    Column("provenance_id", String),
 )
-ADDED_COLUMNS = ("verifier_version", "task_hash")
+ADDED_COLUMNS = {"verifier_version": "VARCHAR", "task_hash": "VARCHAR", "cached_prompt_tokens": "INTEGER",
+                 "started_at": "VARCHAR", "ended_at": "VARCHAR", "provenance_id": "VARCHAR"}
 datasets = Table(
     "datasets", metadata,
     Column("split", String, primary_key=True), Column("file", String, nullable=False),
     Column("sha256", String, nullable=False),
+)
+
+# What made the rows that name it (``episodes.provenance_id``): git commit and dirty flag, package, verifier
+# and library versions, the task file's sha256, the planner config (redacted), the sweep's start and end,
+# stored once per cell and sweep run rather than in every row; ``gpu_s``: the GPU-seconds of the vLLM server
+# the sweep started, this cell's share (null: no server started for it).
+provenance = Table(
+    "provenance", metadata,
+    Column("provenance_id", String, primary_key=True), Column("record", Text, nullable=False),
+    Column("gpu_s", Float),
 )
 
 # Every sweep that wrote here, with its resolved config, and whether MLflow has its results yet.
@@ -190,14 +206,19 @@ def episode_fingerprint(task: Task, *, with_gold: bool) -> str:
 
 
 def episode_record(result: EpisodeResult, *, planner: str, split: str, condition: str, seed: int,
-                   dataset_hash: str, task_hash: str | None = None) -> dict[str, Any]:
-    """A store row from one episode; built on the worker, so only this small record travels back."""
+                   dataset_hash: str, task_hash: str | None = None, provenance_id: str | None = None,
+                   ended: dt.datetime | None = None) -> dict[str, Any]:
+    """A store row from one episode; built on the worker as the episode ends, so only this small record
+    travels back (``ended``: when it ended, if the record is built later)."""
     row = episode_row(result)
     steps = result.trajectory.steps
     kinds = Counter(s.envelope.get("ErrorType") for s in steps if s.envelope.get("ErrorType"))
     prompt = [s.planner.get("prompt_tokens") for s in steps if s.planner.get("prompt_tokens") is not None]
     completion = [s.planner.get("completion_tokens") for s in steps
                   if s.planner.get("completion_tokens") is not None]
+    cached = [s.planner.get("cached_prompt_tokens") for s in steps
+              if s.planner.get("cached_prompt_tokens") is not None]
+    ended = ended or dt.datetime.now(dt.UTC)  # the worker's clock
     trajectory = json.dumps(result.trajectory.to_json(), ensure_ascii=False, sort_keys=True, default=str)
     verdict = "unscorable" if not row["scorable"] else "pass" if row["passed"] else "fail"
     return {
@@ -210,6 +231,9 @@ def episode_record(result: EpisodeResult, *, planner: str, split: str, condition
         "planner_latency_s": round(sum(s.planner.get("planner_latency_s", 0.0) for s in steps), 6),
         "dataset_hash": dataset_hash, "trajectory": gzip.compress(trajectory.encode("utf-8")),
         "verifier_version": VERIFIER_VERSION, "task_hash": task_hash,
+        "cached_prompt_tokens": sum(cached) if cached else None,
+        "started_at": (ended - dt.timedelta(seconds=result.wall_s)).isoformat(timespec="milliseconds"),
+        "ended_at": ended.isoformat(timespec="milliseconds"), "provenance_id": provenance_id,
     }
 
 
@@ -259,9 +283,9 @@ class ResultsStore:
         metadata.create_all(self.engine)
         with self.engine.begin() as conn:
             have = {row[1] for row in conn.exec_driver_sql("PRAGMA table_info(episodes)")}
-            for name in ADDED_COLUMNS:  # a store from before they were added
+            for name, kind in ADDED_COLUMNS.items():  # a store from before they were added
                 if name not in have:
-                    conn.exec_driver_sql(f"ALTER TABLE episodes ADD COLUMN {name} VARCHAR")
+                    conn.exec_driver_sql(f"ALTER TABLE episodes ADD COLUMN {name} {kind}")
             conn.execute(select(func.count()).select_from(episodes)).scalar_one()
 
     @_guarded
@@ -333,6 +357,39 @@ class ResultsStore:
             for key in drop:
                 conn.execute(episodes.delete().where(*(episodes.c[k] == v for k, v in zip(KEY_COLUMNS, key))))
             conn.execute(datasets.update().where(datasets.c.split == split).values(file=file, sha256=sha256))
+
+    @_guarded
+    def record_provenance(self, records: Mapping[str, dict[str, Any]]) -> None:
+        """Store provenance records by id (``provenance_id``); an id already stored is kept as it is."""
+        if not records:
+            return
+        stmt = insert(provenance).on_conflict_do_nothing(index_elements=[provenance.c.provenance_id])
+        with self.engine.begin() as conn:
+            conn.execute(stmt, [{"provenance_id": k, "record": json.dumps(v, sort_keys=True, default=str)}
+                                for k, v in records.items()])
+
+    @_guarded
+    def finish_provenance(self, ended: str, ids: Sequence[str], gpu_s: Mapping[str, float] | None = None) -> None:
+        """Set the end time of the sweep run behind ``ids`` and, per id, the GPU-seconds it used."""
+        with self.engine.begin() as conn:
+            for pid in ids:
+                found = conn.execute(select(provenance.c.record).where(provenance.c.provenance_id == pid)).first()
+                if found is None:
+                    continue
+                record = {**json.loads(found[0]), "ended": ended}
+                values: dict[str, Any] = {"record": json.dumps(record, sort_keys=True, default=str)}
+                if gpu_s is not None and pid in gpu_s:
+                    values["gpu_s"] = gpu_s[pid]
+                conn.execute(provenance.update().where(provenance.c.provenance_id == pid).values(values))
+
+    @_guarded
+    def provenance(self, ids: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+        """provenance_id -> its record, with ``gpu_s`` (None when no server was started for it)."""
+        query = select(provenance)
+        if ids is not None:
+            query = query.where(provenance.c.provenance_id.in_(sorted(set(ids))))
+        with self.engine.connect() as conn:
+            return {pid: {**json.loads(record), "gpu_s": gpu} for pid, record, gpu in conn.execute(query)}
 
     @_guarded
     def recorded_sweeps(self) -> list[tuple[str, dict[str, Any]]]:

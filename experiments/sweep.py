@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -54,7 +55,9 @@ from experiments.secrets import is_secret as _secret
 from experiments.selection import KEYS as SELECTION_KEYS
 from experiments.selection import SelectionError, as_override, selection
 from experiments.selection import describe as describe_selection
-from experiments.store import ResultsStore, file_sha256, record_key
+from experiments.cost import share_gpu_seconds, with_costs
+from experiments.provenance import cell_provenance, now
+from experiments.store import ResultsStore, StoreError, file_sha256, record_key
 from experiments.units import CONDITIONS, Cell, WorkerGC, WorkUnit, resolve_factory, run_unit
 from planners.openai_compat import OpenAIConfig
 from sandbox.conditions import Variant, condition_label, expand, split_label
@@ -194,9 +197,9 @@ def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]]
     return cfg
 
 
-OPERATIONAL_KEYS = frozenset({"base_url", "api_key", "api_key_env", "concurrency", "timeouts", "retries"})
-"""Planner keys that say how its endpoint is reached, not what an episode's result is: pointing a planner
-at another server, or retrying it differently, keeps its stored results."""
+OPERATIONAL_KEYS = frozenset({"base_url", "api_key", "api_key_env", "concurrency", "timeouts", "retries", "price"})
+"""Planner keys that say how its endpoint is reached (or what its tokens cost), not what an episode's result
+is: pointing a planner at another server, retrying it differently or pricing it keeps its stored results."""
 OPERATIONAL_VLLM_KEYS = frozenset({"gpus", "python", "module", "env", "log_dir", "startup_timeout_s",
                                    "stop_timeout_s", "poll_interval_s"})
 
@@ -600,16 +603,23 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
     infra_runs: dict[tuple[str, str], int] = {}
     label = f"sweep {config['name']}: {len(plan.cells)} cells"
     attempts = int(config["unit_attempts"])
+    started_at = now()
+    usage: dict[str, dict[str, float]] = {}  # planner -> the GPUs its server held and for how long
+    latencies: dict[str, list[float]] = {}  # cell label -> its episodes' model latency in this run
+    prov: dict[str, tuple[str, dict[str, Any]]] = {}  # cell label -> (provenance id, record)
     try:
         with (nullcontext(client) if client is not None else _announced(config["cluster"], attempts)) \
-                as dask, vllm_services(dask, plan.services,
-                                       wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0),
-                                       log_dir=Path(config["store"]).resolve().parent / "vllm") as services:
+                as dask, _timed_services(dask, plan.services, usage,
+                                         wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0),
+                                         log_dir=Path(config["store"]).resolve().parent / "vllm") as services:
             if services:
                 outcome.services = services
                 config["endpoints"] = {name: s.base_url for name, s in services.items()}
                 plan.cells = with_base_urls(plan.cells, config["endpoints"])
                 store.record_sweep(plan.sweep_key, redacted(config), tracked=record)
+            prov.update(cell_provenance(plan.cells, started=started_at, sweep_key=plan.sweep_key, task_files={
+                split: (task_path(file), sha) for split, (file, sha) in plan.datasets.items()}))
+            store.record_provenance(dict(prov.values()))
             by_label = {c.label: c for c in plan.cells}
             shares = endpoint_shares([dataclasses.replace(u, cell=by_label[u.cell.label]) for u in units],
                                      slots(dask), config.get("max_in_flight"))
@@ -620,6 +630,9 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
             with episode_progress(total, label) as advance:
 
                 def on_result(unit: WorkUnit, records: list[dict[str, Any]]) -> list[WorkUnit]:
+                    for r in records:  # what made them: one record per cell and sweep run, named by id
+                        r["provenance_id"] = prov[unit.cell.label][0]
+                    latencies.setdefault(unit.cell.label, []).extend(r["planner_latency_s"] for r in records)
                     store.upsert(records)
                     outcome.ran += len(records)
                     retry: list[str] = []
@@ -645,12 +658,47 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
             outcome.lost = stream.lost
     except ServiceConfigError as exc:  # no worker can host a server: nothing ran
         raise SweepConfigError(str(exc)) from None
+    finally:
+        if prov:
+            _finish_provenance(plan, store, prov, usage, latencies)
+
+
+@contextmanager
+def _timed_services(dask: Client, specs: Sequence[ServiceSpec], usage: dict[str, dict[str, float]],
+                    **kwargs: Any) -> Iterator[dict[str, Service]]:
+    """``vllm_services``, noting in ``usage`` the GPUs each server held and for how long: from the sweep
+    asking for it until it was stopped (start-up included), whatever ended it."""
+    began = time.monotonic()
+    try:
+        with vllm_services(dask, specs, **kwargs) as services:
+            yield services
+    finally:
+        up = time.monotonic() - began
+        usage.update({s.planner: {"gpus": s.gpus, "up_s": up, "gpu_s": s.gpus * up} for s in specs})
+
+
+def _finish_provenance(plan: Plan, store: ResultsStore, prov: dict[str, tuple[str, dict[str, Any]]],
+                       usage: dict[str, dict[str, float]], latencies: dict[str, list[float]]) -> None:
+    """The sweep run's end time into its provenance records, and each started server's GPU-seconds shared
+    among the cells that used it (by model latency); never the error that ends a failing sweep."""
+    planner_of = {c.label: c.planner for c in plan.cells}
+    gpu_s: dict[str, float] = {}
+    for planner, used in usage.items():
+        mine = {label: values for label, values in latencies.items() if planner_of.get(label) == planner}
+        gpu_s.update({prov[label][0]: share for label, share in share_gpu_seconds(used["gpu_s"], mine).items()})
+    plan.config["services_usage"] = usage
+    failing = sys.exc_info()[1] is not None  # called from a ``finally``: the sweep's own error, if any
+    try:
+        store.finish_provenance(now(), [pid for pid, _ in prov.values()], gpu_s)
+    except StoreError:
+        if not failing:
+            raise
 
 
 def _finish(plan: Plan, store: ResultsStore, outcome: SweepOutcome, tracker: SweepTracker | None) -> None:
     """What every sweep ends with, whatever went missing: the gaps, the report, the MLflow runs closed."""
     config = plan.config
-    rows = sweep_rows(plan, store.rows())
+    rows = with_costs(sweep_rows(plan, store.rows()), store.provenance())  # + cost_usd, gpu_s
     outcome.infra_errors = sorted("/".join(map(str, record_key(r))) for r in rows if r["termination"] == "infra_error")
     outcome.gaps = find_gaps(plan, rows)
     if rows:

@@ -14,6 +14,7 @@ from cluster.dask_runner import ClusterConfigError
 from cluster.vllm import ServerStartupError
 from experiments.compare import report_analysis
 from experiments.studies import report_study_lines
+from experiments.cost import with_costs
 from experiments.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
 from experiments.store import (
     DatasetMismatch,
@@ -209,7 +210,7 @@ def report_main(args: list[str]) -> int:
                 return 2
             console = _console()
             console.print(f"report about {about}", soft_wrap=True, highlight=False, markup=False)
-            board, md, html = write_report(rows, Path(ns.out), about=about)
+            board, md, html = write_report(with_costs(rows, store.provenance()), Path(ns.out), about=about)
             print_leaderboard(board, console)
             for line in report_study_lines(md.parent):  # the retrieval curve and ablation deltas, when swept
                 console.print(line, soft_wrap=True, highlight=False, markup=False)

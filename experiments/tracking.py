@@ -8,6 +8,7 @@ runs instead of adding duplicates. SQLite backend by default (MLflow's file stor
 
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import json
 import logging
@@ -16,26 +17,32 @@ import shutil
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mlflow
-from mlflow.entities import Metric, Param
+from mlflow.data.meta_dataset import MetaDataset
+from mlflow.data.sources import LocalArtifactDatasetSource
+from mlflow.entities import AssessmentSource, DatasetInput, Feedback, InputTag, Metric, Param
 from mlflow.exceptions import MlflowException
+from mlflow.tracing.client import TracingClient
 from mlflow.tracking import MlflowClient
+from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
 # MLflow says at exit that it flushes its trace queue: this toolkit logs no traces, and the line came
 # after a command's own last line (``mobilepa bench --json`` ends with its JSON object).
 logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.WARNING)
 log = logging.getLogger(__name__)
 
+from experiments.cost import with_costs
 from experiments.leaderboard import by_group, cell_metrics, group_stability, write_report
 from experiments.stability import Stability
 from experiments.store import ResultsStore, trajectory_json
 from experiments.sweep import Gap, find_gaps, redacted, sweep_rows
+from sandbox.suite import task_path
 
 if TYPE_CHECKING:
     from experiments.sweep import Plan
@@ -129,12 +136,14 @@ def _log_metrics(client: MlflowClient, run_id: str, values: dict[str, float]) ->
         client.log_batch(run_id, metrics=metrics[start:start + 1000])
 
 
-def _log_traces(client: MlflowClient, experiment_id: str, run_id: str, rows: list[dict[str, Any]]) -> None:
-    """One trace per sampled episode, one TOOL span per step (durations from the recorded latencies;
-    the episode's absolute start is not recorded, so traces are laid out from the logging time)."""
+def _log_traces(client: MlflowClient, experiment_id: str, run_id: str, rows: list[dict[str, Any]]) -> dict[str, str]:
+    """One trace per sampled episode, one TOOL span per step (durations from the recorded latencies, laid
+    out from the episode's recorded start, or from the logging time for a row stored before starts were
+    recorded); returns task id -> trace id."""
+    traces = {}
     for row in rows:
         trajectory = json.loads(trajectory_json(row))
-        clock = time.time_ns()
+        clock = _start_ns(row.get("started_at")) or time.time_ns()
         root = client.start_trace(f"episode {row['task_id']}", span_type="AGENT", experiment_id=experiment_id,
                                   run_id=run_id, start_time_ns=clock,
                                   inputs={"task_id": row["task_id"], "category": row["category"]},
@@ -150,6 +159,47 @@ def _log_traces(client: MlflowClient, experiment_id: str, run_id: str, rows: lis
             client.end_span(root.trace_id, span.span_id, outputs=step["envelope"], end_time_ns=clock)
         client.end_trace(root.trace_id, outputs={"verdict": row["verdict"], "reasons": json.loads(row["reasons"]),
                                                  "termination": row["termination"]}, end_time_ns=clock + 1000)
+        traces[row["task_id"]] = root.trace_id
+    return traces
+
+
+def _start_ns(stamp: str | None) -> int | None:
+    if not stamp:
+        return None
+    try:
+        return int(dt.datetime.fromisoformat(stamp).timestamp() * 1e9)
+    except ValueError:
+        return None
+
+
+VERDICT_ASSESSMENT = "verdict"  # the name of the feedback each logged trace carries: pass, fail or unscorable
+
+
+def _assess(tracing: TracingClient, trace_id: str, row: dict[str, Any], have: Sequence[Any] = ()) -> None:
+    """Attach the episode's verdict to its trace as an MLflow assessment (feedback from code: the verifier),
+    with its reasons as the rationale; a trace whose latest verdict assessment already says so keeps it
+    (``have``: its assessments), one judged again since (``mobilepa rescore``) gets the new verdict."""
+    mine = [a for a in have if getattr(a, "name", None) == VERDICT_ASSESSMENT]
+    latest = max(mine, key=lambda a: a.create_time_ms or 0, default=None)
+    if latest is not None and getattr(latest, "value", None) == row["verdict"]:
+        return
+    reasons = json.loads(row["reasons"])
+    tracing.log_assessment(trace_id, Feedback(
+        name=VERDICT_ASSESSMENT, value=row["verdict"], trace_id=trace_id,
+        rationale="; ".join(reasons) if reasons else f"passed ({row['termination']})",
+        source=AssessmentSource(source_type="CODE", source_id=f"mobilepa-verifier-{row.get('verifier_version')}"),
+        metadata={"termination": str(row["termination"]), "verifier_version": str(row.get("verifier_version")),
+                  "task_id": str(row["task_id"])}))
+
+
+def _log_dataset(client: MlflowClient, run_id: str, split: str, file: str, sha256: str) -> None:
+    """The cell's task file as the run's input dataset (MLflow's ``log_inputs``): named after its split and
+    file, its digest the start of its sha256 (the full hash is the parent run's ``dataset/<split>`` param)."""
+    path = task_path(file)
+    dataset = MetaDataset(LocalArtifactDatasetSource(str(path.resolve())), name=f"{split}:{path.name}",
+                          digest=sha256[:32])
+    client.log_inputs(run_id, [DatasetInput(dataset._to_mlflow_entity(),
+                                            tags=[InputTag(MLFLOW_DATASET_CONTEXT, "evaluation")])])
 
 
 @dataclass
@@ -240,7 +290,7 @@ def log_sweep(tracker: SweepTracker, store: ResultsStore, report_written: bool =
     every retry, or never run) ends FAILED, and so does the parent when any cell does; else FINISHED."""
     client, parent, plan = tracker.client, tracker.parent, tracker.plan
     config = plan.config
-    rows = sweep_rows(plan, store.rows())
+    rows = with_costs(sweep_rows(plan, store.rows()), store.provenance())  # + cost_usd, gpu_s
     gaps = {g.cell: g for g in find_gaps(plan, rows)}
     parent_metrics: dict[str, float] = {"missing_keys": sum(g.missing for g in gaps.values())}
     stability_doc: dict[str, Any] = {}
@@ -288,6 +338,9 @@ def _log_cell(tracker: SweepTracker, store: ResultsStore, label: str, rows: list
     child = _run(client, experiment_id, {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_cell": label}, label,
                  params, parent=tracker.parent)
     _tag_commit(client, child)
+    logged_inputs = {d.dataset.digest for d in client.get_run(child).inputs.dataset_inputs}
+    if cell.dataset_hash[:32] not in logged_inputs:  # a re-run finds it there already
+        _log_dataset(client, child, cell.split, cell.split_file, cell.dataset_hash)
     _log_metrics(client, child, {**cell_metrics(rows), "missing": gap.missing if gap else 0})
     folder = tmp / label.replace("/", "_")
     folder.mkdir()
@@ -298,11 +351,18 @@ def _log_cell(tracker: SweepTracker, store: ResultsStore, label: str, rows: list
     client.log_artifacts(child, str(folder))
     sample = int(plan.config["tracking"].get("trace_sample") or 0)
     if sample:
-        logged = {t.info.tags.get("task_id") for t in client.search_traces(
+        logged = {t.info.tags.get("task_id"): t.info for t in client.search_traces(
             locations=[experiment_id], run_id=child, max_results=max(100, 2 * sample))}
-        chosen = {r["task_id"] for r in trace_sample(rows, sample)}
-        _log_traces(client, experiment_id, child, [r for r in store.rows(with_trajectories=True, **where)
-                                                   if r["task_id"] in chosen and r["task_id"] not in logged])
+        chosen = {r["task_id"]: r for r in trace_sample(rows, sample)}
+        new = _log_traces(client, experiment_id, child, [r for r in store.rows(with_trajectories=True, **where)
+                                                         if r["task_id"] in chosen and r["task_id"] not in logged])
+        mlflow.flush_trace_async_logging()  # an assessment needs its trace stored
+        tracing = TracingClient(tracking_uri=client.tracking_uri)
+        for task_id, row in chosen.items():  # each sampled trajectory's verdict on its trace
+            if task_id in new:
+                _assess(tracing, new[task_id], row)
+            elif task_id in logged:
+                _assess(tracing, logged[task_id].trace_id, row, logged[task_id].assessments or ())
     client.set_terminated(child, status="FAILED" if gap else "FINISHED")
 
 

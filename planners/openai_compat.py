@@ -36,6 +36,7 @@ from sandbox.tasks import Task
 KEYS = frozenset({
     "name", "kind", "model", "served_model_name", "base_url", "api_key", "api_key_env", "concurrency",
     "timeouts", "retries", "limits", "sampling", "extra_body", "tool_choice", "vllm",
+    "price",  # USD per 1M tokens, read by the cost analysis only (experiments.cost)
 })
 VLLM_KEYS = frozenset({
     "tool_call_parser", "chat_template", "serve_args",  # the server's command line (cluster.vllm)
@@ -91,6 +92,9 @@ class OpenAIConfig:
         retries = _section(config, "retries", {"max", "backoff_s", "max_backoff_s"})
         limits = _section(config, "limits", {"reply_chars", "response_bytes"})
         vllm_section(config.get("vllm"))
+        for key, value in _section(config, "price", {"prompt", "cached_prompt", "completion"}).items():
+            if value is not None:
+                _number(value, f"price.{key}", minimum=0)
         sampling = _section(config, "sampling", SAMPLING_KEYS)
         extra_body = _section(config, "extra_body", None)
         clash = sorted(set(extra_body) & (RESERVED_BODY_KEYS | SAMPLING_KEYS))

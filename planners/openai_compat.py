@@ -19,7 +19,8 @@ import os
 import random
 import re
 import time
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
@@ -28,38 +29,32 @@ import aiohttp
 import msgspec
 from yarl import URL
 
+from planners import config as specs
 from planners.base import ContextOverflow, InfraError, PlannerAction
 from planners.messages import FORMAT_ERROR_KINDS, ParsedReply, chat_messages, encode, parse_reply
 from sandbox.episode import Observation
 from sandbox.tasks import Task
 
-KEYS = frozenset({
-    "name", "kind", "model", "served_model_name", "base_url", "api_key", "api_key_env", "concurrency",
-    "timeouts", "retries", "limits", "sampling", "extra_body", "tool_choice", "vllm",
-    "price",  # USD per 1M tokens, read by the cost analysis only (experiments.cost)
-})
-VLLM_KEYS = frozenset({
-    "tool_call_parser", "chat_template", "serve_args",  # the server's command line (cluster.vllm)
-    "gpus", "module", "python", "env", "log_dir", "startup_timeout_s", "stop_timeout_s", "poll_interval_s",
-})
+KEYS = frozenset(specs.OpenAIPlanner.model_fields)
+"""Every key of ``kind: openai`` (``planners.config.OpenAIPlanner``; ``conf/planner/_openai_base.yaml``
+lists each with its default)."""
+VLLM_KEYS = frozenset(specs.Vllm.model_fields)
 """``vllm``: the server a sweep starts for ``base_url: null`` (``cluster.services``), checked here with
 the rest of the config, so a misspelt key stops the run before any work whichever path reads it."""
-SAMPLING_KEYS = frozenset({
-    "temperature", "top_p", "seed", "max_tokens", "presence_penalty", "frequency_penalty", "stop",
-})
-TOOL_CHOICES = ("auto", "required", "none")
+SAMPLING_KEYS = frozenset(specs.Sampling.model_fields)
+TOOL_CHOICES = specs.TOOL_CHOICES
 RESERVED_BODY_KEYS = frozenset({"model", "messages", "tools", "tool_choice", "stream", "n"})
+OWN_KEYS = {"reasoning_effort": "planner.reasoning_effort"}  # body keys the config sets in a key of their own
 ERROR_EXCERPT = 300  # characters of an error body kept in an InfraError message
 MASK = "***"  # what the API key's value becomes wherever a reply or an error repeats it
 
 
 @dataclass(frozen=True)
-class OpenAIConfig:
-    """A validated ``kind: openai`` planner config. ``model`` is the id sent to the server."""
+class EndpointConfig:
+    """What a model planner needs of its config, whichever API it speaks. ``model`` is the id sent."""
 
     name: str
     model: str
-    base_url: str
     api_key: str | None = field(default=None, repr=False)
     concurrency: int = 32
     connect_timeout_s: float = 10.0
@@ -69,103 +64,75 @@ class OpenAIConfig:
     backoff_s: float = 1.0
     max_backoff_s: float = 30.0
     max_reply_chars: int = 65_536  # a reply's content and call arguments; beyond: oversized_reply, clipped
-    max_response_bytes: int = 2_097_152  # the HTTP body read at most; beyond: oversized_reply, never read
-    sampling: Mapping[str, Any] = field(default_factory=dict)
-    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    max_response_bytes: int = 2_097_152  # the reply body read at most; beyond: oversized_reply, never read
+    requests_per_minute: int | None = None  # client-side rate limits (None: none)
+    tokens_per_minute: int | None = None
+    sampling: Mapping[str, Any] = field(default_factory=dict)  # only what is sent; max_completion_tokens
+    extra_body: Mapping[str, Any] = field(default_factory=dict)  # replaces max_tokens when set
     tool_choice: str = "auto"
+    reasoning_effort: str | None = None
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """What every request carries besides the model, messages and tools: sampling, the reasoning
+        effort where set, the extra body."""
+        effort = {"reasoning_effort": self.reasoning_effort} if self.reasoning_effort else {}
+        return {**self.sampling, **effort, **self.extra_body}
+
+
+def endpoint_fields(spec: specs.ModelPlanner, kind: str, environ: Mapping[str, str]) -> dict[str, Any]:
+    """The ``EndpointConfig`` fields of a parsed config; checks what the model alone cannot say (the
+    model id given, no extra_body key that another key sets), naming the key."""
+    model = getattr(spec, "served_model_name", None) or spec.model
+    if not model:
+        raise ValueError(f"planner.model: required for kind {kind} (the model id the server serves)")
+    for key in sorted(spec.extra_body):
+        if key in RESERVED_BODY_KEYS or key in SAMPLING_KEYS:
+            raise ValueError(f"planner.extra_body.{key}: set by the planner or planner.sampling, not extra_body")
+        if key in OWN_KEYS:
+            raise ValueError(f"planner.extra_body.{key}: set by {OWN_KEYS[key]}, not extra_body")
+    sampling = {k: v for k, v in spec.sampling.model_dump().items() if v is not None}
+    if "max_completion_tokens" in sampling:  # OpenAI's newer name (reasoning models take no other)
+        sampling.pop("max_tokens", None)
+    api_key = spec.api_key or (environ.get(spec.api_key_env) if spec.api_key_env else None)
+    limits = spec.limits  # type: ignore[attr-defined]
+    return dict(
+        name=spec.name or model, model=model, api_key=api_key or None, concurrency=spec.concurrency,
+        connect_timeout_s=spec.timeouts.connect, read_timeout_s=spec.timeouts.read,
+        total_timeout_s=spec.timeouts.total, max_retries=spec.retries.max, backoff_s=spec.retries.backoff_s,
+        max_backoff_s=spec.retries.max_backoff_s, max_reply_chars=limits.reply_chars,
+        max_response_bytes=getattr(limits, "response_bytes", EndpointConfig.max_response_bytes),
+        requests_per_minute=spec.rate_limits.requests_per_minute,
+        tokens_per_minute=spec.rate_limits.tokens_per_minute,
+        sampling=sampling, extra_body=dict(spec.extra_body), tool_choice=spec.tool_choice,
+        reasoning_effort=spec.reasoning_effort,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenAIConfig(EndpointConfig):
+    """A validated ``kind: openai`` planner config."""
+
+    base_url: str
 
     @classmethod
     def from_mapping(cls, config: Mapping[str, Any], environ: Mapping[str, str] = os.environ) -> OpenAIConfig:
-        """Validate a ``conf/planner`` mapping; every problem names its key (``planner.<key>``)."""
-        unknown = sorted(set(config) - KEYS)
-        if unknown:
-            raise ValueError(f"planner.{unknown[0]}: unknown key for kind openai; "
-                             f"known: {', '.join(sorted(KEYS))}")
-        model = config.get("served_model_name") or config.get("model")
-        if not isinstance(model, str) or not model:
-            raise ValueError("planner.model: required for kind openai (the model id the server serves)")
-        base_url = config.get("base_url")
+        """Validate a ``conf/planner`` mapping (``planners.config.OpenAIPlanner``); every problem is one
+        line naming its key (``planner.<key>``)."""
+        spec = specs.parse(specs.OpenAIPlanner, config, kind="openai")
+        fields = endpoint_fields(spec, "openai", environ)
+        base_url = spec.base_url
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError("planner.base_url: required for kind openai when no server is started "
                              f"(an http(s) URL ending in /v1), got {base_url!r}")
-        timeouts = _section(config, "timeouts", {"connect", "read", "total"})
-        retries = _section(config, "retries", {"max", "backoff_s", "max_backoff_s"})
-        limits = _section(config, "limits", {"reply_chars", "response_bytes"})
-        vllm_section(config.get("vllm"))
-        for key, value in _section(config, "price", {"prompt", "cached_prompt", "completion"}).items():
-            if value is not None:
-                _number(value, f"price.{key}", minimum=0)
-        sampling = _section(config, "sampling", SAMPLING_KEYS)
-        extra_body = _section(config, "extra_body", None)
-        clash = sorted(set(extra_body) & (RESERVED_BODY_KEYS | SAMPLING_KEYS))
-        if clash:
-            raise ValueError(f"planner.extra_body.{clash[0]}: set by the planner or planner.sampling, "
-                             "not extra_body")
-        tool_choice = config.get("tool_choice", "auto")
-        if tool_choice not in TOOL_CHOICES:
-            raise ValueError(f"planner.tool_choice: one of {', '.join(TOOL_CHOICES)}, got {tool_choice!r}")
-        key_env = config.get("api_key_env")
-        if key_env is not None and not isinstance(key_env, str):
-            raise ValueError("planner.api_key_env: the name of an environment variable")
-        api_key = config.get("api_key") or (environ.get(key_env) if key_env else None)
-        return cls(
-            name=str(config.get("name") or model), model=model, base_url=base_url.rstrip("/"),
-            api_key=api_key or None,
-            concurrency=_number(config.get("concurrency", cls.concurrency), "concurrency",
-                                integer=True, minimum=1),
-            connect_timeout_s=_number(timeouts.get("connect", cls.connect_timeout_s), "timeouts.connect"),
-            read_timeout_s=_number(timeouts.get("read", cls.read_timeout_s), "timeouts.read"),
-            total_timeout_s=_number(timeouts.get("total", cls.total_timeout_s), "timeouts.total"),
-            max_retries=_number(retries.get("max", cls.max_retries), "retries.max", integer=True, minimum=0),
-            backoff_s=_number(retries.get("backoff_s", cls.backoff_s), "retries.backoff_s", minimum=0),
-            max_backoff_s=_number(retries.get("max_backoff_s", cls.max_backoff_s), "retries.max_backoff_s",
-                                  minimum=0),
-            max_reply_chars=_number(limits.get("reply_chars", cls.max_reply_chars), "limits.reply_chars",
-                                    integer=True, minimum=1),
-            max_response_bytes=_number(limits.get("response_bytes", cls.max_response_bytes),
-                                       "limits.response_bytes", integer=True, minimum=1),
-            sampling={k: v for k, v in sampling.items() if v is not None}, extra_body=dict(extra_body),
-            tool_choice=tool_choice,
-        )
+        return cls(**fields, base_url=base_url.rstrip("/"))
 
 
 def vllm_section(value: Any) -> dict[str, Any]:
     """The ``vllm`` section checked (names and types; whether a server can be built from it is
     ``cluster.services``' question); errors name ``planner.vllm.<key>``."""
-    vllm = _section({"vllm": value}, "vllm", VLLM_KEYS)
-    if vllm.get("gpus") is not None:
-        _number(vllm["gpus"], "vllm.gpus", integer=True, minimum=1)
-    for key in ("startup_timeout_s", "stop_timeout_s", "poll_interval_s"):
-        if vllm.get(key) is not None:
-            _number(vllm[key], f"vllm.{key}")
-    for key in ("tool_call_parser", "chat_template", "module", "python", "log_dir"):
-        if vllm.get(key) is not None and not isinstance(vllm[key], str):
-            raise ValueError(f"planner.vllm.{key}: must be a string, got {vllm[key]!r}")
-    if not isinstance(vllm.get("serve_args") or [], list):
-        raise ValueError("planner.vllm.serve_args: must be a list of arguments, not a string")
-    if not isinstance(vllm.get("env") or {}, Mapping):
-        raise ValueError("planner.vllm.env: must be a mapping of environment variables")
-    return vllm
-
-
-def _section(config: Mapping[str, Any], key: str, allowed: frozenset[str] | set[str] | None) -> dict[str, Any]:
-    value = config.get(key) or {}
-    if not isinstance(value, Mapping):
-        raise ValueError(f"planner.{key}: must be a mapping, got {type(value).__name__}")
-    unknown = sorted(set(value) - allowed) if allowed is not None else []
-    if unknown:
-        raise ValueError(f"planner.{key}.{unknown[0]}: unknown key; known: {', '.join(sorted(allowed or ()))}")
-    return dict(value)
-
-
-def _number(value: Any, key: str, *, integer: bool = False, minimum: float | None = None) -> Any:
-    """A config number; ``minimum`` None means strictly positive."""
-    kind = int if integer else (int, float)
-    ok = isinstance(value, kind) and not isinstance(value, bool)
-    if ok and (value > 0 if minimum is None else value >= minimum):
-        return value
-    bound = "> 0" if minimum is None else f">= {minimum}"
-    raise ValueError(f"planner.{key}: must be {'an integer' if integer else 'a number'} {bound}, got {value!r}")
+    specs.parse(specs.Vllm, {} if value is None else value, prefix="planner.vllm")
+    return dict(value or {})
 
 
 @dataclass(frozen=True)
@@ -215,52 +182,133 @@ def context_overflow(status: int, body: bytes) -> str | None:
     return message or str(error.get("code"))
 
 
-class ChatEndpoint:
-    """POSTs chat completions to one endpoint with pooling, a concurrency cap and bounded retries.
+WINDOW_S = 60.0  # the rate limits' window: requests and tokens per minute
 
-    The session and semaphore belong to the event loop that first uses them; a later loop (a new
-    ``asyncio.run``) gets fresh ones, since aiohttp objects cannot cross loops.
-    """
 
-    def __init__(self, config: OpenAIConfig) -> None:
+class RateLimiter:
+    """Client-side requests- and tokens-per-minute limits over a sliding 60-second window.
+
+    A request waits until it fits: fewer than ``requests_per_minute`` requests sent in the last minute,
+    and its estimated tokens plus those of the last minute's requests at most ``tokens_per_minute`` (a
+    request larger than the whole budget goes alone, into an empty window). The estimate made when it
+    is sent is replaced by the tokens the reply reports (``settle``). Waiting is this client's queue:
+    it does not count against ``timeouts.total``. All in one event loop, nothing awaited between the
+    check and the booking, so no lock is needed."""
+
+    def __init__(self, requests_per_minute: int | None, tokens_per_minute: int | None, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.requests_per_minute = requests_per_minute
+        self.tokens_per_minute = tokens_per_minute
+        self._clock = clock
+        self._sleep = sleep
+        self._sent: deque[list[float]] = deque()  # [sent at, tokens], oldest first
+
+    def wait_s(self, tokens: int, now: float) -> float:
+        """How long a request of ``tokens`` must wait from ``now`` (0: it may go)."""
+        sent = self._sent
+        while sent and sent[0][0] <= now - WINDOW_S:
+            sent.popleft()
+        wait = 0.0
+        if self.requests_per_minute is not None and len(sent) >= self.requests_per_minute:
+            wait = sent[len(sent) - self.requests_per_minute][0] + WINDOW_S - now
+        if self.tokens_per_minute is not None and sent:
+            excess = sum(t for _, t in sent) + tokens - self.tokens_per_minute
+            for at, used in sent:  # the oldest requests leave the window first
+                if excess <= 0:
+                    break
+                excess -= used
+                wait = max(wait, at + WINDOW_S - now)
+        return max(wait, 0.0)
+
+    async def acquire(self, tokens: int) -> list[float]:
+        """Wait until a request of ``tokens`` (estimated) fits, and book it; returns the booking."""
+        while (wait := self.wait_s(tokens, self._clock())) > 0:
+            await self._sleep(wait)
+        booking = [self._clock(), float(tokens)]
+        self._sent.append(booking)
+        return booking
+
+    @staticmethod
+    def settle(booking: list[float], tokens: int) -> None:
+        """The tokens a booked request turned out to use (0 for one refused)."""
+        booking[1] = float(tokens)
+
+
+class TransportError(Exception):
+    """One attempt reached no answer (connection refused or dropped, a timeout): retried like
+    aiohttp's connection errors."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt's answer: the HTTP status (or the provider's, through LiteLLM), the body (None when
+    over ``limits.response_bytes``, never read) and Retry-After in seconds."""
+
+    status: int
+    body: bytes | None
+    retry_after: float | None = None
+
+
+class RetryingEndpoint:
+    """The policy of a model endpoint, whatever carries the request: a concurrency cap, client-side
+    rate limits, bounded retries with backoff on 429, 5xx and connection errors, an overall deadline,
+    and which answers are the model's (format errors, context overflow) and which the
+    infrastructure's (``InfraError``). Subclasses carry one attempt (``_attempt``).
+
+    The semaphore belongs to the event loop that first uses it; a later loop (a new ``asyncio.run``)
+    gets a fresh one."""
+
+    url: str  # names the endpoint in every InfraError message
+
+    def __init__(self, config: EndpointConfig) -> None:
         self.config = config
-        self.url = f"{config.base_url}/chat/completions"
-        self._target = URL(self.url)  # parsed once, not on every request
+        self.limiter = RateLimiter(config.requests_per_minute, config.tokens_per_minute) \
+            if config.requests_per_minute or config.tokens_per_minute else None
+        self._reply_tokens = int(config.sampling.get("max_completion_tokens") or config.sampling.get("max_tokens") or 0)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._session: aiohttp.ClientSession | None = None
         self._gate: asyncio.Semaphore | None = None
         self._jitter = random.Random()
 
-    def _bind(self) -> tuple[aiohttp.ClientSession, asyncio.Semaphore]:
+    def _bind(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
-        if self._session is None or self._gate is None or self._loop is not loop or self._session.closed:
-            cfg = self.config
-            headers = {"Content-Type": "application/json"}
-            if cfg.api_key:
-                headers["Authorization"] = f"Bearer {cfg.api_key}"
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=cfg.concurrency),
-                cookie_jar=aiohttp.DummyCookieJar(),  # an API takes no cookies; filtering the jar cost ~50 µs a request
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=cfg.connect_timeout_s,
-                                              sock_read=cfg.read_timeout_s),
-                headers=headers,
-            )
-            self._gate = asyncio.Semaphore(cfg.concurrency)
+        if self._gate is None or self._loop is not loop or not self._open():
+            self._start()
+            self._gate = asyncio.Semaphore(self.config.concurrency)
             self._loop = loop
-        return self._session, self._gate
+        return self._gate
 
-    async def complete(self, payload: bytes) -> Completion:
-        """The first usable reply to a JSON request body. ``ContextOverflow`` when the server refuses
-        the conversation as too long for the model; ``InfraError`` once retries are spent, on another
-        non-retryable status, or at the deadline (``timeouts.total`` from the first attempt's start:
-        the read timeout restarts with every byte, so only a deadline ends a trickling reply)."""
-        session, gate = self._bind()
+    def _open(self) -> bool:
+        """Whether what the transport holds for the current loop is still usable."""
+        return True
+
+    def _start(self) -> None:
+        """Set up the transport for the running loop."""
+
+    async def _attempt(self, request: Any) -> Attempt:
+        """Send ``request`` once; raise ``TransportError`` (or aiohttp's errors, or TimeoutError) when
+        no answer came."""
+        raise NotImplementedError
+
+    def estimate_tokens(self, size: int) -> int:
+        """The tokens booked against ``tokens_per_minute`` for a request of ``size`` bytes until its
+        reply says: about four bytes a token, plus the most the reply may take."""
+        return size // 4 + self._reply_tokens
+
+    async def complete(self, request: Any, size: int = 0) -> Completion:
+        """The first usable reply to a request (``size``: its bytes, for the rate limit's estimate).
+        ``ContextOverflow`` when the server refuses the conversation as too long for the model;
+        ``InfraError`` once retries are spent, on another non-retryable status, or at the deadline
+        (``timeouts.total`` from the first attempt's start: the read timeout restarts with every
+        byte, so only a deadline ends a trickling reply)."""
+        gate = self._bind()
         cfg = self.config
         loop = asyncio.get_running_loop()
         deadline: float | None = None
         last = "no attempt"
         for attempt in range(cfg.max_retries + 1):
             retry_after: float | None = None
+            booking = await self.limiter.acquire(self.estimate_tokens(size)) if self.limiter else None
             async with gate:
                 if deadline is None:  # waiting for the gate is this client's queue, not the endpoint's time
                     deadline = loop.time() + cfg.total_timeout_s
@@ -268,15 +316,16 @@ class ChatEndpoint:
                 try:
                     async with scope:
                         started = time.perf_counter()
-                        async with session.post(self._target, data=payload) as response:
-                            body = await _body(response, cfg.max_response_bytes)
-                            latency = time.perf_counter() - started
-                            status, retry_after = response.status, _retry_after(response.headers.get("Retry-After"))
-                except (aiohttp.ClientError, TimeoutError) as exc:
+                        answer = await self._attempt(request)
+                        latency = time.perf_counter() - started
+                    status, body, retry_after = answer.status, answer.body, answer.retry_after
+                except (aiohttp.ClientError, TimeoutError, TransportError) as exc:
                     if scope.expired():
                         raise InfraError(self._overdue(attempt + 1, last)) from None
                     status, body = 0, b""
                     last = f"{type(exc).__name__}: {self._excerpt(str(exc)) or 'no detail'}"
+            if booking is not None and status != 200:
+                RateLimiter.settle(booking, 0)
             if status == 200:
                 if body is None:  # the model's reply, too long to read: no retry would be shorter
                     return Completion(None, latency, attempt, "oversized_reply",
@@ -286,6 +335,8 @@ class ChatEndpoint:
                 except RecursionError:  # nested too deep to decode: the model wrote it, so it is its error
                     return Completion(None, latency, attempt, "undecodable_reply", self._excerpt(_text(body)))
                 if data is not None:
+                    if booking is not None:
+                        RateLimiter.settle(booking, _used_tokens(data, int(booking[1])))
                     return Completion(data, latency, attempt)
                 last = f"HTTP 200 with a body that is not a chat completion: {self._excerpt(_text(body))}"
             elif status:
@@ -324,9 +375,60 @@ class ChatEndpoint:
         return " ".join(text.split())[:ERROR_EXCERPT]
 
     async def aclose(self) -> None:
+        self._gate = self._loop = None
+
+
+class ChatEndpoint(RetryingEndpoint):
+    """POSTs chat completions to one OpenAI-compatible endpoint over a pooled aiohttp session (which,
+    like the semaphore, belongs to the loop that first uses it: aiohttp objects cannot cross loops)."""
+
+    def __init__(self, config: OpenAIConfig) -> None:
+        super().__init__(config)
+        self.config: OpenAIConfig = config
+        self.url = f"{config.base_url}/chat/completions"
+        self._target = URL(self.url)  # parsed once, not on every request
+        self._session: aiohttp.ClientSession | None = None
+
+    def _open(self) -> bool:
+        return self._session is not None and not self._session.closed
+
+    def _start(self) -> None:
+        cfg = self.config
+        headers = {"Content-Type": "application/json"}
+        if cfg.api_key:
+            headers["Authorization"] = f"Bearer {cfg.api_key}"
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=cfg.concurrency),
+            cookie_jar=aiohttp.DummyCookieJar(),  # an API takes no cookies; filtering the jar cost ~50 µs a request
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=cfg.connect_timeout_s,
+                                          sock_read=cfg.read_timeout_s),
+            headers=headers,
+        )
+
+    async def _attempt(self, request: bytes) -> Attempt:
+        assert self._session is not None
+        async with self._session.post(self._target, data=request) as response:
+            body = await _body(response, self.config.max_response_bytes)
+            return Attempt(response.status, body, _retry_after(response.headers.get("Retry-After")))
+
+    async def complete(self, request: bytes, size: int | None = None) -> Completion:
+        return await super().complete(request, len(request) if size is None else size)
+
+    async def aclose(self) -> None:
         if self._session is not None and not self._session.closed:
             await self._session.close()
-        self._session = self._gate = self._loop = None
+        self._session = None
+        await super().aclose()
+
+
+def _used_tokens(data: dict[str, Any], estimate: int) -> int:
+    """The tokens a reply reports using (``usage.total_tokens``, or prompt plus completion), else the estimate."""
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    total = _count(usage.get("total_tokens"))
+    if total is None:
+        parts = [_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))]
+        total = sum(p for p in parts if p is not None) if any(p is not None for p in parts) else None
+    return estimate if total is None else total
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -403,36 +505,24 @@ class _EncodedTools:
     names: frozenset[str]
 
 
-class OpenAICompatPlanner:
-    """A model behind an OpenAI-compatible ``/v1/chat/completions``: one request per step.
+class ChatPlanner:
+    """A model planner, one request per step, whatever API carries it: the subclass builds the request
+    and its endpoint sends it (``RetryingEndpoint``); the reply is read here, the same for every API
+    (``planners.messages.parse_reply``: format errors, the size limits, tokens and latency).
 
-    Usage recorded per step: prompt and completion tokens (from the server's ``usage``), the latency
+    Usage recorded per step: prompt and completion tokens (from the reply's ``usage``), the latency
     of the successful request, retries, finish reason, the raw reply message, and whether the call
-    was recovered from ``content``. The API key is sent only as the Authorization header.
+    was recovered from ``content``. The API key is masked in every reply before anything reads it.
     """
 
-    def __init__(self, config: OpenAIConfig) -> None:
+    config: EndpointConfig
+    endpoint: RetryingEndpoint
+
+    def __init__(self, config: EndpointConfig) -> None:
         self.name = config.name
         self.config = config
-        self.endpoint = ChatEndpoint(config)
         self._encoded_tool: dict[tuple[str, str], bytes] = {}  # by name and description
         self._encoded_tools: dict[int, _EncodedTools] = {}  # by the id of the list
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatPlanner:
-        return cls(OpenAIConfig.from_mapping(config))
-
-    def request_body(self, observation: Observation) -> bytes:
-        """The request for one step as JSON: ``tools`` first, then the rest with sorted keys, so the same
-        episode state always gives the same bytes; each tool's JSON is encoded once (``_tool_json``), and
-        each tools list joined once (``_tools``)."""
-        rest = {
-            "model": self.config.model, "messages": chat_messages(observation.query, observation.history, observation.context),
-            "tool_choice": self.config.tool_choice, "stream": False, **self.config.sampling, **self.config.extra_body,
-        }
-        if "tools" in rest:  # extra_body overrides the tools
-            return encode(rest)
-        return b"".join((b'{"tools":[', self._tools(observation.tools).encoded, b"],", memoryview(encode(rest))[1:]))
 
     def _tools(self, tools: list[dict[str, Any]]) -> _EncodedTools:
         """A tools list's JSON and names, once per list: an episode passes the same list at every step
@@ -456,8 +546,14 @@ class OpenAICompatPlanner:
             encoded = self._encoded_tool[key] = encode(tool)
         return encoded
 
+    async def _complete(self, observation: Observation) -> Completion:
+        raise NotImplementedError
+
     async def act(self, task: Task, observation: Observation) -> PlannerAction:
-        completion = await self.endpoint.complete(self.request_body(observation))
+        return self.action(await self._complete(observation), self._tools(observation.tools).names)
+
+    def action(self, completion: Completion, offered: frozenset[str]) -> PlannerAction:
+        """The step's action from a completion: the one tool call of the reply, or its format error."""
         if completion.data is None:  # unreadable for a reason of the model's: its format error
             usage = {"latency_s": round(completion.latency_s, 6), "retries": completion.retries,
                      "raw_reply": {"role": "assistant", "content": completion.raw, "clipped": True}}
@@ -465,7 +561,7 @@ class OpenAICompatPlanner:
         choice = completion.data["choices"][0]
         try:
             message = self._masked(choice["message"])
-            parsed = parse_reply(message, self._tools(observation.tools).names, max_chars=self.config.max_reply_chars)
+            parsed = parse_reply(message, offered, max_chars=self.config.max_reply_chars)
         except RecursionError:  # a value nested about as deep as the decoder reaches: walking it again fails
             message, parsed = {}, ParsedReply(None, format_error="undecodable_reply")
         kept = parsed.format_error not in ("oversized_reply", "undecodable_reply")  # else only the clipped raw
@@ -502,3 +598,35 @@ class OpenAICompatPlanner:
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
         await self.aclose()
+
+
+class OpenAICompatPlanner(ChatPlanner):
+    """A model behind an OpenAI-compatible ``/v1/chat/completions`` (vLLM, a hosted service): the
+    request is JSON built once per step (``request_body``); the API key is sent only as the
+    Authorization header."""
+
+    config: OpenAIConfig
+    endpoint: ChatEndpoint
+
+    def __init__(self, config: OpenAIConfig) -> None:
+        super().__init__(config)
+        self.endpoint = ChatEndpoint(config)
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatPlanner:
+        return cls(OpenAIConfig.from_mapping(config))
+
+    def request_body(self, observation: Observation) -> bytes:
+        """The request for one step as JSON: ``tools`` first, then the rest with sorted keys, so the same
+        episode state always gives the same bytes; each tool's JSON is encoded once (``_tool_json``), and
+        each tools list joined once (``_tools``)."""
+        rest = {
+            "model": self.config.model, "messages": chat_messages(observation.query, observation.history, observation.context),
+            "tool_choice": self.config.tool_choice, "stream": False, **self.config.body,
+        }
+        if "tools" in rest:  # extra_body overrides the tools
+            return encode(rest)
+        return b"".join((b'{"tools":[', self._tools(observation.tools).encoded, b"],", memoryview(encode(rest))[1:]))
+
+    async def _complete(self, observation: Observation) -> Completion:
+        return await self.endpoint.complete(self.request_body(observation))

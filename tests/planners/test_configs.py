@@ -105,8 +105,8 @@ DOCUMENTED = {  # every key of kind openai (README "Planners and vLLM") with the
 def test_every_documented_key_is_in_each_model_config_with_its_default(name: str) -> None:
     config = planner_config(name)
     assert set(config) == KEYS and set(config["vllm"]) == VLLM_KEYS
-    assert set(config["sampling"]) == {"temperature", "top_p", "seed", "max_tokens", "presence_penalty",
-                                       "frequency_penalty", "stop"}
+    assert set(config["sampling"]) == {"temperature", "top_p", "seed", "max_tokens", "max_completion_tokens",
+                                       "presence_penalty", "frequency_penalty", "stop"}
     for key, default in DOCUMENTED.items():
         section, _, inner = key.rpartition(".")
         assert (config[section] if section else config)[inner] == default, key

@@ -4,6 +4,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from planners.base import ContextOverflow, InfraError, Planner, PlannerAction
+from planners.litellm_planner import LiteLLMPlanner
 from planners.noisy import NoisyOraclePlanner
 from planners.openai_compat import OpenAICompatPlanner, OpenAIConfig
 from planners.reference import NoopPlanner, OraclePlanner
@@ -13,6 +14,7 @@ REFERENCE_PLANNERS: dict[str, type[Planner]] = {"oracle": OraclePlanner, "noop":
 PLANNER_KINDS: dict[str, Callable[[Mapping[str, Any]], Planner]] = {
     **{kind: (lambda config, cls=cls: cls()) for kind, cls in REFERENCE_PLANNERS.items()},
     "openai": OpenAICompatPlanner.from_config,
+    "litellm": LiteLLMPlanner.from_config,  # imports litellm (an optional extra) only when built
     "noisy_oracle": NoisyOraclePlanner.from_config,
     "replay": ReplayPlanner.from_config,
 }
@@ -28,6 +30,6 @@ def build_planner(config: Mapping[str, Any]) -> Planner:
 
 
 __all__ = [
-    "ContextOverflow", "InfraError", "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner",
+    "ContextOverflow", "InfraError", "LiteLLMPlanner", "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner",
     "PLANNER_KINDS", "Planner", "PlannerAction", "REFERENCE_PLANNERS", "ReplayPlanner", "build_planner",
 ]

@@ -88,6 +88,18 @@ def axes_text(config: dict[str, Any]) -> str:
                    for axis, default in AXIS_DEFAULTS.items() if lists[axis] != default)
 
 
+def refined_conditions(config: dict[str, Any]) -> list[str]:
+    """The condition labels of a (recorded) sweep's cells: each condition under each action-space variant
+    (a dense variant whose model folder is gone since is still named by its label)."""
+    try:
+        found = variants(config)
+    except SweepConfigError:
+        lists = axis_lists(config)
+        found = [Variant(str(m), int(n), bool(r), str(a)) for m in lists["method"] for n in lists["top_n"]
+                 for r in lists["repair"] for a in lists["ablations"]]
+    return [condition_label(str(c), v) for c in config["conditions"] for v in found]
+
+
 def variants(config: dict[str, Any]) -> list[Variant]:
     """Every action-space variant of the grid, checked (one line naming the key), each once."""
     retrieval = config.get("retrieval") or {}
@@ -302,8 +314,8 @@ def plan_sweep(cfg: DictConfig) -> Plan:
         if name not in config["planners"]:
             raise SweepConfigError(f"planner.{name}: overrides a planner that is not in the sweep")
     seeds = check_numbers(config)
-    refined = [condition_label(str(condition), variant) for condition in config["conditions"]
-               for variant in variants(config)]  # each condition under each action-space variant
+    variants(config)  # checked: one line naming the key
+    refined = refined_conditions(config)  # each condition under each action-space variant
     try:
         chosen = selection(config)
     except SelectionError as exc:

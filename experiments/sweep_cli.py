@@ -30,6 +30,7 @@ from experiments.selection import describe as describe_selection
 from experiments.sweep import (
     GRID_KEYS,
     axes_text,
+    refined_conditions,
     Plan,
     SweepConfigError,
     check_local_resources,
@@ -256,7 +257,7 @@ def report_scope(store: ResultsStore, *, sweep: str | None = None, everything: b
 def _recorded_rows(store: ResultsStore, config: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
     """A recorded sweep's rows: its cells, and for a quick run (limit=, task_ids=) only its tasks."""
     cells = {(str(p), str(sp), str(c), int(seed)) for p in config["planners"] for sp in config["splits"]
-             for c in config["conditions"] for seed in config["seeds"]}
+             for c in refined_conditions(config) for seed in config["seeds"]}
     rows = [r for r in store.rows(**where) if record_key(r)[:4] in cells]
     selected = config.get("selected")  # a quick run (limit=, task_ids=): only the episodes it chose
     if not selected:

@@ -138,3 +138,20 @@ def test_studies_pair_each_ablation_with_its_own_baseline() -> None:
     assert ablation["baseline"] == "both.bm25-n10" and ablation["episodes"] == 10
     assert ablation["rows"]["memory"]["difference"] == -100.0 and ablation["rows"]["basic"]["difference"] == 0.0
     assert ablation["rows"]["memory"]["b_only"] == 4
+
+
+def test_mobilepa_report_finds_the_variant_cells_of_the_latest_sweep(swept, capsys) -> None:
+    from experiments.sweep_cli import report_main, report_scope
+
+    tmp, _ = swept
+    store = ResultsStore(tmp / "results.db")
+    try:
+        rows, about = report_scope(store)
+    finally:
+        store.close()
+    assert sorted({r["condition"] for r in rows}) == sorted(CELLS) and len(rows) == 4 * 34
+    assert "retrieval.top_n 5,15" in about
+    assert report_main(["--store", str(tmp / "results.db"), "--out", str(tmp / "again")]) == 0
+    out = capsys.readouterr().out
+    assert "retrieval curve oracle/handwritten/both (bm25): N=5 100.0" in out
+    assert "ablation memory_off on oracle/handwritten/both.bm25-n15" in out

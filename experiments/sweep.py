@@ -59,6 +59,7 @@ from experiments.cost import share_gpu_seconds, with_costs
 from experiments.provenance import cell_provenance, now
 from experiments.store import ResultsStore, StoreError, file_sha256, record_key
 from experiments.units import CONDITIONS, Cell, WorkerGC, WorkUnit, resolve_factory, run_unit
+from planners import MODEL_KINDS
 from planners.openai_compat import OpenAIConfig
 from sandbox.conditions import Variant, condition_label, expand, split_label
 from sandbox.suite import TASK_DIR, load_split, task_path
@@ -209,9 +210,14 @@ def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]]
     return cfg
 
 
-OPERATIONAL_KEYS = frozenset({"base_url", "api_key", "api_key_env", "concurrency", "timeouts", "retries", "price"})
+OPERATIONAL_KEYS = frozenset({"base_url", "api_key", "api_key_env", "concurrency", "timeouts", "retries", "price",
+                              "rate_limits"})
 """Planner keys that say how its endpoint is reached (or what its tokens cost), not what an episode's result
 is: pointing a planner at another server, retrying it differently or pricing it keeps its stored results."""
+LATER_KEYS = frozenset({"reasoning_effort", "drop_params"})
+LATER_SAMPLING_KEYS = frozenset({"max_completion_tokens"})
+"""Planner keys added after stores were first written: left out of a cell's settings while null (not sent),
+so cells stored before them keep matching."""
 OPERATIONAL_VLLM_KEYS = frozenset({"gpus", "python", "module", "env", "log_dir", "startup_timeout_s",
                                    "stop_timeout_s", "poll_interval_s"})
 
@@ -232,6 +238,10 @@ class Plan:
         server's parser and arguments...), without the keys that only say how its endpoint is reached
         (``OPERATIONAL_KEYS``). The store keeps them per cell and refuses to mix results of others."""
         planner = {k: v for k, v in cell.planner_config.items() if k not in OPERATIONAL_KEYS}
+        planner = {k: v for k, v in planner.items() if not (k in LATER_KEYS and v is None)}
+        if isinstance(planner.get("sampling"), dict):
+            planner["sampling"] = {k: v for k, v in planner["sampling"].items()
+                                   if not (k in LATER_SAMPLING_KEYS and v is None)}
         if isinstance(planner.get("vllm"), dict):
             planner["vllm"] = {k: v for k, v in planner["vllm"].items() if k not in OPERATIONAL_VLLM_KEYS}
         settings = {"t_max": cell.t_max, "condition": cell.condition,
@@ -484,7 +494,7 @@ def with_base_urls(cells: list[Cell], urls: dict[str, str]) -> list[Cell]:
 
 
 def endpoint_shares(units: list[WorkUnit], threads: int, max_in_flight: int | None) -> dict[str, tuple[int, int]]:
-    """planner -> (units of it in flight at once, requests in flight per unit) for OpenAI-kind planners.
+    """planner -> (units of it in flight at once, requests in flight per unit) for model planners.
 
     A planner's ``concurrency`` is the limit of its endpoint across the whole cluster: at most
     k = min(concurrency, worker threads, max_in_flight, its units) of its units are in flight at once
@@ -495,7 +505,7 @@ def endpoint_shares(units: list[WorkUnit], threads: int, max_in_flight: int | No
     counts: Counter[str] = Counter()
     for unit in units:
         config = unit.cell.planner_config
-        if config.get("kind") == "openai":
+        if config.get("kind") in MODEL_KINDS:
             counts[unit.cell.planner] += 1
             own = int(config.get("concurrency") or OpenAIConfig.concurrency)
             limits[unit.cell.planner] = min(limits.get(unit.cell.planner, own), own)
@@ -506,9 +516,14 @@ def endpoint_shares(units: list[WorkUnit], threads: int, max_in_flight: int | No
     return shares
 
 
-def _share(cell: Cell, per_unit: int) -> Cell:
-    return dataclasses.replace(cell, planner_config={**cell.planner_config, "concurrency": per_unit},
-                               concurrency=min(cell.concurrency, per_unit))
+def _share(cell: Cell, at_once: int, per_unit: int) -> Cell:
+    """A unit's share of its planner's endpoint: ``per_unit`` requests in flight and 1/``at_once`` of its
+    rate limits (units of the planner in flight at once each hold their own client)."""
+    config = {**cell.planner_config, "concurrency": per_unit}
+    if isinstance(config.get("rate_limits"), dict):
+        config["rate_limits"] = {k: v if v is None else max(1, int(v) // at_once)
+                                 for k, v in config["rate_limits"].items()}
+    return dataclasses.replace(cell, planner_config=config, concurrency=min(cell.concurrency, per_unit))
 
 
 def check_local_resources(plan: Plan) -> None:
@@ -635,7 +650,7 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
             by_label = {c.label: c for c in plan.cells}
             shares = endpoint_shares([dataclasses.replace(u, cell=by_label[u.cell.label]) for u in units],
                                      slots(dask), config.get("max_in_flight"))
-            cells = {label_: _share(c, shares[c.planner][1]) if c.planner in shares else c
+            cells = {label_: _share(c, *shares[c.planner]) if c.planner in shares else c
                      for label_, c in by_label.items()}
             units = [dataclasses.replace(u, cell=cells[u.cell.label]) for u in units]
 

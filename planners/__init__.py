@@ -18,6 +18,8 @@ PLANNER_KINDS: dict[str, Callable[[Mapping[str, Any]], Planner]] = {
     "noisy_oracle": NoisyOraclePlanner.from_config,
     "replay": ReplayPlanner.from_config,
 }
+MODEL_KINDS = ("openai", "litellm")
+"""Kinds that call a model endpoint: their ``concurrency`` and ``rate_limits`` hold across a sweep's cluster."""
 
 
 def build_planner(config: Mapping[str, Any]) -> Planner:
@@ -30,6 +32,6 @@ def build_planner(config: Mapping[str, Any]) -> Planner:
 
 
 __all__ = [
-    "ContextOverflow", "InfraError", "LiteLLMPlanner", "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner",
+    "ContextOverflow", "InfraError", "LiteLLMPlanner", "MODEL_KINDS", "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner",
     "PLANNER_KINDS", "Planner", "PlannerAction", "REFERENCE_PLANNERS", "ReplayPlanner", "build_planner",
 ]

@@ -201,3 +201,25 @@ def test_the_booked_tokens_become_the_reply_s_usage() -> None:
             assert [t for _, t in limiter._sent] == [usage["prompt_tokens"] + usage["completion_tokens"]]
 
     asyncio.run(go())
+
+
+class _EmptyStore:
+    def finished_keys(self) -> set:
+        return set()
+
+
+def test_a_sweep_divides_a_planner_s_rate_limits_among_its_units_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
+    from experiments import sweep
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    plan = plan_sweep(load_config(*parse_args(["planner=openai_gpt4o_mini,oracle", "split=handwritten", "unit_size=8"])))
+    units = sweep.pending_units(plan, _EmptyStore())[0]
+    shares = sweep.endpoint_shares(units, threads=4, max_in_flight=None)
+    assert shares == {"openai_gpt4o_mini": (4, 4)}  # 4 units at once, 4 requests each: 16 in flight at most
+    cell = next(c for c in plan.cells if c.planner == "openai_gpt4o_mini")
+    shared = sweep._share(cell, *shares["openai_gpt4o_mini"])
+    assert shared.planner_config["rate_limits"] == {"requests_per_minute": 125, "tokens_per_minute": 50_000}
+    assert shared.planner_config["concurrency"] == 4
+    settings = plan.settings(cell)["planner"]  # how the endpoint is used decides no result
+    assert "rate_limits" not in settings and "reasoning_effort" not in settings  # null: as stored before the key
+    assert settings["sampling"]["max_completion_tokens"] == 1024

@@ -217,3 +217,36 @@ def test_logging_again_adds_no_second_input_or_assessment(swept, client: Client)
         assert len(run.inputs.dataset_inputs) == 1
         for trace in mlflow.search_traces(locations=[experiment.experiment_id], run_id=run.info.run_id):
             assert len([a for a in trace.info.assessments if a.name == "verdict"]) == 1
+
+
+def test_a_served_priced_model_gets_tokens_money_and_gpu_seconds(tmp_path: Path) -> None:
+    """The sweep starts a (scripted) vLLM server on a GPU worker: its replies report tokens, the price in the
+    planner config turns them into USD, and the server's up time × GPUs reaches the rows as GPU-seconds."""
+    from tests.cluster.test_vllm_services import PLANNER, _args
+
+    args = [*_args(tmp_path, "tracking=none", "limit=4"), f"planner.{PLANNER}.price.prompt=1.0",
+            f"planner.{PLANNER}.price.completion=4.0"]
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0",
+                      resources={"GPU": 1}) as cluster, Client(cluster) as dask:
+        outcome = run_sweep(load_config(*parse_args(args)), client=dask)
+    assert outcome.ran == 4 and not outcome.gaps
+    usage = outcome.plan.config["services_usage"][PLANNER]
+    assert usage["gpus"] == 1 and usage["gpu_s"] == pytest.approx(usage["up_s"]) and usage["up_s"] > 0
+    store = ResultsStore(tmp_path / "results.db")
+    try:
+        rows = store.rows()
+        records = store.provenance()
+    finally:
+        store.close()
+    (pid,) = {r["provenance_id"] for r in rows}
+    assert records[pid]["gpu_s"] == pytest.approx(usage["gpu_s"])  # one cell: the whole server's time
+    assert records[pid]["planner_config"]["base_url"].startswith("http://127.0.0.1:")  # the started server
+    assert all(r["prompt_tokens"] and r["completion_tokens"] for r in rows)
+    costed = with_costs(rows, records)
+    expected = sum(r["prompt_tokens"] * 1.0 + r["completion_tokens"] * 4.0 for r in rows) / 1e6
+    assert sum(r["cost_usd"] for r in costed) == pytest.approx(expected)
+    assert sum(r["gpu_s"] for r in costed) == pytest.approx(usage["gpu_s"])
+    (_, tables), = sections(leaderboard(costed))
+    title, header, (line,) = tables[-1]
+    assert title.startswith("Cost") and line[header.index("USD/cell")] != "–"
+    assert line[header.index("GPU-s/cell")] == f"{usage['gpu_s']:.0f}"

@@ -73,7 +73,9 @@ def describe_plan(plan: Plan) -> list[str]:
     lines.append("endpoints:")
     for name, cell in {c.planner: c for c in plan.cells}.items():
         planner = cell.planner_config
-        if planner.get("kind") != "openai":
+        if planner.get("kind") == "litellm":
+            where = f"LiteLLM, model {planner.get('model')} at {planner.get('base_url') or 'the provider'}"
+        elif planner.get("kind") != "openai":
             where = f"in process ({planner.get('kind')}, no endpoint)"
         elif needs_server(planner):
             gpus = (planner.get("vllm") or {}).get("gpus") or 1

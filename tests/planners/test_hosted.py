@@ -223,3 +223,17 @@ def test_a_sweep_divides_a_planner_s_rate_limits_among_its_units_in_flight(monke
     settings = plan.settings(cell)["planner"]  # how the endpoint is used decides no result
     assert "rate_limits" not in settings and "reasoning_effort" not in settings  # null: as stored before the key
     assert settings["sampling"]["max_completion_tokens"] == 1024
+
+
+def test_a_dry_run_names_each_hosted_endpoint(tmp_path: Any, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from experiments.sweep_cli import sweep_main
+
+    monkeypatch.setitem(__import__("sys").modules, "litellm", object())  # built, never called
+    code = sweep_main(["--dry-run", "planner=openai_gpt4o_mini,hosted_litellm", "split=handwritten",
+                       "planner.hosted_litellm.model=anthropic/some-model", f"store={tmp_path / 'results.db'}"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "openai_gpt4o_mini: https://api.openai.com/v1 (model gpt-4o-mini)" in out
+    assert "hosted_litellm: LiteLLM, model anthropic/some-model at the provider" in out
+    assert list(tmp_path.iterdir()) == []

@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-faults test-vllm clean ui
+.PHONY: install run test lint test-faults test-vllm clean ui
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,lint]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -23,6 +23,13 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest
+
+# ruff (the rule set and its ignores are in pyproject.toml), ruff's formatter as a check, and mypy
+# over the packages (non-strict). `$(BIN)/ruff format .` applies the formatting.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # The wheel as a user installs it: built, installed with its dependencies into a fresh venv in a temp
 # folder, then `mobilepa run planner=oracle split=mini` and a sweep of a user's own planner config run
@@ -73,4 +80,4 @@ ui: $(STAMP)
 	$(BIN)/mlflow ui --backend-store-uri sqlite:///outputs/mlflow.db
 
 clean:
-	rm -rf $(VENV) outputs .pytest_cache .hypothesis
+	rm -rf $(VENV) outputs .pytest_cache .hypothesis .ruff_cache .mypy_cache

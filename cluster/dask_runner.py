@@ -10,6 +10,7 @@ attempts, and a lost scheduler (or no worker at all for too long) ends it, sayin
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import itertools
 import math
@@ -39,23 +40,28 @@ class ClusterConfigError(ValueError):
     """The cluster config cannot build a cluster; raised before any work is submitted."""
 
 
-def _optional(module: str, package: str, kind: str) -> Any:
+def _optional(module: str, package: str, kind: str | None) -> Any:
     """Import a deployment backend only when its cluster kind is chosen."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise ClusterConfigError(
             f"cluster.kind={kind} needs the {package!r} package ({exc}); install it with "
-            f"`.venv/bin/pip install {package}` or choose cluster=local / cluster=address") from None
+            f"`.venv/bin/pip install {package}` or choose cluster=local / cluster=address"
+        ) from None
 
 
-def config_number(value: Any, key: str, *, integer: bool = True, minimum: float = 1,
-                  maximum: float | None = None) -> Any:
+def config_number(
+    value: Any, key: str, *, integer: bool = True, minimum: float = 1, maximum: float | None = None
+) -> Any:
     """``value`` when it is a number of the right type and range, else ValueError naming ``key``: Hydra
     passes ``1.5``, ``abc`` or ``true`` on as they are, and none of them may become a silent integer."""
     kind = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kind) or (isinstance(value, float)
-                                                                  and not math.isfinite(value)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, kind)
+        or (isinstance(value, float) and not math.isfinite(value))
+    ):
         raise ValueError(f"{key}: {'an integer' if integer else 'a number'} is required, got {value!r}")
     if value < minimum or (maximum is not None and value > maximum):
         bound = f"at least {minimum}" if maximum is None else f"between {minimum} and {maximum}"
@@ -71,7 +77,8 @@ def connect_timeout_s(config: Mapping[str, Any]) -> float:
         seconds = float(parse_timedelta(value, default="s"))
     except (TypeError, ValueError, KeyError):  # KeyError: an unknown unit
         raise ClusterConfigError(
-            f"cluster.connect_timeout: a duration such as 30s is required, got {value!r}") from None
+            f"cluster.connect_timeout: a duration such as 30s is required, got {value!r}"
+        ) from None
     if not seconds > 0:
         raise ClusterConfigError(f"cluster.connect_timeout: must be positive, got {value!r}")
     return seconds
@@ -83,8 +90,12 @@ def check_cluster(config: Mapping[str, Any]) -> None:
     kind = config.get("kind")
     if kind not in CLUSTER_KINDS:
         raise ClusterConfigError(f"cluster.kind: unknown kind {kind!r}; known: {', '.join(CLUSTER_KINDS)}")
-    counts = {"local": ("n_workers", "threads_per_worker"), "kubernetes": ("n_workers",), "slurm": ("jobs",),
-              "address": ()}[kind]
+    counts = {
+        "local": ("n_workers", "threads_per_worker"),
+        "kubernetes": ("n_workers",),
+        "slurm": ("jobs",),
+        "address": (),
+    }[kind]
     try:
         for key in counts:
             config_number(config.get(key), f"cluster.{key}")
@@ -109,17 +120,20 @@ def check_reachable(config: Mapping[str, Any]) -> None:
         scheme, location = parse_address(address)
         host, port = parse_host_port(location, default_port=8786)
     except (TypeError, ValueError) as exc:
-        raise ClusterConfigError(f"cluster.address: {address!r} is not a scheduler address ({exc}); "
-                                 "e.g. tcp://host:8786") from None
+        raise ClusterConfigError(
+            f"cluster.address: {address!r} is not a scheduler address ({exc}); e.g. tcp://host:8786"
+        ) from None
     if scheme not in ("tcp", "tls"):
         return
     try:
         with socket.create_connection((host, port), timeout=min(connect_timeout_s(config), 10.0)):
             pass
     except OSError as exc:
-        raise ClusterConfigError(f"cluster.address: no Dask scheduler answers at {address} "
-                                 f"({exc.strerror or type(exc).__name__}); start one with `dask scheduler`, "
-                                 "or fix the address") from None
+        raise ClusterConfigError(
+            f"cluster.address: no Dask scheduler answers at {address} "
+            f"({exc.strerror or type(exc).__name__}); start one with `dask scheduler`, "
+            "or fix the address"
+        ) from None
 
 
 def _cluster(config: Mapping[str, Any], allowed_failures: int | None) -> tuple[Any, str]:
@@ -130,11 +144,17 @@ def _cluster(config: Mapping[str, Any], allowed_failures: int | None) -> tuple[A
         # episodes that was a tenth of a worker's CPU. Off unless asked for (the dashboard's profile page).
         # A worker holds only the units it runs (saturation 1.0, Dask's default 1.1 queues one more on a
         # one-thread worker): a unit that kills its worker then takes no waiting unit's attempt with it.
-        with dask.config.set({"distributed.worker.profile.enabled": bool(config.get("worker_profile", False)),
-                              "distributed.scheduler.worker-saturation": 1.0}):
+        with dask.config.set(
+            {
+                "distributed.worker.profile.enabled": bool(config.get("worker_profile", False)),
+                "distributed.scheduler.worker-saturation": 1.0,
+            }
+        ):
             cluster = LocalCluster(
-                n_workers=int(config["n_workers"]), threads_per_worker=int(config["threads_per_worker"]),
-                processes=bool(config["processes"]), dashboard_address=config.get("dashboard_address"),
+                n_workers=int(config["n_workers"]),
+                threads_per_worker=int(config["threads_per_worker"]),
+                processes=bool(config["processes"]),
+                dashboard_address=config.get("dashboard_address"),
                 resources=worker_resources(config),
                 scheduler_kwargs={} if allowed_failures is None else {"allowed_failures": allowed_failures},
             )
@@ -238,10 +258,16 @@ def _workers(client: Client) -> int | None:
 
 
 def stream_units(
-    client: Client, fn: Callable[[U], list[dict[str, Any]]], units: Iterable[U], *,
-    key_of: Callable[[U], str], on_result: Callable[[U, list[dict[str, Any]]], list[U]],
-    max_in_flight: int | None = None, max_attempts: int = 3,
-    group_of: Callable[[U], str] | None = None, group_limits: Mapping[str, int] | None = None,
+    client: Client,
+    fn: Callable[[U], list[dict[str, Any]]],
+    units: Iterable[U],
+    *,
+    key_of: Callable[[U], str],
+    on_result: Callable[[U, list[dict[str, Any]]], list[U]],
+    max_in_flight: int | None = None,
+    max_attempts: int = 3,
+    group_of: Callable[[U], str] | None = None,
+    group_limits: Mapping[str, int] | None = None,
     no_worker_timeout_s: float = 120.0,
 ) -> StreamOutcome:
     """Run ``fn`` over ``units`` on the cluster, at most ``max_in_flight`` at a time (default 2 × slots).
@@ -286,16 +312,20 @@ def stream_units(
     def next_group() -> str | None:
         best: str | None = None
         for group, queue in queues.items():
-            if queue and in_flight.get(group, 0) < limits.get(group, limit) and (
-                    best is None or queue[0][0] < queues[best][0][0]):
+            if (
+                queue
+                and in_flight.get(group, 0) < limits.get(group, limit)
+                and (best is None or queue[0][0] < queues[best][0][0])
+            ):
                 best = group
         return best
 
     def fill() -> None:
         while client.status == "running" and len(attempts) < limit and (group := next_group()) is not None:
             _, unit, used = queues[group].popleft()
-            future = client.submit(fn, unit, key=f"unit-{run_id}-{next(serial)}-{_safe(key_of(unit))}-a{used + 1}",
-                                   pure=False, retries=0)
+            future = client.submit(
+                fn, unit, key=f"unit-{run_id}-{next(serial)}-{_safe(key_of(unit))}-a{used + 1}", pure=False, retries=0
+            )
             attempts[future] = (unit, used, group)
             in_flight[group] = in_flight.get(group, 0) + 1
 
@@ -324,12 +354,24 @@ def stream_units(
                 enqueue(unit, used, first=True)
                 outcome.resubmitted += 1
             elif isinstance(error, KilledWorker):
-                outcome.failures.append(UnitFailure(key_of(unit), used, (
-                    f"KilledWorker: its worker died {used} times (as in a crash or an OOM kill); the last was "
-                    f"{getattr(error.last_worker, 'address', error.last_worker)}")))
+                outcome.failures.append(
+                    UnitFailure(
+                        key_of(unit),
+                        used,
+                        (
+                            f"KilledWorker: its worker died {used} times (as in a crash or an OOM kill); the last was "
+                            f"{getattr(error.last_worker, 'address', error.last_worker)}"
+                        ),
+                    )
+                )
             else:
-                outcome.failures.append(UnitFailure(
-                    key_of(unit), used, f"{type(error).__name__}: {error}" if error is not None else future.status))
+                outcome.failures.append(
+                    UnitFailure(
+                        key_of(unit),
+                        used,
+                        f"{type(error).__name__}: {error}" if error is not None else future.status,  # type: ignore[arg-type]
+                    )
+                )
         future.release()
 
     for unit in units:
@@ -341,10 +383,9 @@ def stream_units(
             outcome.lost = f"lost the Dask scheduler at {address}: the client gave up reconnecting to it"
             break
         if attempts:
-            try:
+            # none finished yet, or the scheduler connection was lost
+            with contextlib.suppress(TimeoutError, CancelledError):
                 wait(list(attempts), timeout=POLL_S, return_when="FIRST_COMPLETED")
-            except (TimeoutError, CancelledError):  # none finished yet, or the scheduler connection was lost
-                pass
         else:
             time.sleep(POLL_S / 10)  # units queued while the scheduler connection is being restored
         done = [f for f in attempts if f.done()]  # in the order they were submitted
@@ -355,8 +396,10 @@ def stream_units(
         elif client.status == "running" and _workers(client) == 0:
             idle_since = idle_since or time.monotonic()
             if time.monotonic() - idle_since > no_worker_timeout_s:
-                outcome.lost = (f"no Dask worker at {address} for {no_worker_timeout_s:g} s "
-                                "(cluster.no_worker_timeout_s) with units still to run")
+                outcome.lost = (
+                    f"no Dask worker at {address} for {no_worker_timeout_s:g} s "
+                    "(cluster.no_worker_timeout_s) with units still to run"
+                )
                 break
         else:
             idle_since = None

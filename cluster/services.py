@@ -92,8 +92,9 @@ def service_specs(configs: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Serv
         spec = ServiceSpec.from_config(planner, config)
         if planner in specs and specs[planner] != spec:
             differs = next(k for k in SERVER_KEYS if specs[planner].config.get(k) != spec.config.get(k))
-            raise ServiceConfigError(f"planner.{planner}.{differs}: differs between the sweep's cells, "
-                                     "but they share one vLLM server")
+            raise ServiceConfigError(
+                f"planner.{planner}.{differs}: differs between the sweep's cells, but they share one vLLM server"
+            )
         specs[planner] = spec
     return list(specs.values())
 
@@ -121,23 +122,29 @@ def place(specs: Sequence[ServiceSpec], workers: Mapping[str, Mapping[str, Any]]
     for spec in sorted(specs, key=lambda s: -s.gpus):
         fits = [a for a in capacity if capacity[a] - used[a] >= spec.gpus]
         if not fits:
-            others = f" besides the servers of {', '.join(taken)}" if taken and any(
-                c >= spec.gpus for c in capacity.values()) else ""
+            others = (
+                f" besides the servers of {', '.join(taken)}"
+                if taken and any(c >= spec.gpus for c in capacity.values())
+                else ""
+            )
             raise ServiceConfigError(
                 f"planner.{spec.planner}.base_url: null and no worker offers resources {RESOURCE}={spec.gpus}"
                 f"{others}; give a base URL or a GPU worker (planner.{spec.planner}.base_url=http://host:port/v1, "
                 f"or cluster.resources={{{RESOURCE}:{spec.gpus}}} locally, `dask worker ... --resources "
-                f"{RESOURCE}={spec.gpus}` elsewhere)")
+                f"{RESOURCE}={spec.gpus}` elsewhere)"
+            )
         address = min(fits, key=lambda a: (capacity[a] - used[a], a))
-        placements[spec.planner] = Placement(address, worker_host(address),
-                                             tuple(range(used[address], used[address] + spec.gpus)))
+        placements[spec.planner] = Placement(
+            address, worker_host(address), tuple(range(used[address], used[address] + spec.gpus))
+        )
         used[address] += spec.gpus
         taken.append(spec.planner)
     return placements
 
 
-def wait_for_placement(client: Client, specs: Sequence[ServiceSpec], wait_s: float = 0.0,
-                       poll_s: float = 1.0) -> dict[str, Placement]:
+def wait_for_placement(
+    client: Client, specs: Sequence[ServiceSpec], wait_s: float = 0.0, poll_s: float = 1.0
+) -> dict[str, Placement]:
     """``place`` on the workers the scheduler knows, waiting up to ``wait_s`` for suitable ones to join
     (SLURM or Kubernetes workers start after the driver)."""
     deadline = time.monotonic() + wait_s
@@ -169,14 +176,16 @@ class VLLMService:
     """The Dask Actor that owns one vLLM server on its worker. ``start`` and ``stop`` are coroutines, so
     they run on the worker's event loop side by side: a ``stop`` sent during a long start-up kills it."""
 
-    def __init__(self, planner: str, config: Mapping[str, Any], host: str, devices: Sequence[int],
-                 log_path: str | None = None) -> None:
+    def __init__(
+        self, planner: str, config: Mapping[str, Any], host: str, devices: Sequence[int], log_path: str | None = None
+    ) -> None:
         """``log_path``: the driver's choice of log file (None: in the worker's local directory)."""
         vllm = dict(config.get("vllm") or {})
         gpus = int(vllm.get("gpus", 1))
         serve_args = [str(a) for a in vllm.get("serve_args") or []]
-        if gpus > 1 and not any(a in ("--tensor-parallel-size", "-tp") or a.startswith("--tensor-parallel-size=")
-                                for a in serve_args):
+        if gpus > 1 and not any(
+            a in ("--tensor-parallel-size", "-tp") or a.startswith("--tensor-parallel-size=") for a in serve_args
+        ):
             serve_args += ["--tensor-parallel-size", str(gpus)]
         env = {str(k): str(v) for k, v in (vllm.get("env") or {}).items()}
         env.setdefault("CUDA_VISIBLE_DEVICES", _visible_devices(devices))
@@ -190,11 +199,17 @@ class VLLMService:
         self.planner = planner
         self._stopped = False
         self.server = VLLMServer(
-            {**config, "vllm": {**vllm, "serve_args": serve_args}}, python=str(vllm.get("python") or sys.executable),
-            env=env, log_path=log, run_dir=own_dir, module=str(vllm.get("module") or API_SERVER_MODULE), host=host,
+            {**config, "vllm": {**vllm, "serve_args": serve_args}},
+            python=str(vllm.get("python") or sys.executable),
+            env=env,
+            log_path=log,
+            run_dir=own_dir,
+            module=str(vllm.get("module") or API_SERVER_MODULE),
+            host=host,
             startup_timeout=float(vllm.get("startup_timeout_s") or 900.0),
             stop_timeout=float(vllm.get("stop_timeout_s") or 30.0),
-            poll_interval=float(vllm.get("poll_interval_s") or 1.0), die_with_parent=True,
+            poll_interval=float(vllm.get("poll_interval_s") or 1.0),
+            die_with_parent=True,
         )
         weakref.finalize(self, _stop_quietly, self.server)  # released actor or exiting worker: no orphan
 
@@ -247,14 +262,23 @@ def log_file(spec: ServiceSpec, log_dir: Path | None) -> str | None:
     folder = (spec.config.get("vllm") or {}).get("log_dir") or log_dir
     if folder is None:
         return None
-    return str(Path(folder).resolve() / f"vllm-{_safe(spec.planner)}-{time.strftime('%Y%m%d-%H%M%S')}-"
-                                        f"{uuid.uuid4().hex[:6]}.log")
+    return str(
+        Path(folder).resolve() / f"vllm-{_safe(spec.planner)}-{time.strftime('%Y%m%d-%H%M%S')}-"
+        f"{uuid.uuid4().hex[:6]}.log"
+    )
 
 
 @contextmanager
-def vllm_services(client: Client, specs: Sequence[ServiceSpec], *, wait_s: float = 0.0,
-                  create_timeout_s: float = 120.0, log_dir: Path | None = None, heartbeat_s: float = 60.0,
-                  say: Callable[[str], None] = _say) -> Iterator[dict[str, Service]]:
+def vllm_services(
+    client: Client,
+    specs: Sequence[ServiceSpec],
+    *,
+    wait_s: float = 0.0,
+    create_timeout_s: float = 120.0,
+    log_dir: Path | None = None,
+    heartbeat_s: float = 60.0,
+    say: Callable[[str], None] = _say,
+) -> Iterator[dict[str, Service]]:
     """Start a server per spec (all at once) and yield them by planner; stop them all on leaving, also on
     an error or an interrupt. Placement problems raise ``ServiceConfigError`` before anything starts;
     a server that fails to start raises ``ServerStartupError`` naming the planner, with its log tail.
@@ -273,12 +297,24 @@ def vllm_services(client: Client, specs: Sequence[ServiceSpec], *, wait_s: float
             path = log_file(spec, log_dir)
             logs[spec.planner] = path or "the worker's local directory"
             gpus = ",".join(map(str, where.devices))
-            say(f"vLLM for {spec.planner}: starting {spec.config.get('model')} on worker {where.worker} "
-                f"(GPU {gpus}); log {logs[spec.planner]}")
+            say(
+                f"vLLM for {spec.planner}: starting {spec.config.get('model')} on worker {where.worker} "
+                f"(GPU {gpus}); log {logs[spec.planner]}"
+            )
             futures[spec.planner] = client.submit(
-                VLLMService, spec.planner, dict(spec.config), where.host, where.devices, path, actor=True,
-                workers=[where.worker], allow_other_workers=False, resources=spec.resources, pure=False,
-                key=f"vllm-service-{_safe(spec.planner)}-{uuid.uuid4().hex[:8]}")
+                VLLMService,
+                spec.planner,
+                dict(spec.config),
+                where.host,
+                where.devices,
+                path,
+                actor=True,
+                workers=[where.worker],
+                allow_other_workers=False,
+                resources=spec.resources,
+                pure=False,
+                key=f"vllm-service-{_safe(spec.planner)}-{uuid.uuid4().hex[:8]}",
+            )
         began = time.monotonic()
         for planner, future in futures.items():
             actors[planner] = future.result(timeout=create_timeout_s)
@@ -290,16 +326,22 @@ def vllm_services(client: Client, specs: Sequence[ServiceSpec], *, wait_s: float
                     info = started.result(timeout=heartbeat_s)
                     break
                 except TimeoutError:
-                    say(f"vLLM for {planner}: still starting after {time.monotonic() - began:.0f} s "
-                        f"(log {logs[planner]})")
+                    say(
+                        f"vLLM for {planner}: still starting after {time.monotonic() - began:.0f} s "
+                        f"(log {logs[planner]})"
+                    )
                 except ServerStartupError as exc:
-                    raise ServerStartupError(f"planner.{planner}: vLLM server on worker "
-                                             f"{placements[planner].worker}: {exc}") from None
+                    raise ServerStartupError(
+                        f"planner.{planner}: vLLM server on worker {placements[planner].worker}: {exc}"
+                    ) from None
             logs[planner] = info["log"]
-            services[planner] = Service(planner, placements[planner].worker, info["base_url"], info["log"],
-                                        int(info["pid"]))
-            say(f"vLLM for {planner}: ready in {time.monotonic() - began:.1f} s at {info['base_url']} "
-                f"(log {info['log']})")
+            services[planner] = Service(
+                planner, placements[planner].worker, info["base_url"], info["log"], int(info["pid"])
+            )
+            say(
+                f"vLLM for {planner}: ready in {time.monotonic() - began:.1f} s at {info['base_url']} "
+                f"(log {info['log']})"
+            )
         yield services
     finally:
         for planner, actor in actors.items():
@@ -309,7 +351,9 @@ def vllm_services(client: Client, specs: Sequence[ServiceSpec], *, wait_s: float
                 log.exception("stopping the vLLM server of %s (log %s)", planner, logs.get(planner))
                 continue
             if ended["exited"] is not None:
-                say(f"vLLM for {planner}: the server had exited with code {ended['exited']} during the sweep; "
-                    f"last {LOG_TAIL_LINES} lines of {ended['log']}:\n{ended['tail']}")
+                say(
+                    f"vLLM for {planner}: the server had exited with code {ended['exited']} during the sweep; "
+                    f"last {LOG_TAIL_LINES} lines of {ended['log']}:\n{ended['tail']}"
+                )
         for future in futures.values():
             future.release()

@@ -9,6 +9,7 @@ user started elsewhere; it only checks readiness.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -73,13 +74,20 @@ def build_command(
     if isinstance(serve_args, str):
         raise ValueError("planner.vllm.serve_args: must be a list of arguments, not a string")
     cmd = [
-        python, "-m", module,
-        "--model", _model(config),
-        "--host", host,
-        "--port", str(port),
-        "--served-model-name", served_model_name(config),
+        python,
+        "-m",
+        module,
+        "--model",
+        _model(config),
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--served-model-name",
+        served_model_name(config),
         "--enable-auto-tool-choice",
-        "--tool-call-parser", str(parser),
+        "--tool-call-parser",
+        str(parser),
     ]
     if vllm_conf.get("chat_template"):
         cmd += ["--chat-template", str(vllm_conf["chat_template"])]
@@ -225,8 +233,12 @@ class VLLMServer:
             command = [self.python, "-c", DIE_WITH_PARENT, str(os.getpid()), *command]
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                env=env, start_new_session=True,
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
             )
 
     def _check_alive(self) -> None:
@@ -242,14 +254,16 @@ class VLLMServer:
     async def _wait_ready(self) -> None:
         try:
             await wait_until_ready(
-                self.base_url, self.model, timeout=self.startup_timeout,
-                poll_interval=self.poll_interval, check_alive=self._check_alive,
+                self.base_url,
+                self.model,
+                timeout=self.startup_timeout,
+                poll_interval=self.poll_interval,
+                check_alive=self._check_alive,
             )
         except TimeoutError as e:
             assert self.log_path is not None
             raise ServerStartupError(
-                f"vLLM server: {e}; last {LOG_TAIL_LINES} lines of {self.log_path}:\n"
-                f"{log_tail(self.log_path)}"
+                f"vLLM server: {e}; last {LOG_TAIL_LINES} lines of {self.log_path}:\n{log_tail(self.log_path)}"
             ) from None
 
     def start(self) -> None:
@@ -304,10 +318,8 @@ class VLLMServer:
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, sig)
-    except ProcessLookupError:
-        pass
 
 
 def group_alive(pgid: int) -> bool:
@@ -367,8 +379,11 @@ class ExistingServer:
         """Raise ``ServerStartupError`` unless the server answers and lists the model in time."""
         try:
             await wait_until_ready(
-                self.base_url, self.model, timeout=self.timeout,
-                poll_interval=self.poll_interval, api_key=self.api_key,
+                self.base_url,
+                self.model,
+                timeout=self.timeout,
+                poll_interval=self.poll_interval,
+                api_key=self.api_key,
             )
         except TimeoutError as e:
             raise ServerStartupError(str(e)) from None
@@ -386,4 +401,3 @@ class ExistingServer:
 
     async def __aexit__(self, *exc_info: object) -> None:
         return None
-

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,7 +87,7 @@ def _inserted_keys(statement: Insert, parameters: Any) -> list[Key] | None:
     """The primary keys an INSERT writes, when its values name them all (else None)."""
     if statement.select is not None or statement._multi_values:
         return None
-    names = [c.key for c in statement.table.primary_key.columns]
+    names = [c.key for c in statement.table.primary_key.columns]  # type: ignore[attr-defined]  # a Table's PrimaryKeyConstraint
     if statement._values:
         given = {k if isinstance(k, str) else k.key: v for k, v in statement._values.items()}
         if not all(isinstance(given.get(n), BindParameter) for n in names):
@@ -110,7 +111,7 @@ def _rows_nameable(statement: Any, parameters: Any) -> bool:
     if isinstance(statement, Update):
         changed = {k if isinstance(k, str) else k.key for k in statement._values or ()}
         changed |= set(parameters or ())
-        if changed & {c.key for c in statement.table.primary_key.columns}:
+        if changed & {c.key for c in statement.table.primary_key.columns}:  # type: ignore[attr-defined]  # a Table's PrimaryKeyConstraint
             return False
     return True
 
@@ -169,7 +170,7 @@ StateDiff = dict[str, TableDiff]
 
 def start_journal(conn: Connection) -> None:
     """Make the current state D_0 (an episode calls this after applying the task's patches)."""
-    conn.journal = Journal()  # type: ignore[attr-defined]  (an EpisodeConnection)
+    conn.journal = Journal()  # type: ignore[attr-defined]  # an EpisodeConnection
 
 
 def read_diff(conn: Connection) -> StateDiff:
@@ -183,7 +184,7 @@ def read_diff(conn: Connection) -> StateDiff:
     for name in sorted(journal.rows.keys() | journal.tables.keys()):
         columns = [c.name for c in metadata.tables[name].columns]  # the order of SELECT *
         if name in journal.tables:
-            before = journal.tables[name]
+            before: Mapping[Key, Row | None] = journal.tables[name]
             after = _by_key(name, dbapi.execute(_all_rows(name)).fetchall())
         else:
             before = journal.rows[name]

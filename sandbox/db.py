@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import (
     Connection,
@@ -68,8 +68,9 @@ def _configure(eng: Engine) -> Engine:
             _trace.append(("BEGIN", (), False))
 
     @event.listens_for(eng, "before_cursor_execute", retval=True)
-    def _stable_plans(conn: Connection, cursor: Any, statement: str, parameters: Any, context: Any,
-                      executemany: bool) -> tuple[str, Any]:
+    def _stable_plans(
+        conn: Connection, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+    ) -> tuple[str, Any]:
         statement = stable_sql(statement)
         if _trace is not None:
             _trace.append((statement, parameters, executemany))
@@ -96,7 +97,8 @@ _trace: list[Traced] | None = None
 def trace_statements() -> Iterator[list[Traced]]:
     """Record every statement sent to SQLite with its parameters (``mobilepa bench`` replays them)."""
     global _trace
-    _trace = captured = []
+    captured: list[Traced] = []
+    _trace = captured
     try:
         yield captured
     finally:
@@ -165,14 +167,19 @@ class EpisodeConnection(Connection):
     def execute(self, statement: Any, parameters: Any = None, *, execution_options: Any = None) -> Any:
         if self.journal is not None and type(statement) in _WRITES:
             self.journal.before_write(self, statement, parameters)
-        if ((parameters is None or type(parameters) is dict) and execution_options is None
-                and type(statement) in _PLANNED and not statement._execution_options
-                and self._transaction is not None and self._transaction.is_active
-                and (self._nested_transaction is None or self._nested_transaction.is_active)):
+        if (
+            (parameters is None or type(parameters) is dict)
+            and execution_options is None
+            and type(statement) in _PLANNED
+            and not statement._execution_options
+            and self._transaction is not None
+            and self._transaction.is_active
+            and (self._nested_transaction is None or self._nested_transaction.is_active)
+        ):
             key = statement._generate_cache_key()
             if key is not None:
                 shape = (key.key, tuple(sorted(parameters))) if parameters else key.key
-                plan = _PLANS.get(shape, False)
+                plan: _Plan | Literal[False] | None = _PLANS.get(shape, False)
                 if plan is False:
                     return self._first_run(statement, parameters, shape)
                 if plan is not None:
@@ -181,20 +188,38 @@ class EpisodeConnection(Connection):
 
     def _first_run(self, statement: Any, parameters: dict[str, Any] | None, shape: Any) -> Any:
         result = super().execute(statement, parameters)
-        compiled = result.context.compiled
-        eligible = (compiled is not None and compiled.positional and compiled.cache_key is not None
-                    and not compiled.schema_translate_map)
+        # An SQLCompiler: the attributes read below are its own, not the Compiled base's.
+        compiled: Any = result.context.compiled
+        eligible = (
+            compiled is not None
+            and compiled.positional
+            and compiled.cache_key is not None
+            and not compiled.schema_translate_map
+        )
         keys = None
         if eligible and type(statement) is Select:
             keys = tuple(result.keys())
             eligible = len(set(keys)) == len(keys) and not any(result._metadata._processors or ())
         elif eligible:
-            eligible = not (compiled.insert_prefetch or compiled.update_prefetch or compiled.returning
-                            or compiled.effective_returning or compiled.for_executemany)
+            eligible = not (
+                compiled.insert_prefetch
+                or compiled.update_prefetch
+                or compiled.returning
+                or compiled.effective_returning
+                or compiled.for_executemany
+            )
         if len(_PLANS) >= STATEMENT_CACHE:
             _PLANS.clear()
-        _PLANS[shape] = _Plan(compiled, stable_sql(compiled.string), SimpleResultMetaData(keys) if keys else None, bool(
-            compiled.literal_execute_params or compiled.post_compile_params)) if eligible else None
+        _PLANS[shape] = (
+            _Plan(
+                compiled,
+                stable_sql(compiled.string),
+                SimpleResultMetaData(keys) if keys else None,
+                bool(compiled.literal_execute_params or compiled.post_compile_params),
+            )
+            if eligible
+            else None
+        )
         return result
 
 
@@ -266,8 +291,11 @@ def engine() -> Engine:
     (by the world they hold), not by SQLAlchemy; one serves one episode at a time, so it may serve
     episodes on different threads (a threaded Dask worker)."""
     eng = create_engine(
-        "sqlite+mobilepa_episode://", poolclass=NullPool, query_cache_size=STATEMENT_CACHE,
-        connect_args={"cached_statements": STATEMENT_CACHE, "check_same_thread": False})
+        "sqlite+mobilepa_episode://",
+        poolclass=NullPool,
+        query_cache_size=STATEMENT_CACHE,
+        connect_args={"cached_statements": STATEMENT_CACHE, "check_same_thread": False},
+    )
     eng._connection_cls = EpisodeConnection
     return _configure(eng)
 
@@ -281,10 +309,12 @@ class Prepared:
     """
 
     def __init__(self, statement: Executable) -> None:
-        if isinstance(statement, _WRITES) and statement.table.info.get("kind") != SYSTEM:
-            raise ValueError(f"Prepared bypasses the change journal: use it for system tables only, not "
-                             f"{statement.table}")
-        compiled = statement.compile(dialect=sqlite_dialect())
+        # the statement's table is a Table (the only kind the toolkit writes), which has .info
+        if isinstance(statement, _WRITES) and statement.table.info.get("kind") != SYSTEM:  # type: ignore[union-attr]
+            raise ValueError(
+                f"Prepared bypasses the change journal: use it for system tables only, not {statement.table}"
+            )
+        compiled = statement.compile(dialect=sqlite_dialect())  # type: ignore[attr-defined]  # a ClauseElement
         self.sql = str(compiled)
         self.order = tuple(compiled.positiontup or ())
 

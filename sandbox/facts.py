@@ -17,51 +17,145 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-MONTHS = {name: n for n, names in enumerate((
-    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-    ("november", "nov"), ("december", "dec")), start=1) for name in names}
-COUNT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-               "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+MONTHS = {
+    name: n
+    for n, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+COUNT_WORDS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
 _DOLLARS = frozenset({"USD", "AUD", "CAD", "HKD", "SGD", "NZD", "TWD", "MXN"})
 # How a currency is written next to an amount -> the ISO codes it may mean.
 CURRENCY_MARKS: dict[str, frozenset[str]] = {
-    "$": _DOLLARS, "us$": frozenset({"USD"}), "hk$": frozenset({"HKD"}), "s$": frozenset({"SGD"}),
-    "a$": frozenset({"AUD"}), "c$": frozenset({"CAD"}), "€": frozenset({"EUR"}), "£": frozenset({"GBP"}),
-    "¥": frozenset({"JPY", "CNY"}), "￥": frozenset({"JPY", "CNY"}), "₩": frozenset({"KRW"}),
-    "₹": frozenset({"INR"}), "dollar": _DOLLARS, "dollars": _DOLLARS, "euro": frozenset({"EUR"}),
-    "euros": frozenset({"EUR"}), "pound": frozenset({"GBP"}), "pounds": frozenset({"GBP"}),
-    "yuan": frozenset({"CNY"}), "rmb": frozenset({"CNY"}), "yen": frozenset({"JPY"}), "won": frozenset({"KRW"}),
-    "franc": frozenset({"CHF"}), "francs": frozenset({"CHF"}), "rupee": frozenset({"INR"}),
-    "rupees": frozenset({"INR"}), "baht": frozenset({"THB"}),
+    "$": _DOLLARS,
+    "us$": frozenset({"USD"}),
+    "hk$": frozenset({"HKD"}),
+    "s$": frozenset({"SGD"}),
+    "a$": frozenset({"AUD"}),
+    "c$": frozenset({"CAD"}),
+    "€": frozenset({"EUR"}),
+    "£": frozenset({"GBP"}),
+    "¥": frozenset({"JPY", "CNY"}),
+    "￥": frozenset({"JPY", "CNY"}),
+    "₩": frozenset({"KRW"}),
+    "₹": frozenset({"INR"}),
+    "dollar": _DOLLARS,
+    "dollars": _DOLLARS,
+    "euro": frozenset({"EUR"}),
+    "euros": frozenset({"EUR"}),
+    "pound": frozenset({"GBP"}),
+    "pounds": frozenset({"GBP"}),
+    "yuan": frozenset({"CNY"}),
+    "rmb": frozenset({"CNY"}),
+    "yen": frozenset({"JPY"}),
+    "won": frozenset({"KRW"}),
+    "franc": frozenset({"CHF"}),
+    "francs": frozenset({"CHF"}),
+    "rupee": frozenset({"INR"}),
+    "rupees": frozenset({"INR"}),
+    "baht": frozenset({"THB"}),
 }
-CURRENCY_CODES = frozenset({"USD", "EUR", "GBP", "JPY", "CNY", "KRW", "CHF", "AUD", "CAD", "HKD", "SGD", "NZD",
-                            "INR", "THB", "TWD", "MXN", "SEK", "NOK", "DKK", "AED", "BRL", "ZAR", "RUB", "TRY"})
+CURRENCY_CODES = frozenset(
+    {
+        "USD",
+        "EUR",
+        "GBP",
+        "JPY",
+        "CNY",
+        "KRW",
+        "CHF",
+        "AUD",
+        "CAD",
+        "HKD",
+        "SGD",
+        "NZD",
+        "INR",
+        "THB",
+        "TWD",
+        "MXN",
+        "SEK",
+        "NOK",
+        "DKK",
+        "AED",
+        "BRL",
+        "ZAR",
+        "RUB",
+        "TRY",
+    }
+)
 
 _MARK = "|".join(sorted((re.escape(m) for m in CURRENCY_MARKS if not m.isalpha()), key=len, reverse=True))
-_WORD = "|".join(sorted((m for m in (*CURRENCY_MARKS, *(c.lower() for c in CURRENCY_CODES)) if m.isalpha()),
-                        key=len, reverse=True))
+_WORD = "|".join(
+    sorted((m for m in (*CURRENCY_MARKS, *(c.lower() for c in CURRENCY_CODES)) if m.isalpha()), key=len, reverse=True)
+)
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _QUANTITY = re.compile(
     rf"(?:(?P<pre>{_MARK}|\b(?:{_WORD})\b)\s?)?(?<![\w.,])(?P<sign>[-−])?(?P<num>{_NUMBER})(?![\w.]*\d)"
-    rf"(?:\s?(?P<post>{_MARK}|(?:{_WORD})\b))?", re.IGNORECASE)
+    rf"(?:\s?(?P<post>{_MARK}|(?:{_WORD})\b))?",
+    re.IGNORECASE,
+)
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(?P<year>\d{4}))?"
-_DATES = [re.compile(p, re.IGNORECASE) for p in (
-    r"\b(?P<year>\d{4})[-/.](?P<month>\d{1,2})[-/.](?P<day>\d{1,2})(?!\d)",
-    r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?\b(?!/\d)",
-    rf"\b{_MONTH}\s+{_DAY}\b{_YEAR}",
-    rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}(?![a-z]){_YEAR}",
-)]
-_TIMES = [re.compile(p, re.IGNORECASE) for p in (
-    r"(?:\b|T)(?P<h>[01]?\d|2[0-3])[:h](?P<m>[0-5]\d)(?::\d\d)?\s*(?P<ampm>[ap]\.?m\b\.?)?",
-    r"\b(?P<h>1[0-2]|0?[1-9])(?:[.:](?P<m>[0-5]\d))?\s*(?P<ampm>[ap]\.?m\b\.?)",
-    r"\b(?P<word>noon|midday|midnight)\b",
-)]
+_DATES = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"\b(?P<year>\d{4})[-/.](?P<month>\d{1,2})[-/.](?P<day>\d{1,2})(?!\d)",
+        r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?\b(?!/\d)",
+        rf"\b{_MONTH}\s+{_DAY}\b{_YEAR}",
+        rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}(?![a-z]){_YEAR}",
+    )
+]
+_TIMES = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"(?:\b|T)(?P<h>[01]?\d|2[0-3])[:h](?P<m>[0-5]\d)(?::\d\d)?\s*(?P<ampm>[ap]\.?m\b\.?)?",
+        r"\b(?P<h>1[0-2]|0?[1-9])(?:[.:](?P<m>[0-5]\d))?\s*(?P<ampm>[ap]\.?m\b\.?)",
+        r"\b(?P<word>noon|midday|midnight)\b",
+    )
+]
 _NONE = re.compile(
     r"\b(?:no|none|nothing|nobody|zero|neither|never|without|not any|not find|not found|empty)\b"
-    r"|n't\s+(?:any|find|have|found)\b|(?<![\w.,])0(?:\.0+)?(?![\w.,]*\d)", re.IGNORECASE)
+    r"|n't\s+(?:any|find|have|found)\b|(?<![\w.,])0(?:\.0+)?(?![\w.,]*\d)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -107,7 +201,7 @@ def quantities(text: str) -> list[Quantity]:
         digits = m.group("num").replace(",", "")
         decimals = len(digits.partition(".")[2])
         value = float(digits) * (-1 if m.group("sign") else 1)
-        found.append(Quantity(value, 10.0 ** -decimals, _currencies(m.group("pre") or m.group("post"))))
+        found.append(Quantity(value, 10.0**-decimals, _currencies(m.group("pre") or m.group("post"))))
     return found
 
 
@@ -158,8 +252,10 @@ def times(text: str) -> set[tuple[int, int]]:
 
 def states_amount(text: str, value: float, tolerance: float = 0.0, currency: str | None = None) -> bool:
     """A number near ``value`` whose written currency, if any, can be ``currency``."""
-    return any(q.near(value, tolerance) and (currency is None or not q.currencies or currency in q.currencies)
-               for q in quantities(text))
+    return any(
+        q.near(value, tolerance) and (currency is None or not q.currencies or currency in q.currencies)
+        for q in quantities(text)
+    )
 
 
 def states_count(text: str, n: int) -> bool:
@@ -179,8 +275,28 @@ def states_time(text: str, hhmm: str) -> bool:
 
 _SIBILANT = ("s", "x", "z", "ch", "sh", "o")
 # words ending in s that are no plural of the word without it
-_NOT_PLURAL = frozenset({"news", "series", "species", "lens", "gas", "yes", "always", "perhaps", "thanks", "thus",
-                         "physics", "mathematics", "economics", "politics", "athletics", "wales", "paris", "mars"})
+_NOT_PLURAL = frozenset(
+    {
+        "news",
+        "series",
+        "species",
+        "lens",
+        "gas",
+        "yes",
+        "always",
+        "perhaps",
+        "thanks",
+        "thus",
+        "physics",
+        "mathematics",
+        "economics",
+        "politics",
+        "athletics",
+        "wales",
+        "paris",
+        "mars",
+    }
+)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -211,7 +327,7 @@ def number_forms(word: str) -> frozenset[str]:
 def same_noun(a: str, b: str) -> bool:
     """Whether two folded words are one noun in the singular or plural, either way round
     ("menu"/"menus" although "menus" ends like "bus"); a word in ``_NOT_PLURAL`` is only itself."""
-    return a == b or not ({a, b} & _NOT_PLURAL) and (b in number_forms(a) or a in number_forms(b))
+    return a == b or (not ({a, b} & _NOT_PLURAL) and (b in number_forms(a) or a in number_forms(b)))
 
 
 def states_name(text: str, name: str) -> bool:
@@ -219,8 +335,9 @@ def states_name(text: str, name: str) -> bool:
     word in the singular or plural ("2 lemons" states "lemon", "one berry" states "berries")."""
     *head, last = fold(name).split() or [""]
     said = fold(text).split()
-    return bool(last) and any(said[i:i + len(head)] == head and same_noun(said[i + len(head)], last)
-                              for i in range(len(said) - len(head)))
+    return bool(last) and any(
+        said[i : i + len(head)] == head and same_noun(said[i + len(head)], last) for i in range(len(said) - len(head))
+    )
 
 
 def states_none(text: str) -> bool:
@@ -242,8 +359,10 @@ def mentions(text: str, value: Any) -> bool:
         return False
     iso = _ISO.fullmatch(value)
     if iso and (iso.group("date") or iso.group("time")):
-        return bool((iso.group("date") and states_date(text, iso.group("date")))
-                    or (iso.group("time") and states_time(text, iso.group("time"))))
+        return bool(
+            (iso.group("date") and states_date(text, iso.group("date")))
+            or (iso.group("time") and states_time(text, iso.group("time")))
+        )
     return states_name(text, value)
 
 
@@ -251,26 +370,102 @@ def mentions(text: str, value: Any) -> bool:
 
 # (positive words, negative words) of each kind of state; a ``$state`` value names one of them
 STATE_GROUPS = (
-    (frozenset({"on", "enabled", "active", "activated", "running"}),
-     frozenset({"off", "disabled", "inactive", "deactivated"})),
+    (
+        frozenset({"on", "enabled", "active", "activated", "running"}),
+        frozenset({"off", "disabled", "inactive", "deactivated"}),
+    ),
     (frozenset({"locked"}), frozenset({"unlocked"})),
     (frozenset({"closed", "shut"}), frozenset({"open", "opened"})),
     (frozenset({"connected", "online"}), frozenset({"disconnected", "offline"})),
     (frozenset({"charging"}), frozenset({"discharging"})),
 )
 _AMBIGUOUS = frozenset({"on", "off", "open", "active", "running", "online"})  # also a preposition, verb...
-_COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "am", "remains", "remain", "stays",
-                      "stay", "seems", "appears", "looks"})
-_SKIPPED = frozenset({"currently", "still", "now", "already", "right", "presently", "actually", "fully",
-                      "completely", "switched", "turned", "set", "kept", "left", "all", "both", "also", "indeed",
-                      "definitely", "really", "properly", "securely", "just", "longer", "yet"})
+_COPULAS = frozenset(
+    {
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "remains",
+        "remain",
+        "stays",
+        "stay",
+        "seems",
+        "appears",
+        "looks",
+    }
+)
+_SKIPPED = frozenset(
+    {
+        "currently",
+        "still",
+        "now",
+        "already",
+        "right",
+        "presently",
+        "actually",
+        "fully",
+        "completely",
+        "switched",
+        "turned",
+        "set",
+        "kept",
+        "left",
+        "all",
+        "both",
+        "also",
+        "indeed",
+        "definitely",
+        "really",
+        "properly",
+        "securely",
+        "just",
+        "longer",
+        "yet",
+    }
+)
 _NEGATION = frozenset({"not", "never", "no"})
-_PRONOUNS = frozenset({"it", "that", "this", "they", "you", "everything", "which", "mode", "feature", "setting",
-                       "subj"})
+_PRONOUNS = frozenset(
+    {"it", "that", "this", "they", "you", "everything", "which", "mode", "feature", "setting", "subj"}
+)
 # what may follow "on"/"off"/"open" stating a state ("is on right now"), not a place ("on your phone")
-_FOLLOWERS = frozenset({"right", "now", "currently", "at", "already", "too", "again", "still", "as", "so", "for",
-                        "until", "till", "since", "and", "but", "which", "because", "though", "yet", "while",
-                        "with", "today", "tonight", "anymore", "either", "on", "off", "in"})
+_FOLLOWERS = frozenset(
+    {
+        "right",
+        "now",
+        "currently",
+        "at",
+        "already",
+        "too",
+        "again",
+        "still",
+        "as",
+        "so",
+        "for",
+        "until",
+        "till",
+        "since",
+        "and",
+        "but",
+        "which",
+        "because",
+        "though",
+        "yet",
+        "while",
+        "with",
+        "today",
+        "tonight",
+        "anymore",
+        "either",
+        "on",
+        "off",
+        "in",
+    }
+)
 _ANSWER = re.compile(r"^\W*(?P<word>yes|yeah|yep|yup|no|nope)\b(?=\s*(?:[^\w\s]|$))", re.IGNORECASE)
 _CLAUSES = re.compile(r"[,;:.!()\n—–]|\s-\s|\b(?:but|and|while|whereas|so|though|although)\b")
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")

@@ -26,8 +26,11 @@ Sentence = Annotated[str, Field(min_length=1, max_length=2000)]
 
 @tool(domain=FRAMEWORK, app="assistant", mutating=False)
 def search_memory(
-    ctx: Ctx, query: Sentence, category: MemoryCategory | None = None,
-    top_k: Annotated[int, Field(ge=1, le=20)] = 5, include_superseded: bool = False,
+    ctx: Ctx,
+    query: Sentence,
+    category: MemoryCategory | None = None,
+    top_k: Annotated[int, Field(ge=1, le=20)] = 5,
+    include_superseded: bool = False,
 ) -> dict[str, Any]:
     """Search the user's long-term memory (facts, preferences, routines, relationships) by keywords.
 
@@ -41,13 +44,17 @@ def search_memory(
 
 
 _ACTIVE_CONTENTS = select(memory_records.c.memory_id, memory_records.c.content).where(
-    memory_records.c.status == "active")
+    memory_records.c.status == "active"
+)
 _ADD_RECORD = insert(memory_records)
 
 
 @tool(domain=FRAMEWORK, app="assistant", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
 def add_memory(
-    ctx: Ctx, content: Sentence, category: MemoryCategory, entities: list[str] | None = None,
+    ctx: Ctx,
+    content: Sentence,
+    category: MemoryCategory,
+    entities: list[str] | None = None,
     valid_from: Date | None = None,
 ) -> dict[str, Any]:
     """Remember a new fact the user stated.
@@ -63,10 +70,22 @@ def add_memory(
         if " ".join(existing.lower().split()) == norm:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"already remembered as {mid}", existing_id=mid)
     mid = ctx.new_id(memory_records)
-    ctx.conn.execute(_ADD_RECORD, dict(
-        memory_id=mid, category=category, content=content, entities_json=json.dumps(entities or []),
-        source="user_stated", valid_from=valid_from or ctx.now.date().isoformat(), valid_to=None, status="active",
-        superseded_by=None, created_at=ctx.ts(), updated_at=ctx.ts()))
+    ctx.conn.execute(
+        _ADD_RECORD,
+        dict(
+            memory_id=mid,
+            category=category,
+            content=content,
+            entities_json=json.dumps(entities or []),
+            source="user_stated",
+            valid_from=valid_from or ctx.now.date().isoformat(),
+            valid_to=None,
+            status="active",
+            superseded_by=None,
+            created_at=ctx.ts(),
+            updated_at=ctx.ts(),
+        ),
+    )
     return {"memory_id": mid}
 
 
@@ -94,12 +113,26 @@ def replace_memory(ctx: Ctx, memory_id: str, new_content: Sentence) -> dict[str,
     old = _active_record(ctx, memory_id)
     mid = ctx.new_id(memory_records)
     today = ctx.now.date().isoformat()
-    ctx.conn.execute(_ADD_RECORD, dict(
-        memory_id=mid, category=old["category"], content=new_content, entities_json=old["entities_json"],
-        source="user_stated", valid_from=today, valid_to=None, status="active", superseded_by=None,
-        created_at=ctx.ts(), updated_at=ctx.ts()))
-    ctx.conn.execute(_SET_RECORD, dict(
-        match_memory_id=memory_id, status="superseded", valid_to=today, superseded_by=mid, updated_at=ctx.ts()))
+    ctx.conn.execute(
+        _ADD_RECORD,
+        dict(
+            memory_id=mid,
+            category=old["category"],
+            content=new_content,
+            entities_json=old["entities_json"],
+            source="user_stated",
+            valid_from=today,
+            valid_to=None,
+            status="active",
+            superseded_by=None,
+            created_at=ctx.ts(),
+            updated_at=ctx.ts(),
+        ),
+    )
+    ctx.conn.execute(
+        _SET_RECORD,
+        dict(match_memory_id=memory_id, status="superseded", valid_to=today, superseded_by=mid, updated_at=ctx.ts()),
+    )
     return {"memory_id": mid, "replaced": memory_id}
 
 
@@ -142,8 +175,11 @@ _ADD_INTERACTION = insert(user_interactions)
 
 @tool(domain=FRAMEWORK, app="assistant", mutating=False)
 def ask_user(
-    ctx: Ctx, question: Sentence, kind: Literal["clarify", "confirm", "choose"] = "clarify",
-    options: list[str] | None = None, slot: str | None = None,
+    ctx: Ctx,
+    question: Sentence,
+    kind: Literal["clarify", "confirm", "choose"] = "clarify",
+    options: list[str] | None = None,
+    slot: str | None = None,
 ) -> dict[str, Any]:
     """Ask the user a question and wait for the answer (to clarify, confirm or choose).
 
@@ -154,7 +190,9 @@ def ask_user(
         slot: Short name of the detail you need, e.g. "phone_number".
     """
     answer = ctx.executor.answer(question, slot, kind, options)
-    ctx.conn.execute(_ADD_INTERACTION, dict(step=ctx.step, kind=kind, question=question, slot=slot, answer=answer or ""))
+    ctx.conn.execute(
+        _ADD_INTERACTION, dict(step=ctx.step, kind=kind, question=question, slot=slot, answer=answer or "")
+    )
     if answer is None:
         return {"answer": None, "message": NO_ANSWER}
     return {"answer": answer}
@@ -166,7 +204,8 @@ _ADD_FINAL_ANSWER = insert(final_answers)
 
 @tool(domain=FRAMEWORK, app="assistant", mutating=False, errors=(ErrorType.STATE_CONFLICT,))
 def finish(
-    ctx: Ctx, answer: Annotated[str, Field(max_length=4000)],
+    ctx: Ctx,
+    answer: Annotated[str, Field(max_length=4000)],
     status: Literal["completed", "partial", "failed", "refused"] = "completed",
 ) -> dict[str, Any]:
     """End the task and report to the user.
@@ -181,10 +220,17 @@ def finish(
     return {"finished": True}
 
 
-@tool(domain=FRAMEWORK, app="assistant", mutating=True,
-      errors=(ErrorType.UNSUPPORTED_OPERATION, ErrorType.SUB_AGENT_FAILED))
+@tool(
+    domain=FRAMEWORK,
+    app="assistant",
+    mutating=True,
+    errors=(ErrorType.UNSUPPORTED_OPERATION, ErrorType.SUB_AGENT_FAILED),
+)
 def call_gui_agent(
-    ctx: Ctx, app_id: str, goal: Sentence, inputs: dict[str, Any],
+    ctx: Ctx,
+    app_id: str,
+    goal: Sentence,
+    inputs: dict[str, Any],
     expected_outputs: list[str] | None = None,
 ) -> dict[str, Any]:
     """Delegate steps that have no API to the GUI agent, which operates the app's screens.
@@ -227,15 +273,24 @@ def _monitor_rules(args: dict[str, Any]) -> str | None:
     if condition.op in (*subagents.ORDERED_OPS, "contains") and condition.value is None:
         return f"condition.value: op {condition.op!r} compares with a value; give one"
     if not subagents.path_parses(condition.path):
-        return f"condition.path {condition.path!r} does not parse; write \"$\" then \".name\" and \"[index]\" parts"
+        return f'condition.path {condition.path!r} does not parse; write "$" then ".name" and "[index]" parts'
     return None
 
 
-@tool(domain=FRAMEWORK, app="assistant", mutating=True, check=_monitor_rules,
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.TOOL_NOT_AVAILABLE))
+@tool(
+    domain=FRAMEWORK,
+    app="assistant",
+    mutating=True,
+    check=_monitor_rules,
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.TOOL_NOT_AVAILABLE),
+)
 def call_monitor_agent(
-    ctx: Ctx, condition: Condition, on_trigger: list[PlanStep] | None = None, notify_only: bool = False,
-    expires_at: DateTime | None = None, description: str | None = None,
+    ctx: Ctx,
+    condition: Condition,
+    on_trigger: list[PlanStep] | None = None,
+    notify_only: bool = False,
+    expires_at: DateTime | None = None,
+    description: str | None = None,
 ) -> dict[str, Any]:
     """Ask the monitor agent to watch a condition and act (or notify the user) when it holds.
 
@@ -251,7 +306,8 @@ def call_monitor_agent(
         description: What the monitor is for, in words.
     """
     return subagents.register_monitor(
-        ctx, condition.model_dump(), [s.model_dump() for s in on_trigger or []], notify_only, expires_at, description)
+        ctx, condition.model_dump(), [s.model_dump() for s in on_trigger or []], notify_only, expires_at, description
+    )
 
 
 class Source(BaseModel):
@@ -262,13 +318,19 @@ class Source(BaseModel):
 
 def _one_request(args: dict[str, Any]) -> str | None:
     """Give exactly one of question or extract_fields."""
-    return None if bool(args.get("question")) != bool(args.get("extract_fields")) else \
-        "give exactly one of question or extract_fields"
+    return (
+        None
+        if bool(args.get("question")) != bool(args.get("extract_fields"))
+        else "give exactly one of question or extract_fields"
+    )
 
 
 @tool(domain=FRAMEWORK, app="assistant", mutating=True, check=_one_request, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def call_screen_reader_agent(
-    ctx: Ctx, source: Source, question: str | None = None, extract_fields: list[str] | None = None,
+    ctx: Ctx,
+    source: Source,
+    question: str | None = None,
+    extract_fields: list[str] | None = None,
 ) -> dict[str, Any]:
     """Ask the screen-reader agent to read text or fields from a screen snapshot, a photo or a file.
 
@@ -286,8 +348,14 @@ class Callee(BaseModel):
     place_id: str | None = None
 
 
-@tool(domain=FRAMEWORK, app="assistant", mutating=True, permissions=("PHONE",), network="cellular",
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.SUB_AGENT_FAILED))
+@tool(
+    domain=FRAMEWORK,
+    app="assistant",
+    mutating=True,
+    permissions=("PHONE",),
+    network="cellular",
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.SUB_AGENT_FAILED),
+)
 def call_voice_agent(ctx: Ctx, callee: Callee, objective: Sentence, facts: dict[str, Any]) -> dict[str, Any]:
     """Ask the voice agent to phone a business for the user (to book, ask or change something).
 

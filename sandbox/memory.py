@@ -61,7 +61,9 @@ def _index(docs: tuple[tuple[str, str, str], ...]) -> _Index:
     return _Index(docs)
 
 
-def bm25_rank(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: float = 0.75) -> list[tuple[str, float]]:
+def bm25_rank(
+    query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: float = 0.75
+) -> list[tuple[str, float]]:
     """Rank ``(doc_id, text, tie_key)`` docs for ``query``; ties break on tie_key desc, then id.
 
     Scores are rounded to 6 decimals so the order is identical on every machine (each document's terms
@@ -79,7 +81,8 @@ def bm25_rank(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: 
         for position, tf in holding:
             length = index.lengths[position]
             scores[position] = scores.get(position, 0.0) + idf * tf * (k1 + 1) / (
-                tf + k1 * (1 - b + b * length / index.average))
+                tf + k1 * (1 - b + b * length / index.average)
+            )
     scored = [(round(score, 6), docs[p][2], docs[p][0]) for p, score in scores.items() if score > 0]
     scored.sort(key=lambda s: (-s[0], _desc(s[1]), s[2]))
     return [(doc_id, score) for score, _, doc_id in scored]
@@ -90,8 +93,13 @@ def _desc(text: str) -> tuple[int, ...]:
 
 
 _SEARCHABLE = select(
-    memory_records.c.memory_id, memory_records.c.category, memory_records.c.content, memory_records.c.entities_json,
-    memory_records.c.valid_from, memory_records.c.valid_to, memory_records.c.status,
+    memory_records.c.memory_id,
+    memory_records.c.category,
+    memory_records.c.content,
+    memory_records.c.entities_json,
+    memory_records.c.valid_from,
+    memory_records.c.valid_to,
+    memory_records.c.status,
 ).where(memory_records.c.status != "deleted")
 
 
@@ -101,7 +109,9 @@ def _document(content: str, entities_json: str) -> str:
     return content + " " + " ".join(json.loads(entities_json))
 
 
-def search(conn: Connection, query: str, category: str | None, top_k: int, include_superseded: bool) -> list[dict[str, Any]]:
+def search(
+    conn: Connection, query: str, category: str | None, top_k: int, include_superseded: bool
+) -> list[dict[str, Any]]:
     """The top-k records for ``query`` among the live ones (superseded included on request), by BM25."""
     records: dict[str, tuple[Any, ...]] = {}
     docs = []
@@ -109,8 +119,10 @@ def search(conn: Connection, query: str, category: str | None, top_k: int, inclu
         if (include_superseded or status == "active") and (not category or cat == category):
             records[mid] = (mid, cat, content, valid_from, valid_to, status)
             docs.append((mid, _document(content, entities_json), valid_from))
-    return [{**dict(zip(_RECORD_KEYS, records[mid], strict=True)), "score": score}
-            for mid, score in bm25_rank(query, docs)[:top_k]]
+    return [
+        {**dict(zip(_RECORD_KEYS, records[mid], strict=True)), "score": score}
+        for mid, score in bm25_rank(query, docs)[:top_k]
+    ]
 
 
 _RECORD_KEYS = ("memory_id", "category", "content", "valid_from", "valid_to", "status")
@@ -123,34 +135,78 @@ _RECORD_KEYS = ("memory_id", "category", "content", "valid_from", "valid_to", "s
 # ``{valid_from}`` is the record's shifted date.
 REFERENCE_NOW = dt.date(2025, 6, 13)
 FACTS: list[tuple[str, str, list[str], str, str]] = [
-    ("profile", "Lives in {home_city}; home address is 18 Garden Road, {home_city}", ["home", "{home_city}"],
-     "2023-01-10", "active"),
-    ("profile", "Works at Acme Corp in {work_city}, office on the 12th floor", ["work", "Acme Corp"],
-     "2023-02-01", "active"),
-    ("relationship", "Lily Chen is my wife; she prefers to be texted, not called", ["Lily Chen", "wife"],
-     "2023-01-10", "active"),
-    ("relationship", "Mom (Zhang Min) birthday is April 18", ["Zhang Min", "mother", "birthday"],
-     "2023-01-10", "active"),
-    ("relationship", "My boss is Alex Turner; Alex Morgan is a colleague on the design team",
-     ["Alex Turner", "boss", "Alex Morgan"], "2023-03-05", "active"),
+    (
+        "profile",
+        "Lives in {home_city}; home address is 18 Garden Road, {home_city}",
+        ["home", "{home_city}"],
+        "2023-01-10",
+        "active",
+    ),
+    (
+        "profile",
+        "Works at Acme Corp in {work_city}, office on the 12th floor",
+        ["work", "Acme Corp"],
+        "2023-02-01",
+        "active",
+    ),
+    (
+        "relationship",
+        "Lily Chen is my wife; she prefers to be texted, not called",
+        ["Lily Chen", "wife"],
+        "2023-01-10",
+        "active",
+    ),
+    (
+        "relationship",
+        "Mom (Zhang Min) birthday is April 18",
+        ["Zhang Min", "mother", "birthday"],
+        "2023-01-10",
+        "active",
+    ),
+    (
+        "relationship",
+        "My boss is Alex Turner; Alex Morgan is a colleague on the design team",
+        ["Alex Turner", "boss", "Alex Morgan"],
+        "2023-03-05",
+        "active",
+    ),
     ("relationship", "Dr. Sarah Lin is my dentist", ["Sarah Lin", "dentist"], "2023-06-01", "active"),
     ("preference", "Prefers meetings in the morning, before 11:00", ["meetings", "morning"], "2024-02-01", "active"),
-    ("preference", "Wants the phone silent (do not disturb) during focus work", ["do not disturb", "focus"],
-     "2024-03-01", "active"),
+    (
+        "preference",
+        "Wants the phone silent (do not disturb) during focus work",
+        ["do not disturb", "focus"],
+        "2024-03-01",
+        "active",
+    ),
     ("routine", "Wakes up at 06:45 on weekdays", ["alarm", "wake up", "weekdays"], "2023-09-01", "superseded"),
-    ("routine", "Now wakes up at 06:15 on weekdays since starting the new job", ["alarm", "wake up", "weekdays"],
-     "2025-04-01", "active"),
+    (
+        "routine",
+        "Now wakes up at 06:15 on weekdays since starting the new job",
+        ["alarm", "wake up", "weekdays"],
+        "2025-04-01",
+        "active",
+    ),
     ("routine", "Gym on Monday and Wednesday evenings", ["gym", "workout"], "2024-01-15", "superseded"),
     ("routine", "Gym moved to Tuesday and Thursday evenings at 19:00", ["gym", "workout"], "2025-05-02", "active"),
     ("routine", "Team standup every weekday at 09:30", ["standup", "team", "meeting"], "2024-05-01", "active"),
-    ("commitment", "Promised to call Dad (Wang Jun) every Sunday evening", ["Wang Jun", "father", "call"],
-     "2024-07-01", "active"),
-    ("commitment", "Pays the rent to the landlord on the 15th of each month", ["rent", "landlord"],
-     "2023-01-10", "active"),
+    (
+        "commitment",
+        "Promised to call Dad (Wang Jun) every Sunday evening",
+        ["Wang Jun", "father", "call"],
+        "2024-07-01",
+        "active",
+    ),
+    (
+        "commitment",
+        "Pays the rent to the landlord on the 15th of each month",
+        ["rent", "landlord"],
+        "2023-01-10",
+        "active",
+    ),
     ("preference", "Likes the screen in dark mode at night", ["dark mode", "display"], "2024-08-01", "active"),
     ("past_record", "Last dentist check-up was on {valid_from}", ["dentist", "check-up"], "2025-01-20", "active"),
-    ("preference", "Prefers ringtone volume low at the office", ["ringer", "volume", "office"], "2024-09-01",
-     "active"),
+    ("preference", "Prefers ringtone volume low at the office", ["ringer", "volume", "office"], "2024-09-01", "active"),
 ]
 
 # (category, content, entities, key): records of a topic with a key state one fact that holds once at a
@@ -190,8 +246,9 @@ def seed_memory(conn: Connection, rng: random.Random, persona: Persona) -> None:
     for cat, content, entities, reference, status in FACTS:
         valid_from = dated(reference, persona)
         fill = {"valid_from": valid_from}
-        records.append((cat, _fill(content, persona, fill), [_fill(e, persona, fill) for e in entities], valid_from,
-                        status))
+        records.append(
+            (cat, _fill(content, persona, fill), [_fill(e, persona, fill) for e in entities], valid_from, status)
+        )
     seen: set[str] = set()
     keyed: dict[str, list[int]] = {}  # a key's records, by position in ``records``
     while len(records) < persona.memories:
@@ -213,11 +270,21 @@ def seed_memory(conn: Connection, rng: random.Random, persona: Persona) -> None:
         records[p] = (*records[p][:4], "superseded")
     rows = []
     for i, (cat, content, entities, valid_from, status) in enumerate(records, start=1):
-        rows.append({
-            "memory_id": f"mem_{i:03d}", "category": cat, "content": content, "entities_json": json.dumps(entities),
-            "source": "user_stated", "valid_from": valid_from, "valid_to": None, "status": status,
-            "superseded_by": None, "created_at": valid_from, "updated_at": valid_from,
-        })
+        rows.append(
+            {
+                "memory_id": f"mem_{i:03d}",
+                "category": cat,
+                "content": content,
+                "entities_json": json.dumps(entities),
+                "source": "user_stated",
+                "valid_from": valid_from,
+                "valid_to": None,
+                "status": status,
+                "superseded_by": None,
+                "created_at": valid_from,
+                "updated_at": valid_from,
+            }
+        )
     # link each superseded record to its successor (the newest of its key, else the next record: the
     # FACTS list each superseded fact right before the one that replaced it)
     for i, r in enumerate(rows):

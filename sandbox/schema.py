@@ -35,7 +35,8 @@ id_sequences = table(
 )
 
 operation_logs = table(
-    "Operation_logs", SYSTEM,
+    "Operation_logs",
+    SYSTEM,
     Column("log_id", Integer, primary_key=True),
     Column("step", Integer, nullable=False),
     Column("ts", Text, nullable=False),
@@ -49,7 +50,8 @@ operation_logs = table(
 )
 
 user_profile = table(
-    "user_profile", USER,
+    "user_profile",
+    USER,
     Column("user_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("phone", Text, nullable=False),
@@ -61,7 +63,8 @@ user_profile = table(
 )
 
 apps = table(
-    "apps", USER,
+    "apps",
+    USER,
     Column("app_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("installed", Integer, nullable=False),
@@ -71,7 +74,8 @@ apps = table(
 )
 
 app_permissions = table(
-    "app_permissions", USER,
+    "app_permissions",
+    USER,
     Column("app_id", Text, primary_key=True),
     Column("permission", Text, primary_key=True),
     Column("state", Text, nullable=False),
@@ -79,14 +83,16 @@ app_permissions = table(
 )
 
 device_settings = table(
-    "device_settings", USER,
+    "device_settings",
+    USER,
     Column("key", Text, primary_key=True),
     Column("value", Text, nullable=False),
     natural_key=("key",),
 )
 
 memory_records = table(
-    "memory_records", USER,
+    "memory_records",
+    USER,
     Column("memory_id", Text, primary_key=True),
     Column("category", Text, nullable=False),
     Column("content", Text, nullable=False),
@@ -101,13 +107,15 @@ memory_records = table(
 )
 
 loaded_skills = table(
-    "loaded_skills", SYSTEM,
+    "loaded_skills",
+    SYSTEM,
     Column("skill_id", Text, primary_key=True),
     Column("loaded_at_step", Integer, nullable=False),
 )
 
 subagent_jobs = table(
-    "subagent_jobs", USER,
+    "subagent_jobs",
+    USER,
     Column("job_id", Text, primary_key=True),
     Column("agent", Text, nullable=False),
     Column("handoff_json", Text, nullable=False),
@@ -117,7 +125,8 @@ subagent_jobs = table(
 )
 
 user_interactions = table(
-    "user_interactions", SYSTEM,
+    "user_interactions",
+    SYSTEM,
     Column("interaction_id", Integer, primary_key=True),
     Column("step", Integer, nullable=False),
     Column("kind", Text, nullable=False),
@@ -127,7 +136,8 @@ user_interactions = table(
 )
 
 final_answers = table(
-    "final_answers", SYSTEM,
+    "final_answers",
+    SYSTEM,
     Column("step", Integer, primary_key=True),
     Column("status", Text, nullable=False),
     Column("answer", Text, nullable=False),

@@ -30,13 +30,17 @@ def load_split(file: str, categories: Sequence[str] | None = None, subset: str |
     path = task_path(file)
     if not path.is_file():
         known = ", ".join(sorted(p.name for p in TASK_DIR.glob("*.jsonl")))
-        raise FileNotFoundError(f"split file {file!r} not found: neither a file nor one of {TASK_DIR}'s "
-                                f"(known: {known})")
+        raise FileNotFoundError(
+            f"split file {file!r} not found: neither a file nor one of {TASK_DIR}'s (known: {known})"
+        )
     for c in categories or ():
         if c not in CATEGORIES:
             raise ValueError(f"split.categories: unknown category {c!r}; known: {', '.join(CATEGORIES)}")
     if subset is not None and subset not in SUBSETS:
         raise ValueError(f"split.subset: unknown subset {subset!r}; known: {', '.join(SUBSETS)}")
     tasks = load_tasks(path)
-    return [t for t in tasks if (not categories or t.category in categories)
-            and (subset is None or t.tags.get("subset") == subset)]
+    return [
+        t
+        for t in tasks
+        if (not categories or t.category in categories) and (subset is None or t.tags.get("subset") == subset)
+    ]

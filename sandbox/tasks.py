@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
@@ -15,7 +15,7 @@ from sandbox.taxonomy import DOMAINS, L2, domain_of
 
 CATEGORIES = ("basic", "subagent", "memory", "skill")
 BUCKETS = ("tool_call", "state_change", "agent_behavior")
-TASK_FORMAT_VERSION = 1
+TASK_FORMAT_VERSION: Final = 1
 
 
 class Strict(BaseModel):
@@ -157,7 +157,9 @@ class UserAnswer(Strict):
 
 
 _CHECKS: dict[str, type[Strict]] = {
-    "tool_call": ToolCallCheck, "state_change": StateChangeCheck, "agent_behavior": AgentBehaviorCheck,
+    "tool_call": ToolCallCheck,
+    "state_change": StateChangeCheck,
+    "agent_behavior": AgentBehaviorCheck,
 }
 
 

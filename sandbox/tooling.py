@@ -25,8 +25,19 @@ FRAMEWORK = "framework"  # domain of framework actions (memory, skills, sub-agen
 INTERNAL = "internal"  # domain of app-internal actions only sub-agent simulators may run
 
 PERMISSIONS = (
-    "LOCATION", "CONTACTS", "CALENDAR", "CAMERA", "MICROPHONE", "PHOTOS", "SMS", "PHONE",
-    "NOTIFICATIONS", "ACTIVITY", "HEALTH", "NEARBY_DEVICES", "STORAGE",
+    "LOCATION",
+    "CONTACTS",
+    "CALENDAR",
+    "CAMERA",
+    "MICROPHONE",
+    "PHOTOS",
+    "SMS",
+    "PHONE",
+    "NOTIFICATIONS",
+    "ACTIVITY",
+    "HEALTH",
+    "NEARBY_DEVICES",
+    "STORAGE",
 )
 SERVICES = ("location_service", "bluetooth", "nfc")
 NETWORKS = (None, "internet", "cellular")  # what connectivity a tool needs (pipeline step 6)
@@ -127,7 +138,7 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             out[key] = {n: resolve(v) for n, v in value.items()} if key == "properties" else resolve(value)
         return out
 
-    return resolve(schema)  # type: ignore[no-any-return]
+    return resolve(schema)
 
 
 _ARGS_SECTION = re.compile(r"^\s*Args:\s*$", re.M)
@@ -202,10 +213,22 @@ def tool(
         parameters = _inline_refs(model.model_json_schema(schema_generator=_PlannerSchema))
         parameters.setdefault("required", [])
         REGISTRY[name] = ToolSpec(
-            name=name, domain=domain or domain_of(l2 or ""), l2=l2, app=app, description=description,
-            mutating=mutating, permissions=permissions, services=services, network=network,
-            needs_login=needs_login, errors=errors, fn=fn, args_model=model, check=check,
-            parameters=parameters, rule=rule,
+            name=name,
+            domain=domain or domain_of(l2 or ""),
+            l2=l2,
+            app=app,
+            description=description,
+            mutating=mutating,
+            permissions=permissions,
+            services=services,
+            network=network,
+            needs_login=needs_login,
+            errors=errors,
+            fn=fn,
+            args_model=model,
+            check=check,
+            parameters=parameters,
+            rule=rule,
         )
         return fn
 
@@ -218,8 +241,10 @@ def _stated_rule(name: str, check: Callable[..., Any] | None) -> str:
         return ""
     doc = " ".join((inspect.getdoc(check) or "").split())
     if not doc:
-        raise ValueError(f"tool {name!r}: its check states no rule; give the check a docstring saying what it "
-                         "requires (the planner reads it in the tool's description)")
+        raise ValueError(
+            f"tool {name!r}: its check states no rule; give the check a docstring saying what it "
+            "requires (the planner reads it in the tool's description)"
+        )
     return doc if doc.endswith(".") else doc + "."
 
 
@@ -232,9 +257,7 @@ def _args_model(fn: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseMo
         annotation = hints[pname]
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (annotation, Field(default, description=arg_docs[pname]))
-    return create_model(  # type: ignore[call-overload,no-any-return]
-        f"{fn.__name__}_args", __config__=ConfigDict(strict=True, extra="forbid"), **fields
-    )
+    return create_model(f"{fn.__name__}_args", __config__=ConfigDict(strict=True, extra="forbid"), **fields)
 
 
 # Pydantic error kinds -> pipeline steps 2-5, in the order the executor reports them.
@@ -263,7 +286,9 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return path
 
 
-def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] | None, tuple[ErrorType, dict[str, Any]] | None]:
+def validate_arguments(
+    spec: ToolSpec, arguments: Any
+) -> tuple[dict[str, Any] | None, tuple[ErrorType, dict[str, Any]] | None]:
     """Steps 2-5 of the pipeline: return the clean arguments, or the first failing step's error.
 
     All fields failing that step are named at once (the paper's ``add_contact`` lists every
@@ -273,8 +298,10 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
         return None, (ErrorType.INVALID_ARGUMENT_TYPE, {"message": "arguments must be a JSON object", "fields": []})
     too_deep, bad_text = _screen(arguments)
     if too_deep:
-        return None, (ErrorType.INVALID_ARGUMENT_VALUE, {
-            "message": f"{spec.name}: arguments are nested more than {MAX_DEPTH} levels deep", "fields": []})
+        return None, (
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            {"message": f"{spec.name}: arguments are nested more than {MAX_DEPTH} levels deep", "fields": []},
+        )
     try:
         parsed = spec.args_model.model_validate(arguments)
     except ValidationError as exc:
@@ -293,9 +320,13 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any] |
         detail = "; ".join(f"{f}: {m}" for f, m in problems) if first in _ORDER[2:] else ", ".join(fields)
         return None, (first, {"message": f"{spec.name}: {label} {detail}", "fields": fields})
     if bad_text is not None:  # e.g. "\\ud800" in the model's JSON: no tool body or database can take it
-        return None, (ErrorType.INVALID_ARGUMENT_VALUE, {
-            "message": f"{spec.name}: invalid value for {bad_text}: text is not valid Unicode (a lone surrogate)",
-            "fields": [bad_text]})
+        return None, (
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            {
+                "message": f"{spec.name}: invalid value for {bad_text}: text is not valid Unicode (a lone surrogate)",
+                "fields": [bad_text],
+            },
+        )
     # An explicit null means "not given": the tool's own default applies. Nested models stay models.
     values = parsed.__dict__
     clean = {k: values[k] for k in parsed.model_fields_set if values[k] is not None}
@@ -350,6 +381,18 @@ def domain_tools() -> list[ToolSpec]:
 
 
 __all__ = [
-    "Date", "DateTime", "Email", "FRAMEWORK", "INTERNAL", "Literal", "Phone", "REGISTRY", "Text", "Time",
-    "ToolSpec", "domain_tools", "tool", "validate_arguments",
+    "FRAMEWORK",
+    "INTERNAL",
+    "REGISTRY",
+    "Date",
+    "DateTime",
+    "Email",
+    "Literal",
+    "Phone",
+    "Text",
+    "Time",
+    "ToolSpec",
+    "domain_tools",
+    "tool",
+    "validate_arguments",
 ]

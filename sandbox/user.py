@@ -64,23 +64,55 @@ _WORD = re.compile(r"[a-z0-9]+")
 # a sentence ends at . ? or ! and a space, but not after an abbreviation ("e.g. photos", "Dr. Chen")
 _SENTENCE_END = re.compile(
     r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)(?<!\bapprox\.)(?<!\bincl\.)"
-    r"(?<!\bmr\.)(?<!\bmrs\.)(?<!\bms\.)(?<!\bdr\.)(?<=[.?!])\s+", re.IGNORECASE)
+    r"(?<!\bmr\.)(?<!\bmrs\.)(?<!\bms\.)(?<!\bdr\.)(?<=[.?!])\s+",
+    re.IGNORECASE,
+)
 _WH = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
 # words that open a question without deciding its form ("Please confirm: ...", "So, should I ...")
 _LEADS = frozenset({"please", "so", "ok", "okay", "and", "then", "also", "just", "alright", "great", "now", "but"})
 # a polar question that asks the user for information, not for a go-ahead
 _INFO_REQUEST = re.compile(
     r"^(?:(?:can|could|would|will) you (?:please )?(?:tell|give|send|share|provide|spell|list|remind|let me know)"
-    r"|do you (?:know|have|remember|recall))\b")
+    r"|do you (?:know|have|remember|recall))\b"
+)
 # "A or B" offers alternatives; "or not", "or wait", "or keep it" only close a yes/no question
 _ALTERNATIVES = re.compile(r"\bor\s+(?!(?:not|no|wait|hold off|stop|leave it|keep it|skip it|should i wait)\b)")
 # open in form, asking for a go-ahead all the same
 _CONFIRM_PHRASES = re.compile(
-    r"\b(?:how does (?:that|this) sound|what do you (?:think|say)|sounds? (?:good|ok|okay|right))\b")
+    r"\b(?:how does (?:that|this) sound|what do you (?:think|say)|sounds? (?:good|ok|okay|right))\b"
+)
 _CONFIRM_WORDS = re.compile(r"\b(?:confirm|proceed|go ahead|okay|ok|approve|all right|alright)\b")
 _SPLIT_OPTIONS = re.compile(r",\s*(?:or\s+)?|\s+or\s+")
-_STOP = frozenset({"a", "an", "the", "do", "you", "mean", "i", "should", "would", "like", "want", "which", "one",
-                   "or", "and", "to", "of", "for", "my", "your", "please", "is", "it", "that", "this", "me"})
+_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "do",
+        "you",
+        "mean",
+        "i",
+        "should",
+        "would",
+        "like",
+        "want",
+        "which",
+        "one",
+        "or",
+        "and",
+        "to",
+        "of",
+        "for",
+        "my",
+        "your",
+        "please",
+        "is",
+        "it",
+        "that",
+        "this",
+        "me",
+    }
+)
 
 
 def _words(text: str) -> list[str]:
@@ -109,8 +141,11 @@ def question_form(question: str, kind: str | None = None, options: Sequence[str]
         if _CONFIRM_PHRASES.search(lowered):
             continue
         clauses = [_opening(c) for c in lowered.split(":")]
-        if any(c and c[0] in _WH for c in clauses) or _ALTERNATIVES.search(lowered) \
-                or _INFO_REQUEST.match(" ".join(clauses[0])):
+        if (
+            any(c and c[0] in _WH for c in clauses)
+            or _ALTERNATIVES.search(lowered)
+            or _INFO_REQUEST.match(" ".join(clauses[0]))
+        ):
             return "open"
     return "confirm"
 
@@ -130,8 +165,7 @@ def names_one(answer: str, options: Sequence[str]) -> bool:
     """Whether ``answer`` names exactly one option, by a word no other option has."""
     sets = [set(_words(o)) - _STOP for o in options]
     said = set(_words(answer))
-    named = [i for i, own in enumerate(sets)
-             if own - set().union(*(s for j, s in enumerate(sets) if j != i)) & said]
+    named = [i for i, own in enumerate(sets) if own - set().union(*(s for j, s in enumerate(sets) if j != i)) & said]
     return len(named) == 1
 
 
@@ -139,8 +173,15 @@ def _norm_slot(slot: str) -> str:
     return "".join(_words(slot))
 
 
-def choose(script: Sequence[UserAnswer], question: str, *, slot: str | None = None, kind: str | None = None,
-           options: Sequence[str] | None = None, given: Collection[str] = ()) -> str:
+def choose(
+    script: Sequence[UserAnswer],
+    question: str,
+    *,
+    slot: str | None = None,
+    kind: str | None = None,
+    options: Sequence[str] | None = None,
+    given: Collection[str] = (),
+) -> str:
     """The user's answer to ``question`` under the rules above; ``given`` holds the answers already given."""
 
     def pick(candidates: list[UserAnswer]) -> str | None:
@@ -157,8 +198,7 @@ def choose(script: Sequence[UserAnswer], question: str, *, slot: str | None = No
     others = [a for a in script if not a.confirms]
     if form == "confirm" and confirmations:
         return pick([a for a in confirmations if a.keyword_in(question)] or confirmations) or NOTHING_TO_ADD
-    by_keyword = [a for a in (script if form == "statement" or len(offered) >= 2 else others)
-                  if a.keyword_in(question)]
+    by_keyword = [a for a in (script if form == "statement" or len(offered) >= 2 else others) if a.keyword_in(question)]
     if hit := pick(by_keyword):
         return hit
     left = [a for a in others if a.answer not in given]

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import sqlalchemy
-
 from sqlalchemy import Connection, insert, select, update
 
 from sandbox.db import check_layout, empty_database, finish_image
@@ -51,22 +50,118 @@ class Persona:
 PERSONAS: dict[str, Persona] = {
     p.persona_id: p
     for p in (
-        Persona("wang_lei", 1101, "Wang Lei", "+86 138 0000 1111", "wang.lei@example.com", "en-US",
-                "Asia/Shanghai", "Beijing", "Beijing", "2025-06-13T09:00:00", unset_permissions=0),
-        Persona("maya_patel", 2202, "Maya Patel", "+1 415 555 0101", "maya.patel@example.com", "en-US",
-                "America/Los_Angeles", "San Francisco", "Palo Alto", "2025-03-04T08:30:00"),
-        Persona("oliver_hughes", 3303, "Oliver Hughes", "+44 20 7946 0102", "oliver.hughes@example.co.uk", "en-GB",
-                "Europe/London", "London", "London", "2025-10-21T07:45:00", contacts=120, memories=64, unset_permissions=6),
-        Persona("yuki_sato", 4404, "Yuki Sato", "+81 3 5555 0103", "yuki.sato@example.jp", "ja-JP",
-                "Asia/Tokyo", "Tokyo", "Tokyo", "2025-01-15T18:20:00", contacts=90, memories=33, unset_permissions=3),
-        Persona("lena_weber", 5505, "Lena Weber", "+49 30 5555 0104", "lena.weber@example.de", "de-DE",
-                "Europe/Berlin", "Berlin", "Berlin", "2025-08-02T10:10:00", contacts=80, memories=52),
-        Persona("carlos_ruiz", 6606, "Carlos Ruiz", "+34 91 555 0105", "carlos.ruiz@example.es", "es-ES",
-                "Europe/Madrid", "Madrid", "Madrid", "2025-05-28T21:05:00", contacts=110, memories=78),
-        Persona("ji_woo_park", 7707, "Ji-woo Park", "+82 2 5555 0106", "jiwoo.park@example.kr", "ko-KR",
-                "Asia/Seoul", "Seoul", "Seoul", "2025-12-05T06:50:00", contacts=95, memories=45, unset_permissions=5),
-        Persona("amara_okafor", 8808, "Amara Okafor", "+1 416 555 0107", "amara.okafor@example.ca", "en-CA",
-                "America/Toronto", "Toronto", "Toronto", "2025-02-11T12:00:00", contacts=130, memories=71),
+        Persona(
+            "wang_lei",
+            1101,
+            "Wang Lei",
+            "+86 138 0000 1111",
+            "wang.lei@example.com",
+            "en-US",
+            "Asia/Shanghai",
+            "Beijing",
+            "Beijing",
+            "2025-06-13T09:00:00",
+            unset_permissions=0,
+        ),
+        Persona(
+            "maya_patel",
+            2202,
+            "Maya Patel",
+            "+1 415 555 0101",
+            "maya.patel@example.com",
+            "en-US",
+            "America/Los_Angeles",
+            "San Francisco",
+            "Palo Alto",
+            "2025-03-04T08:30:00",
+        ),
+        Persona(
+            "oliver_hughes",
+            3303,
+            "Oliver Hughes",
+            "+44 20 7946 0102",
+            "oliver.hughes@example.co.uk",
+            "en-GB",
+            "Europe/London",
+            "London",
+            "London",
+            "2025-10-21T07:45:00",
+            contacts=120,
+            memories=64,
+            unset_permissions=6,
+        ),
+        Persona(
+            "yuki_sato",
+            4404,
+            "Yuki Sato",
+            "+81 3 5555 0103",
+            "yuki.sato@example.jp",
+            "ja-JP",
+            "Asia/Tokyo",
+            "Tokyo",
+            "Tokyo",
+            "2025-01-15T18:20:00",
+            contacts=90,
+            memories=33,
+            unset_permissions=3,
+        ),
+        Persona(
+            "lena_weber",
+            5505,
+            "Lena Weber",
+            "+49 30 5555 0104",
+            "lena.weber@example.de",
+            "de-DE",
+            "Europe/Berlin",
+            "Berlin",
+            "Berlin",
+            "2025-08-02T10:10:00",
+            contacts=80,
+            memories=52,
+        ),
+        Persona(
+            "carlos_ruiz",
+            6606,
+            "Carlos Ruiz",
+            "+34 91 555 0105",
+            "carlos.ruiz@example.es",
+            "es-ES",
+            "Europe/Madrid",
+            "Madrid",
+            "Madrid",
+            "2025-05-28T21:05:00",
+            contacts=110,
+            memories=78,
+        ),
+        Persona(
+            "ji_woo_park",
+            7707,
+            "Ji-woo Park",
+            "+82 2 5555 0106",
+            "jiwoo.park@example.kr",
+            "ko-KR",
+            "Asia/Seoul",
+            "Seoul",
+            "Seoul",
+            "2025-12-05T06:50:00",
+            contacts=95,
+            memories=45,
+            unset_permissions=5,
+        ),
+        Persona(
+            "amara_okafor",
+            8808,
+            "Amara Okafor",
+            "+1 416 555 0107",
+            "amara.okafor@example.ca",
+            "en-CA",
+            "America/Toronto",
+            "Toronto",
+            "Toronto",
+            "2025-02-11T12:00:00",
+            contacts=130,
+            memories=71,
+        ),
     )
 }
 
@@ -81,52 +176,96 @@ def seeder(fn: Seeder) -> Seeder:
 
 
 DEFAULT_SETTINGS = {
-    "wifi": "1", "wifi_connected_ssid": "HomeNet", "mobile_data": "1", "airplane_mode": "0",
-    "bluetooth": "1", "location_service": "1", "nfc": "1", "low_power_mode": "0", "battery_pct": "78",
-    "charging": "0", "dnd": "0", "dnd_until": "", "ringer_mode": "normal", "volume_media": "60",
-    "volume_ring": "70", "volume_alarm": "80", "brightness": "70", "auto_brightness": "1",
-    "dark_mode": "0", "language": "en-US", "storage_free_gb": "41.5",
+    "wifi": "1",
+    "wifi_connected_ssid": "HomeNet",
+    "mobile_data": "1",
+    "airplane_mode": "0",
+    "bluetooth": "1",
+    "location_service": "1",
+    "nfc": "1",
+    "low_power_mode": "0",
+    "battery_pct": "78",
+    "charging": "0",
+    "dnd": "0",
+    "dnd_until": "",
+    "ringer_mode": "normal",
+    "volume_media": "60",
+    "volume_ring": "70",
+    "volume_alarm": "80",
+    "brightness": "70",
+    "auto_brightness": "1",
+    "dark_mode": "0",
+    "language": "en-US",
+    "storage_free_gb": "41.5",
 }
 
 
 def _seed_system(conn: Connection, persona: Persona) -> None:
-    conn.execute(insert(meta), [
-        {"key": "now", "value": persona.now}, {"key": "persona", "value": persona.persona_id},
-        {"key": "seed", "value": str(persona.seed)}, {"key": "schema_version", "value": "1"},
-    ])
-    conn.execute(insert(user_profile).values(
-        user_id="user_001", name=persona.name, phone=persona.phone, email=persona.email, locale=persona.locale,
-        timezone=persona.timezone, home_city=persona.home_city, work_city=persona.work_city,
-    ))
+    conn.execute(
+        insert(meta),
+        [
+            {"key": "now", "value": persona.now},
+            {"key": "persona", "value": persona.persona_id},
+            {"key": "seed", "value": str(persona.seed)},
+            {"key": "schema_version", "value": "1"},
+        ],
+    )
+    conn.execute(
+        insert(user_profile).values(
+            user_id="user_001",
+            name=persona.name,
+            phone=persona.phone,
+            email=persona.email,
+            locale=persona.locale,
+            timezone=persona.timezone,
+            home_city=persona.home_city,
+            work_city=persona.work_city,
+        )
+    )
     conn.execute(insert(device_settings), [{"key": k, "value": v} for k, v in sorted(DEFAULT_SETTINGS.items())])
     # Apps and the permissions they ask for come from the tool declarations: declared once.
     needed: dict[str, set[str]] = {}
     for spec in REGISTRY.values():
         needed.setdefault(spec.app, set()).update(spec.permissions)
-    conn.execute(insert(apps), [
-        {"app_id": app, "name": app.replace("_", " ").title(), "installed": 1, "logged_in": 1,
-         "notifications_enabled": 1}
-        for app in sorted(needed)
-    ])
-    grants = [{"app_id": app, "permission": p, "state": "granted"} for app in sorted(needed) for p in sorted(needed[app])]
+    conn.execute(
+        insert(apps),
+        [
+            {
+                "app_id": app,
+                "name": app.replace("_", " ").title(),
+                "installed": 1,
+                "logged_in": 1,
+                "notifications_enabled": 1,
+            }
+            for app in sorted(needed)
+        ],
+    )
+    grants = [
+        {"app_id": app, "permission": p, "state": "granted"} for app in sorted(needed) for p in sorted(needed[app])
+    ]
     if grants:
         conn.execute(insert(app_permissions), grants)
 
 
 # Apps whose permissions every persona has granted: the everyday core a phone is set up with.
-CORE_APPS = frozenset({"assistant", "calendar", "chat", "clock", "contacts", "mail", "messages", "notes", "phone",
-                       "settings", "tasks"})
+CORE_APPS = frozenset(
+    {"assistant", "calendar", "chat", "clock", "contacts", "mail", "messages", "notes", "phone", "settings", "tasks"}
+)
 
 
 def _mix_permissions(conn: Connection, rng: random.Random, count: int) -> None:
     """Leave a few non-core permissions never requested or refused, as on a real phone."""
-    rows = conn.execute(select(app_permissions.c.app_id, app_permissions.c.permission).where(
-        app_permissions.c.state == "granted", app_permissions.c.app_id.not_in(CORE_APPS)).order_by(
-        app_permissions.c.app_id, app_permissions.c.permission)).all()
+    rows = conn.execute(
+        select(app_permissions.c.app_id, app_permissions.c.permission)
+        .where(app_permissions.c.state == "granted", app_permissions.c.app_id.not_in(CORE_APPS))
+        .order_by(app_permissions.c.app_id, app_permissions.c.permission)
+    ).all()
     for app_id, permission in rng.sample(rows, min(len(rows), count)):
-        conn.execute(update(app_permissions).where(
-            app_permissions.c.app_id == app_id, app_permissions.c.permission == permission).values(
-            state=rng.choice(["not_requested", "not_requested", "denied"])))
+        conn.execute(
+            update(app_permissions)
+            .where(app_permissions.c.app_id == app_id, app_permissions.c.permission == permission)
+            .values(state=rng.choice(["not_requested", "not_requested", "denied"]))
+        )
 
 
 def build_world(persona_id: str) -> bytes:

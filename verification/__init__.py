@@ -10,6 +10,19 @@ from verification.verify import Verdict, verify
 VERIFIER_VERSION = "2"  # 2: confirmations need a go-ahead answer; Agent Behavior answers checked
 
 __all__ = [
-    "CATEGORY_WEIGHTS", "VERIFIER_VERSION", "Summary", "Tally", "Verdict", "check_agent_behavior", "check_state_change",
-    "check_tool_calls", "diff_failures", "explain", "matches", "overall", "summarise", "validate_matcher", "verify",
+    "CATEGORY_WEIGHTS",
+    "VERIFIER_VERSION",
+    "Summary",
+    "Tally",
+    "Verdict",
+    "check_agent_behavior",
+    "check_state_change",
+    "check_tool_calls",
+    "diff_failures",
+    "explain",
+    "matches",
+    "overall",
+    "summarise",
+    "validate_matcher",
+    "verify",
 ]

@@ -29,10 +29,16 @@ DEFAULT_IGNORED_COLUMNS = frozenset({"created_at", "updated_at"})
 # unless the task asks for it (see ``ignored_tables``).
 COLLATERAL_TABLES = frozenset({"emails", "payment_methods", "transactions"})
 # Bookkeeping the framework writes on every run; changes there are never collateral damage.
-DEFAULT_IGNORED_TABLES = frozenset({
-    "Operation_logs", "loaded_skills", "user_interactions", "final_answers", "subagent_jobs",
-    "id_sequences",
-})
+DEFAULT_IGNORED_TABLES = frozenset(
+    {
+        "Operation_logs",
+        "loaded_skills",
+        "user_interactions",
+        "final_answers",
+        "subagent_jobs",
+        "id_sequences",
+    }
+)
 
 
 # Framework steps whose payloads echo the planner or the user, never the phone's data.
@@ -74,8 +80,10 @@ def answer_failures(answer: Sequence[Any], steps: list[Step]) -> list[str]:
     """Each fact of ``answer`` the last successful ``finish`` does not state, named."""
     if not answer:
         return []
-    final = next((s.arguments.get("answer") for s in reversed(steps)
-                  if s.name == "finish" and isinstance(s.arguments, dict)), None)
+    final = next(
+        (s.arguments.get("answer") for s in reversed(steps) if s.name == "finish" and isinstance(s.arguments, dict)),
+        None,
+    )
     if not isinstance(final, str):
         return ["answer: the episode never finished with an answer"]
     return [f"answer: {reason}" for matcher in answer if (reason := explain(matcher, final))]
@@ -108,9 +116,11 @@ def _match_calls(calls: Sequence[ExpectedCall], steps: list[Step]) -> tuple[set[
         for c, call in enumerate(calls):
             for i in call.after:
                 if not any(p > q for p in fit[c] for q in fit[i]):
-                    reasons.append(f"expected call #{c + 1} {_render_call(call.tool, call.args)} uses the result of "
-                                   f"expected call #{i + 1} ({calls[i].tool}) but was only made before it "
-                                   f"(step {steps[fit[c][0]].index})")
+                    reasons.append(
+                        f"expected call #{c + 1} {_render_call(call.tool, call.args)} uses the result of "
+                        f"expected call #{i + 1} ({calls[i].tool}) but was only made before it "
+                        f"(step {steps[fit[c][0]].index})"
+                    )
         reasons = reasons or ["the expected calls were made, but in no order that respects their dependencies"]
     return set(pairs.values()), reasons
 
@@ -134,8 +144,11 @@ def _satisfies(call: ExpectedCall, step: Step) -> bool:
     """Same tool and arguments, or (a read-only call with evidence) a read-only step whose result holds the evidence."""
     if _fits(call, step):
         return True
-    return not _is_mutating(step.name) and step.name not in NO_EVIDENCE \
+    return (
+        not _is_mutating(step.name)
+        and step.name not in NO_EVIDENCE
         and holds_evidence(call, step.envelope.get("Payload"))
+    )
 
 
 def holds_evidence(call: ExpectedCall, payload: Any) -> bool:
@@ -167,12 +180,14 @@ def _missing_call(what: str, call: ExpectedCall, steps: list[Step]) -> str:
     label = f"{what} {_render_call(call.tool, call.args)}"
     same_tool = [s for s in steps if s.name == call.tool]
     if not same_tool:
-        return f"{label}: never called successfully" + ("; no read-only call returned its evidence"
-                                                        if call.evidence else "")
+        return f"{label}: never called successfully" + (
+            "; no read-only call returned its evidence" if call.evidence else ""
+        )
     args = _expected_args(call)
     best = same_tool[_closest(args, [s.arguments for s in same_tool])]
     return f"{label}: wrong arguments at step {best.index}: {explain(args, best.arguments)}" + (
-        "; no read-only call returned its evidence" if call.evidence else "")
+        "; no read-only call returned its evidence" if call.evidence else ""
+    )
 
 
 def _is_mutating(name: Any) -> bool:
@@ -207,9 +222,14 @@ def unconfirmed(check: StateChangeCheck, steps: list[Step]) -> list[str]:
         first = next((n for n, s in enumerate(steps) if s.name == tool), None)
         if first is not None and not any(_confirmed(check, s) for s in steps[:first]):
             asked = any(s.name == "ask_user" for s in steps[:first])
-            reasons.append(f"ask first: step {steps[first].index} {_render_call(tool, steps[first].arguments)} "
-                           + ("acted although no question before it was answered with a go-ahead" if asked
-                              else "acted without asking the user to confirm"))
+            reasons.append(
+                f"ask first: step {steps[first].index} {_render_call(tool, steps[first].arguments)} "
+                + (
+                    "acted although no question before it was answered with a go-ahead"
+                    if asked
+                    else "acted without asking the user to confirm"
+                )
+            )
     return reasons
 
 
@@ -240,8 +260,12 @@ def diff_failures(check: StateChangeCheck, diff: StateDiff) -> list[str]:
     for table, specs in sorted(check.forbid.items()):
         changes = diff.get(table, TableDiff())
         rows = changes.inserted + [after for _, after in changes.updated]
-        reasons += [f"{table}: forbidden change {_label(row, spec)} matches forbid {_short(spec)}"
-                    for spec in specs for row in rows if fits(spec, row)]
+        reasons += [
+            f"{table}: forbidden change {_label(row, spec)} matches forbid {_short(spec)}"
+            for spec in specs
+            for row in rows
+            if fits(spec, row)
+        ]
     return reasons
 
 
@@ -261,8 +285,9 @@ def overridden_ignores(check: StateChangeCheck) -> list[str]:
     return sorted(set(check.ignore_tables) - ignored_tables_of(check))
 
 
-def _align_rows(table: str, kind: str, specs: list[dict[str, Any]], rows: list[dict[str, Any]],
-                strict: bool) -> list[str]:
+def _align_rows(
+    table: str, kind: str, specs: list[dict[str, Any]], rows: list[dict[str, Any]], strict: bool
+) -> list[str]:
     """Pair expected rows with ``kind`` (inserted or deleted) rows by maximum matching: generated ids never matter."""
     pairs = max_matching(len(specs), len(rows), lambda i, j: fits(specs[i], rows[j]))
     taken = set(pairs.values())
@@ -275,15 +300,22 @@ def _align_rows(table: str, kind: str, specs: list[dict[str, Any]], rows: list[d
             reasons.append(f"{table}: expected a row {kind} like {_short(spec)}; no row was {kind}")
             continue
         best = free[_closest(spec, free)]
-        reasons.append(f"{table}: expected a row {kind} like {_short(spec)}; closest {kind} row "
-                       f"{_label(best, spec)}: {explain(spec, best)}")
+        reasons.append(
+            f"{table}: expected a row {kind} like {_short(spec)}; closest {kind} row "
+            f"{_label(best, spec)}: {explain(spec, best)}"
+        )
     if strict:
         reasons += [f"{table}: unexpected row {kind}: {_short(row)}" for j, row in enumerate(rows) if j not in taken]
     return reasons
 
 
-def _align_updates(table: str, specs: list[RowUpdate], rows: list[tuple[dict[str, Any], dict[str, Any]]],
-                   strict: bool, ignored: frozenset[str]) -> list[str]:
+def _align_updates(
+    table: str,
+    specs: list[RowUpdate],
+    rows: list[tuple[dict[str, Any], dict[str, Any]]],
+    strict: bool,
+    ignored: frozenset[str],
+) -> list[str]:
     """``match`` selects a row by its before image and ``set`` must hold on its after image."""
     pairs = max_matching(len(specs), len(rows), lambda i, j: _update_fits(specs[i], rows[j]))
     reported = set(pairs.values())  # rows already explained by an expectation: never reported twice
@@ -302,16 +334,18 @@ def _align_updates(table: str, specs: list[RowUpdate], rows: list[tuple[dict[str
             reasons.append(f"{label}; the row was updated but {explain(spec.set, rows[selected[0]][1])}")
         elif rows:
             best = rows[_closest(spec.match, [before for before, _ in rows])][0]
-            reasons.append(f"{label}; no updated row matches; closest {_label(best, spec.match)}: "
-                           f"{explain(spec.match, best)}")
+            reasons.append(
+                f"{label}; no updated row matches; closest {_label(best, spec.match)}: {explain(spec.match, best)}"
+            )
         else:
             reasons.append(f"{label}; no row was updated")
     if strict:
         for j, (before, after) in enumerate(rows):
             changed = _changed(before, after, ignored)
             if j not in reported and changed:
-                reasons.append(f"{table}: unexpected update of {_label(before, {})}: "
-                               f"{_render_changes(before, after, changed)}")
+                reasons.append(
+                    f"{table}: unexpected update of {_label(before, {})}: {_render_changes(before, after, changed)}"
+                )
     return reasons
 
 
@@ -361,9 +395,10 @@ def check_agent_behavior(check: AgentBehaviorCheck, trajectory: Trajectory) -> l
             reasons.append(f"route: {check.route} was never called successfully")
         elif not handed:
             best = routed[_closest(check.handoff, [steps[p].arguments for p in routed])]
-            reasons.append(f"handoff: {check.route} at step {steps[best].index}: "
-                           f"{explain(check.handoff, steps[best].arguments)}")
-        anchor = (handed or routed or [None])[-1]
+            reasons.append(
+                f"handoff: {check.route} at step {steps[best].index}: {explain(check.handoff, steps[best].arguments)}"
+            )
+        anchor = (handed or routed or [None])[-1]  # type: ignore[list-item]
     if check.follow_up is not None and anchor is not None:
         reasons += _follow_up_failures(check.follow_up, steps, anchor)
     if check.state is not None:
@@ -372,13 +407,15 @@ def check_agent_behavior(check: AgentBehaviorCheck, trajectory: Trajectory) -> l
 
 
 def _follow_up_failures(call: ExpectedCall, steps: list[Step], anchor: int) -> list[str]:
-    if any(_fits(call, s) for s in steps[anchor + 1:]):
+    if any(_fits(call, s) for s in steps[anchor + 1 :]):
         return []
-    early = [s for s in steps[:max(anchor, 0)] if _fits(call, s)]
+    early = [s for s in steps[: max(anchor, 0)] if _fits(call, s)]
     if early:
-        return [f"follow-up {_render_call(call.tool, call.args)} came at step {early[0].index}, "
-                f"before the route call at step {steps[anchor].index}"]
-    return [_missing_call("follow-up", call, steps[anchor + 1:])]
+        return [
+            f"follow-up {_render_call(call.tool, call.args)} came at step {early[0].index}, "
+            f"before the route call at step {steps[anchor].index}"
+        ]
+    return [_missing_call("follow-up", call, steps[anchor + 1 :])]
 
 
 def _validate_behavior(check: AgentBehaviorCheck) -> None:
@@ -400,6 +437,7 @@ def _validate_behavior(check: AgentBehaviorCheck) -> None:
 
 def _closest(spec: Any, candidates: Sequence[Any]) -> int:
     """Index of the candidate that fails the fewest of the spec's keys (the first one on ties)."""
+
     def misses(actual: Any) -> int:
         if not isinstance(spec, dict) or not isinstance(actual, dict):
             return 0 if fits(spec, actual) else 1

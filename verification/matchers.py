@@ -272,8 +272,12 @@ def _stated(path: str, actual: Any, ok: Any, fact: str) -> str | None:
 
 def _check_amount(operand: Any, actual: Any, path: str) -> str | None:
     value, tolerance, currency = _quantity(operand)
-    return _stated(path, actual, lambda t: facts.states_amount(t, value, tolerance, currency),
-                   f"the amount {value:g}{' ' + currency if currency else ''}")
+    return _stated(
+        path,
+        actual,
+        lambda t: facts.states_amount(t, value, tolerance, currency),
+        f"the amount {value:g}{' ' + currency if currency else ''}",
+    )
 
 
 def _check_number(operand: Any, actual: Any, path: str) -> str | None:
@@ -313,17 +317,30 @@ def _check_state(operand: Any, actual: Any, path: str) -> str | None:
     of = f" of {subjects[0]}" if subjects else ""
     if isinstance(actual, str) and False in facts.state_assertions(actual, value, asked, subjects):
         return _fail(path, f"states the opposite of the state {value!r}{of}: {_show(actual)}")
-    return _stated(path, actual, lambda t: facts.states_state(t, value, asked, subjects),
-                   f"the state {value!r}{of}")
+    return _stated(path, actual, lambda t: facts.states_state(t, value, asked, subjects), f"the state {value!r}{of}")
 
 
 _CHECKS: dict[str, Callable[[Any, Any, str], str | None]] = {
-    "$eq": _check_eq, "$phone": _check_phone, "$contains": _check_contains,
-    "$contains_all": _check_contains_all, "$any": _check_any, "$regex": _check_regex,
-    "$range": _check_range, "$approx": _check_approx, "$dt_between": _check_dt_between,
-    "$absent": _check_absent, "$set": _check_set, "$json": _check_json,
-    "$amount": _check_amount, "$number": _check_number, "$count": _check_count, "$date": _check_date,
-    "$time": _check_time, "$name": _check_name, "$none": _check_none, "$state": _check_state,
+    "$eq": _check_eq,
+    "$phone": _check_phone,
+    "$contains": _check_contains,
+    "$contains_all": _check_contains_all,
+    "$any": _check_any,
+    "$regex": _check_regex,
+    "$range": _check_range,
+    "$approx": _check_approx,
+    "$dt_between": _check_dt_between,
+    "$absent": _check_absent,
+    "$set": _check_set,
+    "$json": _check_json,
+    "$amount": _check_amount,
+    "$number": _check_number,
+    "$count": _check_count,
+    "$date": _check_date,
+    "$time": _check_time,
+    "$name": _check_name,
+    "$none": _check_none,
+    "$state": _check_state,
 }
 
 
@@ -351,12 +368,20 @@ def _valid_contains_all(operand: Any) -> None:
     def item_ok(item: Any) -> bool:
         if isinstance(item, dict):
             options = item.get("$any")
-            return len(item) == 1 and isinstance(options, list) and bool(options) and all(
-                isinstance(o, str) for o in options)
+            return (
+                len(item) == 1
+                and isinstance(options, list)
+                and bool(options)
+                and all(isinstance(o, str) for o in options)
+            )
         return isinstance(item, str)
 
-    _need(isinstance(operand, list) and bool(operand) and all(item_ok(i) for i in operand), "$contains_all",
-          operand, 'needs a non-empty list of strings or {"$any": [strings]}')
+    _need(
+        isinstance(operand, list) and bool(operand) and all(item_ok(i) for i in operand),
+        "$contains_all",
+        operand,
+        'needs a non-empty list of strings or {"$any": [strings]}',
+    )
 
 
 def _valid_any(operand: Any) -> None:
@@ -407,21 +432,33 @@ def _valid_quantity(op: str) -> Callable[[Any], None]:
         if _is_number(operand):
             return
         keys = {"value", "tolerance"} | ({"currency"} if op == "$amount" else set())
-        _need(isinstance(operand, dict) and "value" in operand and set(operand) <= keys, op, operand,
-              f"needs a number or an object with value and optionally {', '.join(sorted(keys - {'value'}))}")
+        _need(
+            isinstance(operand, dict) and "value" in operand and set(operand) <= keys,
+            op,
+            operand,
+            f"needs a number or an object with value and optionally {', '.join(sorted(keys - {'value'}))}",
+        )
         _need(_is_number(operand["value"]), op, operand, "value must be a number")
         tolerance = operand.get("tolerance", 0)
         _need(_is_number(tolerance) and tolerance >= 0, op, operand, "tolerance must be a number >= 0")
         currency = operand.get("currency")
-        _need(currency is None or (isinstance(currency, str) and currency in facts.CURRENCY_CODES), op, operand,
-              f"currency must be one of {', '.join(sorted(facts.CURRENCY_CODES))}")
+        _need(
+            currency is None or (isinstance(currency, str) and currency in facts.CURRENCY_CODES),
+            op,
+            operand,
+            f"currency must be one of {', '.join(sorted(facts.CURRENCY_CODES))}",
+        )
 
     return check
 
 
 def _valid_count(operand: Any) -> None:
-    _need(isinstance(operand, int) and not isinstance(operand, bool) and operand >= 0, "$count", operand,
-          "needs a whole number >= 0")
+    _need(
+        isinstance(operand, int) and not isinstance(operand, bool) and operand >= 0,
+        "$count",
+        operand,
+        "needs a whole number >= 0",
+    )
 
 
 def _valid_date(operand: Any) -> None:
@@ -447,25 +484,47 @@ def _valid_none(operand: Any) -> None:
 
 def _valid_state(operand: Any) -> None:
     ok_shape = isinstance(operand, str) or (
-        isinstance(operand, dict) and "value" in operand and set(operand) <= {"value", "asked", "subject"})
+        isinstance(operand, dict) and "value" in operand and set(operand) <= {"value", "asked", "subject"}
+    )
     _need(ok_shape, "$state", operand, "needs a state word or an object with value, optionally asked and subject")
-    value, asked, subjects = _state(operand)
+    value, asked, _subjects = _state(operand)
     group = facts.state_group(value) if isinstance(value, str) else None
     words = sorted(w for g in facts.STATE_GROUPS for w in g[0] | g[1])
     _need(group is not None, "$state", operand, f"value must be one of {', '.join(words)}")
-    _need(asked is None or (isinstance(asked, str) and facts.state_group(asked) == group), "$state", operand,
-          "asked must be a state word of the same kind as value")
+    _need(
+        asked is None or (isinstance(asked, str) and facts.state_group(asked) == group),
+        "$state",
+        operand,
+        "asked must be a state word of the same kind as value",
+    )
     raw = operand.get("subject", []) if isinstance(operand, dict) else []
-    _need(isinstance(raw, list) and all(isinstance(n, str) and facts.fold(n) for n in raw), "$state", operand,
-          "subject must be a list of names")
+    _need(
+        isinstance(raw, list) and all(isinstance(n, str) and facts.fold(n) for n in raw),
+        "$state",
+        operand,
+        "subject must be a list of names",
+    )
 
 
 _VALIDATORS: dict[str, Callable[[Any], None]] = {
-    "$eq": _valid_eq, "$phone": _valid_phone, "$contains": _valid_contains,
-    "$contains_all": _valid_contains_all, "$any": _valid_any, "$regex": _valid_regex,
-    "$range": _valid_interval("$range"), "$approx": _valid_interval("$approx"),
-    "$dt_between": _valid_dt_between, "$absent": _valid_absent, "$set": _valid_set,
-    "$json": validate_matcher, "$amount": _valid_quantity("$amount"), "$number": _valid_quantity("$number"),
-    "$count": _valid_count, "$date": _valid_date, "$time": _valid_time, "$name": _valid_name, "$none": _valid_none,
+    "$eq": _valid_eq,
+    "$phone": _valid_phone,
+    "$contains": _valid_contains,
+    "$contains_all": _valid_contains_all,
+    "$any": _valid_any,
+    "$regex": _valid_regex,
+    "$range": _valid_interval("$range"),
+    "$approx": _valid_interval("$approx"),
+    "$dt_between": _valid_dt_between,
+    "$absent": _valid_absent,
+    "$set": _valid_set,
+    "$json": validate_matcher,
+    "$amount": _valid_quantity("$amount"),
+    "$number": _valid_quantity("$number"),
+    "$count": _valid_count,
+    "$date": _valid_date,
+    "$time": _valid_time,
+    "$name": _valid_name,
+    "$none": _valid_none,
     "$state": _valid_state,
 }

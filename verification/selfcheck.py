@@ -63,8 +63,9 @@ EXTRA_CALL = Action(name="create_note", arguments={"title": "Scratch", "content"
 FRAMEWORK_STEPS = frozenset({"finish", "search_memory", "load_skill", "ask_user"})
 
 
-def replay(task: Task, gold: Iterable[Action], condition: str = "default", extra_tools: Iterable[str] = ()
-           ) -> Trajectory:
+def replay(
+    task: Task, gold: Iterable[Action], condition: str = "default", extra_tools: Iterable[str] = ()
+) -> Trajectory:
     tools, skills = action_space_for(task, condition)
     with Episode(task, candidate_tools=[*tools, *extra_tools], candidate_skills=skills) as episode:
         for action in gold:
@@ -106,8 +107,11 @@ def _changed(value: Any) -> Any:
     text = str(value)
     if m := re.fullmatch(r"([a-z_]+)_(\d{3,})", text):
         return f"{m.group(1)}_{int(m.group(2)) + 900:03d}"
-    for fmt, step in (("%Y-%m-%dT%H:%M", dt.timedelta(hours=2)), ("%Y-%m-%d", dt.timedelta(days=1)),
-                      ("%H:%M", dt.timedelta(hours=1))):
+    for fmt, step in (
+        ("%Y-%m-%dT%H:%M", dt.timedelta(hours=2)),
+        ("%Y-%m-%d", dt.timedelta(days=1)),
+        ("%H:%M", dt.timedelta(hours=1)),
+    ):
         try:
             return (dt.datetime.strptime(text, fmt) + step).strftime(fmt)
         except ValueError:
@@ -135,26 +139,34 @@ def perturbations(task: Task) -> Iterator[tuple[str, list[Action]]]:
         for name in REGISTRY[action.name].parameters.get("required", []):
             if name in action.arguments:
                 args = {**action.arguments, name: _changed(action.arguments[name])}
-                yield f"argument:{action.name}.{name}", [*gold[:at], Action(name=action.name, arguments=args),
-                                                         *gold[at + 1:]]
+                yield (
+                    f"argument:{action.name}.{name}",
+                    [*gold[:at], Action(name=action.name, arguments=args), *gold[at + 1 :]],
+                )
     if task.required_memory_ids:
         yield from _dropped_searches(task, gold)
     yield "extra_call", [*gold[:-1], EXTRA_CALL, gold[-1]]
     if task.required_skill_id:
         yield "skill", [a for a in gold if a.name != "load_skill"]
-    if task.category == "subagent" and task.bucket == "agent_behavior" and task.check.route:
-        n = max(i for i, a in enumerate(gold) if a.name == task.check.route)  # the handoff that worked
-        for path in _leaf_paths(task.check.handoff):
+    if task.category == "subagent" and task.bucket == "agent_behavior" and task.check.route:  # type: ignore[union-attr]  # agent_behavior
+        n = max(i for i, a in enumerate(gold) if a.name == task.check.route)  # type: ignore[union-attr]  # the handoff that worked
+        for path in _leaf_paths(task.check.handoff):  # type: ignore[union-attr]
             if _has_path(gold[n].arguments, path):
                 args = copy.deepcopy(gold[n].arguments)
                 _drop_path(args, path)
-                yield f"handoff:{'.'.join(path)}", [*gold[:n], Action(name=gold[n].name, arguments=args), *gold[n + 1:]]
+                yield (
+                    f"handoff:{'.'.join(path)}",
+                    [*gold[:n], Action(name=gold[n].name, arguments=args), *gold[n + 1 :]],
+                )
 
 
 def _dropped_searches(task: Task, gold: list[Action]) -> Iterator[tuple[str, list[Action]]]:
     trajectory = replay(task, gold)
-    returned = [(s.index - 1, {r.get("memory_id") for r in s.envelope["Payload"].get("records", [])})
-                for s in trajectory.steps if s.name == "search_memory" and s.envelope["Status"] == "success"]
+    returned = [
+        (s.index - 1, {r.get("memory_id") for r in s.envelope["Payload"].get("records", [])})
+        for s in trajectory.steps
+        if s.name == "search_memory" and s.envelope["Status"] == "success"
+    ]
     required = set(task.required_memory_ids)
     for pos, ids in returned:
         others = set().union(*(i for p, i in returned if p != pos))
@@ -189,8 +201,9 @@ CLARIFY = Action(name="ask_user", arguments={"question": "Before I start: is the
 UNRELATED = Action(name="ask_user", arguments={"question": "What time zone are you in right now?"})
 PLACEHOLDER = "Lorem ipsum dolor sit amet."
 # Arguments that carry text the user words (a message, a note, a document): what "placeholder" replaces.
-TEXT_FIELDS = frozenset({"text", "body", "content", "message", "note", "notes", "title", "subject",
-                         "description", "caption", "comment"})
+TEXT_FIELDS = frozenset(
+    {"text", "body", "content", "message", "note", "notes", "title", "subject", "description", "caption", "comment"}
+)
 
 
 def _ok_steps(trajectory: Trajectory) -> list[Step]:
@@ -222,17 +235,22 @@ def _expected_steps(check: ToolCallCheck, gold: list[Action], trajectory: Trajec
     return gold_steps([c.model_dump() for c in check.calls], [a.model_dump() for a in gold], ok)
 
 
-def _reordered(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory
-               ) -> Iterator[tuple[str, list[Action]]]:
+def _reordered(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
     """The first pair of expected reads that depend on each other in neither direction, swapped."""
     steps = _expected_steps(check, gold, trajectory)
     before = _closure(check)
     for a in range(len(check.calls)):
         for b in range(a + 1, len(check.calls)):
             i, j = steps[a], steps[b]
-            if i is not None and j is not None and a not in before[b] and b not in before[a] \
-                    and _is_read(gold[i].name) and _is_read(gold[j].name) \
-                    and not any(g.name == "load_skill" for g in gold[min(i, j) + 1:max(i, j)]):
+            if (
+                i is not None
+                and j is not None
+                and a not in before[b]
+                and b not in before[a]
+                and _is_read(gold[i].name)
+                and _is_read(gold[j].name)
+                and not any(g.name == "load_skill" for g in gold[min(i, j) + 1 : max(i, j)])
+            ):
                 # (a skill's tool cannot move before the load_skill that offers it)
                 swapped = list(gold)
                 swapped[i], swapped[j] = gold[j], gold[i]
@@ -264,11 +282,14 @@ def _equivalents(task: Task, gold: list[Action], trajectory: Trajectory) -> Iter
         payload = trajectory.steps[n].envelope["Payload"]
         variants = {json.dumps(v, sort_keys=True): v for v in _variants(call.tool, gold[n].arguments, payload)}
         for arguments in variants.values():
-            variant = [*gold[:n], Action(name=call.tool, arguments=arguments), *gold[n + 1:]]
+            variant = [*gold[:n], Action(name=call.tool, arguments=arguments), *gold[n + 1 :]]
             replayed = replay(task, variant, "mtsr" if task.category == "skill" else "default")
             step = replayed.steps[n] if len(replayed.steps) > n else None
-            if step is not None and step.envelope.get("Status") == "success" and _covers(
-                    step.envelope["Payload"], payload, {**gold[n].arguments, **arguments}):
+            if (
+                step is not None
+                and step.envelope.get("Status") == "success"
+                and _covers(step.envelope["Payload"], payload, {**gold[n].arguments, **arguments})
+            ):
                 yield "equivalent_args", variant
 
 
@@ -293,8 +314,16 @@ def _covers(payload: Any, gold: Any, arguments: dict[str, Any]) -> bool:
     """Every object of the gold's result (its scalars and empty lists, less volatile fields and echoes
     of either call's arguments) is an object of the variant's."""
     echoes = {facts.fold(v) for v in arguments.values() if isinstance(v, str)}
-    wanted = [{k: v for k, v in obj.items() if k not in VOLATILE and (not isinstance(v, (dict, list)) or v == [])
-               and not (isinstance(v, str) and facts.fold(v) in echoes)} for obj in _objects(gold)]
+    wanted = [
+        {
+            k: v
+            for k, v in obj.items()
+            if k not in VOLATILE
+            and (not isinstance(v, (dict, list)) or v == [])
+            and not (isinstance(v, str) and facts.fold(v) in echoes)
+        }
+        for obj in _objects(gold)
+    ]
     found = list(_objects(payload))
     return all(any(fits(item, obj) for obj in found) for item in wanted if item)
 
@@ -326,11 +355,27 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
             yield "opposite_state", [*gold[:-1], _finish(opposite)]
     said = " ".join([task.query, *(m.content for m in task.history)])
     mutating = [gold[s.index - 1] for s in _ok_steps(trajectory) if s.name in REGISTRY and REGISTRY[s.name].mutating]
-    dictated = next((v for a in mutating for k, v in a.arguments.items() if k in TEXT_FIELDS
-                     and isinstance(v, str) and len(v.split()) >= 3 and facts.states_name(said, v)), None)
+    dictated = next(
+        (
+            v
+            for a in mutating
+            for k, v in a.arguments.items()
+            if k in TEXT_FIELDS and isinstance(v, str) and len(v.split()) >= 3 and facts.states_name(said, v)
+        ),
+        None,
+    )
     if dictated is not None:
-        yield "placeholder", [a if a not in mutating else Action(name=a.name, arguments={
-            k: PLACEHOLDER if v == dictated else v for k, v in a.arguments.items()}) for a in gold]
+        yield (
+            "placeholder",
+            [
+                a
+                if a not in mutating
+                else Action(
+                    name=a.name, arguments={k: PLACEHOLDER if v == dictated else v for k, v in a.arguments.items()}
+                )
+                for a in gold
+            ],
+        )
     confirms = [n for n, a in enumerate(gold) if a.name == "ask_user" and a.arguments.get("kind") == "confirm"]
     if confirms:
         yield "skipped_confirmation", [a for n, a in enumerate(gold) if n not in confirms]
@@ -379,8 +424,12 @@ def _opposite_state(text: str, answer: list[Any]) -> str | None:
     values = list(dict.fromkeys(v for m in answer for v in _states_in(m)))
     if not values:
         return None
-    text = re.sub(r"^(\W*)(yes|no)\b", lambda m: m.group(1) + ("No" if m.group(2).lower() == "yes" else "Yes"),
-                  text, flags=re.IGNORECASE)
+    text = re.sub(
+        r"^(\W*)(yes|no)\b",
+        lambda m: m.group(1) + ("No" if m.group(2).lower() == "yes" else "Yes"),
+        text,
+        flags=re.IGNORECASE,
+    )
     for value in values:
         group = facts.state_group(value)
         if group is None:
@@ -407,17 +456,29 @@ def _numbers_in(value: Any) -> Iterator[float]:
 
 def _other_facts(answer: list[Any], reads: list[Any]) -> str:
     """An answer stating, for each fact asked, another record's value of the same field (else an invented one)."""
-    fields = [(k, v) for read in reads for obj in _objects(read) for k, v in obj.items()
-              if not isinstance(v, (dict, list, bool)) and v is not None]
+    fields = [
+        (k, v)
+        for read in reads
+        for obj in _objects(read)
+        for k, v in obj.items()
+        if not isinstance(v, (dict, list, bool)) and v is not None
+    ]
     said = []
     for matcher in answer:
         op = _op(matcher)
         truth = _operand(matcher)
-        keys = {k for k, v in fields if v == truth or (isinstance(v, str) and isinstance(truth, str)
-                                                        and (v == truth or v.startswith(truth)))}
+        keys = {
+            k
+            for k, v in fields
+            if v == truth or (isinstance(v, str) and isinstance(truth, str) and (v == truth or v.startswith(truth)))
+        }
         others = [_render(op, v) for k, v in fields if k in keys]
-        said.append(next((o for o in [*others, *_made_up(op, truth, answer)]
-                          if not any(fits(m, o) for m in answer)), "Someone Else Entirely"))
+        said.append(
+            next(
+                (o for o in [*others, *_made_up(op, truth, answer)] if not any(fits(m, o) for m in answer)),
+                "Someone Else Entirely",
+            )
+        )
     return "Here is what I found: " + "; ".join(said) + "."
 
 
@@ -456,8 +517,9 @@ def _same_evidence(task: Task, trajectory: Trajectory) -> bool:
     if not isinstance(task.check, ToolCallCheck) or not all(c.evidence for c in task.check.calls):
         return False
     steps = _ok_steps(trajectory)
-    return all(any(s.name == c.tool and holds_evidence(c, s.envelope.get("Payload")) for s in steps)
-               for c in task.check.calls)
+    return all(
+        any(s.name == c.tool and holds_evidence(c, s.envelope.get("Payload")) for s in steps) for c in task.check.calls
+    )
 
 
 def check_task(task: Task) -> list[Outcome]:
@@ -470,21 +532,34 @@ def check_task(task: Task) -> list[Outcome]:
         verdict = verify(task, trajectory)
         # the gold must run as built under every condition: an error it does not declare as a recovery
         # (a lookup the condition does not offer) means the condition hides what the model needs
-        undeclared = sorted({str(s.envelope["ErrorType"]) for s in trajectory.steps
-                             if s.envelope["Status"] != "success"} - declared)
+        undeclared = sorted(
+            {str(s.envelope["ErrorType"]) for s in trajectory.steps if s.envelope["Status"] != "success"} - declared
+        )
         reasons = [*verdict.reasons, *(f"gold hit {e}, which it does not recover from" for e in undeclared)]
         out.append(Outcome(task.task_id, f"oracle/{condition}", bool(reasons), "; ".join(reasons)))
     noop = run(task, [Action(name="finish", arguments={"answer": "I did nothing."})])
-    out.append(Outcome(task.task_id, "noop", noop.passed != task.noop_ok,
-                       "passes although the task needs action" if noop.passed else "; ".join(noop.reasons)))
+    out.append(
+        Outcome(
+            task.task_id,
+            "noop",
+            noop.passed != task.noop_ok,
+            "passes although the task needs action" if noop.passed else "; ".join(noop.reasons),
+        )
+    )
     condition = "mtsr" if task.category == "skill" else "default"
     for kind, gold in perturbations(task):
         replayed = replay(task, gold, condition, extra_tools=[EXTRA_CALL.name])
         if kind.startswith("argument:") and _same_evidence(task, replayed):
             continue
         verdict = verify(task, replayed)
-        out.append(Outcome(task.task_id, f"perturb/{kind.split(':')[0]}", verdict.passed,
-                           f"{kind} still passes" if verdict.passed else ""))
+        out.append(
+            Outcome(
+                task.task_id,
+                f"perturb/{kind.split(':')[0]}",
+                verdict.passed,
+                f"{kind} still passes" if verdict.passed else "",
+            )
+        )
     trajectory = replay(task, task.gold, condition)
     # the gold's tools stay offered to the alternatives, but a skill's tools stay hidden until it is loaded
     # (a near-miss gold reaches for one too early on purpose, and must keep failing there)
@@ -492,12 +567,19 @@ def check_task(task: Task) -> list[Outcome]:
     gold_tools = [a.name for a in task.gold if a.name not in hidden]
     for kind, gold in alternatives(task, trajectory):
         verdict = run(task, gold, condition, extra_tools=gold_tools)
-        out.append(Outcome(task.task_id, f"alt/{kind}", not verdict.passed,
-                           f"{kind} fails: {'; '.join(verdict.reasons)}" if not verdict.passed else ""))
+        out.append(
+            Outcome(
+                task.task_id,
+                f"alt/{kind}",
+                not verdict.passed,
+                f"{kind} fails: {'; '.join(verdict.reasons)}" if not verdict.passed else "",
+            )
+        )
     for kind, gold in wrong_endings(task, trajectory):
         verdict = run(task, gold, condition, extra_tools=gold_tools)
-        out.append(Outcome(task.task_id, f"wrong/{kind}", verdict.passed,
-                           f"{kind} still passes" if verdict.passed else ""))
+        out.append(
+            Outcome(task.task_id, f"wrong/{kind}", verdict.passed, f"{kind} still passes" if verdict.passed else "")
+        )
     return out
 
 

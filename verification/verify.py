@@ -13,7 +13,9 @@ from verification.checkers import check_agent_behavior, check_state_change, chec
 TERMINATIONS = ("finished", "truncated", "context_overflow", "infra_error")
 
 CHECKERS: dict[str, Callable[[Any, Trajectory], list[str]]] = {
-    "tool_call": check_tool_calls, "state_change": check_state_change, "agent_behavior": check_agent_behavior,
+    "tool_call": check_tool_calls,
+    "state_change": check_state_change,
+    "agent_behavior": check_agent_behavior,
 }
 
 
@@ -42,17 +44,33 @@ def verify(task: Task, trajectory: Trajectory) -> Verdict:
         raise ValueError(f"trajectory {task.task_id}: unknown termination {trajectory.termination!r}")
     problems = [f"sandbox internal error: {e}" for e in trajectory.internal_errors]
     if trajectory.termination == "infra_error":
-        problems.insert(0, "infrastructure error: the episode did not run to completion"
-                        + (f" ({trajectory.infra_error})" if trajectory.infra_error else ""))
+        problems.insert(
+            0,
+            "infrastructure error: the episode did not run to completion"
+            + (f" ({trajectory.infra_error})" if trajectory.infra_error else ""),
+        )
     if problems:
-        return Verdict(task.task_id, task.category, task.bucket, False, False, None, None, tuple(problems),
-                       trajectory.termination, scorable=False)
+        return Verdict(
+            task.task_id,
+            task.category,
+            task.bucket,
+            False,
+            False,
+            None,
+            None,
+            tuple(problems),
+            trajectory.termination,
+            scorable=False,
+        )
     reasons = CHECKERS[task.bucket](task.check, trajectory)
     checker_passed = not reasons
     overflowed = trajectory.termination == "context_overflow"  # the model's failure: scored, never a pass
     if overflowed:
-        reasons.insert(0, "context overflow: the conversation outgrew the model's context"
-                       + (f" ({trajectory.context_overflow})" if trajectory.context_overflow else ""))
+        reasons.insert(
+            0,
+            "context overflow: the conversation outgrew the model's context"
+            + (f" ({trajectory.context_overflow})" if trajectory.context_overflow else ""),
+        )
     memory_gate = skill_gate = None
     if task.required_memory_ids:
         unseen = sorted(set(task.required_memory_ids) - retrieved_memory_ids(trajectory))
@@ -64,15 +82,25 @@ def verify(task: Task, trajectory: Trajectory) -> Verdict:
         if not skill_gate:
             reasons.append(f"skill gate: {task.required_skill_id} was never loaded with load_skill")
     passed = checker_passed and memory_gate is not False and skill_gate is not False and not overflowed
-    return Verdict(task.task_id, task.category, task.bucket, passed, checker_passed, memory_gate, skill_gate,
-                   tuple(reasons), trajectory.termination)
+    return Verdict(
+        task.task_id,
+        task.category,
+        task.bucket,
+        passed,
+        checker_passed,
+        memory_gate,
+        skill_gate,
+        tuple(reasons),
+        trajectory.termination,
+    )
 
 
 def retrieved_memory_ids(trajectory: Trajectory) -> set[str]:
     """M̂_T: ids of the records any successful search_memory returned."""
     return {
         record["memory_id"]
-        for step in successful_steps(trajectory) if step.name == "search_memory"
+        for step in successful_steps(trajectory)
+        if step.name == "search_memory"
         for record in step.envelope.get("Payload", {}).get("records", [])
         if isinstance(record, dict) and "memory_id" in record
     }

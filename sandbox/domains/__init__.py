@@ -1,5 +1,8 @@
 """Every tool and seeder, registered by importing its module (explicitly, in a fixed order)."""
 
+# The order below is the registration order: isort must keep it.
+# isort: skip_file
+
 from sandbox import framework, memory, subagents  # noqa: F401
 from sandbox.domains import common  # noqa: F401  (shared tables first: others import them)
 from sandbox.domains import communication  # noqa: F401
@@ -16,9 +19,9 @@ from sandbox.domains import health  # noqa: F401
 from sandbox.domains import home  # noqa: F401
 from sandbox.domains import information  # noqa: F401
 from sandbox.domains import lifestyle  # noqa: F401
-from sandbox.domains import apps_security  # noqa: F401
+from sandbox.domains import apps_security
 
-from sandbox.world import SEEDERS  # noqa: E402  (after every domain registered its seeders)
+from sandbox.world import SEEDERS  # after every domain registered its seeders
 
 # The app store lists every app the phone knows, so its seeder runs after every seeder that adds apps
 # (venue apps, …), whatever order cross-module imports registered the seeders in (a stable sort keeps

@@ -24,7 +24,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 from sqlalchemy import (
+    BindParameter,
     Column,
+    ColumnElement,
     Connection,
     Float,
     ForeignKey,
@@ -48,7 +50,14 @@ from sandbox.domains.productivity import calendar_events
 from sandbox.domains.settings import APP as SETTINGS
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import (
-    LIKE_ESCAPE, Ctx, like_escaped, normalise_phone, row_by_key, rows, word_values, words_match,
+    LIKE_ESCAPE,
+    Ctx,
+    like_escaped,
+    normalise_phone,
+    row_by_key,
+    rows,
+    word_values,
+    words_match,
 )
 from sandbox.schema import USER, WORLD, app_permissions, apps, device_settings, stamps, table
 from sandbox.tooling import PERMISSIONS, Date, Phone, tool
@@ -61,7 +70,8 @@ BULK_DELETE = 10  # deleting more files than this at once needs confirmation
 # ---- Tables -----------------------------------------------------------------------------------
 
 world_store_apps = table(
-    "world_store_apps", WORLD,
+    "world_store_apps",
+    WORLD,
     Column("app_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("developer", Text, nullable=False),
@@ -74,32 +84,39 @@ world_store_apps = table(
 )
 
 app_installs = table(
-    "app_installs", USER,
+    "app_installs",
+    USER,
     Column("app_id", Text, ForeignKey("apps.app_id"), primary_key=True),
     Column("version", Text),  # NULL while not installed
     Column("is_system", Integer, nullable=False),  # preinstalled, cannot be uninstalled
     Column("app_mb", Float, nullable=False),
     Column("data_mb", Float, nullable=False),
     Column("cache_mb", Float, nullable=False),
-    *stamps(), natural_key=("app_id",),
+    *stamps(),
+    natural_key=("app_id",),
 )
 
 notification_channels = table(
-    "notification_channels", USER,
+    "notification_channels",
+    USER,
     Column("app_id", Text, ForeignKey("apps.app_id"), primary_key=True),
     Column("channel", Text, primary_key=True),
     Column("enabled", Integer, nullable=False),
-    *stamps(), natural_key=("app_id", "channel"),
+    *stamps(),
+    natural_key=("app_id", "channel"),
 )
 
 folders = table(
-    "folders", USER,
+    "folders",
+    USER,
     Column("path", Text, primary_key=True),  # "/" is the storage root
-    *stamps(), natural_key=("path",),
+    *stamps(),
+    natural_key=("path",),
 )
 
 files = table(
-    "files", USER,
+    "files",
+    USER,
     Column("file_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("folder", Text, ForeignKey("folders.path"), nullable=False),
@@ -109,41 +126,49 @@ files = table(
     Column("app", Text, nullable=False),  # the app that saved it
     Column("modified_at", Text, nullable=False),
     Column("deleted_at", Text),  # set while the file is in the trash
-    *stamps(), natural_key=("folder", "name"),
+    *stamps(),
+    natural_key=("folder", "name"),
 )
 
 cloud_account = table(
-    "cloud_account", USER,
+    "cloud_account",
+    USER,
     Column("cloud_id", Text, primary_key=True),
     Column("email", Text, nullable=False),
     Column("quota_gb", Float, nullable=False),
     Column("used_gb", Float, nullable=False),
-    *stamps(), natural_key=("email",),
+    *stamps(),
+    natural_key=("email",),
 )
 
 backups = table(
-    "backups", USER,
+    "backups",
+    USER,
     Column("backup_id", Text, primary_key=True),
     Column("categories_json", Text, nullable=False),
     Column("size_gb", Float, nullable=False),
     Column("status", Text, nullable=False),  # completed | failed
     Column("completed_at", Text, nullable=False),
     Column("restored_at", Text),
-    *stamps(), natural_key=("completed_at",),
+    *stamps(),
+    natural_key=("completed_at",),
 )
 
 accounts = table(
-    "accounts", USER,
+    "accounts",
+    USER,
     Column("account_id", Text, primary_key=True),
     Column("service", Text, nullable=False),
     Column("username", Text, nullable=False),
     Column("recovery_phone", Text),  # normalised digits
     Column("two_factor_method", Text),  # sms | authenticator | security_key; NULL = off
-    *stamps(), natural_key=("service", "username"),
+    *stamps(),
+    natural_key=("service", "username"),
 )
 
 credentials = table(
-    "credentials", USER,
+    "credentials",
+    USER,
     Column("credential_id", Text, primary_key=True),
     Column("site", Text, nullable=False),  # a bare domain, e.g. amazon.com
     Column("username", Text, nullable=False),
@@ -152,11 +177,14 @@ credentials = table(
     Column("breached", Integer, nullable=False),  # seen in a known data breach
     Column("account_id", Text, ForeignKey("accounts.account_id")),
     Column("notes", Text),
-    *stamps(), natural_key=("site", "username"), id_prefix="cred",
+    *stamps(),
+    natural_key=("site", "username"),
+    id_prefix="cred",
 )
 
 linked_devices = table(
-    "linked_devices", USER,
+    "linked_devices",
+    USER,
     Column("device_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("kind", Text, nullable=False),  # phone | tablet | laptop | watch | earbuds
@@ -167,16 +195,44 @@ linked_devices = table(
     Column("lock_message", Text),
     Column("erased", Integer, nullable=False),
     Column("last_rung_at", Text),
-    *stamps(), natural_key=("name",), id_prefix="ldevice",
+    *stamps(),
+    natural_key=("name",),
+    id_prefix="ldevice",
 )
 
 # ---- Argument types ---------------------------------------------------------------------------
 
 # Top-level names of the phone's operating system: a path starting with one is outside the user's storage.
-SYSTEM_ROOTS = frozenset({
-    "acct", "apex", "bin", "boot", "cache", "config", "data", "dev", "etc", "lib", "lib64", "mnt", "odm", "opt",
-    "proc", "product", "root", "sbin", "sdcard", "storage", "sys", "system", "tmp", "usr", "var", "vendor",
-})
+SYSTEM_ROOTS = frozenset(
+    {
+        "acct",
+        "apex",
+        "bin",
+        "boot",
+        "cache",
+        "config",
+        "data",
+        "dev",
+        "etc",
+        "lib",
+        "lib64",
+        "mnt",
+        "odm",
+        "opt",
+        "proc",
+        "product",
+        "root",
+        "sbin",
+        "sdcard",
+        "storage",
+        "sys",
+        "system",
+        "tmp",
+        "usr",
+        "var",
+        "vendor",
+    }
+)
 STORAGE_ALIASES = ("/storage/emulated/0", "/sdcard", "~")  # other spellings of the storage root
 MAX_DEPTH = 8
 
@@ -192,7 +248,7 @@ def _storage_path(value: str) -> str:
     path = value.strip()
     for alias in STORAGE_ALIASES:
         if path == alias or path.startswith(alias + "/"):
-            path = path[len(alias):]
+            path = path[len(alias) :]
             break
     depth = 0
     for part in path.split("/"):
@@ -233,7 +289,7 @@ FileName = Annotated[str, Field(min_length=1, max_length=120), AfterValidator(_f
 Site = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_site)]
 Ref = Annotated[str, Field(min_length=1, max_length=80)]
 Query = Annotated[str, Field(min_length=1, max_length=200)]
-Permission = Literal[PERMISSIONS]  # the 13 runtime permissions, declared once in sandbox.tooling
+Permission = Literal[PERMISSIONS]  # type: ignore[valid-type]  # the 13 runtime permissions, declared in sandbox.tooling
 FileType = Literal["doc", "sheet", "slides", "pdf", "image", "video", "audio", "archive", "other"]
 BackupCategory = Literal["photos", "contacts", "messages", "files", "calendar", "app_data"]
 Categories = Annotated[list[BackupCategory], Field(min_length=1, max_length=6)]
@@ -243,13 +299,16 @@ Channels = Annotated[list[Annotated[str, Field(min_length=1, max_length=60)]], F
 
 def _exactly_one(a: str, b: str) -> Callable[[dict[str, Any]], str | None]:
     """A cross-field check: exactly one of two arguments is given (a false boolean counts as absent)."""
+
     def check(args: dict[str, Any]) -> str | None:
         return None if bool(args.get(a)) != bool(args.get(b)) else f"give exactly one of {a} or {b}"
+
     check.__doc__ = f"Give exactly one of {a} or {b}."
     return check
 
 
 # ---- Shared helpers ---------------------------------------------------------------------------
+
 
 def _get(ctx: Ctx, tbl: Table, value: str, hint: str) -> dict[str, Any]:
     """The row with this id, or EntityNotFound naming the tool that lists such ids."""
@@ -271,16 +330,27 @@ def _resolve(ctx: Ctx, tbl: Table, ref: str, show: tuple[str, ...], field: str) 
     key, name_col = show[0], show[1]
     everything = rows(ctx.conn.execute(_ALL_BY_ID[tbl]))
     lowered = ref.strip().lower()
-    for pick in (lambda r: r[key] == ref, lambda r: r[name_col].lower() == lowered,
-                 lambda r: lowered in r[name_col].lower()):
+    for pick in (
+        lambda r: r[key] == ref,
+        lambda r: r[name_col].lower() == lowered,
+        lambda r: lowered in r[name_col].lower(),
+    ):
         found = [r for r in everything if pick(r)]
         if len(found) == 1:
             return found[0]
         if found:
-            raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{ref!r} matches {len(found)} entries", field=field,
-                            candidates=[{k: r[k] for k in show} for r in found])
-    raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"nothing called {ref!r}", field=field,
-                    candidates=[{k: r[k] for k in show} for r in everything])
+            raise ToolError(
+                ErrorType.AMBIGUOUS_ENTITY,
+                f"{ref!r} matches {len(found)} entries",
+                field=field,
+                candidates=[{k: r[k] for k in show} for r in found],
+            )
+    raise ToolError(
+        ErrorType.ENTITY_NOT_FOUND,
+        f"nothing called {ref!r}",
+        field=field,
+        candidates=[{k: r[k] for k in show} for r in everything],
+    )
 
 
 def _free_gb(ctx: Ctx) -> float:
@@ -301,10 +371,17 @@ def _release_storage(ctx: Ctx, delta_mb: float) -> float:
 # ---- Apps -------------------------------------------------------------------------------------
 
 _APP_WITH_INSTALL = (
-    select(apps, app_installs.c.version, app_installs.c.is_system, app_installs.c.app_mb, app_installs.c.data_mb,
-           app_installs.c.cache_mb)
+    select(
+        apps,
+        app_installs.c.version,
+        app_installs.c.is_system,
+        app_installs.c.app_mb,
+        app_installs.c.data_mb,
+        app_installs.c.cache_mb,
+    )
     .join_from(apps, app_installs, apps.c.app_id == app_installs.c.app_id, isouter=True)
-    .where(apps.c.app_id == bindparam("app_id")))
+    .where(apps.c.app_id == bindparam("app_id"))
+)
 
 
 def _app(ctx: Ctx, app_id: str) -> dict[str, Any] | None:
@@ -316,8 +393,12 @@ def _app(ctx: Ctx, app_id: str) -> dict[str, Any] | None:
 def _installed_app(ctx: Ctx, app_id: str) -> dict[str, Any]:
     app = _app(ctx, app_id)
     if app is None or app["installed"] != 1:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no installed app {app_id!r}", field="app_id",
-                        hint="get_storage_usage lists installed apps")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no installed app {app_id!r}",
+            field="app_id",
+            hint="get_storage_usage lists installed apps",
+        )
     return app
 
 
@@ -326,8 +407,11 @@ def _store_app(ctx: Ctx, app_id: str) -> dict[str, Any]:
 
 
 _APP_PURCHASE = select(transactions.c.txn_id).where(
-    transactions.c.ref_id == bindparam("app_id"), transactions.c.category == "apps",
-    transactions.c.status == "posted", transactions.c.amount < 0)
+    transactions.c.ref_id == bindparam("app_id"),
+    transactions.c.category == "apps",
+    transactions.c.status == "posted",
+    transactions.c.amount < 0,
+)
 
 
 def _owned(ctx: Ctx, app_id: str) -> bool:
@@ -352,7 +436,10 @@ def _store_search(words: int, category: bool, free_only: bool) -> Select[Any]:
 
 @tool(l2="4.1", app=STORE, mutating=False, network="internet")
 def search_app_store(
-    ctx: Ctx, query: Query, category: str | None = None, free_only: bool = False,
+    ctx: Ctx,
+    query: Query,
+    category: str | None = None,
+    free_only: bool = False,
     limit: Annotated[int, Field(ge=1, le=50)] = 10,
 ) -> dict[str, Any]:
     """Search the app store; each hit says whether it is installed and whether an update is available.
@@ -372,9 +459,14 @@ def search_app_store(
     for r in found:
         mine = _app(ctx, r["app_id"]) or {}
         installed = mine.get("installed") == 1
-        out.append({**{k: r[k] for k in STORE_KEYS}, "installed": installed,
-                    "installed_version": mine["version"] if installed else None,
-                    "update_available": installed and mine["version"] != r["version"]})
+        out.append(
+            {
+                **{k: r[k] for k in STORE_KEYS},
+                "installed": installed,
+                "installed_version": mine["version"] if installed else None,
+                "update_available": installed and mine["version"] != r["version"],
+            }
+        )
     return {"apps": out, "count": len(out)}
 
 
@@ -384,8 +476,18 @@ _ADD_INSTALL = insert(app_installs)
 _SET_INSTALL = update(app_installs).where(app_installs.c.app_id == bindparam("match_app_id"))
 
 
-@tool(l2="4.1", app=STORE, mutating=True, network="internet", errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.LIMIT_EXCEEDED, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="4.1",
+    app=STORE,
+    mutating=True,
+    network="internet",
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.LIMIT_EXCEEDED,
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+)
 def install_app(ctx: Ctx, app_id: Ref, confirm: bool = False) -> dict[str, Any]:
     """Install an app from the store, or update it to the latest version; paid apps are charged to the default card.
 
@@ -399,49 +501,85 @@ def install_app(ctx: Ctx, app_id: Ref, confirm: bool = False) -> dict[str, Any]:
     mine = _app(ctx, app_id) or {}
     installed = mine.get("installed") == 1
     if installed and mine["version"] == store["version"]:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{store['name']} {store['version']} is installed and up to date",
-                        app_id=app_id, version=store["version"])
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"{store['name']} {store['version']} is installed and up to date",
+            app_id=app_id,
+            version=store["version"],
+        )
     need_mb = store["size_mb"] - ((mine["app_mb"] or 0.0) if installed else 0.0)
     free_mb = round(_free_gb(ctx) * 1024, 1)
     if need_mb > free_mb:
-        raise ToolError(ErrorType.LIMIT_EXCEEDED, f"{store['name']} needs {need_mb:.0f} MB, {free_mb:.0f} MB free",
-                        needed_mb=need_mb, free_mb=free_mb, hint="get_storage_usage, then clear_app_cache")
+        raise ToolError(
+            ErrorType.LIMIT_EXCEEDED,
+            f"{store['name']} needs {need_mb:.0f} MB, {free_mb:.0f} MB free",
+            needed_mb=need_mb,
+            free_mb=free_mb,
+            hint="get_storage_usage, then clear_app_cache",
+        )
     price = 0.0 if installed or _owned(ctx, app_id) else store["price"]
     if price:
         method = payment_method(ctx, None)
         if price > method["balance"]:
-            raise ToolError(ErrorType.LIMIT_EXCEEDED, f"{method['nickname']} has {method['balance']:.2f} available, "
-                            f"{price:.2f} needed", method_id=method["method_id"])
+            raise ToolError(
+                ErrorType.LIMIT_EXCEEDED,
+                f"{method['nickname']} has {method['balance']:.2f} available, {price:.2f} needed",
+                method_id=method["method_id"],
+            )
         if not confirm:
-            raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"{store['name']} costs {price:.2f}", price=price,
-                            hint="ask_user(kind=confirm), then retry with confirm=true")
+            raise ToolError(
+                ErrorType.CONFIRMATION_REQUIRED,
+                f"{store['name']} costs {price:.2f}",
+                price=price,
+                hint="ask_user(kind=confirm), then retry with confirm=true",
+            )
     txn_id = charge(ctx, price, f"App Store: {store['name']}", "apps", app_id) if price else None
     if not mine:
-        ctx.conn.execute(_ADD_APP, {"app_id": app_id, "name": store["name"], "installed": 1, "logged_in": 0,
-                                    "notifications_enabled": 1})
+        ctx.conn.execute(
+            _ADD_APP,
+            {"app_id": app_id, "name": store["name"], "installed": 1, "logged_in": 0, "notifications_enabled": 1},
+        )
     elif not installed:
         ctx.conn.execute(_SET_APP, {"match_app_id": app_id, "installed": 1})
     values = {"version": store["version"], "app_mb": store["size_mb"], "updated_at": ctx.ts()}
     if mine.get("is_system") is not None:  # installed before: kept data and cache stay
         ctx.conn.execute(_SET_INSTALL, {"match_app_id": app_id, **values})
     else:
-        ctx.conn.execute(_ADD_INSTALL, {"app_id": app_id, "is_system": 0, "data_mb": 0.0, "cache_mb": 0.0,
-                                        "created_at": ctx.ts(), **values})
+        ctx.conn.execute(
+            _ADD_INSTALL,
+            {"app_id": app_id, "is_system": 0, "data_mb": 0.0, "cache_mb": 0.0, "created_at": ctx.ts(), **values},
+        )
     free = _release_storage(ctx, -need_mb)
-    return {"app_id": app_id, "name": store["name"], "action": "updated" if installed else "installed",
-            "version": store["version"], "previous_version": mine["version"] if installed else None,
-            "charged": price, "txn_id": txn_id, "storage_free_gb": free}
+    return {
+        "app_id": app_id,
+        "name": store["name"],
+        "action": "updated" if installed else "installed",
+        "version": store["version"],
+        "previous_version": mine["version"] if installed else None,
+        "charged": price,
+        "txn_id": txn_id,
+        "storage_free_gb": free,
+    }
 
 
 _STORE_APP_NAME = select(world_store_apps.c.name).where(world_store_apps.c.app_id == bindparam("app_id"))
 # The user's standing policy blocks outlive the app; ordinary grants and denials do not.
 _DROP_PERMISSIONS = delete(app_permissions).where(
-    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.state != "policy_blocked")
+    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.state != "policy_blocked"
+)
 
 
-@tool(l2="4.1", app=STORE, mutating=True, errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED, ErrorType.STATE_CONFLICT,
-    ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="4.1",
+    app=STORE,
+    mutating=True,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.PERMISSION_DENIED,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+)
 def uninstall_app(ctx: Ctx, app_id: Ref, keep_data: bool = False, confirm: bool = False) -> dict[str, Any]:
     """Uninstall an app: it is signed out, loses its granted permissions and, unless keep_data, its data.
 
@@ -457,28 +595,52 @@ def uninstall_app(ctx: Ctx, app_id: Ref, keep_data: bool = False, confirm: bool 
             raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no app {app_id!r}", field="app_id", hint="search_app_store")
         raise ToolError(ErrorType.STATE_CONFLICT, f"{store} is not installed", app_id=app_id)
     if app["is_system"]:
-        raise ToolError(ErrorType.PERMISSION_DENIED, f"{app['name']} is a system app and cannot be uninstalled",
-                        app_id=app_id, reason="system_app")
+        raise ToolError(
+            ErrorType.PERMISSION_DENIED,
+            f"{app['name']} is a system app and cannot be uninstalled",
+            app_id=app_id,
+            reason="system_app",
+        )
     if app["installed"] != 1:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{app['name']} is not installed", app_id=app_id)
     if not confirm:
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"uninstalling {app['name']} needs the user's confirmation",
-                        app_id=app_id, hint="ask_user(kind=confirm), then retry with confirm=true")
+        raise ToolError(
+            ErrorType.CONFIRMATION_REQUIRED,
+            f"uninstalling {app['name']} needs the user's confirmation",
+            app_id=app_id,
+            hint="ask_user(kind=confirm), then retry with confirm=true",
+        )
     data = app["data_mb"] or 0.0
     freed = (app["app_mb"] or 0.0) + (app["cache_mb"] or 0.0) + (0.0 if keep_data else data)
     ctx.conn.execute(_SET_APP, {"match_app_id": app_id, "installed": 0, "logged_in": 0})
-    ctx.conn.execute(_SET_INSTALL, {"match_app_id": app_id, "version": None, "app_mb": 0.0, "cache_mb": 0.0,
-                                    "data_mb": data if keep_data else 0.0, "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _SET_INSTALL,
+        {
+            "match_app_id": app_id,
+            "version": None,
+            "app_mb": 0.0,
+            "cache_mb": 0.0,
+            "data_mb": data if keep_data else 0.0,
+            "updated_at": ctx.ts(),
+        },
+    )
     ctx.conn.execute(_DROP_PERMISSIONS, {"app_id": app_id})
     free = _release_storage(ctx, freed)
-    return {"app_id": app_id, "name": app["name"], "uninstalled": True, "kept_data_mb": data if keep_data else 0.0,
-            "freed_mb": round(freed, 1), "storage_free_gb": free}
+    return {
+        "app_id": app_id,
+        "name": app["name"],
+        "uninstalled": True,
+        "kept_data_mb": data if keep_data else 0.0,
+        "freed_mb": round(freed, 1),
+        "storage_free_gb": free,
+    }
 
 
 # ---- App Permissions (4.2) --------------------------------------------------------------------
 
 _PERMISSION_STATE = select(app_permissions.c.state).where(
-    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.permission == bindparam("permission"))
+    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.permission == bindparam("permission")
+)
 
 
 def _permission_state(ctx: Ctx, app_id: str, permission: str) -> str:
@@ -487,29 +649,40 @@ def _permission_state(ctx: Ctx, app_id: str, permission: str) -> str:
 
 
 _SET_PERMISSION = update(app_permissions).where(
-    app_permissions.c.app_id == bindparam("match_app_id"), app_permissions.c.permission == bindparam("match_permission"))
+    app_permissions.c.app_id == bindparam("match_app_id"), app_permissions.c.permission == bindparam("match_permission")
+)
 _ADD_PERMISSION = insert(app_permissions)
 
 
 def _set_permission(ctx: Ctx, app_id: str, permission: str, state: str) -> None:
     """Update the row, or insert it for a permission never requested (no UPSERT: see the module docstring)."""
-    done = ctx.conn.execute(_SET_PERMISSION, {"match_app_id": app_id, "match_permission": permission,
-                                              "state": state}).rowcount
+    done = ctx.conn.execute(
+        _SET_PERMISSION, {"match_app_id": app_id, "match_permission": permission, "state": state}
+    ).rowcount
     if not done:
         ctx.conn.execute(_ADD_PERMISSION, {"app_id": app_id, "permission": permission, "state": state})
 
 
-_APP_PERMISSIONS = select(app_permissions.c.permission, app_permissions.c.state).where(
-    app_permissions.c.app_id == bindparam("app_id")).order_by(app_permissions.c.permission)
+_APP_PERMISSIONS = (
+    select(app_permissions.c.permission, app_permissions.c.state)
+    .where(app_permissions.c.app_id == bindparam("app_id"))
+    .order_by(app_permissions.c.permission)
+)
 _PERMISSION_HOLDERS = (
     select(app_permissions.c.app_id, app_permissions.c.state)
     .join_from(app_permissions, apps, apps.c.app_id == app_permissions.c.app_id)
     .where(app_permissions.c.permission == bindparam("permission"), apps.c.installed == 1)
-    .order_by(app_permissions.c.app_id))
+    .order_by(app_permissions.c.app_id)
+)
 
 
-@tool(l2="4.2", app=SETTINGS, mutating=False, check=_exactly_one("app_id", "permission"),
-      errors=(ErrorType.ENTITY_NOT_FOUND,))
+@tool(
+    l2="4.2",
+    app=SETTINGS,
+    mutating=False,
+    check=_exactly_one("app_id", "permission"),
+    errors=(ErrorType.ENTITY_NOT_FOUND,),
+)
 def get_app_permissions(ctx: Ctx, app_id: Ref | None = None, permission: Permission | None = None) -> dict[str, Any]:
     """List one app's runtime permission states, or every installed app's state for one permission.
 
@@ -527,9 +700,17 @@ def get_app_permissions(ctx: Ctx, app_id: Ref | None = None, permission: Permiss
     return {"permission": permission, "apps": dict(found)}
 
 
-@tool(l2="4.2", app=SETTINGS, mutating=True, errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED,
-    ErrorType.PERMISSION_DENIED))
+@tool(
+    l2="4.2",
+    app=SETTINGS,
+    mutating=True,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.CONFIRMATION_REQUIRED,
+        ErrorType.PERMISSION_DENIED,
+    ),
+)
 def grant_app_permission(ctx: Ctx, app_id: Ref, permission: Permission, confirm: bool = False) -> dict[str, Any]:
     """Grant a runtime permission to an app.
 
@@ -541,15 +722,29 @@ def grant_app_permission(ctx: Ctx, app_id: Ref, permission: Permission, confirm:
     _installed_app(ctx, app_id)
     state = _permission_state(ctx, app_id, permission)
     if state == "granted":
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id} already has {permission} granted",
-                        app_id=app_id, permission=permission, current=state)
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"{app_id} already has {permission} granted",
+            app_id=app_id,
+            permission=permission,
+            current=state,
+        )
     if state == "policy_blocked":
-        raise ToolError(ErrorType.PERMISSION_DENIED, f"the user's policy forbids giving {app_id} {permission}",
-                        app_id=app_id, permission=permission, reason="policy")
+        raise ToolError(
+            ErrorType.PERMISSION_DENIED,
+            f"the user's policy forbids giving {app_id} {permission}",
+            app_id=app_id,
+            permission=permission,
+            reason="policy",
+        )
     if state == "denied" and not confirm:
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"the user denied {permission} to {app_id} before",
-                        app_id=app_id, permission=permission,
-                        hint="ask_user(kind=confirm), then retry with confirm=true")
+        raise ToolError(
+            ErrorType.CONFIRMATION_REQUIRED,
+            f"the user denied {permission} to {app_id} before",
+            app_id=app_id,
+            permission=permission,
+            hint="ask_user(kind=confirm), then retry with confirm=true",
+        )
     _set_permission(ctx, app_id, permission, "granted")
     return {"app_id": app_id, "permission": permission, "state": "granted", "previous": state}
 
@@ -565,19 +760,28 @@ def revoke_app_permission(ctx: Ctx, app_id: Ref, permission: Permission) -> dict
     _installed_app(ctx, app_id)
     state = _permission_state(ctx, app_id, permission)
     if state != "granted":
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id} does not have {permission} granted",
-                        app_id=app_id, permission=permission, current=state)
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"{app_id} does not have {permission} granted",
+            app_id=app_id,
+            permission=permission,
+            current=state,
+        )
     _set_permission(ctx, app_id, permission, "denied")
     return {"app_id": app_id, "permission": permission, "state": "denied", "previous": state}
 
 
 # ---- Notification Management (4.3) ------------------------------------------------------------
 
-_CHANNELS = select(notification_channels.c.channel, notification_channels.c.enabled).where(
-    notification_channels.c.app_id == bindparam("app_id")).order_by(notification_channels.c.channel)
+_CHANNELS = (
+    select(notification_channels.c.channel, notification_channels.c.enabled)
+    .where(notification_channels.c.app_id == bindparam("app_id"))
+    .order_by(notification_channels.c.channel)
+)
 _SET_CHANNELS = update(notification_channels).where(
     notification_channels.c.app_id == bindparam("match_app_id"),
-    notification_channels.c.channel.in_(bindparam("match_channels", expanding=True)))
+    notification_channels.c.channel.in_(bindparam("match_channels", expanding=True)),
+)
 
 
 @tool(l2="4.3", app=SETTINGS, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
@@ -598,23 +802,37 @@ def set_app_notifications(ctx: Ctx, app_id: Ref, enabled: bool, channels: Channe
     if channels:
         missing = sorted({c for c in channels if c.strip().lower() not in known})
         if missing:
-            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{app_id} has no notification channel(s) {', '.join(missing)}",
-                            field="channels", candidates=[ch for ch, _ in known.values()])
+            raise ToolError(
+                ErrorType.ENTITY_NOT_FOUND,
+                f"{app_id} has no notification channel(s) {', '.join(missing)}",
+                field="channels",
+                candidates=[ch for ch, _ in known.values()],
+            )
         targets = sorted({known[c.strip().lower()][0] for c in channels})
         changed = [t for t in targets if known[t.lower()][1] != int(enabled)]
         if not changed and app_flag == app["notifications_enabled"]:
-            raise ToolError(ErrorType.STATE_CONFLICT, f"channel(s) {', '.join(targets)} already "
-                            f"{'on' if enabled else 'off'}", app_id=app_id)
-        ctx.conn.execute(_SET_CHANNELS, {"match_app_id": app_id, "match_channels": changed,
-                                         "enabled": int(enabled), "updated_at": ctx.ts()})
+            raise ToolError(
+                ErrorType.STATE_CONFLICT,
+                f"channel(s) {', '.join(targets)} already {'on' if enabled else 'off'}",
+                app_id=app_id,
+            )
+        ctx.conn.execute(
+            _SET_CHANNELS,
+            {"match_app_id": app_id, "match_channels": changed, "enabled": int(enabled), "updated_at": ctx.ts()},
+        )
     elif app_flag == app["notifications_enabled"]:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id} notifications are already {'on' if enabled else 'off'}",
-                        app_id=app_id)
+        raise ToolError(
+            ErrorType.STATE_CONFLICT, f"{app_id} notifications are already {'on' if enabled else 'off'}", app_id=app_id
+        )
     if app_flag != app["notifications_enabled"]:
         ctx.conn.execute(_SET_APP, {"match_app_id": app_id, "notifications_enabled": app_flag})
     after = dict(ctx.conn.execute(_CHANNELS, {"app_id": app_id}).all())
-    return {"app_id": app_id, "notifications_enabled": bool(app_flag), "changed_channels": changed,
-            "channels": {ch: bool(on) for ch, on in sorted(after.items())}}
+    return {
+        "app_id": app_id,
+        "notifications_enabled": bool(app_flag),
+        "changed_channels": changed,
+        "channels": {ch: bool(on) for ch, on in sorted(after.items())},
+    }
 
 
 # ---- Files & Folders (4.4) --------------------------------------------------------------------
@@ -633,8 +851,12 @@ def _find_folder(ctx: Ctx, path: str) -> str | None:
 def _folder(ctx: Ctx, path: str, field: str) -> str:
     found = _find_folder(ctx, path)
     if found is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no folder {path!r}", field=field,
-                        hint="list_files shows subfolders; create_folder makes one")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no folder {path!r}",
+            field=field,
+            hint="list_files shows subfolders; create_folder makes one",
+        )
     return found
 
 
@@ -655,14 +877,18 @@ def _in_folder(folder: str) -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _file_search(in_trash: bool, recursive: bool, words: int, file_type: bool, min_size: bool,
-                 modified_after: bool) -> tuple[Select[Any], Select[Any]]:
+def _file_search(
+    in_trash: bool, recursive: bool, words: int, file_type: bool, min_size: bool, modified_after: bool
+) -> tuple[Select[Any], Select[Any]]:
     """list_files' two statements (the count and the page) for one combination of filters, built once."""
     f = files.c
-    folder = bindparam("folder")
-    where = [f.deleted_at.is_not(None) if in_trash else f.deleted_at.is_(None)]
-    where.append(or_(f.folder == folder, _under(f.folder, folder, bindparam("folder_prefix"))) if recursive
-                 else f.folder == folder)
+    folder: BindParameter[str] = bindparam("folder")
+    where: list[ColumnElement[bool]] = [f.deleted_at.is_not(None) if in_trash else f.deleted_at.is_(None)]
+    where.append(
+        or_(f.folder == folder, _under(f.folder, folder, bindparam("folder_prefix")))
+        if recursive
+        else f.folder == folder
+    )
     where += words_match([f.name, f.content], words)
     if file_type:
         where.append(f.file_type == bindparam("file_type"))
@@ -670,12 +896,17 @@ def _file_search(in_trash: bool, recursive: bool, words: int, file_type: bool, m
         where.append(f.size_mb >= bindparam("min_size_mb"))
     if modified_after:
         where.append(f.modified_at >= bindparam("modified_after"))
-    return (select(func.count()).select_from(files).where(*where),
-            select(files).where(*where).order_by(f.modified_at.desc(), f.file_id).limit(bindparam("limit")))
+    return (
+        select(func.count()).select_from(files).where(*where),
+        select(files).where(*where).order_by(f.modified_at.desc(), f.file_id).limit(bindparam("limit")),
+    )
 
 
-_SUBFOLDERS = select(folders.c.path).where(
-    _under(folders.c.path, bindparam("folder"), bindparam("folder_prefix"))).order_by(folders.c.path)
+_SUBFOLDERS = (
+    select(folders.c.path)
+    .where(_under(folders.c.path, bindparam("folder"), bindparam("folder_prefix")))
+    .order_by(folders.c.path)
+)
 
 
 def _file_out(r: dict[str, Any]) -> dict[str, Any]:
@@ -690,9 +921,15 @@ def _file_out(r: dict[str, Any]) -> dict[str, Any]:
 
 @tool(l2="4.4", app=FILES, mutating=False, permissions=("STORAGE",), errors=(ErrorType.ENTITY_NOT_FOUND,))
 def list_files(
-    ctx: Ctx, folder_path: StoragePath = "/", query: Query | None = None, file_type: FileType | None = None,
-    min_size_mb: Annotated[float, Field(ge=0, le=1_000_000)] | None = None, modified_after: Date | None = None,
-    recursive: bool = True, in_trash: bool = False, limit: Annotated[int, Field(ge=1, le=100)] = 50,
+    ctx: Ctx,
+    folder_path: StoragePath = "/",
+    query: Query | None = None,
+    file_type: FileType | None = None,
+    min_size_mb: Annotated[float, Field(ge=0, le=1_000_000)] | None = None,
+    modified_after: Date | None = None,
+    recursive: bool = True,
+    in_trash: bool = False,
+    limit: Annotated[int, Field(ge=1, le=100)] = 50,
 ) -> dict[str, Any]:
     """List or search files in a folder (and its subfolders), newest first, plus the folder's direct subfolders.
 
@@ -708,11 +945,17 @@ def list_files(
     """
     folder = _folder(ctx, folder_path, "folder_path")
     words = word_values(query or "")
-    values: dict[str, Any] = {**words, **_in_folder(folder), "file_type": file_type, "min_size_mb": min_size_mb,
-                              "modified_after": modified_after or None}
+    values: dict[str, Any] = {
+        **words,
+        **_in_folder(folder),
+        "file_type": file_type,
+        "min_size_mb": min_size_mb,
+        "modified_after": modified_after or None,
+    }
     values = {k: v for k, v in values.items() if v is not None}
-    count, page = _file_search(in_trash, recursive, len(words), bool(file_type), min_size_mb is not None,
-                               bool(modified_after))
+    count, page = _file_search(
+        in_trash, recursive, len(words), bool(file_type), min_size_mb is not None, bool(modified_after)
+    )
     total = ctx.conn.execute(count, values).scalar() or 0
     found = rows(ctx.conn.execute(page, {**values, "limit": limit}))
     depth = folder.count("/") + (0 if folder == "/" else 1)
@@ -723,8 +966,13 @@ def list_files(
 _ADD_FOLDER = insert(folders)
 
 
-@tool(l2="4.4", app=FILES, mutating=True, permissions=("STORAGE",),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="4.4",
+    app=FILES,
+    mutating=True,
+    permissions=("STORAGE",),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY),
+)
 def create_folder(ctx: Ctx, path: StoragePath, create_parents: bool = False) -> dict[str, Any]:
     """Create a folder, e.g. "/Documents/Taxes/2025".
 
@@ -745,8 +993,12 @@ def create_folder(ctx: Ctx, path: StoragePath, create_parents: bool = False) -> 
         existing = chain[-1] if chain else "/"
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"folder {existing!r} already exists", existing_id=existing)
     if missing_from < len(parts) - 1 and not create_parents:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"parent folder {chain[missing_from]!r} does not exist",
-                        field="path", hint="create it first, or pass create_parents=true")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"parent folder {chain[missing_from]!r} does not exist",
+            field="path",
+            hint="create it first, or pass create_parents=true",
+        )
     created = chain[missing_from:]
     for p in created:
         ctx.conn.execute(_ADD_FOLDER, {"path": p, "created_at": ctx.ts(), "updated_at": ctx.ts()})
@@ -754,8 +1006,11 @@ def create_folder(ctx: Ctx, path: StoragePath, create_parents: bool = False) -> 
 
 
 _LIVE_FILE_NAMED = select(files.c.file_id).where(
-    files.c.folder == bindparam("folder"), func.lower(files.c.name) == bindparam("name"), files.c.deleted_at.is_(None),
-    files.c.file_id != bindparam("exclude"))
+    files.c.folder == bindparam("folder"),
+    func.lower(files.c.name) == bindparam("name"),
+    files.c.deleted_at.is_(None),
+    files.c.file_id != bindparam("exclude"),
+)
 
 
 def _live_file_named(ctx: Ctx, folder: str, name: str, exclude: str) -> str | None:
@@ -765,10 +1020,19 @@ def _live_file_named(ctx: Ctx, folder: str, name: str, exclude: str) -> str | No
 _SET_FILE = update(files).where(files.c.file_id == bindparam("match_file_id"))
 
 
-@tool(l2="4.4", app=FILES, mutating=True, permissions=("STORAGE",),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="4.4",
+    app=FILES,
+    mutating=True,
+    permissions=("STORAGE",),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY),
+)
 def move_file(
-    ctx: Ctx, file_id: Ref, destination_path: StoragePath, new_name: FileName | None = None, overwrite: bool = False,
+    ctx: Ctx,
+    file_id: Ref,
+    destination_path: StoragePath,
+    new_name: FileName | None = None,
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Move and/or rename a file; moving a file that is in the trash restores it to the destination.
 
@@ -785,15 +1049,24 @@ def move_file(
         raise ToolError(ErrorType.STATE_CONFLICT, f"{file_id} is already {posixpath.join(dest, name)!r}")
     clash = _live_file_named(ctx, dest, name, exclude=file_id)
     if clash and not overwrite:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{posixpath.join(dest, name)!r} already exists: {clash}",
-                        existing_id=clash, hint="choose new_name, or pass overwrite=true")
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"{posixpath.join(dest, name)!r} already exists: {clash}",
+            existing_id=clash,
+            hint="choose new_name, or pass overwrite=true",
+        )
     if clash:
         ctx.conn.execute(_SET_FILE, {"match_file_id": clash, "deleted_at": ctx.ts(), "updated_at": ctx.ts()})
-    ctx.conn.execute(_SET_FILE, {"match_file_id": file_id, "folder": dest, "name": name, "deleted_at": None,
-                                 "updated_at": ctx.ts()})
-    return {"file_id": file_id, "path": posixpath.join(dest, name),
-            "previous_path": posixpath.join(f["folder"], f["name"]),
-            "restored_from_trash": f["deleted_at"] is not None, "replaced_file_id": clash}
+    ctx.conn.execute(
+        _SET_FILE, {"match_file_id": file_id, "folder": dest, "name": name, "deleted_at": None, "updated_at": ctx.ts()}
+    )
+    return {
+        "file_id": file_id,
+        "path": posixpath.join(dest, name),
+        "previous_path": posixpath.join(f["folder"], f["name"]),
+        "restored_from_trash": f["deleted_at"] is not None,
+        "replaced_file_id": clash,
+    }
 
 
 _FILES_BY_ID = select(files).where(files.c.file_id.in_(bindparam("file_ids", expanding=True))).order_by(files.c.file_id)
@@ -801,8 +1074,13 @@ _DROP_FILES = delete(files).where(files.c.file_id.in_(bindparam("file_ids", expa
 _SET_FILES = update(files).where(files.c.file_id.in_(bindparam("match_file_ids", expanding=True)))
 
 
-@tool(l2="4.4", app=FILES, mutating=True, permissions=("STORAGE",), errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="4.4",
+    app=FILES,
+    mutating=True,
+    permissions=("STORAGE",),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED),
+)
 def delete_files(ctx: Ctx, file_ids: FileIds, permanent: bool = False, confirm: bool = False) -> dict[str, Any]:
     """Move files to the trash, or delete them permanently (frees their space; trashed files can be deleted so too).
 
@@ -815,16 +1093,25 @@ def delete_files(ctx: Ctx, file_ids: FileIds, permanent: bool = False, confirm: 
     found = rows(ctx.conn.execute(_FILES_BY_ID, {"file_ids": ids}))
     missing = sorted(set(ids) - {r["file_id"] for r in found})
     if missing:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no file(s) {', '.join(missing)}", missing=missing,
-                        hint="list_files")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no file(s) {', '.join(missing)}", missing=missing, hint="list_files"
+        )
     trashed = [r["file_id"] for r in found if r["deleted_at"]]
     if trashed and not permanent:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"already in the trash: {', '.join(trashed)}", file_ids=trashed,
-                        hint="pass permanent=true to delete them for good")
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"already in the trash: {', '.join(trashed)}",
+            file_ids=trashed,
+            hint="pass permanent=true to delete them for good",
+        )
     if (permanent or len(ids) > BULK_DELETE) and not confirm:
         what = "permanently deleting" if permanent else f"deleting {len(ids)} files"
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"{what} needs the user's confirmation", count=len(ids),
-                        hint="ask_user(kind=confirm), then retry with confirm=true")
+        raise ToolError(
+            ErrorType.CONFIRMATION_REQUIRED,
+            f"{what} needs the user's confirmation",
+            count=len(ids),
+            hint="ask_user(kind=confirm), then retry with confirm=true",
+        )
     freed = round(sum(r["size_mb"] for r in found), 2) if permanent else 0.0
     if permanent:
         ctx.conn.execute(_DROP_FILES, {"file_ids": ids})
@@ -849,6 +1136,7 @@ _APP_DATA_MB = select(func.coalesce(func.sum(app_installs.c.data_mb), 0.0)).wher
 
 def _category_sizes(conn: Connection) -> dict[str, float]:
     """What a backup of each category weighs now, in MB."""
+
     def total(query: Any) -> float:
         return float(conn.execute(query).scalar() or 0.0)
 
@@ -857,9 +1145,12 @@ def _category_sizes(conn: Connection) -> dict[str, float]:
 
     data = conn.execute(_APP_DATA_MB).scalar() or 0.0
     return {
-        "photos": total(_PHOTOS_MB), "files": total(_OTHER_FILES_MB),
-        "contacts": count(contacts) * ROW_MB["contacts"], "messages": count(messages) * ROW_MB["messages"],
-        "calendar": count(calendar_events) * ROW_MB["calendar"], "app_data": float(data),
+        "photos": total(_PHOTOS_MB),
+        "files": total(_OTHER_FILES_MB),
+        "contacts": count(contacts) * ROW_MB["contacts"],
+        "messages": count(messages) * ROW_MB["messages"],
+        "calendar": count(calendar_events) * ROW_MB["calendar"],
+        "app_data": float(data),
     }
 
 
@@ -877,8 +1168,14 @@ _ADD_BACKUP = insert(backups)
 _SET_CLOUD_ACCOUNT = update(cloud_account).where(cloud_account.c.cloud_id == bindparam("match_cloud_id"))
 
 
-@tool(l2="4.5", app=CLOUD, mutating=True, network="internet", needs_login=True, errors=(
-    ErrorType.NETWORK_UNAVAILABLE, ErrorType.AUTHENTICATION_REQUIRED, ErrorType.LIMIT_EXCEEDED))
+@tool(
+    l2="4.5",
+    app=CLOUD,
+    mutating=True,
+    network="internet",
+    needs_login=True,
+    errors=(ErrorType.NETWORK_UNAVAILABLE, ErrorType.AUTHENTICATION_REQUIRED, ErrorType.LIMIT_EXCEEDED),
+)
 def backup_data(ctx: Ctx, categories: Categories, wifi_only: bool = True) -> dict[str, Any]:
     """Back up data categories from the phone to the user's cloud account.
 
@@ -888,32 +1185,63 @@ def backup_data(ctx: Ctx, categories: Categories, wifi_only: bool = True) -> dic
         wifi_only: Only back up over Wi-Fi (set false to allow mobile data).
     """
     if wifi_only and ctx.setting("wifi") != "1":
-        raise ToolError(ErrorType.NETWORK_UNAVAILABLE, "Wi-Fi is off and wifi_only is set",
-                        hint="set_wifi(enabled=true), or wifi_only=false after asking the user")
+        raise ToolError(
+            ErrorType.NETWORK_UNAVAILABLE,
+            "Wi-Fi is off and wifi_only is set",
+            hint="set_wifi(enabled=true), or wifi_only=false after asking the user",
+        )
     account = _cloud(ctx)
     cats = sorted(set(categories))
     sizes = _category_sizes(ctx.conn)
     size_gb = round(sum(sizes[c] for c in cats) / 1024, 3)
     left = round(account["quota_gb"] - account["used_gb"], 3)
     if size_gb > left:
-        raise ToolError(ErrorType.LIMIT_EXCEEDED, f"the backup needs {size_gb} GB, the cloud has {left} GB left",
-                        needed_gb=size_gb, free_gb=left, hint="back up fewer categories")
+        raise ToolError(
+            ErrorType.LIMIT_EXCEEDED,
+            f"the backup needs {size_gb} GB, the cloud has {left} GB left",
+            needed_gb=size_gb,
+            free_gb=left,
+            hint="back up fewer categories",
+        )
     bid = ctx.new_id(backups)
-    ctx.conn.execute(_ADD_BACKUP, {
-        "backup_id": bid, "categories_json": json.dumps(cats), "size_gb": size_gb, "status": "completed",
-        "completed_at": ctx.ts(), "restored_at": None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_BACKUP,
+        {
+            "backup_id": bid,
+            "categories_json": json.dumps(cats),
+            "size_gb": size_gb,
+            "status": "completed",
+            "completed_at": ctx.ts(),
+            "restored_at": None,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     used = round(account["used_gb"] + size_gb, 3)
-    ctx.conn.execute(_SET_CLOUD_ACCOUNT, {"match_cloud_id": account["cloud_id"], "used_gb": used,
-                                          "updated_at": ctx.ts()})
-    return {"backup_id": bid, "categories": cats, "size_gb": size_gb, "status": "completed",
-            "cloud_used_gb": used, "cloud_quota_gb": account["quota_gb"]}
+    ctx.conn.execute(
+        _SET_CLOUD_ACCOUNT, {"match_cloud_id": account["cloud_id"], "used_gb": used, "updated_at": ctx.ts()}
+    )
+    return {
+        "backup_id": bid,
+        "categories": cats,
+        "size_gb": size_gb,
+        "status": "completed",
+        "cloud_used_gb": used,
+        "cloud_quota_gb": account["quota_gb"],
+    }
 
 
 _SET_BACKUP = update(backups).where(backups.c.backup_id == bindparam("match_backup_id"))
 
 
-@tool(l2="4.5", app=CLOUD, mutating=True, network="internet", needs_login=True, errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="4.5",
+    app=CLOUD,
+    mutating=True,
+    network="internet",
+    needs_login=True,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED),
+)
 def restore_backup(ctx: Ctx, backup_id: Ref, categories: Categories, confirm: bool = False) -> dict[str, Any]:
     """Restore categories from a cloud backup, overwriting the phone's current data of those categories.
 
@@ -931,11 +1259,18 @@ def restore_backup(ctx: Ctx, backup_id: Ref, categories: Categories, confirm: bo
     cats = sorted(set(categories))
     missing = [c for c in cats if c not in held]
     if missing:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{backup_id} does not contain {', '.join(missing)}",
-                        field="categories", candidates=held)
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"{backup_id} does not contain {', '.join(missing)}",
+            field="categories",
+            candidates=held,
+        )
     if not confirm:
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"restoring {', '.join(cats)} overwrites the phone's data",
-                        hint="ask_user(kind=confirm), then retry with confirm=true")
+        raise ToolError(
+            ErrorType.CONFIRMATION_REQUIRED,
+            f"restoring {', '.join(cats)} overwrites the phone's data",
+            hint="ask_user(kind=confirm), then retry with confirm=true",
+        )
     f = files.c
     kinds = []
     if "photos" in cats:
@@ -944,9 +1279,13 @@ def restore_backup(ctx: Ctx, backup_id: Ref, categories: Categories, confirm: bo
         kinds.append(f.file_type.not_in(MEDIA_TYPES))
     back: list[str] = []
     if kinds:
-        back = list(ctx.conn.execute(select(f.file_id).where(
-            f.deleted_at > b["completed_at"], f.created_at <= b["completed_at"], or_(*kinds)).order_by(f.file_id))
-            .scalars())
+        back = list(
+            ctx.conn.execute(
+                select(f.file_id)
+                .where(f.deleted_at > b["completed_at"], f.created_at <= b["completed_at"], or_(*kinds))
+                .order_by(f.file_id)
+            ).scalars()
+        )
         ctx.conn.execute(_SET_FILES, {"match_file_ids": back, "deleted_at": None, "updated_at": ctx.ts()})
     ctx.conn.execute(_SET_BACKUP, {"match_backup_id": backup_id, "restored_at": ctx.ts(), "updated_at": ctx.ts()})
     return {"backup_id": backup_id, "restored": cats, "backup_date": b["completed_at"], "files_restored": back}
@@ -954,8 +1293,25 @@ def restore_backup(ctx: Ctx, backup_id: Ref, categories: Categories, confirm: bo
 
 # ---- Passwords & Accounts (4.6) ---------------------------------------------------------------
 
-COMMON_PASSWORDS = frozenset({"123456", "12345678", "123456789", "password", "password1", "qwerty", "qwerty123",
-                              "abc123", "111111", "iloveyou", "admin", "welcome", "letmein", "monkey", "dragon"})
+COMMON_PASSWORDS = frozenset(
+    {
+        "123456",
+        "12345678",
+        "123456789",
+        "password",
+        "password1",
+        "qwerty",
+        "qwerty123",
+        "abc123",
+        "111111",
+        "iloveyou",
+        "admin",
+        "welcome",
+        "letmein",
+        "monkey",
+        "dragon",
+    }
+)
 MASK = "********"
 
 
@@ -981,22 +1337,36 @@ def _generated(site: str, username: str, stamp: str) -> str:
 
 
 def _credential_fields(secret: str) -> dict[str, Any]:
-    return {"password_hash": password_digest(secret), "strength": _strength(secret),
-            "breached": int(secret.lower() in COMMON_PASSWORDS)}
+    return {
+        "password_hash": password_digest(secret),
+        "strength": _strength(secret),
+        "breached": int(secret.lower() in COMMON_PASSWORDS),
+    }
 
 
 _SAVED_LOGIN = select(credentials.c.credential_id).where(
-    credentials.c.site == bindparam("site"), func.lower(credentials.c.username) == bindparam("username"))
+    credentials.c.site == bindparam("site"), func.lower(credentials.c.username) == bindparam("username")
+)
 _SET_CREDENTIAL = update(credentials).where(credentials.c.credential_id == bindparam("match_credential_id"))
 _ADD_CREDENTIAL = insert(credentials)
 
 
-@tool(l2="4.6", app=PASSWORDS, mutating=True, needs_login=True, check=_exactly_one("password", "generate"),
-      errors=(ErrorType.DUPLICATE_ENTITY,))
+@tool(
+    l2="4.6",
+    app=PASSWORDS,
+    mutating=True,
+    needs_login=True,
+    check=_exactly_one("password", "generate"),
+    errors=(ErrorType.DUPLICATE_ENTITY,),
+)
 def save_password(
-    ctx: Ctx, site: Site, username: Annotated[str, Field(min_length=1, max_length=120)],
-    password: Annotated[str, Field(min_length=1, max_length=128)] | None = None, generate: bool = False,
-    notes: Annotated[str, Field(max_length=500)] | None = None, overwrite: bool = False,
+    ctx: Ctx,
+    site: Site,
+    username: Annotated[str, Field(min_length=1, max_length=120)],
+    password: Annotated[str, Field(min_length=1, max_length=128)] | None = None,
+    generate: bool = False,
+    notes: Annotated[str, Field(max_length=500)] | None = None,
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Save a login in the password vault, or generate a strong password for it (shown once in the result).
 
@@ -1010,8 +1380,12 @@ def save_password(
     """
     existing = ctx.conn.execute(_SAVED_LOGIN, {"site": site, "username": username.lower()}).scalar()
     if existing and not overwrite:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a login for {username} on {site} is already saved: {existing}",
-                        existing_id=existing, hint="pass overwrite=true to replace its password")
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"a login for {username} on {site} is already saved: {existing}",
+            existing_id=existing,
+            hint="pass overwrite=true to replace its password",
+        )
     secret = password or _generated(site, username, ctx.ts())
     fields = _credential_fields(secret)
     if existing:
@@ -1020,22 +1394,41 @@ def save_password(
         cid = existing
     else:
         cid = ctx.new_id(credentials)
-        ctx.conn.execute(_ADD_CREDENTIAL, {
-            "credential_id": cid, "site": site, "username": username, "notes": notes, "account_id": None,
-            "created_at": ctx.ts(), "updated_at": ctx.ts(), **fields})
-    out = {"credential_id": cid, "site": site, "username": username, "strength": fields["strength"],
-           "breached": bool(fields["breached"]), "replaced": existing is not None}
+        ctx.conn.execute(
+            _ADD_CREDENTIAL,
+            {
+                "credential_id": cid,
+                "site": site,
+                "username": username,
+                "notes": notes,
+                "account_id": None,
+                "created_at": ctx.ts(),
+                "updated_at": ctx.ts(),
+                **fields,
+            },
+        )
+    out = {
+        "credential_id": cid,
+        "site": site,
+        "username": username,
+        "strength": fields["strength"],
+        "breached": bool(fields["breached"]),
+        "replaced": existing is not None,
+    }
     return {**out, "generated_password": secret} if generate else out
 
 
 _PASSWORD_HASHES = select(credentials.c.credential_id, credentials.c.password_hash).order_by(
-    credentials.c.credential_id)
+    credentials.c.credential_id
+)
 _CREDENTIAL_SITES = select(credentials.c.credential_id, credentials.c.site)
 
 
 @tool(l2="4.6", app=PASSWORDS, mutating=False, needs_login=True)
 def search_passwords(
-    ctx: Ctx, site: Query | None = None, username: Query | None = None,
+    ctx: Ctx,
+    site: Query | None = None,
+    username: Query | None = None,
     report: Literal["none", "weak", "reused", "breached"] = "none",
 ) -> dict[str, Any]:
     """Look up saved logins (passwords masked), or report the weak, reused or breached ones.
@@ -1048,8 +1441,9 @@ def search_passwords(
         report: none lists matching logins; weak, reused or breached lists only logins with that problem.
     """
     c, a = credentials.c, accounts.c
-    q = (select(credentials, a.two_factor_method)
-         .join_from(credentials, accounts, c.account_id == a.account_id, isouter=True))
+    q = select(credentials, a.two_factor_method).join_from(
+        credentials, accounts, c.account_id == a.account_id, isouter=True
+    )
     if site:
         q = q.where(func.lower(c.site).contains(site.strip().lower(), autoescape=True))
     if username:
@@ -1062,17 +1456,33 @@ def search_passwords(
     out = []
     for r in found:
         others = [sites[o] for o in sharing[r["password_hash"]] if o != r["credential_id"]]
-        problem = {"none": True, "weak": r["strength"] == "weak", "reused": bool(others),
-                   "breached": bool(r["breached"])}[report]
+        problem = {
+            "none": True,
+            "weak": r["strength"] == "weak",
+            "reused": bool(others),
+            "breached": bool(r["breached"]),
+        }[report]
         if problem:
-            out.append({"credential_id": r["credential_id"], "site": r["site"], "username": r["username"],
-                        "password": MASK, "strength": r["strength"], "reused_on": sorted(set(others)),
-                        "breached": bool(r["breached"]), "account_id": r["account_id"],
-                        "two_factor": r["two_factor_method"], "notes": r["notes"], "updated_at": r["updated_at"]})
+            out.append(
+                {
+                    "credential_id": r["credential_id"],
+                    "site": r["site"],
+                    "username": r["username"],
+                    "password": MASK,
+                    "strength": r["strength"],
+                    "reused_on": sorted(set(others)),
+                    "breached": bool(r["breached"]),
+                    "account_id": r["account_id"],
+                    "two_factor": r["two_factor_method"],
+                    "notes": r["notes"],
+                    "updated_at": r["updated_at"],
+                }
+            )
     return {"report": report, "credentials": out, "count": len(out)}
 
 
 # ---- Privacy & Device Security (4.7) ----------------------------------------------------------
+
 
 def _phone_only_for_sms(args: dict[str, Any]) -> str | None:
     """phone_number is only for method=sms."""
@@ -1082,11 +1492,24 @@ def _phone_only_for_sms(args: dict[str, Any]) -> str | None:
 _SET_ACCOUNT = update(accounts).where(accounts.c.account_id == bindparam("match_account_id"))
 
 
-@tool(l2="4.7", app=SECURITY, mutating=True, network="internet", needs_login=True, check=_phone_only_for_sms,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.STATE_CONFLICT,
-              ErrorType.MISSING_REQUIRED_ARGUMENT))
+@tool(
+    l2="4.7",
+    app=SECURITY,
+    mutating=True,
+    network="internet",
+    needs_login=True,
+    check=_phone_only_for_sms,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.MISSING_REQUIRED_ARGUMENT,
+    ),
+)
 def enable_two_factor(
-    ctx: Ctx, account_id: Ref, method: Literal["sms", "authenticator", "security_key"],
+    ctx: Ctx,
+    account_id: Ref,
+    method: Literal["sms", "authenticator", "security_key"],
     phone_number: Phone | None = None,
 ) -> dict[str, Any]:
     """Turn on 2-step verification for one of the user's online accounts.
@@ -1096,19 +1519,38 @@ def enable_two_factor(
         method: sms (codes by text message), authenticator (an authenticator app) or security_key.
         phone_number: Phone for sms codes; needed when the account has no recovery phone on file.
     """
-    acc = _resolve(ctx, accounts, account_id, ("account_id", "service", "username", "two_factor_method"),
-                   "account_id")
+    acc = _resolve(ctx, accounts, account_id, ("account_id", "service", "username", "two_factor_method"), "account_id")
     if acc["two_factor_method"]:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"2-step verification is already on for {acc['service']} "
-                        f"({acc['two_factor_method']})", account_id=acc["account_id"], current=acc["two_factor_method"])
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"2-step verification is already on for {acc['service']} ({acc['two_factor_method']})",
+            account_id=acc["account_id"],
+            current=acc["two_factor_method"],
+        )
     phone = normalise_phone(phone_number) if phone_number else acc["recovery_phone"]
     if method == "sms" and not phone:
-        raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{acc['service']} has no recovery phone on file",
-                        fields=["phone_number"], hint="ask the user which number should receive the codes")
-    ctx.conn.execute(_SET_ACCOUNT, {"match_account_id": acc["account_id"], "two_factor_method": method,
-                                    "recovery_phone": phone, "updated_at": ctx.ts()})
-    return {"account_id": acc["account_id"], "service": acc["service"], "username": acc["username"],
-            "two_factor_method": method, "phone": phone if method == "sms" else None}
+        raise ToolError(
+            ErrorType.MISSING_REQUIRED_ARGUMENT,
+            f"{acc['service']} has no recovery phone on file",
+            fields=["phone_number"],
+            hint="ask the user which number should receive the codes",
+        )
+    ctx.conn.execute(
+        _SET_ACCOUNT,
+        {
+            "match_account_id": acc["account_id"],
+            "two_factor_method": method,
+            "recovery_phone": phone,
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "account_id": acc["account_id"],
+        "service": acc["service"],
+        "username": acc["username"],
+        "two_factor_method": method,
+        "phone": phone if method == "sms" else None,
+    }
 
 
 def _message_only_for_lock(args: dict[str, Any]) -> str | None:
@@ -1119,12 +1561,26 @@ def _message_only_for_lock(args: dict[str, Any]) -> str | None:
 _SET_LINKED_DEVICE = update(linked_devices).where(linked_devices.c.device_id == bindparam("match_device_id"))
 
 
-@tool(l2="4.7", app=SECURITY, mutating=True, network="internet", check=_message_only_for_lock, errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.STATE_CONFLICT,
-    ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="4.7",
+    app=SECURITY,
+    mutating=True,
+    network="internet",
+    check=_message_only_for_lock,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+)
 def find_my_device(
-    ctx: Ctx, device_id: Ref, action: Literal["locate", "ring", "lock", "erase"],
-    message: Annotated[str, Field(min_length=1, max_length=200)] | None = None, confirm: bool = False,
+    ctx: Ctx,
+    device_id: Ref,
+    action: Literal["locate", "ring", "lock", "erase"],
+    message: Annotated[str, Field(min_length=1, max_length=200)] | None = None,
+    confirm: bool = False,
 ) -> dict[str, Any]:
     """Locate, ring, lock or erase one of the user's other devices (tablet, laptop, watch, earbuds, old phone).
 
@@ -1136,42 +1592,73 @@ def find_my_device(
     """
     d = _resolve(ctx, linked_devices, device_id, ("device_id", "name", "kind", "online"), "device_id")
     if not d["online"]:
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{d['name']} is offline"
-                        f"{' (erased)' if d['erased'] else ''}", device_id=d["device_id"],
-                        last_location=d["last_location"], last_seen_at=d["last_seen_at"])
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            f"{d['name']} is offline{' (erased)' if d['erased'] else ''}",
+            device_id=d["device_id"],
+            last_location=d["last_location"],
+            last_seen_at=d["last_seen_at"],
+        )
     if action == "lock" and d["locked"]:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{d['name']} is already locked", device_id=d["device_id"])
     if action == "erase" and not confirm:
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"erasing {d['name']} deletes everything on it",
-                        device_id=d["device_id"], hint="ask_user(kind=confirm), then retry with confirm=true")
-    changes: dict[str, Any] = {
-        "locate": {}, "ring": {"last_rung_at": ctx.ts()}, "lock": {"locked": 1, "lock_message": message},
+        raise ToolError(
+            ErrorType.CONFIRMATION_REQUIRED,
+            f"erasing {d['name']} deletes everything on it",
+            device_id=d["device_id"],
+            hint="ask_user(kind=confirm), then retry with confirm=true",
+        )
+    changes: dict[str, Any] = {  # type: ignore[assignment]  # each value is a dict
+        "locate": {},
+        "ring": {"last_rung_at": ctx.ts()},
+        "lock": {"locked": 1, "lock_message": message},
         "erase": {"erased": 1, "locked": 1, "online": 0, "last_seen_at": ctx.ts()},
     }[action]
     if changes:
         ctx.conn.execute(_SET_LINKED_DEVICE, {"match_device_id": d["device_id"], **changes, "updated_at": ctx.ts()})
-    return {"device_id": d["device_id"], "name": d["name"], "action": action, "location": d["last_location"],
-            "locked": bool(changes.get("locked", d["locked"])), "erased": action == "erase"}
+    return {
+        "device_id": d["device_id"],
+        "name": d["name"],
+        "action": action,
+        "location": d["last_location"],
+        "locked": bool(changes.get("locked", d["locked"])),
+        "erased": action == "erase",
+    }
 
 
 # ---- Storage & Cleanup (4.8) ------------------------------------------------------------------
 
-FILE_GROUPS = {"images": ("image",), "videos": ("video",), "audio": ("audio",),
-               "documents": ("doc", "sheet", "slides", "pdf"), "archives": ("archive",), "other": ("other",)}
+FILE_GROUPS = {
+    "images": ("image",),
+    "videos": ("video",),
+    "audio": ("audio",),
+    "documents": ("doc", "sheet", "slides", "pdf"),
+    "archives": ("archive",),
+    "other": ("other",),
+}
 CACHE_SUGGESTION_MB = 200.0
 LARGE_DOWNLOAD_MB = 100.0
 
 
 _INSTALLED_APPS = (
-    select(app_installs, apps.c.name).join_from(app_installs, apps, apps.c.app_id == app_installs.c.app_id)
-    .where(apps.c.installed == 1).order_by(app_installs.c.app_id))
-_LIVE_MB_BY_TYPE = select(files.c.file_type, func.sum(files.c.size_mb)).where(
-    files.c.deleted_at.is_(None)).group_by(files.c.file_type)
+    select(app_installs, apps.c.name)
+    .join_from(app_installs, apps, apps.c.app_id == app_installs.c.app_id)
+    .where(apps.c.installed == 1)
+    .order_by(app_installs.c.app_id)
+)
+_LIVE_MB_BY_TYPE = (
+    select(files.c.file_type, func.sum(files.c.size_mb)).where(files.c.deleted_at.is_(None)).group_by(files.c.file_type)
+)
 _TRASH = select(files.c.file_id, files.c.size_mb).where(files.c.deleted_at.is_not(None)).order_by(files.c.file_id)
-_LARGE_DOWNLOADS = select(files.c.file_id, files.c.size_mb).where(
-    files.c.deleted_at.is_(None),
-    or_(files.c.folder == "/Downloads", _under(files.c.folder, "/Downloads", _prefix("/Downloads"))),
-    files.c.size_mb >= LARGE_DOWNLOAD_MB).order_by(files.c.size_mb.desc(), files.c.file_id)
+_LARGE_DOWNLOADS = (
+    select(files.c.file_id, files.c.size_mb)
+    .where(
+        files.c.deleted_at.is_(None),
+        or_(files.c.folder == "/Downloads", _under(files.c.folder, "/Downloads", _prefix("/Downloads"))),
+        files.c.size_mb >= LARGE_DOWNLOAD_MB,
+    )
+    .order_by(files.c.size_mb.desc(), files.c.file_id)
+)
 
 
 @tool(l2="4.8", app=SETTINGS, mutating=False)
@@ -1184,27 +1671,48 @@ def get_storage_usage(ctx: Ctx) -> dict[str, Any]:
         a["total_mb"] = round(a["app_mb"] + a["data_mb"] + a["cache_mb"], 1)
     by_type = dict(ctx.conn.execute(_LIVE_MB_BY_TYPE).all())
     trash = rows(ctx.conn.execute(_TRASH))
-    mb = {"apps": sum(a["total_mb"] for a in installed),
-          **{group: sum(by_type.get(t, 0.0) for t in types) for group, types in FILE_GROUPS.items()},
-          "trash": sum(t["size_mb"] for t in trash)}
+    mb = {
+        "apps": sum(a["total_mb"] for a in installed),
+        **{group: sum(by_type.get(t, 0.0) for t in types) for group, types in FILE_GROUPS.items()},
+        "trash": sum(t["size_mb"] for t in trash),
+    }
     mb["system_and_other"] = max(used_mb - sum(mb.values()), 0.0)
     suggestions: list[dict[str, Any]] = []
     caches = [a for a in installed if a["cache_mb"] > 0]
     if caches:
-        suggestions.append({"action": "clear_app_cache", "all_apps": True,
-                            "saves_mb": round(sum(a["cache_mb"] for a in caches), 1)})
-    suggestions += [{"action": "clear_app_cache", "app_id": a["app_id"], "saves_mb": a["cache_mb"]}
-                    for a in sorted(caches, key=lambda a: -a["cache_mb"]) if a["cache_mb"] >= CACHE_SUGGESTION_MB]
+        suggestions.append(
+            {"action": "clear_app_cache", "all_apps": True, "saves_mb": round(sum(a["cache_mb"] for a in caches), 1)}
+        )
+    suggestions += [
+        {"action": "clear_app_cache", "app_id": a["app_id"], "saves_mb": a["cache_mb"]}
+        for a in sorted(caches, key=lambda a: -a["cache_mb"])
+        if a["cache_mb"] >= CACHE_SUGGESTION_MB
+    ]
     if trash:
-        suggestions.append({"action": "delete_files", "permanent": True, "file_ids": [t["file_id"] for t in trash],
-                            "reason": "empty the trash", "saves_mb": round(mb["trash"], 1)})
+        suggestions.append(
+            {
+                "action": "delete_files",
+                "permanent": True,
+                "file_ids": [t["file_id"] for t in trash],
+                "reason": "empty the trash",
+                "saves_mb": round(mb["trash"], 1),
+            }
+        )
     big = rows(ctx.conn.execute(_LARGE_DOWNLOADS))
     if big:
-        suggestions.append({"action": "delete_files", "file_ids": [b["file_id"] for b in big],
-                            "reason": "large downloads", "saves_mb": round(sum(b["size_mb"] for b in big), 1)})
+        suggestions.append(
+            {
+                "action": "delete_files",
+                "file_ids": [b["file_id"] for b in big],
+                "reason": "large downloads",
+                "saves_mb": round(sum(b["size_mb"] for b in big), 1),
+            }
+        )
     top = sorted(installed, key=lambda a: (-a["total_mb"], a["app_id"]))[:10]
     return {
-        "total_gb": STORAGE_TOTAL_GB, "used_gb": round(STORAGE_TOTAL_GB - free, 2), "free_gb": free,
+        "total_gb": STORAGE_TOTAL_GB,
+        "used_gb": round(STORAGE_TOTAL_GB - free, 2),
+        "free_gb": free,
         "by_category_gb": {k: round(v / 1024, 2) for k, v in mb.items()},
         "top_apps": [{k: a[k] for k in ("app_id", "name", "app_mb", "data_mb", "cache_mb", "total_mb")} for a in top],
         "suggestions": suggestions,
@@ -1214,12 +1722,18 @@ def get_storage_usage(ctx: Ctx) -> dict[str, Any]:
 _APP_CACHES = (
     select(app_installs.c.app_id, app_installs.c.cache_mb)
     .join_from(app_installs, apps, apps.c.app_id == app_installs.c.app_id)
-    .where(apps.c.installed == 1, app_installs.c.cache_mb > 0))
+    .where(apps.c.installed == 1, app_installs.c.cache_mb > 0)
+)
 _SET_INSTALLS = update(app_installs).where(app_installs.c.app_id.in_(bindparam("match_app_ids", expanding=True)))
 
 
-@tool(l2="4.8", app=SETTINGS, mutating=True, check=_exactly_one("app_id", "all_apps"),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="4.8",
+    app=SETTINGS,
+    mutating=True,
+    check=_exactly_one("app_id", "all_apps"),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT),
+)
 def clear_app_cache(ctx: Ctx, app_id: Ref | None = None, all_apps: bool = False) -> dict[str, Any]:
     """Clear the cache of one installed app, or of all installed apps, to free storage (data and logins are kept).
 
@@ -1328,8 +1842,15 @@ STORE_ONLY: list[tuple[str, str, str, str, int, float, str]] = [
 PREINSTALLED_STORE_APPS = 8
 
 # (cache MB, data MB) fixed for heavy apps so storage tasks have stable targets; others are drawn.
-HEAVY_APPS = {"chat": (2300.0, 3600.0), "shortvid": (1850.0, 420.0), "kingdom_clash": (760.0, 2100.0),
-              "social": (980.0, 350.0), "video": (1200.0, 800.0), "music": (540.0, 1500.0), "browser": (640.0, 120.0)}
+HEAVY_APPS = {
+    "chat": (2300.0, 3600.0),
+    "shortvid": (1850.0, 420.0),
+    "kingdom_clash": (760.0, 2100.0),
+    "social": (980.0, 350.0),
+    "video": (1200.0, 800.0),
+    "music": (540.0, 1500.0),
+    "browser": (640.0, 120.0),
+}
 
 CHANNELS = {  # app: [(channel, enabled)]
     "chat": [("Messages", 1), ("Group chats", 1), ("Calls", 1), ("Moments", 0)],
@@ -1348,8 +1869,13 @@ CHANNELS = {  # app: [(channel, enabled)]
 }
 
 STORE_APP_PERMISSIONS = {  # runtime permissions the installed store apps asked for
-    "shortvid": {"CAMERA": "granted", "MICROPHONE": "granted", "LOCATION": "denied", "CONTACTS": "denied",
-                 "NOTIFICATIONS": "granted"},
+    "shortvid": {
+        "CAMERA": "granted",
+        "MICROPHONE": "granted",
+        "LOCATION": "denied",
+        "CONTACTS": "denied",
+        "NOTIFICATIONS": "granted",
+    },
     "kingdom_clash": {"NOTIFICATIONS": "granted", "LOCATION": "granted", "MICROPHONE": "granted"},
     "pixelcraft": {"PHOTOS": "granted", "CAMERA": "granted", "LOCATION": "granted"},
     "quickscan": {"CAMERA": "granted", "STORAGE": "granted"},
@@ -1359,14 +1885,51 @@ STORE_APP_PERMISSIONS = {  # runtime permissions the installed store apps asked 
     "authenticator": {"CAMERA": "granted"},
 }
 
-EXTENSION_TYPES = {"docx": "doc", "txt": "doc", "xlsx": "sheet", "csv": "sheet", "pptx": "slides", "pdf": "pdf",
-                   "jpg": "image", "png": "image", "mp4": "video", "mp3": "audio", "m4a": "audio", "flac": "audio",
-                   "zip": "archive", "apk": "other", "epub": "other"}
-TYPE_MB = {"doc": (0.02, 1.5), "sheet": (0.05, 4.0), "slides": (1.0, 25.0), "pdf": (0.1, 6.0), "image": (1.5, 6.5),
-           "video": (80.0, 900.0), "audio": (4.0, 45.0), "archive": (15.0, 650.0), "other": (20.0, 140.0)}
-FOLDERS = ["/", "/Documents", "/Documents/Finance", "/Documents/Personal", "/Documents/Receipts", "/Documents/School",
-           "/Documents/Taxes", "/Documents/Work", "/Downloads", "/Music",
-           "/Music/Recordings", "/Pictures", "/Pictures/Camera", "/Pictures/Screenshots", "/Pictures/Trips"]
+EXTENSION_TYPES = {
+    "docx": "doc",
+    "txt": "doc",
+    "xlsx": "sheet",
+    "csv": "sheet",
+    "pptx": "slides",
+    "pdf": "pdf",
+    "jpg": "image",
+    "png": "image",
+    "mp4": "video",
+    "mp3": "audio",
+    "m4a": "audio",
+    "flac": "audio",
+    "zip": "archive",
+    "apk": "other",
+    "epub": "other",
+}
+TYPE_MB = {
+    "doc": (0.02, 1.5),
+    "sheet": (0.05, 4.0),
+    "slides": (1.0, 25.0),
+    "pdf": (0.1, 6.0),
+    "image": (1.5, 6.5),
+    "video": (80.0, 900.0),
+    "audio": (4.0, 45.0),
+    "archive": (15.0, 650.0),
+    "other": (20.0, 140.0),
+}
+FOLDERS = [
+    "/",
+    "/Documents",
+    "/Documents/Finance",
+    "/Documents/Personal",
+    "/Documents/Receipts",
+    "/Documents/School",
+    "/Documents/Taxes",
+    "/Documents/Work",
+    "/Downloads",
+    "/Music",
+    "/Music/Recordings",
+    "/Pictures",
+    "/Pictures/Camera",
+    "/Pictures/Screenshots",
+    "/Pictures/Trips",
+]
 
 # (folder, name, app, content); "{...}" fields are filled from the persona.
 NAMED_FILES: list[tuple[str, str, str, str | None]] = [
@@ -1416,31 +1979,60 @@ NAMED_FILES: list[tuple[str, str, str, str | None]] = [
     ("/Music", "Miles Davis - So What.mp3", "music", None),
     ("/Music", "Lo-fi Beats Mix.mp3", "music", None),
 ]
-RECEIPT_MERCHANTS = ["Corner Cafe", "MegaMart", "City Pharmacy", "Golden Restaurant", "Hardware Depot",
-                     "Book Nook", "Fresh Market", "Tech Store"]
+RECEIPT_MERCHANTS = [
+    "Corner Cafe",
+    "MegaMart",
+    "City Pharmacy",
+    "Golden Restaurant",
+    "Hardware Depot",
+    "Book Nook",
+    "Fresh Market",
+    "Tech Store",
+]
 TRIP_NAMES = ["Tokyo", "Shanghai", "Berlin", "Seoul"]
 
 # (service, username pattern, recovery phone on file, 2-step method)
 SEED_ACCOUNTS = [
-    ("Google", "{handle}@gmail.com", True, "sms"), ("Google", "{handle}.work@gmail.com", False, None),
-    ("Apple ID", "{email}", True, "authenticator"), ("Microsoft", "{handle}@outlook.com", True, None),
-    ("GitHub", "{handle}-dev", False, None), ("Amazon", "{email}", True, None), ("PayPal", "{email}", True, "sms"),
-    ("Dropbox", "{email}", False, None), ("LinkedIn", "{email}", True, None), ("Netflix", "{email}", False, None),
-    ("Work SSO", "{handle}@acme-corp.com", True, "security_key"), ("Cloud", "{email}", True, "sms"),
+    ("Google", "{handle}@gmail.com", True, "sms"),
+    ("Google", "{handle}.work@gmail.com", False, None),
+    ("Apple ID", "{email}", True, "authenticator"),
+    ("Microsoft", "{handle}@outlook.com", True, None),
+    ("GitHub", "{handle}-dev", False, None),
+    ("Amazon", "{email}", True, None),
+    ("PayPal", "{email}", True, "sms"),
+    ("Dropbox", "{email}", False, None),
+    ("LinkedIn", "{email}", True, None),
+    ("Netflix", "{email}", False, None),
+    ("Work SSO", "{handle}@acme-corp.com", True, "security_key"),
+    ("Cloud", "{email}", True, "sms"),
 ]
 # (site, account service or None, password kind, breached in a site breach)
 SEED_CREDENTIALS = [
-    ("google.com", "Google", "strong", False), ("apple.com", "Apple ID", "strong", False),
-    ("outlook.com", "Microsoft", "reused", False), ("github.com", "GitHub", "strong", False),
-    ("amazon.com", "Amazon", "reused", False), ("paypal.com", "PayPal", "strong", False),
-    ("dropbox.com", "Dropbox", "reused", True), ("linkedin.com", "LinkedIn", "weak", True),
-    ("netflix.com", "Netflix", "reused", False), ("spotify.com", None, "medium", False),
-    ("airbnb.com", None, "strong", False), ("booking.com", None, "medium", False),
-    ("x.com", None, "weak", False), ("facebook.com", None, "common", True), ("instagram.com", None, "strong", False),
-    ("reddit.com", None, "medium", False), ("zoom.us", None, "strong", False), ("slack.com", None, "strong", False),
-    ("adobe.com", None, "common", True), ("ebay.com", None, "medium", False), ("uber.com", None, "strong", False),
-    ("coursera.org", None, "weak", False), ("steampowered.com", None, "reused", False),
-    ("taobao.com", None, "strong", False), ("acme-corp.com", "Work SSO", "strong", False),
+    ("google.com", "Google", "strong", False),
+    ("apple.com", "Apple ID", "strong", False),
+    ("outlook.com", "Microsoft", "reused", False),
+    ("github.com", "GitHub", "strong", False),
+    ("amazon.com", "Amazon", "reused", False),
+    ("paypal.com", "PayPal", "strong", False),
+    ("dropbox.com", "Dropbox", "reused", True),
+    ("linkedin.com", "LinkedIn", "weak", True),
+    ("netflix.com", "Netflix", "reused", False),
+    ("spotify.com", None, "medium", False),
+    ("airbnb.com", None, "strong", False),
+    ("booking.com", None, "medium", False),
+    ("x.com", None, "weak", False),
+    ("facebook.com", None, "common", True),
+    ("instagram.com", None, "strong", False),
+    ("reddit.com", None, "medium", False),
+    ("zoom.us", None, "strong", False),
+    ("slack.com", None, "strong", False),
+    ("adobe.com", None, "common", True),
+    ("ebay.com", None, "medium", False),
+    ("uber.com", None, "strong", False),
+    ("coursera.org", None, "weak", False),
+    ("steampowered.com", None, "reused", False),
+    ("taobao.com", None, "strong", False),
+    ("acme-corp.com", "Work SSO", "strong", False),
 ]
 # (name pattern, kind, online, where, days since seen, locked)
 SEED_DEVICES = [
@@ -1464,37 +2056,84 @@ def _seed_apps(conn: Connection, base: int, stamp: str) -> None:
     rows of existing apps unchanged.
     """
     declared = list(conn.execute(select(apps.c.app_id).order_by(apps.c.app_id)).scalars())
-    store = [(a, *KNOWN_APPS.get(a, (a.replace("_", " ").title(), "Independent", "Utilities", 60, "An app")), 0.0)
-             for a in declared]
-    store += [(a, name, dev, cat, size, about, price) for a, name, dev, cat, size, price, about in STORE_ONLY
-              if a not in declared]
+    store = [
+        (a, *KNOWN_APPS.get(a, (a.replace("_", " ").title(), "Independent", "Utilities", 60, "An app")), 0.0)
+        for a in declared
+    ]
+    store += [
+        (a, name, dev, cat, size, about, price)
+        for a, name, dev, cat, size, price, about in STORE_ONLY
+        if a not in declared
+    ]
     store_only = [s[0] for s in STORE_ONLY[:PREINSTALLED_STORE_APPS] if s[0] not in declared]
     mine = sorted(declared + store_only)
     store_rows, install_rows = [], []
     for app_id, name, developer, category, size, about, price in store:
         r = random.Random(f"{base}:{app_id}")
         major, minor, patch = r.randint(1, 12), r.randint(0, 20), r.randint(1, 9)
-        store_rows.append({"app_id": app_id, "name": name, "developer": developer, "category": category,
-                           "price": price, "size_mb": float(size), "version": f"{major}.{minor}.{patch}",
-                           "rating": round(r.uniform(3.2, 4.9), 1), "description": about})
+        store_rows.append(
+            {
+                "app_id": app_id,
+                "name": name,
+                "developer": developer,
+                "category": category,
+                "price": price,
+                "size_mb": float(size),
+                "version": f"{major}.{minor}.{patch}",
+                "rating": round(r.uniform(3.2, 4.9), 1),
+                "description": about,
+            }
+        )
         if app_id not in mine:
             continue
         system = developer == SYSTEM_DEVELOPER
         outdated = not system and r.random() < 0.2
         cache, data = HEAVY_APPS.get(app_id, (round(r.uniform(2, 120), 1), round(r.uniform(5, 300), 1)))
-        install_rows.append({"app_id": app_id, "version": f"{major}.{minor}.{patch - outdated}",
-                             "is_system": int(system), "app_mb": float(size), "data_mb": data, "cache_mb": cache,
-                             "created_at": stamp, "updated_at": stamp})
+        install_rows.append(
+            {
+                "app_id": app_id,
+                "version": f"{major}.{minor}.{patch - outdated}",
+                "is_system": int(system),
+                "app_mb": float(size),
+                "data_mb": data,
+                "cache_mb": cache,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+        )
     conn.execute(insert(world_store_apps), store_rows)
     names = {s[0]: s[1] for s in STORE_ONLY}
-    conn.execute(insert(apps), [{"app_id": a, "name": names[a], "installed": 1, "logged_in": int(a != "kingdom_clash"),
-                                 "notifications_enabled": int(a != "kingdom_clash")} for a in store_only])
-    conn.execute(insert(app_permissions), [{"app_id": a, "permission": p, "state": s}
-                                           for a in store_only for p, s in sorted(STORE_APP_PERMISSIONS[a].items())])
+    conn.execute(
+        insert(apps),
+        [
+            {
+                "app_id": a,
+                "name": names[a],
+                "installed": 1,
+                "logged_in": int(a != "kingdom_clash"),
+                "notifications_enabled": int(a != "kingdom_clash"),
+            }
+            for a in store_only
+        ],
+    )
+    conn.execute(
+        insert(app_permissions),
+        [
+            {"app_id": a, "permission": p, "state": s}
+            for a in store_only
+            for p, s in sorted(STORE_APP_PERMISSIONS[a].items())
+        ],
+    )
     conn.execute(insert(app_installs), sorted(install_rows, key=lambda r: r["app_id"]))
-    conn.execute(insert(notification_channels), [
-        {"app_id": a, "channel": ch, "enabled": on, "created_at": stamp, "updated_at": stamp}
-        for a in mine if a in CHANNELS for ch, on in CHANNELS[a]])
+    conn.execute(
+        insert(notification_channels),
+        [
+            {"app_id": a, "channel": ch, "enabled": on, "created_at": stamp, "updated_at": stamp}
+            for a in mine
+            if a in CHANNELS
+            for ch, on in CHANNELS[a]
+        ],
+    )
 
 
 def _seed_files(conn: Connection, rng: random.Random, persona: Persona, now: dt.datetime) -> None:
@@ -1511,10 +2150,21 @@ def _seed_files(conn: Connection, rng: random.Random, persona: Persona, now: dt.
         specs.append((folder, name, app, content.format(**fields) if content else None, when(180)))
     for merchant in RECEIPT_MERCHANTS:
         moment, total = when(120), rng.randint(8, 400) + rng.choice([0, 0.5, 0.99])
-        specs.append(("/Documents/Receipts", f"Receipt_{merchant.replace(' ', '_')}_{moment:%Y%m%d}.pdf",
-                      "quickscan", f"Receipt from {merchant}, {moment:%Y-%m-%d}, total {total:.2f}", moment))
-    media = (("IMG", "/Pictures/Camera", "camera", 30), ("VID", "/Pictures/Camera", "camera", 4),
-             ("Screenshot", "/Pictures/Screenshots", "gallery", 12), ("Recording", "/Music/Recordings", "assistant", 3))
+        specs.append(
+            (
+                "/Documents/Receipts",
+                f"Receipt_{merchant.replace(' ', '_')}_{moment:%Y%m%d}.pdf",
+                "quickscan",
+                f"Receipt from {merchant}, {moment:%Y-%m-%d}, total {total:.2f}",
+                moment,
+            )
+        )
+    media = (
+        ("IMG", "/Pictures/Camera", "camera", 30),
+        ("VID", "/Pictures/Camera", "camera", 4),
+        ("Screenshot", "/Pictures/Screenshots", "gallery", 12),
+        ("Recording", "/Music/Recordings", "assistant", 3),
+    )
     for kind, folder, app, count in media:
         for _ in range(count):
             moment = when(150)
@@ -1524,17 +2174,31 @@ def _seed_files(conn: Connection, rng: random.Random, persona: Persona, now: dt.
         moment = when(300)
         for i in range(1, 4):
             specs.append(("/Pictures/Trips", f"{trip}_{moment:%Y}_{i:03d}.jpg", "camera", None, moment))
-    unique = {(folder, name.lower()): (folder, name, app, content, moment)
-              for folder, name, app, content, moment in reversed(specs)}  # the first of two namesakes wins
-    out = []
-    for i, (folder, name, app, content, moment) in enumerate(sorted(unique.values(), key=lambda s: (s[4], s[0], s[1])),
-                                                             start=1):
+    unique = {
+        (folder, name.lower()): (folder, name, app, content, moment)
+        for folder, name, app, content, moment in reversed(specs)
+    }  # the first of two namesakes wins
+    out: list[dict[str, Any]] = []
+    for i, (folder, name, app, content, moment) in enumerate(
+        sorted(unique.values(), key=lambda s: (s[4], s[0], s[1])), start=1
+    ):
         file_type = EXTENSION_TYPES[name.rsplit(".", 1)[1]]
         lo, hi = TYPE_MB[file_type]
-        out.append({"file_id": f"file_{i:03d}", "name": name, "folder": folder, "file_type": file_type,
-                    "size_mb": round(rng.uniform(lo, hi), 2), "content": content, "app": app,
-                    "modified_at": _stamp(moment), "deleted_at": None, "created_at": _stamp(moment),
-                    "updated_at": _stamp(moment)})
+        out.append(
+            {
+                "file_id": f"file_{i:03d}",
+                "name": name,
+                "folder": folder,
+                "file_type": file_type,
+                "size_mb": round(rng.uniform(lo, hi), 2),
+                "content": content,
+                "app": app,
+                "modified_at": _stamp(moment),
+                "deleted_at": None,
+                "created_at": _stamp(moment),
+                "updated_at": _stamp(moment),
+            }
+        )
     for f in rng.sample([f for f in out if f["folder"] in ("/Pictures/Screenshots", "/Downloads", "/Documents")], 6):
         gone = dt.datetime.fromisoformat(f["modified_at"]) + (now - dt.datetime.fromisoformat(f["modified_at"])) / 2
         f["deleted_at"] = f["updated_at"] = _stamp(gone)
@@ -1547,37 +2211,72 @@ def _seed_security(conn: Connection, rng: random.Random, persona: Persona, now: 
     first = persona.name.split()[0]
     handle = persona.email.split("@")[0]
     phone = normalise_phone(persona.phone)
-    acc_rows, by_service = [], {}
+    acc_rows: list[dict[str, Any]] = []
+    by_service: dict[str, str] = {}
     for i, (service, user, has_phone, method) in enumerate(SEED_ACCOUNTS, start=1):
         aid = f"account_{i:03d}"
         by_service.setdefault(service, aid)
-        acc_rows.append({"account_id": aid, "service": service, "username": user.format(handle=handle,
-                         email=persona.email), "recovery_phone": phone if has_phone else None,
-                         "two_factor_method": method, "created_at": stamp, "updated_at": stamp})
+        acc_rows.append(
+            {
+                "account_id": aid,
+                "service": service,
+                "username": user.format(handle=handle, email=persona.email),
+                "recovery_phone": phone if has_phone else None,
+                "two_factor_method": method,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+        )
     conn.execute(insert(accounts), acc_rows)
     shared = f"{rng.choice(['Sunflower', 'Panda', 'Harbor', 'Maple'])}{rng.randint(1985, 2001)}!"
     weak_pool = [f"{first.lower()}{rng.randint(10, 99)}", "qwerty1", f"{handle[:3]}1234"]  # all under 8 characters
     cred_rows = []
-    for i, (site, service, kind, site_breach) in enumerate(SEED_CREDENTIALS, start=1):
-        secret = {"strong": lambda: "".join(rng.choice(string.ascii_letters + string.digits + "!@#$%") for _ in
-                                            range(16)) + "aA1!",
-                  "medium": lambda: f"{rng.choice(['Blue', 'Green', 'Happy'])}{rng.randint(1000, 9999)}",
-                  "reused": lambda: shared, "weak": lambda: rng.choice(weak_pool),
-                  "common": lambda: rng.choice(sorted(COMMON_PASSWORDS))}[kind]()
+    for i, (site, site_service, kind, site_breach) in enumerate(SEED_CREDENTIALS, start=1):
+        secret = {
+            "strong": lambda: (
+                "".join(rng.choice(string.ascii_letters + string.digits + "!@#$%") for _ in range(16)) + "aA1!"
+            ),
+            "medium": lambda: f"{rng.choice(['Blue', 'Green', 'Happy'])}{rng.randint(1000, 9999)}",
+            "reused": lambda: shared,
+            "weak": lambda: rng.choice(weak_pool),
+            "common": lambda: rng.choice(sorted(COMMON_PASSWORDS)),
+        }[kind]()
         changed = _stamp(now - dt.timedelta(days=rng.randint(20, 900)))
         fields = _credential_fields(secret)
         fields["breached"] = int(fields["breached"] or site_breach)
-        cred_rows.append({"credential_id": f"cred_{i:03d}", "site": site,
-                          "username": persona.email if rng.random() < 0.7 else handle, "notes": None,
-                          "account_id": by_service.get(service) if service else None, "created_at": changed,
-                          "updated_at": changed, **fields})
+        cred_rows.append(
+            {
+                "credential_id": f"cred_{i:03d}",
+                "site": site,
+                "username": persona.email if rng.random() < 0.7 else handle,
+                "notes": None,
+                "account_id": by_service.get(site_service) if site_service else None,
+                "created_at": changed,
+                "updated_at": changed,
+                **fields,
+            }
+        )
     conn.execute(insert(credentials), cred_rows)
-    conn.execute(insert(linked_devices), [
-        {"device_id": f"ldevice_{i:03d}", "name": name.format(first=first), "kind": kind, "online": online,
-         "last_location": where.format(home_city=persona.home_city, work_city=persona.work_city),
-         "last_seen_at": _stamp(now - dt.timedelta(days=days, minutes=rng.randint(1, 90))), "locked": locked,
-         "lock_message": None, "erased": 0, "last_rung_at": None, "created_at": stamp, "updated_at": stamp}
-        for i, (name, kind, online, where, days, locked) in enumerate(SEED_DEVICES, start=1)])
+    conn.execute(
+        insert(linked_devices),
+        [
+            {
+                "device_id": f"ldevice_{i:03d}",
+                "name": name.format(first=first),
+                "kind": kind,
+                "online": online,
+                "last_location": where.format(home_city=persona.home_city, work_city=persona.work_city),
+                "last_seen_at": _stamp(now - dt.timedelta(days=days, minutes=rng.randint(1, 90))),
+                "locked": locked,
+                "lock_message": None,
+                "erased": 0,
+                "last_rung_at": None,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+            for i, (name, kind, online, where, days, locked) in enumerate(SEED_DEVICES, start=1)
+        ],
+    )
 
 
 def _seed_cloud(conn: Connection, rng: random.Random, persona: Persona, now: dt.datetime) -> None:
@@ -1586,18 +2285,33 @@ def _seed_cloud(conn: Connection, rng: random.Random, persona: Persona, now: dt.
     auto = ["calendar", "contacts", "messages", "photos"]
     out = []
     for i, days in enumerate(sorted(rng.sample(range(3, 120), 8), reverse=True), start=1):
-        cats = auto if i % 4 else sorted(auto + ["files"])
+        cats = auto if i % 4 else sorted([*auto, "files"])
         done = _stamp(now - dt.timedelta(days=days, hours=rng.randint(0, 5)))
-        out.append({"backup_id": f"backup_{i:03d}", "categories_json": json.dumps(cats),
-                    "size_gb": round(sum(sizes[c] for c in cats) * rng.uniform(0.85, 1.0) / 1024, 3),
-                    "status": "failed" if i == 5 else "completed", "completed_at": done, "restored_at": None,
-                    "created_at": done, "updated_at": done})
+        out.append(
+            {
+                "backup_id": f"backup_{i:03d}",
+                "categories_json": json.dumps(cats),
+                "size_gb": round(sum(sizes[c] for c in cats) * rng.uniform(0.85, 1.0) / 1024, 3),
+                "status": "failed" if i == 5 else "completed",
+                "completed_at": done,
+                "restored_at": None,
+                "created_at": done,
+                "updated_at": done,
+            }
+        )
     conn.execute(insert(backups), out)
     quota = 200.0
     headroom = round(sum(v for k, v in sizes.items() if k != "app_data") / 1024 + rng.uniform(0.5, 1.0), 3)
-    conn.execute(insert(cloud_account).values(
-        cloud_id="cloud_001", email=persona.email, quota_gb=quota, used_gb=round(quota - headroom, 3),
-        created_at=_stamp(now), updated_at=_stamp(now)))
+    conn.execute(
+        insert(cloud_account).values(
+            cloud_id="cloud_001",
+            email=persona.email,
+            quota_gb=quota,
+            used_gb=round(quota - headroom, 3),
+            created_at=_stamp(now),
+            updated_at=_stamp(now),
+        )
+    )
 
 
 @seeder
@@ -1605,8 +2319,11 @@ def seed_apps_security(conn: Connection, rng: random.Random, persona: Persona) -
     """Apps, files, accounts and vault, devices, backups; each part draws from its own stream of ``rng``."""
     now = dt.datetime.fromisoformat(persona.now)
     apps_base, files_rng, security_rng, cloud_rng = (
-        rng.getrandbits(64), random.Random(rng.getrandbits(64)), random.Random(rng.getrandbits(64)),
-        random.Random(rng.getrandbits(64)))
+        rng.getrandbits(64),
+        random.Random(rng.getrandbits(64)),
+        random.Random(rng.getrandbits(64)),
+        random.Random(rng.getrandbits(64)),
+    )
     _seed_apps(conn, apps_base, persona.now)
     _seed_files(conn, files_rng, persona, now)
     _seed_security(conn, security_rng, persona, now)
@@ -1614,4 +2331,4 @@ def seed_apps_security(conn: Connection, rng: random.Random, persona: Persona) -
 
 
 # GUI flows for in-app settings and companion-app pairing live in their own module (internal tools).
-from sandbox.domains import gui_apps_settings  # noqa: F401
+from sandbox.domains import gui_apps_settings  # noqa: E402, F401  (its GUI flows; imports this module)

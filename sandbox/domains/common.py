@@ -17,7 +17,8 @@ from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.world import Persona, seeder
 
 world_places = table(
-    "world_places", WORLD,
+    "world_places",
+    WORLD,
     Column("place_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("category", Text, nullable=False),  # cafe, restaurant, airport, station, hospital, store, ...
@@ -31,7 +32,8 @@ world_places = table(
 )
 
 addresses = table(
-    "addresses", USER,
+    "addresses",
+    USER,
     Column("address_id", Text, primary_key=True),
     Column("label", Text, nullable=False),
     Column("recipient", Text, nullable=False),
@@ -45,7 +47,8 @@ addresses = table(
 )
 
 payment_methods = table(
-    "payment_methods", USER,
+    "payment_methods",
+    USER,
     Column("method_id", Text, primary_key=True),
     Column("kind", Text, nullable=False),  # card | bank | wallet
     Column("nickname", Text, nullable=False),
@@ -60,7 +63,8 @@ payment_methods = table(
 )
 
 transactions = table(
-    "transactions", USER,
+    "transactions",
+    USER,
     Column("txn_id", Text, primary_key=True),
     Column("method_id", Text, nullable=False),
     Column("amount", Float, nullable=False),  # negative = money out
@@ -80,14 +84,21 @@ _PAYMENT_METHOD = select(payment_methods).where(payment_methods.c.method_id == b
 
 def payment_method(ctx: Ctx, method_id: str | None) -> dict[str, Any]:
     """The named payment method, or the default one; frozen methods cannot pay."""
-    row = (ctx.conn.execute(_DEFAULT_PAYMENT_METHOD) if method_id is None
-           else ctx.conn.execute(_PAYMENT_METHOD, {"method_id": method_id})).first()
+    row = (
+        ctx.conn.execute(_DEFAULT_PAYMENT_METHOD)
+        if method_id is None
+        else ctx.conn.execute(_PAYMENT_METHOD, {"method_id": method_id})
+    ).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no payment method {method_id!r}" if method_id is not None
-                        else "no default payment method", field="payment_method_id")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no payment method {method_id!r}" if method_id is not None else "no default payment method",
+            field="payment_method_id",
+        )
     if row.status != "active":
-        raise ToolError(ErrorType.STATE_CONFLICT, f"payment method {row.method_id} is {row.status}",
-                        method_id=row.method_id)
+        raise ToolError(
+            ErrorType.STATE_CONFLICT, f"payment method {row.method_id} is {row.status}", method_id=row.method_id
+        )
     return dict(row._mapping)
 
 
@@ -95,25 +106,48 @@ _SET_PAYMENT_METHOD = update(payment_methods).where(payment_methods.c.method_id 
 _ADD_TRANSACTION = insert(transactions)
 
 
-def charge(ctx: Ctx, amount: float, merchant: str, category: str, ref_id: str | None,
-           method_id: str | None = None) -> str:
+def charge(
+    ctx: Ctx, amount: float, merchant: str, category: str, ref_id: str | None, method_id: str | None = None
+) -> str:
     """Pay ``amount`` with a payment method: checks funds, debits it, records a transaction."""
     method = payment_method(ctx, method_id)
     if amount > method["balance"]:
-        raise ToolError(ErrorType.LIMIT_EXCEEDED, f"{method['nickname']} has {method['balance']:.2f} available, "
-                        f"{amount:.2f} needed", method_id=method["method_id"])
-    ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": method["method_id"],
-                                           "balance": round(method["balance"] - amount, 2), "updated_at": ctx.ts()})
+        raise ToolError(
+            ErrorType.LIMIT_EXCEEDED,
+            f"{method['nickname']} has {method['balance']:.2f} available, {amount:.2f} needed",
+            method_id=method["method_id"],
+        )
+    ctx.conn.execute(
+        _SET_PAYMENT_METHOD,
+        {
+            "match_method_id": method["method_id"],
+            "balance": round(method["balance"] - amount, 2),
+            "updated_at": ctx.ts(),
+        },
+    )
     txn_id = ctx.new_id(transactions)
-    ctx.conn.execute(_ADD_TRANSACTION, {
-        "txn_id": txn_id, "method_id": method["method_id"], "amount": -round(amount, 2),
-        "currency": method["currency"], "merchant": merchant, "category": category, "ref_id": ref_id,
-        "ts": ctx.ts(), "status": "posted", "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_TRANSACTION,
+        {
+            "txn_id": txn_id,
+            "method_id": method["method_id"],
+            "amount": -round(amount, 2),
+            "currency": method["currency"],
+            "merchant": merchant,
+            "category": category,
+            "ref_id": ref_id,
+            "ts": ctx.ts(),
+            "status": "posted",
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return txn_id
 
 
 _POSTED_PAYMENTS_FOR = select(transactions).where(
-    transactions.c.ref_id == bindparam("ref_id"), transactions.c.status == "posted", transactions.c.amount < 0)
+    transactions.c.ref_id == bindparam("ref_id"), transactions.c.status == "posted", transactions.c.amount < 0
+)
 _SET_TRANSACTION = update(transactions).where(transactions.c.txn_id == bindparam("match_txn_id"))
 _BALANCE = select(payment_methods.c.balance).where(payment_methods.c.method_id == bindparam("method_id"))
 
@@ -124,8 +158,10 @@ def refund(ctx: Ctx, ref_id: str) -> float:
     for txn in ctx.conn.execute(_POSTED_PAYMENTS_FOR, {"ref_id": ref_id}).all():
         ctx.conn.execute(_SET_TRANSACTION, {"match_txn_id": txn.txn_id, "status": "refunded", "updated_at": ctx.ts()})
         method = ctx.conn.execute(_BALANCE, {"method_id": txn.method_id}).scalar() or 0.0
-        ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": txn.method_id,
-                                               "balance": round(method - txn.amount, 2), "updated_at": ctx.ts()})
+        ctx.conn.execute(
+            _SET_PAYMENT_METHOD,
+            {"match_method_id": txn.method_id, "balance": round(method - txn.amount, 2), "updated_at": ctx.ts()},
+        )
         total += -txn.amount
     return round(total, 2)
 
@@ -140,14 +176,50 @@ def place(ctx: Ctx, place_id: str) -> dict[str, Any]:
     return dict(row._mapping)
 
 
-CITY_CENTRES = {"Beijing": (39.90, 116.40), "Shanghai": (31.23, 121.47), "San Francisco": (37.77, -122.42),
-                "Palo Alto": (37.44, -122.14), "London": (51.51, -0.13), "Tokyo": (35.68, 139.69),
-                "Berlin": (52.52, 13.40), "Madrid": (40.42, -3.70), "Seoul": (37.57, 126.98),
-                "Toronto": (43.65, -79.38), "Sydney": (-33.87, 151.21), "Mumbai": (19.08, 72.88)}
-PLACE_KINDS = ["cafe", "restaurant", "supermarket", "pharmacy", "hospital", "gym", "park", "museum",
-               "parking", "ev_charger", "gas_station", "station", "airport", "hotel", "cinema", "salon"]
-STREETS = ["Garden Road", "Harbor Street", "Lake Avenue", "Maple Lane", "Station Road", "Market Street",
-           "Hill Road", "River Walk", "Park Avenue", "Bridge Street"]
+CITY_CENTRES = {
+    "Beijing": (39.90, 116.40),
+    "Shanghai": (31.23, 121.47),
+    "San Francisco": (37.77, -122.42),
+    "Palo Alto": (37.44, -122.14),
+    "London": (51.51, -0.13),
+    "Tokyo": (35.68, 139.69),
+    "Berlin": (52.52, 13.40),
+    "Madrid": (40.42, -3.70),
+    "Seoul": (37.57, 126.98),
+    "Toronto": (43.65, -79.38),
+    "Sydney": (-33.87, 151.21),
+    "Mumbai": (19.08, 72.88),
+}
+PLACE_KINDS = [
+    "cafe",
+    "restaurant",
+    "supermarket",
+    "pharmacy",
+    "hospital",
+    "gym",
+    "park",
+    "museum",
+    "parking",
+    "ev_charger",
+    "gas_station",
+    "station",
+    "airport",
+    "hotel",
+    "cinema",
+    "salon",
+]
+STREETS = [
+    "Garden Road",
+    "Harbor Street",
+    "Lake Avenue",
+    "Maple Lane",
+    "Station Road",
+    "Market Street",
+    "Hill Road",
+    "River Walk",
+    "Park Avenue",
+    "Bridge Street",
+]
 NAME_PARTS = ["Blue", "Golden", "Harbor", "Dune", "Cedar", "Sunny", "Corner", "Old Town", "Green", "Lucky"]
 
 
@@ -162,32 +234,90 @@ def seed_common(conn: Connection, rng: random.Random, persona: Persona) -> None:
             for _ in range(3 if city == persona.home_city else 1):
                 n += 1
                 name = f"{rng.choice(NAME_PARTS)} {kind.replace('_', ' ').title()}"
-                rows.append({
-                    "place_id": f"place_{n:03d}", "name": name, "category": kind,
-                    "address": f"{rng.randint(1, 200)} {rng.choice(STREETS)}", "city": city,
-                    "lat": round(lat0 + rng.uniform(-0.05, 0.05), 5), "lon": round(lon0 + rng.uniform(-0.05, 0.05), 5),
-                    "rating": round(rng.uniform(3.0, 5.0), 1), "phone": f"+1 555 01{n:02d}"[:15],
-                    "open_now": int(rng.random() < 0.8),
-                })
+                rows.append(
+                    {
+                        "place_id": f"place_{n:03d}",
+                        "name": name,
+                        "category": kind,
+                        "address": f"{rng.randint(1, 200)} {rng.choice(STREETS)}",
+                        "city": city,
+                        "lat": round(lat0 + rng.uniform(-0.05, 0.05), 5),
+                        "lon": round(lon0 + rng.uniform(-0.05, 0.05), 5),
+                        "rating": round(rng.uniform(3.0, 5.0), 1),
+                        "phone": f"+1 555 01{n:02d}"[:15],
+                        "open_now": int(rng.random() < 0.8),
+                    }
+                )
     conn.execute(insert(world_places), rows)
     now = persona.now
-    conn.execute(insert(addresses), [
-        {"address_id": "address_001", "label": "Home", "recipient": persona.name, "phone": persona.phone,
-         "address_line": "18 Garden Road", "city": persona.home_city, "postal_code": "100010", "is_default": 1,
-         "created_at": now, "updated_at": now},
-        {"address_id": "address_002", "label": "Work", "recipient": persona.name, "phone": persona.phone,
-         "address_line": "88 Market Street, 12F", "city": persona.work_city, "postal_code": "100020",
-         "is_default": 0, "created_at": now, "updated_at": now},
-    ])
+    conn.execute(
+        insert(addresses),
+        [
+            {
+                "address_id": "address_001",
+                "label": "Home",
+                "recipient": persona.name,
+                "phone": persona.phone,
+                "address_line": "18 Garden Road",
+                "city": persona.home_city,
+                "postal_code": "100010",
+                "is_default": 1,
+                "created_at": now,
+                "updated_at": now,
+            },
+            {
+                "address_id": "address_002",
+                "label": "Work",
+                "recipient": persona.name,
+                "phone": persona.phone,
+                "address_line": "88 Market Street, 12F",
+                "city": persona.work_city,
+                "postal_code": "100020",
+                "is_default": 0,
+                "created_at": now,
+                "updated_at": now,
+            },
+        ],
+    )
     currency = "CNY" if persona.timezone.startswith("Asia/Shanghai") else "USD"
-    conn.execute(insert(payment_methods), [
-        {"method_id": "pm_001", "kind": "card", "nickname": "Visa credit", "last4": f"{rng.randint(1000, 9999)}",
-         "status": "active", "is_default": 0, "balance": 20000.0, "currency": currency, "created_at": now,
-         "updated_at": now},
-        {"method_id": "pm_002", "kind": "card", "nickname": "Debit card", "last4": f"{rng.randint(1000, 9999)}",
-         "status": "active", "is_default": 1, "balance": 8500.0, "currency": currency, "created_at": now,
-         "updated_at": now},
-        {"method_id": "pm_003", "kind": "wallet", "nickname": "Wallet balance", "last4": "0000",
-         "status": "active", "is_default": 0, "balance": 320.0, "currency": currency, "created_at": now,
-         "updated_at": now},
-    ])
+    conn.execute(
+        insert(payment_methods),
+        [
+            {
+                "method_id": "pm_001",
+                "kind": "card",
+                "nickname": "Visa credit",
+                "last4": f"{rng.randint(1000, 9999)}",
+                "status": "active",
+                "is_default": 0,
+                "balance": 20000.0,
+                "currency": currency,
+                "created_at": now,
+                "updated_at": now,
+            },
+            {
+                "method_id": "pm_002",
+                "kind": "card",
+                "nickname": "Debit card",
+                "last4": f"{rng.randint(1000, 9999)}",
+                "status": "active",
+                "is_default": 1,
+                "balance": 8500.0,
+                "currency": currency,
+                "created_at": now,
+                "updated_at": now,
+            },
+            {
+                "method_id": "pm_003",
+                "kind": "wallet",
+                "nickname": "Wallet balance",
+                "last4": "0000",
+                "status": "active",
+                "is_default": 0,
+                "balance": 320.0,
+                "currency": currency,
+                "created_at": now,
+                "updated_at": now,
+            },
+        ],
+    )

@@ -34,7 +34,8 @@ from sandbox.tooling import PHONE_PATTERN, Date, Email, Phone, tool
 from sandbox.world import Persona, seeder
 
 contacts = table(
-    "contacts", USER,
+    "contacts",
+    USER,
     Column("contact_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("phone_number", Text, nullable=False),
@@ -49,7 +50,8 @@ contacts = table(
 )
 
 messages = table(
-    "messages", USER,
+    "messages",
+    USER,
     Column("message_id", Text, primary_key=True),
     Column("channel", Text, nullable=False),  # sms | chat
     Column("direction", Text, nullable=False),  # in | out
@@ -63,7 +65,8 @@ messages = table(
 )
 
 call_log = table(
-    "call_log", USER,
+    "call_log",
+    USER,
     Column("call_id", Text, primary_key=True),
     Column("number", Text, nullable=False),
     Column("contact_id", Text),
@@ -76,7 +79,8 @@ call_log = table(
 )
 
 blocked_numbers = table(
-    "blocked_numbers", USER,
+    "blocked_numbers",
+    USER,
     Column("number", Text, primary_key=True),
     Column("contact_id", Text),
     Column("reported_spam", Integer, nullable=False),
@@ -85,7 +89,8 @@ blocked_numbers = table(
 )
 
 groups = table(
-    "groups", USER,
+    "groups",
+    USER,
     Column("group_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("members_json", Text, nullable=False),  # sorted contact ids
@@ -104,8 +109,9 @@ _CONTACT = select(contacts).where(contacts.c.contact_id == bindparam("contact_id
 def _contact(ctx: Ctx, contact_id: str) -> dict[str, Any]:
     row = ctx.conn.execute(_CONTACT, {"contact_id": contact_id}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact {contact_id!r}", field="contact_id",
-                        hint="search_contacts")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no contact {contact_id!r}", field="contact_id", hint="search_contacts"
+        )
     return dict(row._mapping)
 
 
@@ -133,16 +139,22 @@ def _recipients_valid(args: dict[str, Any]) -> str | None:
 # ---- Contacts Management (3.1) ----------------------------------------------------------------
 
 _CONTACTS_WITH_NUMBER_OR_NAME = select(contacts.c.contact_id, contacts.c.name).where(
-    or_(contacts.c.phone_number == bindparam("phone_number"), contacts.c.name == bindparam("name")))
+    or_(contacts.c.phone_number == bindparam("phone_number"), contacts.c.name == bindparam("name"))
+)
 _ADD_CONTACT = insert(contacts)
 
 
-@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",),
-      errors=(ErrorType.DUPLICATE_ENTITY,))
+@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",), errors=(ErrorType.DUPLICATE_ENTITY,))
 def add_contact(
-    ctx: Ctx, name: Annotated[str, Field(min_length=1, max_length=120)], phone_number: Phone,
-    email: Email | None = None, relationship: str | None = None, birthday: Date | None = None,
-    company: str | None = None, notes: str | None = None, allow_same_name: bool = False,
+    ctx: Ctx,
+    name: Annotated[str, Field(min_length=1, max_length=120)],
+    phone_number: Phone,
+    email: Email | None = None,
+    relationship: str | None = None,
+    birthday: Date | None = None,
+    company: str | None = None,
+    notes: str | None = None,
+    allow_same_name: bool = False,
 ) -> dict[str, Any]:
     """Add a new contact to the address book.
 
@@ -161,14 +173,24 @@ def add_contact(
     for cid, cname in existing:
         if cname != name or not allow_same_name:
             same = "phone number" if cname != name else "name"
-            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a contact with this {same} exists: {cid}",
-                            existing_id=cid)
+            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a contact with this {same} exists: {cid}", existing_id=cid)
     cid = ctx.new_id(contacts)
-    ctx.conn.execute(_ADD_CONTACT, {
-        "contact_id": cid, "name": name, "phone_number": number, "email": email, "relationship": relationship,
-        "birthday": birthday, "company": company, "notes": notes, "favorite": 0, "created_at": ctx.ts(),
-        "updated_at": ctx.ts(),
-    })
+    ctx.conn.execute(
+        _ADD_CONTACT,
+        {
+            "contact_id": cid,
+            "name": name,
+            "phone_number": number,
+            "email": email,
+            "relationship": relationship,
+            "birthday": birthday,
+            "company": company,
+            "notes": notes,
+            "favorite": 0,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"contact_id": cid, "name": name, "phone_number": number}
 
 
@@ -180,8 +202,12 @@ def _one_filter(args: dict[str, Any]) -> str | None:
 
 @tool(l2="3.1", app="contacts", mutating=False, permissions=("CONTACTS",), check=_one_filter)
 def search_contacts(
-    ctx: Ctx, name: str | None = None, phone_number: Phone | None = None, email: Email | None = None,
-    relationship: str | None = None, limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    ctx: Ctx,
+    name: str | None = None,
+    phone_number: Phone | None = None,
+    email: Email | None = None,
+    relationship: str | None = None,
+    limit: Annotated[int, Field(ge=1, le=50)] = 10,
 ) -> dict[str, Any]:
     """Find contacts by fuzzy name, exact phone number or email, or relationship.
 
@@ -225,16 +251,29 @@ def _one_change(args: dict[str, Any]) -> str | None:
 
 
 _OTHER_CONTACT_WITH_NUMBER = select(contacts.c.contact_id).where(
-    contacts.c.phone_number == bindparam("phone_number"), contacts.c.contact_id != bindparam("contact_id"))
+    contacts.c.phone_number == bindparam("phone_number"), contacts.c.contact_id != bindparam("contact_id")
+)
 _SET_CONTACT = update(contacts).where(contacts.c.contact_id == bindparam("match_contact_id"))
 
 
-@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",), check=_one_change,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="3.1",
+    app="contacts",
+    mutating=True,
+    permissions=("CONTACTS",),
+    check=_one_change,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY),
+)
 def update_contact(
-    ctx: Ctx, contact_id: str, name: Annotated[str, Field(min_length=1, max_length=120)] | None = None,
-    phone_number: Phone | None = None, email: Email | None = None, relationship: str | None = None,
-    birthday: Date | None = None, company: str | None = None, notes: str | None = None,
+    ctx: Ctx,
+    contact_id: str,
+    name: Annotated[str, Field(min_length=1, max_length=120)] | None = None,
+    phone_number: Phone | None = None,
+    email: Email | None = None,
+    relationship: str | None = None,
+    birthday: Date | None = None,
+    company: str | None = None,
+    notes: str | None = None,
     favorite: bool | None = None,
 ) -> dict[str, Any]:
     """Change fields of an existing contact.
@@ -251,15 +290,25 @@ def update_contact(
         favorite: Mark or unmark as favourite.
     """
     _contact(ctx, contact_id)
-    changes: dict[str, Any] = {k: v for k, v in {
-        "name": name, "email": email, "relationship": relationship, "birthday": birthday, "company": company,
-        "notes": notes}.items() if v is not None}
+    changes: dict[str, Any] = {
+        k: v
+        for k, v in {
+            "name": name,
+            "email": email,
+            "relationship": relationship,
+            "birthday": birthday,
+            "company": company,
+            "notes": notes,
+        }.items()
+        if v is not None
+    }
     if favorite is not None:
         changes["favorite"] = int(favorite)
     if phone_number is not None:
         number = normalise_phone(phone_number)
-        other = ctx.conn.execute(_OTHER_CONTACT_WITH_NUMBER,
-                                 {"phone_number": number, "contact_id": contact_id}).scalar()
+        other = ctx.conn.execute(
+            _OTHER_CONTACT_WITH_NUMBER, {"phone_number": number, "contact_id": contact_id}
+        ).scalar()
         if other:
             raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{other} already has this phone number", existing_id=other)
         changes["phone_number"] = number
@@ -297,8 +346,10 @@ def _merged(winner: dict[str, Any], loser: dict[str, Any]) -> dict[str, Any]:
 
 
 # table name -> moves its rows from one contact (match_contact_id) to another (contact_id)
-_MOVE_TO_CONTACT = {tbl.name: update(tbl).where(tbl.c.contact_id == bindparam("match_contact_id"))
-                    for tbl in (messages, call_log, blocked_numbers)}
+_MOVE_TO_CONTACT = {
+    tbl.name: update(tbl).where(tbl.c.contact_id == bindparam("match_contact_id"))
+    for tbl in (messages, call_log, blocked_numbers)
+}
 _GROUP_MEMBERS = select(groups.c.group_id, groups.c.members_json)
 _SET_GROUP = update(groups).where(groups.c.group_id == bindparam("match_group_id"))
 
@@ -308,10 +359,19 @@ def _two_contacts(args: dict[str, Any]) -> str | None:
     return "primary_id and duplicate_id must differ" if args["primary_id"] == args["duplicate_id"] else None
 
 
-@tool(l2="3.1", app="contacts", mutating=True, permissions=("CONTACTS",), check=_two_contacts,
-      errors=(ErrorType.ENTITY_NOT_FOUND,))
+@tool(
+    l2="3.1",
+    app="contacts",
+    mutating=True,
+    permissions=("CONTACTS",),
+    check=_two_contacts,
+    errors=(ErrorType.ENTITY_NOT_FOUND,),
+)
 def merge_contacts(
-    ctx: Ctx, primary_id: str, duplicate_id: str, prefer: Literal["primary", "duplicate"] = "primary",
+    ctx: Ctx,
+    primary_id: str,
+    duplicate_id: str,
+    prefer: Literal["primary", "duplicate"] = "primary",
 ) -> dict[str, Any]:
     """Merge a duplicate contact into a primary one: its messages, calls, blocks and groups move over; it is deleted.
 
@@ -325,20 +385,26 @@ def merge_contacts(
     ctx.conn.execute(_SET_CONTACT, {"match_contact_id": primary_id, **merged, "updated_at": ctx.ts()})
     moved: dict[str, int] = {}
     for name, move in _MOVE_TO_CONTACT.items():
-        moved[name] = ctx.conn.execute(move, {"match_contact_id": duplicate_id, "contact_id": primary_id,
-                                              "updated_at": ctx.ts()}).rowcount
+        moved[name] = ctx.conn.execute(
+            move, {"match_contact_id": duplicate_id, "contact_id": primary_id, "updated_at": ctx.ts()}
+        ).rowcount
     regrouped = []
     for gid, members_json in ctx.conn.execute(_GROUP_MEMBERS).all():
         members = json.loads(members_json)
         if duplicate_id in members:
             members = sorted({primary_id, *members} - {duplicate_id})
-            ctx.conn.execute(_SET_GROUP, {"match_group_id": gid, "members_json": json.dumps(members),
-                                          "updated_at": ctx.ts()})
+            ctx.conn.execute(
+                _SET_GROUP, {"match_group_id": gid, "members_json": json.dumps(members), "updated_at": ctx.ts()}
+            )
             regrouped.append(gid)
     ctx.conn.execute(_DELETE_CONTACT, {"contact_id": duplicate_id})
     moved["groups"] = len(regrouped)
-    return {"contact_id": primary_id, "deleted": duplicate_id, "contact": {"contact_id": primary_id, **merged},
-            "moved": moved}
+    return {
+        "contact_id": primary_id,
+        "deleted": duplicate_id,
+        "contact": {"contact_id": primary_id, **merged},
+        "moved": moved,
+    }
 
 
 # ---- Message Composition & Sending (3.2) ------------------------------------------------------
@@ -349,8 +415,9 @@ _GROUP = select(groups).where(groups.c.group_id == bindparam("group_id"))
 def _group(ctx: Ctx, group_id: str) -> dict[str, Any]:
     row = ctx.conn.execute(_GROUP, {"group_id": group_id}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no group chat {group_id!r}", field="group_id",
-                        hint="search_messages")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no group chat {group_id!r}", field="group_id", hint="search_messages"
+        )
     return dict(row._mapping)
 
 
@@ -366,8 +433,15 @@ def _chat_target(ctx: Ctx, to: str) -> tuple[str, str | None]:
 _ADD_MESSAGE = insert(messages)
 
 
-@tool(l2="3.2", app="messages", mutating=True, permissions=("SMS",), network="cellular", check=_recipients_valid,
-      errors=(ErrorType.ENTITY_NOT_FOUND,))
+@tool(
+    l2="3.2",
+    app="messages",
+    mutating=True,
+    permissions=("SMS",),
+    network="cellular",
+    check=_recipients_valid,
+    errors=(ErrorType.ENTITY_NOT_FOUND,),
+)
 def send_sms(ctx: Ctx, to: Recipients, body: Annotated[str, Field(min_length=1, max_length=1000)]) -> dict[str, Any]:
     """Send a text message (SMS) to one or more recipients.
 
@@ -379,17 +453,31 @@ def send_sms(ctx: Ctx, to: Recipients, body: Annotated[str, Field(min_length=1, 
     for ref in to:
         number, cid = _resolve_number(ctx, ref)
         mid = ctx.new_id(messages)
-        ctx.conn.execute(_ADD_MESSAGE, {
-            "message_id": mid, "channel": "sms", "direction": "out", "counterpart": number, "contact_id": cid,
-            "body": body, "is_read": 1, "status": "sent", "sent_at": ctx.ts(), "created_at": ctx.ts(),
-            "updated_at": ctx.ts()})
+        ctx.conn.execute(
+            _ADD_MESSAGE,
+            {
+                "message_id": mid,
+                "channel": "sms",
+                "direction": "out",
+                "counterpart": number,
+                "contact_id": cid,
+                "body": body,
+                "is_read": 1,
+                "status": "sent",
+                "sent_at": ctx.ts(),
+                "created_at": ctx.ts(),
+                "updated_at": ctx.ts(),
+            },
+        )
         sent.append({"message_id": mid, "to": number, "contact_id": cid})
     return {"sent": sent}
 
 
 @tool(l2="3.2", app="chat", mutating=True, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
 def send_chat_message(
-    ctx: Ctx, to: Annotated[str, Field(min_length=1)], text: Annotated[str, Field(min_length=1, max_length=4000)],
+    ctx: Ctx,
+    to: Annotated[str, Field(min_length=1)],
+    text: Annotated[str, Field(min_length=1, max_length=4000)],
 ) -> dict[str, Any]:
     """Send a chat-app message to a contact or a group chat.
 
@@ -399,14 +487,27 @@ def send_chat_message(
     """
     counterpart, cid = _chat_target(ctx, to)
     mid = ctx.new_id(messages)
-    ctx.conn.execute(_ADD_MESSAGE, {
-        "message_id": mid, "channel": "chat", "direction": "out", "counterpart": counterpart, "contact_id": cid,
-        "body": text, "is_read": 1, "status": "sent", "sent_at": ctx.ts(), "created_at": ctx.ts(),
-        "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_MESSAGE,
+        {
+            "message_id": mid,
+            "channel": "chat",
+            "direction": "out",
+            "counterpart": counterpart,
+            "contact_id": cid,
+            "body": text,
+            "is_read": 1,
+            "status": "sent",
+            "sent_at": ctx.ts(),
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"message_id": mid, "to": to}
 
 
 # ---- Message Search & Inbox (3.3) -------------------------------------------------------------
+
 
 def _message_filter(args: dict[str, Any]) -> str | None:
     """Give at least one of query, contact_id, channel, unread_only, date_from, date_to, groups_only."""
@@ -428,16 +529,28 @@ def _group_chats(ctx: Ctx, query: str | None, contact_id: str | None) -> list[di
     for g in rows(ctx.conn.execute(_ALL_GROUPS)):
         members = json.loads(g["members_json"])
         if all(w in g["name"].lower() for w in words) and (contact_id is None or contact_id in members):
-            found.append({"group_id": g["group_id"], "name": g["name"], "is_admin": bool(g["is_admin"]),
-                          "members": [{"contact_id": m, "name": names.get(m)} for m in members]})
+            found.append(
+                {
+                    "group_id": g["group_id"],
+                    "name": g["name"],
+                    "is_admin": bool(g["is_admin"]),
+                    "members": [{"contact_id": m, "name": names.get(m)} for m in members],
+                }
+            )
     return found
 
 
 @tool(l2="3.3", app="messages", mutating=False, permissions=("SMS",), check=_message_filter)
 def search_messages(
-    ctx: Ctx, query: str | None = None, contact_id: str | None = None, channel: Literal["sms", "chat"] | None = None,
-    unread_only: bool | None = None, date_from: Date | None = None, date_to: Date | None = None,
-    limit: Annotated[int, Field(ge=1, le=50)] = 10, groups_only: bool = False,
+    ctx: Ctx,
+    query: str | None = None,
+    contact_id: str | None = None,
+    channel: Literal["sms", "chat"] | None = None,
+    unread_only: bool | None = None,
+    date_from: Date | None = None,
+    date_to: Date | None = None,
+    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    groups_only: bool = False,
 ) -> dict[str, Any]:
     """Search received and sent messages, newest first, and the group chats (id, name, members) that match.
 
@@ -482,7 +595,8 @@ MessageIds = Annotated[list[str], Field(min_length=1, max_length=100)]
 
 
 _MESSAGES = select(messages).where(
-    messages.c.message_id.in_(bindparam("message_ids", expanding=True)), messages.c.status != "deleted")
+    messages.c.message_id.in_(bindparam("message_ids", expanding=True)), messages.c.status != "deleted"
+)
 
 
 def _existing_messages(ctx: Ctx, message_ids: list[str]) -> list[dict[str, Any]]:
@@ -493,12 +607,16 @@ def _existing_messages(ctx: Ctx, message_ids: list[str]) -> list[dict[str, Any]]
     return found
 
 
-_SET_MESSAGES = update(messages).where(
-    messages.c.message_id.in_(bindparam("match_message_ids", expanding=True)))
+_SET_MESSAGES = update(messages).where(messages.c.message_id.in_(bindparam("match_message_ids", expanding=True)))
 
 
-@tool(l2="3.3", app="messages", mutating=True, permissions=("SMS",),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="3.3",
+    app="messages",
+    mutating=True,
+    permissions=("SMS",),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT),
+)
 def mark_messages_read(ctx: Ctx, message_ids: MessageIds) -> dict[str, Any]:
     """Mark messages as read.
 
@@ -534,8 +652,15 @@ def _callee_valid(args: dict[str, Any]) -> str | None:
     return _recipients_valid({"to": [args["to"]]})
 
 
-@tool(l2="3.4", app="phone", mutating=True, permissions=("PHONE",), network="cellular", check=_callee_valid,
-      errors=(ErrorType.ENTITY_NOT_FOUND,))
+@tool(
+    l2="3.4",
+    app="phone",
+    mutating=True,
+    permissions=("PHONE",),
+    network="cellular",
+    check=_callee_valid,
+    errors=(ErrorType.ENTITY_NOT_FOUND,),
+)
 def make_phone_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)]) -> dict[str, Any]:
     """Place a phone call.
 
@@ -544,15 +669,29 @@ def make_phone_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)]) -> dict[s
     """
     number, cid = _resolve_number(ctx, to)
     call_id = ctx.new_id(call_log)
-    ctx.conn.execute(_ADD_CALL, {
-        "call_id": call_id, "number": number, "contact_id": cid, "type": "outgoing", "app": "phone", "video": 0,
-        "started_at": ctx.ts(), "duration_sec": 0, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_CALL,
+        {
+            "call_id": call_id,
+            "number": number,
+            "contact_id": cid,
+            "type": "outgoing",
+            "app": "phone",
+            "video": 0,
+            "started_at": ctx.ts(),
+            "duration_sec": 0,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"call_id": call_id, "number": number, "contact_id": cid, "status": "dialing"}
 
 
 @tool(l2="3.4", app="phone", mutating=False, permissions=("PHONE",))
 def get_call_log(
-    ctx: Ctx, type: Literal["incoming", "outgoing", "missed"] | None = None, contact_id: str | None = None,
+    ctx: Ctx,
+    type: Literal["incoming", "outgoing", "missed"] | None = None,
+    contact_id: str | None = None,
     limit: Annotated[int, Field(ge=1, le=50)] = 10,
 ) -> dict[str, Any]:
     """List recent calls, newest first.
@@ -572,8 +711,14 @@ def get_call_log(
     return {"calls": [{k: c[k] for k in keep} for c in found], "count": len(found)}
 
 
-@tool(l2="3.4", app="chat", mutating=True, permissions=("CAMERA", "MICROPHONE"), network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND,))
+@tool(
+    l2="3.4",
+    app="chat",
+    mutating=True,
+    permissions=("CAMERA", "MICROPHONE"),
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND,),
+)
 def start_video_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)], audio_only: bool = False) -> dict[str, Any]:
     """Start a video (or audio-only) call in the chat app with a contact or a whole group chat.
 
@@ -583,10 +728,21 @@ def start_video_call(ctx: Ctx, to: Annotated[str, Field(min_length=1)], audio_on
     """
     counterpart, cid = _chat_target(ctx, to)
     call_id = ctx.new_id(call_log)
-    ctx.conn.execute(_ADD_CALL, {
-        "call_id": call_id, "number": counterpart, "contact_id": cid, "type": "outgoing", "app": "chat",
-        "video": int(not audio_only), "started_at": ctx.ts(), "duration_sec": 0, "created_at": ctx.ts(),
-        "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_CALL,
+        {
+            "call_id": call_id,
+            "number": counterpart,
+            "contact_id": cid,
+            "type": "outgoing",
+            "app": "chat",
+            "video": int(not audio_only),
+            "started_at": ctx.ts(),
+            "duration_sec": 0,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"call_id": call_id, "to": to, "contact_id": cid, "video": not audio_only, "status": "ringing"}
 
 
@@ -608,8 +764,16 @@ def block_number(ctx: Ctx, phone_number: Phone, report_spam: bool = False) -> di
     if ctx.conn.execute(_BLOCKED, {"number": number}).first():
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{number} is already blocked", existing_id=number)
     cid = ctx.conn.execute(_CONTACT_ID_BY_NUMBER, {"phone_number": number}).scalar()
-    ctx.conn.execute(_ADD_BLOCK, {"number": number, "contact_id": cid, "reported_spam": int(report_spam),
-                                  "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_BLOCK,
+        {
+            "number": number,
+            "contact_id": cid,
+            "reported_spam": int(report_spam),
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"blocked": number, "contact_id": cid, "reported_spam": report_spam}
 
 
@@ -619,10 +783,16 @@ _GROUP_ID_BY_NAME = select(groups.c.group_id).where(func.lower(groups.c.name) ==
 _ADD_GROUP = insert(groups)
 
 
-@tool(l2="3.6", app="chat", mutating=True, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="3.6",
+    app="chat",
+    mutating=True,
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY),
+)
 def create_group_chat(
-    ctx: Ctx, name: Annotated[str, Field(min_length=1, max_length=80)],
+    ctx: Ctx,
+    name: Annotated[str, Field(min_length=1, max_length=80)],
     member_ids: Annotated[list[str], Field(min_length=2, max_length=50)],
 ) -> dict[str, Any]:
     """Create a group chat with contacts.
@@ -637,16 +807,31 @@ def create_group_chat(
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a group named {name!r} exists: {existing}", existing_id=existing)
     gid = ctx.new_id(groups)
-    ctx.conn.execute(_ADD_GROUP, {
-        "group_id": gid, "name": name, "members_json": json.dumps(sorted(set(member_ids))), "is_admin": 1,
-        "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_GROUP,
+        {
+            "group_id": gid,
+            "name": name,
+            "members_json": json.dumps(sorted(set(member_ids))),
+            "is_admin": 1,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"group_id": gid, "name": name, "members": sorted(set(member_ids))}
 
 
-@tool(l2="3.6", app="chat", mutating=True, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="3.6",
+    app="chat",
+    mutating=True,
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED, ErrorType.DUPLICATE_ENTITY),
+)
 def add_group_members(
-    ctx: Ctx, group_id: str, member_ids: Annotated[list[str], Field(min_length=1, max_length=50)],
+    ctx: Ctx,
+    group_id: str,
+    member_ids: Annotated[list[str], Field(min_length=1, max_length=50)],
     remove: bool = False,
 ) -> dict[str, Any]:
     """Add contacts to a group chat, or remove members from it (only a group admin may).
@@ -662,45 +847,117 @@ def add_group_members(
     if remove:
         strangers = [c for c in wanted if c not in members]
         if strangers:
-            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"not members of {group_id}: {', '.join(strangers)}",
-                            missing=strangers)
+            raise ToolError(
+                ErrorType.ENTITY_NOT_FOUND, f"not members of {group_id}: {', '.join(strangers)}", missing=strangers
+            )
     else:
         for cid in wanted:
             _contact(ctx, cid)
     if not group["is_admin"]:
-        raise ToolError(ErrorType.PERMISSION_DENIED, f"the user is not an admin of {group['name']!r}",
-                        reason="not_admin", group_id=group_id)
+        raise ToolError(
+            ErrorType.PERMISSION_DENIED,
+            f"the user is not an admin of {group['name']!r}",
+            reason="not_admin",
+            group_id=group_id,
+        )
     skipped = [] if remove else [c for c in wanted if c in members]
     if skipped == wanted:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"already members of {group_id}: {', '.join(skipped)}",
-                        existing_ids=skipped)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY, f"already members of {group_id}: {', '.join(skipped)}", existing_ids=skipped
+        )
     after = members - set(wanted) if remove else members | set(wanted)
-    ctx.conn.execute(_SET_GROUP, {"match_group_id": group_id, "members_json": json.dumps(sorted(after)),
-                                  "updated_at": ctx.ts()})
-    return {"group_id": group_id, "removed" if remove else "added": sorted(after ^ members),
-            "skipped_already_members": skipped, "members": sorted(after)}
+    ctx.conn.execute(
+        _SET_GROUP, {"match_group_id": group_id, "members_json": json.dumps(sorted(after)), "updated_at": ctx.ts()}
+    )
+    return {
+        "group_id": group_id,
+        "removed" if remove else "added": sorted(after ^ members),
+        "skipped_already_members": skipped,
+        "members": sorted(after),
+    }
 
 
 # ---- World data -------------------------------------------------------------------------------
 
-FIRST = ["Lily", "James", "Chen", "Sofia", "Omar", "Aisha", "Lucas", "Mei", "Daniel", "Priya", "Noah", "Yuki",
-         "Elena", "Marcus", "Hana", "Ivan", "Grace", "Tom", "Ana", "Ravi", "Zoe", "Leo", "Nina", "Sam", "Olga",
-         "Ben", "Fatima", "Kenji", "Clara", "Diego"]
-LAST = ["Chen", "Smith", "Garcia", "Kim", "Nguyen", "Brown", "Rossi", "Haddad", "Tanaka", "Novak", "Silva",
-        "Okafor", "Müller", "Singh", "Lopez", "Wright", "Zhang", "Ivanova", "Cohen", "Park"]
+FIRST = [
+    "Lily",
+    "James",
+    "Chen",
+    "Sofia",
+    "Omar",
+    "Aisha",
+    "Lucas",
+    "Mei",
+    "Daniel",
+    "Priya",
+    "Noah",
+    "Yuki",
+    "Elena",
+    "Marcus",
+    "Hana",
+    "Ivan",
+    "Grace",
+    "Tom",
+    "Ana",
+    "Ravi",
+    "Zoe",
+    "Leo",
+    "Nina",
+    "Sam",
+    "Olga",
+    "Ben",
+    "Fatima",
+    "Kenji",
+    "Clara",
+    "Diego",
+]
+LAST = [
+    "Chen",
+    "Smith",
+    "Garcia",
+    "Kim",
+    "Nguyen",
+    "Brown",
+    "Rossi",
+    "Haddad",
+    "Tanaka",
+    "Novak",
+    "Silva",
+    "Okafor",
+    "Müller",
+    "Singh",
+    "Lopez",
+    "Wright",
+    "Zhang",
+    "Ivanova",
+    "Cohen",
+    "Park",
+]
 RELATIONS = ["friend", "colleague", "classmate", "neighbor", "client", None, None]
 COMPANIES = ["Acme Corp", "Globex", "Initech", "Umbrella Labs", "Stark Industries", None]
 
 # Fixed people every persona knows; hand-written tasks refer to them by name.
 ANCHORS = [
-    ("Lily Chen", "spouse"), ("Zhang Min", "mother"), ("Wang Jun", "father"), ("Alex Turner", "boss"),
-    ("Alex Morgan", "colleague"), ("Dr. Sarah Lin", "dentist"), ("Tom Baker", "friend"),
+    ("Lily Chen", "spouse"),
+    ("Zhang Min", "mother"),
+    ("Wang Jun", "father"),
+    ("Alex Turner", "boss"),
+    ("Alex Morgan", "colleague"),
+    ("Dr. Sarah Lin", "dentist"),
+    ("Tom Baker", "friend"),
 ]
 
 SMS_TEMPLATES = [
-    "Are we still on for {day}?", "Running 10 minutes late, sorry!", "Can you send me the address?",
-    "Happy birthday! 🎂", "Thanks for dinner last night", "Call me when you're free", "Did you get the documents?",
-    "See you at the meeting", "Your parcel has been delivered", "Don't forget the rent is due on the 15th",
+    "Are we still on for {day}?",
+    "Running 10 minutes late, sorry!",
+    "Can you send me the address?",
+    "Happy birthday! 🎂",
+    "Thanks for dinner last night",
+    "Call me when you're free",
+    "Did you get the documents?",
+    "See you at the meeting",
+    "Your parcel has been delivered",
+    "Don't forget the rent is due on the 15th",
 ]
 
 
@@ -746,14 +1003,23 @@ def seed_communication(conn: Connection, rng: random.Random, persona: Persona) -
     now = persona.now
     contact_rows = []
     for i, p in enumerate(people, start=1):
-        contact_rows.append({
-            "contact_id": f"contact_{i:03d}", "name": p["name"], "phone_number": _phone(rng, country),
-            "email": _email_of(p["name"], i) if rng.random() < 0.7 else None, "relationship": p["relationship"],
-            "birthday": f"{rng.randint(1950, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
-            if rng.random() < 0.5 else None,
-            "company": rng.choice(COMPANIES), "notes": None, "favorite": int(i <= 3), "created_at": now,
-            "updated_at": now,
-        })
+        contact_rows.append(
+            {
+                "contact_id": f"contact_{i:03d}",
+                "name": p["name"],
+                "phone_number": _phone(rng, country),
+                "email": _email_of(p["name"], i) if rng.random() < 0.7 else None,
+                "relationship": p["relationship"],
+                "birthday": f"{rng.randint(1950, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+                if rng.random() < 0.5
+                else None,
+                "company": rng.choice(COMPANIES),
+                "notes": None,
+                "favorite": int(i <= 3),
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
     # A mother's birthday, where the contact has one, is the memory's (sandbox/memory.py: "April 18"), in a
     # year that makes her the user's mother.
     mom = contact_rows[1]
@@ -778,44 +1044,82 @@ def seed_communication(conn: Connection, rng: random.Random, persona: Persona) -
         if stamp >= now:
             stamp = f"{year}-{month:02d}-01T08:00:00"
         incoming = rng.random() < 0.6
-        msg_rows.append({
-            "message_id": f"message_{i:03d}", "channel": rng.choice(["sms", "chat"]),
-            "direction": "in" if incoming else "out", "counterpart": c["phone_number"], "contact_id": c["contact_id"],
-            "body": rng.choice(SMS_TEMPLATES).format(day=rng.choice(["Friday", "Saturday", "tomorrow"])),
-            "is_read": 0 if incoming and back < 3 else 1, "status": "received" if incoming else "sent",
-            "sent_at": stamp, "created_at": stamp, "updated_at": stamp,
-        })
+        msg_rows.append(
+            {
+                "message_id": f"message_{i:03d}",
+                "channel": rng.choice(["sms", "chat"]),
+                "direction": "in" if incoming else "out",
+                "counterpart": c["phone_number"],
+                "contact_id": c["contact_id"],
+                "body": rng.choice(SMS_TEMPLATES).format(day=rng.choice(["Friday", "Saturday", "tomorrow"])),
+                "is_read": 0 if incoming and back < 3 else 1,
+                "status": "received" if incoming else "sent",
+                "sent_at": stamp,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+        )
         if i % 4 == 0:
-            call_rows.append({
-                "call_id": f"call_{i // 4:03d}", "number": c["phone_number"], "contact_id": c["contact_id"],
-                "type": rng.choice(["incoming", "outgoing", "missed"]), "app": "phone",
-                "video": int(rng.random() < 0.1),
-                "started_at": stamp, "duration_sec": rng.randint(0, 1800), "created_at": stamp, "updated_at": stamp,
-            })
+            call_rows.append(
+                {
+                    "call_id": f"call_{i // 4:03d}",
+                    "number": c["phone_number"],
+                    "contact_id": c["contact_id"],
+                    "type": rng.choice(["incoming", "outgoing", "missed"]),
+                    "app": "phone",
+                    "video": int(rng.random() < 0.1),
+                    "started_at": stamp,
+                    "duration_sec": rng.randint(0, 1800),
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                }
+            )
     conn.execute(insert(messages), msg_rows)
     for k in range(8):  # chat-app calls with the family
-        day = dt.date.fromisoformat(now[:10]) - dt.timedelta(days=2 + 9 * k)
-        stamp = f"{day}T21:{15 + k:02d}:00"
+        call_day = dt.date.fromisoformat(now[:10]) - dt.timedelta(days=2 + 9 * k)
+        stamp = f"{call_day}T21:{15 + k:02d}:00"
         target = contact_rows[k % 3] if k % 4 else None
-        call_rows.append({
-            "call_id": f"call_{len(call_rows) + 1:03d}", "number": target["phone_number"] if target else "group_001",
-            "contact_id": target["contact_id"] if target else None, "type": rng.choice(["incoming", "outgoing"]),
-            "app": "chat", "video": int(k % 3 != 2), "started_at": stamp, "duration_sec": rng.randint(60, 2400),
-            "created_at": stamp, "updated_at": stamp,
-        })
+        call_rows.append(
+            {
+                "call_id": f"call_{len(call_rows) + 1:03d}",
+                "number": target["phone_number"] if target else "group_001",
+                "contact_id": target["contact_id"] if target else None,
+                "type": rng.choice(["incoming", "outgoing"]),
+                "app": "chat",
+                "video": int(k % 3 != 2),
+                "started_at": stamp,
+                "duration_sec": rng.randint(60, 2400),
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+        )
     conn.execute(insert(call_log), call_rows)
+
     def circle(relationship: str, k: int, *fixed: str) -> list[str]:
-        pool = [c["contact_id"] for c in contact_rows
-                if c["relationship"] == relationship and c["contact_id"] not in fixed]
+        pool = [
+            c["contact_id"] for c in contact_rows if c["relationship"] == relationship and c["contact_id"] not in fixed
+        ]
         return sorted({*fixed, *rng.sample(pool, min(k, len(pool)))})
 
-    conn.execute(insert(groups), [
-        {"group_id": f"group_{i:03d}", "name": name, "members_json": json.dumps(members), "is_admin": admin,
-         "created_at": now, "updated_at": now}
-        for i, (name, members, admin) in enumerate((
-            ("Family", ["contact_001", "contact_002", "contact_003"], 1),
-            ("Project Phoenix", circle("colleague", 4, "contact_004", "contact_005"), 0),
-            ("Badminton Sundays", circle("friend", 4, "contact_007"), 1),
-            ("Class reunion", circle("classmate", 6), 0),
-        ), start=1)])
-
+    conn.execute(
+        insert(groups),
+        [
+            {
+                "group_id": f"group_{i:03d}",
+                "name": name,
+                "members_json": json.dumps(members),
+                "is_admin": admin,
+                "created_at": now,
+                "updated_at": now,
+            }
+            for i, (name, members, admin) in enumerate(
+                (
+                    ("Family", ["contact_001", "contact_002", "contact_003"], 1),
+                    ("Project Phoenix", circle("colleague", 4, "contact_004", "contact_005"), 0),
+                    ("Badminton Sundays", circle("friend", 4, "contact_007"), 1),
+                    ("Class reunion", circle("classmate", 6), 0),
+                ),
+                start=1,
+            )
+        ],
+    )

@@ -43,7 +43,8 @@ from sandbox.tooling import PHONE_PATTERN, Date, tool
 from sandbox.world import Persona, seeder
 
 bank_accounts = table(
-    "bank_accounts", USER,
+    "bank_accounts",
+    USER,
     Column("account_id", Text, primary_key=True),
     Column("method_id", Text, nullable=False),  # the payment_methods row holding its balance
     Column("name", Text, nullable=False),
@@ -57,7 +58,8 @@ bank_accounts = table(
 )
 
 card_details = table(
-    "card_details", USER,
+    "card_details",
+    USER,
     Column("method_id", Text, primary_key=True),
     Column("brand", Text, nullable=False),
     Column("expiry", Text, nullable=False),  # MM/YY
@@ -68,7 +70,8 @@ card_details = table(
 )
 
 payment_defaults = table(  # per-app default payment methods; the global one is payment_methods.is_default
-    "payment_defaults", USER,
+    "payment_defaults",
+    USER,
     Column("scope", Text, primary_key=True),  # shop | ride | travel | dining
     Column("method_id", Text, nullable=False),
     *stamps(),
@@ -76,7 +79,8 @@ payment_defaults = table(  # per-app default payment methods; the global one is 
 )
 
 transfers = table(
-    "transfers", USER,
+    "transfers",
+    USER,
     Column("transfer_id", Text, primary_key=True),
     Column("from_account_id", Text, nullable=False),
     Column("recipient_key", Text, nullable=False),  # contact id, normalised phone, account number or own acct id
@@ -94,7 +98,8 @@ transfers = table(
 )
 
 money_requests = table(
-    "money_requests", USER,
+    "money_requests",
+    USER,
     Column("request_id", Text, primary_key=True),
     Column("contact_id", Text, nullable=False),
     Column("amount", Float, nullable=False),
@@ -108,7 +113,8 @@ money_requests = table(
 )
 
 bills = table(
-    "bills", USER,
+    "bills",
+    USER,
     Column("bill_id", Text, primary_key=True),
     Column("biller", Text, nullable=False),
     Column("category", Text, nullable=False),  # electricity | water | gas | internet | phone | rent | ...
@@ -128,7 +134,8 @@ bills = table(
 )
 
 budgets = table(
-    "budgets", USER,
+    "budgets",
+    USER,
     Column("budget_id", Text, primary_key=True),
     Column("category", Text, nullable=False),
     Column("monthly_limit", Float, nullable=False),
@@ -138,7 +145,8 @@ budgets = table(
 )
 
 world_stocks = table(
-    "world_stocks", WORLD,
+    "world_stocks",
+    WORLD,
     Column("symbol", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("exchange", Text, nullable=False),
@@ -149,7 +157,8 @@ world_stocks = table(
 )
 
 holdings = table(
-    "holdings", USER,
+    "holdings",
+    USER,
     Column("symbol", Text, primary_key=True),
     Column("quantity", Integer, nullable=False),
     Column("avg_cost", Float, nullable=False),  # in the stock's currency
@@ -158,7 +167,8 @@ holdings = table(
 )
 
 stock_orders = table(
-    "stock_orders", USER,
+    "stock_orders",
+    USER,
     Column("stock_order_id", Text, primary_key=True),
     Column("symbol", Text, nullable=False),
     Column("side", Text, nullable=False),  # buy | sell
@@ -173,7 +183,8 @@ stock_orders = table(
 )
 
 world_fx_rates = table(  # units of ``quote`` per one ``base`` (always USD), one row per day
-    "world_fx_rates", WORLD,
+    "world_fx_rates",
+    WORLD,
     Column("base", Text, primary_key=True),
     Column("quote", Text, primary_key=True),
     Column("date", Text, primary_key=True),
@@ -181,7 +192,8 @@ world_fx_rates = table(  # units of ``quote`` per one ``base`` (always USD), one
 )
 
 splits = table(
-    "splits", USER,
+    "splits",
+    USER,
     Column("split_id", Text, primary_key=True),
     Column("total", Float, nullable=False),
     Column("currency", Text, nullable=False),
@@ -219,10 +231,25 @@ IBAN = re.compile(r"^[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}$")
 FX_BASE = "USD"  # world_fx_rates.base
 # Transaction categories other apps write, as budget categories; money that is not spending is left out.
 CATEGORY_ALIASES = {
-    "dining": "food", "groceries": "food", "restaurant": "food", "delivery": "food", "food_delivery": "food",
-    "ride": "transport", "taxi": "transport", "fuel": "transport", "parking": "transport", "charging": "transport",
-    "flight": "travel", "hotel": "travel", "train": "travel", "utilities": "bills", "subscription": "entertainment",
-    "tickets": "entertainment", "events": "entertainment", "medical": "health", "pharmacy": "health",
+    "dining": "food",
+    "groceries": "food",
+    "restaurant": "food",
+    "delivery": "food",
+    "food_delivery": "food",
+    "ride": "transport",
+    "taxi": "transport",
+    "fuel": "transport",
+    "parking": "transport",
+    "charging": "transport",
+    "flight": "travel",
+    "hotel": "travel",
+    "train": "travel",
+    "utilities": "bills",
+    "subscription": "entertainment",
+    "tickets": "entertainment",
+    "events": "entertainment",
+    "medical": "health",
+    "pharmacy": "health",
     "fitness": "health",
 }
 NOT_SPENDING = frozenset({"transfer", "income", "investment"})
@@ -238,56 +265,78 @@ def _budget_category(category: str) -> str | None:
 
 # ---- shared helpers ---------------------------------------------------------------------------
 
+
 def _today(ctx: Ctx) -> str:
     return ctx.now.date().isoformat()
 
 
 def _not_past(ctx: Ctx, day: str | None, field: str) -> None:
     if day is not None and day < _today(ctx):
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{field} {day} is in the past", fields=[field],
-                        today=_today(ctx))
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE, f"{field} {day} is in the past", fields=[field], today=_today(ctx)
+        )
 
 
-_ACCOUNTS = select(bank_accounts, payment_methods.c.balance, payment_methods.c.currency,
-                   payment_methods.c.status).join(
-    payment_methods, bank_accounts.c.method_id == payment_methods.c.method_id).order_by(bank_accounts.c.account_id)
+_ACCOUNTS = (
+    select(bank_accounts, payment_methods.c.balance, payment_methods.c.currency, payment_methods.c.status)
+    .join(payment_methods, bank_accounts.c.method_id == payment_methods.c.method_id)
+    .order_by(bank_accounts.c.account_id)
+)
 _ACCOUNT = _ACCOUNTS.where(bank_accounts.c.account_id == bindparam("account_id"))
 _CHECKING_ACCOUNT = _ACCOUNTS.where(bank_accounts.c.type == "checking")
 
 
 def _account(ctx: Ctx, account_id: Id | None = None) -> dict[str, Any]:
     """A bank account with its balance, currency and status; default: the main checking account."""
-    row = (ctx.conn.execute(_ACCOUNT, {"account_id": account_id}) if account_id
-           else ctx.conn.execute(_CHECKING_ACCOUNT)).first()
+    row = (
+        ctx.conn.execute(_ACCOUNT, {"account_id": account_id}) if account_id else ctx.conn.execute(_CHECKING_ACCOUNT)
+    ).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no bank account {account_id!r}" if account_id
-                        else "no checking account", field="account_id", hint="get_account_balance")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no bank account {account_id!r}" if account_id else "no checking account",
+            field="account_id",
+            hint="get_account_balance",
+        )
     return dict(row._mapping)
 
 
 def _usable(account: dict[str, Any]) -> None:
     if account["status"] != "active":
-        raise ToolError(ErrorType.STATE_CONFLICT, f"account {account['account_id']} is {account['status']}",
-                        account_id=account["account_id"])
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"account {account['account_id']} is {account['status']}",
+            account_id=account["account_id"],
+        )
 
 
 def _funds(account: dict[str, Any], amount: float) -> None:
     if amount > account["balance"]:
-        raise ToolError(ErrorType.LIMIT_EXCEEDED, f"{account['name']} has {account['balance']:.2f} "
-                        f"{account['currency']}, {amount:.2f} needed", account_id=account["account_id"],
-                        available=account["balance"])
+        raise ToolError(
+            ErrorType.LIMIT_EXCEEDED,
+            f"{account['name']} has {account['balance']:.2f} {account['currency']}, {amount:.2f} needed",
+            account_id=account["account_id"],
+            available=account["balance"],
+        )
 
 
 def _confirmed(confirm: bool, what: str, **details: Any) -> None:
     if not confirm:
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"{what} needs the user's confirmation",
-                        hint="ask_user(kind=confirm), then retry with confirm=true", **details)
+        raise ToolError(
+            ErrorType.CONFIRMATION_REQUIRED,
+            f"{what} needs the user's confirmation",
+            hint="ask_user(kind=confirm), then retry with confirm=true",
+            **details,
+        )
 
 
 _FX_QUOTE = select(world_fx_rates.c.quote).where(world_fx_rates.c.quote == bindparam("quote")).limit(1)
-_FX_RATE_ON = select(world_fx_rates.c.rate).where(
-    world_fx_rates.c.quote == bindparam("quote"), world_fx_rates.c.date <= bindparam("day")).order_by(
-    world_fx_rates.c.date.desc()).limit(1)
+_FX_RATE_ON = (
+    select(world_fx_rates.c.rate)
+    .where(world_fx_rates.c.quote == bindparam("quote"), world_fx_rates.c.date <= bindparam("day"))
+    .order_by(world_fx_rates.c.date.desc())
+    .limit(1)
+)
 
 
 def _usd_rate(ctx: Ctx, currency: str, day: str) -> float:
@@ -296,8 +345,12 @@ def _usd_rate(ctx: Ctx, currency: str, day: str) -> float:
         return 1.0
     known = ctx.conn.execute(_FX_QUOTE, {"quote": currency}).first()
     if known is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no exchange rates for currency {currency!r}",
-                        field="currency", known=_currencies(ctx))
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no exchange rates for currency {currency!r}",
+            field="currency",
+            known=_currencies(ctx),
+        )
     rate = ctx.conn.execute(_FX_RATE_ON, {"quote": currency, "day": day}).scalar()
     if rate is None:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no exchange rate for {currency} on {day}", field="date")
@@ -325,7 +378,8 @@ def _convert(ctx: Ctx, amount: float, source: str, target: str, day: str | None 
 
 
 _BALANCE_AND_CURRENCY = select(payment_methods.c.balance, payment_methods.c.currency).where(
-    payment_methods.c.method_id == bindparam("method_id"))
+    payment_methods.c.method_id == bindparam("method_id")
+)
 _SET_PAYMENT_METHOD = update(payment_methods).where(payment_methods.c.method_id == bindparam("match_method_id"))
 _ADD_TRANSACTION = insert(transactions)
 
@@ -333,13 +387,27 @@ _ADD_TRANSACTION = insert(transactions)
 def _credit(ctx: Ctx, method_id: str, amount: float, merchant: str, category: str, ref_id: str) -> str:
     """Money in: raise a payment method's balance and record the transaction."""
     balance, currency = ctx.conn.execute(_BALANCE_AND_CURRENCY, {"method_id": method_id}).one()
-    ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": method_id, "balance": round(balance + amount, 2),
-                                           "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _SET_PAYMENT_METHOD,
+        {"match_method_id": method_id, "balance": round(balance + amount, 2), "updated_at": ctx.ts()},
+    )
     txn_id = ctx.new_id(transactions)
-    ctx.conn.execute(_ADD_TRANSACTION, {
-        "txn_id": txn_id, "method_id": method_id, "amount": round(amount, 2), "currency": currency,
-        "merchant": merchant, "category": category, "ref_id": ref_id, "ts": ctx.ts(), "status": "posted",
-        "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_TRANSACTION,
+        {
+            "txn_id": txn_id,
+            "method_id": method_id,
+            "amount": round(amount, 2),
+            "currency": currency,
+            "merchant": merchant,
+            "category": category,
+            "ref_id": ref_id,
+            "ts": ctx.ts(),
+            "status": "posted",
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return txn_id
 
 
@@ -356,8 +424,9 @@ _CONTACT = select(contacts).where(contacts.c.contact_id == bindparam("contact_id
 def _contact(ctx: Ctx, contact_id: str) -> dict[str, Any]:
     row = ctx.conn.execute(_CONTACT, {"contact_id": contact_id}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact {contact_id!r}", field="contact_id",
-                        hint="search_contacts")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no contact {contact_id!r}", field="contact_id", hint="search_contacts"
+        )
     return dict(row._mapping)
 
 
@@ -368,14 +437,27 @@ def _contact_by_name(ctx: Ctx, name: str) -> dict[str, Any]:
     """The one contact whose name is ``name`` or contains all its words; else NotFound / Ambiguous."""
     c = contacts.c
     exact = rows(ctx.conn.execute(_CONTACTS_NAMED, {"name": name.lower()}))
-    found = exact or rows(ctx.conn.execute(select(contacts).where(
-        *(func.lower(c.name).contains(w, autoescape=True) for w in name.lower().split())).order_by(c.contact_id)))
+    found = exact or rows(
+        ctx.conn.execute(
+            select(contacts)
+            .where(*(func.lower(c.name).contains(w, autoescape=True) for w in name.lower().split()))
+            .order_by(c.contact_id)
+        )
+    )
     if not found:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact, account or phone number matches {name!r}",
-                        field="recipient", hint="search_contacts")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no contact, account or phone number matches {name!r}",
+            field="recipient",
+            hint="search_contacts",
+        )
     if len(found) > 1:
-        raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{len(found)} contacts match {name!r}", field="recipient",
-                        candidates=[{k: p[k] for k in ("contact_id", "name", "phone_number")} for p in found])
+        raise ToolError(
+            ErrorType.AMBIGUOUS_ENTITY,
+            f"{len(found)} contacts match {name!r}",
+            field="recipient",
+            candidates=[{k: p[k] for k in ("contact_id", "name", "phone_number")} for p in found],
+        )
     return found[0]
 
 
@@ -385,38 +467,91 @@ _ADD_MESSAGE = insert(messages)
 def _notify(ctx: Ctx, contact: dict[str, Any], text: str) -> str:
     """A chat message to the contact (money requests reach people this way)."""
     mid = ctx.new_id(messages)
-    ctx.conn.execute(_ADD_MESSAGE, {
-        "message_id": mid, "channel": "chat", "direction": "out",
-        "counterpart": normalise_phone(contact["phone_number"]), "contact_id": contact["contact_id"], "body": text,
-        "is_read": 1, "status": "sent", "sent_at": ctx.ts(), "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_MESSAGE,
+        {
+            "message_id": mid,
+            "channel": "chat",
+            "direction": "out",
+            "counterpart": normalise_phone(contact["phone_number"]),
+            "contact_id": contact["contact_id"],
+            "body": text,
+            "is_read": 1,
+            "status": "sent",
+            "sent_at": ctx.ts(),
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return mid
 
 
 _ADD_MONEY_REQUEST = insert(money_requests)
 
 
-def _request(ctx: Ctx, contact: dict[str, Any], amount: float, currency: str, note: str | None,
-             due_date: str | None = None, split_id: str | None = None) -> dict[str, Any]:
+def _request(
+    ctx: Ctx,
+    contact: dict[str, Any],
+    amount: float,
+    currency: str,
+    note: str | None,
+    due_date: str | None = None,
+    split_id: str | None = None,
+) -> dict[str, Any]:
     rid = ctx.new_id(money_requests)
-    ctx.conn.execute(_ADD_MONEY_REQUEST, {
-        "request_id": rid, "contact_id": contact["contact_id"], "amount": amount, "currency": currency,
-        "note": note, "due_date": due_date, "status": "open", "split_id": split_id, "created_at": ctx.ts(),
-        "updated_at": ctx.ts()})
-    text = f"Payment request: {amount:.2f} {currency}" + (f" for {note}" if note else "") + (
-        f", due {due_date}" if due_date else "") + f" ({rid})"
+    ctx.conn.execute(
+        _ADD_MONEY_REQUEST,
+        {
+            "request_id": rid,
+            "contact_id": contact["contact_id"],
+            "amount": amount,
+            "currency": currency,
+            "note": note,
+            "due_date": due_date,
+            "status": "open",
+            "split_id": split_id,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    text = (
+        f"Payment request: {amount:.2f} {currency}"
+        + (f" for {note}" if note else "")
+        + (f", due {due_date}" if due_date else "")
+        + f" ({rid})"
+    )
     message_id = _notify(ctx, contact, text)
-    return {"request_id": rid, "contact_id": contact["contact_id"], "name": contact["name"], "amount": amount,
-            "currency": currency, "message_id": message_id}
+    return {
+        "request_id": rid,
+        "contact_id": contact["contact_id"],
+        "name": contact["name"],
+        "amount": amount,
+        "currency": currency,
+        "message_id": message_id,
+    }
 
 
 # ---- Balances & Transactions (7.1) ------------------------------------------------------------
 
-ACCOUNT_KEYS = ("account_id", "name", "type", "account_no", "balance", "currency", "status", "method_id",
-                "confirm_threshold", "daily_limit")
+ACCOUNT_KEYS = (
+    "account_id",
+    "name",
+    "type",
+    "account_no",
+    "balance",
+    "currency",
+    "status",
+    "method_id",
+    "confirm_threshold",
+    "daily_limit",
+)
 CARD_KEYS = ("method_id", "nickname", "brand", "last4", "expiry", "status", "is_default", "balance", "currency")
-_CARDS = select(payment_methods, card_details.c.brand, card_details.c.expiry).outerjoin(
-    card_details, card_details.c.method_id == payment_methods.c.method_id).where(
-    payment_methods.c.kind == "card").order_by(payment_methods.c.method_id)
+_CARDS = (
+    select(payment_methods, card_details.c.brand, card_details.c.expiry)
+    .outerjoin(card_details, card_details.c.method_id == payment_methods.c.method_id)
+    .where(payment_methods.c.kind == "card")
+    .order_by(payment_methods.c.method_id)
+)
 _DEFAULT_METHOD_ID = select(payment_methods.c.method_id).where(payment_methods.c.is_default == 1)
 _SCOPE_DEFAULTS = select(payment_defaults.c.scope, payment_defaults.c.method_id).order_by(payment_defaults.c.scope)
 
@@ -431,20 +566,29 @@ def get_account_balance(ctx: Ctx, account_id: Id | None = None) -> dict[str, Any
             (default: all of them).
     """
     found = rows(ctx.conn.execute(_ACCOUNTS))
-    cards = [{k: c[k] for k in CARD_KEYS} | {"is_default": bool(c["is_default"])}
-             for c in rows(ctx.conn.execute(_CARDS))]
+    cards = [
+        {k: c[k] for k in CARD_KEYS} | {"is_default": bool(c["is_default"])} for c in rows(ctx.conn.execute(_CARDS))
+    ]
     if account_id:
         found = [a for a in found if account_id in (a["account_id"], a["method_id"])]
         cards = [c for c in cards if c["method_id"] == account_id]
         if not found and not cards:
-            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no bank account or card {account_id!r}",
-                            field="account_id", hint="get_account_balance without account_id lists them all")
+            raise ToolError(
+                ErrorType.ENTITY_NOT_FOUND,
+                f"no bank account or card {account_id!r}",
+                field="account_id",
+                hint="get_account_balance without account_id lists them all",
+            )
     totals: dict[str, float] = {}
     for acc in found:
         totals[acc["currency"]] = round(totals.get(acc["currency"], 0.0) + acc["balance"], 2)
     defaults = {"all": ctx.conn.execute(_DEFAULT_METHOD_ID).scalar(), **dict(ctx.conn.execute(_SCOPE_DEFAULTS).all())}
-    return {"accounts": [{k: acc[k] for k in ACCOUNT_KEYS} for acc in found], "totals": totals, "cards": cards,
-            "default_payment_methods": defaults}
+    return {
+        "accounts": [{k: acc[k] for k in ACCOUNT_KEYS} for acc in found],
+        "totals": totals,
+        "cards": cards,
+        "default_payment_methods": defaults,
+    }
 
 
 _METHOD_ID = select(payment_methods.c.method_id).where(payment_methods.c.method_id == bindparam("method_id"))
@@ -454,8 +598,12 @@ def _method_id(ctx: Ctx, method_id: str) -> str:
     """The id of an existing payment method (frozen ones included)."""
     found = ctx.conn.execute(_METHOD_ID, {"method_id": method_id}).scalar()
     if found is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no account or payment method {method_id!r}",
-                        field="account_id", hint="get_account_balance")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no account or payment method {method_id!r}",
+            field="account_id",
+            hint="get_account_balance",
+        )
     return str(found)
 
 
@@ -463,8 +611,11 @@ def _range_checks(args: dict[str, Any]) -> str | None:
     """date_to is not before date_from; max_amount is not below min_amount."""
     if args.get("date_from") and args.get("date_to") and args["date_to"] < args["date_from"]:
         return "date_to is before date_from"
-    if args.get("min_amount") is not None and args.get("max_amount") is not None \
-            and args["max_amount"] < args["min_amount"]:
+    if (
+        args.get("min_amount") is not None
+        and args.get("max_amount") is not None
+        and args["max_amount"] < args["min_amount"]
+    ):
         return "max_amount is below min_amount"
     return None
 
@@ -472,12 +623,17 @@ def _range_checks(args: dict[str, Any]) -> str | None:
 TXN_KEYS = ("txn_id", "ts", "amount", "currency", "merchant", "category", "method_id", "status", "ref_id")
 
 
-@tool(l2="7.1", app="bank", mutating=False, needs_login=True, check=_range_checks,
-      errors=(ErrorType.ENTITY_NOT_FOUND,))
+@tool(l2="7.1", app="bank", mutating=False, needs_login=True, check=_range_checks, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def list_transactions(
-    ctx: Ctx, account_id: Id | None = None, date_from: Date | None = None, date_to: Date | None = None,
-    category: Ref | None = None, merchant: Ref | None = None, min_amount: Share | None = None,
-    max_amount: Share | None = None, direction: Literal["debit", "credit"] | None = None,
+    ctx: Ctx,
+    account_id: Id | None = None,
+    date_from: Date | None = None,
+    date_to: Date | None = None,
+    category: Ref | None = None,
+    merchant: Ref | None = None,
+    min_amount: Share | None = None,
+    max_amount: Share | None = None,
+    direction: Literal["debit", "credit"] | None = None,
     limit: Annotated[int, Field(ge=1, le=100)] = 20,
 ) -> dict[str, Any]:
     """List card and account transactions, newest first, with the totals of everything that matched.
@@ -497,8 +653,9 @@ def list_transactions(
     t = transactions.c
     q = select(transactions)
     if account_id:
-        method_id = _account(ctx, account_id)["method_id"] if account_id.startswith("acct_") else \
-            _method_id(ctx, account_id)
+        method_id = (
+            _account(ctx, account_id)["method_id"] if account_id.startswith("acct_") else _method_id(ctx, account_id)
+        )
         q = q.where(t.method_id == method_id)
     if date_from:
         q = q.where(t.ts >= date_from)
@@ -519,7 +676,8 @@ def list_transactions(
     posted = [r for r in found if r["status"] == "posted"]
     return {
         "transactions": [{k: r[k] for k in TXN_KEYS} for r in found[:limit]],
-        "count": min(len(found), limit), "total_matched": len(found),
+        "count": min(len(found), limit),
+        "total_matched": len(found),
         "total_debits": round(-sum(r["amount"] for r in posted if r["amount"] < 0), 2),
         "total_credits": round(sum(r["amount"] for r in posted if r["amount"] > 0), 2),
     }
@@ -527,8 +685,7 @@ def list_transactions(
 
 # ---- Money Transfer (7.2) ---------------------------------------------------------------------
 
-_ACCOUNT_ID_BY_NUMBER = select(bank_accounts.c.account_id).where(
-    bank_accounts.c.account_no == bindparam("account_no"))
+_ACCOUNT_ID_BY_NUMBER = select(bank_accounts.c.account_id).where(bank_accounts.c.account_no == bindparam("account_no"))
 _CONTACT_BY_PHONE = select(contacts).where(contacts.c.phone_number == bindparam("phone_number"))
 
 
@@ -558,21 +715,44 @@ def _recipient(ctx: Ctx, ref: str) -> dict[str, Any]:
 
 DUPLICATE_WINDOW = dt.timedelta(minutes=5)
 _RECENT_TRANSFER = select(transfers.c.transfer_id).where(
-    transfers.c.recipient_key == bindparam("recipient_key"), transfers.c.amount == bindparam("amount"),
-    transfers.c.currency == bindparam("currency"), transfers.c.created_at >= bindparam("since"))
+    transfers.c.recipient_key == bindparam("recipient_key"),
+    transfers.c.amount == bindparam("amount"),
+    transfers.c.currency == bindparam("currency"),
+    transfers.c.created_at >= bindparam("since"),
+)
 _SENT_TO_OTHERS_ON = select(func.coalesce(func.sum(transfers.c.debit_amount), 0.0)).where(
-    transfers.c.from_account_id == bindparam("from_account_id"), transfers.c.value_date == bindparam("value_date"),
-    transfers.c.recipient_key.not_like("acct\\_%", escape="\\"))
+    transfers.c.from_account_id == bindparam("from_account_id"),
+    transfers.c.value_date == bindparam("value_date"),
+    transfers.c.recipient_key.not_like("acct\\_%", escape="\\"),
+)
 _ADD_TRANSFER = insert(transfers)
 
 
-@tool(l2="7.2", app="bank", mutating=True, network="internet", needs_login=True, errors=(
-    ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY,
-    ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED,
-    ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="7.2",
+    app="bank",
+    mutating=True,
+    network="internet",
+    needs_login=True,
+    errors=(
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.DUPLICATE_ENTITY,
+        ErrorType.LIMIT_EXCEEDED,
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+)
 def transfer_money(
-    ctx: Ctx, recipient: Ref, amount: Money, currency: Currency, from_account_id: Id | None = None,
-    note: Note | None = None, scheduled_date: Date | None = None, confirm: bool = False,
+    ctx: Ctx,
+    recipient: Ref,
+    amount: Money,
+    currency: Currency,
+    from_account_id: Id | None = None,
+    note: Note | None = None,
+    scheduled_date: Date | None = None,
+    confirm: bool = False,
 ) -> dict[str, Any]:
     """Send money to a contact, phone number or bank account, or move it between the user's own accounts.
 
@@ -600,23 +780,33 @@ def transfer_money(
     if to["own"]:
         _usable(to["own"])
     since = (ctx.now - DUPLICATE_WINDOW).strftime("%Y-%m-%dT%H:%M:%S")
-    recent = ctx.conn.execute(_RECENT_TRANSFER, {"recipient_key": to["key"], "amount": amount, "currency": currency,
-                                                 "since": since}).scalar()
+    recent = ctx.conn.execute(
+        _RECENT_TRANSFER, {"recipient_key": to["key"], "amount": amount, "currency": currency, "since": since}
+    ).scalar()
     if recent:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the same transfer was just made: {recent}", existing_id=recent)
     value_date = scheduled_date or _today(ctx)
     if value_date == _today(ctx):
         _funds(source, debit)
     if not to["own"]:
-        sent = ctx.conn.execute(_SENT_TO_OTHERS_ON, {"from_account_id": source["account_id"],
-                                                     "value_date": value_date}).scalar() or 0.0
+        sent = (
+            ctx.conn.execute(
+                _SENT_TO_OTHERS_ON, {"from_account_id": source["account_id"], "value_date": value_date}
+            ).scalar()
+            or 0.0
+        )
         if sent + debit > source["daily_limit"]:
-            raise ToolError(ErrorType.LIMIT_EXCEEDED, f"the daily transfer limit of {source['daily_limit']:.2f} "
-                            f"{source['currency']} would be exceeded ({sent:.2f} already sent on {value_date})",
-                            daily_limit=source["daily_limit"], already_sent=sent)
+            raise ToolError(
+                ErrorType.LIMIT_EXCEEDED,
+                f"the daily transfer limit of {source['daily_limit']:.2f} "
+                f"{source['currency']} would be exceeded ({sent:.2f} already sent on {value_date})",
+                daily_limit=source["daily_limit"],
+                already_sent=sent,
+            )
         if debit >= source["confirm_threshold"]:
-            _confirmed(confirm, f"a transfer of {debit:.2f} {source['currency']}",
-                       threshold=source["confirm_threshold"])
+            _confirmed(
+                confirm, f"a transfer of {debit:.2f} {source['currency']}", threshold=source["confirm_threshold"]
+            )
     transfer_id = ctx.new_id(transfers)
     txn_id = None
     if value_date == _today(ctx):
@@ -625,26 +815,63 @@ def transfer_money(
             credit, _ = _convert(ctx, amount, currency, to["own"]["currency"])
             _credit(ctx, to["own"]["method_id"], credit, source["name"], "transfer", transfer_id)
     status = "completed" if txn_id else "scheduled"
-    ctx.conn.execute(_ADD_TRANSFER, {
-        "transfer_id": transfer_id, "from_account_id": source["account_id"], "recipient_key": to["key"],
-        "recipient_name": to["name"], "contact_id": to["contact_id"], "amount": amount, "currency": currency,
-        "debit_amount": debit, "note": note, "value_date": value_date, "status": status, "txn_id": txn_id,
-        "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"transfer_id": transfer_id, "status": status, "recipient": {"key": to["key"], "name": to["name"]},
-            "amount": amount, "currency": currency, "from_account_id": source["account_id"], "debited": debit,
-            "account_currency": source["currency"], "rate": rate, "value_date": value_date, "txn_id": txn_id,
-            "balance_after": _balance(ctx, source["method_id"])}
+    ctx.conn.execute(
+        _ADD_TRANSFER,
+        {
+            "transfer_id": transfer_id,
+            "from_account_id": source["account_id"],
+            "recipient_key": to["key"],
+            "recipient_name": to["name"],
+            "contact_id": to["contact_id"],
+            "amount": amount,
+            "currency": currency,
+            "debit_amount": debit,
+            "note": note,
+            "value_date": value_date,
+            "status": status,
+            "txn_id": txn_id,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "transfer_id": transfer_id,
+        "status": status,
+        "recipient": {"key": to["key"], "name": to["name"]},
+        "amount": amount,
+        "currency": currency,
+        "from_account_id": source["account_id"],
+        "debited": debit,
+        "account_currency": source["currency"],
+        "rate": rate,
+        "value_date": value_date,
+        "txn_id": txn_id,
+        "balance_after": _balance(ctx, source["method_id"]),
+    }
 
 
 _OPEN_REQUEST = select(money_requests.c.request_id).where(
-    money_requests.c.contact_id == bindparam("contact_id"), money_requests.c.amount == bindparam("amount"),
-    money_requests.c.currency == bindparam("currency"), money_requests.c.status == "open")
+    money_requests.c.contact_id == bindparam("contact_id"),
+    money_requests.c.amount == bindparam("amount"),
+    money_requests.c.currency == bindparam("currency"),
+    money_requests.c.status == "open",
+)
 
 
-@tool(l2="7.2", app="bank", mutating=True, network="internet", needs_login=True, errors=(
-    ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="7.2",
+    app="bank",
+    mutating=True,
+    network="internet",
+    needs_login=True,
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY),
+)
 def request_money(
-    ctx: Ctx, from_contact_id: Id, amount: Money, currency: Currency, note: Note | None = None,
+    ctx: Ctx,
+    from_contact_id: Id,
+    amount: Money,
+    currency: Currency,
+    note: Note | None = None,
     due_date: Date | None = None,
 ) -> dict[str, Any]:
     """Ask a contact to pay the user an amount; they get a payment request in chat.
@@ -659,15 +886,20 @@ def request_money(
     _not_past(ctx, due_date, "due_date")
     contact = _contact(ctx, from_contact_id)
     _known_currency(ctx, currency)
-    same = ctx.conn.execute(_OPEN_REQUEST, {"contact_id": from_contact_id, "amount": amount,
-                                            "currency": currency}).scalar()
+    same = ctx.conn.execute(
+        _OPEN_REQUEST, {"contact_id": from_contact_id, "amount": amount, "currency": currency}
+    ).scalar()
     if same:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{contact['name']} already has an open request for "
-                        f"{amount:.2f} {currency}: {same}", existing_id=same)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"{contact['name']} already has an open request for {amount:.2f} {currency}: {same}",
+            existing_id=same,
+        )
     return {**_request(ctx, contact, amount, currency, note, due_date), "status": "open"}
 
 
 # ---- Bill Payment (7.3) -----------------------------------------------------------------------
+
 
 def _bill_status(bill: dict[str, Any], today: str) -> str:
     if bill["status"] != "due":
@@ -676,10 +908,24 @@ def _bill_status(bill: dict[str, Any], today: str) -> str:
 
 
 def _bill_out(bill: dict[str, Any], today: str) -> dict[str, Any]:
-    keep = ("bill_id", "biller", "category", "customer_no", "amount", "amount_paid", "currency", "due_date",
-            "scheduled_date", "paid_at")
-    return {**{k: bill[k] for k in keep}, "amount_due": round(bill["amount"] - bill["amount_paid"], 2),
-            "status": _bill_status(bill, today), "autopay": bool(bill["autopay"])}
+    keep = (
+        "bill_id",
+        "biller",
+        "category",
+        "customer_no",
+        "amount",
+        "amount_paid",
+        "currency",
+        "due_date",
+        "scheduled_date",
+        "paid_at",
+    )
+    return {
+        **{k: bill[k] for k in keep},
+        "amount_due": round(bill["amount"] - bill["amount_paid"], 2),
+        "status": _bill_status(bill, today),
+        "autopay": bool(bill["autopay"]),
+    }
 
 
 _BILLS = select(bills).order_by(bills.c.due_date, bills.c.bill_id)
@@ -701,20 +947,38 @@ def list_bills(ctx: Ctx, status: Literal["due", "overdue", "paid", "all"] = "due
         found = [b for b in found if b["status"] == status]
     if status == "paid":
         found.reverse()
-    return {"bills": found, "count": len(found),
-            "total_due": round(sum(b["amount_due"] for b in found if b["status"] != "paid"), 2)}
+    return {
+        "bills": found,
+        "count": len(found),
+        "total_due": round(sum(b["amount_due"] for b in found if b["status"] != "paid"), 2),
+    }
 
 
 _BILL = select(bills).where(bills.c.bill_id == bindparam("bill_id"))
 _SET_BILL = update(bills).where(bills.c.bill_id == bindparam("match_bill_id"))
 
 
-@tool(l2="7.3", app="bank", mutating=True, network="internet", needs_login=True, errors=(
-    ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT,
-    ErrorType.LIMIT_EXCEEDED, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="7.3",
+    app="bank",
+    mutating=True,
+    network="internet",
+    needs_login=True,
+    errors=(
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.LIMIT_EXCEEDED,
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+)
 def pay_bill(
-    ctx: Ctx, bill_id: Id, amount: Money | None = None, account_id: Id | None = None,
-    scheduled_date: Date | None = None, confirm: bool = False,
+    ctx: Ctx,
+    bill_id: Id,
+    amount: Money | None = None,
+    account_id: Id | None = None,
+    scheduled_date: Date | None = None,
+    confirm: bool = False,
 ) -> dict[str, Any]:
     """Pay a bill now, or schedule its payment for a later day.
 
@@ -734,38 +998,76 @@ def pay_bill(
     bill = dict(row._mapping)
     source = _account(ctx, account_id)
     if bill["status"] == "paid":
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{bill_id} ({bill['biller']}) is already paid",
-                        paid_at=bill["paid_at"])
+        raise ToolError(
+            ErrorType.STATE_CONFLICT, f"{bill_id} ({bill['biller']}) is already paid", paid_at=bill["paid_at"]
+        )
     if bill["status"] == "scheduled":
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{bill_id} is already scheduled for {bill['scheduled_date']}",
-                        scheduled_date=bill["scheduled_date"])
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"{bill_id} is already scheduled for {bill['scheduled_date']}",
+            scheduled_date=bill["scheduled_date"],
+        )
     _usable(source)
     due = round(bill["amount"] - bill["amount_paid"], 2)
     pay = amount if amount is not None else due
     if pay > due:
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{bill_id} has only {due:.2f} {bill['currency']} due",
-                        fields=["amount"], amount_due=due)
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"{bill_id} has only {due:.2f} {bill['currency']} due",
+            fields=["amount"],
+            amount_due=due,
+        )
     debit, _ = _convert(ctx, pay, bill["currency"], source["currency"])
     now = scheduled_date is None or scheduled_date == _today(ctx)
     if now:
         _funds(source, debit)
     if debit >= source["confirm_threshold"]:
-        _confirmed(confirm, f"a bill payment of {debit:.2f} {source['currency']}",
-                   threshold=source["confirm_threshold"])
+        _confirmed(
+            confirm, f"a bill payment of {debit:.2f} {source['currency']}", threshold=source["confirm_threshold"]
+        )
     if now:
         txn_id = charge(ctx, debit, bill["biller"], "bills", bill_id, source["method_id"])
         paid = round(bill["amount_paid"] + pay, 2)
         done = paid >= bill["amount"]
-        ctx.conn.execute(_SET_BILL, {"match_bill_id": bill_id, "amount_paid": paid, "status": "paid" if done else "due",
-                                     "paid_at": ctx.ts() if done else None, "updated_at": ctx.ts()})
-        return {"bill_id": bill_id, "status": "paid" if done else "partially_paid", "paid": pay,
-                "amount_due": round(bill["amount"] - paid, 2), "currency": bill["currency"], "txn_id": txn_id,
-                "account_id": source["account_id"], "balance_after": _balance(ctx, source["method_id"])}
-    ctx.conn.execute(_SET_BILL, {"match_bill_id": bill_id, "status": "scheduled", "scheduled_date": scheduled_date,
-                                 "scheduled_amount": pay, "pay_from_account_id": source["account_id"],
-                                 "updated_at": ctx.ts()})
-    return {"bill_id": bill_id, "status": "scheduled", "scheduled_date": scheduled_date, "amount": pay,
-            "currency": bill["currency"], "account_id": source["account_id"]}
+        ctx.conn.execute(
+            _SET_BILL,
+            {
+                "match_bill_id": bill_id,
+                "amount_paid": paid,
+                "status": "paid" if done else "due",
+                "paid_at": ctx.ts() if done else None,
+                "updated_at": ctx.ts(),
+            },
+        )
+        return {
+            "bill_id": bill_id,
+            "status": "paid" if done else "partially_paid",
+            "paid": pay,
+            "amount_due": round(bill["amount"] - paid, 2),
+            "currency": bill["currency"],
+            "txn_id": txn_id,
+            "account_id": source["account_id"],
+            "balance_after": _balance(ctx, source["method_id"]),
+        }
+    ctx.conn.execute(
+        _SET_BILL,
+        {
+            "match_bill_id": bill_id,
+            "status": "scheduled",
+            "scheduled_date": scheduled_date,
+            "scheduled_amount": pay,
+            "pay_from_account_id": source["account_id"],
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "bill_id": bill_id,
+        "status": "scheduled",
+        "scheduled_date": scheduled_date,
+        "amount": pay,
+        "currency": bill["currency"],
+        "account_id": source["account_id"],
+    }
 
 
 # ---- Budgets & Expense Tracking (7.4) ---------------------------------------------------------
@@ -777,8 +1079,11 @@ _SET_BUDGET = update(budgets).where(budgets.c.budget_id == bindparam("match_budg
 
 @tool(l2="7.4", app="bank", mutating=True, needs_login=True, errors=(ErrorType.DUPLICATE_ENTITY,))
 def set_budget(
-    ctx: Ctx, category: BudgetCategory, monthly_limit: Money,
-    alert_pct: Annotated[int, Field(ge=50, le=100)] = 80, overwrite: bool = False,
+    ctx: Ctx,
+    category: BudgetCategory,
+    monthly_limit: Money,
+    alert_pct: Annotated[int, Field(ge=50, le=100)] = 80,
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Create a monthly spending budget for a category, or replace an existing one (overwrite=true).
 
@@ -790,27 +1095,38 @@ def set_budget(
     """
     existing = ctx.conn.execute(_BUDGET_FOR, {"category": category}).first()
     if existing is not None and not overwrite:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a {category} budget of {existing.monthly_limit:.2f} exists: "
-                        f"{existing.budget_id}", existing_id=existing.budget_id,
-                        hint="pass overwrite=true to replace it")
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"a {category} budget of {existing.monthly_limit:.2f} exists: {existing.budget_id}",
+            existing_id=existing.budget_id,
+            hint="pass overwrite=true to replace it",
+        )
     values = {"monthly_limit": monthly_limit, "alert_pct": alert_pct, "updated_at": ctx.ts()}
     if existing is None:
         budget_id = ctx.new_id(budgets)
-        ctx.conn.execute(_ADD_BUDGET, {"budget_id": budget_id, "category": category, "created_at": ctx.ts(),
-                                       **values})
+        ctx.conn.execute(_ADD_BUDGET, {"budget_id": budget_id, "category": category, "created_at": ctx.ts(), **values})
     else:
         budget_id = existing.budget_id
         ctx.conn.execute(_SET_BUDGET, {"match_budget_id": budget_id, **values})
     previous = {"monthly_limit": existing.monthly_limit, "alert_pct": existing.alert_pct} if existing else None
-    return {"budget_id": budget_id, "category": category, "monthly_limit": monthly_limit, "alert_pct": alert_pct,
-            "replaced": previous}
+    return {
+        "budget_id": budget_id,
+        "category": category,
+        "monthly_limit": monthly_limit,
+        "alert_pct": alert_pct,
+        "replaced": previous,
+    }
 
 
 _BUDGETS = select(budgets).order_by(budgets.c.category)
 _CATEGORY_BUDGETS = _BUDGETS.where(budgets.c.category == bindparam("category"))
-_SPENT_BY_CATEGORY = select(transactions.c.category, func.sum(transactions.c.amount)).where(
-    transactions.c.status == "posted", transactions.c.amount < 0, transactions.c.ts.like(bindparam("month_pattern"))
-).group_by(transactions.c.category)
+_SPENT_BY_CATEGORY = (
+    select(transactions.c.category, func.sum(transactions.c.amount))
+    .where(
+        transactions.c.status == "posted", transactions.c.amount < 0, transactions.c.ts.like(bindparam("month_pattern"))
+    )
+    .group_by(transactions.c.category)
+)
 
 
 @tool(l2="7.4", app="bank", mutating=False, needs_login=True, errors=(ErrorType.ENTITY_NOT_FOUND,))
@@ -821,11 +1137,16 @@ def get_budget_status(ctx: Ctx, category: BudgetCategory | None = None, month: M
         category: Only this category's budget (default: every budget).
         month: The month, YYYY-MM (default: the current month).
     """
-    found = rows(ctx.conn.execute(_CATEGORY_BUDGETS, {"category": category}) if category
-                 else ctx.conn.execute(_BUDGETS))
+    found = rows(
+        ctx.conn.execute(_CATEGORY_BUDGETS, {"category": category}) if category else ctx.conn.execute(_BUDGETS)
+    )
     if not found:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no budget for {category}" if category else "no budgets set",
-                        field="category", hint="set_budget")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no budget for {category}" if category else "no budgets set",
+            field="category",
+            hint="set_budget",
+        )
     month = month or ctx.now.strftime("%Y-%m")
     spent: dict[str, float] = {}
     for cat, total in ctx.conn.execute(_SPENT_BY_CATEGORY, {"month_pattern": f"{month}-%"}):
@@ -836,13 +1157,23 @@ def get_budget_status(ctx: Ctx, category: BudgetCategory | None = None, month: M
     for b in found:
         used = round(spent.get(b["category"], 0.0), 2)
         pct = round(100 * used / b["monthly_limit"], 1)
-        out.append({"category": b["category"], "monthly_limit": b["monthly_limit"], "spent": used,
-                    "remaining": round(b["monthly_limit"] - used, 2), "pct_used": pct, "alert_pct": b["alert_pct"],
-                    "alert_reached": pct >= b["alert_pct"], "over_budget": used > b["monthly_limit"]})
+        out.append(
+            {
+                "category": b["category"],
+                "monthly_limit": b["monthly_limit"],
+                "spent": used,
+                "remaining": round(b["monthly_limit"] - used, 2),
+                "pct_used": pct,
+                "alert_pct": b["alert_pct"],
+                "alert_reached": pct >= b["alert_pct"],
+                "over_budget": used > b["monthly_limit"],
+            }
+        )
     return {"month": month, "currency": _account(ctx)["currency"], "budgets": out}
 
 
 # ---- Cards & Wallet (7.5) ---------------------------------------------------------------------
+
 
 def _digits(number: str) -> str:
     return re.sub(r"\D", "", number)
@@ -864,8 +1195,16 @@ def _card_checks(args: dict[str, Any]) -> str | None:
     return None if _luhn_ok(digits) else "card_number fails the Luhn check (mistyped?)"
 
 
-BRANDS = (("4", "Visa"), ("5", "Mastercard"), ("2", "Mastercard"), ("34", "Amex"), ("37", "Amex"),
-          ("62", "UnionPay"), ("35", "JCB"), ("6", "Discover"))
+BRANDS = (
+    ("4", "Visa"),
+    ("5", "Mastercard"),
+    ("2", "Mastercard"),
+    ("34", "Amex"),
+    ("37", "Amex"),
+    ("62", "UnionPay"),
+    ("35", "JCB"),
+    ("6", "Discover"),
+)
 
 
 def _brand(digits: str) -> str:
@@ -878,26 +1217,39 @@ _PAYMENT_METHOD = select(payment_methods).where(payment_methods.c.method_id == b
 def _card(ctx: Ctx, method_id: str) -> dict[str, Any]:
     row = ctx.conn.execute(_PAYMENT_METHOD, {"method_id": method_id}).first()
     if row is None or row.kind != "card":
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no card {method_id!r}", field="card_id",
-                        hint="get_account_balance lists the cards in the wallet with their ids")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no card {method_id!r}",
+            field="card_id",
+            hint="get_account_balance lists the cards in the wallet with their ids",
+        )
     return dict(row._mapping)
 
 
-_SAME_CARD = select(payment_methods.c.method_id).join(
-    card_details, card_details.c.method_id == payment_methods.c.method_id).where(
-    payment_methods.c.last4 == bindparam("last4"), card_details.c.expiry == bindparam("expiry"))
+_SAME_CARD = (
+    select(payment_methods.c.method_id)
+    .join(card_details, card_details.c.method_id == payment_methods.c.method_id)
+    .where(payment_methods.c.last4 == bindparam("last4"), card_details.c.expiry == bindparam("expiry"))
+)
 _CLEAR_DEFAULT_METHOD = update(payment_methods).where(payment_methods.c.is_default == 1).values(is_default=0)
 _ADD_PAYMENT_METHOD = insert(payment_methods)
 _ADD_CARD_DETAILS = insert(card_details)
 
 
-@tool(l2="7.5", app="wallet", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY),
-      check=_card_checks)
+@tool(
+    l2="7.5",
+    app="wallet",
+    mutating=True,
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY),
+    check=_card_checks,
+)
 def add_payment_card(
-    ctx: Ctx, card_number: Annotated[str, Field(pattern=r"^[0-9][0-9 \-]{11,30}[0-9]$")],
+    ctx: Ctx,
+    card_number: Annotated[str, Field(pattern=r"^[0-9][0-9 \-]{11,30}[0-9]$")],
     expiry: Annotated[str, Field(pattern=r"^(0[1-9]|1[0-2])/[0-9]{2}$")],
     holder_name: Annotated[str, Field(min_length=1, max_length=120)],
-    nickname: Annotated[str, Field(min_length=1, max_length=60)] | None = None, set_default: bool = False,
+    nickname: Annotated[str, Field(min_length=1, max_length=60)] | None = None,
+    set_default: bool = False,
 ) -> dict[str, Any]:
     """Add a credit or debit card to the wallet as a payment method.
 
@@ -920,14 +1272,40 @@ def add_payment_card(
         ctx.conn.execute(_CLEAR_DEFAULT_METHOD, {"updated_at": ctx.ts()})
     method_id = ctx.new_id(payment_methods)
     label = nickname or f"{brand} ••{last4}"
-    ctx.conn.execute(_ADD_PAYMENT_METHOD, {
-        "method_id": method_id, "kind": "card", "nickname": label, "last4": last4, "status": "active",
-        "is_default": int(set_default), "balance": NEW_CARD_CREDIT, "currency": _account(ctx)["currency"],
-        "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    ctx.conn.execute(_ADD_CARD_DETAILS, {"method_id": method_id, "brand": brand, "expiry": expiry,
-                                         "holder_name": holder_name, "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"method_id": method_id, "brand": brand, "last4": last4, "expiry": expiry, "nickname": label,
-            "is_default": set_default}
+    ctx.conn.execute(
+        _ADD_PAYMENT_METHOD,
+        {
+            "method_id": method_id,
+            "kind": "card",
+            "nickname": label,
+            "last4": last4,
+            "status": "active",
+            "is_default": int(set_default),
+            "balance": NEW_CARD_CREDIT,
+            "currency": _account(ctx)["currency"],
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    ctx.conn.execute(
+        _ADD_CARD_DETAILS,
+        {
+            "method_id": method_id,
+            "brand": brand,
+            "expiry": expiry,
+            "holder_name": holder_name,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "method_id": method_id,
+        "brand": brand,
+        "last4": last4,
+        "expiry": expiry,
+        "nickname": label,
+        "is_default": set_default,
+    }
 
 
 _SET_CARD_DETAILS = update(card_details).where(card_details.c.method_id == bindparam("match_method_id"))
@@ -945,11 +1323,12 @@ def freeze_card(ctx: Ctx, card_id: Id, frozen: bool, reason: Note | None = None)
     card = _card(ctx, card_id)
     status = "frozen" if frozen else "active"
     if card["status"] == status:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{card['nickname']} ({card_id}) is already {status}",
-                        current=status)
+        raise ToolError(ErrorType.STATE_CONFLICT, f"{card['nickname']} ({card_id}) is already {status}", current=status)
     ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": card_id, "status": status, "updated_at": ctx.ts()})
-    ctx.conn.execute(_SET_CARD_DETAILS, {"match_method_id": card_id, "freeze_reason": reason if frozen else None,
-                                         "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _SET_CARD_DETAILS,
+        {"match_method_id": card_id, "freeze_reason": reason if frozen else None, "updated_at": ctx.ts()},
+    )
     return {"card_id": card_id, "nickname": card["nickname"], "status": status, "previous": card["status"]}
 
 
@@ -972,14 +1351,17 @@ def set_default_payment_method(ctx: Ctx, method_id: Id, scope: Scope = "all") ->
     else:
         previous = ctx.conn.execute(_SCOPE_DEFAULT_METHOD_ID, {"scope": scope}).scalar()
     if previous == method_id:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{method['nickname']} is already the default ({scope})",
-                        current=method_id)
+        raise ToolError(
+            ErrorType.STATE_CONFLICT, f"{method['nickname']} is already the default ({scope})", current=method_id
+        )
     if scope == "all":
         ctx.conn.execute(_CLEAR_DEFAULT_METHOD, {"updated_at": ctx.ts()})
         ctx.conn.execute(_SET_PAYMENT_METHOD, {"match_method_id": method_id, "is_default": 1, "updated_at": ctx.ts()})
     elif previous is None:
-        ctx.conn.execute(_ADD_PAYMENT_DEFAULT, {"scope": scope, "method_id": method_id, "created_at": ctx.ts(),
-                                                "updated_at": ctx.ts()})
+        ctx.conn.execute(
+            _ADD_PAYMENT_DEFAULT,
+            {"scope": scope, "method_id": method_id, "created_at": ctx.ts(), "updated_at": ctx.ts()},
+        )
     else:
         ctx.conn.execute(_SET_PAYMENT_DEFAULT, {"match_scope": scope, "method_id": method_id, "updated_at": ctx.ts()})
     return {"method_id": method_id, "nickname": method["nickname"], "scope": scope, "previous": previous}
@@ -987,10 +1369,13 @@ def set_default_payment_method(ctx: Ctx, method_id: Id, scope: Scope = "all") ->
 
 # ---- Investments & Stocks (7.6) ---------------------------------------------------------------
 
+
 def _stock_out(stock: dict[str, Any]) -> dict[str, Any]:
     change = round(100 * (stock["price"] - stock["prev_close"]) / stock["prev_close"], 2)
     return {k: stock[k] for k in ("symbol", "name", "exchange", "currency", "price", "prev_close")} | {
-        "change_pct": change, "market_open": bool(stock["market_open"])}
+        "change_pct": change,
+        "market_open": bool(stock["market_open"]),
+    }
 
 
 _HOLDING = select(holdings).where(holdings.c.symbol == bindparam("symbol"))
@@ -1004,8 +1389,13 @@ def _holding(ctx: Ctx, symbol: str) -> dict[str, Any] | None:
 _STOCKS_BY_SYMBOL = select(world_stocks).where(func.upper(world_stocks.c.symbol) == bindparam("symbol"))
 
 
-@tool(l2="7.6", app="stocks", mutating=False, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(
+    l2="7.6",
+    app="stocks",
+    mutating=False,
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY),
+)
 def get_stock_quote(ctx: Ctx, symbol_or_name: Ref) -> dict[str, Any]:
     """Get the current quote of a stock by ticker symbol or company name, with the user's position in it.
 
@@ -1015,22 +1405,33 @@ def get_stock_quote(ctx: Ctx, symbol_or_name: Ref) -> dict[str, Any]:
     s = world_stocks.c
     found = rows(ctx.conn.execute(_STOCKS_BY_SYMBOL, {"symbol": symbol_or_name.upper()}))
     if not found:
-        found = rows(ctx.conn.execute(select(world_stocks).where(
-            *(func.lower(s.name).contains(w, autoescape=True) for w in symbol_or_name.lower().split())
-        ).order_by(s.symbol)))
+        found = rows(
+            ctx.conn.execute(
+                select(world_stocks)
+                .where(*(func.lower(s.name).contains(w, autoescape=True) for w in symbol_or_name.lower().split()))
+                .order_by(s.symbol)
+            )
+        )
     if not found:
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no stock matches {symbol_or_name!r}", field="symbol_or_name")
     if len(found) > 1:
-        raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{len(found)} stocks match {symbol_or_name!r}",
-                        field="symbol_or_name",
-                        candidates=[{k: x[k] for k in ("symbol", "name", "exchange")} for x in found])
+        raise ToolError(
+            ErrorType.AMBIGUOUS_ENTITY,
+            f"{len(found)} stocks match {symbol_or_name!r}",
+            field="symbol_or_name",
+            candidates=[{k: x[k] for k in ("symbol", "name", "exchange")} for x in found],
+        )
     stock = found[0]
     held = _holding(ctx, stock["symbol"])
     position = None
     if held:
         value = round(held["quantity"] * stock["price"], 2)
-        position = {"quantity": held["quantity"], "avg_cost": held["avg_cost"], "market_value": value,
-                    "unrealized_pnl": round(value - held["quantity"] * held["avg_cost"], 2)}
+        position = {
+            "quantity": held["quantity"],
+            "avg_cost": held["avg_cost"],
+            "market_value": value,
+            "unrealized_pnl": round(value - held["quantity"] * held["avg_cost"], 2),
+        }
     return {**_stock_out(stock), "position": position}
 
 
@@ -1043,20 +1444,36 @@ def _order_checks(args: dict[str, Any]) -> str | None:
 
 _BROKERAGE_ACCOUNT_ID = select(bank_accounts.c.account_id).where(bank_accounts.c.type == "brokerage")
 _PENDING_SELLS = select(func.coalesce(func.sum(stock_orders.c.quantity), 0)).where(
-    stock_orders.c.symbol == bindparam("symbol"), stock_orders.c.side == "sell", stock_orders.c.status == "pending")
+    stock_orders.c.symbol == bindparam("symbol"), stock_orders.c.side == "sell", stock_orders.c.status == "pending"
+)
 _SET_HOLDING = update(holdings).where(holdings.c.symbol == bindparam("match_symbol"))
 _ADD_HOLDING = insert(holdings)
 _DROP_HOLDING = delete(holdings).where(holdings.c.symbol == bindparam("symbol"))
 _ADD_STOCK_ORDER = insert(stock_orders)
 
 
-@tool(l2="7.6", app="stocks", mutating=True, network="internet", check=_order_checks, errors=(
-    ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT,
-    ErrorType.LIMIT_EXCEEDED, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="7.6",
+    app="stocks",
+    mutating=True,
+    network="internet",
+    check=_order_checks,
+    errors=(
+        ErrorType.MISSING_REQUIRED_ARGUMENT,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.LIMIT_EXCEEDED,
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+)
 def place_stock_order(
-    ctx: Ctx, symbol: Annotated[str, Field(min_length=1, max_length=12)], side: Literal["buy", "sell"],
-    quantity: Annotated[int, Field(ge=1, le=1_000_000)], order_type: Literal["market", "limit"] = "market",
-    limit_price: Money | None = None, confirm: bool = False,
+    ctx: Ctx,
+    symbol: Annotated[str, Field(min_length=1, max_length=12)],
+    side: Literal["buy", "sell"],
+    quantity: Annotated[int, Field(ge=1, le=1_000_000)],
+    order_type: Literal["market", "limit"] = "market",
+    limit_price: Money | None = None,
+    confirm: bool = False,
 ) -> dict[str, Any]:
     """Buy or sell shares with the brokerage cash account; always needs confirm=true.
 
@@ -1075,8 +1492,9 @@ def place_stock_order(
         raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, "a limit order needs limit_price", fields=["limit_price"])
     row = ctx.conn.execute(_STOCKS_BY_SYMBOL, {"symbol": symbol.upper()}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no stock with symbol {symbol!r}", field="symbol",
-                        hint="get_stock_quote")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no stock with symbol {symbol!r}", field="symbol", hint="get_stock_quote"
+        )
     stock = dict(row._mapping)
     cash = ctx.conn.execute(_BROKERAGE_ACCOUNT_ID).scalar()
     if cash is None:
@@ -1093,12 +1511,14 @@ def place_stock_order(
         pending = ctx.conn.execute(_PENDING_SELLS, {"symbol": stock["symbol"]}).scalar() or 0
         free = shares - pending
         if quantity > free:
-            raise ToolError(ErrorType.LIMIT_EXCEEDED, f"only {free} {stock['symbol']} shares can be sold",
-                            available=free)
+            raise ToolError(
+                ErrorType.LIMIT_EXCEEDED, f"only {free} {stock['symbol']} shares can be sold", available=free
+            )
     else:
         _funds(account, total)
-    _confirmed(confirm, f"{side} {quantity} {stock['symbol']}", estimated_total=total,
-               account_currency=account["currency"])
+    _confirmed(
+        confirm, f"{side} {quantity} {stock['symbol']}", estimated_total=total, account_currency=account["currency"]
+    )
     order_id = ctx.new_id(stock_orders)
     txn_id = None
     if fills:
@@ -1108,39 +1528,82 @@ def place_stock_order(
             cost = held["avg_cost"] if held else 0.0
             avg = round((shares * cost + quantity * price) / (shares + quantity), 4)
             if held:
-                ctx.conn.execute(_SET_HOLDING, {"match_symbol": stock["symbol"], "quantity": shares + quantity,
-                                                "avg_cost": avg, "updated_at": ctx.ts()})
+                ctx.conn.execute(
+                    _SET_HOLDING,
+                    {
+                        "match_symbol": stock["symbol"],
+                        "quantity": shares + quantity,
+                        "avg_cost": avg,
+                        "updated_at": ctx.ts(),
+                    },
+                )
             else:
-                ctx.conn.execute(_ADD_HOLDING, {"symbol": stock["symbol"], "quantity": quantity, "avg_cost": avg,
-                                                "created_at": ctx.ts(), "updated_at": ctx.ts()})
+                ctx.conn.execute(
+                    _ADD_HOLDING,
+                    {
+                        "symbol": stock["symbol"],
+                        "quantity": quantity,
+                        "avg_cost": avg,
+                        "created_at": ctx.ts(),
+                        "updated_at": ctx.ts(),
+                    },
+                )
         else:
             txn_id = _credit(ctx, account["method_id"], total, label, "investment", order_id)
             left = shares - quantity
             if left:
-                ctx.conn.execute(_SET_HOLDING, {"match_symbol": stock["symbol"], "quantity": left,
-                                                "updated_at": ctx.ts()})
+                ctx.conn.execute(
+                    _SET_HOLDING, {"match_symbol": stock["symbol"], "quantity": left, "updated_at": ctx.ts()}
+                )
             else:
                 ctx.conn.execute(_DROP_HOLDING, {"symbol": stock["symbol"]})
     status = "filled" if fills else "pending"
-    ctx.conn.execute(_ADD_STOCK_ORDER, {
-        "stock_order_id": order_id, "symbol": stock["symbol"], "side": side, "quantity": quantity,
-        "order_type": order_type, "limit_price": limit_price, "fill_price": price if fills else None,
-        "status": status, "txn_id": txn_id, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_STOCK_ORDER,
+        {
+            "stock_order_id": order_id,
+            "symbol": stock["symbol"],
+            "side": side,
+            "quantity": quantity,
+            "order_type": order_type,
+            "limit_price": limit_price,
+            "fill_price": price if fills else None,
+            "status": status,
+            "txn_id": txn_id,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     after = _holding(ctx, stock["symbol"])
-    return {"stock_order_id": order_id, "status": status, "symbol": stock["symbol"], "side": side,
-            "quantity": quantity, "order_type": order_type, "limit_price": limit_price,
-            "fill_price": price if fills else None, "currency": stock["currency"],
-            "settled": total if fills else None, "account_currency": account["currency"], "txn_id": txn_id,
-            "shares_held": after["quantity"] if after else 0,
-            "note": None if fills else ("market closed: queued until it opens" if not stock["market_open"]
-                                        else "limit not reached: waiting")}
+    return {
+        "stock_order_id": order_id,
+        "status": status,
+        "symbol": stock["symbol"],
+        "side": side,
+        "quantity": quantity,
+        "order_type": order_type,
+        "limit_price": limit_price,
+        "fill_price": price if fills else None,
+        "currency": stock["currency"],
+        "settled": total if fills else None,
+        "account_currency": account["currency"],
+        "txn_id": txn_id,
+        "shares_held": after["quantity"] if after else 0,
+        "note": None
+        if fills
+        else ("market closed: queued until it opens" if not stock["market_open"] else "limit not reached: waiting"),
+    }
 
 
 # ---- Currency & Bill Splitting (7.7) ----------------------------------------------------------
 
+
 @tool(l2="7.7", app="utilities", mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def convert_currency(
-    ctx: Ctx, amount: Annotated[float, Field(ge=0, le=1e12)], from_currency: Currency, to_currency: Currency,
+    ctx: Ctx,
+    amount: Annotated[float, Field(ge=0, le=1e12)],
+    from_currency: Currency,
+    to_currency: Currency,
     date: Date | None = None,
 ) -> dict[str, Any]:
     """Convert an amount between currencies at the sandbox exchange rate of a day.
@@ -1155,8 +1618,14 @@ def convert_currency(
     if day > _today(ctx):
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no exchange rates for the future day {day}", field="date")
     converted, rate = _convert(ctx, amount, from_currency, to_currency, day)
-    return {"amount": amount, "from_currency": from_currency, "to_currency": to_currency, "rate": rate,
-            "converted": converted, "date": day}
+    return {
+        "amount": amount,
+        "from_currency": from_currency,
+        "to_currency": to_currency,
+        "rate": rate,
+        "converted": converted,
+        "date": day,
+    }
 
 
 def _split_checks(args: dict[str, Any]) -> str | None:
@@ -1180,14 +1649,26 @@ def _split_checks(args: dict[str, Any]) -> str | None:
 _ADD_SPLIT = insert(splits)
 
 
-@tool(l2="7.7", app="bank", mutating=True, network="internet", needs_login=True, check=_split_checks,
-      errors=(ErrorType.ENTITY_NOT_FOUND,))
+@tool(
+    l2="7.7",
+    app="bank",
+    mutating=True,
+    network="internet",
+    needs_login=True,
+    check=_split_checks,
+    errors=(ErrorType.ENTITY_NOT_FOUND,),
+)
 def split_bill(
-    ctx: Ctx, total: Money, currency: Currency,
-    participant_ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(
-        min_length=1, max_length=20)],
-    method: Literal["equal", "custom"] = "equal", shares: dict[str, Share] | None = None,
-    include_self: bool = True, note: Note | None = None,
+    ctx: Ctx,
+    total: Money,
+    currency: Currency,
+    participant_ids: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=64)]], Field(min_length=1, max_length=20)
+    ],
+    method: Literal["equal", "custom"] = "equal",
+    shares: dict[str, Share] | None = None,
+    include_self: bool = True,
+    note: Note | None = None,
 ) -> dict[str, Any]:
     """Split an expense with contacts and send each of them a money request for their share.
 
@@ -1205,52 +1686,89 @@ def split_bill(
     _known_currency(ctx, currency)
     if shares is None:
         heads = len(people) + int(include_self)
-        base = int(round(total * 100)) // heads
-        extra = int(round(total * 100)) - base * heads  # leftover cents: the user's, else the first participants'
+        base = round(total * 100) // heads
+        extra = round(total * 100) - base * heads  # leftover cents: the user's, else the first participants'
         cents = {p["contact_id"]: base + (1 if not include_self and i < extra else 0) for i, p in enumerate(people)}
         shares = {cid: c / 100 for cid, c in cents.items()}
     self_share = round(total - sum(shares.values()), 2)
     split_id = ctx.new_id(splits)
-    ctx.conn.execute(_ADD_SPLIT, {
-        "split_id": split_id, "total": total, "currency": currency, "method": method,
-        "include_self": int(include_self), "self_share": self_share, "shares_json": json.dumps(shares, sort_keys=True),
-        "note": note, "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    requests = [_request(ctx, p, shares[p["contact_id"]], currency, note, split_id=split_id)
-                for p in people if shares[p["contact_id"]] > 0]
-    return {"split_id": split_id, "total": total, "currency": currency, "self_share": self_share,
-            "shares": shares, "requests": requests}
+    ctx.conn.execute(
+        _ADD_SPLIT,
+        {
+            "split_id": split_id,
+            "total": total,
+            "currency": currency,
+            "method": method,
+            "include_self": int(include_self),
+            "self_share": self_share,
+            "shares_json": json.dumps(shares, sort_keys=True),
+            "note": note,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    requests = [
+        _request(ctx, p, shares[p["contact_id"]], currency, note, split_id=split_id)
+        for p in people
+        if shares[p["contact_id"]] > 0
+    ]
+    return {
+        "split_id": split_id,
+        "total": total,
+        "currency": currency,
+        "self_share": self_share,
+        "shares": shares,
+        "requests": requests,
+    }
 
 
 # ---- World data -------------------------------------------------------------------------------
 
 # (symbol, name, exchange, currency, reference price)
 STOCKS = [
-    ("AAPL", "Apple Inc.", "NASDAQ", "USD", 196.45), ("MSFT", "Microsoft Corp.", "NASDAQ", "USD", 474.96),
+    ("AAPL", "Apple Inc.", "NASDAQ", "USD", 196.45),
+    ("MSFT", "Microsoft Corp.", "NASDAQ", "USD", 474.96),
     ("GOOGL", "Alphabet Inc. Class A", "NASDAQ", "USD", 174.67),
     ("GOOG", "Alphabet Inc. Class C", "NASDAQ", "USD", 175.88),
-    ("AMZN", "Amazon.com Inc.", "NASDAQ", "USD", 212.10), ("NVDA", "NVIDIA Corp.", "NASDAQ", "USD", 141.97),
-    ("META", "Meta Platforms Inc.", "NASDAQ", "USD", 682.87), ("TSLA", "Tesla Inc.", "NASDAQ", "USD", 319.11),
-    ("NFLX", "Netflix Inc.", "NASDAQ", "USD", 1212.15), ("JPM", "JPMorgan Chase & Co.", "NYSE", "USD", 264.20),
-    ("KO", "Coca-Cola Co.", "NYSE", "USD", 71.50), ("DIS", "Walt Disney Co.", "NYSE", "USD", 112.30),
-    ("BABA", "Alibaba Group Holding", "NYSE", "USD", 116.80), ("NIO", "NIO Inc.", "NYSE", "USD", 3.52),
+    ("AMZN", "Amazon.com Inc.", "NASDAQ", "USD", 212.10),
+    ("NVDA", "NVIDIA Corp.", "NASDAQ", "USD", 141.97),
+    ("META", "Meta Platforms Inc.", "NASDAQ", "USD", 682.87),
+    ("TSLA", "Tesla Inc.", "NASDAQ", "USD", 319.11),
+    ("NFLX", "Netflix Inc.", "NASDAQ", "USD", 1212.15),
+    ("JPM", "JPMorgan Chase & Co.", "NYSE", "USD", 264.20),
+    ("KO", "Coca-Cola Co.", "NYSE", "USD", 71.50),
+    ("DIS", "Walt Disney Co.", "NYSE", "USD", 112.30),
+    ("BABA", "Alibaba Group Holding", "NYSE", "USD", 116.80),
+    ("NIO", "NIO Inc.", "NYSE", "USD", 3.52),
     ("600519", "Kweichow Moutai", "SSE", "CNY", 1425.00),
     ("601398", "Industrial and Commercial Bank of China", "SSE", "CNY", 7.25),
-    ("601318", "Ping An Insurance", "SSE", "CNY", 55.30), ("600036", "China Merchants Bank", "SSE", "CNY", 45.20),
+    ("601318", "Ping An Insurance", "SSE", "CNY", 55.30),
+    ("600036", "China Merchants Bank", "SSE", "CNY", 45.20),
     ("000858", "Wuliangye Yibin", "SZSE", "CNY", 126.50),
     ("300750", "Contemporary Amperex Technology (CATL)", "SZSE", "CNY", 251.00),
-    ("002594", "BYD Co.", "SZSE", "CNY", 350.20), ("7203", "Toyota Motor Corp.", "TSE", "JPY", 2580.0),
-    ("6758", "Sony Group Corp.", "TSE", "JPY", 3715.0), ("9984", "SoftBank Group Corp.", "TSE", "JPY", 8790.0),
-    ("HSBA", "HSBC Holdings", "LSE", "GBP", 8.95), ("SHEL", "Shell plc", "LSE", "GBP", 25.90),
-    ("AZN", "AstraZeneca", "LSE", "GBP", 106.50), ("005930", "Samsung Electronics", "KRX", "KRW", 59800.0),
-    ("000660", "SK hynix", "KRX", "KRW", 248000.0), ("SAP", "SAP SE", "XETRA", "EUR", 262.50),
-    ("SIE", "Siemens AG", "XETRA", "EUR", 212.30), ("BMW", "Bayerische Motoren Werke (BMW)", "XETRA", "EUR", 78.40),
+    ("002594", "BYD Co.", "SZSE", "CNY", 350.20),
+    ("7203", "Toyota Motor Corp.", "TSE", "JPY", 2580.0),
+    ("6758", "Sony Group Corp.", "TSE", "JPY", 3715.0),
+    ("9984", "SoftBank Group Corp.", "TSE", "JPY", 8790.0),
+    ("HSBA", "HSBC Holdings", "LSE", "GBP", 8.95),
+    ("SHEL", "Shell plc", "LSE", "GBP", 25.90),
+    ("AZN", "AstraZeneca", "LSE", "GBP", 106.50),
+    ("005930", "Samsung Electronics", "KRX", "KRW", 59800.0),
+    ("000660", "SK hynix", "KRX", "KRW", 248000.0),
+    ("SAP", "SAP SE", "XETRA", "EUR", 262.50),
+    ("SIE", "Siemens AG", "XETRA", "EUR", 212.30),
+    ("BMW", "Bayerische Motoren Werke (BMW)", "XETRA", "EUR", 78.40),
 ]
 # exchange -> (timezone, opens, closes) on weekdays
 EXCHANGES = {
-    "NASDAQ": ("America/New_York", "09:30", "16:00"), "NYSE": ("America/New_York", "09:30", "16:00"),
-    "SSE": ("Asia/Shanghai", "09:30", "15:00"), "SZSE": ("Asia/Shanghai", "09:30", "15:00"),
-    "TSE": ("Asia/Tokyo", "09:00", "15:30"), "LSE": ("Europe/London", "08:00", "16:30"),
-    "KRX": ("Asia/Seoul", "09:00", "15:30"), "XETRA": ("Europe/Berlin", "09:00", "17:30"),
+    "NASDAQ": ("America/New_York", "09:30", "16:00"),
+    "NYSE": ("America/New_York", "09:30", "16:00"),
+    "SSE": ("Asia/Shanghai", "09:30", "15:00"),
+    "SZSE": ("Asia/Shanghai", "09:30", "15:00"),
+    "TSE": ("Asia/Tokyo", "09:00", "15:30"),
+    "LSE": ("Europe/London", "08:00", "16:30"),
+    "KRX": ("Asia/Seoul", "09:00", "15:30"),
+    "XETRA": ("Europe/Berlin", "09:00", "17:30"),
 }
 # (symbol, quantity, limit as a share of the price, status, days ago)
 SEED_LIMIT_ORDERS = [("MSFT", 5, 0.92, "pending", 2), ("NFLX", 2, 0.85, "cancelled", 40)]
@@ -1260,8 +1778,20 @@ FX_DAYS = 90
 
 # category -> (merchants, low, high) in CNY; other currencies are scaled by PROFILES
 SPENDING = {
-    "dining": (["Golden Dumpling House", "Noodle Bar", "Starbucks", "Luckin Coffee", "Sushi Go", "Hotpot King",
-                "Green Salad Co.", "Pizza Hut"], 15, 260),
+    "dining": (
+        [
+            "Golden Dumpling House",
+            "Noodle Bar",
+            "Starbucks",
+            "Luckin Coffee",
+            "Sushi Go",
+            "Hotpot King",
+            "Green Salad Co.",
+            "Pizza Hut",
+        ],
+        15,
+        260,
+    ),
     "groceries": (["FreshMart Supermarket", "Corner Bakery", "Fruit Day", "Hema Fresh"], 30, 400),
     "transport": (["Metro top-up", "DiDi rides", "City Taxi", "Shell fuel", "Parking garage"], 4, 180),
     "shopping": (["JD.com", "Taobao", "Uniqlo", "IKEA", "Decathlon", "Apple Store"], 50, 1500),
@@ -1269,8 +1799,15 @@ SPENDING = {
     "health": (["Wellcare Pharmacy", "City Hospital", "Fitness First"], 20, 600),
     "other": (["Post office", "Dry cleaner", "Barber shop", "Pet store", "Flower shop"], 10, 220),
 }
-SPEND_WEIGHTS = {"dining": 30, "groceries": 15, "transport": 20, "shopping": 12, "entertainment": 8, "health": 5,
-                 "other": 8}
+SPEND_WEIGHTS = {
+    "dining": 30,
+    "groceries": 15,
+    "transport": 20,
+    "shopping": 12,
+    "entertainment": 8,
+    "health": 5,
+    "other": 8,
+}
 TRIPS = [("Air China", "flight", 1200, 3800), ("Marriott Hotels", "hotel", 600, 2400), ("Trip.com", "train", 150, 900)]
 SUBSCRIPTIONS = [("Netflix", "subscription", 3, 68.0), ("Spotify", "subscription", 8, 15.0)]
 # (biller, category, amount in CNY, due day, fixed amount?, autopay)
@@ -1287,8 +1824,12 @@ BILLERS = [
 OVERDUE_BILLER = "Metro Gas Company"
 # currency -> (scale of the CNY amounts above, confirm threshold, daily transfer limit, budget rounding)
 PROFILES = {"CNY": (1.0, 3000.0, 50000.0, 100.0), "USD": (0.15, 1000.0, 10000.0, 10.0)}
-ACCOUNTS = [("Checking", "checking", 42680.50), ("Savings", "savings", 150000.0), ("Wallet", "wallet", None),
-            ("Brokerage cash", "brokerage", 25000.0)]  # (name, type, balance in CNY; None: common's wallet)
+ACCOUNTS = [
+    ("Checking", "checking", 42680.50),
+    ("Savings", "savings", 150000.0),
+    ("Wallet", "wallet", None),
+    ("Brokerage cash", "brokerage", 25000.0),
+]  # (name, type, balance in CNY; None: common's wallet)
 # (note, total in CNY, days ago, guests)
 SEED_SPLITS = [("Dinner at Hotpot King", 680.0, 3, 2), ("Weekend cabin", 2400.0, 45, 3)]
 SEED_BUDGETS = {"food": 1.0, "transport": 1.2, "shopping": 0.8, "entertainment": 0.7}  # x the usual monthly spend
@@ -1309,8 +1850,9 @@ def _months_back(day: dt.date, n: int) -> dt.date:
 def _next_number(conn: Connection, tbl: Table, prefix: str) -> int:
     """The first free number of ``prefix`` ids in a shared table (other seeders may have added rows)."""
     pk = next(iter(tbl.primary_key.columns))
-    found = conn.execute(select(func.max(cast(func.substr(pk, len(prefix) + 2), Integer))).where(
-        pk.like(f"{prefix}\\_%", escape="\\"))).scalar()
+    found = conn.execute(
+        select(func.max(cast(func.substr(pk, len(prefix) + 2), Integer))).where(pk.like(f"{prefix}\\_%", escape="\\"))
+    ).scalar()
     return int(found or 0) + 1
 
 
@@ -1321,8 +1863,9 @@ class _Books:
         self.conn, self.rng, self.persona = conn, rng, persona
         self.now = dt.datetime.fromisoformat(persona.now)
         self.today, self.stamp = self.now.date(), persona.now
-        self.currency = str(conn.execute(select(payment_methods.c.currency).where(
-            payment_methods.c.method_id == "pm_002")).scalar())
+        self.currency = str(
+            conn.execute(select(payment_methods.c.currency).where(payment_methods.c.method_id == "pm_002")).scalar()
+        )
         self.scale, self.threshold, self.daily_limit, self.step = PROFILES.get(self.currency, PROFILES["USD"])
         self.method_of: dict[str, str] = {}
         self.txns: list[dict[str, Any]] = []
@@ -1340,15 +1883,25 @@ class _Books:
 
     def ago(self, lo: int, hi: int) -> str:
         """A daytime moment between ``lo`` and ``hi`` days ago (``lo`` >= 1)."""
-        return f"{self.today - dt.timedelta(days=self.rng.randint(lo, hi))}T{self.rng.randint(8, 21):02d}:" \
-               f"{self.rng.randint(0, 59):02d}:00"
+        return (
+            f"{self.today - dt.timedelta(days=self.rng.randint(lo, hi))}T{self.rng.randint(8, 21):02d}:"
+            f"{self.rng.randint(0, 59):02d}:00"
+        )
 
     def contact(self, name: str, fallback: int) -> str:
         return next((cid for cid, n in self.name_of.items() if n == name), self.circle[fallback])
 
     def txn(self, when: str, method: str, amount: float, merchant: str, category: str) -> dict[str, Any]:
-        row = {"method_id": method, "amount": round(amount, 2), "currency": self.currency, "merchant": merchant,
-               "category": category, "ref_id": None, "ts": when, "status": "posted"}
+        row = {
+            "method_id": method,
+            "amount": round(amount, 2),
+            "currency": self.currency,
+            "merchant": merchant,
+            "category": category,
+            "ref_id": None,
+            "ts": when,
+            "status": "posted",
+        }
         self.txns.append(row)
         return row
 
@@ -1374,21 +1927,53 @@ def _seed_accounts(b: _Books) -> None:
         method_id = "pm_003"
         if balance is not None:
             method_id, pm_next = f"pm_{pm_next:03d}", pm_next + 1
-            b.conn.execute(insert(payment_methods).values(
-                method_id=method_id, kind="bank", nickname=f"{name} account", last4=account_no[-4:],
-                status="active", is_default=0, balance=b.money(balance), currency=b.currency, created_at=b.stamp,
-                updated_at=b.stamp))
+            b.conn.execute(
+                insert(payment_methods).values(
+                    method_id=method_id,
+                    kind="bank",
+                    nickname=f"{name} account",
+                    last4=account_no[-4:],
+                    status="active",
+                    is_default=0,
+                    balance=b.money(balance),
+                    currency=b.currency,
+                    created_at=b.stamp,
+                    updated_at=b.stamp,
+                )
+            )
         b.method_of[kind] = method_id
-        b.conn.execute(insert(bank_accounts).values(
-            account_id=f"acct_{i:03d}", method_id=method_id, name=name, type=kind, account_no=account_no,
-            confirm_threshold=b.threshold, daily_limit=b.daily_limit, created_at=b.stamp, updated_at=b.stamp))
+        b.conn.execute(
+            insert(bank_accounts).values(
+                account_id=f"acct_{i:03d}",
+                method_id=method_id,
+                name=name,
+                type=kind,
+                account_no=account_no,
+                confirm_threshold=b.threshold,
+                daily_limit=b.daily_limit,
+                created_at=b.stamp,
+                updated_at=b.stamp,
+            )
+        )
     debit_brand = "UnionPay" if b.currency == "CNY" else "Mastercard"
-    b.conn.execute(insert(card_details), [
-        {"method_id": mid, "brand": brand, "holder_name": b.persona.name, "freeze_reason": None,
-         "expiry": f"{b.rng.randint(1, 12):02d}/{b.today.year % 100 + b.rng.randint(1, 4)}", "created_at": b.stamp,
-         "updated_at": b.stamp} for mid, brand in (("pm_001", "Visa"), ("pm_002", debit_brand))])
-    b.conn.execute(insert(payment_defaults).values(scope="ride", method_id="pm_003", created_at=b.stamp,
-                                                   updated_at=b.stamp))
+    b.conn.execute(
+        insert(card_details),
+        [
+            {
+                "method_id": mid,
+                "brand": brand,
+                "holder_name": b.persona.name,
+                "freeze_reason": None,
+                "expiry": f"{b.rng.randint(1, 12):02d}/{b.today.year % 100 + b.rng.randint(1, 4)}",
+                "created_at": b.stamp,
+                "updated_at": b.stamp,
+            }
+            for mid, brand in (("pm_001", "Visa"), ("pm_002", debit_brand))
+        ],
+    )
+    b.conn.execute(
+        insert(payment_defaults).values(scope="ride", method_id="pm_003", created_at=b.stamp, updated_at=b.stamp)
+    )
 
 
 def _seed_market(b: _Books) -> dict[str, dict[str, Any]]:
@@ -1398,17 +1983,31 @@ def _seed_market(b: _Books) -> dict[str, dict[str, Any]]:
         rate = base_rate
         for back in range(FX_DAYS, -1, -1):
             rate *= 1 + b.rng.uniform(-0.004, 0.004)
-            fx_rows.append({"base": FX_BASE, "quote": quote, "rate": round(rate, 2 if base_rate > 100 else 4),
-                            "date": (b.today - dt.timedelta(days=back)).isoformat()})
+            fx_rows.append(
+                {
+                    "base": FX_BASE,
+                    "quote": quote,
+                    "rate": round(rate, 2 if base_rate > 100 else 4),
+                    "date": (b.today - dt.timedelta(days=back)).isoformat(),
+                }
+            )
     b.conn.execute(insert(world_fx_rates), fx_rows)
     now_utc = b.now.replace(tzinfo=ZoneInfo(b.persona.timezone))
-    stock_rows = []
+    stock_rows: list[dict[str, Any]] = []
     for symbol, name, exchange, cur, ref in STOCKS:
         digits = 0 if cur in ("JPY", "KRW") else 2
         price = round(ref * (1 + b.rng.uniform(-0.04, 0.04)), digits)
-        stock_rows.append({"symbol": symbol, "name": name, "exchange": exchange, "currency": cur, "price": price,
-                           "prev_close": round(price / (1 + b.rng.uniform(-0.03, 0.03)), digits),
-                           "market_open": int(_is_open(exchange, now_utc))})
+        stock_rows.append(
+            {
+                "symbol": symbol,
+                "name": name,
+                "exchange": exchange,
+                "currency": cur,
+                "price": price,
+                "prev_close": round(price / (1 + b.rng.uniform(-0.03, 0.03)), digits),
+                "market_open": int(_is_open(exchange, now_utc)),
+            }
+        )
     b.conn.execute(insert(world_stocks), stock_rows)
     return {s["symbol"]: s for s in stock_rows}
 
@@ -1422,8 +2021,13 @@ def _seed_spending(b: _Books) -> None:
             category = b.rng.choices(list(SPEND_WEIGHTS), weights=list(SPEND_WEIGHTS.values()))[0]
             merchants, lo, hi = SPENDING[category]
             if when := b.at(day):
-                b.txn(when, b.rng.choices(cards, weights=[35, 35, 20, 10])[0], -b.money(b.rng.uniform(lo, hi)),
-                      b.rng.choice(merchants), category)
+                b.txn(
+                    when,
+                    b.rng.choices(cards, weights=[35, 35, 20, 10])[0],
+                    -b.money(b.rng.uniform(lo, hi)),
+                    b.rng.choice(merchants),
+                    category,
+                )
         if day.day == 10 and (when := b.at(day, 8, 9)):
             b.txn(when, b.method_of["checking"], b.money(25000), "Payroll - Acme Corp", "income")
         for merchant, category, day_of_month, fee in SUBSCRIPTIONS:
@@ -1443,16 +2047,39 @@ def _seed_transfers(b: _Books) -> list[dict[str, Any]]:
     for i in range(14):
         cid, when = b.rng.choice(b.circle[:8] if i % 2 else b.circle), b.ago(1, 150)
         amount = b.money(b.rng.randint(5, 200) * 10)
-        sent.append({"from_account_id": "acct_001", "recipient_key": cid, "recipient_name": b.name_of[cid],
-                     "contact_id": cid, "amount": amount, "currency": b.currency, "debit_amount": amount,
-                     "note": b.rng.choice(["Dinner", "Rent share", "Gift", "Thanks!", None]), "value_date": when[:10],
-                     "status": "completed", "created_at": when,
-                     "txn": b.txn(when, b.method_of["checking"], -amount, b.name_of[cid], "transfer")})
+        sent.append(
+            {
+                "from_account_id": "acct_001",
+                "recipient_key": cid,
+                "recipient_name": b.name_of[cid],
+                "contact_id": cid,
+                "amount": amount,
+                "currency": b.currency,
+                "debit_amount": amount,
+                "note": b.rng.choice(["Dinner", "Rent share", "Gift", "Thanks!", None]),
+                "value_date": when[:10],
+                "status": "completed",
+                "created_at": when,
+                "txn": b.txn(when, b.method_of["checking"], -amount, b.name_of[cid], "transfer"),
+            }
+        )
     mom = b.contact("Zhang Min", 1)
-    sent.append({"from_account_id": "acct_001", "recipient_key": mom, "recipient_name": b.name_of[mom],
-                 "contact_id": mom, "amount": b.money(2000), "currency": b.currency, "debit_amount": b.money(2000),
-                 "note": "Monthly allowance", "value_date": (b.today + dt.timedelta(days=5)).isoformat(),
-                 "status": "scheduled", "created_at": b.ago(20, 20), "txn": None})
+    sent.append(
+        {
+            "from_account_id": "acct_001",
+            "recipient_key": mom,
+            "recipient_name": b.name_of[mom],
+            "contact_id": mom,
+            "amount": b.money(2000),
+            "currency": b.currency,
+            "debit_amount": b.money(2000),
+            "note": "Monthly allowance",
+            "value_date": (b.today + dt.timedelta(days=5)).isoformat(),
+            "status": "scheduled",
+            "created_at": b.ago(20, 20),
+            "txn": None,
+        }
+    )
     for _ in range(6):
         cid = b.rng.choice(b.circle)
         b.txn(b.ago(1, 150), b.method_of["wallet"], b.money(b.rng.randint(5, 80) * 10), b.name_of[cid], "transfer")
@@ -1468,39 +2095,83 @@ def _seed_bills(b: _Books) -> list[dict[str, Any]]:
             due = _months_back(b.today, back).replace(day=due_day)
             amount = b.money(base if fixed else base * b.rng.uniform(0.75, 1.3))
             issued = min(f"{due - dt.timedelta(days=14)}T08:00:00", b.stamp)
-            bill = {"biller": biller, "category": category, "customer_no": customer_no, "amount": amount,
-                    "amount_paid": 0.0, "currency": b.currency, "due_date": due.isoformat(), "status": "due",
-                    "autopay": int(autopay), "scheduled_date": None, "scheduled_amount": None,
-                    "pay_from_account_id": None, "paid_at": None, "created_at": issued}
+            bill = {
+                "biller": biller,
+                "category": category,
+                "customer_no": customer_no,
+                "amount": amount,
+                "amount_paid": 0.0,
+                "currency": b.currency,
+                "due_date": due.isoformat(),
+                "status": "due",
+                "autopay": int(autopay),
+                "scheduled_date": None,
+                "scheduled_amount": None,
+                "pay_from_account_id": None,
+                "paid_at": None,
+                "created_at": issued,
+            }
             overdue = biller == OVERDUE_BILLER and due < b.today and not overdue_given
             overdue_given = overdue_given or overdue
             if due < b.today and not overdue:
                 paid_at = f"{due - dt.timedelta(days=b.rng.randint(0, 4))}T{b.rng.randint(8, 21):02d}:15:00"
-                bill.update(amount_paid=amount, status="paid", paid_at=paid_at, updated_at=paid_at,
-                            txn=b.txn(paid_at, b.method_of["checking"], -amount, biller, "bills"))
+                bill.update(
+                    amount_paid=amount,
+                    status="paid",
+                    paid_at=paid_at,
+                    updated_at=paid_at,
+                    txn=b.txn(paid_at, b.method_of["checking"], -amount, biller, "bills"),
+                )
             found.append(bill)
     return sorted(found, key=lambda r: (r["due_date"], r["biller"]))
 
 
 def _seed_portfolio(b: _Books, stocks: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Holdings with the filled orders that bought them, one pending and one cancelled limit order."""
-    usd = {FX_BASE: 1.0, **dict(b.conn.execute(select(world_fx_rates.c.quote, world_fx_rates.c.rate).where(
-        world_fx_rates.c.date == b.today.isoformat())).all())}
+    usd = {
+        FX_BASE: 1.0,
+        **dict(
+            b.conn.execute(
+                select(world_fx_rates.c.quote, world_fx_rates.c.rate).where(
+                    world_fx_rates.c.date == b.today.isoformat()
+                )
+            ).all()
+        ),
+    }
     orders, held = [], []
     for symbol, quantity in HOLDINGS:
         stock = stocks[symbol]
         cost, when = round(stock["price"] * b.rng.uniform(0.7, 1.15), 2), b.ago(30, 170)
         settled = round(quantity * cost * usd[b.currency] / usd[stock["currency"]], 2)
-        orders.append({"symbol": symbol, "side": "buy", "quantity": quantity, "order_type": "market",
-                       "limit_price": None, "fill_price": cost, "status": "filled", "created_at": when,
-                       "txn": b.txn(when, b.method_of["brokerage"], -settled, f"Buy {quantity} {symbol}",
-                                    "investment")})
+        orders.append(
+            {
+                "symbol": symbol,
+                "side": "buy",
+                "quantity": quantity,
+                "order_type": "market",
+                "limit_price": None,
+                "fill_price": cost,
+                "status": "filled",
+                "created_at": when,
+                "txn": b.txn(when, b.method_of["brokerage"], -settled, f"Buy {quantity} {symbol}", "investment"),
+            }
+        )
         held.append({"symbol": symbol, "quantity": quantity, "avg_cost": cost, "created_at": when, "updated_at": when})
     b.conn.execute(insert(holdings), held)
     for symbol, quantity, discount, status, days in SEED_LIMIT_ORDERS:
-        orders.append({"symbol": symbol, "side": "buy", "quantity": quantity, "order_type": "limit",
-                       "limit_price": round(stocks[symbol]["price"] * discount), "fill_price": None, "status": status,
-                       "created_at": b.ago(days, days), "txn": None})
+        orders.append(
+            {
+                "symbol": symbol,
+                "side": "buy",
+                "quantity": quantity,
+                "order_type": "limit",
+                "limit_price": round(stocks[symbol]["price"] * discount),
+                "fill_price": None,
+                "status": status,
+                "created_at": b.ago(days, days),
+                "txn": None,
+            }
+        )
     return sorted(orders, key=lambda r: r["created_at"])
 
 
@@ -1510,20 +2181,48 @@ def _seed_requests(b: _Books) -> tuple[list[dict[str, Any]], list[dict[str, Any]
     for i, (note, total, days, guests) in enumerate(SEED_SPLITS, start=1):
         when, people = b.ago(days, days), sorted(b.rng.sample(b.circle[:10], guests))
         share = b.money(total / (guests + 1))
-        split_rows.append({"split_id": f"split_{i:03d}", "total": b.money(total), "currency": b.currency,
-                           "method": "equal", "include_self": 1,
-                           "self_share": round(b.money(total) - share * guests, 2),
-                           "shares_json": json.dumps({g: share for g in people}, sort_keys=True), "note": note,
-                           "created_at": when, "updated_at": when})
+        split_rows.append(
+            {
+                "split_id": f"split_{i:03d}",
+                "total": b.money(total),
+                "currency": b.currency,
+                "method": "equal",
+                "include_self": 1,
+                "self_share": round(b.money(total) - share * guests, 2),
+                "shares_json": json.dumps({g: share for g in people}, sort_keys=True),
+                "note": note,
+                "created_at": when,
+                "updated_at": when,
+            }
+        )
         for j, g in enumerate(people):
             paid = i == 2 or j == 0
-            requests.append({"contact_id": g, "amount": share, "currency": b.currency, "note": note, "due_date": None,
-                             "status": "paid" if paid else "open", "split_id": f"split_{i:03d}", "created_at": when})
+            requests.append(
+                {
+                    "contact_id": g,
+                    "amount": share,
+                    "currency": b.currency,
+                    "note": note,
+                    "due_date": None,
+                    "status": "paid" if paid else "open",
+                    "split_id": f"split_{i:03d}",
+                    "created_at": when,
+                }
+            )
             if paid:
                 b.txn(when[:11] + "23:30:00", b.method_of["wallet"], share, b.name_of[g], "transfer")
-    requests.append({"contact_id": b.contact("Tom Baker", 2), "amount": b.money(380), "currency": b.currency,
-                     "note": "Concert tickets", "due_date": (b.today + dt.timedelta(days=7)).isoformat(),
-                     "status": "open", "split_id": None, "created_at": b.ago(6, 6)})
+    requests.append(
+        {
+            "contact_id": b.contact("Tom Baker", 2),
+            "amount": b.money(380),
+            "currency": b.currency,
+            "note": "Concert tickets",
+            "due_date": (b.today + dt.timedelta(days=7)).isoformat(),
+            "status": "open",
+            "split_id": None,
+            "created_at": b.ago(6, 6),
+        }
+    )
     return split_rows, sorted(requests, key=lambda r: r["created_at"])
 
 
@@ -1532,15 +2231,26 @@ def _seed_budgets(b: _Books) -> None:
     months = {_months_back(b.today, n).strftime("%Y-%m") for n in (1, 2, 3)}
     spent = dict.fromkeys(SEED_BUDGETS, 0.0)
     t = transactions.c
-    for category, ts, amount in b.conn.execute(select(t.category, t.ts, t.amount).where(
-            t.status == "posted", t.amount < 0)):
+    for category, ts, amount in b.conn.execute(
+        select(t.category, t.ts, t.amount).where(t.status == "posted", t.amount < 0)
+    ):
         bucket = _budget_category(category)
         if bucket in spent and ts[:7] in months:
             spent[bucket] -= amount / len(months)
-    b.conn.execute(insert(budgets), [
-        {"budget_id": f"budget_{i:03d}", "category": cat, "alert_pct": 80, "created_at": b.stamp,
-         "updated_at": b.stamp, "monthly_limit": max(5 * b.step, round(spent[cat] * factor / b.step) * b.step)}
-        for i, (cat, factor) in enumerate(SEED_BUDGETS.items(), start=1)])
+    b.conn.execute(
+        insert(budgets),
+        [
+            {
+                "budget_id": f"budget_{i:03d}",
+                "category": cat,
+                "alert_pct": 80,
+                "created_at": b.stamp,
+                "updated_at": b.stamp,
+                "monthly_limit": max(5 * b.step, round(spent[cat] * factor / b.step) * b.step),
+            }
+            for i, (cat, factor) in enumerate(SEED_BUDGETS.items(), start=1)
+        ],
+    )
 
 
 @seeder
@@ -1570,4 +2280,4 @@ def seed_finance(conn: Connection, rng: random.Random, persona: Persona) -> None
     _seed_budgets(b)
 
 
-from sandbox.domains import finance_screens  # noqa: F401  (the bank app's GUI flows; imports this module)
+from sandbox.domains import finance_screens  # noqa: E402, F401  (the bank app's GUI flows; imports this module)

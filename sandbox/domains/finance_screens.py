@@ -40,13 +40,23 @@ def _sign_in_to_bank(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str,
     code = re.sub(r"\D", "", str(inputs["verification_code"]))
     result = ctx.call("bank_sign_in", {"verification_code": code})
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the sign-in failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"the sign-in failed: {result['Payload']['message']}",
+            reason=result["ErrorType"],
+        )
     return {"signed_in": True, "status": "signed in"}
 
 
-gui_flow(GuiFlow("bank", "sign_in", ("sign in", "log in", "login", "log back in", "sign back in"),
-                 ("verification_code",), _sign_in_to_bank))
+gui_flow(
+    GuiFlow(
+        "bank",
+        "sign_in",
+        ("sign in", "log in", "login", "log back in", "sign back in"),
+        ("verification_code",),
+        _sign_in_to_bank,
+    )
+)
 
 _TRANSACTION = select(transactions).where(transactions.c.txn_id == bindparam("txn_id"))
 _SET_TRANSACTION = update(transactions).where(transactions.c.txn_id == bindparam("match_txn_id"))
@@ -72,8 +82,9 @@ def _recategorize(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
     category = category if category in BUDGET_CATEGORIES else CATEGORY_ALIASES.get(category, category)
     result = ctx.call("bank_recategorize_transaction", {"txn_id": str(inputs["txn_id"]), "category": category})
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the change failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED, f"the change failed: {result['Payload']['message']}", reason=result["ErrorType"]
+        )
     return {"txn_id": result["Payload"]["txn_id"], "category": category, "previous": result["Payload"]["previous"]}
 
 

@@ -34,23 +34,28 @@ SETTINGS = APP
 
 
 app_preferences = table(
-    "app_preferences", USER,
+    "app_preferences",
+    USER,
     Column("app_id", Text, ForeignKey("apps.app_id"), primary_key=True),
     Column("setting", Text, primary_key=True),  # as the app's settings screen names it, lower case
     Column("value", Text, nullable=False),
-    *stamps(), natural_key=("app_id", "setting"),
+    *stamps(),
+    natural_key=("app_id", "setting"),
 )
 
 # Apps whose settings screens the GUI agent knows (their in-app options have no API).
-GUI_SETTINGS_APPS = frozenset({"chat", "social", "shop", "settings", "video", "music", "mail", "shortvid", "browser",
-                               "maps", "news", "bank"})
+GUI_SETTINGS_APPS = frozenset(
+    {"chat", "social", "shop", "settings", "video", "music", "mail", "shortvid", "browser", "maps", "news", "bank"}
+)
 PrefText = Annotated[str, Field(min_length=1, max_length=120)]
 
 _PREFERENCE = select(app_preferences.c.value).where(
-    app_preferences.c.app_id == bindparam("app_id"), app_preferences.c.setting == bindparam("setting"))
+    app_preferences.c.app_id == bindparam("app_id"), app_preferences.c.setting == bindparam("setting")
+)
 _ADD_PREFERENCE = insert(app_preferences)
 _SET_PREFERENCE = update(app_preferences).where(
-    app_preferences.c.app_id == bindparam("match_app_id"), app_preferences.c.setting == bindparam("match_setting"))
+    app_preferences.c.app_id == bindparam("match_app_id"), app_preferences.c.setting == bindparam("match_setting")
+)
 
 
 @tool(domain=INTERNAL, app=SETTINGS, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
@@ -68,11 +73,14 @@ def app_set_preference(ctx: Ctx, app_id: Ref, setting: PrefText, value: PrefText
     if current is not None and current.lower() == val.lower():
         raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id}: {key} is already {current}")
     if current is None:
-        ctx.conn.execute(_ADD_PREFERENCE, {"app_id": app_id, "setting": key, "value": val, "created_at": ctx.ts(),
-                                           "updated_at": ctx.ts()})
+        ctx.conn.execute(
+            _ADD_PREFERENCE,
+            {"app_id": app_id, "setting": key, "value": val, "created_at": ctx.ts(), "updated_at": ctx.ts()},
+        )
     else:
-        ctx.conn.execute(_SET_PREFERENCE, {"match_app_id": app_id, "match_setting": key, "value": val,
-                                           "updated_at": ctx.ts()})
+        ctx.conn.execute(
+            _SET_PREFERENCE, {"match_app_id": app_id, "match_setting": key, "value": val, "updated_at": ctx.ts()}
+        )
     return {"app_id": app_id, "setting": key, "value": val, "previous": current}
 
 
@@ -82,14 +90,22 @@ def _gui_settings_app(ctx: Ctx, app_id: str) -> bool:
 
 def _change_in_app_setting(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """Open the app's settings screen, find the option by its label and pick the value."""
-    result = ctx.call("app_set_preference", {"app_id": app_id, "setting": str(inputs["setting"]),
-                                             "value": _switch(inputs["value"])})
+    result = ctx.call(
+        "app_set_preference", {"app_id": app_id, "setting": str(inputs["setting"]), "value": _switch(inputs["value"])}
+    )
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the GUI agent could not change it: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"the GUI agent could not change it: {result['Payload']['message']}",
+            reason=result["ErrorType"],
+        )
     done = result["Payload"]
-    return {"setting": done["setting"], "value": done["value"], "previous": done["previous"],
-            "status": f"{done['setting']}: {done['value']}"}
+    return {
+        "setting": done["setting"],
+        "value": done["value"],
+        "previous": done["previous"],
+        "status": f"{done['setting']}: {done['value']}",
+    }
 
 
 def _switch(value: Any) -> str:
@@ -98,46 +114,80 @@ def _switch(value: Any) -> str:
     return {"true": "on", "enabled": "on", "false": "off", "disabled": "off"}.get(text.lower(), text)
 
 
-gui_flow(GuiFlow(None, "change_in_app_setting", ("setting", "mute", "wallpaper", "ringtone", "preference", "option",
-                                                 "personali*"), ("setting", "value"), _change_in_app_setting,
-                 serves=_gui_settings_app, adapt=labelled_value("setting")))
+gui_flow(
+    GuiFlow(
+        None,
+        "change_in_app_setting",
+        ("setting", "mute", "wallpaper", "ringtone", "preference", "option", "personali*"),
+        ("setting", "value"),
+        _change_in_app_setting,
+        serves=_gui_settings_app,
+        adapt=labelled_value("setting"),
+    )
+)
 
 
 # ---- Companion-app pairing (no API): the GUI agent pairs inside the vendor's app ------------------
 
 
-_COMPANION_DEVICES = select(world_nearby_devices).where(
-    world_nearby_devices.c.companion_app == bindparam("companion_app")).order_by(world_nearby_devices.c.name)
+_COMPANION_DEVICES = (
+    select(world_nearby_devices)
+    .where(world_nearby_devices.c.companion_app == bindparam("companion_app"))
+    .order_by(world_nearby_devices.c.name)
+)
 
 
 @tool(domain=INTERNAL, app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
-def companion_pair_device(ctx: Ctx, companion_app: Annotated[str, Field(min_length=1, max_length=64)],
-                          device_name: Annotated[str, Field(min_length=1, max_length=80)]) -> dict[str, Any]:
+def companion_pair_device(
+    ctx: Ctx,
+    companion_app: Annotated[str, Field(min_length=1, max_length=64)],
+    device_name: Annotated[str, Field(min_length=1, max_length=80)],
+) -> dict[str, Any]:
     """Pair a device from its vendor's companion app (GUI-agent action).
 
     Args:
         companion_app: The vendor app doing the pairing.
         device_name: The device's name, or a distinctive part of it.
     """
-    dev = _by_name(ctx, _COMPANION_DEVICES, device_name, "the device must be nearby and in pairing mode",
-                   {"companion_app": companion_app})
+    dev = _by_name(
+        ctx,
+        _COMPANION_DEVICES,
+        device_name,
+        "the device must be nearby and in pairing mode",
+        {"companion_app": companion_app},
+    )
     known = ctx.conn.execute(_BLUETOOTH_DEVICE_NAMED, {"name": dev["name"].lower()}).first()
     if known is not None and known.paired:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{dev['name']} is already paired: {known.device_id}",
-                        existing_id=known.device_id)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"{dev['name']} is already paired: {known.device_id}",
+            existing_id=known.device_id,
+        )
     state = {"paired": 1, "connected": 1, "online": 1, "updated_at": ctx.ts()}
     if known is not None:
         ctx.conn.execute(_SET_DEVICE, {"match_device_id": known.device_id, **state})
         did = known.device_id
     else:
         did = ctx.new_id(devices)
-        ctx.conn.execute(_ADD_DEVICE, {"device_id": did, "name": dev["name"], "kind": dev["kind"],
-                                       "connection": "bluetooth", "created_at": ctx.ts(), **state})
+        ctx.conn.execute(
+            _ADD_DEVICE,
+            {
+                "device_id": did,
+                "name": dev["name"],
+                "kind": dev["kind"],
+                "connection": "bluetooth",
+                "created_at": ctx.ts(),
+                **state,
+            },
+        )
     return {"device_id": did, "name": dev["name"], "paired": True, "connected": True}
 
 
-_COMPANION_DEVICE = select(world_nearby_devices.c.name).where(
-    world_nearby_devices.c.companion_app == bindparam("companion_app")).limit(1)
+_COMPANION_DEVICE = (
+    select(world_nearby_devices.c.name)
+    .where(world_nearby_devices.c.companion_app == bindparam("companion_app"))
+    .limit(1)
+)
 
 
 def _is_companion_app(ctx: Ctx, app_id: str) -> bool:
@@ -147,11 +197,26 @@ def _is_companion_app(ctx: Ctx, app_id: str) -> bool:
 def _pair_in_companion_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     result = ctx.call("companion_pair_device", {"companion_app": app_id, "device_name": str(inputs["device_name"])})
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"pairing in {app_id} failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
-    return {"device_id": result["Payload"]["device_id"], "name": result["Payload"]["name"], "paired": True,
-            "status": "paired and connected"}
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"pairing in {app_id} failed: {result['Payload']['message']}",
+            reason=result["ErrorType"],
+        )
+    return {
+        "device_id": result["Payload"]["device_id"],
+        "name": result["Payload"]["name"],
+        "paired": True,
+        "status": "paired and connected",
+    }
 
 
-gui_flow(GuiFlow(None, "pair_in_companion_app", ("pair*", "connect*"), ("device_name",), _pair_in_companion_app,
-                 serves=_is_companion_app))
+gui_flow(
+    GuiFlow(
+        None,
+        "pair_in_companion_app",
+        ("pair*", "connect*"),
+        ("device_name",),
+        _pair_in_companion_app,
+        serves=_is_companion_app,
+    )
+)

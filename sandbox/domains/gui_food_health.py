@@ -6,7 +6,7 @@ imports this module at its end, so the flows register whenever the domains do.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 from sqlalchemy import Column, Integer, Text, bindparam, insert, select, update
@@ -22,13 +22,14 @@ from sandbox.tooling import INTERNAL, tool
 # ---- Recipes app settings (no API): the GUI agent sets them on the app's preferences screen -------
 
 recipe_preferences = table(
-    "recipe_preferences", USER,
+    "recipe_preferences",
+    USER,
     Column("key", Text, primary_key=True),  # diet | units | servings
     Column("value", Text, nullable=False),
     *stamps(),
     natural_key=("key",),
 )
-PREFERENCE_VALUES = {"diet": set(Diet.__args__) | {"none"}, "units": {"metric", "imperial"}}
+PREFERENCE_VALUES = {"diet": set(get_args(Diet)) | {"none"}, "units": {"metric", "imperial"}}
 _PREFERENCE = select(recipe_preferences.c.value).where(recipe_preferences.c.key == bindparam("key"))
 _ADD_PREFERENCE = insert(recipe_preferences)
 _SET_PREFERENCE = update(recipe_preferences).where(recipe_preferences.c.key == bindparam("match_key"))
@@ -36,7 +37,9 @@ _SET_PREFERENCE = update(recipe_preferences).where(recipe_preferences.c.key == b
 
 @tool(domain=INTERNAL, app="recipes", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
 def recipes_set_preference(
-    ctx: Ctx, key: Literal["diet", "units", "servings"], value: Annotated[str, Field(min_length=1, max_length=40)],
+    ctx: Ctx,
+    key: Literal["diet", "units", "servings"],
+    value: Annotated[str, Field(min_length=1, max_length=40)],
 ) -> dict[str, Any]:
     """Change one setting on the recipes app's preferences screen (GUI-agent action).
 
@@ -60,26 +63,35 @@ def _set_recipe_preferences(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> di
     """Open the app's preferences screen and change each setting given (diet, units, servings)."""
     wanted = {k: str(inputs[k]) for k in ("diet", "units", "servings") if inputs.get(k) not in (None, "")}
     if not wanted:
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, "the preferences flow needs diet, units or servings",
-                        missing_inputs=["diet"], hint="ask_user")
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            "the preferences flow needs diet, units or servings",
+            missing_inputs=["diet"],
+            hint="ask_user",
+        )
     changed = {}
     for key, value in wanted.items():
         result = ctx.call("recipes_set_preference", {"key": key, "value": value})
         if result["Status"] != "success":
-            raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the app refused: {result['Payload']['message']}",
-                            reason=result["ErrorType"])
+            raise ToolError(
+                ErrorType.SUB_AGENT_FAILED,
+                f"the app refused: {result['Payload']['message']}",
+                reason=result["ErrorType"],
+            )
         changed[key] = result["Payload"]["value"]
     return {"settings": changed}
 
 
-gui_flow(GuiFlow("recipes", "set_recipe_preferences", ("preference", "setting", "default"), (),
-                 _set_recipe_preferences))
+gui_flow(
+    GuiFlow("recipes", "set_recipe_preferences", ("preference", "setting", "default"), (), _set_recipe_preferences)
+)
 
 
 # ---- Prescription refills (no API): the GUI agent orders them on the health app's pharmacy screen --
 
 medication_refills = table(
-    "medication_refills", USER,
+    "medication_refills",
+    USER,
     Column("refill_id", Text, primary_key=True),
     Column("medication_id", Text, nullable=False),
     Column("packs", Integer, nullable=False),
@@ -87,14 +99,17 @@ medication_refills = table(
     Column("status", Text, nullable=False),  # requested
     Column("source", Text, nullable=False),
     *stamps(),
-    natural_key=("medication_id", "created_at"), id_prefix="refill",
+    natural_key=("medication_id", "created_at"),
+    id_prefix="refill",
 )
 _ADD_REFILL = insert(medication_refills)
 
 
 @tool(domain=INTERNAL, app=APP, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def health_request_refill(
-    ctx: Ctx, medication_id: str, packs: Annotated[int, Field(ge=1, le=6)] = 1,
+    ctx: Ctx,
+    medication_id: str,
+    packs: Annotated[int, Field(ge=1, le=6)] = 1,
     pickup: Literal["pharmacy", "delivery"] = "pharmacy",
 ) -> dict[str, Any]:
     """Request a refill of a medication on the health app's pharmacy screen (GUI-agent action).
@@ -108,9 +123,19 @@ def health_request_refill(
     if med["status"] != "active":
         raise ToolError(ErrorType.STATE_CONFLICT, f"{med['name']} is {med['status']}; ask the doctor for a new course")
     refill_id = ctx.new_id(medication_refills)
-    ctx.conn.execute(_ADD_REFILL, {
-        "refill_id": refill_id, "medication_id": med["medication_id"], "packs": packs, "pickup": pickup,
-        "status": "requested", "source": ctx.actor, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_REFILL,
+        {
+            "refill_id": refill_id,
+            "medication_id": med["medication_id"],
+            "packs": packs,
+            "pickup": pickup,
+            "status": "requested",
+            "source": ctx.actor,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"refill_id": refill_id, "medication": med["name"], "packs": packs, "pickup": pickup}
 
 
@@ -126,10 +151,10 @@ def _request_refill(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, 
         args["pickup"] = inputs["pickup"]
     result = ctx.call("health_request_refill", args)
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the refill failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED, f"the refill failed: {result['Payload']['message']}", reason=result["ErrorType"]
+        )
     return {"refill_code": result["Payload"]["refill_id"], "packs": result["Payload"]["packs"], "status": "requested"}
 
 
 gui_flow(GuiFlow(APP, "request_refill", ("refill",), ("medication",), _request_refill))
-

@@ -12,7 +12,7 @@ import datetime as dt
 import json
 import random
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import ConfigDict, Field
 from sqlalchemy import (
@@ -28,7 +28,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from sandbox.domains.common import CITY_CENTRES, STREETS, payment_methods, world_places
 from sandbox.domains.communication import contacts
@@ -41,7 +41,8 @@ from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
 
 workouts = table(
-    "workouts", USER,
+    "workouts",
+    USER,
     Column("workout_id", Text, primary_key=True),
     Column("type", Text, nullable=False),
     Column("status", Text, nullable=False),  # active | completed | discarded
@@ -58,7 +59,8 @@ workouts = table(
 )
 
 activity_daily = table(
-    "activity_daily", USER,
+    "activity_daily",
+    USER,
     Column("date", Text, primary_key=True),
     Column("steps", Integer, nullable=False),
     Column("distance_km", Float, nullable=False),
@@ -69,7 +71,8 @@ activity_daily = table(
 )
 
 sleep_sessions = table(
-    "sleep_sessions", USER,
+    "sleep_sessions",
+    USER,
     Column("date", Text, primary_key=True),  # the morning the night ended
     Column("start", Text, nullable=False),
     Column("end", Text, nullable=False),
@@ -79,7 +82,8 @@ sleep_sessions = table(
 )
 
 health_goals = table(
-    "health_goals", USER,
+    "health_goals",
+    USER,
     Column("metric", Text, primary_key=True),
     Column("period", Text, nullable=False),  # daily | weekly
     Column("target", Float, nullable=False),
@@ -88,7 +92,8 @@ health_goals = table(
 )
 
 food_logs = table(
-    "food_logs", USER,
+    "food_logs",
+    USER,
     Column("log_id", Text, primary_key=True),
     Column("date", Text, nullable=False),
     Column("meal", Text, nullable=False),
@@ -96,20 +101,24 @@ food_logs = table(
     Column("items_json", Text, nullable=False),  # [{name, quantity?, calories?}]
     Column("calories", Integer),
     *stamps(),
-    natural_key=("date", "meal"), id_prefix="foodlog",
+    natural_key=("date", "meal"),
+    id_prefix="foodlog",
 )
 
 water_logs = table(
-    "water_logs", USER,
+    "water_logs",
+    USER,
     Column("log_id", Text, primary_key=True),
     Column("at", Text, nullable=False),
     Column("amount_ml", Integer, nullable=False),
     *stamps(),
-    natural_key=("at",), id_prefix="water",
+    natural_key=("at",),
+    id_prefix="water",
 )
 
 medications = table(
-    "medications", USER,
+    "medications",
+    USER,
     Column("medication_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("dosage", Text, nullable=False),
@@ -120,22 +129,26 @@ medications = table(
     Column("refill_reminder_days", Integer),
     Column("status", Text, nullable=False),  # active | completed | stopped
     *stamps(),
-    natural_key=("name",), id_prefix="med",
+    natural_key=("name",),
+    id_prefix="med",
 )
 
 medication_logs = table(
-    "medication_logs", USER,
+    "medication_logs",
+    USER,
     Column("log_id", Text, primary_key=True),
     Column("medication_id", Text, nullable=False),
     Column("slot_time", Text, nullable=False),  # the scheduled dose, YYYY-MM-DDTHH:MM
     Column("status", Text, nullable=False),  # taken | skipped
     Column("at", Text, nullable=False),
     *stamps(),
-    natural_key=("medication_id", "slot_time"), id_prefix="dose",
+    natural_key=("medication_id", "slot_time"),
+    id_prefix="dose",
 )
 
 world_doctors = table(
-    "world_doctors", WORLD,
+    "world_doctors",
+    WORLD,
     Column("doctor_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("specialty", Text, nullable=False),
@@ -149,7 +162,8 @@ world_doctors = table(
 )
 
 world_doctor_slots = table(
-    "world_doctor_slots", WORLD,
+    "world_doctor_slots",
+    WORLD,
     Column("slot_id", Integer, primary_key=True),
     Column("doctor_id", Text, nullable=False),
     Column("slot_dt", Text, nullable=False),  # start of a 30-minute visit
@@ -158,7 +172,8 @@ world_doctor_slots = table(
 )
 
 medical_appointments = table(
-    "medical_appointments", USER,
+    "medical_appointments",
+    USER,
     Column("appointment_id", Text, primary_key=True),
     Column("doctor_id", Text, nullable=False),
     Column("slot", Text, nullable=False),
@@ -169,11 +184,13 @@ medical_appointments = table(
     Column("cancel_reason", Text),
     Column("cancel_fee", Float),
     *stamps(),
-    natural_key=("doctor_id", "slot"), id_prefix="appt",
+    natural_key=("doctor_id", "slot"),
+    id_prefix="appt",
 )
 
 body_metrics = table(
-    "body_metrics", USER,
+    "body_metrics",
+    USER,
     Column("metric_id", Text, primary_key=True),
     Column("metric", Text, nullable=False),
     Column("value", Text, nullable=False),  # a number, or systolic/diastolic for blood pressure
@@ -193,15 +210,42 @@ BodyMetric = Literal["weight", "blood_pressure", "heart_rate", "glucose", "tempe
 Unit = Literal["kg", "lb", "mmHg", "bpm", "mmol/L", "mg/dL", "C", "F", "%"]
 Note = Annotated[str, Field(min_length=1, max_length=300)]
 PACE_KMH = {"run": 9.5, "walk": 5.0, "cycle": 18.0, "swim": 2.4, "hike": 4.0}  # types that cover a distance
-KCAL_PER_MIN = {"run": 11.0, "walk": 4.5, "cycle": 8.0, "swim": 9.0, "yoga": 3.5, "strength": 6.0, "hiit": 12.0,
-                "hike": 6.5}
-GOAL_RANGES = {"steps": (100, 100000), "active_minutes": (1, 1440), "calories": (100, 20000),
-               "sleep_hours": (1, 16), "weight_kg": (20, 300), "water_ml": (100, 10000)}
-UNITS = {"weight": ("kg", "lb"), "blood_pressure": ("mmHg",), "heart_rate": ("bpm",), "glucose": ("mmol/L", "mg/dL"),
-         "temperature": ("C", "F"), "spo2": ("%",)}
-PLAUSIBLE = {("weight", "kg"): (2, 400), ("weight", "lb"): (4, 880), ("heart_rate", "bpm"): (20, 250),
-             ("glucose", "mmol/L"): (1, 40), ("glucose", "mg/dL"): (18, 720), ("temperature", "C"): (30, 45),
-             ("temperature", "F"): (86, 113), ("spo2", "%"): (50, 100)}
+KCAL_PER_MIN = {
+    "run": 11.0,
+    "walk": 4.5,
+    "cycle": 8.0,
+    "swim": 9.0,
+    "yoga": 3.5,
+    "strength": 6.0,
+    "hiit": 12.0,
+    "hike": 6.5,
+}
+GOAL_RANGES = {
+    "steps": (100, 100000),
+    "active_minutes": (1, 1440),
+    "calories": (100, 20000),
+    "sleep_hours": (1, 16),
+    "weight_kg": (20, 300),
+    "water_ml": (100, 10000),
+}
+UNITS = {
+    "weight": ("kg", "lb"),
+    "blood_pressure": ("mmHg",),
+    "heart_rate": ("bpm",),
+    "glucose": ("mmol/L", "mg/dL"),
+    "temperature": ("C", "F"),
+    "spo2": ("%",),
+}
+PLAUSIBLE = {
+    ("weight", "kg"): (2, 400),
+    ("weight", "lb"): (4, 880),
+    ("heart_rate", "bpm"): (20, 250),
+    ("glucose", "mmol/L"): (1, 40),
+    ("glucose", "mg/dL"): (18, 720),
+    ("temperature", "C"): (30, 45),
+    ("temperature", "F"): (86, 113),
+    ("spo2", "%"): (50, 100),
+}
 BLOOD_PRESSURE = re.compile(r"^\s*(\d{2,3})\s*/\s*(\d{2,3})\s*$")
 MEDICATION_LIST = "Medications"
 VISIT_MIN = 30
@@ -214,12 +258,14 @@ class MealItem(TypedDict):
 
     __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
     name: Annotated[str, Field(min_length=1, max_length=80, pattern=r"\S", description="What was eaten.")]
-    quantity: NotRequired[Annotated[str, Field(min_length=1, max_length=40, description="How much, e.g. \"1 bowl\".")]
-                          | None]
+    quantity: NotRequired[
+        Annotated[str, Field(min_length=1, max_length=40, description='How much, e.g. "1 bowl".')] | None
+    ]
     calories: NotRequired[Annotated[int, Field(ge=0, le=5000, description="Calories of this item.")] | None]
 
 
 # ---- shared helpers ---------------------------------------------------------------------------
+
 
 def _minute(ctx: Ctx) -> str:
     return ctx.now.strftime(DT_FMT)
@@ -248,8 +294,12 @@ def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str,
     key = next(iter(tbl.primary_key.columns)).name
     row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key,
-                        **({"hint": hint} if hint else {}))
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no {key.removesuffix('_id')} {value!r}",
+            field=key,
+            **({"hint": hint} if hint else {}),
+        )
     return dict(row._mapping)
 
 
@@ -272,8 +322,17 @@ def _estimate(kind: str, minutes: int) -> tuple[float | None, int]:
 
 
 def _workout_out(w: dict[str, Any]) -> dict[str, Any]:
-    keep = ("workout_id", "type", "status", "started_at", "ended_at", "duration_min", "distance_km", "calories",
-            "source")
+    keep = (
+        "workout_id",
+        "type",
+        "status",
+        "started_at",
+        "ended_at",
+        "duration_min",
+        "distance_km",
+        "calories",
+        "source",
+    )
     return {k: w[k] for k in keep}
 
 
@@ -281,10 +340,18 @@ _ACTIVE_WORKOUT = select(W.workout_id, W.type).where(W.status == "active")
 _ADD_WORKOUT = insert(workouts)
 
 
-@tool(l2="9.1", app=APP, mutating=True, permissions=("ACTIVITY", "LOCATION"), services=("location_service",),
-      errors=(ErrorType.STATE_CONFLICT,))
+@tool(
+    l2="9.1",
+    app=APP,
+    mutating=True,
+    permissions=("ACTIVITY", "LOCATION"),
+    services=("location_service",),
+    errors=(ErrorType.STATE_CONFLICT,),
+)
 def start_workout(
-    ctx: Ctx, type: WorkoutType, goal_distance_km: Annotated[float, Field(gt=0, le=300)] | None = None,
+    ctx: Ctx,
+    type: WorkoutType,
+    goal_distance_km: Annotated[float, Field(gt=0, le=300)] | None = None,
     goal_duration_min: Annotated[int, Field(ge=1, le=600)] | None = None,
     goal_calories: Annotated[int, Field(ge=1, le=10000)] | None = None,
 ) -> dict[str, Any]:
@@ -298,23 +365,49 @@ def start_workout(
     """
     active = ctx.conn.execute(_ACTIVE_WORKOUT).first()
     if active:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"a {active.type} workout is already being tracked: "
-                        f"{active.workout_id}", active_workout_id=active.workout_id, hint="end_workout")
-    goals = {k: v for k, v in {"distance_km": goal_distance_km, "duration_min": goal_duration_min,
-                               "calories": goal_calories}.items() if v is not None}
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"a {active.type} workout is already being tracked: {active.workout_id}",
+            active_workout_id=active.workout_id,
+            hint="end_workout",
+        )
+    goals = {
+        k: v
+        for k, v in {
+            "distance_km": goal_distance_km,
+            "duration_min": goal_duration_min,
+            "calories": goal_calories,
+        }.items()
+        if v is not None
+    }
     wid = ctx.new_id(workouts)
     started = ctx.ts()[:16]
-    ctx.conn.execute(_ADD_WORKOUT, {
-        "workout_id": wid, "type": type, "status": "active", "started_at": started, "source": "tracked",
-        "goals_json": json.dumps(goals) if goals else None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_WORKOUT,
+        {
+            "workout_id": wid,
+            "type": type,
+            "status": "active",
+            "started_at": started,
+            "source": "tracked",
+            "goals_json": json.dumps(goals) if goals else None,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"workout_id": wid, "type": type, "status": "active", "started_at": started, "goals": goals}
 
 
 _SET_WORKOUT = update(workouts).where(W.workout_id == bindparam("match_workout_id"))
 
 
-@tool(l2="9.1", app=APP, mutating=True, permissions=("ACTIVITY",),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="9.1",
+    app=APP,
+    mutating=True,
+    permissions=("ACTIVITY",),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT),
+)
 def end_workout(ctx: Ctx, workout_id: str, discard: bool = False) -> dict[str, Any]:
     """Stop the workout being tracked and save its summary (or discard it).
 
@@ -328,15 +421,24 @@ def end_workout(ctx: Ctx, workout_id: str, discard: bool = False) -> dict[str, A
     ended = ctx.ts()[:16]
     minutes = max(1, int((_at(ended) - _at(w["started_at"])).total_seconds() // 60))
     distance, calories = _estimate(w["type"], minutes)
-    after = {"status": "discarded", "ended_at": ended} if discard else {
-        "status": "completed", "ended_at": ended, "duration_min": minutes, "distance_km": distance,
-        "calories": calories}
+    after = (
+        {"status": "discarded", "ended_at": ended}
+        if discard
+        else {
+            "status": "completed",
+            "ended_at": ended,
+            "duration_min": minutes,
+            "distance_km": distance,
+            "calories": calories,
+        }
+    )
     ctx.conn.execute(_SET_WORKOUT, {"match_workout_id": workout_id, **after, "updated_at": ctx.ts()})
     out = _workout_out({**w, **after})
     if not discard:
         done = {"distance_km": distance, "duration_min": minutes, "calories": calories}
-        out["goals"] = {k: {"target": v, "achieved": (done[k] or 0) >= v}
-                        for k, v in json.loads(w["goals_json"] or "{}").items()}
+        out["goals"] = {
+            k: {"target": v, "achieved": (done[k] or 0) >= v} for k, v in json.loads(w["goals_json"] or "{}").items()
+        }
     return out
 
 
@@ -348,15 +450,26 @@ def _distance_fits(args: dict[str, Any]) -> str | None:
 
 
 _SAME_WORKOUT = select(W.workout_id).where(
-    W.type == bindparam("type"), W.started_at == bindparam("started_at"), W.status != "discarded")
+    W.type == bindparam("type"), W.started_at == bindparam("started_at"), W.status != "discarded"
+)
 
 
-@tool(l2="9.1", app=APP, mutating=True, permissions=("ACTIVITY",), check=_distance_fits,
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="9.1",
+    app=APP,
+    mutating=True,
+    permissions=("ACTIVITY",),
+    check=_distance_fits,
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY),
+)
 def log_workout(
-    ctx: Ctx, type: WorkoutType, date: Date, duration_min: Annotated[int, Field(ge=1, le=600)],
+    ctx: Ctx,
+    type: WorkoutType,
+    date: Date,
+    duration_min: Annotated[int, Field(ge=1, le=600)],
     distance_km: Annotated[float, Field(gt=0, le=300)] | None = None,
-    calories: Annotated[int, Field(ge=1, le=10000)] | None = None, start_time: Time | None = None,
+    calories: Annotated[int, Field(ge=1, le=10000)] | None = None,
+    start_time: Time | None = None,
     notes: Note | None = None,
 ) -> dict[str, Any]:
     """Record a workout that was done without tracking (calories are estimated when not given).
@@ -375,14 +488,23 @@ def log_workout(
     twin = ctx.conn.execute(_SAME_WORKOUT, {"type": type, "started_at": started}).scalar()
     if twin:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this {type} is already logged: {twin}", existing_id=twin)
-    row = {"workout_id": ctx.new_id(workouts), "type": type, "status": "completed", "started_at": started,
-           "ended_at": _shift(started, duration_min) if start_time else None, "duration_min": duration_min,
-           "distance_km": distance_km, "calories": calories or _estimate(type, duration_min)[1], "source": "manual"}
+    row = {
+        "workout_id": ctx.new_id(workouts),
+        "type": type,
+        "status": "completed",
+        "started_at": started,
+        "ended_at": _shift(started, duration_min) if start_time else None,
+        "duration_min": duration_min,
+        "distance_km": distance_km,
+        "calories": calories or _estimate(type, duration_min)[1],
+        "source": "manual",
+    }
     ctx.conn.execute(_ADD_WORKOUT, {**row, "notes": notes, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return _workout_out(row)
 
 
 # ---- Daily Activity & Sleep (9.2) -------------------------------------------------------------
+
 
 def _summary_window(args: dict[str, Any]) -> str | None:
     """date_to needs date (the first day), is not before it, and the summary spans under 31 days."""
@@ -397,17 +519,23 @@ def _summary_window(args: dict[str, Any]) -> str | None:
 
 
 _ACTIVITY_DAYS = select(activity_daily).where(
-    activity_daily.c.date >= bindparam("first"), activity_daily.c.date <= bindparam("last"))
+    activity_daily.c.date >= bindparam("first"), activity_daily.c.date <= bindparam("last")
+)
 _SLEEP_NIGHTS = select(sleep_sessions).where(
-    sleep_sessions.c.date >= bindparam("first"), sleep_sessions.c.date <= bindparam("last"))
-_COMPLETED_WORKOUTS = select(workouts).where(
-    W.status == "completed", W.started_at >= bindparam("first"), W.started_at < bindparam("before")).order_by(
-    W.started_at)
+    sleep_sessions.c.date >= bindparam("first"), sleep_sessions.c.date <= bindparam("last")
+)
+_COMPLETED_WORKOUTS = (
+    select(workouts)
+    .where(W.status == "completed", W.started_at >= bindparam("first"), W.started_at < bindparam("before"))
+    .order_by(W.started_at)
+)
 
 
 @tool(l2="9.2", app=APP, mutating=False, permissions=("ACTIVITY",), check=_summary_window)
 def get_activity_summary(
-    ctx: Ctx, date: Date | None = None, date_to: Date | None = None,
+    ctx: Ctx,
+    date: Date | None = None,
+    date_to: Date | None = None,
     metrics: Annotated[list[SummaryMetric], Field(min_length=1, max_length=6)] | None = None,
 ) -> dict[str, Any]:
     """Daily steps, distance, calories, active minutes, sleep and resting heart rate, with workouts and goals.
@@ -423,8 +551,13 @@ def get_activity_summary(
     window = {"first": first, "last": last}
     activity = {r["date"]: r for r in rows(ctx.conn.execute(_ACTIVITY_DAYS, window))}
     sleep = {r["date"]: r for r in rows(ctx.conn.execute(_SLEEP_NIGHTS, window))}
-    fields = {"steps": ("steps",), "distance": ("distance_km",), "calories": ("calories",),
-              "active_minutes": ("active_minutes",), "heart_rate": ("resting_hr",)}
+    fields = {
+        "steps": ("steps",),
+        "distance": ("distance_km",),
+        "calories": ("calories",),
+        "active_minutes": ("active_minutes",),
+        "heart_rate": ("resting_hr",),
+    }
     days = []
     for day in sorted(set(activity) | set(sleep)):
         entry: dict[str, Any] = {"date": day}
@@ -433,16 +566,33 @@ def get_activity_summary(
                 entry.update({c: activity[day][c] for c in columns})
         if "sleep" in wanted and day in sleep:
             night = sleep[day]
-            entry.update(sleep_hours=night["hours"], sleep_quality=night["quality"], bedtime=night["start"],
-                         wake_time=night["end"])
+            entry.update(
+                sleep_hours=night["hours"],
+                sleep_quality=night["quality"],
+                bedtime=night["start"],
+                wake_time=night["end"],
+            )
         days.append(entry)
-    totals = {c: round(sum(d.get(c, 0) for d in days), 2) for c in ("steps", "distance_km", "calories",
-                                                                       "active_minutes") if any(c in d for d in days)}
-    averages = {c: round(sum(d[c] for d in days if c in d) / n, 1) for c in ("sleep_hours", "resting_hr")
-                if (n := sum(c in d for d in days))}
+    totals = {
+        c: round(sum(d.get(c, 0) for d in days), 2)
+        for c in ("steps", "distance_km", "calories", "active_minutes")
+        if any(c in d for d in days)
+    }
+    averages = {
+        c: round(sum(d[c] for d in days if c in d) / n, 1)
+        for c in ("sleep_hours", "resting_hr")
+        if (n := sum(c in d for d in days))
+    }
     done = rows(ctx.conn.execute(_COMPLETED_WORKOUTS, {"first": first, "before": f"{last}T99"}))
-    return {"date": first, "date_to": last, "days": days, "totals": totals, "averages": averages,
-            "workouts": [_workout_out(w) for w in done], "goals": _goal_targets(ctx)}
+    return {
+        "date": first,
+        "date_to": last,
+        "days": days,
+        "totals": totals,
+        "averages": averages,
+        "workouts": [_workout_out(w) for w in done],
+        "goals": _goal_targets(ctx),
+    }
 
 
 def _goal_in_range(args: dict[str, Any]) -> str | None:
@@ -460,7 +610,10 @@ _ADD_GOAL = insert(health_goals)
 
 @tool(l2="9.2", app=APP, mutating=True, check=_goal_in_range)
 def set_fitness_goal(
-    ctx: Ctx, metric: GoalMetric, target: Annotated[float, Field(gt=0)], period: Literal["daily", "weekly"] = "daily",
+    ctx: Ctx,
+    metric: GoalMetric,
+    target: Annotated[float, Field(gt=0)],
+    period: Literal["daily", "weekly"] = "daily",
 ) -> dict[str, Any]:
     """Set the daily or weekly target for a fitness metric, replacing the previous one.
 
@@ -472,11 +625,14 @@ def set_fitness_goal(
     previous = _goal_targets(ctx).get(metric)
     changed = previous != {"target": target, "period": period}
     if previous and changed:
-        ctx.conn.execute(_SET_GOAL, {"match_metric": metric, "target": target, "period": period,
-                                     "updated_at": ctx.ts()})
+        ctx.conn.execute(
+            _SET_GOAL, {"match_metric": metric, "target": target, "period": period, "updated_at": ctx.ts()}
+        )
     elif not previous:
-        ctx.conn.execute(_ADD_GOAL, {"metric": metric, "target": target, "period": period, "created_at": ctx.ts(),
-                                     "updated_at": ctx.ts()})
+        ctx.conn.execute(
+            _ADD_GOAL,
+            {"metric": metric, "target": target, "period": period, "created_at": ctx.ts(), "updated_at": ctx.ts()},
+        )
     return {"metric": metric, "target": target, "period": period, "previous": previous, "changed": changed}
 
 
@@ -488,8 +644,11 @@ _DAY_CALORIES = select(func.sum(food_logs.c.calories)).where(food_logs.c.date ==
 
 @tool(l2="9.3", app=APP, mutating=True, permissions=("HEALTH",), errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
 def log_meal(
-    ctx: Ctx, meal: Meal, items: Annotated[list[MealItem], Field(min_length=1, max_length=30)],
-    date: Date | None = None, time: Time | None = None,
+    ctx: Ctx,
+    meal: Meal,
+    items: Annotated[list[MealItem], Field(min_length=1, max_length=30)],
+    date: Date | None = None,
+    time: Time | None = None,
 ) -> dict[str, Any]:
     """Record food eaten at a meal in the food diary.
 
@@ -502,15 +661,31 @@ def log_meal(
     day = date or _today(ctx)
     _not_future(ctx, f"{day}T{time}" if time else day, "time" if time else "date")
     known = [i["calories"] for i in items if i.get("calories") is not None]
-    calories = sum(known) if known else None
+    calories = sum(known) if known else None  # type: ignore[arg-type]  # the Nones are filtered out
     log_id = ctx.new_id(food_logs)
     clean = [{k: v for k, v in i.items() if v is not None} for i in items]
-    ctx.conn.execute(_ADD_FOOD_LOG, {
-        "log_id": log_id, "date": day, "meal": meal, "time": time, "items_json": json.dumps(clean, ensure_ascii=False),
-        "calories": calories, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_FOOD_LOG,
+        {
+            "log_id": log_id,
+            "date": day,
+            "meal": meal,
+            "time": time,
+            "items_json": json.dumps(clean, ensure_ascii=False),
+            "calories": calories,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     day_total = ctx.conn.execute(_DAY_CALORIES, {"date": day}).scalar()
-    return {"log_id": log_id, "date": day, "meal": meal, "items": clean, "calories": calories,
-            "day_calories": day_total}
+    return {
+        "log_id": log_id,
+        "date": day,
+        "meal": meal,
+        "items": clean,
+        "calories": calories,
+        "day_calories": day_total,
+    }
 
 
 _ADD_WATER_LOG = insert(water_logs)
@@ -519,7 +694,9 @@ _DAY_WATER = select(func.sum(water_logs.c.amount_ml)).where(water_logs.c.at.like
 
 @tool(l2="9.3", app=APP, mutating=True, permissions=("HEALTH",), errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
 def log_water_intake(
-    ctx: Ctx, amount_ml: Annotated[int, Field(ge=1, le=3000)], at: DateTime | None = None,
+    ctx: Ctx,
+    amount_ml: Annotated[int, Field(ge=1, le=3000)],
+    at: DateTime | None = None,
 ) -> dict[str, Any]:
     """Record water the user drank.
 
@@ -530,20 +707,31 @@ def log_water_intake(
     when = at or _minute(ctx)
     _not_future(ctx, when, "at")
     log_id = ctx.new_id(water_logs)
-    ctx.conn.execute(_ADD_WATER_LOG, {"log_id": log_id, "at": when, "amount_ml": amount_ml, "created_at": ctx.ts(),
-                                      "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_WATER_LOG,
+        {"log_id": log_id, "at": when, "amount_ml": amount_ml, "created_at": ctx.ts(), "updated_at": ctx.ts()},
+    )
     total = ctx.conn.execute(_DAY_WATER, {"day_pattern": f"{when[:10]}T%"}).scalar()
     goal = _goal_targets(ctx).get("water_ml")
-    return {"log_id": log_id, "at": when, "amount_ml": amount_ml, "day_total_ml": total,
-            "goal_ml": goal["target"] if goal and goal["period"] == "daily" else None}
+    return {
+        "log_id": log_id,
+        "at": when,
+        "amount_ml": amount_ml,
+        "day_total_ml": total,
+        "goal_ml": goal["target"] if goal and goal["period"] == "daily" else None,
+    }
 
 
 # ---- Medication Management (9.4) --------------------------------------------------------------
 
-_MEDICATION = select(medications).where(
-    (medications.c.medication_id == bindparam("medication_id"))
-    | (func.lower(medications.c.name) == bindparam("name"))).order_by(
-    (medications.c.status != "active"), medications.c.medication_id.desc())
+_MEDICATION = (
+    select(medications)
+    .where(
+        (medications.c.medication_id == bindparam("medication_id"))
+        | (func.lower(medications.c.name) == bindparam("name"))
+    )
+    .order_by((medications.c.status != "active"), medications.c.medication_id.desc())
+)
 _ACTIVE_MEDICATION_NAMES = select(medications.c.name).where(medications.c.status == "active")
 
 
@@ -552,8 +740,7 @@ def _medication(ctx: Ctx, ref: str) -> dict[str, Any]:
     row = ctx.conn.execute(_MEDICATION, {"medication_id": ref, "name": ref.strip().lower()}).first()
     if row is None:
         names = sorted(ctx.conn.execute(_ACTIVE_MEDICATION_NAMES).scalars())
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no medication {ref!r}", field="medication_id",
-                        candidates=names)
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no medication {ref!r}", field="medication_id", candidates=names)
     return dict(row._mapping)
 
 
@@ -567,18 +754,28 @@ def _course_valid(args: dict[str, Any]) -> str | None:
 
 
 _ACTIVE_MEDICATION_NAMED = select(medications.c.medication_id).where(
-    medications.c.status == "active", func.lower(medications.c.name) == bindparam("name"))
+    medications.c.status == "active", func.lower(medications.c.name) == bindparam("name")
+)
 _ADD_MEDICATION = insert(medications)
 _ADD_TASK = insert(tasks)
 
 
-@tool(l2="9.4", app=APP, mutating=True, permissions=("HEALTH", "NOTIFICATIONS"), check=_course_valid,
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="9.4",
+    app=APP,
+    mutating=True,
+    permissions=("HEALTH", "NOTIFICATIONS"),
+    check=_course_valid,
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY),
+)
 def add_medication(
-    ctx: Ctx, name: Annotated[str, Field(min_length=1, max_length=80, pattern=r"\S")],
+    ctx: Ctx,
+    name: Annotated[str, Field(min_length=1, max_length=80, pattern=r"\S")],
     dosage: Annotated[str, Field(min_length=1, max_length=60, pattern=r"\S")],
-    times: Annotated[list[Time], Field(min_length=1, max_length=8)], start_date: Date | None = None,
-    end_date: Date | None = None, with_food: bool = False,
+    times: Annotated[list[Time], Field(min_length=1, max_length=8)],
+    start_date: Date | None = None,
+    end_date: Date | None = None,
+    with_food: bool = False,
     refill_reminder_days: Annotated[int, Field(ge=1, le=365)] | None = None,
 ) -> dict[str, Any]:
     """Add a daily medication schedule; a reminder task is created for each dose time.
@@ -594,22 +791,36 @@ def add_medication(
     """
     start = start_date or _today(ctx)
     if end_date and end_date < max(start, _today(ctx)):
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"the course would already be over ({end_date})",
-                        field="end_date")
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE, f"the course would already be over ({end_date})", field="end_date"
+        )
     twin = ctx.conn.execute(_ACTIVE_MEDICATION_NAMED, {"name": name.lower()}).scalar()
     if twin:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{name} is already on the medication list: {twin}",
-                        existing_id=twin)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY, f"{name} is already on the medication list: {twin}", existing_id=twin
+        )
     med_id = ctx.new_id(medications)
     doses = sorted(times)
-    ctx.conn.execute(_ADD_MEDICATION, {
-        "medication_id": med_id, "name": name, "dosage": dosage, "times_json": json.dumps(doses), "start_date": start,
-        "end_date": end_date, "with_food": int(with_food), "refill_reminder_days": refill_reminder_days,
-        "status": "active", "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_MEDICATION,
+        {
+            "medication_id": med_id,
+            "name": name,
+            "dosage": dosage,
+            "times_json": json.dumps(doses),
+            "start_date": start,
+            "end_date": end_date,
+            "with_food": int(with_food),
+            "refill_reminder_days": refill_reminder_days,
+            "status": "active",
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     first_day = max(start, _today(ctx))
     food = " with food" if with_food else ""
     until = f" until {end_date}" if end_date else ""
-    reminders = []
+    reminders: list[tuple[str, str, str | None]] = []
     for t in doses:
         due = f"{first_day}T{t}"
         due = due if due > _minute(ctx) else _shift(due, 24 * 60)
@@ -622,25 +833,57 @@ def add_medication(
     task_ids = []
     for title, due, note in reminders:
         task_ids.append(ctx.new_id(tasks))
-        ctx.conn.execute(_ADD_TASK, {
-            "task_id": task_ids[-1], "title": title, "list_name": MEDICATION_LIST, "due": None, "priority": "high",
-            "status": "open", "notes": note, "remind_at": due, "completed_at": None, "created_at": ctx.ts(),
-            "updated_at": ctx.ts()})
-    return {"medication_id": med_id, "name": name, "dosage": dosage, "times": doses, "start_date": start,
-            "end_date": end_date, "with_food": with_food, "reminder_task_ids": task_ids}
+        ctx.conn.execute(
+            _ADD_TASK,
+            {
+                "task_id": task_ids[-1],
+                "title": title,
+                "list_name": MEDICATION_LIST,
+                "due": None,
+                "priority": "high",
+                "status": "open",
+                "notes": note,
+                "remind_at": due,
+                "completed_at": None,
+                "created_at": ctx.ts(),
+                "updated_at": ctx.ts(),
+            },
+        )
+    return {
+        "medication_id": med_id,
+        "name": name,
+        "dosage": dosage,
+        "times": doses,
+        "start_date": start,
+        "end_date": end_date,
+        "with_food": with_food,
+        "reminder_task_ids": task_ids,
+    }
 
 
 _DOSE_LOG = select(medication_logs.c.log_id, medication_logs.c.status).where(
-    medication_logs.c.medication_id == bindparam("medication_id"),
-    medication_logs.c.slot_time == bindparam("slot_time"))
+    medication_logs.c.medication_id == bindparam("medication_id"), medication_logs.c.slot_time == bindparam("slot_time")
+)
 _ADD_DOSE_LOG = insert(medication_logs)
 
 
-@tool(l2="9.4", app=APP, mutating=True, permissions=("HEALTH",),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.STATE_CONFLICT,
-              ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="9.4",
+    app=APP,
+    mutating=True,
+    permissions=("HEALTH",),
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.DUPLICATE_ENTITY,
+    ),
+)
 def log_medication_taken(
-    ctx: Ctx, medication_id: str, status: Literal["taken", "skipped"], at: DateTime | None = None,
+    ctx: Ctx,
+    medication_id: str,
+    status: Literal["taken", "skipped"],
+    at: DateTime | None = None,
 ) -> dict[str, Any]:
     """Record that a scheduled dose was taken or skipped (the dose time nearest to ``at`` that day).
 
@@ -654,43 +897,76 @@ def log_medication_taken(
     _not_future(ctx, when, "at")
     day = when[:10]
     if med["status"] != "active" or day < med["start_date"] or (med["end_date"] and day > med["end_date"]):
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{med['name']} is not scheduled on {day} "
-                        f"({med['status']}, {med['start_date']} to {med['end_date'] or 'no end'})")
-    slot = min((f"{day}T{t}" for t in json.loads(med["times_json"])),
-               key=lambda s: (abs((_at(s) - _at(when)).total_seconds()), s))
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"{med['name']} is not scheduled on {day} "
+            f"({med['status']}, {med['start_date']} to {med['end_date'] or 'no end'})",
+        )
+    slot = min(
+        (f"{day}T{t}" for t in json.loads(med["times_json"])),
+        key=lambda s: (abs((_at(s) - _at(when)).total_seconds()), s),
+    )
     logged = ctx.conn.execute(_DOSE_LOG, {"medication_id": med["medication_id"], "slot_time": slot}).first()
     if logged:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the {slot[11:]} dose of {day} is already logged as "
-                        f"{logged.status}: {logged.log_id}", existing_id=logged.log_id)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"the {slot[11:]} dose of {day} is already logged as {logged.status}: {logged.log_id}",
+            existing_id=logged.log_id,
+        )
     log_id = ctx.new_id(medication_logs)
     medication_id = med["medication_id"]
-    ctx.conn.execute(_ADD_DOSE_LOG, {
-        "log_id": log_id, "medication_id": medication_id, "slot_time": slot, "status": status, "at": when,
-        "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"log_id": log_id, "medication_id": medication_id, "name": med["name"], "dosage": med["dosage"],
-            "slot_time": slot, "status": status, "at": when}
+    ctx.conn.execute(
+        _ADD_DOSE_LOG,
+        {
+            "log_id": log_id,
+            "medication_id": medication_id,
+            "slot_time": slot,
+            "status": status,
+            "at": when,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "log_id": log_id,
+        "medication_id": medication_id,
+        "name": med["name"],
+        "dosage": med["dosage"],
+        "slot_time": slot,
+        "status": status,
+        "at": when,
+    }
 
 
 # ---- Doctor Appointments (9.5) ----------------------------------------------------------------
 
 D, DS = world_doctors.c, world_doctor_slots.c
-DOCTORS = select(world_doctors, world_places.c.name.label("clinic"), world_places.c.address, world_places.c.city,
-                 world_places.c.lat, world_places.c.lon).join(
-    world_places, world_places.c.place_id == D.clinic_place_id)
+DOCTORS = select(
+    world_doctors,
+    world_places.c.name.label("clinic"),
+    world_places.c.address,
+    world_places.c.city,
+    world_places.c.lat,
+    world_places.c.lon,
+).join(world_places, world_places.c.place_id == D.clinic_place_id)
 _DOCTOR = DOCTORS.where(D.doctor_id == bindparam("doctor_id"))
 
 
 def _doctor(ctx: Ctx, doctor_id: str) -> dict[str, Any]:
     row = ctx.conn.execute(_DOCTOR, {"doctor_id": doctor_id}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no doctor {doctor_id!r}", field="doctor_id",
-                        hint="search_doctors")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no doctor {doctor_id!r}", field="doctor_id", hint="search_doctors"
+        )
     return dict(row._mapping)
 
 
-_FREE_SLOTS = select(DS.slot_dt).where(
-    DS.doctor_id == bindparam("doctor_id"), DS.available == 1, DS.slot_dt > bindparam("after")).order_by(
-    DS.slot_dt).limit(bindparam("limit"))
+_FREE_SLOTS = (
+    select(DS.slot_dt)
+    .where(DS.doctor_id == bindparam("doctor_id"), DS.available == 1, DS.slot_dt > bindparam("after"))
+    .order_by(DS.slot_dt)
+    .limit(bindparam("limit"))
+)
 _FREE_SLOTS_ON_DAY = _FREE_SLOTS.where(DS.slot_dt.like(bindparam("day_pattern")))  # the WHERE gains the day
 
 
@@ -702,25 +978,45 @@ def _free_slots(ctx: Ctx, doctor_id: str, day: str | None, limit: int = 6) -> li
 
 
 def _doctor_out(d: dict[str, Any]) -> dict[str, Any]:
-    return {"doctor_id": d["doctor_id"], "name": d["name"], "specialty": d["specialty"], "clinic": d["clinic"],
-            "address": d["address"], "city": d["city"], "rating": d["rating"], "fee": d["fee"],
-            "telehealth": bool(d["telehealth"]), "languages": json.loads(d["languages_json"]),
-            "insurance": json.loads(d["insurance_json"])}
+    return {
+        "doctor_id": d["doctor_id"],
+        "name": d["name"],
+        "specialty": d["specialty"],
+        "clinic": d["clinic"],
+        "address": d["address"],
+        "city": d["city"],
+        "rating": d["rating"],
+        "fee": d["fee"],
+        "telehealth": bool(d["telehealth"]),
+        "languages": json.loads(d["languages_json"]),
+        "insurance": json.loads(d["insurance_json"]),
+    }
 
 
-_MY_UPCOMING_VISITS = select(
-    medical_appointments.c.appointment_id, medical_appointments.c.doctor_id, medical_appointments.c.slot).where(
-    medical_appointments.c.status == "booked", medical_appointments.c.slot > bindparam("after")).order_by(
-    medical_appointments.c.slot)
+_MY_UPCOMING_VISITS = (
+    select(medical_appointments.c.appointment_id, medical_appointments.c.doctor_id, medical_appointments.c.slot)
+    .where(medical_appointments.c.status == "booked", medical_appointments.c.slot > bindparam("after"))
+    .order_by(medical_appointments.c.slot)
+)
 
 
-@tool(l2="9.5", app=APP, mutating=False, permissions=("LOCATION",), services=("location_service",),
-      network="internet", errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(
+    l2="9.5",
+    app=APP,
+    mutating=False,
+    permissions=("LOCATION",),
+    services=("location_service",),
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY),
+)
 def search_doctors(
-    ctx: Ctx, specialty: Annotated[str, Field(min_length=2, max_length=60)],
-    near: Annotated[str, Field(min_length=1, max_length=200)] | None = None, date: Date | None = None,
+    ctx: Ctx,
+    specialty: Annotated[str, Field(min_length=2, max_length=60)],
+    near: Annotated[str, Field(min_length=1, max_length=200)] | None = None,
+    date: Date | None = None,
     insurance: Annotated[str, Field(min_length=1, max_length=60)] | None = None,
-    language: Annotated[str, Field(min_length=1, max_length=40)] | None = None, telehealth: bool | None = None,
+    language: Annotated[str, Field(min_length=1, max_length=40)] | None = None,
+    telehealth: bool | None = None,
     limit: Annotated[int, Field(ge=1, le=20)] = 10,
 ) -> dict[str, Any]:
     """Find doctors of a specialty who have free appointment slots, with their next free times.
@@ -762,27 +1058,53 @@ def search_doctors(
 
 
 _SLOT_AVAILABLE = select(DS.available).where(DS.doctor_id == bindparam("doctor_id"), DS.slot_dt == bindparam("slot_dt"))
-_CALENDAR_CLASHES = select(
-    calendar_events.c.event_id, calendar_events.c.title, calendar_events.c.start, calendar_events.c.end).where(
-    calendar_events.c.status == "confirmed", calendar_events.c.start < bindparam("until"),
-    calendar_events.c.end > bindparam("since")).order_by(calendar_events.c.start)
+_CALENDAR_CLASHES = (
+    select(calendar_events.c.event_id, calendar_events.c.title, calendar_events.c.start, calendar_events.c.end)
+    .where(
+        calendar_events.c.status == "confirmed",
+        calendar_events.c.start < bindparam("until"),
+        calendar_events.c.end > bindparam("since"),
+    )
+    .order_by(calendar_events.c.start)
+)
 _VISIT_CLASHES = select(medical_appointments.c.appointment_id, medical_appointments.c.slot).where(
-    medical_appointments.c.status == "booked", medical_appointments.c.patient == "self",
-    medical_appointments.c.slot > bindparam("after"), medical_appointments.c.slot < bindparam("until"))
+    medical_appointments.c.status == "booked",
+    medical_appointments.c.patient == "self",
+    medical_appointments.c.slot > bindparam("after"),
+    medical_appointments.c.slot < bindparam("until"),
+)
 _UPCOMING_VISIT = select(medical_appointments.c.appointment_id).where(
-    medical_appointments.c.doctor_id == bindparam("doctor_id"), medical_appointments.c.patient == bindparam("patient"),
-    medical_appointments.c.status == "booked", medical_appointments.c.slot > bindparam("after"))
+    medical_appointments.c.doctor_id == bindparam("doctor_id"),
+    medical_appointments.c.patient == bindparam("patient"),
+    medical_appointments.c.status == "booked",
+    medical_appointments.c.slot > bindparam("after"),
+)
 _ADD_APPOINTMENT = insert(medical_appointments)
 _SET_DOCTOR_SLOT = update(world_doctor_slots).where(
-    DS.doctor_id == bindparam("match_doctor_id"), DS.slot_dt == bindparam("match_slot_dt"))
+    DS.doctor_id == bindparam("match_doctor_id"), DS.slot_dt == bindparam("match_slot_dt")
+)
 
 
-@tool(l2="9.5", app=APP, mutating=True, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.RESOURCE_UNAVAILABLE,
-              ErrorType.TIME_CONFLICT, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="9.5",
+    app=APP,
+    mutating=True,
+    network="internet",
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.TIME_CONFLICT,
+        ErrorType.DUPLICATE_ENTITY,
+    ),
+)
 def book_doctor_appointment(
-    ctx: Ctx, doctor_id: str, slot: DateTime, reason: Note | None = None,
-    patient: Annotated[str, Field(min_length=1, max_length=64)] = "self", telehealth: bool = False,
+    ctx: Ctx,
+    doctor_id: str,
+    slot: DateTime,
+    reason: Note | None = None,
+    patient: Annotated[str, Field(min_length=1, max_length=64)] = "self",
+    telehealth: bool = False,
 ) -> dict[str, Any]:
     """Book a 30-minute visit in one of a doctor's free slots, for the user or for a contact.
 
@@ -803,39 +1125,83 @@ def book_doctor_appointment(
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{doc['name']} does not offer video visits")
     free = ctx.conn.execute(_SLOT_AVAILABLE, {"doctor_id": doctor_id, "slot_dt": slot}).scalar()
     if free != 1:
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{doc['name']} has no free slot at {slot}",
-                        free_slots=_free_slots(ctx, doctor_id, None), hint="pick one of free_slots")
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            f"{doc['name']} has no free slot at {slot}",
+            free_slots=_free_slots(ctx, doctor_id, None),
+            hint="pick one of free_slots",
+        )
     end = _shift(slot, VISIT_MIN)
     if patient == "self":
         clashes = rows(ctx.conn.execute(_CALENDAR_CLASHES, {"until": end, "since": slot}))
         visits = ctx.conn.execute(_VISIT_CLASHES, {"after": _shift(slot, -VISIT_MIN), "until": end})
         clashes += [{"appointment_id": a, "start": s} for a, s in visits]
         if clashes:
-            raise ToolError(ErrorType.TIME_CONFLICT, f"{slot} overlaps {len(clashes)} commitment(s)",
-                            conflicts=clashes, free_slots=_free_slots(ctx, doctor_id, None))
-    twin = ctx.conn.execute(_UPCOMING_VISIT, {"doctor_id": doctor_id, "patient": patient,
-                                              "after": _minute(ctx)}).scalar()
+            raise ToolError(
+                ErrorType.TIME_CONFLICT,
+                f"{slot} overlaps {len(clashes)} commitment(s)",
+                conflicts=clashes,
+                free_slots=_free_slots(ctx, doctor_id, None),
+            )
+    twin = ctx.conn.execute(
+        _UPCOMING_VISIT, {"doctor_id": doctor_id, "patient": patient, "after": _minute(ctx)}
+    ).scalar()
     if twin:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"there is already an upcoming visit with {doc['name']}: {twin}",
-                        existing_id=twin, hint="cancel_doctor_appointment first to move it")
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"there is already an upcoming visit with {doc['name']}: {twin}",
+            existing_id=twin,
+            hint="cancel_doctor_appointment first to move it",
+        )
     appt_id = ctx.new_id(medical_appointments)
-    ctx.conn.execute(_ADD_APPOINTMENT, {
-        "appointment_id": appt_id, "doctor_id": doctor_id, "slot": slot, "reason": reason, "patient": patient,
-        "telehealth": int(telehealth), "status": "booked", "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_APPOINTMENT,
+        {
+            "appointment_id": appt_id,
+            "doctor_id": doctor_id,
+            "slot": slot,
+            "reason": reason,
+            "patient": patient,
+            "telehealth": int(telehealth),
+            "status": "booked",
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     ctx.conn.execute(_SET_DOCTOR_SLOT, {"match_doctor_id": doctor_id, "match_slot_dt": slot, "available": 0})
-    return {"appointment_id": appt_id, "doctor_id": doctor_id, "doctor": doc["name"], "specialty": doc["specialty"],
-            "clinic": doc["clinic"], "address": doc["address"], "slot": slot, "end": end, "telehealth": telehealth,
-            "patient": patient, "patient_name": who if patient != "self" else None, "fee": doc["fee"]}
+    return {
+        "appointment_id": appt_id,
+        "doctor_id": doctor_id,
+        "doctor": doc["name"],
+        "specialty": doc["specialty"],
+        "clinic": doc["clinic"],
+        "address": doc["address"],
+        "slot": slot,
+        "end": end,
+        "telehealth": telehealth,
+        "patient": patient,
+        "patient_name": who if patient != "self" else None,
+        "fee": doc["fee"],
+    }
 
 
 _SET_APPOINTMENT = update(medical_appointments).where(
-    medical_appointments.c.appointment_id == bindparam("match_appointment_id"))
+    medical_appointments.c.appointment_id == bindparam("match_appointment_id")
+)
 
 
-@tool(l2="9.5", app=APP, mutating=True, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="9.5",
+    app=APP,
+    mutating=True,
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED),
+)
 def cancel_doctor_appointment(
-    ctx: Ctx, appointment_id: str, reason: Note | None = None, confirm: bool = False,
+    ctx: Ctx,
+    appointment_id: str,
+    reason: Note | None = None,
+    confirm: bool = False,
 ) -> dict[str, Any]:
     """Cancel an upcoming doctor appointment; within 24 hours of the visit a fee applies and needs confirm=true.
 
@@ -853,17 +1219,36 @@ def cancel_doctor_appointment(
     late = _at(appt["slot"]) - ctx.now < dt.timedelta(hours=LATE_CANCEL_HOURS)
     fee = round(doc["fee"] / 2, 2) if late else 0.0
     if late and not confirm:
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"the visit is within {LATE_CANCEL_HOURS} hours: cancelling "
-                        f"costs a fee of {fee:.2f}", fee=fee, hint="ask the user, then pass confirm=true")
-    ctx.conn.execute(_SET_APPOINTMENT, {"match_appointment_id": appointment_id, "status": "cancelled",
-                                        "cancel_reason": reason, "cancel_fee": fee, "updated_at": ctx.ts()})
-    ctx.conn.execute(_SET_DOCTOR_SLOT, {"match_doctor_id": appt["doctor_id"], "match_slot_dt": appt["slot"],
-                                        "available": 1})
-    return {"appointment_id": appointment_id, "doctor": doc["name"], "slot": appt["slot"], "status": "cancelled",
-            "fee": fee}
+        raise ToolError(
+            ErrorType.CONFIRMATION_REQUIRED,
+            f"the visit is within {LATE_CANCEL_HOURS} hours: cancelling costs a fee of {fee:.2f}",
+            fee=fee,
+            hint="ask the user, then pass confirm=true",
+        )
+    ctx.conn.execute(
+        _SET_APPOINTMENT,
+        {
+            "match_appointment_id": appointment_id,
+            "status": "cancelled",
+            "cancel_reason": reason,
+            "cancel_fee": fee,
+            "updated_at": ctx.ts(),
+        },
+    )
+    ctx.conn.execute(
+        _SET_DOCTOR_SLOT, {"match_doctor_id": appt["doctor_id"], "match_slot_dt": appt["slot"], "available": 1}
+    )
+    return {
+        "appointment_id": appointment_id,
+        "doctor": doc["name"],
+        "slot": appt["slot"],
+        "status": "cancelled",
+        "fee": fee,
+    }
 
 
 # ---- Body Metrics & Health Records (9.6) ------------------------------------------------------
+
 
 def _number(value: str | float) -> float | None:
     if isinstance(value, float):
@@ -902,16 +1287,28 @@ def _canonical(metric: str, value: str | float) -> str:
     return f"{_number(value):g}"
 
 
-_LAST_READING = select(body_metrics.c.value, body_metrics.c.unit, body_metrics.c.measured_at).where(
-    body_metrics.c.metric == bindparam("metric"), body_metrics.c.measured_at <= bindparam("until")).order_by(
-    body_metrics.c.measured_at.desc(), body_metrics.c.metric_id.desc())
+_LAST_READING = (
+    select(body_metrics.c.value, body_metrics.c.unit, body_metrics.c.measured_at)
+    .where(body_metrics.c.metric == bindparam("metric"), body_metrics.c.measured_at <= bindparam("until"))
+    .order_by(body_metrics.c.measured_at.desc(), body_metrics.c.metric_id.desc())
+)
 _ADD_BODY_METRIC = insert(body_metrics)
 
 
-@tool(l2="9.6", app=APP, mutating=True, permissions=("HEALTH",), check=_metric_valid,
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
+@tool(
+    l2="9.6",
+    app=APP,
+    mutating=True,
+    permissions=("HEALTH",),
+    check=_metric_valid,
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE,),
+)
 def log_body_metric(
-    ctx: Ctx, metric: BodyMetric, value: str | float, unit: Unit | None = None, measured_at: DateTime | None = None,
+    ctx: Ctx,
+    metric: BodyMetric,
+    value: str | float,
+    unit: Unit | None = None,
+    measured_at: DateTime | None = None,
 ) -> dict[str, Any]:
     """Record a body measurement: weight, blood pressure, heart rate, glucose, temperature or SpO2.
 
@@ -924,43 +1321,119 @@ def log_body_metric(
     when = measured_at or _minute(ctx)
     _not_future(ctx, when, "measured_at")
     last = ctx.conn.execute(_LAST_READING, {"metric": metric, "until": when}).first()
-    row = {"metric_id": ctx.new_id(body_metrics), "metric": metric, "value": _canonical(metric, value),
-           "unit": unit or UNITS[metric][0], "measured_at": when}
+    row = {
+        "metric_id": ctx.new_id(body_metrics),
+        "metric": metric,
+        "value": _canonical(metric, value),
+        "unit": unit or UNITS[metric][0],
+        "measured_at": when,
+    }
     ctx.conn.execute(_ADD_BODY_METRIC, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {**row, "previous": dict(last._mapping) if last else None}
 
 
 # ---- World data -------------------------------------------------------------------------------
 
-SPECIALTIES = ("General practice", "Dentistry", "Dermatology", "Cardiology", "Pediatrics", "Orthopedics",
-               "Ophthalmology", "ENT", "Gynecology", "Psychiatry", "Physiotherapy")
-CHINESE_DOCTORS = ("Li Na", "Zhou Wei", "Chen Jing", "Liu Yang", "Huang Min", "Zhao Lei", "Wu Fang", "Xu Hui",
-                   "Sun Li", "Ma Qiang", "Guo Ping", "He Yun", "Lin Tao", "Gao Yan")
-OTHER_DOCTORS = ("Emily Carter", "James Wilson", "Aisha Rahman", "Marco Rossi", "Hannah Becker", "Kenji Sato",
-                 "Min-jun Park", "Olivia Brown", "Raj Patel", "Sofia Martinez", "Lucas Schmidt", "Chloe Nguyen",
-                 "Daniel Kim", "Grace Lee", "Noah Thompson", "Isabel Garcia", "Ethan Clarke", "Maria Lopez",
-                 "Omar Haddad", "Ruth Cohen", "Priya Sharma", "Thomas Muller", "Yuki Tanaka", "Ana Silva",
-                 "Samuel Okafor", "Laura Rossi", "David Cohen", "Mei Wong", "Peter Novak", "Elena Petrova")
+SPECIALTIES = (
+    "General practice",
+    "Dentistry",
+    "Dermatology",
+    "Cardiology",
+    "Pediatrics",
+    "Orthopedics",
+    "Ophthalmology",
+    "ENT",
+    "Gynecology",
+    "Psychiatry",
+    "Physiotherapy",
+)
+CHINESE_DOCTORS = (
+    "Li Na",
+    "Zhou Wei",
+    "Chen Jing",
+    "Liu Yang",
+    "Huang Min",
+    "Zhao Lei",
+    "Wu Fang",
+    "Xu Hui",
+    "Sun Li",
+    "Ma Qiang",
+    "Guo Ping",
+    "He Yun",
+    "Lin Tao",
+    "Gao Yan",
+)
+OTHER_DOCTORS = (
+    "Emily Carter",
+    "James Wilson",
+    "Aisha Rahman",
+    "Marco Rossi",
+    "Hannah Becker",
+    "Kenji Sato",
+    "Min-jun Park",
+    "Olivia Brown",
+    "Raj Patel",
+    "Sofia Martinez",
+    "Lucas Schmidt",
+    "Chloe Nguyen",
+    "Daniel Kim",
+    "Grace Lee",
+    "Noah Thompson",
+    "Isabel Garcia",
+    "Ethan Clarke",
+    "Maria Lopez",
+    "Omar Haddad",
+    "Ruth Cohen",
+    "Priya Sharma",
+    "Thomas Muller",
+    "Yuki Tanaka",
+    "Ana Silva",
+    "Samuel Okafor",
+    "Laura Rossi",
+    "David Cohen",
+    "Mei Wong",
+    "Peter Novak",
+    "Elena Petrova",
+)
 COUNTRY = {"Beijing": "CN", "Shanghai": "CN", "San Francisco": "US", "Palo Alto": "US"}
-INSURERS = {"CN": ("Public medical insurance", "Ping An Health", "China Life", "AIA"),
-            "US": ("Aetna", "Blue Shield", "Kaiser Permanente", "UnitedHealthcare"),
-            "": ("Bupa", "Allianz Care", "AXA", "Cigna")}
-LANGUAGE = {"Beijing": "Mandarin", "Shanghai": "Mandarin", "Tokyo": "Japanese", "Seoul": "Korean",
-            "Madrid": "Spanish", "Berlin": "German", "Mumbai": "Hindi"}
+INSURERS = {
+    "CN": ("Public medical insurance", "Ping An Health", "China Life", "AIA"),
+    "US": ("Aetna", "Blue Shield", "Kaiser Permanente", "UnitedHealthcare"),
+    "": ("Bupa", "Allianz Care", "AXA", "Cigna"),
+}
+LANGUAGE = {
+    "Beijing": "Mandarin",
+    "Shanghai": "Mandarin",
+    "Tokyo": "Japanese",
+    "Seoul": "Korean",
+    "Madrid": "Spanish",
+    "Berlin": "German",
+    "Mumbai": "Hindi",
+}
 CLINIC_NAMES = ("Family Health Clinic", "City Medical Center", "Riverside Clinic", "Wellness Medical Group")
 DENTIST = ("Sarah Lin", "Bright Smile Dental Clinic")  # the user's dentist (contacts, memory, calendar)
 FEES = {"CNY": (50.0, 100.0, 200.0, 300.0), "USD": (60.0, 90.0, 150.0, 220.0)}
 MEALS = {  # meal -> menus of (food, quantity, kcal)
-    "breakfast": ((("Soy milk", "1 cup", 110), ("Steamed bun", "2", 280)), (("Oatmeal", "1 bowl", 250),
-                  ("Banana", "1", 105)), (("Fried egg", "2", 180), ("Toast", "2 slices", 160), ("Coffee", "1 cup", 5)),
-                  (("Congee", "1 bowl", 200), ("Pickled vegetables", "1 dish", 20))),
-    "lunch": ((("Beef noodle soup", "1 bowl", 560),), (("Chicken rice bowl", "1", 650),),
-              (("Caesar salad", "1", 420), ("Sparkling water", "1 can", 0)), (("Dumplings", "12", 540),),
-              (("Bibimbap", "1 bowl", 620),)),
-    "dinner": ((("Steamed fish", "1 portion", 260), ("Rice", "1 bowl", 200), ("Stir-fried greens", "1 plate", 120)),
-               (("Spaghetti bolognese", "1 plate", 700),), (("Hot pot", "1 meal", 900),),
-               (("Tomato and egg stir-fry", "1 plate", 220), ("Rice", "1 bowl", 200)),
-               (("Grilled salmon", "1 fillet", 420), ("Salad", "1 bowl", 150))),
+    "breakfast": (
+        (("Soy milk", "1 cup", 110), ("Steamed bun", "2", 280)),
+        (("Oatmeal", "1 bowl", 250), ("Banana", "1", 105)),
+        (("Fried egg", "2", 180), ("Toast", "2 slices", 160), ("Coffee", "1 cup", 5)),
+        (("Congee", "1 bowl", 200), ("Pickled vegetables", "1 dish", 20)),
+    ),
+    "lunch": (
+        (("Beef noodle soup", "1 bowl", 560),),
+        (("Chicken rice bowl", "1", 650),),
+        (("Caesar salad", "1", 420), ("Sparkling water", "1 can", 0)),
+        (("Dumplings", "12", 540),),
+        (("Bibimbap", "1 bowl", 620),),
+    ),
+    "dinner": (
+        (("Steamed fish", "1 portion", 260), ("Rice", "1 bowl", 200), ("Stir-fried greens", "1 plate", 120)),
+        (("Spaghetti bolognese", "1 plate", 700),),
+        (("Hot pot", "1 meal", 900),),
+        (("Tomato and egg stir-fry", "1 plate", 220), ("Rice", "1 bowl", 200)),
+        (("Grilled salmon", "1 fillet", 420), ("Salad", "1 bowl", 150)),
+    ),
 }
 MEAL_TIMES = {"breakfast": "07:40", "lunch": "12:30", "dinner": "19:00"}
 GYM_SWITCH = dt.date(2025, 5, 2)  # memory: gym moved from Mon/Wed to Tue/Thu evenings
@@ -1008,12 +1481,22 @@ def _seed_fitness(conn: Connection, rng: random.Random, persona: Persona, illnes
         for kind, hour, minute, minutes in plan if day not in sick else []:
             start = _hm(day, hour, minute)
             distance, kcal = _estimate(kind, minutes)
-            done.append({"type": kind, "status": "completed", "started_at": start, "ended_at": _shift(start, minutes),
-                         "duration_min": minutes,
-                         "distance_km": round(distance * rng.uniform(0.85, 1.15), 2) if distance else None,
-                         "calories": round(kcal * rng.uniform(0.9, 1.1)),
-                         "source": "manual" if kind in ("strength", "yoga") and rng.random() < 0.5 else "tracked",
-                         "goals_json": None, "notes": None, "created_at": start + ":00", "updated_at": start + ":00"})
+            done.append(
+                {
+                    "type": kind,
+                    "status": "completed",
+                    "started_at": start,
+                    "ended_at": _shift(start, minutes),
+                    "duration_min": minutes,
+                    "distance_km": round(distance * rng.uniform(0.85, 1.15), 2) if distance else None,
+                    "calories": round(kcal * rng.uniform(0.9, 1.1)),
+                    "source": "manual" if kind in ("strength", "yoga") and rng.random() < 0.5 else "tracked",
+                    "goals_json": None,
+                    "notes": None,
+                    "created_at": start + ":00",
+                    "updated_at": start + ":00",
+                }
+            )
     for i, w in enumerate(done, start=1):
         w["workout_id"] = f"workout_{i:03d}"
     conn.execute(insert(workouts), done)
@@ -1030,10 +1513,16 @@ def _seed_fitness(conn: Connection, rng: random.Random, persona: Persona, illnes
         if back == 0:
             steps = steps * now.hour // 24
         extra = sum(w["duration_min"] for w in moves)
-        activity.append({"date": day.isoformat(), "steps": steps, "distance_km": round(steps * 0.00076, 2),
-                         "calories": 1750 + steps // 25 + sum(w["calories"] for w in moves),
-                         "active_minutes": steps // 160 + extra,
-                         "resting_hr": rng.randint(57, 63) + (8 if day in sick else 0)})
+        activity.append(
+            {
+                "date": day.isoformat(),
+                "steps": steps,
+                "distance_km": round(steps * 0.00076, 2),
+                "calories": 1750 + steps // 25 + sum(w["calories"] for w in moves),
+                "active_minutes": steps // 160 + extra,
+                "resting_hr": rng.randint(57, 63) + (8 if day in sick else 0),
+            }
+        )
         weekend = day.weekday() >= 5
         wake = (7, 50) if weekend else ((6, 15) if day >= dt.date(2025, 4, 1) else (6, 45))
         end = _hm(day, wake[0], wake[1] + rng.randint(-10, 25 if weekend else 10))
@@ -1043,31 +1532,60 @@ def _seed_fitness(conn: Connection, rng: random.Random, persona: Persona, illnes
         sleep.append({"date": day.isoformat(), "start": start, "end": end, "hours": hours, "quality": quality})
     conn.execute(insert(activity_daily), activity)
     conn.execute(insert(sleep_sessions), sleep)
-    conn.execute(insert(health_goals), [
-        {"metric": m, "period": "daily", "target": t, "created_at": stamp, "updated_at": stamp}
-        for m, t in (("active_minutes", 30.0), ("sleep_hours", 7.5), ("steps", 8000.0), ("water_ml", 2000.0))])
+    conn.execute(
+        insert(health_goals),
+        [
+            {"metric": m, "period": "daily", "target": t, "created_at": stamp, "updated_at": stamp}
+            for m, t in (("active_minutes", 30.0), ("sleep_hours", 7.5), ("steps", 8000.0), ("water_ml", 2000.0))
+        ],
+    )
 
 
 def _seed_diary(conn: Connection, rng: random.Random, persona: Persona, illness: dt.date) -> None:
     """A week of meals and water, and the medicine cabinet with two weeks of doses."""
     now = dt.datetime.fromisoformat(persona.now)
     today, minute = now.date(), now.strftime(DT_FMT)
-    meals, water = [], []
+    meals: list[dict[str, Any]] = []
+    water: list[dict[str, Any]] = []
     for back in range(6, -1, -1):
         day = today - dt.timedelta(days=back)
         for meal, at in MEAL_TIMES.items():
             if _hm(day, int(at[:2]), int(at[3:])) < minute and rng.random() < 0.85:
-                items = [{"name": n, "quantity": q, "calories": c} for n, q, c in rng.choice(MEALS[meal])]
-                meals.append({"date": day.isoformat(), "meal": meal, "time": at, "items_json": json.dumps(items),
-                              "calories": sum(i["calories"] for i in items)})
+                items: list[dict[str, Any]] = [
+                    {"name": n, "quantity": q, "calories": c} for n, q, c in rng.choice(MEALS[meal])
+                ]
+                meals.append(
+                    {
+                        "date": day.isoformat(),
+                        "meal": meal,
+                        "time": at,
+                        "items_json": json.dumps(items),
+                        "calories": sum(i["calories"] for i in items),
+                    }
+                )
         for hour in (8, 10, 13, 15, 18, 21):
             at = _hm(day, hour, rng.choice([0, 15, 30]))
             if at < minute and rng.random() < 0.7:
                 water.append({"at": at, "amount_ml": rng.choice([250, 300, 500])})
-    conn.execute(insert(food_logs), [{"log_id": f"foodlog_{i:03d}", **m, "created_at": f"{m['date']}T{m['time']}:00",
-                                      "updated_at": f"{m['date']}T{m['time']}:00"} for i, m in enumerate(meals, 1)])
-    conn.execute(insert(water_logs), [{"log_id": f"water_{i:03d}", **w, "created_at": w["at"] + ":00",
-                                       "updated_at": w["at"] + ":00"} for i, w in enumerate(water, 1)])
+    conn.execute(
+        insert(food_logs),
+        [
+            {
+                "log_id": f"foodlog_{i:03d}",
+                **m,
+                "created_at": f"{m['date']}T{m['time']}:00",
+                "updated_at": f"{m['date']}T{m['time']}:00",
+            }
+            for i, m in enumerate(meals, 1)
+        ],
+    )
+    conn.execute(
+        insert(water_logs),
+        [
+            {"log_id": f"water_{i:03d}", **w, "created_at": w["at"] + ":00", "updated_at": w["at"] + ":00"}
+            for i, w in enumerate(water, 1)
+        ],
+    )
     course = [
         ("Vitamin D3", "1000 IU", ["08:00"], today - dt.timedelta(days=120), None, 1, "active"),
         ("Loratadine", "10 mg", ["08:00"], today - dt.timedelta(days=30), today + dt.timedelta(days=30), 0, "active"),
@@ -1077,10 +1595,21 @@ def _seed_diary(conn: Connection, rng: random.Random, persona: Persona, illness:
     meds, doses = [], []
     for i, (name, dosage, times, start, end, food, status) in enumerate(course, start=1):
         med_id = f"med_{i:03d}"
-        meds.append({"medication_id": med_id, "name": name, "dosage": dosage, "times_json": json.dumps(times),
-                     "start_date": start.isoformat(), "end_date": end.isoformat() if end else None, "with_food": food,
-                     "refill_reminder_days": None, "status": status, "created_at": f"{start}T09:00:00",
-                     "updated_at": f"{start}T09:00:00"})
+        meds.append(
+            {
+                "medication_id": med_id,
+                "name": name,
+                "dosage": dosage,
+                "times_json": json.dumps(times),
+                "start_date": start.isoformat(),
+                "end_date": end.isoformat() if end else None,
+                "with_food": food,
+                "refill_reminder_days": None,
+                "status": status,
+                "created_at": f"{start}T09:00:00",
+                "updated_at": f"{start}T09:00:00",
+            }
+        )
         recent = today - dt.timedelta(days=13)
         first = start if end and end < recent else max(start, recent)  # a finished course is logged in full
         for offset in range(((end or today) - first).days + 1):
@@ -1091,16 +1620,26 @@ def _seed_diary(conn: Connection, rng: random.Random, persona: Persona, illness:
                 fate = rng.random()
                 if fate < 0.04:
                     continue
-                doses.append({"medication_id": med_id, "slot_time": slot,
-                              "status": "skipped" if fate < 0.08 else "taken", "at": _shift(slot, rng.randint(0, 40))})
+                doses.append(
+                    {
+                        "medication_id": med_id,
+                        "slot_time": slot,
+                        "status": "skipped" if fate < 0.08 else "taken",
+                        "at": _shift(slot, rng.randint(0, 40)),
+                    }
+                )
     conn.execute(insert(medications), meds)
     doses.sort(key=lambda d: (d["slot_time"], d["medication_id"]))
-    conn.execute(insert(medication_logs), [{"log_id": f"dose_{i:03d}", **d, "created_at": d["at"] + ":00",
-                                            "updated_at": d["at"] + ":00"} for i, d in enumerate(doses, 1)])
+    conn.execute(
+        insert(medication_logs),
+        [
+            {"log_id": f"dose_{i:03d}", **d, "created_at": d["at"] + ":00", "updated_at": d["at"] + ":00"}
+            for i, d in enumerate(doses, 1)
+        ],
+    )
 
 
-def _seed_body_metrics(conn: Connection, rng: random.Random, persona: Persona, illness: dt.date,
-                       currency: str) -> None:
+def _seed_body_metrics(conn: Connection, rng: random.Random, persona: Persona, illness: dt.date, currency: str) -> None:
     """Weekly weight, blood pressure every ten days, fever during the illness, a few other readings."""
     today = dt.date.fromisoformat(persona.now[:10])
     imperial = _imperial(currency)
@@ -1109,8 +1648,9 @@ def _seed_body_metrics(conn: Connection, rng: random.Random, persona: Persona, i
     for week in range(13, -1, -1):
         day = today - dt.timedelta(days=today.weekday() + 1 + 7 * week)  # Sundays
         kg = weight - 0.15 * (13 - week) + rng.uniform(-0.3, 0.3)
-        readings.append(("weight", f"{kg * 2.2046:.1f}" if imperial else f"{kg:.1f}", "lb" if imperial else "kg",
-                         _hm(day, 7, 30)))
+        readings.append(
+            ("weight", f"{kg * 2.2046:.1f}" if imperial else f"{kg:.1f}", "lb" if imperial else "kg", _hm(day, 7, 30))
+        )
     for back in range(85, 0, -10):
         day = today - dt.timedelta(days=back)
         readings.append(("blood_pressure", f"{rng.randint(112, 128)}/{rng.randint(72, 84)}", "mmHg", _hm(day, 8, 0)))
@@ -1118,15 +1658,35 @@ def _seed_body_metrics(conn: Connection, rng: random.Random, persona: Persona, i
         value = f"{celsius * 9 / 5 + 32:.1f}" if imperial else f"{celsius:.1f}"
         readings.append(("temperature", value, "F" if imperial else "C", _hm(illness + dt.timedelta(days=d), 21, 0)))
     for back, mmol in ((60, 5.1), (20, 5.4)):
-        readings.append(("glucose", f"{mmol * 18:.0f}" if imperial else f"{mmol:.1f}",
-                         "mg/dL" if imperial else "mmol/L", _hm(today - dt.timedelta(days=back), 7, 15)))
-    readings += [("spo2", "97", "%", _hm(illness, 21, 5)),
-                 ("spo2", "98", "%", _hm(today - dt.timedelta(days=30), 8, 5)),
-                 ("heart_rate", "64", "bpm", _hm(today - dt.timedelta(days=12), 8, 5))]
+        readings.append(
+            (
+                "glucose",
+                f"{mmol * 18:.0f}" if imperial else f"{mmol:.1f}",
+                "mg/dL" if imperial else "mmol/L",
+                _hm(today - dt.timedelta(days=back), 7, 15),
+            )
+        )
+    readings += [
+        ("spo2", "97", "%", _hm(illness, 21, 5)),
+        ("spo2", "98", "%", _hm(today - dt.timedelta(days=30), 8, 5)),
+        ("heart_rate", "64", "bpm", _hm(today - dt.timedelta(days=12), 8, 5)),
+    ]
     readings.sort(key=lambda r: (r[3], r[0]))
-    conn.execute(insert(body_metrics), [
-        {"metric_id": f"metric_{i:03d}", "metric": m, "value": v, "unit": u, "measured_at": at,
-         "created_at": at + ":00", "updated_at": at + ":00"} for i, (m, v, u, at) in enumerate(readings, start=1)])
+    conn.execute(
+        insert(body_metrics),
+        [
+            {
+                "metric_id": f"metric_{i:03d}",
+                "metric": m,
+                "value": v,
+                "unit": u,
+                "measured_at": at,
+                "created_at": at + ":00",
+                "updated_at": at + ":00",
+            }
+            for i, (m, v, u, at) in enumerate(readings, start=1)
+        ],
+    )
 
 
 def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illness: dt.date, currency: str) -> None:
@@ -1134,8 +1694,11 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
     now = dt.datetime.fromisoformat(persona.now)
     today, minute, stamp = now.date(), now.strftime(DT_FMT), persona.now
     cities = sorted(set(conn.execute(select(world_places.c.city)).scalars()))
-    hospitals = rows(conn.execute(select(world_places).where(world_places.c.category == "hospital").order_by(
-        world_places.c.place_id)))
+    hospitals = rows(
+        conn.execute(
+            select(world_places).where(world_places.c.category == "hospital").order_by(world_places.c.place_id)
+        )
+    )
     place_no = next_number(conn, world_places, "place")
     clinics: dict[str, list[str]] = {c: [h["place_id"] for h in hospitals if h["city"] == c] for c in cities}
     new_places = []
@@ -1143,12 +1706,20 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
         names = [rng.choice(CLINIC_NAMES)] + ([DENTIST[1]] if city == persona.home_city else [])
         for name in names:
             lat0, lon0 = CITY_CENTRES.get(city, (0.0, 0.0))
-            new_places.append({
-                "place_id": f"place_{place_no:03d}", "name": name, "category": "clinic",
-                "address": f"{rng.randint(1, 300)} {rng.choice(STREETS)}", "city": city,
-                "lat": round(lat0 + rng.uniform(-0.05, 0.05), 5), "lon": round(lon0 + rng.uniform(-0.05, 0.05), 5),
-                "rating": round(rng.uniform(3.8, 4.9), 1), "open_now": 1,
-                "phone": f"{DIAL.get(city, '+1 555')} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"})
+            new_places.append(
+                {
+                    "place_id": f"place_{place_no:03d}",
+                    "name": name,
+                    "category": "clinic",
+                    "address": f"{rng.randint(1, 300)} {rng.choice(STREETS)}",
+                    "city": city,
+                    "lat": round(lat0 + rng.uniform(-0.05, 0.05), 5),
+                    "lon": round(lon0 + rng.uniform(-0.05, 0.05), 5),
+                    "rating": round(rng.uniform(3.8, 4.9), 1),
+                    "open_now": 1,
+                    "phone": f"{DIAL.get(city, '+1 555')} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}",
+                }
+            )
             clinics[city].append(f"place_{place_no:03d}")
             place_no += 1
     conn.execute(insert(world_places), new_places)
@@ -1157,25 +1728,47 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
     rng.shuffle(chinese)
     rng.shuffle(others)
     fees = FEES.get(currency, FEES["USD"])
-    doctors = [{"name": f"Dr. {DENTIST[0]}", "specialty": "Dentistry", "city": persona.home_city,
-                "clinic_place_id": dental_clinic}]
+    doctors = [
+        {
+            "name": f"Dr. {DENTIST[0]}",
+            "specialty": "Dentistry",
+            "city": persona.home_city,
+            "clinic_place_id": dental_clinic,
+        }
+    ]
     for city, count in city_counts(persona, cities, 11, 4, 25).items():
         for k in range(count - (city == persona.home_city)):
             pool = chinese if COUNTRY.get(city) == "CN" and chinese else others
-            doctors.append({"name": f"Dr. {pool.pop()}", "city": city, "clinic_place_id": rng.choice(clinics[city]),
-                            "specialty": SPECIALTIES[k % len(SPECIALTIES)] if city == persona.home_city
-                            else rng.choice(SPECIALTIES)})
+            doctors.append(
+                {
+                    "name": f"Dr. {pool.pop()}",
+                    "city": city,
+                    "clinic_place_id": rng.choice(clinics[city]),
+                    "specialty": SPECIALTIES[k % len(SPECIALTIES)]
+                    if city == persona.home_city
+                    else rng.choice(SPECIALTIES),
+                }
+            )
     doctor_rows, slots = [], []
     for i, d in enumerate(doctors, start=1):
         d["doctor_id"] = f"doctor_{i:03d}"
-        local = LANGUAGE.get(d["city"], "English")
-        languages = [local] + (["English"] if local != "English" and rng.random() < 0.7 else [])
-        doctor_rows.append({
-            "doctor_id": d["doctor_id"], "name": d["name"], "specialty": d["specialty"],
-            "clinic_place_id": d["clinic_place_id"],
-            "insurance_json": json.dumps(sorted(rng.sample(INSURERS[COUNTRY.get(d["city"], "")], rng.randint(2, 3)))),
-            "languages_json": json.dumps(languages), "telehealth": int(rng.random() < 0.4),
-            "rating": round(rng.uniform(3.9, 5.0), 1), "fee": rng.choice(fees)})
+        spoken = LANGUAGE.get(d["city"], "English")
+        languages = [spoken] + (["English"] if spoken != "English" and rng.random() < 0.7 else [])
+        doctor_rows.append(
+            {
+                "doctor_id": d["doctor_id"],
+                "name": d["name"],
+                "specialty": d["specialty"],
+                "clinic_place_id": d["clinic_place_id"],
+                "insurance_json": json.dumps(
+                    sorted(rng.sample(INSURERS[COUNTRY.get(d["city"], "")], rng.randint(2, 3)))
+                ),
+                "languages_json": json.dumps(languages),
+                "telehealth": int(rng.random() < 0.4),
+                "rating": round(rng.uniform(3.9, 5.0), 1),
+                "fee": rng.choice(fees),
+            }
+        )
         for offset in range(14):
             day = today + dt.timedelta(days=offset)
             if day.weekday() >= 5:
@@ -1183,17 +1776,23 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
             marks = [f"{h:02d}:{m:02d}" for h in (9, 10, 11, 13, 14, 15, 16) for m in (0, 30)]
             for t in sorted(rng.sample(marks, 4)):
                 if f"{day}T{t}" > minute:
-                    slots.append({"doctor_id": d["doctor_id"], "slot_dt": f"{day}T{t}",
-                                  "available": int(rng.random() < 0.75)})
+                    slots.append(
+                        {"doctor_id": d["doctor_id"], "slot_dt": f"{day}T{t}", "available": int(rng.random() < 0.75)}
+                    )
     conn.execute(insert(world_doctors), doctor_rows)
     local = [d for d in doctors if d["city"] == persona.home_city]
     gp = next(d["doctor_id"] for d in local if d["specialty"] == "General practice")
     derm = next(d["doctor_id"] for d in local if d["specialty"] == "Dermatology")
-    visits = [("doctor_001", "2025-01-20T10:00", "Dental check-up", "completed"),
-              (gp, _hm(illness, 10, 30), "Sore throat and fever", "completed"),
-              (derm, _hm(today - dt.timedelta(days=20), 15, 0), "Skin rash", "cancelled")]
-    dentist = conn.execute(select(calendar_events.c.start).where(
-        calendar_events.c.title == "Dentist appointment", calendar_events.c.start > minute)).scalar()
+    visits = [
+        ("doctor_001", "2025-01-20T10:00", "Dental check-up", "completed"),
+        (gp, _hm(illness, 10, 30), "Sore throat and fever", "completed"),
+        (derm, _hm(today - dt.timedelta(days=20), 15, 0), "Skin rash", "cancelled"),
+    ]
+    dentist = conn.execute(
+        select(calendar_events.c.start).where(
+            calendar_events.c.title == "Dentist appointment", calendar_events.c.start > minute
+        )
+    ).scalar()
     if dentist:
         visits.append(("doctor_001", dentist, "Dental cleaning", "booked"))
         slots = [s for s in slots if (s["doctor_id"], s["slot_dt"]) != ("doctor_001", dentist)]
@@ -1201,12 +1800,26 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
     slots.sort(key=lambda s: (s["doctor_id"], s["slot_dt"]))
     conn.execute(insert(world_doctor_slots), [{"slot_id": i, **s} for i, s in enumerate(slots, start=1)])
     visits.sort(key=lambda v: v[1])
-    conn.execute(insert(medical_appointments), [
-        {"appointment_id": f"appt_{i:03d}", "doctor_id": doc, "slot": slot, "reason": reason, "patient": "self",
-         "telehealth": 0, "status": status, "cancel_reason": "Rash cleared up" if status == "cancelled" else None,
-         "cancel_fee": 0.0 if status == "cancelled" else None, "created_at": stamp, "updated_at": stamp}
-        for i, (doc, slot, reason, status) in enumerate(visits, start=1)])
+    conn.execute(
+        insert(medical_appointments),
+        [
+            {
+                "appointment_id": f"appt_{i:03d}",
+                "doctor_id": doc,
+                "slot": slot,
+                "reason": reason,
+                "patient": "self",
+                "telehealth": 0,
+                "status": status,
+                "cancel_reason": "Rash cleared up" if status == "cancelled" else None,
+                "cancel_fee": 0.0 if status == "cancelled" else None,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+            for i, (doc, slot, reason, status) in enumerate(visits, start=1)
+        ],
+    )
 
 
 # GUI flows of the recipes and health apps (internal tools, kept out of this module's tool list).
-from sandbox.domains import gui_food_health  # noqa: F401
+from sandbox.domains import gui_food_health  # noqa: E402, F401  (its GUI flows; imports this module)

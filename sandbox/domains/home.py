@@ -27,76 +27,92 @@ from sandbox.tooling import DateTime, tool
 from sandbox.world import Persona, seeder
 
 home_devices = table(
-    "home_devices", USER,
+    "home_devices",
+    USER,
     Column("device_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("room", Text, nullable=False),
     Column("type", Text, nullable=False),
     Column("online", Integer, nullable=False),
     Column("state_json", Text, nullable=False),  # the type's state, keys sorted
-    *stamps(), natural_key=("name",), id_prefix="hdev",
+    *stamps(),
+    natural_key=("name",),
+    id_prefix="hdev",
 )
 
 home_scenes = table(
-    "home_scenes", USER,
+    "home_scenes",
+    USER,
     Column("scene_name", Text, primary_key=True),
     Column("actions_json", Text, nullable=False),  # [{"device_id", "set": {state keys}}]
-    *stamps(), natural_key=("scene_name",),
+    *stamps(),
+    natural_key=("scene_name",),
 )
 
 home_automations = table(
-    "home_automations", USER,
+    "home_automations",
+    USER,
     Column("automation_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("trigger_json", Text, nullable=False),
     Column("actions_json", Text, nullable=False),
     Column("days_json", Text, nullable=False),  # weekdays in week order; [] = every day
     Column("enabled", Integer, nullable=False),
-    *stamps(), natural_key=("name",), id_prefix="automation",
+    *stamps(),
+    natural_key=("name",),
+    id_prefix="automation",
 )
 
 access_codes = table(
-    "access_codes", USER,
+    "access_codes",
+    USER,
     Column("code_id", Text, primary_key=True),
     Column("device_id", Text, nullable=False),
     Column("label", Text, nullable=False),
     Column("code", Text, nullable=False),
     Column("valid_until", Text, nullable=False),  # YYYY-MM-DDTHH:MM
-    *stamps(), natural_key=("device_id", "label"),
+    *stamps(),
+    natural_key=("device_id", "label"),
 )
 
 home_events = table(
-    "home_events", USER,
+    "home_events",
+    USER,
     Column("event_id", Text, primary_key=True),
     Column("device_id", Text, nullable=False),
     Column("kind", Text, nullable=False),  # person, package, vehicle, animal, motion, doorbell, armed_*, disarmed, ...
     Column("ts", Text, nullable=False),
     Column("labels_json", Text, nullable=False),
     Column("image", Text),  # the camera still of a detection
-    *stamps(), id_prefix="hevent",
+    *stamps(),
+    id_prefix="hevent",
 )
 
 vehicle_state = table(
-    "vehicle_state", USER,
+    "vehicle_state",
+    USER,
     Column("key", Text, primary_key=True),
     Column("value", Text, nullable=False),
     natural_key=("key",),
 )
 
 vehicle_events = table(
-    "vehicle_events", USER,
+    "vehicle_events",
+    USER,
     Column("event_id", Text, primary_key=True),
     Column("command", Text, nullable=False),
     Column("ts", Text, nullable=False),
     Column("result", Text, nullable=False),
-    *stamps(), id_prefix="vevent",
+    *stamps(),
+    id_prefix="vevent",
 )
 
 HOME, CAR = "home", "car"
 DT_FMT = "%Y-%m-%dT%H:%M"
 CONFIRM_HINT = "ask_user(kind=confirm), then retry with confirm=true"
-DeviceType = Literal["light", "plug", "thermostat", "lock", "camera", "vacuum", "speaker", "tv", "sensor",
-                     "alarm_panel", "washer"]
+DeviceType = Literal[
+    "light", "plug", "thermostat", "lock", "camera", "vacuum", "speaker", "tv", "sensor", "alarm_panel", "washer"
+]
 SWITCHABLE = ("light", "plug", "speaker", "tv", "washer", "camera")
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 WEEKDAYS: tuple[str, ...] = get_args(Weekday)
@@ -108,13 +124,20 @@ MIN_EV_CLIMATE_BATTERY = 20
 
 # ---- device helpers ---------------------------------------------------------------------------
 
+
 def _row(raw: dict[str, Any]) -> dict[str, Any]:
     return {**raw, "state": json.loads(raw["state_json"])}
 
 
 def _public(dev: dict[str, Any]) -> dict[str, Any]:
-    return {"device_id": dev["device_id"], "name": dev["name"], "room": dev["room"], "type": dev["type"],
-            "online": bool(dev["online"]), "state": dev["state"]}
+    return {
+        "device_id": dev["device_id"],
+        "name": dev["name"],
+        "room": dev["room"],
+        "type": dev["type"],
+        "online": bool(dev["online"]),
+        "state": dev["state"],
+    }
 
 
 _DEVICE = select(home_devices).where(home_devices.c.device_id == bindparam("device_id"))
@@ -124,12 +147,17 @@ def _device(ctx: Ctx, device_id: str, *kinds: str) -> dict[str, Any]:
     """The device with this id, which must be of one of ``kinds`` (EntityNotFound otherwise)."""
     raw = ctx.conn.execute(_DEVICE, {"device_id": device_id}).first()
     if raw is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no home device {device_id!r}", field="device_id",
-                        hint="list_smart_devices")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no home device {device_id!r}", field="device_id", hint="list_smart_devices"
+        )
     dev = _row(dict(raw._mapping))
     if kinds and dev["type"] not in kinds:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"{device_id} ({dev['name']}) is a {dev['type']}, not a "
-                        f"{' or '.join(kinds)}", field="device_id", hint="list_smart_devices")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"{device_id} ({dev['name']}) is a {dev['type']}, not a {' or '.join(kinds)}",
+            field="device_id",
+            hint="list_smart_devices",
+        )
     return dev
 
 
@@ -144,16 +172,22 @@ def _devices(ctx: Ctx, *kinds: str) -> list[dict[str, Any]]:
 
 def _online(dev: dict[str, Any]) -> None:
     if not dev["online"]:
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{dev['name']} ({dev['device_id']}) is offline",
-                        device_id=dev["device_id"], hint="check the device's power and Wi-Fi")
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            f"{dev['name']} ({dev['device_id']}) is offline",
+            device_id=dev["device_id"],
+            hint="check the device's power and Wi-Fi",
+        )
 
 
 _SET_DEVICE = update(home_devices).where(home_devices.c.device_id == bindparam("match_device_id"))
 
 
 def _save(ctx: Ctx, dev: dict[str, Any], state: dict[str, Any]) -> None:
-    ctx.conn.execute(_SET_DEVICE, {"match_device_id": dev["device_id"],
-                                   "state_json": json.dumps(state, sort_keys=True), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _SET_DEVICE,
+        {"match_device_id": dev["device_id"], "state_json": json.dumps(state, sort_keys=True), "updated_at": ctx.ts()},
+    )
 
 
 def _targets(ctx: Ctx, target: str, kind: str) -> list[dict[str, Any]]:
@@ -168,20 +202,32 @@ def _targets(ctx: Ctx, target: str, kind: str) -> list[dict[str, Any]]:
             return exact
     rooms = sorted({d["room"] for d in devices if wanted in d["room"].casefold()})
     if len(rooms) > 1:
-        raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{target!r} matches {len(rooms)} rooms with a {kind}",
-                        candidates=rooms, field="target")
+        raise ToolError(
+            ErrorType.AMBIGUOUS_ENTITY,
+            f"{target!r} matches {len(rooms)} rooms with a {kind}",
+            candidates=rooms,
+            field="target",
+        )
     if not rooms:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {kind} in a room or with a name like {target!r}",
-                        field="target", rooms=sorted({d["room"] for d in devices}), hint="list_smart_devices")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no {kind} in a room or with a name like {target!r}",
+            field="target",
+            rooms=sorted({d["room"] for d in devices}),
+            hint="list_smart_devices",
+        )
     return [d for d in devices if d["room"] == rooms[0]]
 
 
 def _one_target(ctx: Ctx, target: str, kind: str) -> dict[str, Any]:
     found = _targets(ctx, target, kind)
     if len(found) > 1:
-        raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{target!r} matches {len(found)} devices of type {kind}",
-                        candidates=[{"device_id": d["device_id"], "name": d["name"]} for d in found],
-                        field="target")
+        raise ToolError(
+            ErrorType.AMBIGUOUS_ENTITY,
+            f"{target!r} matches {len(found)} devices of type {kind}",
+            candidates=[{"device_id": d["device_id"], "name": d["name"]} for d in found],
+            field="target",
+        )
     return found[0]
 
 
@@ -191,8 +237,12 @@ def _same(dev: dict[str, Any], changes: dict[str, Any]) -> bool:
 
 def _refuse_same(dev: dict[str, Any], changes: dict[str, Any]) -> None:
     if _same(dev, changes):
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{dev['name']} is already in that state",
-                        device_id=dev["device_id"], current={k: dev["state"].get(k) for k in changes})
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"{dev['name']} is already in that state",
+            device_id=dev["device_id"],
+            current={k: dev["state"].get(k) for k in changes},
+        )
 
 
 def _need_confirm(confirm: bool, action: str) -> None:
@@ -206,24 +256,31 @@ def _stamp(ctx: Ctx, minutes: int = 0) -> str:
 
 def _future(ctx: Ctx, value: str, field: str) -> None:
     if value <= _stamp(ctx):
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{field} {value} is not in the future",
-                        fields=[field], now=_stamp(ctx))
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE, f"{field} {value} is not in the future", fields=[field], now=_stamp(ctx)
+        )
 
 
 _LOCATION_PERMISSION = select(app_permissions.c.state).where(
-    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.permission == "LOCATION")
+    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.permission == "LOCATION"
+)
 
 
 def _require_location(ctx: Ctx, app_id: str) -> None:
     """The LOCATION gate for arguments that use the user's position (the decorator gates whole tools)."""
     state = ctx.conn.execute(_LOCATION_PERMISSION, {"app_id": app_id}).scalar()
     if state != "granted":
-        raise ToolError(ErrorType.PERMISSION_DENIED, f"app {app_id!r} lacks the LOCATION permission",
-                        app_id=app_id, permission="LOCATION",
-                        reason="policy" if state == "policy_blocked" else "app_permission")
+        raise ToolError(
+            ErrorType.PERMISSION_DENIED,
+            f"app {app_id!r} lacks the LOCATION permission",
+            app_id=app_id,
+            permission="LOCATION",
+            reason="policy" if state == "policy_blocked" else "app_permission",
+        )
 
 
 # ---- Lights & Scenes (10.1) -------------------------------------------------------------------
+
 
 def _light_args(args: dict[str, Any]) -> str | None:
     """Give at least one of on, brightness, color_temp_k, color; brightness and colour only for lights left on (not
@@ -237,11 +294,24 @@ def _light_args(args: dict[str, Any]) -> str | None:
     return None
 
 
-@tool(l2="10.1", app=HOME, mutating=True, network="internet", check=_light_args, errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.RESOURCE_UNAVAILABLE,
-    ErrorType.STATE_CONFLICT))
+@tool(
+    l2="10.1",
+    app=HOME,
+    mutating=True,
+    network="internet",
+    check=_light_args,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.STATE_CONFLICT,
+    ),
+)
 def set_light_state(
-    ctx: Ctx, target: DeviceRef, on: bool | None = None, brightness: Annotated[int, Field(ge=0, le=100)] | None = None,
+    ctx: Ctx,
+    target: DeviceRef,
+    on: bool | None = None,
+    brightness: Annotated[int, Field(ge=0, le=100)] | None = None,
     color_temp_k: Annotated[int, Field(ge=2000, le=6500)] | None = None,
     color: Annotated[str, Field(pattern=r"^#[0-9A-Fa-f]{6}$")] | None = None,
 ) -> dict[str, Any]:
@@ -270,18 +340,24 @@ def set_light_state(
         _refuse_same(reachable[0], changes)
     for d in todo:
         _save(ctx, d, {**d["state"], **changes})
-    return {"updated": [{"device_id": d["device_id"], "name": d["name"], "state": {**d["state"], **changes}}
-                        for d in todo],
-            "unchanged": [d["device_id"] for d in reachable if d not in todo],
-            "skipped_offline": [d["device_id"] for d in lights if not d["online"]]}
+    return {
+        "updated": [{"device_id": d["device_id"], "name": d["name"], "state": {**d["state"], **changes}} for d in todo],
+        "unchanged": [d["device_id"] for d in reachable if d not in todo],
+        "skipped_offline": [d["device_id"] for d in lights if not d["online"]],
+    }
 
 
 _SCENE = select(home_scenes).where(func.lower(home_scenes.c.scene_name) == bindparam("scene_name"))
 _SCENE_NAMES = select(home_scenes.c.scene_name)
 
 
-@tool(l2="10.1", app=HOME, mutating=True, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE))
+@tool(
+    l2="10.1",
+    app=HOME,
+    mutating=True,
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE),
+)
 def activate_scene(ctx: Ctx, scene_name: Name) -> dict[str, Any]:
     """Run a saved home scene; devices that are offline are listed as failed, the rest are applied.
 
@@ -291,12 +367,14 @@ def activate_scene(ctx: Ctx, scene_name: Name) -> dict[str, Any]:
     scene = ctx.conn.execute(_SCENE, {"scene_name": scene_name.casefold()}).first()
     if scene is None:
         names = sorted(ctx.conn.execute(_SCENE_NAMES).scalars())
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no scene named {scene_name!r}", field="scene_name",
-                        scenes=names)
+        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no scene named {scene_name!r}", field="scene_name", scenes=names)
     steps = [(_device(ctx, a["device_id"]), a["set"]) for a in json.loads(scene.actions_json)]
     if not any(d["online"] for d, _ in steps):
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"every device of {scene.scene_name!r} is offline",
-                        failed=[d["device_id"] for d, _ in steps])
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            f"every device of {scene.scene_name!r} is offline",
+            failed=[d["device_id"] for d, _ in steps],
+        )
     applied, unchanged = [], []
     for dev, changes in steps:
         if dev["online"] and not _same(dev, changes):
@@ -304,19 +382,34 @@ def activate_scene(ctx: Ctx, scene_name: Name) -> dict[str, Any]:
             applied.append({"device_id": dev["device_id"], "name": dev["name"], "set": changes})
         elif dev["online"]:
             unchanged.append(dev["device_id"])
-    failed = [{"device_id": d["device_id"], "name": d["name"], "reason": "offline"}
-              for d, _ in steps if not d["online"]]
+    failed = [
+        {"device_id": d["device_id"], "name": d["name"], "reason": "offline"} for d, _ in steps if not d["online"]
+    ]
     return {"scene_name": scene.scene_name, "applied": applied, "unchanged": unchanged, "failed": failed}
 
 
 # ---- Climate Control (10.2) -------------------------------------------------------------------
 
-@tool(l2="10.2", app=HOME, mutating=True, network="internet", errors=(
-    ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY,
-    ErrorType.RESOURCE_UNAVAILABLE, ErrorType.STATE_CONFLICT))
+
+@tool(
+    l2="10.2",
+    app=HOME,
+    mutating=True,
+    network="internet",
+    errors=(
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.STATE_CONFLICT,
+    ),
+)
 def set_thermostat(
-    ctx: Ctx, target: DeviceRef, target_c: Annotated[float, Field(ge=10, le=32)],
-    mode: Literal["heat", "cool", "auto", "off", "eco"] | None = None, fan: Literal["auto", "on"] | None = None,
+    ctx: Ctx,
+    target: DeviceRef,
+    target_c: Annotated[float, Field(ge=10, le=32)],
+    mode: Literal["heat", "cool", "auto", "off", "eco"] | None = None,
+    fan: Literal["auto", "on"] | None = None,
     hold_until: DateTime | None = None,
 ) -> dict[str, Any]:
     """Set a thermostat or air conditioner's target temperature, and optionally its mode, fan and hold time.
@@ -344,10 +437,14 @@ def set_thermostat(
 
 # ---- Home Security & Locks (10.3) -------------------------------------------------------------
 
+
 def _code_needs_label(args: dict[str, Any]) -> str | None:
     """code_valid_until needs guest_code_label."""
-    return "code_valid_until needs guest_code_label" if "code_valid_until" in args and \
-        "guest_code_label" not in args else None
+    return (
+        "code_valid_until needs guest_code_label"
+        if "code_valid_until" in args and "guest_code_label" not in args
+        else None
+    )
 
 
 def _guest_code(device_id: str, label: str, code_id: str) -> str:
@@ -358,11 +455,26 @@ def _guest_code(device_id: str, label: str, code_id: str) -> str:
 _ADD_ACCESS_CODE = insert(access_codes)
 
 
-@tool(l2="10.3", app=HOME, mutating=True, network="internet", check=_code_needs_label, errors=(
-    ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE,
-    ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="10.3",
+    app=HOME,
+    mutating=True,
+    network="internet",
+    check=_code_needs_label,
+    errors=(
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+)
 def set_lock_state(
-    ctx: Ctx, device_id: DeviceRef, locked: bool, confirm: bool = False, guest_code_label: Name | None = None,
+    ctx: Ctx,
+    device_id: DeviceRef,
+    locked: bool,
+    confirm: bool = False,
+    guest_code_label: Name | None = None,
     code_valid_until: DateTime | None = None,
 ) -> dict[str, Any]:
     """Lock or unlock a smart door lock, optionally issuing a guest access code; unlocking and codes need confirm.
@@ -389,9 +501,18 @@ def set_lock_state(
         code_id = ctx.new_id(access_codes)
         code = _guest_code(device_id, guest_code_label, code_id)
         until = code_valid_until or _stamp(ctx, 24 * 60)
-        ctx.conn.execute(_ADD_ACCESS_CODE, {
-            "code_id": code_id, "device_id": device_id, "label": guest_code_label, "code": code,
-            "valid_until": until, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+        ctx.conn.execute(
+            _ADD_ACCESS_CODE,
+            {
+                "code_id": code_id,
+                "device_id": device_id,
+                "label": guest_code_label,
+                "code": code,
+                "valid_until": until,
+                "created_at": ctx.ts(),
+                "updated_at": ctx.ts(),
+            },
+        )
         out["guest_code"] = {"code_id": code_id, "label": guest_code_label, "code": code, "valid_until": until}
     return out
 
@@ -406,11 +527,22 @@ def _panel(ctx: Ctx) -> dict[str, Any]:
 _ADD_HOME_EVENT = insert(home_events)
 
 
-@tool(l2="10.3", app=HOME, mutating=True, network="internet", errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.STATE_CONFLICT,
-    ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="10.3",
+    app=HOME,
+    mutating=True,
+    network="internet",
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+)
 def arm_security_system(
-    ctx: Ctx, mode: Literal["away", "home", "night", "disarm"], bypass_open_sensors: bool = False,
+    ctx: Ctx,
+    mode: Literal["away", "home", "night", "disarm"],
+    bypass_open_sensors: bool = False,
     confirm: bool = False,
 ) -> dict[str, Any]:
     """Arm the home alarm (away, home or night) or disarm it; open doors/windows block arming unless bypassed.
@@ -424,31 +556,63 @@ def arm_security_system(
     _online(panel)
     armed = "disarmed" if mode == "disarm" else mode
     _refuse_same(panel, {"armed_mode": armed})
-    open_sensors = [{"device_id": d["device_id"], "name": d["name"]} for d in _devices(ctx, "sensor")
-                    if d["online"] and d["state"].get("open")]
+    open_sensors = [
+        {"device_id": d["device_id"], "name": d["name"]}
+        for d in _devices(ctx, "sensor")
+        if d["online"] and d["state"].get("open")
+    ]
     if mode != "disarm" and open_sensors and not bypass_open_sensors:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{len(open_sensors)} door/window sensor(s) are open",
-                        open_sensors=open_sensors, hint="close them, or retry with bypass_open_sensors=true")
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"{len(open_sensors)} door/window sensor(s) are open",
+            open_sensors=open_sensors,
+            hint="close them, or retry with bypass_open_sensors=true",
+        )
     if mode == "disarm":
         _need_confirm(confirm, "disarming the alarm")
     bypassed = [s["device_id"] for s in open_sensors] if mode != "disarm" else []
     _save(ctx, panel, {**panel["state"], "armed_mode": armed, "bypassed": bypassed})
     event_id = ctx.new_id(home_events)
-    ctx.conn.execute(_ADD_HOME_EVENT, {
-        "event_id": event_id, "device_id": panel["device_id"],
-        "kind": "disarmed" if mode == "disarm" else f"armed_{mode}", "ts": ctx.ts(),
-        "labels_json": json.dumps(bypassed), "image": None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"armed_mode": armed, "previous": panel["state"]["armed_mode"], "bypassed_sensors": bypassed,
-            "event_id": event_id}
+    ctx.conn.execute(
+        _ADD_HOME_EVENT,
+        {
+            "event_id": event_id,
+            "device_id": panel["device_id"],
+            "kind": "disarmed" if mode == "disarm" else f"armed_{mode}",
+            "ts": ctx.ts(),
+            "labels_json": json.dumps(bypassed),
+            "image": None,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "armed_mode": armed,
+        "previous": panel["state"]["armed_mode"],
+        "bypassed_sensors": bypassed,
+        "event_id": event_id,
+    }
 
 
-_DETECTIONS = select(home_events).where(
-    home_events.c.device_id == bindparam("device_id"), home_events.c.ts >= bindparam("since"),
-    home_events.c.ts <= bindparam("until")).order_by(home_events.c.ts.desc(), home_events.c.event_id).limit(20)
+_DETECTIONS = (
+    select(home_events)
+    .where(
+        home_events.c.device_id == bindparam("device_id"),
+        home_events.c.ts >= bindparam("since"),
+        home_events.c.ts <= bindparam("until"),
+    )
+    .order_by(home_events.c.ts.desc(), home_events.c.event_id)
+    .limit(20)
+)
 
 
-@tool(l2="10.3", app=HOME, mutating=False, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE))
+@tool(
+    l2="10.3",
+    app=HOME,
+    mutating=False,
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE),
+)
 def get_camera_snapshot(ctx: Ctx, camera_id: DeviceRef, since: DateTime | None = None) -> dict[str, Any]:
     """Show a camera's live snapshot and its detections (people, packages, vehicles...), newest first.
 
@@ -459,21 +623,36 @@ def get_camera_snapshot(ctx: Ctx, camera_id: DeviceRef, since: DateTime | None =
     cam = _device(ctx, camera_id, "camera")
     _online(cam)
     if not cam["state"].get("on", True):
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{cam['name']} is switched off", device_id=camera_id,
-                        hint="set_device_power(on=true)")
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            f"{cam['name']} is switched off",
+            device_id=camera_id,
+            hint="set_device_power(on=true)",
+        )
     start = since or _stamp(ctx, -24 * 60)
     found = rows(ctx.conn.execute(_DETECTIONS, {"device_id": camera_id, "since": start, "until": ctx.ts()}))
     minute = _stamp(ctx)
     return {
-        "camera_id": camera_id, "name": cam["name"], "room": cam["room"],
+        "camera_id": camera_id,
+        "name": cam["name"],
+        "room": cam["room"],
         "snapshot": {"captured_at": minute, "image": f"{camera_id}_{minute.replace('-', '').replace(':', '')}.jpg"},
-        "detections": [{"event_id": r["event_id"], "kind": r["kind"], "ts": r["ts"],
-                        "labels": json.loads(r["labels_json"]), "image": r["image"]} for r in found],
+        "detections": [
+            {
+                "event_id": r["event_id"],
+                "kind": r["kind"],
+                "ts": r["ts"],
+                "labels": json.loads(r["labels_json"]),
+                "image": r["image"],
+            }
+            for r in found
+        ],
         "since": start,
     }
 
 
 # ---- Appliances & Plugs (10.4) ----------------------------------------------------------------
+
 
 @tool(l2="10.4", app=HOME, mutating=False, network="internet")
 def list_smart_devices(ctx: Ctx, room: Name | None = None, type: DeviceType | None = None) -> dict[str, Any]:
@@ -486,13 +665,25 @@ def list_smart_devices(ctx: Ctx, room: Name | None = None, type: DeviceType | No
     found = _devices(ctx, *([type] if type else []))
     if room:
         found = [d for d in found if room.casefold().strip() in d["room"].casefold()]
-    return {"devices": [_public(d) for d in found], "count": len(found),
-            "rooms": sorted({d["room"] for d in _devices(ctx)})}
+    return {
+        "devices": [_public(d) for d in found],
+        "count": len(found),
+        "rooms": sorted({d["room"] for d in _devices(ctx)}),
+    }
 
 
-@tool(l2="10.4", app=HOME, mutating=True, network="internet", errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.UNSUPPORTED_OPERATION,
-    ErrorType.STATE_CONFLICT))
+@tool(
+    l2="10.4",
+    app=HOME,
+    mutating=True,
+    network="internet",
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.UNSUPPORTED_OPERATION,
+        ErrorType.STATE_CONFLICT,
+    ),
+)
 def set_device_power(ctx: Ctx, device_id: DeviceRef, on: bool) -> dict[str, Any]:
     """Switch a plug, light, speaker, TV, washer or camera on or off.
 
@@ -503,10 +694,18 @@ def set_device_power(ctx: Ctx, device_id: DeviceRef, on: bool) -> dict[str, Any]
     dev = _device(ctx, device_id)
     _online(dev)
     if dev["type"] not in SWITCHABLE:
-        tools = {"thermostat": "set_thermostat", "lock": "set_lock_state", "alarm_panel": "arm_security_system",
-                 "vacuum": "start_robot_vacuum"}
-        raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"a {dev['type']} cannot be switched on or off",
-                        device_id=device_id, **({"hint": tools[dev["type"]]} if dev["type"] in tools else {}))
+        tools = {
+            "thermostat": "set_thermostat",
+            "lock": "set_lock_state",
+            "alarm_panel": "arm_security_system",
+            "vacuum": "start_robot_vacuum",
+        }
+        raise ToolError(
+            ErrorType.UNSUPPORTED_OPERATION,
+            f"a {dev['type']} cannot be switched on or off",
+            device_id=device_id,
+            **({"hint": tools[dev["type"]]} if dev["type"] in tools else {}),
+        )
     _refuse_same(dev, {"on": on})
     _save(ctx, dev, {**dev["state"], "on": on})
     return {"device_id": device_id, "name": dev["name"], "on": on}
@@ -517,12 +716,21 @@ def _rooms_only_on_start(args: dict[str, Any]) -> str | None:
     return "rooms can only be given with action=start" if args.get("rooms") and args["action"] != "start" else None
 
 
-@tool(l2="10.4", app=HOME, mutating=True, network="internet", check=_rooms_only_on_start, errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="10.4",
+    app=HOME,
+    mutating=True,
+    network="internet",
+    check=_rooms_only_on_start,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.STATE_CONFLICT),
+)
 def start_robot_vacuum(
-    ctx: Ctx, device_id: DeviceRef, action: Literal["start", "pause", "dock"],
+    ctx: Ctx,
+    device_id: DeviceRef,
+    action: Literal["start", "pause", "dock"],
     rooms: Annotated[list[Name], Field(min_length=1, max_length=12)] | None = None,
-    mode: Literal["vacuum", "mop", "both"] = "vacuum", suction: Literal["quiet", "standard", "max"] = "standard",
+    mode: Literal["vacuum", "mop", "both"] = "vacuum",
+    suction: Literal["quiet", "standard", "max"] = "standard",
 ) -> dict[str, Any]:
     """Start, pause or dock a robot vacuum; it will not start with a full bin or a battery under 15%.
 
@@ -537,8 +745,9 @@ def start_robot_vacuum(
     known = {d["room"].casefold(): d["room"] for d in _devices(ctx)}
     missing = [r for r in rooms or [] if r.casefold().strip() not in known]
     if missing:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no room(s) {', '.join(missing)}", field="rooms",
-                        rooms=sorted(known.values()))
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no room(s) {', '.join(missing)}", field="rooms", rooms=sorted(known.values())
+        )
     _online(dev)
     state, status = dev["state"], dev["state"]["status"]
     if action == "start":
@@ -547,8 +756,12 @@ def start_robot_vacuum(
         if state["bin_full"]:
             raise ToolError(ErrorType.STATE_CONFLICT, f"{dev['name']}'s dust bin is full", hint="empty the bin")
         if state["battery_pct"] < MIN_VACUUM_BATTERY:
-            raise ToolError(ErrorType.STATE_CONFLICT, f"{dev['name']}'s battery is at {state['battery_pct']}%",
-                            battery_pct=state["battery_pct"], hint="let it charge on the dock")
+            raise ToolError(
+                ErrorType.STATE_CONFLICT,
+                f"{dev['name']}'s battery is at {state['battery_pct']}%",
+                battery_pct=state["battery_pct"],
+                hint="let it charge on the dock",
+            )
         plan = sorted({known[r.casefold().strip()] for r in rooms or []})
         new = {**state, "status": "cleaning", "mode": mode, "suction": suction, "rooms": plan}
     else:
@@ -557,11 +770,19 @@ def start_robot_vacuum(
             raise ToolError(ErrorType.STATE_CONFLICT, f"{dev['name']} is {status}", current=status)
         new = {**state, "status": target, **({"rooms": []} if action == "dock" else {})}
     _save(ctx, dev, new)
-    return {"device_id": device_id, "name": dev["name"], "status": new["status"], "previous": status,
-            "rooms": new["rooms"] or "whole home", "mode": new["mode"], "suction": new["suction"]}
+    return {
+        "device_id": device_id,
+        "name": dev["name"],
+        "status": new["status"],
+        "previous": status,
+        "rooms": new["rooms"] or "whole home",
+        "mode": new["mode"],
+        "suction": new["suction"],
+    }
 
 
 # ---- Home Automations & Routines (10.5) -------------------------------------------------------
+
 
 class Trigger(BaseModel):
     """What starts an automation."""
@@ -569,17 +790,37 @@ class Trigger(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     type: Literal["time", "sunrise", "sunset", "arrive_home", "leave_home", "sensor"] = Field(
         description="time (value HH:MM), sunrise/sunset (value = offset in minutes, optional), "
-                    "arrive_home/leave_home (no value), sensor (value = the sensor or camera device id)")
+        "arrive_home/leave_home (no value), sensor (value = the sensor or camera device id)"
+    )
     value: str | int | None = Field(None, description="See type.")
 
 
 COMMANDS: dict[str, tuple[str, ...]] = {  # command -> the device types it applies to
-    "turn_on": SWITCHABLE, "turn_off": SWITCHABLE, "set_brightness": ("light",), "set_temperature": ("thermostat",),
-    "lock": ("lock",), "arm_away": ("alarm_panel",), "arm_home": ("alarm_panel",), "arm_night": ("alarm_panel",),
-    "start_vacuum": ("vacuum",), "dock_vacuum": ("vacuum",), "activate_scene": (),
+    "turn_on": SWITCHABLE,
+    "turn_off": SWITCHABLE,
+    "set_brightness": ("light",),
+    "set_temperature": ("thermostat",),
+    "lock": ("lock",),
+    "arm_away": ("alarm_panel",),
+    "arm_home": ("alarm_panel",),
+    "arm_night": ("alarm_panel",),
+    "start_vacuum": ("vacuum",),
+    "dock_vacuum": ("vacuum",),
+    "activate_scene": (),
 }
-Command = Literal["turn_on", "turn_off", "set_brightness", "set_temperature", "lock", "arm_away", "arm_home",
-                  "arm_night", "start_vacuum", "dock_vacuum", "activate_scene"]
+Command = Literal[
+    "turn_on",
+    "turn_off",
+    "set_brightness",
+    "set_temperature",
+    "lock",
+    "arm_away",
+    "arm_home",
+    "arm_night",
+    "start_vacuum",
+    "dock_vacuum",
+    "activate_scene",
+]
 
 
 class Action(BaseModel):
@@ -588,8 +829,9 @@ class Action(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     target: DeviceRef = Field(description="A device id (hdev_909), or a scene name for activate_scene.")
     command: Command = Field(description="What to do with the target.")
-    value: int | float | None = Field(None, description="Brightness 0-100 for set_brightness; degrees C "
-                                                        "(10-32) for set_temperature.")
+    value: int | float | None = Field(
+        None, description="Brightness 0-100 for set_brightness; degrees C (10-32) for set_temperature."
+    )
 
 
 def _automation_args(args: dict[str, Any]) -> str | None:
@@ -626,16 +868,31 @@ def _is_time(value: str) -> bool:
 
 
 _AUTOMATION_NAMED = select(home_automations.c.automation_id).where(
-    func.lower(home_automations.c.name) == bindparam("name"))
+    func.lower(home_automations.c.name) == bindparam("name")
+)
 _ADD_AUTOMATION = insert(home_automations)
 
 
-@tool(l2="10.5", app=HOME, mutating=True, network="internet", check=_automation_args, errors=(
-    ErrorType.PERMISSION_DENIED, ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE,
-    ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="10.5",
+    app=HOME,
+    mutating=True,
+    network="internet",
+    check=_automation_args,
+    errors=(
+        ErrorType.PERMISSION_DENIED,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.DUPLICATE_ENTITY,
+    ),
+)
 def create_home_automation(
-    ctx: Ctx, name: Name, trigger: Trigger, actions: Annotated[list[Action], Field(min_length=1, max_length=10)],
-    enabled: bool = True, days: Annotated[list[Weekday], Field(max_length=7)] | None = None,
+    ctx: Ctx,
+    name: Name,
+    trigger: Trigger,
+    actions: Annotated[list[Action], Field(min_length=1, max_length=10)],
+    enabled: bool = True,
+    days: Annotated[list[Weekday], Field(max_length=7)] | None = None,
 ) -> dict[str, Any]:
     """Create a home automation: when the trigger fires (on the given weekdays), run the actions.
 
@@ -659,34 +916,56 @@ def create_home_automation(
         step = action.model_dump(exclude_none=True)
         if action.command == "activate_scene":
             if action.target.casefold() not in scenes:
-                raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no scene named {action.target!r}", field="actions",
-                                scenes=sorted(scenes.values()))
+                raise ToolError(
+                    ErrorType.ENTITY_NOT_FOUND,
+                    f"no scene named {action.target!r}",
+                    field="actions",
+                    scenes=sorted(scenes.values()),
+                )
             step["target"] = scenes[action.target.casefold()]
         else:
             dev = _device(ctx, action.target)
             if dev["type"] not in COMMANDS[action.command]:
-                raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{action.command} does not apply to "
-                                f"{dev['name']} (a {dev['type']})", fields=["actions"])
+                raise ToolError(
+                    ErrorType.INVALID_ARGUMENT_VALUE,
+                    f"{action.command} does not apply to {dev['name']} (a {dev['type']})",
+                    fields=["actions"],
+                )
         plan.append(step)
     existing = ctx.conn.execute(_AUTOMATION_NAMED, {"name": name.casefold()}).scalar()
     if existing:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"an automation named {name!r} exists: {existing}",
-                        existing_id=existing)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY, f"an automation named {name!r} exists: {existing}", existing_id=existing
+        )
     aid = ctx.new_id(home_automations)
     week = [d for d in WEEKDAYS if d in (days or [])]
-    ctx.conn.execute(_ADD_AUTOMATION, {
-        "automation_id": aid, "name": name, "trigger_json": json.dumps(trig, sort_keys=True),
-        "actions_json": json.dumps(plan, sort_keys=True), "days_json": json.dumps(week), "enabled": int(enabled),
-        "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"automation_id": aid, "name": name, "trigger": trig, "actions": plan, "days": week or "every day",
-            "enabled": enabled}
+    ctx.conn.execute(
+        _ADD_AUTOMATION,
+        {
+            "automation_id": aid,
+            "name": name,
+            "trigger_json": json.dumps(trig, sort_keys=True),
+            "actions_json": json.dumps(plan, sort_keys=True),
+            "days_json": json.dumps(week),
+            "enabled": int(enabled),
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "automation_id": aid,
+        "name": name,
+        "trigger": trig,
+        "actions": plan,
+        "days": week or "every day",
+        "enabled": enabled,
+    }
 
 
 # ---- Vehicle Remote Control (10.6) ------------------------------------------------------------
 
 NUMERIC_CAR_KEYS = {"battery_pct", "fuel_pct", "range_km", "cabin_temp_c", "odometer_km", "climate_target_c"}
-BOOL_CAR_KEYS = {"online", "locked", "engine_on", "windows_closed", "trunk_open", "charging", "climate_on",
-                 "defrost"}
+BOOL_CAR_KEYS = {"online", "locked", "engine_on", "windows_closed", "trunk_open", "charging", "climate_on", "defrost"}
 
 
 def _car_value(key: str, raw: str) -> Any:
@@ -706,8 +985,12 @@ def _car(ctx: Ctx) -> dict[str, Any]:
     """The car's state, typed; ResourceUnavailable when it is not connected."""
     car = {k: _car_value(k, v) for k, v in ctx.conn.execute(_VEHICLE_STATE)}
     if not car.get("online"):
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, "the car is not connected (no signal)",
-                        last_seen=car.get("last_seen"), hint="try again later")
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            "the car is not connected (no signal)",
+            last_seen=car.get("last_seen"),
+            hint="try again later",
+        )
     return car
 
 
@@ -722,23 +1005,41 @@ def _set_car(ctx: Ctx, command: str, changes: dict[str, str]) -> str:
         if current.get(key) != value:
             ctx.conn.execute(_SET_VEHICLE_STATE, {"match_key": key, "value": value})
     event_id = ctx.new_id(vehicle_events)
-    ctx.conn.execute(_ADD_VEHICLE_EVENT, {"event_id": event_id, "command": command, "ts": ctx.ts(), "result": "ok",
-                                          "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_VEHICLE_EVENT,
+        {
+            "event_id": event_id,
+            "command": command,
+            "ts": ctx.ts(),
+            "result": "ok",
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return event_id
 
 
 CAR_COMMANDS = {  # command -> (key, value it sets); honk_flash changes nothing
-    "lock": ("locked", "1"), "unlock": ("locked", "0"), "start_engine": ("engine_on", "1"),
-    "stop_engine": ("engine_on", "0"), "open_trunk": ("trunk_open", "1"), "close_windows": ("windows_closed", "1"),
+    "lock": ("locked", "1"),
+    "unlock": ("locked", "0"),
+    "start_engine": ("engine_on", "1"),
+    "stop_engine": ("engine_on", "0"),
+    "open_trunk": ("trunk_open", "1"),
+    "close_windows": ("windows_closed", "1"),
 }
 RISKY_CAR_COMMANDS = ("unlock", "start_engine", "open_trunk")
 
 
-@tool(l2="10.6", app=CAR, mutating=True, network="internet", errors=(
-    ErrorType.RESOURCE_UNAVAILABLE, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="10.6",
+    app=CAR,
+    mutating=True,
+    network="internet",
+    errors=(ErrorType.RESOURCE_UNAVAILABLE, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED),
+)
 def vehicle_remote_command(
-    ctx: Ctx, command: Literal["lock", "unlock", "start_engine", "stop_engine", "honk_flash", "open_trunk",
-                               "close_windows"],
+    ctx: Ctx,
+    command: Literal["lock", "unlock", "start_engine", "stop_engine", "honk_flash", "open_trunk", "close_windows"],
     confirm: bool = False,
 ) -> dict[str, Any]:
     """Send a remote command to the connected car; unlock, start_engine and open_trunk need confirm.
@@ -750,20 +1051,28 @@ def vehicle_remote_command(
     car = _car(ctx)
     key, value = CAR_COMMANDS.get(command, ("", ""))
     if key and car[key] == (value == "1"):
-        raise ToolError(ErrorType.STATE_CONFLICT, f"the car is already in that state ({key}={car[key]})",
-                        current={key: car[key]})
+        raise ToolError(
+            ErrorType.STATE_CONFLICT, f"the car is already in that state ({key}={car[key]})", current={key: car[key]}
+        )
     if command in RISKY_CAR_COMMANDS:
         _need_confirm(confirm, command.replace("_", " "))
     event_id = _set_car(ctx, command, {key: value} if key else {})
-    return {"command": command, "result": "ok", "event_id": event_id,
-            **({key: value == "1"} if key else {})}
+    return {"command": command, "result": "ok", "event_id": event_id, **({key: value == "1"} if key else {})}
 
 
-@tool(l2="10.6", app=CAR, mutating=True, network="internet",
-      errors=(ErrorType.RESOURCE_UNAVAILABLE, ErrorType.LIMIT_EXCEEDED))
+@tool(
+    l2="10.6",
+    app=CAR,
+    mutating=True,
+    network="internet",
+    errors=(ErrorType.RESOURCE_UNAVAILABLE, ErrorType.LIMIT_EXCEEDED),
+)
 def set_vehicle_climate(
-    ctx: Ctx, target_c: Annotated[float, Field(ge=16, le=30)], defrost: bool | None = None,
-    seat_heat: Literal["off", "low", "high"] | None = None, duration_min: Annotated[int, Field(ge=5, le=30)] = 15,
+    ctx: Ctx,
+    target_c: Annotated[float, Field(ge=16, le=30)],
+    defrost: bool | None = None,
+    seat_heat: Literal["off", "low", "high"] | None = None,
+    duration_min: Annotated[int, Field(ge=5, le=30)] = 15,
 ) -> dict[str, Any]:
     """Pre-condition the car's cabin (heat or cool to a temperature) for a while; an EV needs 20% battery.
 
@@ -775,18 +1084,30 @@ def set_vehicle_climate(
     """
     car = _car(ctx)
     if car["powertrain"] == "ev" and car["battery_pct"] < MIN_EV_CLIMATE_BATTERY:
-        raise ToolError(ErrorType.LIMIT_EXCEEDED, f"battery at {car['battery_pct']}%: climate needs "
-                        f"{MIN_EV_CLIMATE_BATTERY}%", battery_pct=car["battery_pct"], hint="charge the car first")
-    changes = {"climate_on": "1", "climate_target_c": f"{round(target_c * 2) / 2:.1f}",
-               "climate_until": _stamp(ctx, duration_min)}
+        raise ToolError(
+            ErrorType.LIMIT_EXCEEDED,
+            f"battery at {car['battery_pct']}%: climate needs {MIN_EV_CLIMATE_BATTERY}%",
+            battery_pct=car["battery_pct"],
+            hint="charge the car first",
+        )
+    changes = {
+        "climate_on": "1",
+        "climate_target_c": f"{round(target_c * 2) / 2:.1f}",
+        "climate_until": _stamp(ctx, duration_min),
+    }
     if defrost is not None:
         changes["defrost"] = "1" if defrost else "0"
     if seat_heat is not None:
         changes["seat_heat"] = seat_heat
     event_id = _set_car(ctx, "climate_on", changes)
-    return {"climate_on": True, "target_c": float(changes["climate_target_c"]), "until": changes["climate_until"],
-            "defrost": changes.get("defrost", "1" if car["defrost"] else "0") == "1",
-            "seat_heat": changes.get("seat_heat", car["seat_heat"]), "event_id": event_id}
+    return {
+        "climate_on": True,
+        "target_c": float(changes["climate_target_c"]),
+        "until": changes["climate_until"],
+        "defrost": changes.get("defrost", "1" if car["defrost"] else "0") == "1",
+        "seat_heat": changes.get("seat_heat", car["seat_heat"]),
+        "event_id": event_id,
+    }
 
 
 TYRE_RECOMMENDED_BAR = 2.4  # the door placard's cold pressure
@@ -803,15 +1124,17 @@ CAR_GROUPS = {
 
 # The car's saved place can be missing (None): IS matches what ``== None`` did.
 _CAR_PLACE = select(world_places.c.place_id, world_places.c.name, world_places.c.address, world_places.c.city).where(
-    world_places.c.place_id.is_not_distinct_from(bindparam("place_id")))
+    world_places.c.place_id.is_not_distinct_from(bindparam("place_id"))
+)
 
 
 @tool(l2="10.6", app=CAR, mutating=False, network="internet", errors=(ErrorType.RESOURCE_UNAVAILABLE,))
 def get_vehicle_status(ctx: Ctx) -> dict[str, Any]:
     """Show the car's charge or fuel, range, locks, windows, climate, tyre pressures, location and odometer."""
     car = _car(ctx)
-    out: dict[str, Any] = {g: {k.removesuffix("_json"): car[k] for k in keys if k in car}
-                           for g, keys in CAR_GROUPS.items()}
+    out: dict[str, Any] = {
+        g: {k.removesuffix("_json"): car[k] for k in keys if k in car} for g, keys in CAR_GROUPS.items()
+    }
     spot = ctx.conn.execute(_CAR_PLACE, {"place_id": car["location_place_id"]}).first()
     out["location"] = dict(spot._mapping) if spot else {"place_id": car["location_place_id"]}
     out["last_seen"] = car["last_seen"]
@@ -836,10 +1159,20 @@ DEVICES: list[tuple[str, str, str, int, dict[str, Any]]] = [
     ("Hallway light", "Hallway", "light", 0, {"on": False, "brightness": 60, "color_temp_k": 3000}),
     ("Porch light", "Porch", "light", 1, {"on": False, "brightness": 100, "color_temp_k": 2700}),
     ("Bathroom light", "Bathroom", "light", 1, {"on": False, "brightness": 100, "color_temp_k": 4000}),
-    ("Living room thermostat", "Living room", "thermostat", 1,
-     {"mode": "cool", "target_c": 25.0, "current_c": 27.0, "fan": "auto", "humidity_pct": 48, "hold_until": None}),
-    ("Bedroom AC", "Master bedroom", "thermostat", 1,
-     {"mode": "off", "target_c": 26.0, "current_c": 26.5, "fan": "auto", "humidity_pct": 52, "hold_until": None}),
+    (
+        "Living room thermostat",
+        "Living room",
+        "thermostat",
+        1,
+        {"mode": "cool", "target_c": 25.0, "current_c": 27.0, "fan": "auto", "humidity_pct": 48, "hold_until": None},
+    ),
+    (
+        "Bedroom AC",
+        "Master bedroom",
+        "thermostat",
+        1,
+        {"mode": "off", "target_c": 26.0, "current_c": 26.5, "fan": "auto", "humidity_pct": 52, "hold_until": None},
+    ),
     ("Front door lock", "Porch", "lock", 1, {"locked": True, "battery_pct": 82}),
     ("Back door lock", "Kitchen", "lock", 1, {"locked": True, "battery_pct": 64}),
     ("Garage door lock", "Garage", "lock", 0, {"locked": True, "battery_pct": 9}),
@@ -849,9 +1182,20 @@ DEVICES: list[tuple[str, str, str, int, dict[str, Any]]] = [
     ("Coffee maker plug", "Kitchen", "plug", 1, {"on": False, "power_w": 0}),
     ("Air purifier", "Master bedroom", "plug", 1, {"on": True, "power_w": 35}),
     ("Desk fan plug", "Study", "plug", 1, {"on": False, "power_w": 0}),
-    ("Robot vacuum", "Living room", "vacuum", 1,
-     {"status": "docked", "battery_pct": 92, "bin_full": False, "mode": "vacuum", "suction": "standard",
-      "rooms": []}),
+    (
+        "Robot vacuum",
+        "Living room",
+        "vacuum",
+        1,
+        {
+            "status": "docked",
+            "battery_pct": 92,
+            "bin_full": False,
+            "mode": "vacuum",
+            "suction": "standard",
+            "rooms": [],
+        },
+    ),
     ("Smart speaker", "Living room", "speaker", 1, {"on": True, "volume": 35}),
     ("Living room TV", "Living room", "tv", 1, {"on": False, "input": "hdmi1"}),
     ("Washing machine", "Bathroom", "washer", 1, {"on": False, "program": "cotton"}),
@@ -869,31 +1213,61 @@ def dev_id(name: str) -> str:
 
 
 SCENES: dict[str, list[tuple[str, dict[str, Any]]]] = {
-    "Good morning": [("Master bedroom light", {"on": True, "brightness": 60}),
-                     ("Kitchen light", {"on": True, "brightness": 100}), ("Coffee maker plug", {"on": True}),
-                     ("Living room thermostat", {"mode": "cool", "target_c": 25.0})],
-    "Good night": [(n, {"on": False}) for n in ("Ceiling light", "Floor lamp", "Kitchen light", "Hallway light",
-                                                "Living room TV")]
-    + [("Bedside lamp", {"on": True, "brightness": 10}), ("Front door lock", {"locked": True}),
-       ("Back door lock", {"locked": True})],
-    "Movie time": [("Ceiling light", {"on": False}), ("Floor lamp", {"on": True, "brightness": 20}),
-                   ("Living room TV", {"on": True})],
-    "Dinner": [("Ceiling light", {"on": True, "brightness": 70, "color_temp_k": 2700}),
-               ("Kitchen light", {"on": True, "brightness": 100}), ("Smart speaker", {"on": True})],
-    "Leave home": [(n, {"on": False}) for n in ("Ceiling light", "Floor lamp", "Kitchen light", "Desk lamp",
-                                                "Coffee maker plug", "Living room TV")]
+    "Good morning": [
+        ("Master bedroom light", {"on": True, "brightness": 60}),
+        ("Kitchen light", {"on": True, "brightness": 100}),
+        ("Coffee maker plug", {"on": True}),
+        ("Living room thermostat", {"mode": "cool", "target_c": 25.0}),
+    ],
+    "Good night": [
+        (n, {"on": False}) for n in ("Ceiling light", "Floor lamp", "Kitchen light", "Hallway light", "Living room TV")
+    ]
+    + [
+        ("Bedside lamp", {"on": True, "brightness": 10}),
+        ("Front door lock", {"locked": True}),
+        ("Back door lock", {"locked": True}),
+    ],
+    "Movie time": [
+        ("Ceiling light", {"on": False}),
+        ("Floor lamp", {"on": True, "brightness": 20}),
+        ("Living room TV", {"on": True}),
+    ],
+    "Dinner": [
+        ("Ceiling light", {"on": True, "brightness": 70, "color_temp_k": 2700}),
+        ("Kitchen light", {"on": True, "brightness": 100}),
+        ("Smart speaker", {"on": True}),
+    ],
+    "Leave home": [
+        (n, {"on": False})
+        for n in ("Ceiling light", "Floor lamp", "Kitchen light", "Desk lamp", "Coffee maker plug", "Living room TV")
+    ]
     + [("Front door lock", {"locked": True})],
 }
 
 # (name, trigger, [(device name or scene, command, value)], days, enabled)
 AUTOMATIONS: list[tuple[str, dict[str, Any], list[tuple[str, str, Any]], list[str], int]] = [
     ("Porch light at sunset", {"type": "sunset"}, [("Porch light", "turn_on", None)], [], 1),
-    ("Morning coffee", {"type": "time", "value": "06:50"}, [("Coffee maker plug", "turn_on", None)],
-     list(WEEKDAYS[:5]), 1),
-    ("Lock up at night", {"type": "time", "value": "23:00"},
-     [("Front door lock", "lock", None), ("Back door lock", "lock", None)], [], 1),
-    ("Welcome home", {"type": "arrive_home"}, [("Ceiling light", "turn_on", None),
-                                                ("Living room thermostat", "set_temperature", 24)], [], 1),
+    (
+        "Morning coffee",
+        {"type": "time", "value": "06:50"},
+        [("Coffee maker plug", "turn_on", None)],
+        list(WEEKDAYS[:5]),
+        1,
+    ),
+    (
+        "Lock up at night",
+        {"type": "time", "value": "23:00"},
+        [("Front door lock", "lock", None), ("Back door lock", "lock", None)],
+        [],
+        1,
+    ),
+    (
+        "Welcome home",
+        {"type": "arrive_home"},
+        [("Ceiling light", "turn_on", None), ("Living room thermostat", "set_temperature", 24)],
+        [],
+        1,
+    ),
     ("Clean while out", {"type": "leave_home"}, [("Robot vacuum", "start_vacuum", None)], list(WEEKDAYS[:5]), 0),
     ("Night mode", {"type": "time", "value": "22:30"}, [("Good night", "activate_scene", None)], [], 1),
 ]
@@ -922,20 +1296,34 @@ def _home_event_rows(rng: random.Random, now: dt.datetime) -> list[dict[str, Any
             at = day.replace(hour=rng.randint(6, 22), minute=rng.randint(0, 59), second=0)
             events.append((_iso(at), cam, kind, [kind] + (["courier"] if kind == "package" else [])))
         if day.weekday() < 5:
-            events.append((_iso(day.replace(hour=8, minute=rng.randint(10, 40), second=0)), "Alarm panel",
-                           "armed_away", []))
-            events.append((_iso(day.replace(hour=18, minute=rng.randint(5, 55), second=0)), "Alarm panel",
-                           "disarmed", []))
+            events.append(
+                (_iso(day.replace(hour=8, minute=rng.randint(10, 40), second=0)), "Alarm panel", "armed_away", [])
+            )
+            events.append(
+                (_iso(day.replace(hour=18, minute=rng.randint(5, 55), second=0)), "Alarm panel", "disarmed", [])
+            )
     today = now.replace(second=0)
-    events += [(_iso(today - dt.timedelta(minutes=48)), "Doorbell camera", "doorbell", ["person", "courier"]),
-               (_iso(today - dt.timedelta(minutes=47)), "Doorbell camera", "package", ["package", "courier"])]
+    events += [
+        (_iso(today - dt.timedelta(minutes=48)), "Doorbell camera", "doorbell", ["person", "courier"]),
+        (_iso(today - dt.timedelta(minutes=47)), "Doorbell camera", "package", ["package", "courier"]),
+    ]
     events.sort()
     out = []
     for i, (ts, name, kind, labels) in enumerate(events, start=1):
         device = dev_id(name)
         image = f"{device}_{ts[:16].replace('-', '').replace(':', '')}.jpg" if name.endswith("camera") else None
-        out.append({"event_id": f"hevent_{i:03d}", "device_id": device, "kind": kind, "ts": ts,
-                    "labels_json": json.dumps(labels), "image": image, "created_at": ts, "updated_at": ts})
+        out.append(
+            {
+                "event_id": f"hevent_{i:03d}",
+                "device_id": device,
+                "kind": kind,
+                "ts": ts,
+                "labels_json": json.dumps(labels),
+                "image": image,
+                "created_at": ts,
+                "updated_at": ts,
+            }
+        )
     return out
 
 
@@ -944,58 +1332,144 @@ def seed_home(conn: Connection, rng: random.Random, persona: Persona) -> None:
     """The home's devices, scenes, automations, access codes and event history; the car and its log."""
     now_dt = dt.datetime.fromisoformat(persona.now)
     now = persona.now
-    conn.execute(insert(home_devices), [
-        {"device_id": dev_id(name), "name": name, "room": room, "type": kind, "online": online,
-         "state_json": json.dumps(state, sort_keys=True), "created_at": now, "updated_at": now}
-        for name, room, kind, online, state in DEVICES])
-    conn.execute(insert(home_scenes), [
-        {"scene_name": scene, "actions_json": json.dumps([{"device_id": dev_id(n), "set": s} for n, s in steps],
-                                                         sort_keys=True),
-         "created_at": now, "updated_at": now} for scene, steps in SCENES.items()])
-    conn.execute(insert(home_automations), [
-        {"automation_id": f"automation_{i:03d}", "name": name, "trigger_json": json.dumps(trigger, sort_keys=True),
-         "actions_json": json.dumps([{"target": t if cmd == "activate_scene" else dev_id(t), "command": cmd,
-                                      **({"value": v} if v is not None else {})} for t, cmd, v in steps],
-                                    sort_keys=True),
-         "days_json": json.dumps(days), "enabled": enabled, "created_at": now, "updated_at": now}
-        for i, (name, trigger, steps, days, enabled) in enumerate(AUTOMATIONS, start=1)])
+    conn.execute(
+        insert(home_devices),
+        [
+            {
+                "device_id": dev_id(name),
+                "name": name,
+                "room": room,
+                "type": kind,
+                "online": online,
+                "state_json": json.dumps(state, sort_keys=True),
+                "created_at": now,
+                "updated_at": now,
+            }
+            for name, room, kind, online, state in DEVICES
+        ],
+    )
+    conn.execute(
+        insert(home_scenes),
+        [
+            {
+                "scene_name": scene,
+                "actions_json": json.dumps([{"device_id": dev_id(n), "set": s} for n, s in steps], sort_keys=True),
+                "created_at": now,
+                "updated_at": now,
+            }
+            for scene, steps in SCENES.items()
+        ],
+    )
+    conn.execute(
+        insert(home_automations),
+        [
+            {
+                "automation_id": f"automation_{i:03d}",
+                "name": name,
+                "trigger_json": json.dumps(trigger, sort_keys=True),
+                "actions_json": json.dumps(
+                    [
+                        {
+                            "target": t if cmd == "activate_scene" else dev_id(t),
+                            "command": cmd,
+                            **({"value": v} if v is not None else {}),
+                        }
+                        for t, cmd, v in steps
+                    ],
+                    sort_keys=True,
+                ),
+                "days_json": json.dumps(days),
+                "enabled": enabled,
+                "created_at": now,
+                "updated_at": now,
+            }
+            for i, (name, trigger, steps, days, enabled) in enumerate(AUTOMATIONS, start=1)
+        ],
+    )
     soon, past = now_dt + dt.timedelta(days=rng.randint(20, 40)), now_dt - dt.timedelta(days=rng.randint(5, 15))
-    conn.execute(insert(access_codes), [
-        {"code_id": "code_001", "device_id": dev_id("Front door lock"), "label": "Cleaner",
-         "code": f"{rng.randint(0, 999999):06d}", "valid_until": soon.strftime(DT_FMT), "created_at": now,
-         "updated_at": now},
-        {"code_id": "code_002", "device_id": dev_id("Front door lock"), "label": "Dog walker",
-         "code": f"{rng.randint(0, 999999):06d}", "valid_until": past.strftime(DT_FMT), "created_at": now,
-         "updated_at": now},
-    ])
+    conn.execute(
+        insert(access_codes),
+        [
+            {
+                "code_id": "code_001",
+                "device_id": dev_id("Front door lock"),
+                "label": "Cleaner",
+                "code": f"{rng.randint(0, 999999):06d}",
+                "valid_until": soon.strftime(DT_FMT),
+                "created_at": now,
+                "updated_at": now,
+            },
+            {
+                "code_id": "code_002",
+                "device_id": dev_id("Front door lock"),
+                "label": "Dog walker",
+                "code": f"{rng.randint(0, 999999):06d}",
+                "valid_until": past.strftime(DT_FMT),
+                "created_at": now,
+                "updated_at": now,
+            },
+        ],
+    )
     conn.execute(insert(home_events), _home_event_rows(rng, now_dt))
     # Arrive/leave-home automations need the home app's LOCATION permission: granted by default.
-    conn.execute(sqlite_insert(app_permissions).values(app_id=HOME, permission="LOCATION", state="granted")
-                 .on_conflict_do_nothing())
+    conn.execute(
+        sqlite_insert(app_permissions)
+        .values(app_id=HOME, permission="LOCATION", state="granted")
+        .on_conflict_do_nothing()
+    )
 
-    parking = conn.execute(select(world_places.c.place_id).where(
-        world_places.c.city == persona.home_city, world_places.c.category == "parking")
-        .order_by(world_places.c.place_id)).scalar() or ""
+    parking = (
+        conn.execute(
+            select(world_places.c.place_id)
+            .where(world_places.c.city == persona.home_city, world_places.c.category == "parking")
+            .order_by(world_places.c.place_id)
+        ).scalar()
+        or ""
+    )
     car = CARS["ev" if persona.timezone.startswith("Asia") else "hybrid"]
     pressures = {w: round(rng.uniform(2.3, 2.5), 1) for w in ("front_left", "front_right", "rear_left", "rear_right")}
     pressures["rear_left"] = 2.0  # a slow leak worth reporting
-    state = {**car, "online": "1", "locked": "1", "engine_on": "0", "windows_closed": "1", "trunk_open": "0",
-             "tire_pressure_json": json.dumps(pressures, sort_keys=True), "cabin_temp_c": f"{rng.randint(22, 31)}",
-             "location_place_id": parking, "odometer_km": f"{rng.randint(18000, 42000)}", "climate_on": "0",
-             "climate_target_c": "22.0", "climate_until": "", "defrost": "0", "seat_heat": "off",
-             "last_seen": _iso(now_dt - dt.timedelta(minutes=rng.randint(2, 20)))}
+    state = {
+        **car,
+        "online": "1",
+        "locked": "1",
+        "engine_on": "0",
+        "windows_closed": "1",
+        "trunk_open": "0",
+        "tire_pressure_json": json.dumps(pressures, sort_keys=True),
+        "cabin_temp_c": f"{rng.randint(22, 31)}",
+        "location_place_id": parking,
+        "odometer_km": f"{rng.randint(18000, 42000)}",
+        "climate_on": "0",
+        "climate_target_c": "22.0",
+        "climate_until": "",
+        "defrost": "0",
+        "seat_heat": "off",
+        "last_seen": _iso(now_dt - dt.timedelta(minutes=rng.randint(2, 20))),
+    }
     conn.execute(insert(vehicle_state), [{"key": k, "value": v} for k, v in sorted(state.items())])
     log = []
     for back in range(60, 0, -1):
         day = now_dt - dt.timedelta(days=back)
-        for command in rng.sample(["lock", "unlock", "climate_on", "honk_flash", "start_engine", "stop_engine"],
-                                  rng.randint(0, 2)):
+        for command in rng.sample(
+            ["lock", "unlock", "climate_on", "honk_flash", "start_engine", "stop_engine"], rng.randint(0, 2)
+        ):
             log.append((_iso(day.replace(hour=rng.randint(7, 21), minute=rng.randint(0, 59), second=0)), command))
     log.sort()
-    conn.execute(insert(vehicle_events), [
-        {"event_id": f"vevent_{i:03d}", "command": c, "ts": ts, "result": "ok" if i % 17 else "timeout",
-         "created_at": ts, "updated_at": ts} for i, (ts, c) in enumerate(log, start=1)])
+    conn.execute(
+        insert(vehicle_events),
+        [
+            {
+                "event_id": f"vevent_{i:03d}",
+                "command": c,
+                "ts": ts,
+                "result": "ok" if i % 17 else "timeout",
+                "created_at": ts,
+                "updated_at": ts,
+            }
+            for i, (ts, c) in enumerate(log, start=1)
+        ],
+    )
 
 
-
-from sandbox.domains import home_screens  # noqa: F401  (the app's GUI flows; imports this module)
+from sandbox.domains import home_screens  # noqa: E402, F401  (the app's GUI flows; imports this module)

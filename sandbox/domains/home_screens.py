@@ -37,8 +37,9 @@ _ADD_SCENE = insert(home_scenes)
 
 
 @tool(domain=INTERNAL, app=HOME, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
-def home_save_scene(ctx: Ctx, scene_name: Name,
-                    actions: Annotated[list[SceneStep], Field(min_length=1, max_length=20)]) -> dict[str, Any]:
+def home_save_scene(
+    ctx: Ctx, scene_name: Name, actions: Annotated[list[SceneStep], Field(min_length=1, max_length=20)]
+) -> dict[str, Any]:
     """Save a new scene on the home app's scene editor (GUI-agent action).
 
     Args:
@@ -51,8 +52,15 @@ def home_save_scene(ctx: Ctx, scene_name: Name,
     for a in actions:
         _device(ctx, a.device_id)
         steps.append({"device_id": a.device_id, "set": a.set})
-    ctx.conn.execute(_ADD_SCENE, {"scene_name": scene_name, "actions_json": json.dumps(steps, sort_keys=True),
-                                  "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_SCENE,
+        {
+            "scene_name": scene_name,
+            "actions_json": json.dumps(steps, sort_keys=True),
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"scene_name": scene_name, "actions": steps}
 
 
@@ -65,8 +73,7 @@ def _create_scene(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
         key = str(ref).casefold().strip()
         found = [d for d in everything if key in (d["device_id"], d["name"].casefold(), d["room"].casefold())]
         if not found:
-            raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the scene editor lists no device {ref!r}",
-                            reason="no_device")
+            raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the scene editor lists no device {ref!r}", reason="no_device")
         for d in found:
             if d["type"] not in SWITCHABLE or any(s["device_id"] == d["device_id"] for s in steps):
                 continue
@@ -78,8 +85,11 @@ def _create_scene(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
         raise ToolError(ErrorType.SUB_AGENT_FAILED, "none of those devices can be part of a scene", reason="empty")
     result = ctx.call("home_save_scene", {"scene_name": str(inputs["scene_name"]), "actions": steps})
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"saving the scene failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"saving the scene failed: {result['Payload']['message']}",
+            reason=result["ErrorType"],
+        )
     return {"scene_name": result["Payload"]["scene_name"], "devices": [s["device_id"] for s in steps]}
 
 
@@ -87,8 +97,7 @@ gui_flow(GuiFlow(HOME, "create_scene", ("scene",), ("scene_name", "devices"), _c
 
 
 _AUTOMATION = select(home_automations).where(home_automations.c.automation_id == bindparam("automation_id"))
-_SET_AUTOMATION = update(home_automations).where(
-    home_automations.c.automation_id == bindparam("match_automation_id"))
+_SET_AUTOMATION = update(home_automations).where(home_automations.c.automation_id == bindparam("match_automation_id"))
 
 
 @tool(domain=INTERNAL, app=HOME, mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
@@ -104,8 +113,9 @@ def home_set_automation_enabled(ctx: Ctx, automation_id: str, enabled: bool) -> 
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no automation {automation_id!r}")
     if bool(row.enabled) == enabled:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{row.name} is already {'on' if enabled else 'off'}")
-    ctx.conn.execute(_SET_AUTOMATION, {"match_automation_id": automation_id, "enabled": int(enabled),
-                                       "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _SET_AUTOMATION, {"match_automation_id": automation_id, "enabled": int(enabled), "updated_at": ctx.ts()}
+    )
     return {"automation_id": automation_id, "name": row.name, "enabled": enabled}
 
 
@@ -113,8 +123,13 @@ def _truthy(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    return True if text in ("true", "on", "enable", "enabled", "1", "yes") else \
-        False if text in ("false", "off", "disable", "disabled", "pause", "paused", "0", "no") else None
+    return (
+        True
+        if text in ("true", "on", "enable", "enabled", "1", "yes")
+        else False
+        if text in ("false", "off", "disable", "disabled", "pause", "paused", "0", "no")
+        else None
+    )
 
 
 _AUTOMATIONS = select(home_automations).order_by(home_automations.c.automation_id)
@@ -128,12 +143,16 @@ def _toggle_automation(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[st
         raise ToolError(ErrorType.SUB_AGENT_FAILED, "enabled must say on or off", missing_inputs=["enabled"])
     found = [r for r in rows(ctx.conn.execute(_AUTOMATIONS)) if name in r["name"].casefold()]
     if len(found) != 1:
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"{len(found)} automations match {inputs['name']!r}",
-                        reason="no_match" if not found else "ambiguous")
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"{len(found)} automations match {inputs['name']!r}",
+            reason="no_match" if not found else "ambiguous",
+        )
     result = ctx.call("home_set_automation_enabled", {"automation_id": found[0]["automation_id"], "enabled": enabled})
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the switch failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED, f"the switch failed: {result['Payload']['message']}", reason=result["ErrorType"]
+        )
     return {"automation": found[0]["name"], "enabled": enabled, "status": "enabled" if enabled else "paused"}
 
 

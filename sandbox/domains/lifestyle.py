@@ -19,8 +19,18 @@ from sqlalchemy import Column, Connection, Float, Integer, Text, bindparam, func
 
 from sandbox.domains.common import STREETS, addresses, charge, payment_method, place, refund, world_places
 from sandbox.domains.shopping import (
-    CARRIERS, Id, Limit, Money, Query, get_row, local_price, seed_payments, shipments, shipping_address,
-    tracking_number, world_currency,
+    CARRIERS,
+    Id,
+    Limit,
+    Money,
+    Query,
+    get_row,
+    local_price,
+    seed_payments,
+    shipments,
+    shipping_address,
+    tracking_number,
+    world_currency,
 )
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
@@ -30,7 +40,8 @@ from sandbox.tooling import INTERNAL, Date, DateTime, Phone, tool
 from sandbox.world import Persona, seeder
 
 world_events = table(
-    "world_events", WORLD,
+    "world_events",
+    WORLD,
     Column("event_id", Text, primary_key=True),
     Column("title", Text, nullable=False),
     Column("category", Text, nullable=False),  # concert | exhibition | museum | sports | theater | family | festival
@@ -45,11 +56,13 @@ world_events = table(
     Column("api_bookable", Integer, nullable=False),
     Column("realname_required", Integer, nullable=False),
     Column("booking_app_id", Text),  # the venue's own app when api_bookable = 0
-    id_prefix="evt", natural_key=("title", "city"),
+    id_prefix="evt",
+    natural_key=("title", "city"),
 )
 
 event_tickets = table(
-    "event_tickets", USER,
+    "event_tickets",
+    USER,
     Column("ticket_id", Text, primary_key=True),
     Column("event_id", Text, nullable=False),
     Column("session_time", Text, nullable=False),
@@ -62,11 +75,13 @@ event_tickets = table(
     Column("status", Text, nullable=False),  # booked | used | cancelled
     Column("qr_code", Text, nullable=False),
     Column("source", Text, nullable=False),  # api | gui_agent
-    *stamps(), natural_key=("event_id", "session_time"),
+    *stamps(),
+    natural_key=("event_id", "session_time"),
 )
 
 world_parcels = table(
-    "world_parcels", WORLD,
+    "world_parcels",
+    WORLD,
     Column("tracking_number", Text, primary_key=True),
     Column("carrier", Text, nullable=False),
     Column("sender", Text, nullable=False),
@@ -79,7 +94,8 @@ world_parcels = table(
 )
 
 courier_orders = table(
-    "courier_orders", USER,
+    "courier_orders",
+    USER,
     Column("courier_order_id", Text, primary_key=True),
     Column("pickup_address_id", Text, nullable=False),
     Column("recipient_json", Text, nullable=False),  # {"name", "phone", "address"}; phone normalised
@@ -93,11 +109,14 @@ courier_orders = table(
     Column("tracking_number", Text, nullable=False),
     Column("payment_method_id", Text),
     Column("status", Text, nullable=False),  # scheduled | picked_up | delivered | cancelled
-    *stamps(), natural_key=("tracking_number",), id_prefix="courier",
+    *stamps(),
+    natural_key=("tracking_number",),
+    id_prefix="courier",
 )
 
 world_service_providers = table(
-    "world_service_providers", WORLD,
+    "world_service_providers",
+    WORLD,
     Column("provider_id", Text, primary_key=True),
     Column("name", Text, nullable=False),
     Column("service_types_json", Text, nullable=False),
@@ -114,7 +133,8 @@ world_service_providers = table(
 )
 
 world_service_slots = table(
-    "world_service_slots", WORLD,
+    "world_service_slots",
+    WORLD,
     Column("provider_id", Text, primary_key=True),
     Column("start", Text, primary_key=True),  # YYYY-MM-DDTHH:MM
     Column("available", Integer, nullable=False),
@@ -122,7 +142,8 @@ world_service_slots = table(
 )
 
 service_appointments = table(
-    "service_appointments", USER,
+    "service_appointments",
+    USER,
     Column("appointment_id", Text, primary_key=True),
     Column("provider_id", Text, nullable=False),
     Column("service", Text, nullable=False),
@@ -137,32 +158,61 @@ service_appointments = table(
     Column("status", Text, nullable=False),  # booked | completed | cancelled
     Column("cancellation_fee", Float),
     Column("source", Text, nullable=False),  # api | voice_agent
-    *stamps(), natural_key=("provider_id", "start"), id_prefix="sappt",
+    *stamps(),
+    natural_key=("provider_id", "start"),
+    id_prefix="sappt",
 )
 
 membership_cards = table(
-    "membership_cards", USER,
+    "membership_cards",
+    USER,
     Column("card_id", Text, primary_key=True),
     Column("merchant", Text, nullable=False),
     Column("card_number", Text, nullable=False),  # upper case, no spaces or dashes
     Column("holder_name", Text, nullable=False),
     Column("points", Integer, nullable=False),
-    *stamps(), natural_key=("merchant", "card_number"), id_prefix="mcard",
+    *stamps(),
+    natural_key=("merchant", "card_number"),
+    id_prefix="mcard",
 )
 
 DT_FMT = "%Y-%m-%dT%H:%M"
 EventCategory = Literal["concert", "exhibition", "museum", "sports", "theater", "family", "festival"]
-ServiceType = Literal["cleaning", "plumbing", "electrician", "appliance_repair", "moving", "laundry", "haircut",
-                      "massage", "nail", "car_wash", "pet_grooming"]
+ServiceType = Literal[
+    "cleaning",
+    "plumbing",
+    "electrician",
+    "appliance_repair",
+    "moving",
+    "laundry",
+    "haircut",
+    "massage",
+    "nail",
+    "car_wash",
+    "pet_grooming",
+]
 HOME_SERVICES = frozenset({"cleaning", "plumbing", "electrician", "appliance_repair", "moving", "laundry"})
-DURATION_MIN = {"cleaning": 180, "plumbing": 90, "electrician": 90, "appliance_repair": 90, "moving": 240,
-                "laundry": 30, "haircut": 45, "massage": 60, "nail": 60, "car_wash": 45, "pet_grooming": 90}
+DURATION_MIN = {
+    "cleaning": 180,
+    "plumbing": 90,
+    "electrician": 90,
+    "appliance_repair": 90,
+    "moving": 240,
+    "laundry": 30,
+    "haircut": 45,
+    "massage": 60,
+    "nail": 60,
+    "car_wash": 45,
+    "pet_grooming": 90,
+}
 LATE_CANCEL = dt.timedelta(hours=2)  # cancelling closer than this to the start costs a fee
 LATE_FEE_SHARE = 0.5
 COURIER_LEAD = dt.timedelta(hours=1)  # the earliest a courier can arrive
 COURIER_HOURS = ("08:00", "20:00")
-COURIER_FEES = {"CNY": {"document": 12.0, "small": 15.0, "medium": 22.0, "large": 35.0},
-                "USD": {"document": 8.5, "small": 10.5, "medium": 15.0, "large": 24.0}}
+COURIER_FEES = {
+    "CNY": {"document": 12.0, "small": 15.0, "medium": 22.0, "large": 35.0},
+    "USD": {"document": 8.5, "small": 10.5, "medium": 15.0, "large": 24.0},
+}
 INSURANCE_RATE = 0.01
 Name = Annotated[str, Field(min_length=1, max_length=120)]
 
@@ -178,6 +228,7 @@ def _qr(*parts: str) -> str:
 
 # ---- Events & Attraction Tickets (13.1) ---------------------------------------------------------
 
+
 def _event_filters(args: dict[str, Any]) -> str | None:
     """Give at least one of query, city, date_from, date_to, category, max_price; date_to is not before date_from."""
     filters = ("query", "city", "date_from", "date_to", "category", "max_price")
@@ -190,15 +241,25 @@ def _event_filters(args: dict[str, Any]) -> str | None:
 
 def _event_out(ev: dict[str, Any], sessions: list[str]) -> dict[str, Any]:
     keep = ("event_id", "title", "category", "venue", "city", "price", "currency", "seats_left", "booking_app_id")
-    return {**{k: ev[k] for k in keep}, "sessions": sessions, "sections": json.loads(ev["sections_json"]),
-            "sold_out": ev["seats_left"] == 0, "api_bookable": bool(ev["api_bookable"]),
-            "realname_required": bool(ev["realname_required"])}
+    return {
+        **{k: ev[k] for k in keep},
+        "sessions": sessions,
+        "sections": json.loads(ev["sections_json"]),
+        "sold_out": ev["seats_left"] == 0,
+        "api_bookable": bool(ev["api_bookable"]),
+        "realname_required": bool(ev["realname_required"]),
+    }
 
 
 @tool(l2="13.1", app="tickets", mutating=False, network="internet", check=_event_filters)
 def search_events(
-    ctx: Ctx, query: Query | None = None, city: str | None = None, date_from: Date | None = None,
-    date_to: Date | None = None, category: EventCategory | None = None, max_price: Money | None = None,
+    ctx: Ctx,
+    query: Query | None = None,
+    city: str | None = None,
+    date_from: Date | None = None,
+    date_to: Date | None = None,
+    category: EventCategory | None = None,
+    max_price: Money | None = None,
     limit: Limit = 10,
 ) -> dict[str, Any]:
     """Search upcoming concerts, exhibitions, museums, sports, shows, family outings and festivals.
@@ -224,8 +285,11 @@ def search_events(
         q = q.where(func.lower(e.title + " " + e.venue).contains(word, autoescape=True))
     now, found = _minute(ctx), []
     for ev in rows(ctx.conn.execute(q)):
-        sessions = [s for s in json.loads(ev["sessions_json"]) if s >= now and (not date_from or s[:10] >= date_from)
-                    and (not date_to or s[:10] <= date_to)]
+        sessions = [
+            s
+            for s in json.loads(ev["sessions_json"])
+            if s >= now and (not date_from or s[:10] >= date_from) and (not date_to or s[:10] <= date_to)
+        ]
         if sessions:
             found.append(_event_out(ev, sessions))
     found.sort(key=lambda ev: (ev["sessions"][0], ev["event_id"]))
@@ -248,12 +312,20 @@ def _session(ev: dict[str, Any], session_time: str | None, now: str) -> str:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{ev['event_id']} has no upcoming sessions")
     if session_time is None:
         if len(upcoming) > 1:
-            raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{ev['event_id']} has {len(upcoming)} sessions: "
-                            "choose one", fields=["session_time"], candidates=upcoming)
+            raise ToolError(
+                ErrorType.MISSING_REQUIRED_ARGUMENT,
+                f"{ev['event_id']} has {len(upcoming)} sessions: choose one",
+                fields=["session_time"],
+                candidates=upcoming,
+            )
         return upcoming[0]
     if session_time not in upcoming:
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{ev['event_id']} has no upcoming session at "
-                        f"{session_time}", field="session_time", candidates=upcoming)
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"{ev['event_id']} has no upcoming session at {session_time}",
+            field="session_time",
+            candidates=upcoming,
+        )
     return session_time
 
 
@@ -262,25 +334,48 @@ def _section(ev: dict[str, Any], seat_section: str | None) -> tuple[str | None, 
     sections: dict[str, float] = json.loads(ev["sections_json"])
     if not sections:
         if seat_section is not None:
-            raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{ev['event_id']} is general admission (no sections)",
-                            field="seat_section")
+            raise ToolError(
+                ErrorType.INVALID_ARGUMENT_VALUE,
+                f"{ev['event_id']} is general admission (no sections)",
+                field="seat_section",
+            )
         return None, ev["price"]
     if seat_section is None:
         name = min(sections, key=lambda s: (sections[s], s))
         return name, sections[name]
-    name = next((s for s in sections if s.lower() == seat_section.strip().lower()), None)
-    if name is None:
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{ev['event_id']} has no section {seat_section!r}",
-                        field="seat_section", candidates=sections)
-    return name, sections[name]
+    named = next((s for s in sections if s.lower() == seat_section.strip().lower()), None)
+    if named is None:
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"{ev['event_id']} has no section {seat_section!r}",
+            field="seat_section",
+            candidates=sections,
+        )
+    return named, sections[named]
 
 
-@tool(l2="13.1", app="tickets", mutating=True, network="internet", check=_attendees_match,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.UNSUPPORTED_OPERATION, ErrorType.STATE_CONFLICT,
-              ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.RESOURCE_UNAVAILABLE,
-              ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED))
+@tool(
+    l2="13.1",
+    app="tickets",
+    mutating=True,
+    network="internet",
+    check=_attendees_match,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.UNSUPPORTED_OPERATION,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.MISSING_REQUIRED_ARGUMENT,
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.DUPLICATE_ENTITY,
+        ErrorType.LIMIT_EXCEEDED,
+    ),
+)
 def book_event_tickets(
-    ctx: Ctx, event_id: Id, quantity: Annotated[int, Field(ge=1, le=10)], session_time: DateTime | None = None,
+    ctx: Ctx,
+    event_id: Id,
+    quantity: Annotated[int, Field(ge=1, le=10)],
+    session_time: DateTime | None = None,
     seat_section: Annotated[str, Field(min_length=1, max_length=40)] | None = None,
     attendee_names: Annotated[list[Name], Field(min_length=1, max_length=10)] | None = None,
     payment_method_id: Id | None = None,
@@ -298,57 +393,114 @@ def book_event_tickets(
     ev = get_row(ctx, world_events, event_id, "search_events")
     method = payment_method(ctx, payment_method_id)
     if not ev["api_bookable"]:
-        raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{ev['title']} sells tickets only in its own app "
-                        f"{ev['booking_app_id']!r}", app_id=ev["booking_app_id"], hint="call_gui_agent")
+        raise ToolError(
+            ErrorType.UNSUPPORTED_OPERATION,
+            f"{ev['title']} sells tickets only in its own app {ev['booking_app_id']!r}",
+            app_id=ev["booking_app_id"],
+            hint="call_gui_agent",
+        )
     session = _session(ev, session_time, _minute(ctx))
     section, unit = _section(ev, seat_section)
     if ev["realname_required"] and not attendee_names:
-        raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{ev['title']} needs every visitor's full name",
-                        fields=["attendee_names"])
+        raise ToolError(
+            ErrorType.MISSING_REQUIRED_ARGUMENT,
+            f"{ev['title']} needs every visitor's full name",
+            fields=["attendee_names"],
+        )
     if ev["seats_left"] < quantity:
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, "sold out" if ev["seats_left"] == 0 else
-                        f"only {ev['seats_left']} ticket(s) left", seats_left=ev["seats_left"])
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            "sold out" if ev["seats_left"] == 0 else f"only {ev['seats_left']} ticket(s) left",
+            seats_left=ev["seats_left"],
+        )
     return _issue_tickets(ctx, ev, session, quantity, section, unit, attendee_names or [], method["method_id"])
 
 
 _HELD_TICKET = select(event_tickets.c.ticket_id).where(
-    event_tickets.c.event_id == bindparam("event_id"), event_tickets.c.session_time == bindparam("session_time"),
-    event_tickets.c.status == "booked")
+    event_tickets.c.event_id == bindparam("event_id"),
+    event_tickets.c.session_time == bindparam("session_time"),
+    event_tickets.c.status == "booked",
+)
 _ADD_TICKETS = insert(event_tickets)
 _SET_SEATS_LEFT = update(world_events).where(world_events.c.event_id == bindparam("match_event_id"))
 
 
-def _issue_tickets(ctx: Ctx, ev: dict[str, Any], session: str, quantity: int, section: str | None, unit: float,
-                   attendee_names: list[str], method_id: str) -> dict[str, Any]:
+def _issue_tickets(
+    ctx: Ctx,
+    ev: dict[str, Any],
+    session: str,
+    quantity: int,
+    section: str | None,
+    unit: float,
+    attendee_names: list[str],
+    method_id: str,
+) -> dict[str, Any]:
     """Hold the seats, charge, and issue the tickets with their QR code (the API and the venue apps alike)."""
     event_id = ev["event_id"]
     held = ctx.conn.execute(_HELD_TICKET, {"event_id": event_id, "session_time": session}).scalar()
     if held:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"you already hold tickets for this session: {held}",
-                        existing_id=held)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY, f"you already hold tickets for this session: {held}", existing_id=held
+        )
     total = round(unit * quantity, 2)
     ticket_id = ctx.new_id(event_tickets)
     if total > 0:
         charge(ctx, total, ev["venue"], "entertainment", ticket_id, method_id)
     qr = _qr(ticket_id, event_id, session)
-    ctx.conn.execute(_ADD_TICKETS, {
-        "ticket_id": ticket_id, "event_id": event_id, "session_time": session, "quantity": quantity,
-        "seat_section": section, "attendee_names_json": json.dumps(attendee_names), "price": total,
-        "currency": ev["currency"], "payment_method_id": method_id if total > 0 else None, "status": "booked",
-        "qr_code": qr, "source": "api" if ctx.actor == "planner" else ctx.actor, "created_at": ctx.ts(),
-        "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_TICKETS,
+        {
+            "ticket_id": ticket_id,
+            "event_id": event_id,
+            "session_time": session,
+            "quantity": quantity,
+            "seat_section": section,
+            "attendee_names_json": json.dumps(attendee_names),
+            "price": total,
+            "currency": ev["currency"],
+            "payment_method_id": method_id if total > 0 else None,
+            "status": "booked",
+            "qr_code": qr,
+            "source": "api" if ctx.actor == "planner" else ctx.actor,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     ctx.conn.execute(_SET_SEATS_LEFT, {"match_event_id": event_id, "seats_left": ev["seats_left"] - quantity})
-    return {"ticket_id": ticket_id, "event_id": event_id, "title": ev["title"], "session_time": session,
-            "quantity": quantity, "seat_section": section, "total": total, "currency": ev["currency"], "qr_code": qr}
+    return {
+        "ticket_id": ticket_id,
+        "event_id": event_id,
+        "title": ev["title"],
+        "session_time": session,
+        "quantity": quantity,
+        "seat_section": section,
+        "total": total,
+        "currency": ev["currency"],
+        "qr_code": qr,
+    }
 
 
 # ---- Venue apps (no API): the GUI agent reserves on their screens -------------------------------
 
-@tool(domain=INTERNAL, app="tickets", mutating=True,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.RESOURCE_UNAVAILABLE,
-              ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED, ErrorType.STATE_CONFLICT))
+
+@tool(
+    domain=INTERNAL,
+    app="tickets",
+    mutating=True,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.DUPLICATE_ENTITY,
+        ErrorType.LIMIT_EXCEEDED,
+        ErrorType.STATE_CONFLICT,
+    ),
+)
 def venue_reserve_ticket(
-    ctx: Ctx, event_id: Id, session_time: DateTime, quantity: Annotated[int, Field(ge=1, le=10)],
+    ctx: Ctx,
+    event_id: Id,
+    session_time: DateTime,
+    quantity: Annotated[int, Field(ge=1, le=10)],
     visitor_names: Annotated[list[Name], Field(min_length=1, max_length=10)],
 ) -> dict[str, Any]:
     """Reserve tickets on a venue app's booking screen (GUI-agent action).
@@ -362,11 +514,13 @@ def venue_reserve_ticket(
     ev = get_row(ctx, world_events, event_id, "search_events")
     session = _session(ev, session_time, _minute(ctx))
     if ev["seats_left"] < quantity:
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"only {ev['seats_left']} ticket(s) left",
-                        seats_left=ev["seats_left"])
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE, f"only {ev['seats_left']} ticket(s) left", seats_left=ev["seats_left"]
+        )
     section, unit = _section(ev, None)
-    return _issue_tickets(ctx, ev, session, quantity, section, unit, visitor_names,
-                          payment_method(ctx, None)["method_id"])
+    return _issue_tickets(
+        ctx, ev, session, quantity, section, unit, visitor_names, payment_method(ctx, None)["method_id"]
+    )
 
 
 _SELLS_TICKETS = select(world_events.c.event_id).where(world_events.c.booking_app_id == bindparam("app_id")).limit(1)
@@ -376,8 +530,9 @@ def _sells_tickets(ctx: Ctx, app_id: str) -> bool:
     return ctx.conn.execute(_SELLS_TICKETS, {"app_id": app_id}).first() is not None
 
 
-_VENUE_APP_EVENTS = select(world_events).where(world_events.c.booking_app_id == bindparam("app_id")).order_by(
-    world_events.c.event_id)
+_VENUE_APP_EVENTS = (
+    select(world_events).where(world_events.c.booking_app_id == bindparam("app_id")).order_by(world_events.c.event_id)
+)
 _MY_NAME = select(user_profile.c.name)
 
 
@@ -391,26 +546,53 @@ def _reserve_in_venue_app(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"{app_id} shows no session at {wanted}", reason="no_session")
     profile = ctx.conn.execute(_MY_NAME).scalar()
     visitors = inputs["visitors"] if isinstance(inputs["visitors"], list) else [inputs["visitors"]]
-    names = [profile if isinstance(v, dict) and v.get("self") else (v.get("name") if isinstance(v, dict) else v)
-             for v in visitors]
+    names = [
+        profile if isinstance(v, dict) and v.get("self") else (v.get("name") if isinstance(v, dict) else v)
+        for v in visitors
+    ]
     if any(not isinstance(n, str) or not n for n in names):
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, "every visitor needs a name (or {\"self\": true})",
-                        missing_inputs=["visitors"])
-    result = ctx.call("venue_reserve_ticket", {"event_id": ev["event_id"], "session_time": wanted,
-                                               "quantity": int(inputs["quantity"]), "visitor_names": names})
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED, 'every visitor needs a name (or {"self": true})', missing_inputs=["visitors"]
+        )
+    result = ctx.call(
+        "venue_reserve_ticket",
+        {
+            "event_id": ev["event_id"],
+            "session_time": wanted,
+            "quantity": int(inputs["quantity"]),
+            "visitor_names": names,
+        },
+    )
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the reservation failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"the reservation failed: {result['Payload']['message']}",
+            reason=result["ErrorType"],
+        )
     payload = result["Payload"]
-    return {"reservation_code": payload["ticket_id"], "qr_code": payload["qr_code"], "price": payload["total"],
-            "session_time": payload["session_time"], "event_id": payload["event_id"]}
+    return {
+        "reservation_code": payload["ticket_id"],
+        "qr_code": payload["qr_code"],
+        "price": payload["total"],
+        "session_time": payload["session_time"],
+        "event_id": payload["event_id"],
+    }
 
 
-gui_flow(GuiFlow(None, "reserve_ticket", ("ticket", "reserv*", "book*"), ("date", "session", "quantity", "visitors"),
-                 _reserve_in_venue_app, serves=_sells_tickets))
+gui_flow(
+    GuiFlow(
+        None,
+        "reserve_ticket",
+        ("ticket", "reserv*", "book*"),
+        ("date", "session", "quantity", "visitors"),
+        _reserve_in_venue_app,
+        serves=_sells_tickets,
+    )
+)
 
 
 # ---- Parcels & Courier (13.2) -------------------------------------------------------------------
+
 
 def _tracking(number: str) -> str:
     return re.sub(r"[\s\-]", "", number).upper()
@@ -423,7 +605,8 @@ _PICKUP = select(courier_orders).where(courier_orders.c.tracking_number == bindp
 
 @tool(l2="13.2", app="courier", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
 def track_parcel(
-    ctx: Ctx, tracking_number: Annotated[str, Field(min_length=4, max_length=40)],
+    ctx: Ctx,
+    tracking_number: Annotated[str, Field(min_length=4, max_length=40)],
     carrier: Annotated[str, Field(min_length=1, max_length=40)] | None = None,
 ) -> dict[str, Any]:
     """Track any parcel by its tracking number: carrier, status, delivery estimate and scan events.
@@ -438,15 +621,29 @@ def track_parcel(
     ship = ctx.conn.execute(_SHIPMENT, {"tracking_number": number}).first()
     pickup = ctx.conn.execute(_PICKUP, {"tracking_number": number}).first()
     if parcel:
-        found = {"carrier": parcel.carrier, "status": parcel.status, "eta": parcel.eta, "sender": parcel.sender,
-                 "events": json.loads(parcel.events_json)}
+        found = {
+            "carrier": parcel.carrier,
+            "status": parcel.status,
+            "eta": parcel.eta,
+            "sender": parcel.sender,
+            "events": json.loads(parcel.events_json),
+        }
     elif ship:
-        found = {"carrier": ship.carrier, "status": ship.status, "eta": ship.eta, "order_id": ship.order_id,
-                 "events": json.loads(ship.events_json)}
+        found = {
+            "carrier": ship.carrier,
+            "status": ship.status,
+            "eta": ship.eta,
+            "order_id": ship.order_id,
+            "events": json.loads(ship.events_json),
+        }
     elif pickup:
-        found = {"carrier": pickup.carrier, "status": pickup.status, "eta": None,
-                 "courier_order_id": pickup.courier_order_id,
-                 "events": [{"ts": pickup.created_at[:16], "status": "pickup_scheduled"}]}
+        found = {
+            "carrier": pickup.carrier,
+            "status": pickup.status,
+            "eta": None,
+            "courier_order_id": pickup.courier_order_id,
+            "events": [{"ts": pickup.created_at[:16], "status": "pickup_scheduled"}],
+        }
     if found is None or (carrier and carrier.strip().lower() != found["carrier"].lower()):
         where = f" at {carrier}" if carrier else ""
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no parcel {number}{where}", field="tracking_number")
@@ -499,8 +696,9 @@ def _default_window(now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
     return start, start + dt.timedelta(hours=2)
 
 
-_SAVED_ADDRESSES = select(addresses.c.address_id, addresses.c.label, addresses.c.address_line, addresses.c.city,
-                          addresses.c.is_default).order_by(addresses.c.address_id)
+_SAVED_ADDRESSES = select(
+    addresses.c.address_id, addresses.c.label, addresses.c.address_line, addresses.c.city, addresses.c.is_default
+).order_by(addresses.c.address_id)
 
 
 def saved_address(ctx: Ctx, ref: str) -> str:
@@ -510,8 +708,12 @@ def saved_address(ctx: Ctx, ref: str) -> str:
     wanted = ref.strip().lower().removeprefix("my ")
     found = next((a for a in every if a["address_id"] == ref or a["label"].lower() == wanted), None)
     if found is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no saved address {ref!r}", field="address_id",
-                        saved_addresses=[{k: a[k] for k in ("address_id", "label", "city")} for a in every])
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no saved address {ref!r}",
+            field="address_id",
+            saved_addresses=[{k: a[k] for k in ("address_id", "label", "city")} for a in every],
+        )
     return str(found["address_id"])
 
 
@@ -522,18 +724,36 @@ def _address_text(ctx: Ctx, address_id: str) -> str:
 
 
 _SCHEDULED_PICKUPS = select(courier_orders.c.courier_order_id, courier_orders.c.recipient_json).where(
-    courier_orders.c.window_start == bindparam("window_start"), courier_orders.c.window_end == bindparam("window_end"),
-    courier_orders.c.status == "scheduled")
+    courier_orders.c.window_start == bindparam("window_start"),
+    courier_orders.c.window_end == bindparam("window_end"),
+    courier_orders.c.status == "scheduled",
+)
 _ADD_COURIER_ORDER = insert(courier_orders)
 
 
-@tool(l2="13.2", app="courier", mutating=True, network="internet", check=_window_valid,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.INVALID_ARGUMENT_VALUE,
-              ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED))
+@tool(
+    l2="13.2",
+    app="courier",
+    mutating=True,
+    network="internet",
+    check=_window_valid,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.DUPLICATE_ENTITY,
+        ErrorType.LIMIT_EXCEEDED,
+    ),
+)
 def schedule_courier_pickup(
-    ctx: Ctx, pickup_address_id: Id, recipient: Recipient,
-    package_size: Literal["document", "small", "medium", "large"], pickup_window: PickupWindow | None = None,
-    insured_value: Money | None = None, payment_method_id: Id | None = None,
+    ctx: Ctx,
+    pickup_address_id: Id,
+    recipient: Recipient,
+    package_size: Literal["document", "small", "medium", "large"],
+    pickup_window: PickupWindow | None = None,
+    insured_value: Money | None = None,
+    payment_method_id: Id | None = None,
 ) -> dict[str, Any]:
     """Book a courier to collect a parcel from a saved address and deliver it to a recipient.
 
@@ -558,28 +778,51 @@ def schedule_courier_pickup(
         earliest = (ctx.now + COURIER_LEAD).strftime(DT_FMT)
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"no courier can arrive before {earliest}", earliest=earliest)
     who = {"name": recipient.name, "phone": normalise_phone(recipient.phone), "address": recipient.address}
-    for order_id, saved in ctx.conn.execute(_SCHEDULED_PICKUPS, {"window_start": start.strftime(DT_FMT),
-                                                                 "window_end": end.strftime(DT_FMT)}):
+    for order_id, saved in ctx.conn.execute(
+        _SCHEDULED_PICKUPS, {"window_start": start.strftime(DT_FMT), "window_end": end.strftime(DT_FMT)}
+    ):
         if json.loads(saved)["phone"] == who["phone"]:
-            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a pickup for this recipient and window exists: {order_id}",
-                            existing_id=order_id)
+            raise ToolError(
+                ErrorType.DUPLICATE_ENTITY,
+                f"a pickup for this recipient and window exists: {order_id}",
+                existing_id=order_id,
+            )
     currency = method["currency"]
-    price = round(COURIER_FEES.get(currency, COURIER_FEES["USD"])[package_size]
-                  + (insured_value or 0.0) * INSURANCE_RATE, 2)
+    price = round(
+        COURIER_FEES.get(currency, COURIER_FEES["USD"])[package_size] + (insured_value or 0.0) * INSURANCE_RATE, 2
+    )
     carrier, prefix, digits = CARRIERS.get(currency, CARRIERS["USD"])[0]
     oid = ctx.new_id(courier_orders)
     charge(ctx, price, carrier, "courier", oid, method["method_id"])
     waybill = prefix + str(int(_qr(oid, ctx.ts()), 16))[-digits:].zfill(digits)
-    ctx.conn.execute(_ADD_COURIER_ORDER, {
-        "courier_order_id": oid, "pickup_address_id": pickup_address_id,
-        "recipient_json": json.dumps(who, sort_keys=True), "package_size": package_size,
-        "window_start": start.strftime(DT_FMT), "window_end": end.strftime(DT_FMT),
-        "insured_value": insured_value or 0.0, "price": price, "currency": currency, "carrier": carrier,
-        "tracking_number": waybill, "payment_method_id": method["method_id"], "status": "scheduled",
-        "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"courier_order_id": oid, "carrier": carrier, "tracking_number": waybill,
-            "window": {"start": start.strftime(DT_FMT), "end": end.strftime(DT_FMT)}, "price": price,
-            "currency": currency}
+    ctx.conn.execute(
+        _ADD_COURIER_ORDER,
+        {
+            "courier_order_id": oid,
+            "pickup_address_id": pickup_address_id,
+            "recipient_json": json.dumps(who, sort_keys=True),
+            "package_size": package_size,
+            "window_start": start.strftime(DT_FMT),
+            "window_end": end.strftime(DT_FMT),
+            "insured_value": insured_value or 0.0,
+            "price": price,
+            "currency": currency,
+            "carrier": carrier,
+            "tracking_number": waybill,
+            "payment_method_id": method["method_id"],
+            "status": "scheduled",
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "courier_order_id": oid,
+        "carrier": carrier,
+        "tracking_number": waybill,
+        "window": {"start": start.strftime(DT_FMT), "end": end.strftime(DT_FMT)},
+        "price": price,
+        "currency": currency,
+    }
 
 
 # ---- Home & Repair Services (13.3), Personal Care & Wellness (13.4) -----------------------------
@@ -601,9 +844,16 @@ def _city_near(ctx: Ctx, near: str | None) -> str:
     return str(saved) if saved else near.strip()
 
 
-_OPEN_SLOTS = select(world_service_slots.c.start).where(
-    world_service_slots.c.provider_id == bindparam("provider_id"), world_service_slots.c.available == 1,
-    world_service_slots.c.start > bindparam("after")).order_by(world_service_slots.c.start).limit(bindparam("limit"))
+_OPEN_SLOTS = (
+    select(world_service_slots.c.start)
+    .where(
+        world_service_slots.c.provider_id == bindparam("provider_id"),
+        world_service_slots.c.available == 1,
+        world_service_slots.c.start > bindparam("after"),
+    )
+    .order_by(world_service_slots.c.start)
+    .limit(bindparam("limit"))
+)
 _OPEN_SLOTS_ON_DAY = _OPEN_SLOTS.where(world_service_slots.c.start.like(bindparam("day_pattern")))
 
 
@@ -616,9 +866,13 @@ def _open_slots(ctx: Ctx, provider_id: str, day: str | None, limit: int = 6) -> 
 
 @tool(l2="13.3", app="services", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
 def search_local_services(
-    ctx: Ctx, service_type: ServiceType, near: Annotated[str, Field(min_length=1, max_length=120)] | None = None,
-    date: Date | None = None, max_price: Money | None = None,
-    min_rating: Annotated[float, Field(ge=0, le=5)] | None = None, limit: Limit = 10,
+    ctx: Ctx,
+    service_type: ServiceType,
+    near: Annotated[str, Field(min_length=1, max_length=120)] | None = None,
+    date: Date | None = None,
+    max_price: Money | None = None,
+    min_rating: Annotated[float, Field(ge=0, le=5)] | None = None,
+    limit: Limit = 10,
 ) -> dict[str, Any]:
     """Find local providers of a service (cleaning, repairs, moving, haircut, massage...) with their open slots.
 
@@ -644,24 +898,40 @@ def search_local_services(
         slots = _open_slots(ctx, prov["provider_id"], date)
         if date and not slots:
             continue
-        found.append({**{k: prov[k] for k in ("provider_id", "name", "address", "city", "rating", "review_count",
-                                               "phone", "currency")},
-                      "price": price, "comes_to_you": service_type in HOME_SERVICES,
-                      "online_booking": bool(prov["online_booking"]), "open_slots": slots})
-    return {"city": city, "service_type": service_type, "providers": found[:limit],
-            "count": min(len(found), limit)}
+        found.append(
+            {
+                **{
+                    k: prov[k]
+                    for k in ("provider_id", "name", "address", "city", "rating", "review_count", "phone", "currency")
+                },
+                "price": price,
+                "comes_to_you": service_type in HOME_SERVICES,
+                "online_booking": bool(prov["online_booking"]),
+                "open_slots": slots,
+            }
+        )
+    return {"city": city, "service_type": service_type, "providers": found[:limit], "count": min(len(found), limit)}
 
 
 _SET_APPOINTMENT = update(service_appointments).where(
-    service_appointments.c.appointment_id == bindparam("match_appointment_id"))
-_SET_SLOT = update(world_service_slots).where(world_service_slots.c.provider_id == bindparam("match_provider_id"),
-                                              world_service_slots.c.start == bindparam("match_start"))
+    service_appointments.c.appointment_id == bindparam("match_appointment_id")
+)
+_SET_SLOT = update(world_service_slots).where(
+    world_service_slots.c.provider_id == bindparam("match_provider_id"),
+    world_service_slots.c.start == bindparam("match_start"),
+)
 
 
-@tool(l2="13.3", app="services", mutating=True,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="13.3",
+    app="services",
+    mutating=True,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED),
+)
 def cancel_service_appointment(
-    ctx: Ctx, appointment_id: Id, reason: Annotated[str, Field(min_length=1, max_length=300)] | None = None,
+    ctx: Ctx,
+    appointment_id: Id,
+    reason: Annotated[str, Field(min_length=1, max_length=300)] | None = None,
     confirm: bool = False,
 ) -> dict[str, Any]:
     """Cancel a booked service appointment; the payment is refunded, minus a fee within 2 hours of the start.
@@ -679,39 +949,79 @@ def cancel_service_appointment(
         raise ToolError(ErrorType.STATE_CONFLICT, f"{appointment_id} started at {appt['start']}")
     fee = round(appt["price"] * LATE_FEE_SHARE, 2) if start - ctx.now < LATE_CANCEL else 0.0
     if fee and not confirm:
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"cancelling less than 2 hours before the start costs "
-                        f"{fee:.2f} {appt['currency']}", fee=fee, hint="ask_user(kind=confirm), then retry with "
-                        "confirm=true")
+        raise ToolError(
+            ErrorType.CONFIRMATION_REQUIRED,
+            f"cancelling less than 2 hours before the start costs {fee:.2f} {appt['currency']}",
+            fee=fee,
+            hint="ask_user(kind=confirm), then retry with confirm=true",
+        )
     refunded = refund(ctx, appointment_id)
     if fee and appt["payment_method_id"]:
         charge(ctx, fee, "Late cancellation fee", "services", appointment_id, appt["payment_method_id"])
-    ctx.conn.execute(_SET_APPOINTMENT, {"match_appointment_id": appointment_id, "status": "cancelled",
-                                        "cancellation_fee": fee, "notes": reason or appt["notes"],
-                                        "updated_at": ctx.ts()})
-    ctx.conn.execute(_SET_SLOT, {"match_provider_id": appt["provider_id"], "match_start": appt["start"],
-                                 "available": 1})
-    return {"appointment_id": appointment_id, "status": "cancelled", "refunded": round(refunded - fee, 2),
-            "cancellation_fee": fee, "currency": appt["currency"]}
+    ctx.conn.execute(
+        _SET_APPOINTMENT,
+        {
+            "match_appointment_id": appointment_id,
+            "status": "cancelled",
+            "cancellation_fee": fee,
+            "notes": reason or appt["notes"],
+            "updated_at": ctx.ts(),
+        },
+    )
+    ctx.conn.execute(
+        _SET_SLOT, {"match_provider_id": appt["provider_id"], "match_start": appt["start"], "available": 1}
+    )
+    return {
+        "appointment_id": appointment_id,
+        "status": "cancelled",
+        "refunded": round(refunded - fee, 2),
+        "cancellation_fee": fee,
+        "currency": appt["currency"],
+    }
 
 
 _OPEN_SLOT = select(world_service_slots.c.start).where(
-    world_service_slots.c.provider_id == bindparam("provider_id"), world_service_slots.c.start == bindparam("start"),
-    world_service_slots.c.available == 1, world_service_slots.c.start > bindparam("after"))
+    world_service_slots.c.provider_id == bindparam("provider_id"),
+    world_service_slots.c.start == bindparam("start"),
+    world_service_slots.c.available == 1,
+    world_service_slots.c.start > bindparam("after"),
+)
 _CLASHING_APPOINTMENTS = select(
-    service_appointments.c.appointment_id, service_appointments.c.service, service_appointments.c.start,
+    service_appointments.c.appointment_id,
+    service_appointments.c.service,
+    service_appointments.c.start,
     service_appointments.c.end,
-).where(service_appointments.c.status == "booked", service_appointments.c.start < bindparam("new_end"),
-        service_appointments.c.end > bindparam("new_start"))
+).where(
+    service_appointments.c.status == "booked",
+    service_appointments.c.start < bindparam("new_end"),
+    service_appointments.c.end > bindparam("new_start"),
+)
 _ADD_APPOINTMENT = insert(service_appointments)
 
 
-@tool(l2="13.4", app="services", mutating=True, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.INVALID_ARGUMENT_VALUE,
-              ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.UNSUPPORTED_OPERATION, ErrorType.RESOURCE_UNAVAILABLE,
-              ErrorType.TIME_CONFLICT, ErrorType.LIMIT_EXCEEDED))
+@tool(
+    l2="13.4",
+    app="services",
+    mutating=True,
+    network="internet",
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.MISSING_REQUIRED_ARGUMENT,
+        ErrorType.UNSUPPORTED_OPERATION,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.TIME_CONFLICT,
+        ErrorType.LIMIT_EXCEEDED,
+    ),
+)
 def book_service_appointment(
-    ctx: Ctx, provider_id: Id, service: Annotated[str, Field(min_length=1, max_length=40)], start: DateTime,
-    address_id: Id | None = None, notes: Annotated[str, Field(max_length=500)] | None = None,
+    ctx: Ctx,
+    provider_id: Id,
+    service: Annotated[str, Field(min_length=1, max_length=40)],
+    start: DateTime,
+    address_id: Id | None = None,
+    notes: Annotated[str, Field(max_length=500)] | None = None,
     staff_preference: Annotated[str, Field(min_length=1, max_length=80)] | None = None,
     payment_method_id: Id | None = None,
 ) -> dict[str, Any]:
@@ -734,58 +1044,103 @@ def book_service_appointment(
     prices: dict[str, float] = json.loads(prov["price_json"])
     wanted = service.strip().lower().replace(" ", "_").replace("-", "_")
     if wanted not in prices:
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{prov['name']} does not offer {service!r}",
-                        field="service", candidates=sorted(prices))
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"{prov['name']} does not offer {service!r}",
+            field="service",
+            candidates=sorted(prices),
+        )
     home = wanted in HOME_SERVICES
     if home and not address_id:
-        raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{wanted} happens at your place: give address_id",
-                        fields=["address_id"])
+        raise ToolError(
+            ErrorType.MISSING_REQUIRED_ARGUMENT,
+            f"{wanted} happens at your place: give address_id",
+            fields=["address_id"],
+        )
     if not prov["online_booking"]:
-        raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{prov['name']} takes bookings by phone only",
-                        phone=prov["phone"], hint="call_voice_agent")
-    open_slot = ctx.conn.execute(_OPEN_SLOT, {"provider_id": provider_id, "start": start,
-                                              "after": _minute(ctx)}).first()
+        raise ToolError(
+            ErrorType.UNSUPPORTED_OPERATION,
+            f"{prov['name']} takes bookings by phone only",
+            phone=prov["phone"],
+            hint="call_voice_agent",
+        )
+    open_slot = ctx.conn.execute(
+        _OPEN_SLOT, {"provider_id": provider_id, "start": start, "after": _minute(ctx)}
+    ).first()
     if open_slot is None:
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{prov['name']} has no open slot at {start}",
-                        open_slots=_open_slots(ctx, provider_id, start[:10]) or _open_slots(ctx, provider_id, None))
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            f"{prov['name']} has no open slot at {start}",
+            open_slots=_open_slots(ctx, provider_id, start[:10]) or _open_slots(ctx, provider_id, None),
+        )
     end = (dt.datetime.strptime(start, DT_FMT) + dt.timedelta(minutes=DURATION_MIN[wanted])).strftime(DT_FMT)
     clash = rows(ctx.conn.execute(_CLASHING_APPOINTMENTS, {"new_start": start, "new_end": end}))
     if clash:
-        raise ToolError(ErrorType.TIME_CONFLICT, f"overlaps your appointment {clash[0]['appointment_id']}",
-                        conflicts=clash)
+        raise ToolError(
+            ErrorType.TIME_CONFLICT, f"overlaps your appointment {clash[0]['appointment_id']}", conflicts=clash
+        )
     appt_id = ctx.new_id(service_appointments)
     charge(ctx, prices[wanted], prov["name"], "services", appt_id, method["method_id"])
-    ctx.conn.execute(_ADD_APPOINTMENT, {
-        "appointment_id": appt_id, "provider_id": provider_id, "service": wanted, "start": start, "end": end,
-        "address_id": address_id if home else None, "notes": notes, "staff_preference": staff_preference,
-        "price": prices[wanted], "currency": prov["currency"], "payment_method_id": method["method_id"],
-        "status": "booked", "cancellation_fee": None, "source": "api", "created_at": ctx.ts(),
-        "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_APPOINTMENT,
+        {
+            "appointment_id": appt_id,
+            "provider_id": provider_id,
+            "service": wanted,
+            "start": start,
+            "end": end,
+            "address_id": address_id if home else None,
+            "notes": notes,
+            "staff_preference": staff_preference,
+            "price": prices[wanted],
+            "currency": prov["currency"],
+            "payment_method_id": method["method_id"],
+            "status": "booked",
+            "cancellation_fee": None,
+            "source": "api",
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     ctx.conn.execute(_SET_SLOT, {"match_provider_id": provider_id, "match_start": start, "available": 0})
-    return {"appointment_id": appt_id, "provider": prov["name"], "service": wanted, "start": start, "end": end,
-            "location": _address_text(ctx, address_id) if home else prov["address"], "price": prices[wanted],
-            "currency": prov["currency"]}
+    return {
+        "appointment_id": appt_id,
+        "provider": prov["name"],
+        "service": wanted,
+        "start": start,
+        "end": end,
+        "location": _address_text(ctx, address_id) if home else prov["address"],  # type: ignore[arg-type]  # given when home
+        "price": prices[wanted],
+        "currency": prov["currency"],
+    }
 
 
 # ---- Loyalty & Memberships (13.5) ---------------------------------------------------------------
 
 # A card number identifies the card: "Starbucks" with the number of the saved "Starbucks Rewards" card is that card
 # (a card under the very merchant name first, should two programmes share a number).
-_CARD = select(membership_cards).where(membership_cards.c.card_number == bindparam("card_number")).order_by(
-    func.lower(membership_cards.c.merchant) != bindparam("merchant"), membership_cards.c.card_id)
+_CARD = (
+    select(membership_cards)
+    .where(membership_cards.c.card_number == bindparam("card_number"))
+    .order_by(func.lower(membership_cards.c.merchant) != bindparam("merchant"), membership_cards.c.card_id)
+)
 
 
 def _same_programme(a: str, b: str) -> bool:
     """Two spellings of one merchant share a word ("Starbucks" and "Starbucks Rewards")."""
     return bool(set(re.findall(r"\w+", a.casefold())) & set(re.findall(r"\w+", b.casefold())))
+
+
 _SET_CARD = update(membership_cards).where(membership_cards.c.card_id == bindparam("match_card_id"))
 _ADD_CARD = insert(membership_cards)
 
 
 @tool(l2="13.5", app="wallet", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
 def add_membership_card(
-    ctx: Ctx, merchant: Annotated[str, Field(min_length=1, max_length=80)],
-    card_number: Annotated[str, Field(min_length=3, max_length=40)], holder_name: Name | None = None,
+    ctx: Ctx,
+    merchant: Annotated[str, Field(min_length=1, max_length=80)],
+    card_number: Annotated[str, Field(min_length=3, max_length=40)],
+    holder_name: Name | None = None,
     points: Annotated[int, Field(ge=0, le=100_000_000)] | None = None,
 ) -> dict[str, Any]:
     """Add a loyalty or membership card to the wallet, or update the points balance of a card already there.
@@ -802,22 +1157,49 @@ def add_membership_card(
     number = _tracking(card_number)
     existing = ctx.conn.execute(_CARD, {"merchant": merchant.strip().lower(), "card_number": number}).first()
     if existing and not _same_programme(existing.merchant, merchant):
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"card number {number} is saved as a {existing.merchant} card: "
-                        f"{existing.card_id}", existing_id=existing.card_id, merchant=existing.merchant)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"card number {number} is saved as a {existing.merchant} card: {existing.card_id}",
+            existing_id=existing.card_id,
+            merchant=existing.merchant,
+        )
     if existing:
         if points is None or points == existing.points:
-            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this {existing.merchant} card is saved: {existing.card_id}",
-                            existing_id=existing.card_id)
+            raise ToolError(
+                ErrorType.DUPLICATE_ENTITY,
+                f"this {existing.merchant} card is saved: {existing.card_id}",
+                existing_id=existing.card_id,
+            )
         ctx.conn.execute(_SET_CARD, {"match_card_id": existing.card_id, "points": points, "updated_at": ctx.ts()})
-        return {"card_id": existing.card_id, "action": "points_updated", "merchant": existing.merchant,
-                "points": points, "previous_points": existing.points}
+        return {
+            "card_id": existing.card_id,
+            "action": "points_updated",
+            "merchant": existing.merchant,
+            "points": points,
+            "previous_points": existing.points,
+        }
     holder = holder_name or ctx.conn.execute(_MY_NAME).scalar()
     card_id = ctx.new_id(membership_cards)
-    ctx.conn.execute(_ADD_CARD, {"card_id": card_id, "merchant": merchant.strip(), "card_number": number,
-                                 "holder_name": holder, "points": points or 0, "created_at": ctx.ts(),
-                                 "updated_at": ctx.ts()})
-    return {"card_id": card_id, "action": "added", "merchant": merchant.strip(), "card_number": number,
-            "holder_name": holder, "points": points or 0}
+    ctx.conn.execute(
+        _ADD_CARD,
+        {
+            "card_id": card_id,
+            "merchant": merchant.strip(),
+            "card_number": number,
+            "holder_name": holder,
+            "points": points or 0,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "card_id": card_id,
+        "action": "added",
+        "merchant": merchant.strip(),
+        "card_number": number,
+        "holder_name": holder,
+        "points": points or 0,
+    }
 
 
 # ---- World data ---------------------------------------------------------------------------------
@@ -830,8 +1212,7 @@ EVENT_TEMPLATES = [
     ("exhibition", "Impressionist Masters: Monet to Cezanne", "{city} Art Museum", 20, False),
     ("exhibition", "Van Gogh Immersive Experience", "{city} Expo Center", 28, False),
     ("exhibition", "Future Cities: Architecture Biennale", "{city} Design Hall", 15, False),
-    ("museum", "{city} Science & Technology Museum general admission", "{city} Science & Technology Museum", 12,
-     False),
+    ("museum", "{city} Science & Technology Museum general admission", "{city} Science & Technology Museum", 12, False),
     ("museum", "{city} Natural History Museum general admission", "{city} Natural History Museum", 10, False),
     ("sports", "{city} FC vs Harbor United", "{city} Stadium", 30, True),
     ("sports", "International Tennis Open: Quarterfinals", "{city} Tennis Center", 45, True),
@@ -859,36 +1240,81 @@ LANDMARKS = [
 MUSEUM_ANCHOR = ("Shanghai", "Shanghai Museum (East) general admission", "Shanghai Museum (East)", 7, 0, 1, "shmuseum")
 ANCHOR_INDEX = 43
 EVENTS_PER_CITY = 9
-TIMES = {"concert": ["19:30"], "exhibition": ["10:00", "14:00"], "museum": ["09:00", "13:00"],
-         "sports": ["15:00", "19:35"], "theater": ["14:00", "19:30"], "family": ["10:00", "14:30"],
-         "festival": ["11:00"]}
+TIMES = {
+    "concert": ["19:30"],
+    "exhibition": ["10:00", "14:00"],
+    "museum": ["09:00", "13:00"],
+    "sports": ["15:00", "19:35"],
+    "theater": ["14:00", "19:30"],
+    "family": ["10:00", "14:30"],
+    "festival": ["11:00"],
+}
 
 # (name, {service: USD base price}, online booking)
 PROVIDERS = [
-    ("Sparkle Home Cleaning", {"cleaning": 60}, 1), ("TidyNest Cleaners", {"cleaning": 55, "laundry": 25}, 1),
-    ("QuickFix Plumbing", {"plumbing": 80}, 1), ("PipePro Services", {"plumbing": 70}, 0),
-    ("BrightSpark Electric", {"electrician": 75}, 1), ("FixIt Appliance Repair", {"appliance_repair": 70,
-                                                                                  "electrician": 80}, 1),
-    ("ApplianceDoc", {"appliance_repair": 65}, 1), ("SwiftMove Movers", {"moving": 250}, 1),
-    ("EasyHaul Moving", {"moving": 220}, 1), ("WashDash Laundry", {"laundry": 20}, 1),
-    ("Studio 8 Salon", {"haircut": 30, "nail": 35}, 1), ("Urban Cuts Barbershop", {"haircut": 22}, 0),
-    ("Lotus Spa & Massage", {"massage": 70, "nail": 40}, 1), ("Serenity Massage", {"massage": 60}, 1),
-    ("Polished Nail Bar", {"nail": 30}, 1), ("Shine Auto Spa", {"car_wash": 20}, 1),
-    ("SpeedyWash", {"car_wash": 15}, 1), ("Pawfect Grooming", {"pet_grooming": 45}, 1),
+    ("Sparkle Home Cleaning", {"cleaning": 60}, 1),
+    ("TidyNest Cleaners", {"cleaning": 55, "laundry": 25}, 1),
+    ("QuickFix Plumbing", {"plumbing": 80}, 1),
+    ("PipePro Services", {"plumbing": 70}, 0),
+    ("BrightSpark Electric", {"electrician": 75}, 1),
+    ("FixIt Appliance Repair", {"appliance_repair": 70, "electrician": 80}, 1),
+    ("ApplianceDoc", {"appliance_repair": 65}, 1),
+    ("SwiftMove Movers", {"moving": 250}, 1),
+    ("EasyHaul Moving", {"moving": 220}, 1),
+    ("WashDash Laundry", {"laundry": 20}, 1),
+    ("Studio 8 Salon", {"haircut": 30, "nail": 35}, 1),
+    ("Urban Cuts Barbershop", {"haircut": 22}, 0),
+    ("Lotus Spa & Massage", {"massage": 70, "nail": 40}, 1),
+    ("Serenity Massage", {"massage": 60}, 1),
+    ("Polished Nail Bar", {"nail": 30}, 1),
+    ("Shine Auto Spa", {"car_wash": 20}, 1),
+    ("SpeedyWash", {"car_wash": 15}, 1),
+    ("Pawfect Grooming", {"pet_grooming": 45}, 1),
     ("Happy Tails Pet Spa", {"pet_grooming": 50}, 1),
 ]
 SLOT_TIMES = ["10:00", "12:00", "15:00", "18:00"]
 SLOT_DAYS = 4
-PARCEL_SENDERS = ["Grandma", "Acme Books", "Mobile Store", "Uni Alumni Office", "Photo Print Lab", "Tea House",
-                  "Sports Club", "Pharmacy Online", "Camera Repair Center", "Friend abroad", "Bank card center",
-                  "Flower Shop"]
-PARCEL_STATUSES = ["in_transit", "in_transit", "in_transit", "out_for_delivery", "out_for_delivery", "delivered",
-                   "delivered", "delivered", "delivered", "exception", "ready_for_pickup", "returned_to_sender"]
+PARCEL_SENDERS = [
+    "Grandma",
+    "Acme Books",
+    "Mobile Store",
+    "Uni Alumni Office",
+    "Photo Print Lab",
+    "Tea House",
+    "Sports Club",
+    "Pharmacy Online",
+    "Camera Repair Center",
+    "Friend abroad",
+    "Bank card center",
+    "Flower Shop",
+]
+PARCEL_STATUSES = [
+    "in_transit",
+    "in_transit",
+    "in_transit",
+    "out_for_delivery",
+    "out_for_delivery",
+    "delivered",
+    "delivered",
+    "delivered",
+    "delivered",
+    "exception",
+    "ready_for_pickup",
+    "returned_to_sender",
+]
 PARCEL_STEPS = ["picked_up", "in_transit", "arrived_at_hub", "out_for_delivery"]
-CARDS = {"CNY": [("Starbucks Rewards", "6104 2217 8890 3321", 320), ("IKEA Family", "IF-88120047", 1560),
-                 ("Hilton Honors", "HH123456", 48200)],
-         "USD": [("Starbucks Rewards", "6104 9931 2210 7784", 410), ("Costco", "1118-4471-2093", 0),
-                 ("Hilton Honors", "HH654321", 23150)]}
+CARDS = {
+    "CNY": [
+        ("Starbucks Rewards", "6104 2217 8890 3321", 320),
+        ("IKEA Family", "IF-88120047", 1560),
+        ("Hilton Honors", "HH123456", 48200),
+    ],
+    "USD": [
+        ("Starbucks Rewards", "6104 9931 2210 7784", 410),
+        ("Costco", "1118-4471-2093", 0),
+        ("Hilton Honors", "HH654321", 23150),
+    ],
+}
 
 
 def _fmt(at: dt.datetime) -> str:
@@ -901,21 +1327,42 @@ def _sessions(rng: random.Random, category: str, today: dt.date) -> list[str]:
     return sorted(f"{d}T{t}" for d in days for t in TIMES[category])
 
 
-def _event_row(rng: random.Random, city: str, category: str, title: str, venue: str, usd: float, tiers: bool,
-               currency: str, venues: dict[tuple[str, str], str]) -> dict[str, Any]:
+def _event_row(
+    rng: random.Random,
+    city: str,
+    category: str,
+    title: str,
+    venue: str,
+    usd: float,
+    tiers: bool,
+    currency: str,
+    venues: dict[tuple[str, str], str],
+) -> dict[str, Any]:
     price = local_price(usd, currency) if usd else 0.0
-    sections = {"B": price, "A": local_price(usd * 1.8, currency), "VIP": local_price(usd * 3.5, currency)} \
-        if tiers else {}
+    sections = (
+        {"B": price, "A": local_price(usd * 1.8, currency), "VIP": local_price(usd * 3.5, currency)} if tiers else {}
+    )
     roll = rng.random()
     seats = 0 if roll < 0.08 else rng.randint(1, 3) if roll < 0.16 else rng.randint(20, 800)
-    return {"title": title.format(city=city), "category": category, "venue": venue.format(city=city),
-            "venue_place_id": venues.get((city, category)), "city": city, "price": price,
-            "sections_json": json.dumps(sections), "currency": currency, "seats_left": seats, "api_bookable": 1,
-            "realname_required": 0, "booking_app_id": None}
+    return {
+        "title": title.format(city=city),
+        "category": category,
+        "venue": venue.format(city=city),
+        "venue_place_id": venues.get((city, category)),
+        "city": city,
+        "price": price,
+        "sections_json": json.dumps(sections),
+        "currency": currency,
+        "seats_left": seats,
+        "api_bookable": 1,
+        "realname_required": 0,
+        "booking_app_id": None,
+    }
 
 
-def _events(rng: random.Random, cities: list[str], home: str, today: dt.date, currency: str,
-            venues: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
+def _events(
+    rng: random.Random, cities: list[str], home: str, today: dt.date, currency: str, venues: dict[tuple[str, str], str]
+) -> list[dict[str, Any]]:
     made = []
     for city in cities:
         for category, title, venue, usd, tiers in rng.sample(EVENT_TEMPLATES, EVENTS_PER_CITY + 3 * (city == home)):
@@ -931,8 +1378,13 @@ def _events(rng: random.Random, cities: list[str], home: str, today: dt.date, cu
     anchor = _event_row(rng, city, "museum", title, venue, usd, False, currency, venues)
     saturday = today + dt.timedelta(days=7 + (5 - (today + dt.timedelta(days=7)).weekday()) % 7)
     days = (saturday, saturday + dt.timedelta(days=1))
-    anchor.update(api_bookable=bookable, realname_required=realname, booking_app_id=app, seats_left=300,
-                  sessions_json=json.dumps([f"{d}T{t}" for d in days for t in TIMES["museum"]]))
+    anchor.update(
+        api_bookable=bookable,
+        realname_required=realname,
+        booking_app_id=app,
+        seats_left=300,
+        sessions_json=json.dumps([f"{d}T{t}" for d in days for t in TIMES["museum"]]),
+    )
     made.insert(ANCHOR_INDEX, anchor)
     for i, ev in enumerate(made, start=1):
         ev["event_id"] = f"evt_{i:03d}"
@@ -945,34 +1397,57 @@ def _parcels(rng: random.Random, now: dt.datetime, currency: str, home: str, cit
         carrier, prefix, digits = rng.choice(CARRIERS[currency])
         origin = rng.choice(cities)
         sent = now - dt.timedelta(hours=rng.randint(40, 90) if status != "delivered" else rng.randint(100, 600))
-        steps = PARCEL_STEPS[:PARCEL_STEPS.index(status) + 1] if status in PARCEL_STEPS else PARCEL_STEPS + [status]
-        events = [{"ts": _fmt(sent + dt.timedelta(hours=8 * i)), "status": step,
-                   "location": origin if i < 2 else home} for i, step in enumerate(steps)]
+        steps = PARCEL_STEPS[: PARCEL_STEPS.index(status) + 1] if status in PARCEL_STEPS else [*PARCEL_STEPS, status]
+        events = [
+            {"ts": _fmt(sent + dt.timedelta(hours=8 * i)), "status": step, "location": origin if i < 2 else home}
+            for i, step in enumerate(steps)
+        ]
         done = status in ("delivered", "returned_to_sender")
-        made.append({"tracking_number": tracking_number(rng, prefix, digits), "carrier": carrier, "sender": sender,
-                     "origin_city": origin, "destination_city": home, "status": status,
-                     "eta": None if done else (sent + dt.timedelta(hours=8 * len(PARCEL_STEPS))).date().isoformat(),
-                     "events_json": json.dumps(events)})
+        made.append(
+            {
+                "tracking_number": tracking_number(rng, prefix, digits),
+                "carrier": carrier,
+                "sender": sender,
+                "origin_city": origin,
+                "destination_city": home,
+                "status": status,
+                "eta": None if done else (sent + dt.timedelta(hours=8 * len(PARCEL_STEPS))).date().isoformat(),
+                "events_json": json.dumps(events),
+            }
+        )
     return made
 
 
-def _providers(rng: random.Random, local: list[tuple[str, list[tuple[str, dict[str, int], int]]]], currency: str,
-               salons: dict[str, str]) -> list[dict[str, Any]]:
+def _providers(
+    rng: random.Random,
+    local: list[tuple[str, list[tuple[str, dict[str, int], int]]]],
+    currency: str,
+    salons: dict[str, str],
+) -> list[dict[str, Any]]:
     """Providers per city; salons and spas sit at the city's salon place when there is one."""
-    made = []
+    made: list[dict[str, Any]] = []
     for city, chosen in local:
         for name, prices, online in chosen:
             n = len(made) + 1
             personal = not set(prices) & HOME_SERVICES
-            made.append({
-                "provider_id": f"provider_{n:03d}", "name": name, "service_types_json": json.dumps(sorted(prices)),
-                "price_json": json.dumps({s: local_price(usd * rng.uniform(0.85, 1.3), currency)
-                                          for s, usd in sorted(prices.items())}),
-                "currency": currency, "place_id": salons.get(city) if personal else None,
-                "address": f"{rng.randint(1, 300)} {rng.choice(STREETS)}", "city": city,
-                "rating": round(rng.uniform(3.6, 4.9), 1), "review_count": rng.randint(15, 2400),
-                "phone": f"+1 555 02{n:02d}" if currency == "USD" else f"+86 10 8{rng.randint(1000000, 9999999)}",
-                "online_booking": online})
+            made.append(
+                {
+                    "provider_id": f"provider_{n:03d}",
+                    "name": name,
+                    "service_types_json": json.dumps(sorted(prices)),
+                    "price_json": json.dumps(
+                        {s: local_price(usd * rng.uniform(0.85, 1.3), currency) for s, usd in sorted(prices.items())}
+                    ),
+                    "currency": currency,
+                    "place_id": salons.get(city) if personal else None,
+                    "address": f"{rng.randint(1, 300)} {rng.choice(STREETS)}",
+                    "city": city,
+                    "rating": round(rng.uniform(3.6, 4.9), 1),
+                    "review_count": rng.randint(15, 2400),
+                    "phone": f"+1 555 02{n:02d}" if currency == "USD" else f"+86 10 8{rng.randint(1000000, 9999999)}",
+                    "online_booking": online,
+                }
+            )
     return made
 
 
@@ -984,8 +1459,9 @@ def _slot_rows(rng: random.Random, providers: list[dict[str, Any]], now: dt.date
             for hm in SLOT_TIMES:
                 start = f"{day}T{hm}"
                 if start > _fmt(now):
-                    made.append({"provider_id": prov["provider_id"], "start": start,
-                                 "available": int(rng.random() < 0.7)})
+                    made.append(
+                        {"provider_id": prov["provider_id"], "start": start, "available": int(rng.random() < 0.7)}
+                    )
     return made
 
 
@@ -997,18 +1473,35 @@ def _tickets(events: list[dict[str, Any]], now: dt.datetime, currency: str) -> l
     past_session = f"{now.date() - dt.timedelta(days=20)}T{past[0][11:]}"
     past_ev["sessions_json"] = json.dumps([past_session, *past])
     made = []
-    for i, (ev, session, qty, status, booked_days) in enumerate([
-            (past_ev, past_session, 2, "used", 30), (bookable[10], json.loads(bookable[10]["sessions_json"])[0], 2,
-                                                      "booked", 6),
-            (bookable[20], json.loads(bookable[20]["sessions_json"])[-1], 1, "booked", 2)], start=1):
+    for i, (ev, session, qty, status, booked_days) in enumerate(
+        [
+            (past_ev, past_session, 2, "used", 30),
+            (bookable[10], json.loads(bookable[10]["sessions_json"])[0], 2, "booked", 6),
+            (bookable[20], json.loads(bookable[20]["sessions_json"])[-1], 1, "booked", 2),
+        ],
+        start=1,
+    ):
         tid = f"ticket_{i:03d}"
         sections = json.loads(ev["sections_json"])
         booked_at = f"{now.date() - dt.timedelta(days=booked_days)}T21:10:00"
-        made.append({"ticket_id": tid, "event_id": ev["event_id"], "session_time": session, "quantity": qty,
-                     "seat_section": min(sections, key=sections.get) if sections else None,
-                     "attendee_names_json": "[]", "price": round(ev["price"] * qty, 2), "currency": currency,
-                     "payment_method_id": "pm_001", "status": status, "qr_code": _qr(tid, ev["event_id"], session),
-                     "source": "api", "created_at": booked_at, "updated_at": booked_at})
+        made.append(
+            {
+                "ticket_id": tid,
+                "event_id": ev["event_id"],
+                "session_time": session,
+                "quantity": qty,
+                "seat_section": min(sections, key=sections.get) if sections else None,
+                "attendee_names_json": "[]",
+                "price": round(ev["price"] * qty, 2),
+                "currency": currency,
+                "payment_method_id": "pm_001",
+                "status": status,
+                "qr_code": _qr(tid, ev["event_id"], session),
+                "source": "api",
+                "created_at": booked_at,
+                "updated_at": booked_at,
+            }
+        )
     return made
 
 
@@ -1017,32 +1510,51 @@ def _courier_orders(rng: random.Random, today: dt.date, currency: str, city: str
     carrier, prefix, digits = CARRIERS[currency][0]
     country = "+86 139" if currency == "CNY" else "+1 415"
     made = []
-    for i, (days, hm, size, status, name) in enumerate([(-9, "10:00", "document", "delivered", "Zhang Min"),
-                                                       (1, "14:00", "small", "scheduled", "Tom Baker")], start=1):
+    for i, (days, hm, size, status, name) in enumerate(
+        [(-9, "10:00", "document", "delivered", "Zhang Min"), (1, "14:00", "small", "scheduled", "Tom Baker")], start=1
+    ):
         day = today + dt.timedelta(days=days)
         booked_at = f"{min(day, today) - dt.timedelta(days=1)}T20:00:00"
-        recipient = {"name": name, "address": f"{rng.randint(1, 99)} {rng.choice(STREETS)}, {city}",
-                     "phone": normalise_phone(f"{country} {rng.randint(100, 999)} {rng.randint(1000, 9999)}")}
-        made.append({
-            "courier_order_id": f"courier_{i:03d}", "pickup_address_id": "address_001",
-            "recipient_json": json.dumps(recipient, sort_keys=True), "package_size": size,
-            "window_start": f"{day}T{hm}", "window_end": f"{day}T{int(hm[:2]) + 2}:00", "insured_value": 0.0,
-            "price": COURIER_FEES[currency][size], "currency": currency, "carrier": carrier,
-            "tracking_number": tracking_number(rng, prefix, digits), "payment_method_id": "pm_002", "status": status,
-            "created_at": booked_at, "updated_at": booked_at})
+        recipient = {
+            "name": name,
+            "address": f"{rng.randint(1, 99)} {rng.choice(STREETS)}, {city}",
+            "phone": normalise_phone(f"{country} {rng.randint(100, 999)} {rng.randint(1000, 9999)}"),
+        }
+        made.append(
+            {
+                "courier_order_id": f"courier_{i:03d}",
+                "pickup_address_id": "address_001",
+                "recipient_json": json.dumps(recipient, sort_keys=True),
+                "package_size": size,
+                "window_start": f"{day}T{hm}",
+                "window_end": f"{day}T{int(hm[:2]) + 2}:00",
+                "insured_value": 0.0,
+                "price": COURIER_FEES[currency][size],
+                "currency": currency,
+                "carrier": carrier,
+                "tracking_number": tracking_number(rng, prefix, digits),
+                "payment_method_id": "pm_002",
+                "status": status,
+                "created_at": booked_at,
+                "updated_at": booked_at,
+            }
+        )
     return made
 
 
 # (provider name, service, days from today, time, status)
-SEED_APPOINTMENTS = [("Studio 8 Salon", "haircut", -30, "14:00", "completed"),
-                     ("Sparkle Home Cleaning", "cleaning", -14, "10:00", "completed"),
-                     ("Lotus Spa & Massage", "massage", -5, "18:00", "cancelled"),
-                     ("Studio 8 Salon", "haircut", 0, "10:00", "booked"),  # within two hours of now
-                     ("Sparkle Home Cleaning", "cleaning", 2, "15:00", "booked")]
+SEED_APPOINTMENTS = [
+    ("Studio 8 Salon", "haircut", -30, "14:00", "completed"),
+    ("Sparkle Home Cleaning", "cleaning", -14, "10:00", "completed"),
+    ("Lotus Spa & Massage", "massage", -5, "18:00", "cancelled"),
+    ("Studio 8 Salon", "haircut", 0, "10:00", "booked"),  # within two hours of now
+    ("Sparkle Home Cleaning", "cleaning", 2, "15:00", "booked"),
+]
 
 
-def _appointments(providers: list[dict[str, Any]], slots: list[dict[str, Any]], today: dt.date, city: str,
-                  currency: str) -> list[dict[str, Any]]:
+def _appointments(
+    providers: list[dict[str, Any]], slots: list[dict[str, Any]], today: dt.date, city: str, currency: str
+) -> list[dict[str, Any]]:
     """The seeded appointments; the booked ones take their slots."""
     by_name = {p["name"]: p for p in providers if p["city"] == city}
     taken = set()
@@ -1051,13 +1563,26 @@ def _appointments(providers: list[dict[str, Any]], slots: list[dict[str, Any]], 
         prov = by_name[name]
         start = f"{today + dt.timedelta(days=days)}T{hm}"
         booked_at = f"{today + dt.timedelta(days=min(days, 0) - 3)}T19:00:00"
-        made.append({
-            "appointment_id": f"sappt_{i:03d}", "provider_id": prov["provider_id"], "service": service, "start": start,
-            "end": _fmt(dt.datetime.strptime(start, DT_FMT) + dt.timedelta(minutes=DURATION_MIN[service])),
-            "address_id": "address_001" if service in HOME_SERVICES else None, "notes": None,
-            "staff_preference": None, "price": json.loads(prov["price_json"])[service], "currency": currency,
-            "payment_method_id": "pm_002", "status": status, "cancellation_fee": 0.0 if status == "cancelled" else None,
-            "source": "api", "created_at": booked_at, "updated_at": booked_at})
+        made.append(
+            {
+                "appointment_id": f"sappt_{i:03d}",
+                "provider_id": prov["provider_id"],
+                "service": service,
+                "start": start,
+                "end": _fmt(dt.datetime.strptime(start, DT_FMT) + dt.timedelta(minutes=DURATION_MIN[service])),
+                "address_id": "address_001" if service in HOME_SERVICES else None,
+                "notes": None,
+                "staff_preference": None,
+                "price": json.loads(prov["price_json"])[service],
+                "currency": currency,
+                "payment_method_id": "pm_002",
+                "status": status,
+                "cancellation_fee": 0.0 if status == "cancelled" else None,
+                "source": "api",
+                "created_at": booked_at,
+                "updated_at": booked_at,
+            }
+        )
         if status == "booked":
             taken.add((prov["provider_id"], start))
     for slot in slots:
@@ -1066,11 +1591,19 @@ def _appointments(providers: list[dict[str, Any]], slots: list[dict[str, Any]], 
     return made
 
 
-def _payment(row: dict[str, Any], amount: float, merchant: str, category: str, ref_id: str,
-             refunded: bool = False) -> dict[str, Any]:
-    return {"method_id": row["payment_method_id"], "amount": -amount, "currency": row["currency"],
-            "merchant": merchant, "category": category, "ref_id": ref_id, "ts": row["created_at"],
-            "status": "refunded" if refunded else "posted"}
+def _payment(
+    row: dict[str, Any], amount: float, merchant: str, category: str, ref_id: str, refunded: bool = False
+) -> dict[str, Any]:
+    return {
+        "method_id": row["payment_method_id"],
+        "amount": -amount,
+        "currency": row["currency"],
+        "merchant": merchant,
+        "category": category,
+        "ref_id": ref_id,
+        "ts": row["created_at"],
+        "status": "refunded" if refunded else "posted",
+    }
 
 
 @seeder
@@ -1079,8 +1612,13 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
     now = dt.datetime.fromisoformat(persona.now)
     today, stamp = now.date(), persona.now
     currency = world_currency(conn)
-    places = rows(conn.execute(select(world_places.c.place_id, world_places.c.city, world_places.c.category)
-                               .order_by(world_places.c.place_id)))
+    places = rows(
+        conn.execute(
+            select(world_places.c.place_id, world_places.c.city, world_places.c.category).order_by(
+                world_places.c.place_id
+            )
+        )
+    )
     cities = sorted({p["city"] for p in places} | {MUSEUM_ANCHOR[0]})
     venues: dict[tuple[str, str], str] = {}
     salons: dict[str, str] = {}
@@ -1097,8 +1635,13 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
     conn.execute(insert(event_tickets), tickets)
     # Venue apps the user installed: they sell their events on screens only (the GUI agent's job).
     venue_apps = sorted({e["booking_app_id"] for e in events if e["booking_app_id"]})
-    conn.execute(insert(apps), [{"app_id": a, "name": a.title(), "installed": 1, "logged_in": 1,
-                                 "notifications_enabled": 1} for a in venue_apps])
+    conn.execute(
+        insert(apps),
+        [
+            {"app_id": a, "name": a.title(), "installed": 1, "logged_in": 1, "notifications_enabled": 1}
+            for a in venue_apps
+        ],
+    )
     conn.execute(insert(world_parcels), _parcels(rng, now, currency, persona.home_city, cities))
     couriers = _courier_orders(rng, today, currency, persona.home_city)
     conn.execute(insert(courier_orders), couriers)
@@ -1117,16 +1660,36 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
 
     names = {p["provider_id"]: p["name"] for p in providers}
     venue_of = {ev["event_id"]: ev["venue"] for ev in events}
-    seed_payments(conn, sorted(
-        [_payment(t, t["price"], venue_of[t["event_id"]], "entertainment", t["ticket_id"]) for t in tickets]
-        + [_payment(c, c["price"], c["carrier"], "courier", c["courier_order_id"]) for c in couriers]
-        + [_payment(a, a["price"], names[a["provider_id"]], "services", a["appointment_id"], a["status"] == "cancelled")
-           for a in appts], key=lambda p: (p["ts"], p["ref_id"])))
+    seed_payments(
+        conn,
+        sorted(
+            [_payment(t, t["price"], venue_of[t["event_id"]], "entertainment", t["ticket_id"]) for t in tickets]
+            + [_payment(c, c["price"], c["carrier"], "courier", c["courier_order_id"]) for c in couriers]
+            + [
+                _payment(
+                    a, a["price"], names[a["provider_id"]], "services", a["appointment_id"], a["status"] == "cancelled"
+                )
+                for a in appts
+            ],
+            key=lambda p: (p["ts"], p["ref_id"]),
+        ),
+    )
 
-    conn.execute(insert(membership_cards), [
-        {"card_id": f"mcard_{i:03d}", "merchant": merchant, "card_number": _tracking(number),
-         "holder_name": persona.name, "points": points, "created_at": stamp, "updated_at": stamp}
-        for i, (merchant, number, points) in enumerate(CARDS[currency], start=1)])
+    conn.execute(
+        insert(membership_cards),
+        [
+            {
+                "card_id": f"mcard_{i:03d}",
+                "merchant": merchant,
+                "card_number": _tracking(number),
+                "holder_name": persona.name,
+                "points": points,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+            for i, (merchant, number, points) in enumerate(CARDS[currency], start=1)
+        ],
+    )
 
 
 # ---- Screens without an API in the D3 apps (chat, social), driven by the GUI agent ------------------
@@ -1134,18 +1697,25 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
 
 # ---- Group settings screen (no API): the GUI agent renames a group chat -----------------------
 
-from sandbox.domains.communication import _group, groups  # noqa: E402
 from sqlalchemy import or_  # noqa: E402
 
-_OTHER_GROUP_NAMED = select(groups.c.group_id).where(func.lower(groups.c.name) == bindparam("name"),
-                                                     groups.c.group_id != bindparam("group_id"))
+from sandbox.domains.communication import _group, groups  # noqa: E402
+
+_OTHER_GROUP_NAMED = select(groups.c.group_id).where(
+    func.lower(groups.c.name) == bindparam("name"), groups.c.group_id != bindparam("group_id")
+)
 _RENAME_GROUP = update(groups).where(groups.c.group_id == bindparam("match_group_id"))
 
 
-@tool(domain=INTERNAL, app="chat", mutating=True,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED, ErrorType.DUPLICATE_ENTITY))
-def chat_rename_group(ctx: Ctx, group_id: str, new_name: Annotated[str, Field(min_length=1, max_length=80)]
-                      ) -> dict[str, Any]:
+@tool(
+    domain=INTERNAL,
+    app="chat",
+    mutating=True,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED, ErrorType.DUPLICATE_ENTITY),
+)
+def chat_rename_group(
+    ctx: Ctx, group_id: str, new_name: Annotated[str, Field(min_length=1, max_length=80)]
+) -> dict[str, Any]:
     """Rename a group chat on its settings screen (GUI-agent action; only a group admin may).
 
     Args:
@@ -1154,8 +1724,12 @@ def chat_rename_group(ctx: Ctx, group_id: str, new_name: Annotated[str, Field(mi
     """
     group = _group(ctx, group_id)
     if not group["is_admin"]:
-        raise ToolError(ErrorType.PERMISSION_DENIED, f"the user is not an admin of {group['name']!r}",
-                        reason="not_admin", group_id=group_id)
+        raise ToolError(
+            ErrorType.PERMISSION_DENIED,
+            f"the user is not an admin of {group['name']!r}",
+            reason="not_admin",
+            group_id=group_id,
+        )
     other = ctx.conn.execute(_OTHER_GROUP_NAMED, {"name": new_name.lower(), "group_id": group_id}).scalar()
     if other:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a group named {new_name!r} exists: {other}", existing_id=other)
@@ -1163,8 +1737,9 @@ def chat_rename_group(ctx: Ctx, group_id: str, new_name: Annotated[str, Field(mi
     return {"group_id": group_id, "old_name": group["name"], "name": new_name}
 
 
-_GROUP_BY_ID_OR_NAME = select(groups.c.group_id).where(or_(
-    groups.c.group_id == bindparam("group_id"), func.lower(groups.c.name) == bindparam("name")))
+_GROUP_BY_ID_OR_NAME = select(groups.c.group_id).where(
+    or_(groups.c.group_id == bindparam("group_id"), func.lower(groups.c.name) == bindparam("name"))
+)
 
 
 def _rename_group(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -1175,8 +1750,9 @@ def _rename_group(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
         raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the chat app shows no group {ref!r}", reason="no_group")
     result = ctx.call("chat_rename_group", {"group_id": row, "new_name": str(inputs["new_name"])})
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"renaming failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED, f"renaming failed: {result['Payload']['message']}", reason=result["ErrorType"]
+        )
     return {"group_id": row, "name": result["Payload"]["name"]}
 
 
@@ -1191,8 +1767,9 @@ _SET_POST_VISIBILITY = update(social_posts).where(social_posts.c.post_id == bind
 
 
 @tool(domain=INTERNAL, app="social", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.PERMISSION_DENIED))
-def social_set_post_visibility(ctx: Ctx, post_id: str, visibility: Literal["public", "friends", "private"]
-                               ) -> dict[str, Any]:
+def social_set_post_visibility(
+    ctx: Ctx, post_id: str, visibility: Literal["public", "friends", "private"]
+) -> dict[str, Any]:
     """Change the audience of one of the user's own posts on its edit screen (GUI-agent action).
 
     Args:
@@ -1202,8 +1779,7 @@ def social_set_post_visibility(ctx: Ctx, post_id: str, visibility: Literal["publ
     post = _post(ctx, post_id)
     if not post["is_own"]:
         raise ToolError(ErrorType.PERMISSION_DENIED, f"{post_id} is not the user's post")
-    ctx.conn.execute(_SET_POST_VISIBILITY, {"match_post_id": post_id, "visibility": visibility,
-                                            "updated_at": ctx.ts()})
+    ctx.conn.execute(_SET_POST_VISIBILITY, {"match_post_id": post_id, "visibility": visibility, "updated_at": ctx.ts()})
     return {"post_id": post_id, "visibility": visibility, "previous": post["visibility"]}
 
 
@@ -1212,18 +1788,39 @@ def _change_visibility(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[st
     platform = str(inputs.get("platform") or "social")
     ref = str(inputs["post"]).strip()
     p = social_posts.c
-    found = ctx.conn.execute(select(p.post_id).where(p.is_own == 1, p.platform == platform, or_(
-        p.post_id == ref, func.lower(p.content).contains(ref.lower(), autoescape=True))).order_by(
-        p.posted_at.desc())).scalars().all()
+    found = (
+        ctx.conn.execute(
+            select(p.post_id)
+            .where(
+                p.is_own == 1,
+                p.platform == platform,
+                or_(p.post_id == ref, func.lower(p.content).contains(ref.lower(), autoescape=True)),
+            )
+            .order_by(p.posted_at.desc())
+        )
+        .scalars()
+        .all()
+    )
     if len(found) != 1:
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"{len(found)} of your {platform} posts match {ref!r}",
-                        reason="no_post" if not found else "ambiguous_post")
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"{len(found)} of your {platform} posts match {ref!r}",
+            reason="no_post" if not found else "ambiguous_post",
+        )
     result = ctx.call("social_set_post_visibility", {"post_id": found[0], "visibility": str(inputs["visibility"])})
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the change failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED, f"the change failed: {result['Payload']['message']}", reason=result["ErrorType"]
+        )
     return {"post_id": found[0], "visibility": result["Payload"]["visibility"]}
 
 
-gui_flow(GuiFlow("social", "change_post_visibility", ("visib*", "audience", "private", "public", "who can see"),
-                 ("post", "visibility"), _change_visibility))
+gui_flow(
+    GuiFlow(
+        "social",
+        "change_post_visibility",
+        ("visib*", "audience", "private", "public", "who can see"),
+        ("post", "visibility"),
+        _change_visibility,
+    )
+)

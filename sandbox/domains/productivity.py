@@ -6,7 +6,7 @@ import datetime as dt
 import functools
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, Field
@@ -34,37 +34,48 @@ from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
 
 calendar_events = table(
-    "calendar_events", USER,
-    Column("event_id", Text, primary_key=True), Column("title", Text, nullable=False),
-    Column("start", Text, nullable=False), Column("end", Text, nullable=False),  # YYYY-MM-DDTHH:MM
-    Column("location", Text), Column("description", Text),
+    "calendar_events",
+    USER,
+    Column("event_id", Text, primary_key=True),
+    Column("title", Text, nullable=False),
+    Column("start", Text, nullable=False),
+    Column("end", Text, nullable=False),  # YYYY-MM-DDTHH:MM
+    Column("location", Text),
+    Column("description", Text),
     Column("calendar", Text, nullable=False),  # personal | work | family
     Column("reminder_min", Integer),
     Column("status", Text, nullable=False),  # confirmed | tentative | cancelled
     Column("is_organizer", Integer, nullable=False),
     Column("organizer", Text),  # contact id of whoever sent the invitation; NULL when the user organises
     Column("my_response", Text),  # invitations only: needs_action | accepted | tentative | declined
-    *stamps(), natural_key=("title", "start"),
+    *stamps(),
+    natural_key=("title", "start"),
 )
 
 event_attendees = table(
-    "event_attendees", USER,
+    "event_attendees",
+    USER,
     Column("event_id", Text, ForeignKey("calendar_events.event_id"), primary_key=True),
     Column("contact_id", Text, primary_key=True),
     Column("response", Text, nullable=False),  # needs_action | accepted | declined
-    *stamps(), natural_key=("event_id", "contact_id"),
+    *stamps(),
+    natural_key=("event_id", "contact_id"),
 )
 
 world_busy_slots = table(
-    "world_busy_slots", WORLD,
+    "world_busy_slots",
+    WORLD,
     Column("slot_id", Integer, primary_key=True),
     Column("person_key", Text, nullable=False),  # a contact id
-    Column("start", Text, nullable=False), Column("end", Text, nullable=False),
+    Column("start", Text, nullable=False),
+    Column("end", Text, nullable=False),
 )
 
 tasks = table(
-    "tasks", USER,
-    Column("task_id", Text, primary_key=True), Column("title", Text, nullable=False),
+    "tasks",
+    USER,
+    Column("task_id", Text, primary_key=True),
+    Column("title", Text, nullable=False),
     Column("list_name", Text, nullable=False),
     Column("due", Text),  # YYYY-MM-DD or YYYY-MM-DDTHH:MM
     Column("priority", Text, nullable=False),  # low | medium | high
@@ -72,23 +83,31 @@ tasks = table(
     Column("notes", Text),
     Column("remind_at", Text),  # set for reminders
     Column("completed_at", Text),
-    *stamps(), natural_key=("list_name", "title"),
+    *stamps(),
+    natural_key=("list_name", "title"),
 )
 
 alarms = table(
-    "alarms", USER,
-    Column("alarm_id", Text, primary_key=True), Column("time", Text, nullable=False),  # HH:MM
+    "alarms",
+    USER,
+    Column("alarm_id", Text, primary_key=True),
+    Column("time", Text, nullable=False),  # HH:MM
     Column("label", Text),
     Column("days_json", Text, nullable=False),  # weekdays in week order; [] rings once
     Column("enabled", Integer, nullable=False),
-    *stamps(), natural_key=("time", "days_json"),
+    *stamps(),
+    natural_key=("time", "days_json"),
 )
 
 notes = table(
-    "notes", USER,
-    Column("note_id", Text, primary_key=True), Column("title", Text, nullable=False),
-    Column("content", Text, nullable=False), Column("folder", Text, nullable=False),
-    *stamps(), natural_key=("folder", "title"),
+    "notes",
+    USER,
+    Column("note_id", Text, primary_key=True),
+    Column("title", Text, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("folder", Text, nullable=False),
+    *stamps(),
+    natural_key=("folder", "title"),
 )
 
 DT_FMT = "%Y-%m-%dT%H:%M"
@@ -128,14 +147,20 @@ def _words(columns: list[Column], query: str) -> list[Any]:
 
 def _one_of(*names: str) -> Callable[[dict[str, Any]], str | None]:
     """A cross-field check: at least one of these arguments is given."""
+
     def check(args: dict[str, Any]) -> str | None:
         return None if any(args.get(n) is not None for n in names) else f"give at least one of {', '.join(names)}"
+
     check.__doc__ = f"Give at least one of {', '.join(names)}."
     return check
 
 
-HINTS = {"event_id": "search_calendar_events", "task_id": "list_tasks", "alarm_id": "get_daily_agenda",
-         "note_id": "search_notes"}
+HINTS = {
+    "event_id": "search_calendar_events",
+    "task_id": "list_tasks",
+    "alarm_id": "get_daily_agenda",
+    "note_id": "search_notes",
+}
 
 
 def _get(ctx: Ctx, tbl: Table, value: str) -> dict[str, Any]:
@@ -143,8 +168,9 @@ def _get(ctx: Ctx, tbl: Table, value: str) -> dict[str, Any]:
     key = next(iter(tbl.primary_key.columns)).name
     row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key,
-                        hint=HINTS[key])
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no {key.removesuffix('_id')} {value!r}", field=key, hint=HINTS[key]
+        )
     return dict(row._mapping)
 
 
@@ -157,8 +183,9 @@ def _known_contacts(ctx: Ctx, ids: list[str]) -> list[str]:
     known = set(ctx.conn.execute(_CONTACT_IDS, {"ids": people}).scalars())
     missing = [p for p in people if p not in known]
     if missing:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no contact(s) {', '.join(missing)}", missing=missing,
-                        hint="search_contacts")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no contact(s) {', '.join(missing)}", missing=missing, hint="search_contacts"
+        )
     return people
 
 
@@ -176,28 +203,49 @@ def _canonical(ctx: Ctx, column: Column, name: str) -> str:
 
 # ---- Calendar helpers -------------------------------------------------------------------------
 
-EVENT_KEYS = ("event_id", "title", "start", "end", "location", "calendar", "reminder_min", "status", "organizer",
-              "my_response")
+EVENT_KEYS = (
+    "event_id",
+    "title",
+    "start",
+    "end",
+    "location",
+    "calendar",
+    "reminder_min",
+    "status",
+    "organizer",
+    "my_response",
+)
 
 
 LIVE = calendar_events.c.status != "cancelled"  # events that still take place: confirmed or tentative
 
 
-_OVERLAPPING = select(calendar_events.c.event_id, calendar_events.c.title, calendar_events.c.start,
-                      calendar_events.c.end).where(
-    LIVE, calendar_events.c.start < bindparam("end"), calendar_events.c.end > bindparam("start"),
-    calendar_events.c.event_id != bindparam("exclude")).order_by(calendar_events.c.start, calendar_events.c.event_id)
+_OVERLAPPING = (
+    select(calendar_events.c.event_id, calendar_events.c.title, calendar_events.c.start, calendar_events.c.end)
+    .where(
+        LIVE,
+        calendar_events.c.start < bindparam("end"),
+        calendar_events.c.end > bindparam("start"),
+        calendar_events.c.event_id != bindparam("exclude"),
+    )
+    .order_by(calendar_events.c.start, calendar_events.c.event_id)
+)
 
 
 def _refuse_overlap(ctx: Ctx, start: str, end: str, exclude: str = "") -> None:
     """TimeConflict naming the live events that overlap [start, end)."""
     clashes = rows(ctx.conn.execute(_OVERLAPPING, {"start": start, "end": end, "exclude": exclude}))
     if clashes:
-        raise ToolError(ErrorType.TIME_CONFLICT, f"overlaps {len(clashes)} event(s)", conflicts=clashes,
-                        hint="choose another time or pass allow_overlap=true")
+        raise ToolError(
+            ErrorType.TIME_CONFLICT,
+            f"overlaps {len(clashes)} event(s)",
+            conflicts=clashes,
+            hint="choose another time or pass allow_overlap=true",
+        )
 
 
 # ---- Meeting Scheduling (1.1) -----------------------------------------------------------------
+
 
 def _slot_window(args: dict[str, Any]) -> str | None:
     """date_to is not before date_from and at most 13 days after it; latest is after earliest."""
@@ -212,18 +260,33 @@ def _slot_window(args: dict[str, Any]) -> str | None:
 
 
 _BUSY_EVENTS = select(calendar_events.c.start, calendar_events.c.end).where(
-    LIVE, calendar_events.c.start < bindparam("hi"), calendar_events.c.end > bindparam("lo"))
+    LIVE, calendar_events.c.start < bindparam("hi"), calendar_events.c.end > bindparam("lo")
+)
 _BUSY_SLOTS = select(world_busy_slots.c.start, world_busy_slots.c.end).where(
     world_busy_slots.c.person_key.in_(bindparam("people", expanding=True)),
-    world_busy_slots.c.start < bindparam("hi"), world_busy_slots.c.end > bindparam("lo"))
+    world_busy_slots.c.start < bindparam("hi"),
+    world_busy_slots.c.end > bindparam("lo"),
+)
 
 
-@tool(l2="1.1", app="calendar", mutating=False, permissions=("CALENDAR",), check=_slot_window,
-      errors=(ErrorType.ENTITY_NOT_FOUND,))
+@tool(
+    l2="1.1",
+    app="calendar",
+    mutating=False,
+    permissions=("CALENDAR",),
+    check=_slot_window,
+    errors=(ErrorType.ENTITY_NOT_FOUND,),
+)
 def find_free_slots(
-    ctx: Ctx, date_from: Date, date_to: Date, duration_min: Annotated[int, Field(ge=15, le=480)],
-    attendees: list[str] | None = None, working_hours_only: bool = True, earliest: Time | None = None,
-    latest: Time | None = None, max_results: Annotated[int, Field(ge=1, le=20)] = 5,
+    ctx: Ctx,
+    date_from: Date,
+    date_to: Date,
+    duration_min: Annotated[int, Field(ge=15, le=480)],
+    attendees: list[str] | None = None,
+    working_hours_only: bool = True,
+    earliest: Time | None = None,
+    latest: Time | None = None,
+    max_results: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> dict[str, Any]:
     """Find free time windows shared by the user and optional attendees, earliest first.
 
@@ -241,7 +304,7 @@ def find_free_slots(
     first, last = dt.date.fromisoformat(date_from), dt.date.fromisoformat(date_to)
     lo, hi = first.isoformat(), f"{last}T23:59"
     busy = ctx.conn.execute(_BUSY_EVENTS, {"hi": hi, "lo": lo}).all()
-    busy += ctx.conn.execute(_BUSY_SLOTS, {"people": people, "hi": hi, "lo": lo}).all()
+    busy += ctx.conn.execute(_BUSY_SLOTS, {"people": people, "hi": hi, "lo": lo}).all()  # type: ignore[operator]  # lists
     day_start = earliest or ("09:00" if working_hours_only else "00:00")
     day_end = latest or ("18:00" if working_hours_only else "23:59")
     now, need = _minute(ctx), dt.timedelta(minutes=duration_min)
@@ -250,7 +313,7 @@ def find_free_slots(
     while day <= last and len(slots) < max_results:
         if not (working_hours_only and day.weekday() >= 5):
             cursor, end = max(f"{day}T{day_start}", now), f"{day}T{day_end}"
-            for s, f in sorted((s, f) for s, f in busy if s < end and f > cursor) + [(end, end)]:
+            for s, f in [*sorted((s, f) for s, f in busy if s < end and f > cursor), (end, end)]:
                 if s > cursor and dt.datetime.strptime(s, DT_FMT) - dt.datetime.strptime(cursor, DT_FMT) >= need:
                     slots.append({"start": cursor, "end": s})
                 cursor = max(cursor, f)
@@ -261,8 +324,13 @@ def find_free_slots(
 _INVITED = select(event_attendees.c.contact_id).where(event_attendees.c.event_id == bindparam("event_id"))
 
 
-@tool(l2="1.1", app="calendar", mutating=True, permissions=("CALENDAR",),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="1.1",
+    app="calendar",
+    mutating=True,
+    permissions=("CALENDAR",),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY),
+)
 def send_meeting_invite(ctx: Ctx, event_id: str, attendees: ContactIds) -> dict[str, Any]:
     """Invite contacts to an existing calendar event.
 
@@ -280,23 +348,44 @@ def send_meeting_invite(ctx: Ctx, event_id: str, attendees: ContactIds) -> dict[
     new = [p for p in people if p not in invited]
     if not new:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, "every attendee is already invited", existing_ids=people)
-    ctx.conn.execute(insert(event_attendees), [
-        {"event_id": event_id, "contact_id": p, "response": "needs_action", "created_at": ctx.ts(),
-         "updated_at": ctx.ts()} for p in new])
+    ctx.conn.execute(
+        insert(event_attendees),
+        [
+            {
+                "event_id": event_id,
+                "contact_id": p,
+                "response": "needs_action",
+                "created_at": ctx.ts(),
+                "updated_at": ctx.ts(),
+            }
+            for p in new
+        ],
+    )
     return {"event_id": event_id, "invited": new, "skipped_already_invited": [p for p in people if p in invited]}
 
 
 # The user's answer to an invitation, and the event status it leaves: a declined event no longer takes place.
-RESPONSES = {"accept": ("accepted", "confirmed"), "tentative": ("tentative", "tentative"),
-             "decline": ("declined", "cancelled")}
+RESPONSES = {
+    "accept": ("accepted", "confirmed"),
+    "tentative": ("tentative", "tentative"),
+    "decline": ("declined", "cancelled"),
+}
 
 _SET_EVENT = update(calendar_events).where(calendar_events.c.event_id == bindparam("match_event_id"))
 
 
-@tool(l2="1.1", app="calendar", mutating=True, permissions=("CALENDAR",), network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="1.1",
+    app="calendar",
+    mutating=True,
+    permissions=("CALENDAR",),
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT),
+)
 def respond_to_invitation(
-    ctx: Ctx, event_id: str, response: Literal["accept", "decline", "tentative"],
+    ctx: Ctx,
+    event_id: str,
+    response: Literal["accept", "decline", "tentative"],
 ) -> dict[str, Any]:
     """Answer a meeting invitation someone else sent: accept, decline or tentatively accept it.
 
@@ -307,22 +396,33 @@ def respond_to_invitation(
     event = _get(ctx, calendar_events, event_id)
     answer, status = RESPONSES[response]
     if event["is_organizer"]:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{event_id} is the user's own event, not an invitation",
-                        hint="update_calendar_event or delete_calendar_event")
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"{event_id} is the user's own event, not an invitation",
+            hint="update_calendar_event or delete_calendar_event",
+        )
     if event["status"] == "cancelled" and event["my_response"] != "declined":
         raise ToolError(ErrorType.STATE_CONFLICT, f"the organiser cancelled {event_id}")
     if event["end"] <= _minute(ctx):
         raise ToolError(ErrorType.STATE_CONFLICT, f"{event_id} has already ended")
     if event["my_response"] == answer:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"the invitation to {event_id} is already {answer}",
-                        current=answer)
-    ctx.conn.execute(_SET_EVENT, {"match_event_id": event_id, "my_response": answer, "status": status,
-                                  "updated_at": ctx.ts()})
-    return {"event_id": event_id, "title": event["title"], "start": event["start"], "organizer": event["organizer"],
-            "my_response": answer, "status": status, "previous": event["my_response"]}
+        raise ToolError(ErrorType.STATE_CONFLICT, f"the invitation to {event_id} is already {answer}", current=answer)
+    ctx.conn.execute(
+        _SET_EVENT, {"match_event_id": event_id, "my_response": answer, "status": status, "updated_at": ctx.ts()}
+    )
+    return {
+        "event_id": event_id,
+        "title": event["title"],
+        "start": event["start"],
+        "organizer": event["organizer"],
+        "my_response": answer,
+        "status": status,
+        "previous": event["my_response"],
+    }
 
 
 # ---- Calendar & Tasks (1.2) -------------------------------------------------------------------
+
 
 def _end_after_start(args: dict[str, Any]) -> str | None:
     """end is after start."""
@@ -330,16 +430,29 @@ def _end_after_start(args: dict[str, Any]) -> str | None:
 
 
 _LIVE_STARTING = select(calendar_events.c.event_id, calendar_events.c.title).where(
-    calendar_events.c.start == bindparam("start"), LIVE)
+    calendar_events.c.start == bindparam("start"), LIVE
+)
 _ADD_EVENT = insert(calendar_events)
 
 
-@tool(l2="1.2", app="calendar", mutating=True, permissions=("CALENDAR",), check=_end_after_start,
-      errors=(ErrorType.DUPLICATE_ENTITY, ErrorType.TIME_CONFLICT))
+@tool(
+    l2="1.2",
+    app="calendar",
+    mutating=True,
+    permissions=("CALENDAR",),
+    check=_end_after_start,
+    errors=(ErrorType.DUPLICATE_ENTITY, ErrorType.TIME_CONFLICT),
+)
 def create_calendar_event(
-    ctx: Ctx, title: Title, start: DateTime, end: DateTime, location: str | None = None,
-    description: str | None = None, calendar: CalendarName = "personal",
-    reminder_min: Annotated[int, Field(ge=0, le=10080)] | None = None, allow_overlap: bool = False,
+    ctx: Ctx,
+    title: Title,
+    start: DateTime,
+    end: DateTime,
+    location: str | None = None,
+    description: str | None = None,
+    calendar: CalendarName = "personal",
+    reminder_min: Annotated[int, Field(ge=0, le=10080)] | None = None,
+    allow_overlap: bool = False,
 ) -> dict[str, Any]:
     """Create a calendar event.
 
@@ -361,18 +474,40 @@ def create_calendar_event(
     if not allow_overlap:
         _refuse_overlap(ctx, start, end)
     eid = ctx.new_id(calendar_events)
-    ctx.conn.execute(_ADD_EVENT, {
-        "event_id": eid, "title": title, "start": start, "end": end, "location": location,
-        "description": description, "calendar": calendar, "reminder_min": reminder_min, "status": "confirmed",
-        "is_organizer": 1, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_EVENT,
+        {
+            "event_id": eid,
+            "title": title,
+            "start": start,
+            "end": end,
+            "location": location,
+            "description": description,
+            "calendar": calendar,
+            "reminder_min": reminder_min,
+            "status": "confirmed",
+            "is_organizer": 1,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"event_id": eid, "title": title, "start": start, "end": end, "calendar": calendar}
 
 
-@tool(l2="1.2", app="calendar", mutating=False, permissions=("CALENDAR",),
-      check=_one_of("query", "date_from", "date_to", "calendar"))
+@tool(
+    l2="1.2",
+    app="calendar",
+    mutating=False,
+    permissions=("CALENDAR",),
+    check=_one_of("query", "date_from", "date_to", "calendar"),
+)
 def search_calendar_events(
-    ctx: Ctx, query: Query | None = None, date_from: Date | None = None, date_to: Date | None = None,
-    calendar: CalendarName | None = None, limit: Limit = 20,
+    ctx: Ctx,
+    query: Query | None = None,
+    date_from: Date | None = None,
+    date_to: Date | None = None,
+    calendar: CalendarName | None = None,
+    limit: Limit = 20,
 ) -> dict[str, Any]:
     """Search calendar events (not cancelled ones) by text, date window or calendar, earliest first.
 
@@ -384,8 +519,12 @@ def search_calendar_events(
         limit: Maximum number of results.
     """
     words = word_values(query or "")
-    values: dict[str, Any] = {**words, "date_from": date_from or None,
-                              "date_to": f"{date_to}T23:59" if date_to else None, "calendar": calendar or None}
+    values: dict[str, Any] = {
+        **words,
+        "date_from": date_from or None,
+        "date_to": f"{date_to}T23:59" if date_to else None,
+        "calendar": calendar or None,
+    }
     values = {k: v for k, v in values.items() if v is not None}
     q = _event_search(len(words), bool(date_from), bool(date_to), bool(calendar))
     found = rows(ctx.conn.execute(q, {**values, "limit": limit}))
@@ -414,13 +553,30 @@ def _event_change(args: dict[str, Any]) -> str | None:
     return _one_of("title", "start", "end", "location", "description", "calendar", "reminder_min")(args)
 
 
-@tool(l2="1.2", app="calendar", mutating=True, permissions=("CALENDAR",), check=_event_change,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.INVALID_ARGUMENT_VALUE,
-              ErrorType.TIME_CONFLICT))
+@tool(
+    l2="1.2",
+    app="calendar",
+    mutating=True,
+    permissions=("CALENDAR",),
+    check=_event_change,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.TIME_CONFLICT,
+    ),
+)
 def update_calendar_event(
-    ctx: Ctx, event_id: str, title: Title | None = None, start: DateTime | None = None, end: DateTime | None = None,
-    location: str | None = None, description: str | None = None, calendar: CalendarName | None = None,
-    reminder_min: Annotated[int, Field(ge=0, le=10080)] | None = None, allow_overlap: bool = False,
+    ctx: Ctx,
+    event_id: str,
+    title: Title | None = None,
+    start: DateTime | None = None,
+    end: DateTime | None = None,
+    location: str | None = None,
+    description: str | None = None,
+    calendar: CalendarName | None = None,
+    reminder_min: Annotated[int, Field(ge=0, le=10080)] | None = None,
+    allow_overlap: bool = False,
 ) -> dict[str, Any]:
     """Reschedule, rename, relocate or otherwise change an event.
 
@@ -438,15 +594,27 @@ def update_calendar_event(
     event = _get(ctx, calendar_events, event_id)
     if event["status"] == "cancelled":
         raise ToolError(ErrorType.STATE_CONFLICT, f"{event_id} is cancelled")
-    changes = {k: v for k, v in {"title": title, "location": location, "description": description,
-                                 "calendar": calendar, "reminder_min": reminder_min}.items() if v is not None}
+    changes = {
+        k: v
+        for k, v in {
+            "title": title,
+            "location": location,
+            "description": description,
+            "calendar": calendar,
+            "reminder_min": reminder_min,
+        }.items()
+        if v is not None
+    }
     if start is not None or end is not None:
         length = dt.datetime.strptime(event["end"], DT_FMT) - dt.datetime.strptime(event["start"], DT_FMT)
         new_start = start or event["start"]
         new_end = end or (dt.datetime.strptime(new_start, DT_FMT) + length).strftime(DT_FMT)
         if new_end <= new_start:
-            raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"the event would end ({new_end}) before it starts "
-                            f"({new_start})", field="end")
+            raise ToolError(
+                ErrorType.INVALID_ARGUMENT_VALUE,
+                f"the event would end ({new_end}) before it starts ({new_start})",
+                field="end",
+            )
         if not allow_overlap:
             _refuse_overlap(ctx, new_start, new_end, exclude=event_id)
         changes.update(start=new_start, end=new_end)
@@ -454,8 +622,13 @@ def update_calendar_event(
     return {"event_id": event_id, "updated": sorted(changes), **changes}
 
 
-@tool(l2="1.2", app="calendar", mutating=True, permissions=("CALENDAR",),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="1.2",
+    app="calendar",
+    mutating=True,
+    permissions=("CALENDAR",),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT),
+)
 def delete_calendar_event(ctx: Ctx, event_id: str) -> dict[str, Any]:
     """Cancel a calendar event (it stays in the calendar as cancelled).
 
@@ -472,14 +645,20 @@ def delete_calendar_event(ctx: Ctx, event_id: str) -> dict[str, Any]:
 TASK_KEYS = ("task_id", "title", "list_name", "due", "priority", "status", "notes", "remind_at", "completed_at")
 
 _OPEN_TASK_IN_LIST = select(tasks.c.task_id).where(
-    tasks.c.status == "open", func.lower(tasks.c.title) == bindparam("title"),
-    tasks.c.list_name == bindparam("list_name"))
+    tasks.c.status == "open",
+    func.lower(tasks.c.title) == bindparam("title"),
+    tasks.c.list_name == bindparam("list_name"),
+)
 _ADD_TASK = insert(tasks)
 
 
 @tool(l2="1.2", app="tasks", mutating=True, errors=(ErrorType.DUPLICATE_ENTITY,))
 def create_task(
-    ctx: Ctx, title: Title, list_name: Title = "Inbox", due: Due | None = None, priority: Priority = "medium",
+    ctx: Ctx,
+    title: Title,
+    list_name: Title = "Inbox",
+    due: Due | None = None,
+    priority: Priority = "medium",
     notes: str | None = None,
 ) -> dict[str, Any]:
     """Add a to-do to a task list (the list is created if new).
@@ -494,12 +673,26 @@ def create_task(
     list_name = _canonical(ctx, tasks.c.list_name, list_name)
     existing = ctx.conn.execute(_OPEN_TASK_IN_LIST, {"title": title.lower(), "list_name": list_name}).scalar()
     if existing:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{list_name!r} already has this open task: {existing}",
-                        existing_id=existing)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY, f"{list_name!r} already has this open task: {existing}", existing_id=existing
+        )
     tid = ctx.new_id(tasks)
-    ctx.conn.execute(_ADD_TASK, {
-        "task_id": tid, "title": title, "list_name": list_name, "due": due, "priority": priority, "status": "open",
-        "notes": notes, "remind_at": None, "completed_at": None, "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_TASK,
+        {
+            "task_id": tid,
+            "title": title,
+            "list_name": list_name,
+            "due": due,
+            "priority": priority,
+            "status": "open",
+            "notes": notes,
+            "remind_at": None,
+            "completed_at": None,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"task_id": tid, "title": title, "list_name": list_name, "due": due}
 
 
@@ -509,7 +702,9 @@ _TASK_LISTS = select(tasks.c.list_name).distinct()
 
 @tool(l2="1.2", app="tasks", mutating=False, errors=(ErrorType.ENTITY_NOT_FOUND,))
 def list_tasks(
-    ctx: Ctx, list_name: str | None = None, status: Literal["open", "completed", "all"] = "open",
+    ctx: Ctx,
+    list_name: str | None = None,
+    status: Literal["open", "completed", "all"] = "open",
 ) -> dict[str, Any]:
     """List tasks and reminders, soonest due first.
 
@@ -523,8 +718,9 @@ def list_tasks(
         list_name = _canonical(ctx, t.list_name, list_name)
         if ctx.conn.execute(_TASK_IN_LIST, {"list_name": list_name}).first() is None:
             names = sorted(ctx.conn.execute(_TASK_LISTS).scalars())
-            raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no task list {list_name!r}", field="list_name",
-                            candidates=names)
+            raise ToolError(
+                ErrorType.ENTITY_NOT_FOUND, f"no task list {list_name!r}", field="list_name", candidates=names
+            )
         q = q.where(t.list_name == list_name)
     if status != "all":
         q = q.where(t.status == status)
@@ -536,12 +732,22 @@ def list_tasks(
 _SET_TASK = update(tasks).where(tasks.c.task_id == bindparam("match_task_id"))
 
 
-@tool(l2="1.2", app="tasks", mutating=True,
-      check=_one_of("title", "due", "priority", "notes", "list_name", "status"),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="1.2",
+    app="tasks",
+    mutating=True,
+    check=_one_of("title", "due", "priority", "notes", "list_name", "status"),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT),
+)
 def update_task(
-    ctx: Ctx, task_id: str, title: Title | None = None, due: Due | None = None, priority: Priority | None = None,
-    notes: str | None = None, list_name: Title | None = None, status: Literal["open", "completed"] | None = None,
+    ctx: Ctx,
+    task_id: str,
+    title: Title | None = None,
+    due: Due | None = None,
+    priority: Priority | None = None,
+    notes: str | None = None,
+    list_name: Title | None = None,
+    status: Literal["open", "completed"] | None = None,
 ) -> dict[str, Any]:
     """Edit a task, move it to another list, or mark it completed or open again.
 
@@ -557,8 +763,11 @@ def update_task(
     task = _get(ctx, tasks, task_id)
     if status is not None and status == task["status"]:
         raise ToolError(ErrorType.STATE_CONFLICT, f"{task_id} is already {status}")
-    changes: dict[str, Any] = {k: v for k, v in {"title": title, "due": due, "priority": priority, "notes": notes,
-                                                 "status": status}.items() if v is not None}
+    changes: dict[str, Any] = {
+        k: v
+        for k, v in {"title": title, "due": due, "priority": priority, "notes": notes, "status": status}.items()
+        if v is not None
+    }
     if list_name is not None:
         changes["list_name"] = _canonical(ctx, tasks.c.list_name, list_name)
     if status is not None:
@@ -585,12 +794,19 @@ def delete_task(ctx: Ctx, task_id: str) -> dict[str, Any]:
 # ---- Reminders & Alarms (1.3) -----------------------------------------------------------------
 
 _OPEN_REMINDER = select(tasks.c.task_id).where(
-    tasks.c.status == "open", func.lower(tasks.c.title) == bindparam("title"),
-    tasks.c.remind_at == bindparam("remind_at"))
+    tasks.c.status == "open",
+    func.lower(tasks.c.title) == bindparam("title"),
+    tasks.c.remind_at == bindparam("remind_at"),
+)
 
 
-@tool(l2="1.3", app="tasks", mutating=True, permissions=("NOTIFICATIONS",),
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="1.3",
+    app="tasks",
+    mutating=True,
+    permissions=("NOTIFICATIONS",),
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY),
+)
 def create_reminder(ctx: Ctx, text: Title, remind_at: DateTime) -> dict[str, Any]:
     """Create a reminder that notifies the user at a given time.
 
@@ -599,31 +815,56 @@ def create_reminder(ctx: Ctx, text: Title, remind_at: DateTime) -> dict[str, Any
         remind_at: When to notify, YYYY-MM-DDTHH:MM (in the future).
     """
     if remind_at <= _minute(ctx):
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"remind_at {remind_at} is not in the future",
-                        field="remind_at")
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE, f"remind_at {remind_at} is not in the future", field="remind_at"
+        )
     existing = ctx.conn.execute(_OPEN_REMINDER, {"title": text.lower(), "remind_at": remind_at}).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"this reminder exists: {existing}", existing_id=existing)
     tid = ctx.new_id(tasks)
-    ctx.conn.execute(_ADD_TASK, {
-        "task_id": tid, "title": text, "list_name": REMINDERS_LIST, "due": None, "priority": "medium",
-        "status": "open", "notes": None, "remind_at": remind_at, "completed_at": None, "created_at": ctx.ts(),
-        "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_TASK,
+        {
+            "task_id": tid,
+            "title": text,
+            "list_name": REMINDERS_LIST,
+            "due": None,
+            "priority": "medium",
+            "status": "open",
+            "notes": None,
+            "remind_at": remind_at,
+            "completed_at": None,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"task_id": tid, "text": text, "remind_at": remind_at}
 
 
-def _days_json(days: list[str]) -> str:
+def _days_json(days: Sequence[str]) -> str:
     return json.dumps([d for d in WEEKDAYS if d in days])
 
 
 def _alarm_out(a: dict[str, Any]) -> dict[str, Any]:
-    return {"alarm_id": a["alarm_id"], "time": a["time"], "label": a["label"], "days": json.loads(a["days_json"]),
-            "enabled": bool(a["enabled"])}
+    return {
+        "alarm_id": a["alarm_id"],
+        "time": a["time"],
+        "label": a["label"],
+        "days": json.loads(a["days_json"]),
+        "enabled": bool(a["enabled"]),
+    }
 
 
-_ENABLED_TWIN = select(alarms.c.alarm_id).where(
-    alarms.c.enabled == 1, alarms.c.time == bindparam("time"), alarms.c.days_json == bindparam("days_json"),
-    alarms.c.alarm_id != bindparam("exclude")).order_by(alarms.c.alarm_id)
+_ENABLED_TWIN = (
+    select(alarms.c.alarm_id)
+    .where(
+        alarms.c.enabled == 1,
+        alarms.c.time == bindparam("time"),
+        alarms.c.days_json == bindparam("days_json"),
+        alarms.c.alarm_id != bindparam("exclude"),
+    )
+    .order_by(alarms.c.alarm_id)
+)
 
 
 def _enabled_twin(ctx: Ctx, time: str, days_json: str, exclude: str = "") -> str | None:
@@ -646,8 +887,9 @@ def set_alarm(ctx: Ctx, time: Time, label: str | None = None, days: Days | None 
     days_json = _days_json(days or [])
     twin = _enabled_twin(ctx, time, days_json)
     if twin:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"an enabled alarm at {time} on these days exists: {twin}",
-                        existing_id=twin)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY, f"an enabled alarm at {time} on these days exists: {twin}", existing_id=twin
+        )
     aid = ctx.new_id(alarms)
     row = {"alarm_id": aid, "time": time, "label": label, "days_json": days_json, "enabled": 1}
     ctx.conn.execute(_ADD_ALARM, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
@@ -657,10 +899,19 @@ def set_alarm(ctx: Ctx, time: Time, label: str | None = None, days: Days | None 
 _SET_ALARM = update(alarms).where(alarms.c.alarm_id == bindparam("match_alarm_id"))
 
 
-@tool(l2="1.3", app="clock", mutating=True, check=_one_of("time", "label", "days", "enabled"),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="1.3",
+    app="clock",
+    mutating=True,
+    check=_one_of("time", "label", "days", "enabled"),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.DUPLICATE_ENTITY),
+)
 def update_alarm(
-    ctx: Ctx, alarm_id: str, time: Time | None = None, label: str | None = None, days: Days | None = None,
+    ctx: Ctx,
+    alarm_id: str,
+    time: Time | None = None,
+    label: str | None = None,
+    days: Days | None = None,
     enabled: bool | None = None,
 ) -> dict[str, Any]:
     """Change an alarm's time, label or days, or switch it on or off.
@@ -710,8 +961,10 @@ def delete_alarm(ctx: Ctx, alarm_id: str) -> dict[str, Any]:
 # ---- Notes & Memos (1.4) ----------------------------------------------------------------------
 
 _NOTE_WITH_TITLE = select(notes.c.note_id).where(
-    func.lower(notes.c.title) == bindparam("title"), notes.c.folder == bindparam("folder"),
-    notes.c.note_id != bindparam("exclude"))
+    func.lower(notes.c.title) == bindparam("title"),
+    notes.c.folder == bindparam("folder"),
+    notes.c.note_id != bindparam("exclude"),
+)
 
 
 def _note_with_title(ctx: Ctx, title: str, folder: str, exclude: str = "") -> str | None:
@@ -733,17 +986,31 @@ def create_note(ctx: Ctx, title: Title, content: Body, folder: Title = "Notes") 
     folder = _canonical(ctx, notes.c.folder, folder)
     existing = _note_with_title(ctx, title, folder)
     if existing:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{folder!r} already has a note titled {title!r}: {existing}",
-                        existing_id=existing)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"{folder!r} already has a note titled {title!r}: {existing}",
+            existing_id=existing,
+        )
     nid = ctx.new_id(notes)
-    ctx.conn.execute(_ADD_NOTE, {"note_id": nid, "title": title, "content": content, "folder": folder,
-                                 "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_NOTE,
+        {
+            "note_id": nid,
+            "title": title,
+            "content": content,
+            "folder": folder,
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"note_id": nid, "title": title, "folder": folder}
 
 
 @tool(l2="1.4", app="notes", mutating=False)
 def search_notes(
-    ctx: Ctx, query: Query, folder: str | None = None,
+    ctx: Ctx,
+    query: Query,
+    folder: str | None = None,
     limit: Limit = 10,
 ) -> dict[str, Any]:
     """Full-text search over notes, most recently edited first.
@@ -772,10 +1039,18 @@ def _note_change(args: dict[str, Any]) -> str | None:
 _SET_NOTE = update(notes).where(notes.c.note_id == bindparam("match_note_id"))
 
 
-@tool(l2="1.4", app="notes", mutating=True, check=_note_change,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="1.4",
+    app="notes",
+    mutating=True,
+    check=_note_change,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY),
+)
 def update_note(
-    ctx: Ctx, note_id: str, title: Title | None = None, content: Body | None = None,
+    ctx: Ctx,
+    note_id: str,
+    title: Title | None = None,
+    content: Body | None = None,
     append_text: Body | None = None,
 ) -> dict[str, Any]:
     """Rename a note, replace its text, or append to it.
@@ -791,8 +1066,11 @@ def update_note(
     if title is not None:
         other = _note_with_title(ctx, title, note["folder"], exclude=note_id)
         if other:
-            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{note['folder']!r} already has a note titled {title!r}: "
-                            f"{other}", existing_id=other)
+            raise ToolError(
+                ErrorType.DUPLICATE_ENTITY,
+                f"{note['folder']!r} already has a note titled {title!r}: {other}",
+                existing_id=other,
+            )
         changes["title"] = title
     if content is not None:
         changes["content"] = content
@@ -804,12 +1082,21 @@ def update_note(
 
 # ---- Daily Agenda & Briefing (1.9) ------------------------------------------------------------
 
-_DAY_EVENTS = select(calendar_events).where(
-    LIVE, calendar_events.c.start <= bindparam("last"), calendar_events.c.end > bindparam("first")).order_by(
-    calendar_events.c.start, calendar_events.c.event_id)
-_DAY_TASKS = select(tasks).where(tasks.c.status == "open", or_(  # day_prefix: "YYYY-MM-DD%"
-    tasks.c.due.like(bindparam("day_prefix")), tasks.c.remind_at.like(bindparam("day_prefix")))).order_by(
-    tasks.c.task_id)
+_DAY_EVENTS = (
+    select(calendar_events)
+    .where(LIVE, calendar_events.c.start <= bindparam("last"), calendar_events.c.end > bindparam("first"))
+    .order_by(calendar_events.c.start, calendar_events.c.event_id)
+)
+_DAY_TASKS = (
+    select(tasks)
+    .where(
+        tasks.c.status == "open",
+        or_(  # day_prefix: "YYYY-MM-DD%"
+            tasks.c.due.like(bindparam("day_prefix")), tasks.c.remind_at.like(bindparam("day_prefix"))
+        ),
+    )
+    .order_by(tasks.c.task_id)
+)
 _ALARMS = select(alarms).order_by(alarms.c.time, alarms.c.alarm_id)
 
 
@@ -826,10 +1113,14 @@ def get_daily_agenda(ctx: Ctx, date: Date | None = None) -> dict[str, Any]:
     todo = rows(ctx.conn.execute(_DAY_TASKS, {"day_prefix": f"{first}%"}))
     weekday = WEEKDAYS[day.weekday()]
     # Disabled alarms are listed too: no other tool shows them, and update_alarm needs their ids.
-    day_alarms = [_alarm_out(r) for r in rows(ctx.conn.execute(_ALARMS))
-                  if not json.loads(r["days_json"]) or weekday in json.loads(r["days_json"])]
+    day_alarms = [
+        _alarm_out(r)
+        for r in rows(ctx.conn.execute(_ALARMS))
+        if not json.loads(r["days_json"]) or weekday in json.loads(r["days_json"])
+    ]
     return {
-        "date": first, "weekday": weekday,
+        "date": first,
+        "weekday": weekday,
         "events": [{k: ev[k] for k in EVENT_KEYS} for ev in events],
         "tasks_due": [{k: r[k] for k in TASK_KEYS} for r in todo if r["remind_at"] is None],
         "reminders": [{k: r[k] for k in ("task_id", "title", "remind_at")} for r in todo if r["remind_at"]],
@@ -865,11 +1156,16 @@ MISC_EVENTS = [
 ]
 
 SEED_TASKS = [  # (title, list, due offset in days or None, priority); overdue ones are mostly done
-    ("Prepare slides for project review", "Work", 1, "high"), ("Submit expense report", "Work", 3, "medium"),
-    ("Review Alex's design doc", "Work", 2, "medium"), ("Update project timeline", "Work", 6, "low"),
-    ("Book meeting room for offsite", "Work", -4, "medium"), ("Pay electricity bill", "Inbox", 0, "high"),
-    ("Renew passport", "Inbox", 20, "medium"), ("Call the plumber", "Inbox", None, "medium"),
-    ("Buy birthday gift for Mom", "Inbox", 9, "high"), ("Schedule car service", "Inbox", -6, "low"),
+    ("Prepare slides for project review", "Work", 1, "high"),
+    ("Submit expense report", "Work", 3, "medium"),
+    ("Review Alex's design doc", "Work", 2, "medium"),
+    ("Update project timeline", "Work", 6, "low"),
+    ("Book meeting room for offsite", "Work", -4, "medium"),
+    ("Pay electricity bill", "Inbox", 0, "high"),
+    ("Renew passport", "Inbox", 20, "medium"),
+    ("Call the plumber", "Inbox", None, "medium"),
+    ("Buy birthday gift for Mom", "Inbox", 9, "high"),
+    ("Schedule car service", "Inbox", -6, "low"),
     *((item, "Groceries", None, "medium") for item in ("Milk", "Eggs", "Bread", "Coffee beans", "Apples")),
 ]
 
@@ -899,13 +1195,31 @@ def seed_productivity(conn: Connection, rng: random.Random, persona: Persona) ->
     events: list[dict[str, Any]] = []
     guests: list[tuple[dict[str, Any], str, str]] = []  # (event, contact id, response)
 
-    def add(title: str, day: dt.date, hm: str, minutes: int, calendar: str, location: str | None = None,
-            host: str | None = BOSS, reminder: int | None = 10) -> dict[str, Any]:
+    def add(
+        title: str,
+        day: dt.date,
+        hm: str,
+        minutes: int,
+        calendar: str,
+        location: str | None = None,
+        host: str | None = BOSS,
+        reminder: int | None = 10,
+    ) -> dict[str, Any]:
         """An event the user organises (``host`` None) or was invited to by ``host`` (and accepted)."""
         start, end = _stamp(day, hm, minutes)
-        ev = {"title": title, "start": start, "end": end, "location": location, "description": None,
-              "calendar": calendar, "reminder_min": reminder, "status": "confirmed", "is_organizer": int(host is None),
-              "organizer": host, "my_response": None if host is None else "accepted"}
+        ev = {
+            "title": title,
+            "start": start,
+            "end": end,
+            "location": location,
+            "description": None,
+            "calendar": calendar,
+            "reminder_min": reminder,
+            "status": "confirmed",
+            "is_organizer": int(host is None),
+            "organizer": host,
+            "my_response": None if host is None else "accepted",
+        }
         events.append(ev)
         return ev
 
@@ -918,8 +1232,9 @@ def seed_productivity(conn: Connection, rng: random.Random, persona: Persona) ->
             guests.append((add("1:1 with Alex Turner", day, "11:00", 30, "work", "Alex's office"), BOSS, "accepted"))
         if day.weekday() == 6 and offset % 14 < 7:
             add("Family dinner", day, "18:30", 90, "family", "Mom's place", MOM, reminder=60)
-    review = add("Project review", today + dt.timedelta(days=1), "14:00", 60, "work", "Conference room A",
-                 host=None, reminder=15)
+    review = add(
+        "Project review", today + dt.timedelta(days=1), "14:00", 60, "work", "Conference room A", host=None, reminder=15
+    )
     review["description"] = "Quarterly project review: status, risks, next milestones."
     guests += [(review, BOSS, "accepted"), (review, COLLEAGUE, "needs_action")]
     add("Dentist check-up", dt.date(2025, 1, 20), "10:00", 45, "personal", "Bright Smile Dental Clinic", None, 60)
@@ -942,7 +1257,8 @@ def seed_productivity(conn: Connection, rng: random.Random, persona: Persona) ->
     for title, calendar, offset, hm, minutes, location, host, answer in INVITATIONS:
         day = today + dt.timedelta(days=offset)
         while (calendar == "work" and day.weekday() >= 5) or any(
-                ev["start"] < _stamp(day, hm, minutes)[1] and ev["end"] > _stamp(day, hm, minutes)[0] for ev in events):
+            ev["start"] < _stamp(day, hm, minutes)[1] and ev["end"] > _stamp(day, hm, minutes)[0] for ev in events
+        ):
             day += dt.timedelta(days=1)
         ev = add(title, day, hm, minutes, calendar, location, host)
         ev.update(my_response=answer, status="tentative" if answer == "tentative" else "confirmed")
@@ -951,51 +1267,113 @@ def seed_productivity(conn: Connection, rng: random.Random, persona: Persona) ->
     for i, ev in enumerate(events, start=1):
         ev.update(event_id=f"event_{i:03d}", created_at=stamp, updated_at=stamp)
     conn.execute(insert(calendar_events), events)
-    conn.execute(insert(event_attendees), sorted(
-        ({"event_id": ev["event_id"], "contact_id": cid, "response": resp, "created_at": stamp, "updated_at": stamp}
-         for ev, cid, resp in guests), key=lambda r: (r["event_id"], r["contact_id"])))
+    conn.execute(
+        insert(event_attendees),
+        sorted(
+            (
+                {
+                    "event_id": ev["event_id"],
+                    "contact_id": cid,
+                    "response": resp,
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                }
+                for ev, cid, resp in guests
+            ),
+            key=lambda r: (r["event_id"], r["contact_id"]),
+        ),
+    )
 
-    busy = [(cid, ev["start"], ev["end"]) for ev, cid, resp in guests
-            if cid in (BOSS, COLLEAGUE) and ev["status"] == "confirmed" and resp != "declined"]
+    busy = [
+        (cid, ev["start"], ev["end"])
+        for ev, cid, resp in guests
+        if cid in (BOSS, COLLEAGUE) and ev["status"] == "confirmed" and resp != "declined"
+    ]
     for person in (BOSS, COLLEAGUE):
         for offset in range(22):
             day = today + dt.timedelta(days=offset)
             if day.weekday() < 5:
                 for _ in range(rng.randint(2, 4)):
-                    start, end = _stamp(day, f"{rng.randint(9, 17):02d}:{rng.choice(['00', '30'])}",
-                                        rng.choice([30, 60, 90]))
+                    start, end = _stamp(
+                        day, f"{rng.randint(9, 17):02d}:{rng.choice(['00', '30'])}", rng.choice([30, 60, 90])
+                    )
                     busy.append((person, start, end))
-    conn.execute(insert(world_busy_slots), [{"slot_id": i, "person_key": p, "start": s, "end": e}
-                                            for i, (p, s, e) in enumerate(sorted(set(busy)), start=1)])
+    conn.execute(
+        insert(world_busy_slots),
+        [
+            {"slot_id": i, "person_key": p, "start": s, "end": e}
+            for i, (p, s, e) in enumerate(sorted(set(busy)), start=1)
+        ],
+    )
 
     task_rows = []
-    for i, (title, list_name, offset, priority) in enumerate(SEED_TASKS, start=1):
-        due = None if offset is None else (today + dt.timedelta(days=offset)).isoformat()
-        done = offset is not None and offset < 0 and rng.random() < 0.8
-        task_rows.append({
-            "task_id": f"task_{i:03d}", "title": title, "list_name": list_name, "due": due, "priority": priority,
-            "status": "completed" if done else "open", "notes": None, "remind_at": None,
-            "completed_at": f"{due}T18:00:00" if done else None, "created_at": stamp, "updated_at": stamp})
+    for i, (title, list_name, due_in, priority) in enumerate(SEED_TASKS, start=1):
+        due = None if due_in is None else (today + dt.timedelta(days=due_in)).isoformat()
+        done = due_in is not None and due_in < 0 and rng.random() < 0.8
+        task_rows.append(
+            {
+                "task_id": f"task_{i:03d}",
+                "title": title,
+                "list_name": list_name,
+                "due": due,
+                "priority": priority,
+                "status": "completed" if done else "open",
+                "notes": None,
+                "remind_at": None,
+                "completed_at": f"{due}T18:00:00" if done else None,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+        )
     remind_at = f"{today + dt.timedelta(days=1)}T{rng.choice(['19:00', '20:00', '20:30'])}"
-    task_rows.append({
-        "task_id": f"task_{len(task_rows) + 1:03d}", "title": "Take out the recycling", "list_name": REMINDERS_LIST,
-        "due": None, "priority": "medium", "status": "open", "notes": None, "remind_at": remind_at,
-        "completed_at": None, "created_at": stamp, "updated_at": stamp})
+    task_rows.append(
+        {
+            "task_id": f"task_{len(task_rows) + 1:03d}",
+            "title": "Take out the recycling",
+            "list_name": REMINDERS_LIST,
+            "due": None,
+            "priority": "medium",
+            "status": "open",
+            "notes": None,
+            "remind_at": remind_at,
+            "completed_at": None,
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
+    )
     conn.execute(insert(tasks), task_rows)
 
-    conn.execute(insert(alarms), [
-        {"alarm_id": aid, "time": time, "label": label, "days_json": json.dumps(days), "enabled": on,
-         "created_at": stamp, "updated_at": stamp}
-        for aid, time, label, days, on in (
-            ("alarm_001", "06:45", "Wake up", list(WEEKDAYS[:5]), 1),
-            ("alarm_002", "08:00", "Weekend", list(WEEKDAYS[5:]), 0),
-            ("alarm_003", "14:00", "Pick up parcel", [], 0),
-        )])
+    conn.execute(
+        insert(alarms),
+        [
+            {
+                "alarm_id": aid,
+                "time": time,
+                "label": label,
+                "days_json": json.dumps(days),
+                "enabled": on,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+            for aid, time, label, days, on in (
+                ("alarm_001", "06:45", "Wake up", list(WEEKDAYS[:5]), 1),
+                ("alarm_002", "08:00", "Weekend", list(WEEKDAYS[5:]), 0),
+                ("alarm_003", "14:00", "Pick up parcel", [], 0),
+            )
+        ],
+    )
 
     note_rows = []
     for i, (title, folder, content) in enumerate(SEED_NOTES, start=1):
         edited = (now - dt.timedelta(days=rng.randint(1, 90), minutes=rng.randint(0, 600))).isoformat()
-        note_rows.append({"note_id": f"note_{i:03d}", "title": title, "folder": folder,
-                          "content": content.format(home_city=persona.home_city), "created_at": edited,
-                          "updated_at": edited})
+        note_rows.append(
+            {
+                "note_id": f"note_{i:03d}",
+                "title": title,
+                "folder": folder,
+                "content": content.format(home_city=persona.home_city),
+                "created_at": edited,
+                "updated_at": edited,
+            }
+        )
     conn.execute(insert(notes), note_rows)

@@ -42,28 +42,39 @@ LOW_POWER_BRIGHTNESS_CAP = 60
 # Bluetooth devices in range and discoverable now. Paired devices are rows of entertainment's ``devices``
 # (connection = bluetooth), where casting and playback find them; there ``online`` means in range.
 world_nearby_devices = table(
-    "world_nearby_devices", WORLD,
+    "world_nearby_devices",
+    WORLD,
     Column("name", Text, primary_key=True),
     Column("kind", Text, nullable=False),  # headphones | speaker | car | watch | tv
     Column("companion_app", Text),  # set when pairing only works inside the vendor's app
 )
 
 focus_modes = table(
-    "focus_modes", USER,
+    "focus_modes",
+    USER,
     Column("mode", Text, primary_key=True),
     Column("enabled", Integer, nullable=False),
     Column("schedule_json", Text),  # {"days": [...], "start": "HH:MM", "end": "HH:MM"}, or NULL
     Column("allowed_apps_json", Text, nullable=False),
     Column("allowed_contacts_json", Text, nullable=False),
     Column("auto_reply", Text),
-    *stamps(), natural_key=("mode",),
+    *stamps(),
+    natural_key=("mode",),
 )
 
 Level = Annotated[int, Field(ge=0, le=100)]
 Language = Literal["en-US", "zh-CN", "ja-JP", "es-ES", "fr-FR", "de-DE", "ko-KR", "pt-BR", "it-IT", "ru-RU"]
 
-A11yOption = Literal["screen_reader", "magnifier", "large_text", "bold_text", "color_inversion", "mono_audio",
-                     "captions", "reduce_motion"]
+A11yOption = Literal[
+    "screen_reader",
+    "magnifier",
+    "large_text",
+    "bold_text",
+    "color_inversion",
+    "mono_audio",
+    "captions",
+    "reduce_motion",
+]
 A11Y_KEYS = tuple(f"a11y_{o}" for o in get_args(A11yOption))
 FocusMode = Literal["work", "sleep", "driving", "personal", "fitness"]
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -72,10 +83,22 @@ Days = Annotated[list[Weekday], Field(min_length=1, max_length=7)]
 Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(max_length=50)]
 LARGE_TEXT_SCALE = "1.3"  # font scale large text switches to when no font_scale is given
 
-BOOL_KEYS = frozenset({
-    "wifi", "mobile_data", "airplane_mode", "bluetooth", "location_service", "nfc", "low_power_mode",
-    "charging", "dnd", "auto_brightness", "dark_mode", *A11Y_KEYS,
-})
+BOOL_KEYS = frozenset(
+    {
+        "wifi",
+        "mobile_data",
+        "airplane_mode",
+        "bluetooth",
+        "location_service",
+        "nfc",
+        "low_power_mode",
+        "charging",
+        "dnd",
+        "auto_brightness",
+        "dark_mode",
+        *A11Y_KEYS,
+    }
+)
 
 
 def _flag(enabled: bool) -> str:
@@ -94,7 +117,8 @@ def _typed(key: str, raw: str) -> Any:
 
 
 _SETTINGS_NAMED = select(device_settings.c.key, device_settings.c.value).where(
-    device_settings.c.key.in_(bindparam("keys", expanding=True)))
+    device_settings.c.key.in_(bindparam("keys", expanding=True))
+)
 
 
 def _read(ctx: Ctx, keys: list[str]) -> dict[str, str]:
@@ -113,16 +137,20 @@ def _apply(ctx: Ctx, target: dict[str, str], effects: dict[str, str] | None = No
     current = _read(ctx, list(wanted))
     if all(current.get(k) == v for k, v in target.items()):
         now = {k: _typed(k, current[k]) for k in target}
-        raise ToolError(ErrorType.STATE_CONFLICT,
-                        "already set: " + ", ".join(f"{k}={v}" for k, v in now.items()), current=now)
+        raise ToolError(
+            ErrorType.STATE_CONFLICT, "already set: " + ", ".join(f"{k}={v}" for k, v in now.items()), current=now
+        )
     changed = {k: v for k, v in wanted.items() if current.get(k) != v}
     for key, value in changed.items():
         ctx.conn.execute(_SET_SETTING, {"match_key": key, "value": value})
-    return {"updated": {k: _typed(k, v) for k, v in changed.items()},
-            "previous": {k: _typed(k, current[k]) for k in changed}}
+    return {
+        "updated": {k: _typed(k, v) for k, v in changed.items()},
+        "previous": {k: _typed(k, current[k]) for k in changed},
+    }
 
 
 # ---- Connectivity & Location Services (11.1) --------------------------------------------------
+
 
 @tool(l2="11.1", app=APP, mutating=True, errors=(ErrorType.STATE_CONFLICT,))
 def set_wifi(ctx: Ctx, enabled: bool) -> dict[str, Any]:
@@ -142,8 +170,12 @@ def set_mobile_data(ctx: Ctx, enabled: bool) -> dict[str, Any]:
         enabled: True to turn mobile data on, false to turn it off.
     """
     if enabled and ctx.setting("airplane_mode") == "1":
-        raise ToolError(ErrorType.STATE_CONFLICT, "mobile data cannot be turned on in airplane mode",
-                        current={"airplane_mode": True}, hint="set_airplane_mode(enabled=false) first")
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            "mobile data cannot be turned on in airplane mode",
+            current={"airplane_mode": True},
+            hint="set_airplane_mode(enabled=false) first",
+        )
     return _apply(ctx, {"mobile_data": _flag(enabled)})
 
 
@@ -168,12 +200,17 @@ def set_location_services(ctx: Ctx, enabled: bool) -> dict[str, Any]:
         enabled: True to turn location services on, false to turn them off.
     """
     if enabled and ctx.setting("low_power_mode") == "1":
-        raise ToolError(ErrorType.STATE_CONFLICT, "location services cannot be turned on in low-power mode",
-                        current={"low_power_mode": True}, hint="set_low_power_mode(enabled=false) first")
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            "location services cannot be turned on in low-power mode",
+            current={"low_power_mode": True},
+            hint="set_low_power_mode(enabled=false) first",
+        )
     return _apply(ctx, {"location_service": _flag(enabled)})
 
 
 # ---- Bluetooth & Pairing (11.2) ---------------------------------------------------------------
+
 
 @tool(l2="11.2", app=APP, mutating=True, errors=(ErrorType.STATE_CONFLICT,))
 def set_bluetooth(ctx: Ctx, enabled: bool) -> dict[str, Any]:
@@ -186,7 +223,11 @@ def set_bluetooth(ctx: Ctx, enabled: bool) -> dict[str, Any]:
 
 
 def _by_name(
-    ctx: Ctx, candidates: Select[Any], name: str, hint: str, params: dict[str, Any] | None = None,
+    ctx: Ctx,
+    candidates: Select[Any],
+    name: str,
+    hint: str,
+    params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The one device called ``name`` (exact, else partial match, case-insensitive) among the rows
     ``candidates`` selects (ordered by name, with ``params`` bound)."""
@@ -197,15 +238,25 @@ def _by_name(
         if len(found) == 1:
             return found[0]
         if found:
-            raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{name!r} matches {len(found)} devices", field="device_name",
-                            candidates=[r["name"] for r in found])
-    raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no device called {name!r}", field="device_name", hint=hint,
-                    candidates=[r["name"] for r in everything])
+            raise ToolError(
+                ErrorType.AMBIGUOUS_ENTITY,
+                f"{name!r} matches {len(found)} devices",
+                field="device_name",
+                candidates=[r["name"] for r in found],
+            )
+    raise ToolError(
+        ErrorType.ENTITY_NOT_FOUND,
+        f"no device called {name!r}",
+        field="device_name",
+        hint=hint,
+        candidates=[r["name"] for r in everything],
+    )
 
 
 _NEARBY_DEVICES = select(world_nearby_devices).order_by(world_nearby_devices.c.name)
 _BLUETOOTH_DEVICE_NAMED = select(devices.c.device_id, devices.c.paired).where(
-    func.lower(devices.c.name) == bindparam("name"), devices.c.connection == "bluetooth")
+    func.lower(devices.c.name) == bindparam("name"), devices.c.connection == "bluetooth"
+)
 _SET_DEVICE = update(devices).where(devices.c.device_id == bindparam("match_device_id"))
 _ADD_DEVICE = insert(devices)
 
@@ -213,32 +264,63 @@ _ADD_DEVICE = insert(devices)
 def _pair(ctx: Ctx, device_name: str) -> dict[str, Any]:
     dev = _by_name(ctx, _NEARBY_DEVICES, device_name, "the device must be nearby and in pairing mode")
     if dev["companion_app"]:
-        raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"{dev['name']} pairs only in the {dev['companion_app']} "
-                        "app", app_id=dev["companion_app"], hint=f"call_gui_agent(app_id={dev['companion_app']!r})")
+        raise ToolError(
+            ErrorType.UNSUPPORTED_OPERATION,
+            f"{dev['name']} pairs only in the {dev['companion_app']} app",
+            app_id=dev["companion_app"],
+            hint=f"call_gui_agent(app_id={dev['companion_app']!r})",
+        )
     known = ctx.conn.execute(_BLUETOOTH_DEVICE_NAMED, {"name": dev["name"].lower()}).first()
     if known is not None and known.paired:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{dev['name']} is already paired: {known.device_id}",
-                        existing_id=known.device_id, hint="use action=connect")
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"{dev['name']} is already paired: {known.device_id}",
+            existing_id=known.device_id,
+            hint="use action=connect",
+        )
     state = {"paired": 1, "connected": 1, "online": 1, "updated_at": ctx.ts()}
     if known is not None:  # paired before, then forgotten
         ctx.conn.execute(_SET_DEVICE, {"match_device_id": known.device_id, **state})
         did = known.device_id
     else:
         did = ctx.new_id(devices)
-        ctx.conn.execute(_ADD_DEVICE, {"device_id": did, "name": dev["name"], "kind": dev["kind"],
-                                       "connection": "bluetooth", "created_at": ctx.ts(), **state})
+        ctx.conn.execute(
+            _ADD_DEVICE,
+            {
+                "device_id": did,
+                "name": dev["name"],
+                "kind": dev["kind"],
+                "connection": "bluetooth",
+                "created_at": ctx.ts(),
+                **state,
+            },
+        )
     return {"device_id": did, "name": dev["name"], "kind": dev["kind"], "paired": True, "connected": True}
 
 
-_PAIRED_BLUETOOTH_DEVICES = select(devices).where(
-    devices.c.connection == "bluetooth", devices.c.paired == 1).order_by(devices.c.name)
+_PAIRED_BLUETOOTH_DEVICES = (
+    select(devices).where(devices.c.connection == "bluetooth", devices.c.paired == 1).order_by(devices.c.name)
+)
 
 
-@tool(l2="11.2", app=APP, mutating=True, permissions=("NEARBY_DEVICES",), services=("bluetooth",), errors=(
-    ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.STATE_CONFLICT, ErrorType.RESOURCE_UNAVAILABLE,
-    ErrorType.UNSUPPORTED_OPERATION, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="11.2",
+    app=APP,
+    mutating=True,
+    permissions=("NEARBY_DEVICES",),
+    services=("bluetooth",),
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.UNSUPPORTED_OPERATION,
+        ErrorType.DUPLICATE_ENTITY,
+    ),
+)
 def pair_bluetooth_device(
-    ctx: Ctx, device_name: Annotated[str, Field(min_length=1, max_length=80)],
+    ctx: Ctx,
+    device_name: Annotated[str, Field(min_length=1, max_length=80)],
     action: Literal["pair", "connect", "disconnect", "forget"] = "pair",
 ) -> dict[str, Any]:
     """Pair a nearby Bluetooth device, or connect, disconnect or forget (unpair) a paired one.
@@ -256,19 +338,27 @@ def pair_bluetooth_device(
     if action != "forget":
         want = int(action == "connect")
         if dev["connected"] == want:
-            raise ToolError(ErrorType.STATE_CONFLICT, f"{dev['name']} is already {action}ed",
-                            device_id=dev["device_id"])
+            raise ToolError(
+                ErrorType.STATE_CONFLICT, f"{dev['name']} is already {action}ed", device_id=dev["device_id"]
+            )
         if want and not dev["online"]:
-            raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{dev['name']} is not in range",
-                            device_id=dev["device_id"])
+            raise ToolError(
+                ErrorType.RESOURCE_UNAVAILABLE, f"{dev['name']} is not in range", device_id=dev["device_id"]
+            )
         changes = {"connected": want}
     ctx.conn.execute(_SET_DEVICE, {"match_device_id": dev["device_id"], **changes, "updated_at": ctx.ts()})
     after = {**dev, **changes}
-    return {"device_id": dev["device_id"], "name": dev["name"], "kind": dev["kind"], "paired": bool(after["paired"]),
-            "connected": bool(after["connected"])}
+    return {
+        "device_id": dev["device_id"],
+        "name": dev["name"],
+        "kind": dev["kind"],
+        "paired": bool(after["paired"]),
+        "connected": bool(after["connected"]),
+    }
 
 
 # ---- Sound & Ringer (11.3) --------------------------------------------------------------------
+
 
 @tool(l2="11.3", app=APP, mutating=True, errors=(ErrorType.STATE_CONFLICT,))
 def set_volume(ctx: Ctx, stream: Literal["media", "ring", "alarm"], level: Level) -> dict[str, Any]:
@@ -292,6 +382,7 @@ def set_ringer_mode(ctx: Ctx, mode: Literal["normal", "vibrate", "silent"]) -> d
 
 
 # ---- Display & Appearance (11.4) --------------------------------------------------------------
+
 
 @tool(l2="11.4", app=APP, mutating=True, errors=(ErrorType.STATE_CONFLICT,))
 def set_brightness(ctx: Ctx, level: Level) -> dict[str, Any]:
@@ -317,8 +408,15 @@ def set_dark_mode(ctx: Ctx, enabled: bool) -> dict[str, Any]:
 
 STATUS_GROUPS = {
     "battery": ("battery_pct", "charging", "low_power_mode"),
-    "connectivity": ("airplane_mode", "wifi", "wifi_connected_ssid", "mobile_data", "bluetooth", "nfc",
-                     "location_service"),
+    "connectivity": (
+        "airplane_mode",
+        "wifi",
+        "wifi_connected_ssid",
+        "mobile_data",
+        "bluetooth",
+        "nfc",
+        "location_service",
+    ),
     "storage": ("storage_free_gb",),
     "sound": ("ringer_mode", "volume_media", "volume_ring", "volume_alarm"),
     "display": ("brightness", "auto_brightness", "dark_mode"),
@@ -331,8 +429,7 @@ STATUS_GROUPS = {
 def get_device_status(ctx: Ctx) -> dict[str, Any]:
     """Show battery, connectivity, storage, sound, display and mode settings of the phone."""
     current = _read(ctx, [k for keys in STATUS_GROUPS.values() for k in keys])
-    status = {group: {k: _typed(k, current[k]) for k in keys if k in current}
-              for group, keys in STATUS_GROUPS.items()}
+    status = {group: {k: _typed(k, current[k]) for k in keys if k in current} for group, keys in STATUS_GROUPS.items()}
     if not status["connectivity"].get("wifi"):  # a remembered network is not a connection
         status["connectivity"]["wifi_connected_ssid"] = None
     return status
@@ -354,13 +451,19 @@ def set_low_power_mode(ctx: Ctx, enabled: bool) -> dict[str, Any]:
 
 # ---- Focus Modes & DND (11.6) -----------------------------------------------------------------
 
+
 def _until_needs_enabled(args: dict[str, Any]) -> str | None:
     """until only with enabled=true."""
     return "until can only be given when enabled is true" if args.get("until") and not args["enabled"] else None
 
 
-@tool(l2="11.6", app=APP, mutating=True, check=_until_needs_enabled,
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="11.6",
+    app=APP,
+    mutating=True,
+    check=_until_needs_enabled,
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.STATE_CONFLICT),
+)
 def set_do_not_disturb(ctx: Ctx, enabled: bool, until: DateTime | None = None) -> dict[str, Any]:
     """Turn Do Not Disturb on (optionally until a time) or off.
 
@@ -370,13 +473,22 @@ def set_do_not_disturb(ctx: Ctx, enabled: bool, until: DateTime | None = None) -
             no end time).
     """
     if until and dt.datetime.strptime(until, "%Y-%m-%dT%H:%M") <= ctx.now:
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"until {until} is not in the future",
-                        fields=["until"], now=ctx.now.strftime("%Y-%m-%dT%H:%M"))
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"until {until} is not in the future",
+            fields=["until"],
+            now=ctx.now.strftime("%Y-%m-%dT%H:%M"),
+        )
     return _apply(ctx, {"dnd": _flag(enabled), "dnd_until": until or ""})
 
 
-FOCUS_DEFAULTS: dict[str, Any] = {"enabled": 0, "schedule_json": None, "allowed_apps_json": "[]",
-                                  "allowed_contacts_json": "[]", "auto_reply": None}
+FOCUS_DEFAULTS: dict[str, Any] = {
+    "enabled": 0,
+    "schedule_json": None,
+    "allowed_apps_json": "[]",
+    "allowed_contacts_json": "[]",
+    "auto_reply": None,
+}
 
 
 def _focus_schedule(args: dict[str, Any]) -> str | None:
@@ -401,22 +513,37 @@ def _known_ids(ctx: Ctx, known_of: Select[Any], ids: list[str], what: str) -> li
     return wanted
 
 
-_INSTALLED_APP_IDS = select(apps.c.app_id).where(apps.c.app_id.in_(bindparam("ids", expanding=True)),
-                                                 apps.c.installed == 1)
+_INSTALLED_APP_IDS = select(apps.c.app_id).where(
+    apps.c.app_id.in_(bindparam("ids", expanding=True)), apps.c.installed == 1
+)
 _CONTACT_IDS = select(contacts.c.contact_id).where(contacts.c.contact_id.in_(bindparam("ids", expanding=True)))
 _FOCUS_MODE = select(focus_modes).where(focus_modes.c.mode == bindparam("mode"))
 _SET_FOCUS_MODE = update(focus_modes).where(focus_modes.c.mode == bindparam("match_mode"))
 _ADD_FOCUS_MODE = insert(focus_modes)
-_OTHER_ENABLED_FOCUS_MODES = select(focus_modes.c.mode).where(
-    focus_modes.c.enabled == 1, focus_modes.c.mode != bindparam("mode")).order_by(focus_modes.c.mode)
+_OTHER_ENABLED_FOCUS_MODES = (
+    select(focus_modes.c.mode)
+    .where(focus_modes.c.enabled == 1, focus_modes.c.mode != bindparam("mode"))
+    .order_by(focus_modes.c.mode)
+)
 _SET_FOCUS_MODES = update(focus_modes).where(focus_modes.c.mode.in_(bindparam("match_modes", expanding=True)))
 
 
-@tool(l2="11.6", app=APP, mutating=True, check=_focus_schedule,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="11.6",
+    app=APP,
+    mutating=True,
+    check=_focus_schedule,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT),
+)
 def set_focus_mode(
-    ctx: Ctx, mode: FocusMode, enabled: bool, days: Days | None = None, start: Time | None = None,
-    end: Time | None = None, allowed_apps: Ids | None = None, allowed_contacts: Ids | None = None,
+    ctx: Ctx,
+    mode: FocusMode,
+    enabled: bool,
+    days: Days | None = None,
+    start: Time | None = None,
+    end: Time | None = None,
+    allowed_apps: Ids | None = None,
+    allowed_contacts: Ids | None = None,
     auto_reply: Annotated[str, Field(max_length=300)] | None = None,
 ) -> dict[str, Any]:
     """Turn a focus mode on or off and configure it; turning one on turns any other focus mode off.
@@ -445,8 +572,11 @@ def set_focus_mode(
         after["auto_reply"] = auto_reply or None
     changed = sorted(k for k in after if after[k] != before[k])
     if not changed:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"the {mode} focus is already {'on' if enabled else 'off'} "
-                        "with these settings", mode=mode)
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"the {mode} focus is already {'on' if enabled else 'off'} with these settings",
+            mode=mode,
+        )
     if current is not None:
         ctx.conn.execute(_SET_FOCUS_MODE, {"match_mode": mode, **after, "updated_at": ctx.ts()})
     else:
@@ -455,13 +585,20 @@ def set_focus_mode(
     if enabled:
         others = list(ctx.conn.execute(_OTHER_ENABLED_FOCUS_MODES, {"mode": mode}).scalars())
         ctx.conn.execute(_SET_FOCUS_MODES, {"match_modes": others, "enabled": 0, "updated_at": ctx.ts()})
-    return {"mode": mode, "enabled": enabled, "updated": changed, "turned_off": others,
-            "schedule": json.loads(after["schedule_json"]) if after["schedule_json"] else None,
-            "allowed_apps": json.loads(after["allowed_apps_json"]),
-            "allowed_contacts": json.loads(after["allowed_contacts_json"]), "auto_reply": after["auto_reply"]}
+    return {
+        "mode": mode,
+        "enabled": enabled,
+        "updated": changed,
+        "turned_off": others,
+        "schedule": json.loads(after["schedule_json"]) if after["schedule_json"] else None,
+        "allowed_apps": json.loads(after["allowed_apps_json"]),
+        "allowed_contacts": json.loads(after["allowed_contacts_json"]),
+        "auto_reply": after["auto_reply"],
+    }
 
 
 # ---- Accessibility & Language (11.7) ----------------------------------------------------------
+
 
 @tool(l2="11.7", app=APP, mutating=True, errors=(ErrorType.STATE_CONFLICT,))
 def set_system_language(ctx: Ctx, language: Language) -> dict[str, Any]:
@@ -482,7 +619,10 @@ def _font_scale_for_large_text(args: dict[str, Any]) -> str | None:
 
 @tool(l2="11.7", app=APP, mutating=True, check=_font_scale_for_large_text, errors=(ErrorType.STATE_CONFLICT,))
 def set_accessibility_option(
-    ctx: Ctx, option: A11yOption, enabled: bool, font_scale: Annotated[float, Field(ge=0.8, le=2.0)] | None = None,
+    ctx: Ctx,
+    option: A11yOption,
+    enabled: bool,
+    font_scale: Annotated[float, Field(ge=0.8, le=2.0)] | None = None,
 ) -> dict[str, Any]:
     """Turn an accessibility feature on or off; large text also sets the font scale (off resets it to 1.0).
 
@@ -506,9 +646,13 @@ def set_accessibility_option(
 
 # (name, kind, companion app or None): devices in pairing mode near the phone, besides the paired ones in range.
 NEARBY = [
-    ("Sony WH-1000XM5", "headphones", None), ("JBL Flip 6", "speaker", None), ("Galaxy Buds2", "headphones", None),
-    ("Galaxy Buds2 Pro", "headphones", None), ("Bose SoundLink Mini", "speaker", None),
-    ("Huawei FreeBuds 5", "headphones", "freebuds_link"), ("Mi Smart Band 8", "watch", "mi_fitness"),
+    ("Sony WH-1000XM5", "headphones", None),
+    ("JBL Flip 6", "speaker", None),
+    ("Galaxy Buds2", "headphones", None),
+    ("Galaxy Buds2 Pro", "headphones", None),
+    ("Bose SoundLink Mini", "speaker", None),
+    ("Huawei FreeBuds 5", "headphones", "freebuds_link"),
+    ("Mi Smart Band 8", "watch", "mi_fitness"),
 ]
 FOCUS_SEED = {  # mode: (schedule, auto_reply)
     "work": ({"days": list(WEEKDAYS[:5]), "start": "09:00", "end": "18:00"}, None),
@@ -528,16 +672,36 @@ def seed_settings(conn: Connection, rng: random.Random, persona: Persona) -> Non
     conn.execute(insert(device_settings), [{"key": k, "value": v} for k, v in extra.items() if k not in present])
     d = devices.c
     in_range = conn.execute(select(d.name, d.kind).where(d.connection == "bluetooth", d.online == 1)).all()
-    conn.execute(insert(world_nearby_devices), sorted(
-        [{"name": n, "kind": k, "companion_app": None} for n, k in in_range]
-        + [{"name": n, "kind": k, "companion_app": app} for n, k, app in NEARBY if n not in {r.name for r in in_range}],
-        key=lambda r: r["name"]))
-    favourites = list(conn.execute(select(contacts.c.contact_id).where(contacts.c.favorite == 1)
-                                   .order_by(contacts.c.contact_id)).scalars())
-    conn.execute(insert(focus_modes), [
-        {"mode": mode, "enabled": 0, "schedule_json": json.dumps(schedule) if schedule else None,
-         "allowed_apps_json": json.dumps(["phone"] if mode != "work" else ["calendar", "phone"]),
-         "allowed_contacts_json": json.dumps(favourites[:3]), "auto_reply": reply, "created_at": stamp,
-         "updated_at": stamp}
-        for mode, (schedule, reply) in FOCUS_SEED.items()])
-
+    conn.execute(
+        insert(world_nearby_devices),
+        sorted(
+            [{"name": n, "kind": k, "companion_app": None} for n, k in in_range]
+            + [
+                {"name": n, "kind": k, "companion_app": app}
+                for n, k, app in NEARBY
+                if n not in {r.name for r in in_range}
+            ],
+            key=lambda r: r["name"],
+        ),
+    )
+    favourites = list(
+        conn.execute(
+            select(contacts.c.contact_id).where(contacts.c.favorite == 1).order_by(contacts.c.contact_id)
+        ).scalars()
+    )
+    conn.execute(
+        insert(focus_modes),
+        [
+            {
+                "mode": mode,
+                "enabled": 0,
+                "schedule_json": json.dumps(schedule) if schedule else None,
+                "allowed_apps_json": json.dumps(["phone"] if mode != "work" else ["calendar", "phone"]),
+                "allowed_contacts_json": json.dumps(favourites[:3]),
+                "auto_reply": reply,
+                "created_at": stamp,
+                "updated_at": stamp,
+            }
+            for mode, (schedule, reply) in FOCUS_SEED.items()
+        ],
+    )

@@ -10,6 +10,7 @@ Offers and ride quotes are a search cache (system tables): searching changes not
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import math
 import random
@@ -21,12 +22,33 @@ from typing import Annotated, Any, Literal, NoReturn
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import (
-    Column, Connection, Float, ForeignKey, Integer, Select, Table, Text, bindparam, delete, func, insert, or_, select,
+    Column,
+    Connection,
+    Float,
+    ForeignKey,
+    Integer,
+    Select,
+    Table,
+    Text,
+    bindparam,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
     update,
 )
 
 from sandbox.domains.common import (
-    CITY_CENTRES, addresses, charge, payment_method, payment_methods, place, refund, transactions, world_places,
+    CITY_CENTRES,
+    addresses,
+    charge,
+    payment_method,
+    payment_methods,
+    place,
+    refund,
+    transactions,
+    world_places,
 )
 from sandbox.domains.communication import contacts
 from sandbox.domains.information import require_location
@@ -39,63 +61,91 @@ from sandbox.world import Persona, seeder
 # ---- Tables -----------------------------------------------------------------------------------
 
 saved_places = table(
-    "saved_places", USER,
+    "saved_places",
+    USER,
     Column("label", Text, primary_key=True),
     Column("kind", Text, nullable=False),  # home | work | favorite
     Column("place_id", Text),  # the world place, when the spot is one
-    Column("name", Text, nullable=False), Column("address", Text, nullable=False),
-    Column("city", Text, nullable=False), Column("lat", Float, nullable=False), Column("lon", Float, nullable=False),
-    *stamps(), natural_key=("label",),
+    Column("name", Text, nullable=False),
+    Column("address", Text, nullable=False),
+    Column("city", Text, nullable=False),
+    Column("lat", Float, nullable=False),
+    Column("lon", Float, nullable=False),
+    *stamps(),
+    natural_key=("label",),
 )
 
 device_location = table(  # where the phone is; scenario events move it
-    "device_location", USER,
+    "device_location",
+    USER,
     Column("device", Text, primary_key=True),  # always "phone"
     Column("place_id", Text),
-    Column("name", Text, nullable=False), Column("address", Text, nullable=False),
-    Column("city", Text, nullable=False), Column("lat", Float, nullable=False), Column("lon", Float, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("address", Text, nullable=False),
+    Column("city", Text, nullable=False),
+    Column("lat", Float, nullable=False),
+    Column("lon", Float, nullable=False),
     Column("accuracy_m", Integer, nullable=False),
-    *stamps(), natural_key=("device",),
+    *stamps(),
+    natural_key=("device",),
 )
 
 navigation_sessions = table(
-    "navigation_sessions", USER,
+    "navigation_sessions",
+    USER,
     Column("session_id", Text, primary_key=True),
-    Column("origin", Text, nullable=False), Column("destination", Text, nullable=False),
+    Column("origin", Text, nullable=False),
+    Column("destination", Text, nullable=False),
     Column("destination_place_id", Text),
     Column("stops_json", Text, nullable=False),
-    Column("mode", Text, nullable=False), Column("route_index", Integer, nullable=False),
-    Column("distance_km", Float, nullable=False), Column("eta", Text, nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("route_index", Integer, nullable=False),
+    Column("distance_km", Float, nullable=False),
+    Column("eta", Text, nullable=False),
     Column("status", Text, nullable=False),  # active | ended | replaced
-    *stamps(), natural_key=("destination", "created_at"), id_prefix="nav",
+    *stamps(),
+    natural_key=("destination", "created_at"),
+    id_prefix="nav",
 )
 
 ride_quotes = table(  # search cache: never diffed
-    "ride_quotes", SYSTEM,
+    "ride_quotes",
+    SYSTEM,
     Column("quote_id", Text, primary_key=True),
-    Column("pickup", Text, nullable=False), Column("dropoff", Text, nullable=False),
-    Column("ride_type", Text, nullable=False), Column("scheduled_at", Text),
-    Column("fare", Float, nullable=False), Column("currency", Text, nullable=False),
+    Column("pickup", Text, nullable=False),
+    Column("dropoff", Text, nullable=False),
+    Column("ride_type", Text, nullable=False),
+    Column("scheduled_at", Text),
+    Column("fare", Float, nullable=False),
+    Column("currency", Text, nullable=False),
     Column("eta_min", Integer, nullable=False),
     Column("expires_at", Text, nullable=False),
     Column("status", Text, nullable=False),  # valid | used | changed
 )
 
 rides = table(
-    "rides", USER,
+    "rides",
+    USER,
     Column("ride_id", Text, primary_key=True),
     Column("quote_id", Text),
-    Column("pickup", Text, nullable=False), Column("dropoff", Text, nullable=False),
-    Column("ride_type", Text, nullable=False), Column("passengers", Integer, nullable=False),
-    Column("fare", Float, nullable=False), Column("currency", Text, nullable=False),
+    Column("pickup", Text, nullable=False),
+    Column("dropoff", Text, nullable=False),
+    Column("ride_type", Text, nullable=False),
+    Column("passengers", Integer, nullable=False),
+    Column("fare", Float, nullable=False),
+    Column("currency", Text, nullable=False),
     Column("status", Text, nullable=False),  # requested | driver_assigned | completed | cancelled
-    Column("scheduled_at", Text), Column("note", Text), Column("cancel_reason", Text),
+    Column("scheduled_at", Text),
+    Column("note", Text),
+    Column("cancel_reason", Text),
     Column("payment_method_id", Text, nullable=False),
-    *stamps(), natural_key=("pickup", "dropoff", "created_at"),
+    *stamps(),
+    natural_key=("pickup", "dropoff", "created_at"),
 )
 
 offers = table(  # search cache: never diffed
-    "offers", SYSTEM,
+    "offers",
+    SYSTEM,
     Column("offer_id", Text, primary_key=True),
     Column("kind", Text, nullable=False),  # flight | hotel | train
     Column("ref_id", Text, nullable=False),  # flight ids (comma-separated legs), room id or train id
@@ -108,175 +158,262 @@ offers = table(  # search cache: never diffed
 )
 
 world_flights = table(
-    "world_flights", WORLD,
+    "world_flights",
+    WORLD,
     Column("flight_id", Text, primary_key=True),
-    Column("flight_number", Text, nullable=False), Column("airline", Text, nullable=False),
-    Column("origin", Text, nullable=False), Column("destination", Text, nullable=False),  # IATA codes
-    Column("depart_at", Text, nullable=False), Column("arrive_at", Text, nullable=False),
+    Column("flight_number", Text, nullable=False),
+    Column("airline", Text, nullable=False),
+    Column("origin", Text, nullable=False),
+    Column("destination", Text, nullable=False),  # IATA codes
+    Column("depart_at", Text, nullable=False),
+    Column("arrive_at", Text, nullable=False),
     Column("stops", Integer, nullable=False),
     Column("cabin", Text, nullable=False),  # economy | business (one row per cabin)
-    Column("price", Float, nullable=False), Column("seats_left", Integer, nullable=False),
+    Column("price", Float, nullable=False),
+    Column("seats_left", Integer, nullable=False),
     Column("international", Integer, nullable=False),
 )
 
 world_flight_status = table(
-    "world_flight_status", WORLD,
-    Column("flight_number", Text, primary_key=True), Column("date", Text, primary_key=True),
+    "world_flight_status",
+    WORLD,
+    Column("flight_number", Text, primary_key=True),
+    Column("date", Text, primary_key=True),
     Column("status", Text, nullable=False),  # scheduled | delayed | boarding | departed | landed | cancelled
-    Column("gate", Text), Column("delay_min", Integer, nullable=False),
+    Column("gate", Text),
+    Column("delay_min", Integer, nullable=False),
 )
 
 flight_bookings = table(
-    "flight_bookings", USER,
+    "flight_bookings",
+    USER,
     Column("booking_id", Text, primary_key=True),
     Column("offer_id", Text),
     Column("flight_id", Text, nullable=False),
-    Column("flight_number", Text, nullable=False), Column("airline", Text, nullable=False),
-    Column("origin", Text, nullable=False), Column("destination", Text, nullable=False),
-    Column("depart_at", Text, nullable=False), Column("arrive_at", Text, nullable=False),
+    Column("flight_number", Text, nullable=False),
+    Column("airline", Text, nullable=False),
+    Column("origin", Text, nullable=False),
+    Column("destination", Text, nullable=False),
+    Column("depart_at", Text, nullable=False),
+    Column("arrive_at", Text, nullable=False),
     Column("cabin", Text, nullable=False),
     Column("passengers_json", Text, nullable=False),  # [{"name", "id_number"}]
     Column("seat_preference", Text, nullable=False),
     Column("seats_json", Text, nullable=False),  # assigned at check-in
     Column("checked_bags", Integer, nullable=False),
     Column("status", Text, nullable=False),  # confirmed | cancelled
-    Column("checked_in", Integer, nullable=False), Column("boarding_pass", Text),
-    Column("price", Float, nullable=False), Column("currency", Text, nullable=False),
+    Column("checked_in", Integer, nullable=False),
+    Column("boarding_pass", Text),
+    Column("price", Float, nullable=False),
+    Column("currency", Text, nullable=False),
     Column("payment_method_id", Text, nullable=False),
-    *stamps(), natural_key=("flight_number", "depart_at"), id_prefix="fbooking",
+    *stamps(),
+    natural_key=("flight_number", "depart_at"),
+    id_prefix="fbooking",
 )
 
 world_hotels = table(
-    "world_hotels", WORLD,
+    "world_hotels",
+    WORLD,
     Column("hotel_id", Text, primary_key=True),
-    Column("name", Text, nullable=False), Column("brand", Text),
-    Column("city", Text, nullable=False), Column("place_id", Text),  # the world place, for hotels that are one
-    Column("address", Text, nullable=False), Column("lat", Float, nullable=False), Column("lon", Float, nullable=False),
-    Column("rating", Float, nullable=False), Column("amenities_json", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("brand", Text),
+    Column("city", Text, nullable=False),
+    Column("place_id", Text),  # the world place, for hotels that are one
+    Column("address", Text, nullable=False),
+    Column("lat", Float, nullable=False),
+    Column("lon", Float, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("amenities_json", Text, nullable=False),
 )
 
 world_hotel_rooms = table(
-    "world_hotel_rooms", WORLD,
+    "world_hotel_rooms",
+    WORLD,
     Column("room_id", Text, primary_key=True),
     Column("hotel_id", Text, ForeignKey("world_hotels.hotel_id"), nullable=False),
-    Column("room_type", Text, nullable=False), Column("capacity", Integer, nullable=False),
+    Column("room_type", Text, nullable=False),
+    Column("capacity", Integer, nullable=False),
     Column("price", Float, nullable=False),  # per night
     Column("rooms_left", Integer, nullable=False),
     Column("free_cancel_days", Integer, nullable=False),  # free cancellation until this many days before check-in
 )
 
 hotel_bookings = table(
-    "hotel_bookings", USER,
+    "hotel_bookings",
+    USER,
     Column("booking_id", Text, primary_key=True),
     Column("offer_id", Text),
-    Column("hotel_id", Text, nullable=False), Column("hotel_name", Text, nullable=False),
-    Column("room_id", Text, nullable=False), Column("room_type", Text, nullable=False),
+    Column("hotel_id", Text, nullable=False),
+    Column("hotel_name", Text, nullable=False),
+    Column("room_id", Text, nullable=False),
+    Column("room_type", Text, nullable=False),
     Column("city", Text, nullable=False),
-    Column("check_in", Text, nullable=False), Column("check_out", Text, nullable=False),
-    Column("rooms", Integer, nullable=False), Column("guests", Integer, nullable=False),
+    Column("check_in", Text, nullable=False),
+    Column("check_out", Text, nullable=False),
+    Column("rooms", Integer, nullable=False),
+    Column("guests", Integer, nullable=False),
     Column("guest_name", Text, nullable=False),
-    Column("special_requests", Text), Column("loyalty_number", Text),
+    Column("special_requests", Text),
+    Column("loyalty_number", Text),
     Column("status", Text, nullable=False),  # confirmed | cancelled
-    Column("price", Float, nullable=False), Column("currency", Text, nullable=False),
+    Column("price", Float, nullable=False),
+    Column("currency", Text, nullable=False),
     Column("free_cancel_until", Text, nullable=False),
     Column("payment_method_id", Text, nullable=False),
-    *stamps(), natural_key=("hotel_id", "check_in"), id_prefix="hbooking",
+    *stamps(),
+    natural_key=("hotel_id", "check_in"),
+    id_prefix="hbooking",
 )
 
 world_trains = table(
-    "world_trains", WORLD,
+    "world_trains",
+    WORLD,
     Column("train_id", Text, primary_key=True),
-    Column("number", Text, nullable=False), Column("operator", Text, nullable=False),
+    Column("number", Text, nullable=False),
+    Column("operator", Text, nullable=False),
     Column("mode", Text, nullable=False),  # train | bus
-    Column("origin", Text, nullable=False), Column("destination", Text, nullable=False),  # cities
-    Column("depart_at", Text, nullable=False), Column("arrive_at", Text, nullable=False),
+    Column("origin", Text, nullable=False),
+    Column("destination", Text, nullable=False),  # cities
+    Column("depart_at", Text, nullable=False),
+    Column("arrive_at", Text, nullable=False),
     Column("seat_class", Text, nullable=False),  # second | first | business | sleeper (one row per class)
-    Column("price", Float, nullable=False), Column("seats_left", Integer, nullable=False),
+    Column("price", Float, nullable=False),
+    Column("seats_left", Integer, nullable=False),
     Column("realname", Integer, nullable=False),  # tickets carry each passenger's id number
 )
 
 train_bookings = table(
-    "train_bookings", USER,
+    "train_bookings",
+    USER,
     Column("booking_id", Text, primary_key=True),
     Column("offer_id", Text),
-    Column("train_id", Text, nullable=False), Column("number", Text, nullable=False),
+    Column("train_id", Text, nullable=False),
+    Column("number", Text, nullable=False),
     Column("mode", Text, nullable=False),
-    Column("origin", Text, nullable=False), Column("destination", Text, nullable=False),
-    Column("depart_at", Text, nullable=False), Column("seat_class", Text, nullable=False),
-    Column("passengers_json", Text, nullable=False), Column("seats_json", Text, nullable=False),
+    Column("origin", Text, nullable=False),
+    Column("destination", Text, nullable=False),
+    Column("depart_at", Text, nullable=False),
+    Column("seat_class", Text, nullable=False),
+    Column("passengers_json", Text, nullable=False),
+    Column("seats_json", Text, nullable=False),
     Column("seat_preference", Text, nullable=False),
     Column("status", Text, nullable=False),  # confirmed | cancelled
-    Column("price", Float, nullable=False), Column("currency", Text, nullable=False),
+    Column("price", Float, nullable=False),
+    Column("currency", Text, nullable=False),
     Column("payment_method_id", Text, nullable=False),
-    *stamps(), natural_key=("number", "depart_at"), id_prefix="tbooking",
+    *stamps(),
+    natural_key=("number", "depart_at"),
+    id_prefix="tbooking",
 )
 
 trips = table(
-    "trips", USER,
+    "trips",
+    USER,
     Column("trip_id", Text, primary_key=True),
-    Column("name", Text, nullable=False), Column("destination", Text, nullable=False),
-    Column("start_date", Text, nullable=False), Column("end_date", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("destination", Text, nullable=False),
+    Column("start_date", Text, nullable=False),
+    Column("end_date", Text, nullable=False),
     Column("travelers_json", Text, nullable=False),  # contact ids travelling with the user
     Column("notes", Text),
-    *stamps(), natural_key=("name", "start_date"),
+    *stamps(),
+    natural_key=("name", "start_date"),
 )
 
 trip_items = table(
-    "trip_items", USER,
+    "trip_items",
+    USER,
     Column("item_id", Text, primary_key=True),
     Column("trip_id", Text, ForeignKey("trips.trip_id"), nullable=False),
     Column("item_type", Text, nullable=False),
     Column("title", Text, nullable=False),
-    Column("start", Text, nullable=False), Column("end", Text),
-    Column("ref_id", Text), Column("location", Text),
-    *stamps(), natural_key=("trip_id", "title", "start"), id_prefix="tripitem",
+    Column("start", Text, nullable=False),
+    Column("end", Text),
+    Column("ref_id", Text),
+    Column("location", Text),
+    *stamps(),
+    natural_key=("trip_id", "title", "start"),
+    id_prefix="tripitem",
 )
 
 wallet_passes = table(
-    "wallet_passes", USER,
+    "wallet_passes",
+    USER,
     Column("pass_id", Text, primary_key=True),
     Column("kind", Text, nullable=False),  # boarding_pass
-    Column("ref_id", Text, nullable=False), Column("title", Text, nullable=False),
+    Column("ref_id", Text, nullable=False),
+    Column("title", Text, nullable=False),
     Column("barcode", Text, nullable=False),
-    *stamps(), natural_key=("kind", "ref_id"),
+    *stamps(),
+    natural_key=("kind", "ref_id"),
 )
 
 travel_documents = table(  # the user's identity documents; booking tools read them for {"self": true}
-    "travel_documents", USER,
+    "travel_documents",
+    USER,
     Column("document_id", Text, primary_key=True),
     Column("kind", Text, nullable=False),  # passport | national_id
-    Column("number", Text, nullable=False), Column("country", Text, nullable=False),
+    Column("number", Text, nullable=False),
+    Column("country", Text, nullable=False),
     Column("expires_on", Text),
-    *stamps(), natural_key=("kind",), id_prefix="doc",
+    *stamps(),
+    natural_key=("kind",),
+    id_prefix="doc",
 )
 
 world_parking_charging = table(
-    "world_parking_charging", WORLD,
+    "world_parking_charging",
+    WORLD,
     Column("place_id", Text, ForeignKey("world_places.place_id"), primary_key=True),
     Column("price", Float, nullable=False),
     Column("price_unit", Text, nullable=False),  # hour | litre | kWh
     Column("connectors_json", Text, nullable=False),  # EV connector types, [] elsewhere
-    Column("total_spaces", Integer, nullable=False), Column("free_spaces", Integer, nullable=False),
+    Column("total_spaces", Integer, nullable=False),
+    Column("free_spaces", Integer, nullable=False),
 )
 
 # ---- The world's geography --------------------------------------------------------------------
 
 AIRPORTS: dict[str, tuple[str, str]] = {  # IATA code -> (city, country)
-    "PEK": ("Beijing", "CN"), "PVG": ("Shanghai", "CN"), "SFO": ("San Francisco", "US"),
-    "LHR": ("London", "GB"), "HND": ("Tokyo", "JP"), "BER": ("Berlin", "DE"), "MAD": ("Madrid", "ES"),
-    "ICN": ("Seoul", "KR"), "YYZ": ("Toronto", "CA"), "SYD": ("Sydney", "AU"), "BOM": ("Mumbai", "IN"),
+    "PEK": ("Beijing", "CN"),
+    "PVG": ("Shanghai", "CN"),
+    "SFO": ("San Francisco", "US"),
+    "LHR": ("London", "GB"),
+    "HND": ("Tokyo", "JP"),
+    "BER": ("Berlin", "DE"),
+    "MAD": ("Madrid", "ES"),
+    "ICN": ("Seoul", "KR"),
+    "YYZ": ("Toronto", "CA"),
+    "SYD": ("Sydney", "AU"),
+    "BOM": ("Mumbai", "IN"),
 }
 CITY_AIRPORT = {city: code for code, (city, _) in AIRPORTS.items()} | {"Palo Alto": "SFO"}
 COUNTRY = {city: AIRPORTS[code][1] for city, code in CITY_AIRPORT.items()}
 AIRLINES: dict[str, tuple[tuple[str, str], ...]] = {
-    "CN": (("CA", "Air China"), ("MU", "China Eastern")), "US": (("UA", "United Airlines"), ("DL", "Delta Air Lines")),
-    "GB": (("BA", "British Airways"),), "JP": (("NH", "ANA"), ("JL", "Japan Airlines")), "DE": (("LH", "Lufthansa"),),
-    "ES": (("IB", "Iberia"),), "KR": (("KE", "Korean Air"),), "CA": (("AC", "Air Canada"),),
-    "AU": (("QF", "Qantas"),), "IN": (("AI", "Air India"),),
+    "CN": (("CA", "Air China"), ("MU", "China Eastern")),
+    "US": (("UA", "United Airlines"), ("DL", "Delta Air Lines")),
+    "GB": (("BA", "British Airways"),),
+    "JP": (("NH", "ANA"), ("JL", "Japan Airlines")),
+    "DE": (("LH", "Lufthansa"),),
+    "ES": (("IB", "Iberia"),),
+    "KR": (("KE", "Korean Air"),),
+    "CA": (("AC", "Air Canada"),),
+    "AU": (("QF", "Qantas"),),
+    "IN": (("AI", "Air India"),),
 }
 REALNAME_COUNTRIES = frozenset({"CN"})  # rail tickets there carry every passenger's id number
-USD_RATE = {"USD": 1.0, "CNY": 7.2, "EUR": 0.92, "GBP": 0.79, "JPY": 150.0, "KRW": 1350.0, "CAD": 1.36,
-            "AUD": 1.5, "INR": 83.0}
+USD_RATE = {
+    "USD": 1.0,
+    "CNY": 7.2,
+    "EUR": 0.92,
+    "GBP": 0.79,
+    "JPY": 150.0,
+    "KRW": 1350.0,
+    "CAD": 1.36,
+    "AUD": 1.5,
+    "INR": 83.0,
+}
 
 DT_FMT = "%Y-%m-%dT%H:%M"
 OFFER_MINUTES = 30  # how long a search's offers stay bookable
@@ -285,6 +422,7 @@ FREE_CANCEL_HOURS = 24  # flights booked this recently cancel for free
 
 
 # ---- Argument types ---------------------------------------------------------------------------
+
 
 def _this_century(value: str) -> str:
     """Dates feed date arithmetic: far-off years would overflow it."""
@@ -317,9 +455,11 @@ class Passenger(BaseModel):
     self: bool | None = Field(None, description="true for the user (name and id number come from their profile)")
     name: Name | None = Field(None, description="Full name of a traveller who is not the user")
     contact_id: Annotated[str, Field(min_length=1, max_length=64)] | None = Field(
-        None, description="Contact id of a traveller, e.g. contact_901")
+        None, description="Contact id of a traveller, e.g. contact_901"
+    )
     id_number: Annotated[str, Field(min_length=4, max_length=32)] | None = Field(
-        None, description="Passport or national id number (needed abroad and on real-name trains)")
+        None, description="Passport or national id number (needed abroad and on real-name trains)"
+    )
 
 
 Passengers = Annotated[list[Passenger], Field(min_length=1, max_length=9)]
@@ -339,23 +479,27 @@ Check = Callable[[dict[str, Any]], str | None]  # a cross-field rule (pipeline s
 
 def _not_current(*fields: str) -> Check:
     """A cross-field check: these location arguments may not be "current" (the app cannot read the location)."""
+
     def check(args: dict[str, Any]) -> str | None:
         for f in fields:
             if str(args.get(f, "")).strip().lower() == "current":
-                return f"{f} cannot be \"current\" here; call get_current_location and pass the address"
+                return f'{f} cannot be "current" here; call get_current_location and pass the address'
         return None
-    check.__doc__ = f"{' and '.join(fields)} cannot be \"current\": pass the address get_current_location gives."
+
+    check.__doc__ = f'{" and ".join(fields)} cannot be "current": pass the address get_current_location gives.'
     return check
 
 
 def _all(*checks: Check) -> Check:
     def check(args: dict[str, Any]) -> str | None:
         return next((p for p in (c(args) for c in checks) if p), None)
+
     check.__doc__ = " ".join(c.__doc__ or "" for c in checks)
     return check
 
 
 # ---- Small helpers ----------------------------------------------------------------------------
+
 
 def _now(ctx: Ctx) -> str:
     return ctx.now.strftime(DT_FMT)
@@ -374,8 +518,9 @@ def _minutes_between(start: str, end: str) -> int:
     return int((_at(end) - _at(start)).total_seconds() // 60)
 
 
-_USER_CURRENCY = select(payment_methods.c.currency).order_by(payment_methods.c.is_default.desc(),
-                                                             payment_methods.c.method_id)
+_USER_CURRENCY = select(payment_methods.c.currency).order_by(
+    payment_methods.c.is_default.desc(), payment_methods.c.method_id
+)
 
 
 def _pricing(ctx: Ctx) -> tuple[str, float]:
@@ -394,8 +539,12 @@ def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str,
     key = next(iter(tbl.primary_key.columns))
     row = ctx.conn.execute(row_by_key(tbl), {"key": value}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {tbl.info['id_prefix'] or key.name.removesuffix('_id')} "
-                        f"{value!r}", field=key.name, **({"hint": hint} if hint else {}))
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no {tbl.info['id_prefix'] or key.name.removesuffix('_id')} {value!r}",
+            field=key.name,
+            **({"hint": hint} if hint else {}),
+        )
     return dict(row._mapping)
 
 
@@ -405,6 +554,7 @@ def _hash(*parts: Any) -> int:
 
 
 # ---- Locations --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Spot:
@@ -422,8 +572,14 @@ class Spot:
         return f"{self.name}, {self.address}, {self.city}"
 
     def out(self) -> dict[str, Any]:
-        return {"name": self.name, "address": self.address, "city": self.city, "lat": self.lat, "lon": self.lon,
-                "place_id": self.place_id}
+        return {
+            "name": self.name,
+            "address": self.address,
+            "city": self.city,
+            "lat": self.lat,
+            "lon": self.lon,
+            "place_id": self.place_id,
+        }
 
 
 def _spot(row: Any) -> Spot:
@@ -451,20 +607,50 @@ def _here(ctx: Ctx) -> Spot:
 
 
 # a saved place by its label, or by its address as the user knows it ("18 Garden Road", "18 Garden Road, Tokyo")
-_SAVED_PLACE_NAMED = select(saved_places).where(or_(
-    func.lower(saved_places.c.label) == bindparam("label"), func.lower(saved_places.c.address) == bindparam("key"),
-    func.lower(saved_places.c.address + ", " + saved_places.c.city) == bindparam("key"),
-)).order_by(func.lower(saved_places.c.label) != bindparam("label"), saved_places.c.label)
-_PLACES_NAMED = select(world_places).where(or_(*(func.lower(form) == bindparam("key") for form in (
-    world_places.c.name, world_places.c.address, world_places.c.name + ", " + world_places.c.city,
-    world_places.c.address + ", " + world_places.c.city, world_places.c.name + ", " + world_places.c.address,
-)))).order_by(world_places.c.place_id)
+_SAVED_PLACE_NAMED = (
+    select(saved_places)
+    .where(
+        or_(
+            func.lower(saved_places.c.label) == bindparam("label"),
+            func.lower(saved_places.c.address) == bindparam("key"),
+            func.lower(saved_places.c.address + ", " + saved_places.c.city) == bindparam("key"),
+        )
+    )
+    .order_by(func.lower(saved_places.c.label) != bindparam("label"), saved_places.c.label)
+)
+_PLACES_NAMED = (
+    select(world_places)
+    .where(
+        or_(
+            *(
+                func.lower(form) == bindparam("key")
+                for form in (
+                    world_places.c.name,
+                    world_places.c.address,
+                    world_places.c.name + ", " + world_places.c.city,
+                    world_places.c.address + ", " + world_places.c.city,
+                    world_places.c.name + ", " + world_places.c.address,
+                )
+            )
+        )
+    )
+    .order_by(world_places.c.place_id)
+)
 # one comma-separated part of a place as people write it ("Harbor Gym, 111 River Walk, Seoul"): its name,
 # its address or its city
-_PLACES_WITH_PART = select(world_places.c.place_id).where(or_(*(func.lower(form) == bindparam("key") for form in (
-    world_places.c.name, world_places.c.address, world_places.c.city))))
-_PLACES_BY_ID = select(world_places).where(world_places.c.place_id.in_(bindparam("ids", expanding=True))).order_by(
-    world_places.c.place_id)
+_PLACES_WITH_PART = select(world_places.c.place_id).where(
+    or_(
+        *(
+            func.lower(form) == bindparam("key")
+            for form in (world_places.c.name, world_places.c.address, world_places.c.city)
+        )
+    )
+)
+_PLACES_BY_ID = (
+    select(world_places)
+    .where(world_places.c.place_id.in_(bindparam("ids", expanding=True)))
+    .order_by(world_places.c.place_id)
+)
 
 
 def _places_by_parts(ctx: Ctx, key: str) -> list[Any]:
@@ -483,8 +669,14 @@ def _places_by_parts(ctx: Ctx, key: str) -> list[Any]:
 
 
 # what people call their saved places ("the office", "my house") -> the saved label
-LABEL_ALIASES = {"office": "work", "the office": "work", "workplace": "work", "house": "home", "place": "home",
-                 "home address": "home"}
+LABEL_ALIASES = {
+    "office": "work",
+    "the office": "work",
+    "workplace": "work",
+    "house": "home",
+    "place": "home",
+    "home address": "home",
+}
 
 
 def _locate(ctx: Ctx, loc: str, field: str, app: str | None = None) -> Spot:
@@ -512,17 +704,26 @@ def _locate(ctx: Ctx, loc: str, field: str, app: str | None = None) -> Spot:
     if len(found) == 1:
         return _spot(found[0])
     if found:
-        raise ToolError(ErrorType.AMBIGUOUS_ENTITY, f"{loc!r} matches {len(found)} places", field=field,
-                        candidates=[{k: r._mapping[k] for k in ("place_id", "name", "address", "city")} for r in found])
+        raise ToolError(
+            ErrorType.AMBIGUOUS_ENTITY,
+            f"{loc!r} matches {len(found)} places",
+            field=field,
+            candidates=[{k: r._mapping[k] for k in ("place_id", "name", "address", "city")} for r in found],
+        )
     _no_place(ctx, loc, field)
 
 
 def _no_place(ctx: Ctx, loc: str, field: str) -> NoReturn:
     """EntityNotFound for an unknown location, naming the saved places (labels appear nowhere else)."""
     saved = [{"label": r.label, "name": r.name, "address": r.address} for r in ctx.conn.execute(_SAVED_PLACES)]
-    raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no place, saved label or city matches {loc!r}", field=field,
-                    saved_labels=[s["label"] for s in saved], saved_places=saved,
-                    hint="a saved label, a city, a place id, or a place's exact name or address")
+    raise ToolError(
+        ErrorType.ENTITY_NOT_FOUND,
+        f"no place, saved label or city matches {loc!r}",
+        field=field,
+        saved_labels=[s["label"] for s in saved],
+        saved_places=saved,
+        hint="a saved label, a city, a place id, or a place's exact name or address",
+    )
 
 
 _SAVED_PLACES = select(saved_places).order_by(saved_places.c.label)
@@ -553,7 +754,7 @@ def _routes(ctx: Ctx, points: list[Spot], mode: str) -> list[dict[str, Any]]:
 def route_options(points: list[Spot], mode: str, currency: str = "USD", rate: float = 1.0) -> list[dict[str, Any]]:
     """The mode's two routes through ``points`` (haversine legs times a detour factor); task families
     use it to state the travel times get_directions reports."""
-    crow = sum(_apart(a, b) for a, b in zip(points, points[1:]))
+    crow = sum(_apart(a, b) for a, b in itertools.pairwise(points))
     out = []
     for index, (summary, detour, kmh, highway) in enumerate(ROUTE_STYLES[mode]):
         km = crow * detour
@@ -561,9 +762,18 @@ def route_options(points: list[Spot], mode: str, currency: str = "USD", rate: fl
         minutes = km / speed * 60 + (6 if mode == "transit" else 0) + 5 * (len(points) - 2)
         tolls = round(0.06 * km * rate, 2) if highway and km > 8 else 0.0
         fare = round(((0.4 + 0.04 * km) if index == 0 else (0.3 + 0.02 * km)) * rate, 2) if mode == "transit" else 0.0
-        out.append({"route_index": index, "summary": summary, "distance_km": round(km, 1),
-                    "duration_min": max(1, round(minutes)), "tolls": tolls, "fare": fare, "currency": currency,
-                    "uses_highways": highway})
+        out.append(
+            {
+                "route_index": index,
+                "summary": summary,
+                "distance_km": round(km, 1),
+                "duration_min": max(1, round(minutes)),
+                "tolls": tolls,
+                "fare": fare,
+                "currency": currency,
+                "uses_highways": highway,
+            }
+        )
     return out
 
 
@@ -583,12 +793,27 @@ def get_current_location(ctx: Ctx) -> dict[str, Any]:
 _SAVED_WORLD_PLACES = select(saved_places).where(saved_places.c.place_id.is_not(None)).order_by(saved_places.c.label)
 
 
-@tool(l2="5.1", app="maps", mutating=False, network="internet", errors=(
-    ErrorType.SERVICE_DISABLED, ErrorType.PERMISSION_DENIED, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(
+    l2="5.1",
+    app="maps",
+    mutating=False,
+    network="internet",
+    errors=(
+        ErrorType.SERVICE_DISABLED,
+        ErrorType.PERMISSION_DENIED,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+    ),
+)
 def search_places(
-    ctx: Ctx, query: Annotated[str, Field(min_length=1, max_length=200)], near: Loc = "current",
-    category: str | None = None, radius_km: Annotated[float, Field(ge=0.1, le=50)] = 5.0,
-    open_now: bool | None = None, min_rating: Rating | None = None, limit: Annotated[int, Field(ge=1, le=20)] = 5,
+    ctx: Ctx,
+    query: Annotated[str, Field(min_length=1, max_length=200)],
+    near: Loc = "current",
+    category: str | None = None,
+    radius_km: Annotated[float, Field(ge=0.1, le=50)] = 5.0,
+    open_now: bool | None = None,
+    min_rating: Rating | None = None,
+    limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> dict[str, Any]:
     """Search points of interest near a location, nearest first.
 
@@ -607,9 +832,13 @@ def search_places(
     p = world_places.c
     q = select(world_places)
     for word in query.lower().split():
-        q = q.where(or_(func.lower(p.name).contains(word, autoescape=True),
-                        func.replace(p.category, "_", " ").contains(word, autoescape=True),
-                        func.lower(p.address).contains(word, autoescape=True)))
+        q = q.where(
+            or_(
+                func.lower(p.name).contains(word, autoescape=True),
+                func.replace(p.category, "_", " ").contains(word, autoescape=True),
+                func.lower(p.address).contains(word, autoescape=True),
+            )
+        )
     if category:
         q = q.where(p.category == category.strip().lower().replace(" ", "_"))
     if open_now is not None:
@@ -621,9 +850,14 @@ def search_places(
     for r in rows(ctx.conn.execute(q.order_by(p.place_id))):
         km = _km(centre.lat, centre.lon, r["lat"], r["lon"])
         if km <= radius_km:
-            found.append({k: r[k] for k in ("place_id", "name", "category", "address", "city", "rating", "phone")}
-                         | {"open_now": bool(r["open_now"]), "distance_km": round(km, 2),
-                            "saved_label": saved.get(r["place_id"])})
+            found.append(
+                {k: r[k] for k in ("place_id", "name", "category", "address", "city", "rating", "phone")}
+                | {
+                    "open_now": bool(r["open_now"]),
+                    "distance_km": round(km, 2),
+                    "saved_label": saved.get(r["place_id"]),
+                }
+            )
     found.sort(key=lambda f: (f["distance_km"], f["place_id"]))
     return {"near": centre.out(), "places": found[:limit], "count": min(len(found), limit)}
 
@@ -633,10 +867,25 @@ def _one_time(args: dict[str, Any]) -> str | None:
     return "give depart_at or arrive_by, not both" if args.get("depart_at") and args.get("arrive_by") else None
 
 
-@tool(l2="5.1", app="maps", mutating=False, network="internet", check=_one_time, errors=(
-    ErrorType.SERVICE_DISABLED, ErrorType.PERMISSION_DENIED, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(
+    l2="5.1",
+    app="maps",
+    mutating=False,
+    network="internet",
+    check=_one_time,
+    errors=(
+        ErrorType.SERVICE_DISABLED,
+        ErrorType.PERMISSION_DENIED,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+    ),
+)
 def get_directions(
-    ctx: Ctx, destination: Loc, origin: Loc = "current", mode: Mode = "driving", depart_at: Moment | None = None,
+    ctx: Ctx,
+    destination: Loc,
+    origin: Loc = "current",
+    mode: Mode = "driving",
+    depart_at: Moment | None = None,
     arrive_by: Moment | None = None,
     avoid: Annotated[list[Literal["tolls", "highways", "ferries"]], Field(max_length=3)] | None = None,
 ) -> dict[str, Any]:
@@ -663,17 +912,28 @@ def get_directions(
 
 
 _ACTIVE_NAVIGATION = select(navigation_sessions.c.session_id, navigation_sessions.c.destination).where(
-    navigation_sessions.c.status == "active")
-_SET_NAVIGATION = update(navigation_sessions).where(
-    navigation_sessions.c.session_id == bindparam("match_session_id"))
+    navigation_sessions.c.status == "active"
+)
+_SET_NAVIGATION = update(navigation_sessions).where(navigation_sessions.c.session_id == bindparam("match_session_id"))
 _ADD_NAVIGATION = insert(navigation_sessions)
 
 
-@tool(l2="5.1", app="maps", mutating=True, permissions=("LOCATION",), services=("location_service",),
-      network="internet", errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.STATE_CONFLICT))
+@tool(
+    l2="5.1",
+    app="maps",
+    mutating=True,
+    permissions=("LOCATION",),
+    services=("location_service",),
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.STATE_CONFLICT),
+)
 def start_navigation(
-    ctx: Ctx, destination: Loc, origin: Loc = "current", mode: Mode = "driving",
-    route_index: Annotated[int, Field(ge=0, le=1)] = 0, stops: Annotated[list[Loc], Field(max_length=5)] | None = None,
+    ctx: Ctx,
+    destination: Loc,
+    origin: Loc = "current",
+    mode: Mode = "driving",
+    route_index: Annotated[int, Field(ge=0, le=1)] = 0,
+    stops: Annotated[list[Loc], Field(max_length=5)] | None = None,
     replace: bool = False,
 ) -> dict[str, Any]:
     """Start turn-by-turn navigation to a destination, optionally via stops.
@@ -690,38 +950,74 @@ def start_navigation(
     via = [_locate(ctx, s, f"stops[{i}]") for i, s in enumerate(stops or [])]
     running = ctx.conn.execute(_ACTIVE_NAVIGATION).first()
     if running is not None and not replace:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"navigation to {running.destination} is running "
-                        f"({running.session_id})", session_id=running.session_id,
-                        hint="pass replace=true to end it first")
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"navigation to {running.destination} is running ({running.session_id})",
+            session_id=running.session_id,
+            hint="pass replace=true to end it first",
+        )
     if running is not None:
-        ctx.conn.execute(_SET_NAVIGATION, {"match_session_id": running.session_id, "status": "replaced",
-                                           "updated_at": ctx.ts()})
+        ctx.conn.execute(
+            _SET_NAVIGATION, {"match_session_id": running.session_id, "status": "replaced", "updated_at": ctx.ts()}
+        )
     route = _routes(ctx, [start, *via, end], mode)[route_index]
     eta = (ctx.now + dt.timedelta(minutes=route["duration_min"])).strftime(DT_FMT)
     sid = ctx.new_id(navigation_sessions)
-    ctx.conn.execute(_ADD_NAVIGATION, {
-        "session_id": sid, "origin": start.label, "destination": end.label, "destination_place_id": end.place_id,
-        "stops_json": json.dumps([s.label for s in via]), "mode": mode, "route_index": route_index,
-        "distance_km": route["distance_km"], "eta": eta, "status": "active", "created_at": ctx.ts(),
-        "updated_at": ctx.ts()})
-    return {"session_id": sid, "destination": end.out(), "stops": [s.label for s in via], "mode": mode,
-            "route": route, "eta": eta, "replaced": running.session_id if running is not None else None}
+    ctx.conn.execute(
+        _ADD_NAVIGATION,
+        {
+            "session_id": sid,
+            "origin": start.label,
+            "destination": end.label,
+            "destination_place_id": end.place_id,
+            "stops_json": json.dumps([s.label for s in via]),
+            "mode": mode,
+            "route_index": route_index,
+            "distance_km": route["distance_km"],
+            "eta": eta,
+            "status": "active",
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "session_id": sid,
+        "destination": end.out(),
+        "stops": [s.label for s in via],
+        "mode": mode,
+        "route": route,
+        "eta": eta,
+        "replaced": running.session_id if running is not None else None,
+    }
 
 
-_LABEL_CLASHES = select(saved_places.c.label).where(func.lower(saved_places.c.label) == bindparam("label")).order_by(
-    saved_places.c.label)
-_LABEL_OR_KIND_CLASHES = select(saved_places.c.label).where(or_(
-    func.lower(saved_places.c.label) == bindparam("label"), saved_places.c.kind == bindparam("kind"))).order_by(
-    saved_places.c.label)
+_LABEL_CLASHES = (
+    select(saved_places.c.label)
+    .where(func.lower(saved_places.c.label) == bindparam("label"))
+    .order_by(saved_places.c.label)
+)
+_LABEL_OR_KIND_CLASHES = (
+    select(saved_places.c.label)
+    .where(or_(func.lower(saved_places.c.label) == bindparam("label"), saved_places.c.kind == bindparam("kind")))
+    .order_by(saved_places.c.label)
+)
 _DROP_SAVED_PLACES = delete(saved_places).where(saved_places.c.label.in_(bindparam("labels", expanding=True)))
 _ADD_SAVED_PLACE = insert(saved_places)
 
 
-@tool(l2="5.1", app="maps", mutating=True, check=_not_current("place"),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="5.1",
+    app="maps",
+    mutating=True,
+    check=_not_current("place"),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.DUPLICATE_ENTITY),
+)
 def save_place(
-    ctx: Ctx, place: Loc, label: Annotated[str, Field(min_length=1, max_length=60, pattern=r"\S")],
-    kind: Literal["home", "work", "favorite"] = "favorite", overwrite: bool = False,
+    ctx: Ctx,
+    place: Loc,
+    label: Annotated[str, Field(min_length=1, max_length=60, pattern=r"\S")],
+    kind: Literal["home", "work", "favorite"] = "favorite",
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Save a place under a label, as Home, Work or a favourite.
 
@@ -733,16 +1029,33 @@ def save_place(
     """
     spot = _locate(ctx, place, "place")
     same = label.strip().lower()
-    clashes = [r.label for r in (  # home and work are unique; favourites clash by label only
-        ctx.conn.execute(_LABEL_CLASHES, {"label": same}) if kind == "favorite"
-        else ctx.conn.execute(_LABEL_OR_KIND_CLASHES, {"label": same, "kind": kind}))]
+    clashes = [
+        r.label
+        for r in (  # home and work are unique; favourites clash by label only
+            ctx.conn.execute(_LABEL_CLASHES, {"label": same})
+            if kind == "favorite"
+            else ctx.conn.execute(_LABEL_OR_KIND_CLASHES, {"label": same, "kind": kind})
+        )
+    ]
     if clashes and not overwrite:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a saved place {clashes[0]!r} exists", existing_id=clashes[0],
-                        hint="pass overwrite=true to replace it")
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"a saved place {clashes[0]!r} exists",
+            existing_id=clashes[0],
+            hint="pass overwrite=true to replace it",
+        )
     if clashes:
         ctx.conn.execute(_DROP_SAVED_PLACES, {"labels": clashes})
-    row = {"label": label.strip(), "kind": kind, "place_id": spot.place_id, "name": spot.name,
-           "address": spot.address, "city": spot.city, "lat": spot.lat, "lon": spot.lon}
+    row = {
+        "label": label.strip(),
+        "kind": kind,
+        "place_id": spot.place_id,
+        "name": spot.name,
+        "address": spot.address,
+        "city": spot.city,
+        "lat": spot.lat,
+        "lon": spot.lon,
+    }
     ctx.conn.execute(_ADD_SAVED_PLACE, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {**row, "replaced": clashes}
 
@@ -750,7 +1063,10 @@ def save_place(
 # ---- Ride Hailing (5.2) -----------------------------------------------------------------------
 
 RIDE_TYPES: dict[str, tuple[float, int, int]] = {  # fare multiplier, seats, extra pickup minutes
-    "economy": (1.0, 4, 0), "comfort": (1.3, 4, 1), "premium": (2.0, 4, 3), "xl": (1.6, 6, 2),
+    "economy": (1.0, 4, 0),
+    "comfort": (1.3, 4, 1),
+    "premium": (2.0, 4, 3),
+    "xl": (1.6, 6, 2),
 }
 RIDE_CANCEL_FEE_USD = 5.0
 
@@ -763,15 +1079,23 @@ def _ride_fare_usd(km: float, ride_type: str) -> float:
 def _ride_quote(ctx: Ctx, pickup: Spot, dropoff: Spot, ride_type: str) -> dict[str, Any]:
     currency, rate = _pricing(ctx)
     km = _apart(pickup, dropoff)
-    return {"ride_type": ride_type, "fare": round(_ride_fare_usd(km, ride_type) * rate, 2), "currency": currency,
-            "pickup_eta_min": 3 + _hash(pickup.label) % 6 + RIDE_TYPES[ride_type][2],
-            "trip_min": max(1, round(km * 1.3 / 28 * 60)), "distance_km": round(km * 1.3, 1)}
+    return {
+        "ride_type": ride_type,
+        "fare": round(_ride_fare_usd(km, ride_type) * rate, 2),
+        "currency": currency,
+        "pickup_eta_min": 3 + _hash(pickup.label) % 6 + RIDE_TYPES[ride_type][2],
+        "trip_min": max(1, round(km * 1.3 / 28 * 60)),
+        "distance_km": round(km * 1.3, 1),
+    }
 
 
 def _ride_checks(ctx: Ctx, scheduled_at: str | None) -> None:
     if scheduled_at is not None and not _now(ctx) < scheduled_at <= (ctx.now + dt.timedelta(days=30)).strftime(DT_FMT):
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"scheduled_at {scheduled_at} must be in the next 30 days",
-                        field="scheduled_at")
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"scheduled_at {scheduled_at} must be in the next 30 days",
+            field="scheduled_at",
+        )
 
 
 def _ride_ends(ctx: Ctx, pickup: str, dropoff: str) -> tuple[Spot, Spot]:
@@ -790,11 +1114,21 @@ def _seats_fit(args: dict[str, Any]) -> str | None:
 _ADD_RIDE_QUOTE = insert(ride_quotes)
 
 
-@tool(l2="5.2", app="ride", mutating=False, permissions=("LOCATION",), services=("location_service",),
-      network="internet",
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(
+    l2="5.2",
+    app="ride",
+    mutating=False,
+    permissions=("LOCATION",),
+    services=("location_service",),
+    network="internet",
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY),
+)
 def estimate_ride_fare(
-    ctx: Ctx, pickup: Loc, dropoff: Loc, ride_type: RideType | None = None, scheduled_at: Moment | None = None,
+    ctx: Ctx,
+    pickup: Loc,
+    dropoff: Loc,
+    ride_type: RideType | None = None,
+    scheduled_at: Moment | None = None,
 ) -> dict[str, Any]:
     """Quote fares and pickup times per ride type; each quote can be booked for 5 minutes.
 
@@ -811,32 +1145,69 @@ def estimate_ride_fare(
         quote = _ride_quote(ctx, a, b, kind)
         qid = ctx.new_id(ride_quotes)
         expires = _later(ctx, QUOTE_MINUTES)
-        ctx.conn.execute(_ADD_RIDE_QUOTE, {
-            "quote_id": qid, "pickup": a.label, "dropoff": b.label, "ride_type": kind, "scheduled_at": scheduled_at,
-            "fare": quote["fare"], "currency": quote["currency"], "eta_min": quote["pickup_eta_min"],
-            "expires_at": expires, "status": "valid"})
+        ctx.conn.execute(
+            _ADD_RIDE_QUOTE,
+            {
+                "quote_id": qid,
+                "pickup": a.label,
+                "dropoff": b.label,
+                "ride_type": kind,
+                "scheduled_at": scheduled_at,
+                "fare": quote["fare"],
+                "currency": quote["currency"],
+                "eta_min": quote["pickup_eta_min"],
+                "expires_at": expires,
+                "status": "valid",
+            },
+        )
         quotes.append({"quote_id": qid, **quote, "expires_at": expires})
     return {"pickup": a.out(), "dropoff": b.out(), "scheduled_at": scheduled_at, "quotes": quotes}
 
 
-_ACTIVE_RIDE_AT = select(rides.c.ride_id).where(
-    rides.c.status.in_(("requested", "driver_assigned")), rides.c.scheduled_at == bindparam("scheduled_at")).order_by(
-    rides.c.ride_id)
-_ACTIVE_RIDE_DUE = select(rides.c.ride_id).where(
-    rides.c.status.in_(("requested", "driver_assigned")),
-    func.coalesce(rides.c.scheduled_at, "") <= bindparam("now")).order_by(rides.c.ride_id)
+_ACTIVE_RIDE_AT = (
+    select(rides.c.ride_id)
+    .where(rides.c.status.in_(("requested", "driver_assigned")), rides.c.scheduled_at == bindparam("scheduled_at"))
+    .order_by(rides.c.ride_id)
+)
+_ACTIVE_RIDE_DUE = (
+    select(rides.c.ride_id)
+    .where(
+        rides.c.status.in_(("requested", "driver_assigned")),
+        func.coalesce(rides.c.scheduled_at, "") <= bindparam("now"),
+    )
+    .order_by(rides.c.ride_id)
+)
 _SET_RIDE_QUOTE = update(ride_quotes).where(ride_quotes.c.quote_id == bindparam("match_quote_id"))
 _ADD_RIDE = insert(rides)
 
 
-@tool(l2="5.2", app="ride", mutating=True, permissions=("LOCATION",), services=("location_service",),
-      network="internet", check=_seats_fit,
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY,
-              ErrorType.STATE_CONFLICT, ErrorType.STALE_REFERENCE, ErrorType.LIMIT_EXCEEDED))
+@tool(
+    l2="5.2",
+    app="ride",
+    mutating=True,
+    permissions=("LOCATION",),
+    services=("location_service",),
+    network="internet",
+    check=_seats_fit,
+    errors=(
+        ErrorType.INVALID_ARGUMENT_VALUE,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.STALE_REFERENCE,
+        ErrorType.LIMIT_EXCEEDED,
+    ),
+)
 def book_ride(
-    ctx: Ctx, pickup: Loc, dropoff: Loc, ride_type: RideType, quote_id: str | None = None,
-    scheduled_at: Moment | None = None, payment_method_id: str | None = None,
-    passengers: Annotated[int, Field(ge=1, le=6)] = 1, note: Note | None = None,
+    ctx: Ctx,
+    pickup: Loc,
+    dropoff: Loc,
+    ride_type: RideType,
+    quote_id: str | None = None,
+    scheduled_at: Moment | None = None,
+    payment_method_id: str | None = None,
+    passengers: Annotated[int, Field(ge=1, le=6)] = 1,
+    note: Note | None = None,
 ) -> dict[str, Any]:
     """Request a ride now or for a scheduled time; the fare is charged when booking.
 
@@ -854,40 +1225,81 @@ def book_ride(
     a, b = _ride_ends(ctx, pickup, dropoff)
     quote = _get(ctx, ride_quotes, quote_id, "estimate_ride_fare") if quote_id else None
     method = payment_method(ctx, payment_method_id)
-    clash = (ctx.conn.execute(_ACTIVE_RIDE_AT, {"scheduled_at": scheduled_at}) if scheduled_at
-             else ctx.conn.execute(_ACTIVE_RIDE_DUE, {"now": _now(ctx)})).scalar()
+    clash = (
+        ctx.conn.execute(_ACTIVE_RIDE_AT, {"scheduled_at": scheduled_at})
+        if scheduled_at
+        else ctx.conn.execute(_ACTIVE_RIDE_DUE, {"now": _now(ctx)})
+    ).scalar()
     if clash:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"ride {clash} is already active for that time", ride_id=clash,
-                        hint="cancel_ride")
+        raise ToolError(
+            ErrorType.STATE_CONFLICT, f"ride {clash} is already active for that time", ride_id=clash, hint="cancel_ride"
+        )
     live = _ride_quote(ctx, a, b, ride_type)
     if quote is not None:
         same_trip = (quote["pickup"], quote["dropoff"], quote["ride_type"], quote["scheduled_at"]) == (
-            a.label, b.label, ride_type, scheduled_at)
+            a.label,
+            b.label,
+            ride_type,
+            scheduled_at,
+        )
         expired = ctx.ts() > quote["expires_at"] or quote["fare"] != live["fare"]
         if quote["status"] != "valid" or expired or not same_trip:
-            why = ("was already used" if quote["status"] == "used" else "is for another trip" if not same_trip
-                   else "has expired or its fare changed")
+            why = (
+                "was already used"
+                if quote["status"] == "used"
+                else "is for another trip"
+                if not same_trip
+                else "has expired or its fare changed"
+            )
             raise ToolError(ErrorType.STALE_REFERENCE, f"quote {quote_id} {why}", hint="estimate_ride_fare")
         ctx.conn.execute(_SET_RIDE_QUOTE, {"match_quote_id": quote_id, "status": "used"})
     ride_id = ctx.new_id(rides)
     charge(ctx, live["fare"], "RideNow", "transport", ride_id, method["method_id"])
-    ctx.conn.execute(_ADD_RIDE, {
-        "ride_id": ride_id, "quote_id": quote_id, "pickup": a.label, "dropoff": b.label, "ride_type": ride_type,
-        "passengers": passengers, "fare": live["fare"], "currency": live["currency"], "status": "requested",
-        "scheduled_at": scheduled_at, "note": note, "cancel_reason": None, "payment_method_id": method["method_id"],
-        "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"ride_id": ride_id, "status": "requested", "pickup": a.label, "dropoff": b.label, "ride_type": ride_type,
-            "fare": live["fare"], "currency": live["currency"], "scheduled_at": scheduled_at,
-            "pickup_eta_min": None if scheduled_at else live["pickup_eta_min"],
-            "payment_method_id": method["method_id"]}
+    ctx.conn.execute(
+        _ADD_RIDE,
+        {
+            "ride_id": ride_id,
+            "quote_id": quote_id,
+            "pickup": a.label,
+            "dropoff": b.label,
+            "ride_type": ride_type,
+            "passengers": passengers,
+            "fare": live["fare"],
+            "currency": live["currency"],
+            "status": "requested",
+            "scheduled_at": scheduled_at,
+            "note": note,
+            "cancel_reason": None,
+            "payment_method_id": method["method_id"],
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "ride_id": ride_id,
+        "status": "requested",
+        "pickup": a.label,
+        "dropoff": b.label,
+        "ride_type": ride_type,
+        "fare": live["fare"],
+        "currency": live["currency"],
+        "scheduled_at": scheduled_at,
+        "pickup_eta_min": None if scheduled_at else live["pickup_eta_min"],
+        "payment_method_id": method["method_id"],
+    }
 
 
-def _cancel_with_fee(ctx: Ctx, ref_id: str, fee: float, confirm: bool, merchant: str, category: str,
-                     method_id: str) -> dict[str, float]:
+def _cancel_with_fee(
+    ctx: Ctx, ref_id: str, fee: float, confirm: bool, merchant: str, category: str, method_id: str
+) -> dict[str, float]:
     """Refund what ``ref_id`` paid, then charge ``fee`` (ConfirmationRequired first when there is one)."""
     if fee > 0 and not confirm:
-        raise ToolError(ErrorType.CONFIRMATION_REQUIRED, f"cancelling {ref_id} costs a fee of {fee:.2f}", fee=fee,
-                        hint="ask the user, then pass confirm=true")
+        raise ToolError(
+            ErrorType.CONFIRMATION_REQUIRED,
+            f"cancelling {ref_id} costs a fee of {fee:.2f}",
+            fee=fee,
+            hint="ask the user, then pass confirm=true",
+        )
     refunded = refund(ctx, ref_id)
     if fee > 0:
         charge(ctx, fee, merchant, category, ref_id, method_id)
@@ -897,8 +1309,12 @@ def _cancel_with_fee(ctx: Ctx, ref_id: str, fee: float, confirm: bool, merchant:
 _SET_RIDE = update(rides).where(rides.c.ride_id == bindparam("match_ride_id"))
 
 
-@tool(l2="5.2", app="ride", mutating=True,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="5.2",
+    app="ride",
+    mutating=True,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED),
+)
 def cancel_ride(ctx: Ctx, ride_id: str, reason: Note | None = None, confirm: bool = False) -> dict[str, Any]:
     """Cancel a ride; once a driver is assigned a cancellation fee applies.
 
@@ -913,8 +1329,9 @@ def cancel_ride(ctx: Ctx, ride_id: str, reason: Note | None = None, confirm: boo
     _, rate = _pricing(ctx)
     fee = round(RIDE_CANCEL_FEE_USD * rate, 2) if ride["status"] == "driver_assigned" else 0.0
     money = _cancel_with_fee(ctx, ride_id, fee, confirm, "RideNow", "transport", ride["payment_method_id"])
-    ctx.conn.execute(_SET_RIDE, {"match_ride_id": ride_id, "status": "cancelled", "cancel_reason": reason,
-                                 "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _SET_RIDE, {"match_ride_id": ride_id, "status": "cancelled", "cancel_reason": reason, "updated_at": ctx.ts()}
+    )
     return {"ride_id": ride_id, "status": "cancelled", **money, "currency": ride["currency"]}
 
 
@@ -927,9 +1344,20 @@ def _new_offer(ctx: Ctx, kind: str, ref_id: str, price: float, params: dict[str,
     currency, _ = _pricing(ctx)
     oid = ctx.new_id(offers)
     expires = _later(ctx, OFFER_MINUTES)
-    ctx.conn.execute(_ADD_OFFER, {
-        "offer_id": oid, "kind": kind, "ref_id": ref_id, "price": price, "currency": currency,
-        "params_json": json.dumps(params), "expires_at": expires, "status": "valid", "created_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_OFFER,
+        {
+            "offer_id": oid,
+            "kind": kind,
+            "ref_id": ref_id,
+            "price": price,
+            "currency": currency,
+            "params_json": json.dumps(params),
+            "expires_at": expires,
+            "status": "valid",
+            "created_at": ctx.ts(),
+        },
+    )
     return {"offer_id": oid, "currency": currency, "expires_at": expires}
 
 
@@ -939,25 +1367,33 @@ _OFFER = select(offers).where(offers.c.offer_id == bindparam("offer_id"), offers
 def _offer(ctx: Ctx, offer_id: str, kind: str) -> dict[str, Any]:
     row = ctx.conn.execute(_OFFER, {"offer_id": offer_id, "kind": kind}).first()
     if row is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no {kind} offer {offer_id!r}", field="offer_id",
-                        hint=f"search_{kind}s")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no {kind} offer {offer_id!r}", field="offer_id", hint=f"search_{kind}s"
+        )
     return dict(row._mapping) | {"params": json.loads(row.params_json)}
 
 
 def _fresh(ctx: Ctx, offer: dict[str, Any], live_price: float | None) -> None:
     """StaleReference when the offer expired, was withdrawn, or its price moved since the search."""
     if offer["status"] != "valid" or ctx.ts() > offer["expires_at"]:
-        raise ToolError(ErrorType.STALE_REFERENCE, f"offer {offer['offer_id']} has expired",
-                        hint=f"search_{offer['kind']}s again")
+        raise ToolError(
+            ErrorType.STALE_REFERENCE, f"offer {offer['offer_id']} has expired", hint=f"search_{offer['kind']}s again"
+        )
     if live_price is None or abs(live_price - offer["price"]) > 0.005:
-        raise ToolError(ErrorType.STALE_REFERENCE, f"the price of offer {offer['offer_id']} changed from "
-                        f"{offer['price']:.2f} to {live_price if live_price is not None else 'unavailable'}",
-                        old_price=offer["price"], new_price=live_price, hint=f"search_{offer['kind']}s again")
+        raise ToolError(
+            ErrorType.STALE_REFERENCE,
+            f"the price of offer {offer['offer_id']} changed from "
+            f"{offer['price']:.2f} to {live_price if live_price is not None else 'unavailable'}",
+            old_price=offer["price"],
+            new_price=live_price,
+            hint=f"search_{offer['kind']}s again",
+        )
 
 
 _USER_NAME = select(user_profile.c.name)
 _DOCUMENT_NUMBERS = select(travel_documents.c.kind, travel_documents.c.number).where(
-    travel_documents.c.kind.in_(bindparam("kinds", expanding=True)))
+    travel_documents.c.kind.in_(bindparam("kinds", expanding=True))
+)
 
 
 def _travellers(ctx: Ctx, passengers: list[Passenger], document_kinds: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -980,17 +1416,31 @@ def _travellers(ctx: Ctx, passengers: list[Passenger], document_kinds: tuple[str
 def _require_ids(people: list[dict[str, Any]], why: str) -> None:
     missing = [i for i, p in enumerate(people) if not p["id_number"]]
     if missing:
-        raise ToolError(ErrorType.MISSING_REQUIRED_ARGUMENT, f"{why}: id_number missing for "
-                        f"{', '.join(people[i]['name'] for i in missing)}",
-                        fields=[f"passengers[{i}].id_number" for i in missing])
+        raise ToolError(
+            ErrorType.MISSING_REQUIRED_ARGUMENT,
+            f"{why}: id_number missing for {', '.join(people[i]['name'] for i in missing)}",
+            fields=[f"passengers[{i}].id_number" for i in missing],
+        )
 
 
-_FLIGHT_BOOKED = select(flight_bookings.c.booking_id, flight_bookings.c.passengers_json).where(
-    flight_bookings.c.status == "confirmed", flight_bookings.c.flight_number == bindparam("number"),
-    flight_bookings.c.depart_at == bindparam("depart_at")).order_by(flight_bookings.c.booking_id)
-_TRAIN_BOOKED = select(train_bookings.c.booking_id, train_bookings.c.passengers_json).where(
-    train_bookings.c.status == "confirmed", train_bookings.c.number == bindparam("number"),
-    train_bookings.c.depart_at == bindparam("depart_at")).order_by(train_bookings.c.booking_id)
+_FLIGHT_BOOKED = (
+    select(flight_bookings.c.booking_id, flight_bookings.c.passengers_json)
+    .where(
+        flight_bookings.c.status == "confirmed",
+        flight_bookings.c.flight_number == bindparam("number"),
+        flight_bookings.c.depart_at == bindparam("depart_at"),
+    )
+    .order_by(flight_bookings.c.booking_id)
+)
+_TRAIN_BOOKED = (
+    select(train_bookings.c.booking_id, train_bookings.c.passengers_json)
+    .where(
+        train_bookings.c.status == "confirmed",
+        train_bookings.c.number == bindparam("number"),
+        train_bookings.c.depart_at == bindparam("depart_at"),
+    )
+    .order_by(train_bookings.c.booking_id)
+)
 
 
 def _already_booked(ctx: Ctx, booked: Select[Any], number: str, depart_at: str, people: list[dict[str, Any]]) -> None:
@@ -1000,15 +1450,29 @@ def _already_booked(ctx: Ctx, booked: Select[Any], number: str, depart_at: str, 
     for row in ctx.conn.execute(booked, {"number": number, "depart_at": depart_at}):
         taken = sorted(names & {p["name"].lower() for p in json.loads(row.passengers_json)})
         if taken:
-            raise ToolError(ErrorType.DUPLICATE_ENTITY, f"{', '.join(taken)} already booked on this service: "
-                            f"{row.booking_id}", existing_id=row.booking_id)
+            raise ToolError(
+                ErrorType.DUPLICATE_ENTITY,
+                f"{', '.join(taken)} already booked on this service: {row.booking_id}",
+                existing_id=row.booking_id,
+            )
 
 
 # ---- Flight Booking (5.3) and Check-in (5.8) --------------------------------------------------
 
 BAG_FEE_USD = 35.0
-FLIGHT_KEYS = ("flight_id", "flight_number", "airline", "origin", "destination", "depart_at", "arrive_at", "stops",
-               "cabin", "seats_left", "price")
+FLIGHT_KEYS = (
+    "flight_id",
+    "flight_number",
+    "airline",
+    "origin",
+    "destination",
+    "depart_at",
+    "arrive_at",
+    "stops",
+    "cabin",
+    "seats_left",
+    "price",
+)
 
 
 def _airport(text: str, field: str) -> str:
@@ -1017,8 +1481,12 @@ def _airport(text: str, field: str) -> str:
         return code.upper()
     city = next((c for c in sorted(CITY_AIRPORT) if c.lower() == code.lower()), None)
     if city is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no airport or served city {text!r}", field=field,
-                        candidates=sorted(CITY_AIRPORT))
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no airport or served city {text!r}",
+            field=field,
+            candidates=sorted(CITY_AIRPORT),
+        )
     return CITY_AIRPORT[city]
 
 
@@ -1032,20 +1500,41 @@ def _dates_in_order(first: str, second: str) -> Check:
         if args.get(second) and args.get(first) and args[second] < args[first]:
             return f"{second} is before {first}"
         return None
+
     check.__doc__ = f"{second} is not before {first}."
     return check
 
 
-def _flights(ctx: Ctx, origin: str, destination: str, day: str, cabin: str, seats: int, max_stops: int | None,
-             airline: str | None, after: str | None, before: str | None) -> list[dict[str, Any]]:
+def _flights(
+    ctx: Ctx,
+    origin: str,
+    destination: str,
+    day: str,
+    cabin: str,
+    seats: int,
+    max_stops: int | None,
+    airline: str | None,
+    after: str | None,
+    before: str | None,
+) -> list[dict[str, Any]]:
     f = world_flights.c
-    q = select(world_flights).where(f.origin == origin, f.destination == destination, f.depart_at.like(f"{day}T%"),
-                                    f.cabin == cabin, f.seats_left >= seats)
+    q = select(world_flights).where(
+        f.origin == origin,
+        f.destination == destination,
+        f.depart_at.like(f"{day}T%"),
+        f.cabin == cabin,
+        f.seats_left >= seats,
+    )
     if max_stops is not None:
         q = q.where(f.stops <= max_stops)
     if airline:
-        q = q.where(or_(func.lower(f.airline).contains(airline.lower(), autoescape=True),
-                        f.flight_number.like(f"{airline.upper()[:2]}%") if len(airline.strip()) == 2 else False))
+        q = q.where(
+            or_(
+                func.lower(f.airline).contains(airline.lower(), autoescape=True),
+                # a Python False is coerced to SQL false
+                f.flight_number.like(f"{airline.upper()[:2]}%") if len(airline.strip()) == 2 else False,  # type: ignore[arg-type]
+            )
+        )
     if after:
         q = q.where(func.substr(f.depart_at, 12, 5) >= after)
     if before:
@@ -1057,15 +1546,28 @@ def _leg(f: dict[str, Any]) -> dict[str, Any]:
     return {k: f[k] for k in FLIGHT_KEYS} | {"duration_min": _minutes_between(f["depart_at"], f["arrive_at"])}
 
 
-@tool(l2="5.3", app="travel", mutating=False, network="internet", check=_dates_in_order("date", "return_date"),
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND))
+@tool(
+    l2="5.3",
+    app="travel",
+    mutating=False,
+    network="internet",
+    check=_dates_in_order("date", "return_date"),
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND),
+)
 def search_flights(
-    ctx: Ctx, origin: Annotated[str, Field(min_length=2, max_length=60)],
-    destination: Annotated[str, Field(min_length=2, max_length=60)], date: Day, return_date: Day | None = None,
-    cabin: Cabin = "economy", passengers: Annotated[int, Field(ge=1, le=9)] = 1,
-    max_stops: Annotated[int, Field(ge=0, le=2)] | None = None, airline: Name | None = None,
-    depart_after: Time | None = None, depart_before: Time | None = None,
-    sort: Literal["price", "duration", "departure"] = "price", limit: Annotated[int, Field(ge=1, le=20)] = 5,
+    ctx: Ctx,
+    origin: Annotated[str, Field(min_length=2, max_length=60)],
+    destination: Annotated[str, Field(min_length=2, max_length=60)],
+    date: Day,
+    return_date: Day | None = None,
+    cabin: Cabin = "economy",
+    passengers: Annotated[int, Field(ge=1, le=9)] = 1,
+    max_stops: Annotated[int, Field(ge=0, le=2)] | None = None,
+    airline: Name | None = None,
+    depart_after: Time | None = None,
+    depart_before: Time | None = None,
+    sort: Literal["price", "duration", "departure"] = "price",
+    limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> dict[str, Any]:
     """Search flight offers, one-way or round trip; each offer can be booked for 30 minutes. Matching outbound
     flights without enough seats are listed under sold_out (not bookable).
@@ -1087,8 +1589,11 @@ def search_flights(
     _not_past(ctx, date, "date")
     start, end = _airport(origin, "origin"), _airport(destination, "destination")
     if start == end:
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"{origin} and {destination} share the airport {start}",
-                        field="destination")
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"{origin} and {destination} share the airport {start}",
+            field="destination",
+        )
     every = _flights(ctx, start, end, date, cabin, 0, max_stops, airline, depart_after, depart_before)
     outbound = [f for f in every if f["seats_left"] >= passengers]
     # flights that match but lack seats are reported, so an empty result can be explained to the user
@@ -1101,38 +1606,73 @@ def search_flights(
     def price(legs: list[dict[str, Any]]) -> float:
         return round(sum(f["price"] for f in legs), 2)
 
-    order = {"price": lambda legs: (price(legs), legs[0]["depart_at"]),
-             "duration": lambda legs: (sum(_leg(f)["duration_min"] for f in legs), price(legs)),
-             "departure": lambda legs: (legs[0]["depart_at"], price(legs))}[sort]
+    order = {
+        "price": lambda legs: (price(legs), legs[0]["depart_at"]),
+        "duration": lambda legs: (sum(_leg(f)["duration_min"] for f in legs), price(legs)),
+        "departure": lambda legs: (legs[0]["depart_at"], price(legs)),
+    }[sort]
     chosen = sorted(trips_found, key=lambda legs: (*order(legs), [f["flight_id"] for f in legs]))[:limit]
     found = []
     for legs in chosen:
         ids = [f["flight_id"] for f in legs]
-        offer = _new_offer(ctx, "flight", ",".join(ids), price(legs),
-                           {"flight_ids": ids, "passengers": passengers, "cabin": cabin})
-        found.append({**offer, "price_per_passenger": price(legs), "total_price": round(price(legs) * passengers, 2),
-                      "legs": [_leg(f) for f in legs]})
-    out = {"origin": start, "destination": end, "date": date, "return_date": return_date, "passengers": passengers,
-           "offers": found, "count": len(found)}
+        offer = _new_offer(
+            ctx, "flight", ",".join(ids), price(legs), {"flight_ids": ids, "passengers": passengers, "cabin": cabin}
+        )
+        found.append(
+            {
+                **offer,
+                "price_per_passenger": price(legs),
+                "total_price": round(price(legs) * passengers, 2),
+                "legs": [_leg(f) for f in legs],
+            }
+        )
+    out = {
+        "origin": start,
+        "destination": end,
+        "date": date,
+        "return_date": return_date,
+        "passengers": passengers,
+        "offers": found,
+        "count": len(found),
+    }
     if full:
         out["sold_out"] = full
         out["note"] = f"{len(full)} matching outbound flight(s) have fewer than {passengers} seat(s) left"
     return out
 
 
-_FLIGHTS = select(world_flights).where(world_flights.c.flight_id.in_(bindparam("flight_ids", expanding=True))).order_by(
-    world_flights.c.depart_at)
+_FLIGHTS = (
+    select(world_flights)
+    .where(world_flights.c.flight_id.in_(bindparam("flight_ids", expanding=True)))
+    .order_by(world_flights.c.depart_at)
+)
 _SET_FLIGHT = update(world_flights).where(world_flights.c.flight_id == bindparam("match_flight_id"))
 _ADD_FLIGHT_BOOKING = insert(flight_bookings)
 
 
-@tool(l2="5.3", app="travel", mutating=True, network="internet", check=_passengers_valid,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.STATE_CONFLICT,
-              ErrorType.STALE_REFERENCE, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY,
-              ErrorType.LIMIT_EXCEEDED))
+@tool(
+    l2="5.3",
+    app="travel",
+    mutating=True,
+    network="internet",
+    check=_passengers_valid,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.MISSING_REQUIRED_ARGUMENT,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.STALE_REFERENCE,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.DUPLICATE_ENTITY,
+        ErrorType.LIMIT_EXCEEDED,
+    ),
+)
 def book_flight(
-    ctx: Ctx, offer_id: str, passengers: Passengers, seat_preference: SeatPreference = "none",
-    payment_method_id: str | None = None, checked_bags: Annotated[int, Field(ge=0, le=3)] = 0,
+    ctx: Ctx,
+    offer_id: str,
+    passengers: Passengers,
+    seat_preference: SeatPreference = "none",
+    payment_method_id: str | None = None,
+    checked_bags: Annotated[int, Field(ge=0, le=3)] = 0,
 ) -> dict[str, Any]:
     """Book a flight offer from search_flights (both legs of a round trip); each leg becomes one booking.
 
@@ -1154,8 +1694,11 @@ def book_flight(
     _fresh(ctx, offer, live)
     for f in legs:
         if f["seats_left"] < len(people):
-            raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{f['flight_number']} has {f['seats_left']} seat(s) "
-                            f"left in {f['cabin']}, {len(people)} needed", flight_id=f["flight_id"])
+            raise ToolError(
+                ErrorType.RESOURCE_UNAVAILABLE,
+                f"{f['flight_number']} has {f['seats_left']} seat(s) left in {f['cabin']}, {len(people)} needed",
+                flight_id=f["flight_id"],
+            )
     for f in legs:
         _already_booked(ctx, _FLIGHT_BOOKED, f["flight_number"], f["depart_at"], people)
     _, rate = _pricing(ctx)
@@ -1165,27 +1708,66 @@ def book_flight(
         price = round((f["price"] + checked_bags * BAG_FEE_USD * rate) * len(people), 2)
         charge(ctx, price, f["airline"], "travel", bid, method["method_id"])
         ctx.conn.execute(_SET_FLIGHT, {"match_flight_id": f["flight_id"], "seats_left": f["seats_left"] - len(people)})
-        ctx.conn.execute(_ADD_FLIGHT_BOOKING, {
-            "booking_id": bid, "offer_id": offer_id, "flight_id": f["flight_id"], "flight_number": f["flight_number"],
-            "airline": f["airline"], "origin": f["origin"], "destination": f["destination"],
-            "depart_at": f["depart_at"], "arrive_at": f["arrive_at"], "cabin": f["cabin"],
-            "passengers_json": json.dumps(people), "seat_preference": seat_preference, "seats_json": "[]",
-            "checked_bags": checked_bags, "status": "confirmed", "checked_in": 0, "boarding_pass": None,
-            "price": price, "currency": offer["currency"], "payment_method_id": method["method_id"],
-            "created_at": ctx.ts(), "updated_at": ctx.ts()})
-        booked.append({"booking_id": bid, "flight_number": f["flight_number"], "origin": f["origin"],
-                       "destination": f["destination"], "depart_at": f["depart_at"], "price": price})
-    return {"bookings": booked, "passengers": [p["name"] for p in people], "currency": offer["currency"],
-            "total_price": round(sum(b["price"] for b in booked), 2), "payment_method_id": method["method_id"]}
+        ctx.conn.execute(
+            _ADD_FLIGHT_BOOKING,
+            {
+                "booking_id": bid,
+                "offer_id": offer_id,
+                "flight_id": f["flight_id"],
+                "flight_number": f["flight_number"],
+                "airline": f["airline"],
+                "origin": f["origin"],
+                "destination": f["destination"],
+                "depart_at": f["depart_at"],
+                "arrive_at": f["arrive_at"],
+                "cabin": f["cabin"],
+                "passengers_json": json.dumps(people),
+                "seat_preference": seat_preference,
+                "seats_json": "[]",
+                "checked_bags": checked_bags,
+                "status": "confirmed",
+                "checked_in": 0,
+                "boarding_pass": None,
+                "price": price,
+                "currency": offer["currency"],
+                "payment_method_id": method["method_id"],
+                "created_at": ctx.ts(),
+                "updated_at": ctx.ts(),
+            },
+        )
+        booked.append(
+            {
+                "booking_id": bid,
+                "flight_number": f["flight_number"],
+                "origin": f["origin"],
+                "destination": f["destination"],
+                "depart_at": f["depart_at"],
+                "price": price,
+            }
+        )
+    return {
+        "bookings": booked,
+        "passengers": [p["name"] for p in people],
+        "currency": offer["currency"],
+        "total_price": round(sum(b["price"] for b in booked), 2),
+        "payment_method_id": method["method_id"],
+    }
 
 
-_RETURN_FLIGHT_SEATS = update(world_flights).where(world_flights.c.flight_id == bindparam("match_flight_id")).values(
-    seats_left=world_flights.c.seats_left + bindparam("seats"))
+_RETURN_FLIGHT_SEATS = (
+    update(world_flights)
+    .where(world_flights.c.flight_id == bindparam("match_flight_id"))
+    .values(seats_left=world_flights.c.seats_left + bindparam("seats"))
+)
 _SET_FLIGHT_BOOKING = update(flight_bookings).where(flight_bookings.c.booking_id == bindparam("match_booking_id"))
 
 
-@tool(l2="5.3", app="travel", mutating=True,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="5.3",
+    app="travel",
+    mutating=True,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED),
+)
 def cancel_flight_booking(ctx: Ctx, booking_id: str, confirm: bool = False) -> dict[str, Any]:
     """Cancel a flight booking: free within 24 hours of booking, otherwise a fee per the fare rules is kept.
 
@@ -1201,25 +1783,34 @@ def cancel_flight_booking(ctx: Ctx, booking_id: str, confirm: bool = False) -> d
     recent = booking["created_at"] >= (ctx.now - dt.timedelta(hours=FREE_CANCEL_HOURS)).isoformat()
     share = 0.1 if booking["cabin"] in ("business", "first") else 0.2
     fee = 0.0 if recent else round(booking["price"] * share, 2)
-    money = _cancel_with_fee(ctx, booking_id, fee, confirm, booking["airline"], "travel",
-                             booking["payment_method_id"])
-    ctx.conn.execute(_RETURN_FLIGHT_SEATS, {"match_flight_id": booking["flight_id"],
-                                            "seats": len(json.loads(booking["passengers_json"]))})
-    ctx.conn.execute(_SET_FLIGHT_BOOKING, {"match_booking_id": booking_id, "status": "cancelled",
-                                           "updated_at": ctx.ts()})
+    money = _cancel_with_fee(ctx, booking_id, fee, confirm, booking["airline"], "travel", booking["payment_method_id"])
+    ctx.conn.execute(
+        _RETURN_FLIGHT_SEATS,
+        {"match_flight_id": booking["flight_id"], "seats": len(json.loads(booking["passengers_json"]))},
+    )
+    ctx.conn.execute(
+        _SET_FLIGHT_BOOKING, {"match_booking_id": booking_id, "status": "cancelled", "updated_at": ctx.ts()}
+    )
     return {"booking_id": booking_id, "status": "cancelled", **money, "currency": booking["currency"]}
 
 
-_FLIGHT_NUMBERED = select(world_flights).where(
-    world_flights.c.flight_number == bindparam("flight_number"), world_flights.c.depart_at.like(bindparam("day"))
-).order_by(world_flights.c.flight_id)
+_FLIGHT_NUMBERED = (
+    select(world_flights)
+    .where(
+        world_flights.c.flight_number == bindparam("flight_number"), world_flights.c.depart_at.like(bindparam("day"))
+    )
+    .order_by(world_flights.c.flight_id)
+)
 _FLIGHT_STATUS = select(world_flight_status).where(
-    world_flight_status.c.flight_number == bindparam("flight_number"), world_flight_status.c.date == bindparam("date"))
+    world_flight_status.c.flight_number == bindparam("flight_number"), world_flight_status.c.date == bindparam("date")
+)
 
 
 @tool(l2="5.3", app="travel", mutating=False, network="internet", errors=(ErrorType.ENTITY_NOT_FOUND,))
 def get_flight_status(
-    ctx: Ctx, flight_number: Annotated[str, Field(pattern=r"^\s*[A-Za-z0-9]{2}\s?\d{1,4}\s*$")], date: Day,
+    ctx: Ctx,
+    flight_number: Annotated[str, Field(pattern=r"^\s*[A-Za-z0-9]{2}\s?\d{1,4}\s*$")],
+    date: Day,
 ) -> dict[str, Any]:
     """Live status of a flight on a day: scheduled, delayed, boarding, departed, landed or cancelled; gate and delay.
 
@@ -1230,38 +1821,61 @@ def get_flight_status(
     number = flight_number.replace(" ", "").upper()
     flight = ctx.conn.execute(_FLIGHT_NUMBERED, {"flight_number": number, "day": f"{date}T%"}).first()
     if flight is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no flight {number} on {date}", field="flight_number",
-                        hint="search_flights")
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND, f"no flight {number} on {date}", field="flight_number", hint="search_flights"
+        )
     live = ctx.conn.execute(_FLIGHT_STATUS, {"flight_number": number, "date": date}).first()
     delay = live.delay_min if live is not None else 0
     expected = (_at(flight.depart_at) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
     landing = (_at(flight.arrive_at) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
-    status = live.status if live is not None else (
-        "landed" if landing <= _now(ctx) else "departed" if expected <= _now(ctx) else "scheduled")
-    return {"flight_number": number, "date": date, "airline": flight.airline, "origin": flight.origin,
-            "destination": flight.destination, "status": status, "gate": live.gate if live is not None else None,
-            "delay_min": delay, "scheduled_departure": flight.depart_at, "expected_departure": expected,
-            "expected_arrival": landing}
+    status = (
+        live.status
+        if live is not None
+        else ("landed" if landing <= _now(ctx) else "departed" if expected <= _now(ctx) else "scheduled")
+    )
+    return {
+        "flight_number": number,
+        "date": date,
+        "airline": flight.airline,
+        "origin": flight.origin,
+        "destination": flight.destination,
+        "status": status,
+        "gate": live.gate if live is not None else None,
+        "delay_min": delay,
+        "scheduled_departure": flight.depart_at,
+        "expected_departure": expected,
+        "expected_arrival": landing,
+    }
 
 
 CABIN_ROWS = {"first": range(1, 5), "business": range(1, 5), "premium": range(5, 10), "economy": range(10, 41)}
 SEAT_LETTERS = {"window": "AF", "aisle": "CD", "none": "ABCDEF"}
 
 
-_SEATS_HELD = select(flight_bookings.c.seats_json).where(
-    flight_bookings.c.flight_number == bindparam("flight_number"),
-    flight_bookings.c.depart_at == bindparam("depart_at"), flight_bookings.c.status == "confirmed").order_by(
-    flight_bookings.c.booking_id)
+_SEATS_HELD = (
+    select(flight_bookings.c.seats_json)
+    .where(
+        flight_bookings.c.flight_number == bindparam("flight_number"),
+        flight_bookings.c.depart_at == bindparam("depart_at"),
+        flight_bookings.c.status == "confirmed",
+    )
+    .order_by(flight_bookings.c.booking_id)
+)
 
 
 def _taken_seats(ctx: Ctx, booking: dict[str, Any]) -> set[str]:
     """Seats held on this flight: other check-ins plus a stable half of the plane sold to strangers."""
     held: set[str] = set()
-    for seats in ctx.conn.execute(_SEATS_HELD, {"flight_number": booking["flight_number"],
-                                                "depart_at": booking["depart_at"]}).scalars():
+    for seats in ctx.conn.execute(
+        _SEATS_HELD, {"flight_number": booking["flight_number"], "depart_at": booking["depart_at"]}
+    ).scalars():
         held.update(json.loads(seats))
-    return held | {f"{r}{c}" for r in range(1, 41) for c in "ABCDEF"
-                   if _hash(booking["flight_number"], booking["depart_at"], f"{r}{c}") % 100 < 50}
+    return held | {
+        f"{r}{c}"
+        for r in range(1, 41)
+        for c in "ABCDEF"
+        if _hash(booking["flight_number"], booking["depart_at"], f"{r}{c}") % 100 < 50
+    }
 
 
 def _assign_seats(taken: set[str], cabin: str, preference: str, count: int) -> list[str]:
@@ -1272,8 +1886,13 @@ def _assign_seats(taken: set[str], cabin: str, preference: str, count: int) -> l
 _ADD_WALLET_PASS = insert(wallet_passes)
 
 
-@tool(l2="5.8", app="travel", mutating=True, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.RESOURCE_UNAVAILABLE))
+@tool(
+    l2="5.8",
+    app="travel",
+    mutating=True,
+    network="internet",
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.RESOURCE_UNAVAILABLE),
+)
 def check_in_flight(ctx: Ctx, booking_id: str, seat: Seat | None = None, add_to_wallet: bool = True) -> dict[str, Any]:
     """Check in online for a booked flight (24 h to 1 h before departure): seats and a boarding pass.
 
@@ -1286,40 +1905,72 @@ def check_in_flight(ctx: Ctx, booking_id: str, seat: Seat | None = None, add_to_
     if booking["status"] == "cancelled":
         raise ToolError(ErrorType.STATE_CONFLICT, f"{booking_id} is cancelled")
     if booking["checked_in"]:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"{booking_id} is already checked in",
-                        seats=json.loads(booking["seats_json"]))
+        raise ToolError(
+            ErrorType.STATE_CONFLICT, f"{booking_id} is already checked in", seats=json.loads(booking["seats_json"])
+        )
     depart = _at(booking["depart_at"])
     opens, closes = depart - dt.timedelta(hours=24), depart - dt.timedelta(hours=1)
     if not opens <= ctx.now <= closes:
-        raise ToolError(ErrorType.STATE_CONFLICT, f"online check-in for {booking['flight_number']} is open from "
-                        f"{opens.strftime(DT_FMT)} to {closes.strftime(DT_FMT)}")
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"online check-in for {booking['flight_number']} is open from "
+            f"{opens.strftime(DT_FMT)} to {closes.strftime(DT_FMT)}",
+        )
     taken = _taken_seats(ctx, booking)
     people = json.loads(booking["passengers_json"])
     if seat is not None and (seat in taken or int(seat[:-1]) not in CABIN_ROWS[booking["cabin"]]):
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"seat {seat} is not available in {booking['cabin']}",
-                        free=_assign_seats(taken, booking["cabin"], booking["seat_preference"], 6))
-    rest = _assign_seats(taken | {seat} if seat else taken, booking["cabin"], booking["seat_preference"],
-                         len(people) - (1 if seat else 0))
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            f"seat {seat} is not available in {booking['cabin']}",
+            free=_assign_seats(taken, booking["cabin"], booking["seat_preference"], 6),
+        )
+    rest = _assign_seats(
+        taken | {seat} if seat else taken,
+        booking["cabin"],
+        booking["seat_preference"],
+        len(people) - (1 if seat else 0),
+    )
     seats = ([seat] if seat else []) + rest
     if len(seats) < len(people):
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"not enough free seats in {booking['cabin']}")
     code = f"BP{_hash(booking_id, *seats):010d}"
-    ctx.conn.execute(_SET_FLIGHT_BOOKING, {"match_booking_id": booking_id, "checked_in": 1,
-                                           "seats_json": json.dumps(seats), "boarding_pass": code,
-                                           "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _SET_FLIGHT_BOOKING,
+        {
+            "match_booking_id": booking_id,
+            "checked_in": 1,
+            "seats_json": json.dumps(seats),
+            "boarding_pass": code,
+            "updated_at": ctx.ts(),
+        },
+    )
     title = f"{booking['flight_number']} {booking['origin']}-{booking['destination']} {booking['depart_at']}"
     pass_id = None
     if add_to_wallet:
         pass_id = ctx.new_id(wallet_passes)
-        ctx.conn.execute(_ADD_WALLET_PASS, {
-            "pass_id": pass_id, "kind": "boarding_pass", "ref_id": booking_id,
-            "title": f"{title} seat {', '.join(seats)}", "barcode": code, "created_at": ctx.ts(),
-            "updated_at": ctx.ts()})
-    return {"booking_id": booking_id, "flight": title, "seats": dict(zip([p["name"] for p in people], seats)),
-            "boarding_pass": code, "wallet_pass_id": pass_id}
+        ctx.conn.execute(
+            _ADD_WALLET_PASS,
+            {
+                "pass_id": pass_id,
+                "kind": "boarding_pass",
+                "ref_id": booking_id,
+                "title": f"{title} seat {', '.join(seats)}",
+                "barcode": code,
+                "created_at": ctx.ts(),
+                "updated_at": ctx.ts(),
+            },
+        )
+    return {
+        "booking_id": booking_id,
+        "flight": title,
+        "seats": dict(zip([p["name"] for p in people], seats)),
+        "boarding_pass": code,
+        "wallet_pass_id": pass_id,
+    }
 
 
 # ---- Hotel Booking (5.4) ----------------------------------------------------------------------
+
 
 def _stay(args: dict[str, Any]) -> str | None:
     if "check_in" not in args or "check_out" not in args:
@@ -1333,18 +1984,35 @@ def _stay(args: dict[str, Any]) -> str | None:
 def _city(text: str) -> str:
     city = next((c for c in sorted(CITY_CENTRES) if c.lower() == " ".join(text.split()).lower()), None)
     if city is None:
-        raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no city {text!r} in the catalogue", field="city",
-                        candidates=sorted(CITY_CENTRES))
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"no city {text!r} in the catalogue",
+            field="city",
+            candidates=sorted(CITY_CENTRES),
+        )
     return city
 
 
-@tool(l2="5.4", app="travel", mutating=False, network="internet", check=_all(_stay, _not_current("near")),
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(
+    l2="5.4",
+    app="travel",
+    mutating=False,
+    network="internet",
+    check=_all(_stay, _not_current("near")),
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY),
+)
 def search_hotels(
-    ctx: Ctx, city: Annotated[str, Field(min_length=2, max_length=60)], check_in: Day, check_out: Day,
-    guests: Annotated[int, Field(ge=1, le=8)] = 1, rooms: Annotated[int, Field(ge=1, le=4)] = 1,
-    brand: Name | None = None, max_price: Money | None = None, min_rating: Rating | None = None,
-    near: Loc | None = None, amenities: Annotated[list[Name], Field(max_length=8)] | None = None,
+    ctx: Ctx,
+    city: Annotated[str, Field(min_length=2, max_length=60)],
+    check_in: Day,
+    check_out: Day,
+    guests: Annotated[int, Field(ge=1, le=8)] = 1,
+    rooms: Annotated[int, Field(ge=1, le=4)] = 1,
+    brand: Name | None = None,
+    max_price: Money | None = None,
+    min_rating: Rating | None = None,
+    near: Loc | None = None,
+    amenities: Annotated[list[Name], Field(max_length=8)] | None = None,
     limit: Annotated[int, Field(ge=1, le=20)] = 8,
 ) -> dict[str, Any]:
     """Search hotel room offers in a city for a stay; each offer can be booked for 30 minutes.
@@ -1367,11 +2035,18 @@ def search_hotels(
     where = _city(city)
     centre = _locate(ctx, near, "near") if near else None
     h, r = world_hotels.c, world_hotel_rooms.c
-    q = select(world_hotel_rooms, world_hotels).join(world_hotels, h.hotel_id == r.hotel_id).where(
-        h.city == where, r.capacity * rooms >= guests, r.rooms_left >= rooms)
+    q = (
+        select(world_hotel_rooms, world_hotels)
+        .join(world_hotels, h.hotel_id == r.hotel_id)
+        .where(h.city == where, r.capacity * rooms >= guests, r.rooms_left >= rooms)
+    )
     if brand:
-        q = q.where(or_(func.lower(h.brand).contains(brand.lower(), autoescape=True),
-                        func.lower(h.name).contains(brand.lower(), autoescape=True)))
+        q = q.where(
+            or_(
+                func.lower(h.brand).contains(brand.lower(), autoescape=True),
+                func.lower(h.name).contains(brand.lower(), autoescape=True),
+            )
+        )
     if max_price is not None:
         q = q.where(r.price <= max_price)
     if min_rating is not None:
@@ -1384,39 +2059,89 @@ def search_hotels(
     nights = (dt.date.fromisoformat(check_out) - dt.date.fromisoformat(check_in)).days
     out = []
     for x in found[:limit]:
-        offer = _new_offer(ctx, "hotel", x["room_id"], x["price"], {
-            "hotel_id": x["hotel_id"], "check_in": check_in, "check_out": check_out, "nights": nights,
-            "rooms": rooms, "guests": guests})
-        out.append({**offer, "hotel_id": x["hotel_id"], "hotel_name": x["name"], "brand": x["brand"],
-                    "address": x["address"], "rating": x["rating"], "amenities": json.loads(x["amenities_json"]),
-                    "room_type": x["room_type"], "price_per_night": x["price"],
-                    "total_price": round(x["price"] * nights * rooms, 2), "rooms_left": x["rooms_left"],
-                    "free_cancellation_until": _free_until(check_in, x["free_cancel_days"]),
-                    "distance_km": x["distance_km"]})
-    return {"city": where, "check_in": check_in, "check_out": check_out, "nights": nights, "offers": out,
-            "count": len(out)}
+        offer = _new_offer(
+            ctx,
+            "hotel",
+            x["room_id"],
+            x["price"],
+            {
+                "hotel_id": x["hotel_id"],
+                "check_in": check_in,
+                "check_out": check_out,
+                "nights": nights,
+                "rooms": rooms,
+                "guests": guests,
+            },
+        )
+        out.append(
+            {
+                **offer,
+                "hotel_id": x["hotel_id"],
+                "hotel_name": x["name"],
+                "brand": x["brand"],
+                "address": x["address"],
+                "rating": x["rating"],
+                "amenities": json.loads(x["amenities_json"]),
+                "room_type": x["room_type"],
+                "price_per_night": x["price"],
+                "total_price": round(x["price"] * nights * rooms, 2),
+                "rooms_left": x["rooms_left"],
+                "free_cancellation_until": _free_until(check_in, x["free_cancel_days"]),
+                "distance_km": x["distance_km"],
+            }
+        )
+    return {
+        "city": where,
+        "check_in": check_in,
+        "check_out": check_out,
+        "nights": nights,
+        "offers": out,
+        "count": len(out),
+    }
 
 
 def _free_until(check_in: str, days: int) -> str:
     return f"{dt.date.fromisoformat(check_in) - dt.timedelta(days=days)}T23:59"
 
 
-_ROOM_AND_HOTEL = select(world_hotel_rooms, world_hotels.c.name, world_hotels.c.city).join(
-    world_hotels, world_hotels.c.hotel_id == world_hotel_rooms.c.hotel_id).where(
-    world_hotel_rooms.c.room_id == bindparam("room_id"))
-_OVERLAPPING_STAY = select(hotel_bookings.c.booking_id).where(
-    hotel_bookings.c.status == "confirmed", hotel_bookings.c.city == bindparam("city"),
-    hotel_bookings.c.check_in < bindparam("check_out"), hotel_bookings.c.check_out > bindparam("check_in")).order_by(
-    hotel_bookings.c.booking_id)
+_ROOM_AND_HOTEL = (
+    select(world_hotel_rooms, world_hotels.c.name, world_hotels.c.city)
+    .join(world_hotels, world_hotels.c.hotel_id == world_hotel_rooms.c.hotel_id)
+    .where(world_hotel_rooms.c.room_id == bindparam("room_id"))
+)
+_OVERLAPPING_STAY = (
+    select(hotel_bookings.c.booking_id)
+    .where(
+        hotel_bookings.c.status == "confirmed",
+        hotel_bookings.c.city == bindparam("city"),
+        hotel_bookings.c.check_in < bindparam("check_out"),
+        hotel_bookings.c.check_out > bindparam("check_in"),
+    )
+    .order_by(hotel_bookings.c.booking_id)
+)
 _SET_ROOM = update(world_hotel_rooms).where(world_hotel_rooms.c.room_id == bindparam("match_room_id"))
 _ADD_HOTEL_BOOKING = insert(hotel_bookings)
 
 
-@tool(l2="5.4", app="travel", mutating=True, network="internet",
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.STALE_REFERENCE,
-              ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED))
+@tool(
+    l2="5.4",
+    app="travel",
+    mutating=True,
+    network="internet",
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.STALE_REFERENCE,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.DUPLICATE_ENTITY,
+        ErrorType.LIMIT_EXCEEDED,
+    ),
+)
 def book_hotel(
-    ctx: Ctx, offer_id: str, guest_name: Name, special_requests: Note | None = None,
+    ctx: Ctx,
+    offer_id: str,
+    guest_name: Name,
+    special_requests: Note | None = None,
     payment_method_id: str | None = None,
     loyalty_number: Annotated[str, Field(min_length=1, max_length=40)] | None = None,
 ) -> dict[str, Any]:
@@ -1436,38 +2161,80 @@ def book_hotel(
     _fresh(ctx, offer, room.price if room is not None else None)
     assert room is not None
     if room.rooms_left < stay["rooms"]:
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{room.name} has {room.rooms_left} {room.room_type} "
-                        f"room(s) left, {stay['rooms']} needed", room_id=room.room_id)
-    overlap = ctx.conn.execute(_OVERLAPPING_STAY, {"city": room.city, "check_in": stay["check_in"],
-                                                   "check_out": stay["check_out"]}).scalar()
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            f"{room.name} has {room.rooms_left} {room.room_type} room(s) left, {stay['rooms']} needed",
+            room_id=room.room_id,
+        )
+    overlap = ctx.conn.execute(
+        _OVERLAPPING_STAY, {"city": room.city, "check_in": stay["check_in"], "check_out": stay["check_out"]}
+    ).scalar()
     if overlap:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"a confirmed stay in {room.city} overlaps these dates: {overlap}",
-                        existing_id=overlap)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY,
+            f"a confirmed stay in {room.city} overlaps these dates: {overlap}",
+            existing_id=overlap,
+        )
     bid = ctx.new_id(hotel_bookings)
     total = round(room.price * stay["nights"] * stay["rooms"], 2)
     charge(ctx, total, room.name, "travel", bid, method["method_id"])
     ctx.conn.execute(_SET_ROOM, {"match_room_id": room.room_id, "rooms_left": room.rooms_left - stay["rooms"]})
     free_until = _free_until(stay["check_in"], room.free_cancel_days)
-    ctx.conn.execute(_ADD_HOTEL_BOOKING, {
-        "booking_id": bid, "offer_id": offer_id, "hotel_id": room.hotel_id, "hotel_name": room.name,
-        "room_id": room.room_id, "room_type": room.room_type, "city": room.city, "check_in": stay["check_in"],
-        "check_out": stay["check_out"], "rooms": stay["rooms"], "guests": stay["guests"], "guest_name": guest_name,
-        "special_requests": special_requests, "loyalty_number": loyalty_number, "status": "confirmed",
-        "price": total, "currency": offer["currency"], "free_cancel_until": free_until,
-        "payment_method_id": method["method_id"], "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"booking_id": bid, "hotel_name": room.name, "room_type": room.room_type, "check_in": stay["check_in"],
-            "check_out": stay["check_out"], "rooms": stay["rooms"], "guest_name": guest_name, "total_price": total,
-            "currency": offer["currency"], "free_cancellation_until": free_until,
-            "payment_method_id": method["method_id"]}
+    ctx.conn.execute(
+        _ADD_HOTEL_BOOKING,
+        {
+            "booking_id": bid,
+            "offer_id": offer_id,
+            "hotel_id": room.hotel_id,
+            "hotel_name": room.name,
+            "room_id": room.room_id,
+            "room_type": room.room_type,
+            "city": room.city,
+            "check_in": stay["check_in"],
+            "check_out": stay["check_out"],
+            "rooms": stay["rooms"],
+            "guests": stay["guests"],
+            "guest_name": guest_name,
+            "special_requests": special_requests,
+            "loyalty_number": loyalty_number,
+            "status": "confirmed",
+            "price": total,
+            "currency": offer["currency"],
+            "free_cancel_until": free_until,
+            "payment_method_id": method["method_id"],
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "booking_id": bid,
+        "hotel_name": room.name,
+        "room_type": room.room_type,
+        "check_in": stay["check_in"],
+        "check_out": stay["check_out"],
+        "rooms": stay["rooms"],
+        "guest_name": guest_name,
+        "total_price": total,
+        "currency": offer["currency"],
+        "free_cancellation_until": free_until,
+        "payment_method_id": method["method_id"],
+    }
 
 
-_RETURN_ROOMS = update(world_hotel_rooms).where(world_hotel_rooms.c.room_id == bindparam("match_room_id")).values(
-    rooms_left=world_hotel_rooms.c.rooms_left + bindparam("rooms"))
+_RETURN_ROOMS = (
+    update(world_hotel_rooms)
+    .where(world_hotel_rooms.c.room_id == bindparam("match_room_id"))
+    .values(rooms_left=world_hotel_rooms.c.rooms_left + bindparam("rooms"))
+)
 _SET_HOTEL_BOOKING = update(hotel_bookings).where(hotel_bookings.c.booking_id == bindparam("match_booking_id"))
 
 
-@tool(l2="5.4", app="travel", mutating=True,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED))
+@tool(
+    l2="5.4",
+    app="travel",
+    mutating=True,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT, ErrorType.CONFIRMATION_REQUIRED),
+)
 def cancel_hotel_booking(ctx: Ctx, booking_id: str, confirm: bool = False) -> dict[str, Any]:
     """Cancel a hotel booking: free until its free-cancellation deadline, then one night per room is kept.
 
@@ -1479,30 +2246,54 @@ def cancel_hotel_booking(ctx: Ctx, booking_id: str, confirm: bool = False) -> di
     if booking["status"] == "cancelled":
         raise ToolError(ErrorType.STATE_CONFLICT, f"{booking_id} is already cancelled")
     if booking["check_in"] <= ctx.now.date().isoformat():
-        raise ToolError(ErrorType.STATE_CONFLICT, f"the stay began on {booking['check_in']}; it can no longer be "
-                        "cancelled")
+        raise ToolError(
+            ErrorType.STATE_CONFLICT, f"the stay began on {booking['check_in']}; it can no longer be cancelled"
+        )
     nights = (dt.date.fromisoformat(booking["check_out"]) - dt.date.fromisoformat(booking["check_in"])).days
     fee = round(booking["price"] / nights, 2) if _now(ctx) > booking["free_cancel_until"] else 0.0
-    money = _cancel_with_fee(ctx, booking_id, fee, confirm, booking["hotel_name"], "travel",
-                             booking["payment_method_id"])
+    money = _cancel_with_fee(
+        ctx, booking_id, fee, confirm, booking["hotel_name"], "travel", booking["payment_method_id"]
+    )
     ctx.conn.execute(_RETURN_ROOMS, {"match_room_id": booking["room_id"], "rooms": booking["rooms"]})
-    ctx.conn.execute(_SET_HOTEL_BOOKING, {"match_booking_id": booking_id, "status": "cancelled",
-                                          "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _SET_HOTEL_BOOKING, {"match_booking_id": booking_id, "status": "cancelled", "updated_at": ctx.ts()}
+    )
     return {"booking_id": booking_id, "status": "cancelled", **money, "currency": booking["currency"]}
 
 
 # ---- Train & Bus Tickets (5.5) ----------------------------------------------------------------
 
-TRAIN_KEYS = ("train_id", "number", "operator", "mode", "origin", "destination", "depart_at", "arrive_at",
-              "seat_class", "price", "seats_left")
+TRAIN_KEYS = (
+    "train_id",
+    "number",
+    "operator",
+    "mode",
+    "origin",
+    "destination",
+    "depart_at",
+    "arrive_at",
+    "seat_class",
+    "price",
+    "seats_left",
+)
 
 
-@tool(l2="5.5", app="rail", mutating=False, network="internet",
-      errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND))
+@tool(
+    l2="5.5",
+    app="rail",
+    mutating=False,
+    network="internet",
+    errors=(ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.ENTITY_NOT_FOUND),
+)
 def search_trains(
-    ctx: Ctx, origin: Annotated[str, Field(min_length=2, max_length=60)],
-    destination: Annotated[str, Field(min_length=2, max_length=60)], date: Day, seat_class: SeatClass | None = None,
-    depart_after: Time | None = None, depart_before: Time | None = None, mode: Literal["train", "bus"] = "train",
+    ctx: Ctx,
+    origin: Annotated[str, Field(min_length=2, max_length=60)],
+    destination: Annotated[str, Field(min_length=2, max_length=60)],
+    date: Day,
+    seat_class: SeatClass | None = None,
+    depart_after: Time | None = None,
+    depart_before: Time | None = None,
+    mode: Literal["train", "bus"] = "train",
     passengers: Annotated[int, Field(ge=1, le=9)] = 1,
 ) -> dict[str, Any]:
     """Search train or coach offers between two cities on a day, earliest first; offers are bookable for 30 minutes.
@@ -1520,8 +2311,13 @@ def search_trains(
     _not_past(ctx, date, "date")
     start, end = _city(origin), _city(destination)
     t = world_trains.c
-    q = select(world_trains).where(t.origin == start, t.destination == end, t.depart_at.like(f"{date}T%"),
-                                   t.mode == mode, t.seats_left >= passengers)
+    q = select(world_trains).where(
+        t.origin == start,
+        t.destination == end,
+        t.depart_at.like(f"{date}T%"),
+        t.mode == mode,
+        t.seats_left >= passengers,
+    )
     if seat_class:
         q = q.where(t.seat_class == seat_class)
     if depart_after:
@@ -1531,9 +2327,15 @@ def search_trains(
     found = []
     for x in rows(ctx.conn.execute(q.order_by(t.depart_at, t.price, t.train_id))):
         offer = _new_offer(ctx, "train", x["train_id"], x["price"], {"passengers": passengers})
-        found.append({**offer, **{k: x[k] for k in TRAIN_KEYS},
-                      "duration_min": _minutes_between(x["depart_at"], x["arrive_at"]),
-                      "total_price": round(x["price"] * passengers, 2), "realname": bool(x["realname"])})
+        found.append(
+            {
+                **offer,
+                **{k: x[k] for k in TRAIN_KEYS},
+                "duration_min": _minutes_between(x["depart_at"], x["arrive_at"]),
+                "total_price": round(x["price"] * passengers, 2),
+                "realname": bool(x["realname"]),
+            }
+        )
     return {"origin": start, "destination": end, "date": date, "offers": found, "count": len(found)}
 
 
@@ -1542,12 +2344,27 @@ _SET_TRAIN = update(world_trains).where(world_trains.c.train_id == bindparam("ma
 _ADD_TRAIN_BOOKING = insert(train_bookings)
 
 
-@tool(l2="5.5", app="rail", mutating=True, network="internet", check=_passengers_valid,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.MISSING_REQUIRED_ARGUMENT, ErrorType.STATE_CONFLICT,
-              ErrorType.STALE_REFERENCE, ErrorType.RESOURCE_UNAVAILABLE, ErrorType.DUPLICATE_ENTITY,
-              ErrorType.LIMIT_EXCEEDED))
+@tool(
+    l2="5.5",
+    app="rail",
+    mutating=True,
+    network="internet",
+    check=_passengers_valid,
+    errors=(
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.MISSING_REQUIRED_ARGUMENT,
+        ErrorType.STATE_CONFLICT,
+        ErrorType.STALE_REFERENCE,
+        ErrorType.RESOURCE_UNAVAILABLE,
+        ErrorType.DUPLICATE_ENTITY,
+        ErrorType.LIMIT_EXCEEDED,
+    ),
+)
 def book_train_ticket(
-    ctx: Ctx, offer_id: str, passengers: Passengers, seat_preference: SeatPreference = "none",
+    ctx: Ctx,
+    offer_id: str,
+    passengers: Passengers,
+    seat_preference: SeatPreference = "none",
     payment_method_id: str | None = None,
 ) -> dict[str, Any]:
     """Book train or coach seats from a search_trains offer.
@@ -1567,41 +2384,85 @@ def book_train_ticket(
     _fresh(ctx, offer, train.price if train is not None else None)
     assert train is not None
     if train.seats_left < len(people):
-        raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{train.number} has {train.seats_left} {train.seat_class} "
-                        f"seat(s) left, {len(people)} needed", train_id=train.train_id)
+        raise ToolError(
+            ErrorType.RESOURCE_UNAVAILABLE,
+            f"{train.number} has {train.seats_left} {train.seat_class} seat(s) left, {len(people)} needed",
+            train_id=train.train_id,
+        )
     _already_booked(ctx, _TRAIN_BOOKED, train.number, train.depart_at, people)
     bid = ctx.new_id(train_bookings)
     total = round(train.price * len(people), 2)
     charge(ctx, total, train.operator, "travel", bid, method["method_id"])
-    seats = [f"Car {k // 40 + 1:02d} Seat {k % 40 // 4 + 1}{'ABCD'[k % 4]}"
-             for k in range(train.seats_left - len(people), train.seats_left)]
+    seats = [
+        f"Car {k // 40 + 1:02d} Seat {k % 40 // 4 + 1}{'ABCD'[k % 4]}"
+        for k in range(train.seats_left - len(people), train.seats_left)
+    ]
     ctx.conn.execute(_SET_TRAIN, {"match_train_id": train.train_id, "seats_left": train.seats_left - len(people)})
-    ctx.conn.execute(_ADD_TRAIN_BOOKING, {
-        "booking_id": bid, "offer_id": offer_id, "train_id": train.train_id, "number": train.number,
-        "mode": train.mode, "origin": train.origin, "destination": train.destination, "depart_at": train.depart_at,
-        "seat_class": train.seat_class, "passengers_json": json.dumps(people), "seats_json": json.dumps(seats),
-        "seat_preference": seat_preference, "status": "confirmed", "price": total, "currency": offer["currency"],
-        "payment_method_id": method["method_id"], "created_at": ctx.ts(), "updated_at": ctx.ts()})
-    return {"booking_id": bid, "number": train.number, "origin": train.origin, "destination": train.destination,
-            "depart_at": train.depart_at, "seat_class": train.seat_class,
-            "seats": dict(zip([p["name"] for p in people], seats)), "total_price": total,
-            "currency": offer["currency"], "payment_method_id": method["method_id"]}
+    ctx.conn.execute(
+        _ADD_TRAIN_BOOKING,
+        {
+            "booking_id": bid,
+            "offer_id": offer_id,
+            "train_id": train.train_id,
+            "number": train.number,
+            "mode": train.mode,
+            "origin": train.origin,
+            "destination": train.destination,
+            "depart_at": train.depart_at,
+            "seat_class": train.seat_class,
+            "passengers_json": json.dumps(people),
+            "seats_json": json.dumps(seats),
+            "seat_preference": seat_preference,
+            "status": "confirmed",
+            "price": total,
+            "currency": offer["currency"],
+            "payment_method_id": method["method_id"],
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
+    return {
+        "booking_id": bid,
+        "number": train.number,
+        "origin": train.origin,
+        "destination": train.destination,
+        "depart_at": train.depart_at,
+        "seat_class": train.seat_class,
+        "seats": dict(zip([p["name"] for p in people], seats)),
+        "total_price": total,
+        "currency": offer["currency"],
+        "payment_method_id": method["method_id"],
+    }
 
 
 # ---- Trip Planning & Itinerary (5.6) ----------------------------------------------------------
 
-_OVERLAPPING_TRIP = select(trips.c.trip_id).where(
-    func.lower(trips.c.destination) == bindparam("destination"), trips.c.start_date <= bindparam("end_date"),
-    trips.c.end_date >= bindparam("start_date")).order_by(trips.c.trip_id)
+_OVERLAPPING_TRIP = (
+    select(trips.c.trip_id)
+    .where(
+        func.lower(trips.c.destination) == bindparam("destination"),
+        trips.c.start_date <= bindparam("end_date"),
+        trips.c.end_date >= bindparam("start_date"),
+    )
+    .order_by(trips.c.trip_id)
+)
 _ADD_TRIP = insert(trips)
 
 
-@tool(l2="5.6", app="travel", mutating=True, check=_dates_in_order("start_date", "end_date"),
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="5.6",
+    app="travel",
+    mutating=True,
+    check=_dates_in_order("start_date", "end_date"),
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.DUPLICATE_ENTITY),
+)
 def create_trip_itinerary(
-    ctx: Ctx, name: Name, destination: Annotated[str, Field(min_length=1, max_length=120)], start_date: Day,
-    end_date: Day, travelers: Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]],
-                                        Field(max_length=20)] | None = None,
+    ctx: Ctx,
+    name: Name,
+    destination: Annotated[str, Field(min_length=1, max_length=120)],
+    start_date: Day,
+    end_date: Day,
+    travelers: Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(max_length=20)] | None = None,
     notes: Note | None = None,
 ) -> dict[str, Any]:
     """Create a trip to hold the bookings and plans of one journey.
@@ -1617,14 +2478,23 @@ def create_trip_itinerary(
     people = sorted(set(travelers or []))
     for cid in people:
         _get(ctx, contacts, cid, "search_contacts")
-    clash = ctx.conn.execute(_OVERLAPPING_TRIP, {"destination": destination.strip().lower(), "start_date": start_date,
-                                                 "end_date": end_date}).scalar()
+    clash = ctx.conn.execute(
+        _OVERLAPPING_TRIP, {"destination": destination.strip().lower(), "start_date": start_date, "end_date": end_date}
+    ).scalar()
     if clash:
-        raise ToolError(ErrorType.DUPLICATE_ENTITY, f"trip {clash} to {destination} overlaps these dates",
-                        existing_id=clash)
+        raise ToolError(
+            ErrorType.DUPLICATE_ENTITY, f"trip {clash} to {destination} overlaps these dates", existing_id=clash
+        )
     tid = ctx.new_id(trips)
-    row = {"trip_id": tid, "name": name, "destination": destination.strip(), "start_date": start_date,
-           "end_date": end_date, "travelers_json": json.dumps(people), "notes": notes}
+    row = {
+        "trip_id": tid,
+        "name": name,
+        "destination": destination.strip(),
+        "start_date": start_date,
+        "end_date": end_date,
+        "travelers_json": json.dumps(people),
+        "notes": notes,
+    }
     ctx.conn.execute(_ADD_TRIP, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return {k: v for k, v in row.items() if k != "travelers_json"} | {"travelers": people}
 
@@ -1653,21 +2523,37 @@ def _ref_exists(ctx: Ctx, ref_id: str) -> bool:
     return False
 
 
-_TRIP_ITEM_FOR_REF = select(trip_items.c.item_id).where(
-    trip_items.c.trip_id == bindparam("trip_id"), trip_items.c.ref_id == bindparam("ref_id")).order_by(
-    trip_items.c.item_id)
-_TRIP_ITEM_TITLED = select(trip_items.c.item_id).where(
-    trip_items.c.trip_id == bindparam("trip_id"),
-    (func.lower(trip_items.c.title) == bindparam("title")) & (trip_items.c.start == bindparam("start"))).order_by(
-    trip_items.c.item_id)
+_TRIP_ITEM_FOR_REF = (
+    select(trip_items.c.item_id)
+    .where(trip_items.c.trip_id == bindparam("trip_id"), trip_items.c.ref_id == bindparam("ref_id"))
+    .order_by(trip_items.c.item_id)
+)
+_TRIP_ITEM_TITLED = (
+    select(trip_items.c.item_id)
+    .where(
+        trip_items.c.trip_id == bindparam("trip_id"),
+        (func.lower(trip_items.c.title) == bindparam("title")) & (trip_items.c.start == bindparam("start")),
+    )
+    .order_by(trip_items.c.item_id)
+)
 _ADD_TRIP_ITEM = insert(trip_items)
 
 
-@tool(l2="5.6", app="travel", mutating=True, check=_item_valid,
-      errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY))
+@tool(
+    l2="5.6",
+    app="travel",
+    mutating=True,
+    check=_item_valid,
+    errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY),
+)
 def add_itinerary_item(
-    ctx: Ctx, trip_id: str, item_type: ItemType, title: Name, start: Moment,
-    ref_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None, end: Moment | None = None,
+    ctx: Ctx,
+    trip_id: str,
+    item_type: ItemType,
+    title: Name,
+    start: Moment,
+    ref_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None,
+    end: Moment | None = None,
     location: Annotated[str, Field(min_length=1, max_length=200)] | None = None,
 ) -> dict[str, Any]:
     """Add a booking, reservation, activity or note to a trip's itinerary.
@@ -1685,16 +2571,29 @@ def add_itinerary_item(
     if ref_id and not _ref_exists(ctx, ref_id):
         raise ToolError(ErrorType.ENTITY_NOT_FOUND, f"no booking or reservation {ref_id!r}", field="ref_id")
     if not trip["start_date"] <= start[:10] <= trip["end_date"]:
-        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, f"start {start} is outside the trip "
-                        f"({trip['start_date']} to {trip['end_date']})", field="start")
-    existing = (ctx.conn.execute(_TRIP_ITEM_FOR_REF, {"trip_id": trip_id, "ref_id": ref_id}) if ref_id
-                else ctx.conn.execute(_TRIP_ITEM_TITLED, {"trip_id": trip_id, "title": title.lower(), "start": start})
-                ).scalar()
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"start {start} is outside the trip ({trip['start_date']} to {trip['end_date']})",
+            field="start",
+        )
+    existing = (
+        ctx.conn.execute(_TRIP_ITEM_FOR_REF, {"trip_id": trip_id, "ref_id": ref_id})
+        if ref_id
+        else ctx.conn.execute(_TRIP_ITEM_TITLED, {"trip_id": trip_id, "title": title.lower(), "start": start})
+    ).scalar()
     if existing:
         raise ToolError(ErrorType.DUPLICATE_ENTITY, f"the trip already has this item: {existing}", existing_id=existing)
     iid = ctx.new_id(trip_items)
-    row = {"item_id": iid, "trip_id": trip_id, "item_type": item_type, "title": title, "start": start, "end": end,
-           "ref_id": ref_id, "location": location}
+    row = {
+        "item_id": iid,
+        "trip_id": trip_id,
+        "item_type": item_type,
+        "title": title,
+        "start": start,
+        "end": end,
+        "ref_id": ref_id,
+        "location": location,
+    }
     ctx.conn.execute(_ADD_TRIP_ITEM, {**row, "created_at": ctx.ts(), "updated_at": ctx.ts()})
     return row
 
@@ -1704,12 +2603,26 @@ def add_itinerary_item(
 SPOT_CATEGORY = {"parking": "parking", "fuel": "gas_station", "ev_charging": "ev_charger"}
 
 
-@tool(l2="5.7", app="maps", mutating=False, network="internet", errors=(
-    ErrorType.SERVICE_DISABLED, ErrorType.PERMISSION_DENIED, ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY))
+@tool(
+    l2="5.7",
+    app="maps",
+    mutating=False,
+    network="internet",
+    errors=(
+        ErrorType.SERVICE_DISABLED,
+        ErrorType.PERMISSION_DENIED,
+        ErrorType.ENTITY_NOT_FOUND,
+        ErrorType.AMBIGUOUS_ENTITY,
+    ),
+)
 def find_parking_or_charging(
-    ctx: Ctx, kind: Literal["parking", "fuel", "ev_charging"], near: Loc = "current",
-    connector: Literal["ccs", "chademo", "type2", "gbt"] | None = None, max_price: Money | None = None,
-    available_now: bool = False, radius_km: Annotated[float, Field(ge=0.1, le=50)] = 5.0,
+    ctx: Ctx,
+    kind: Literal["parking", "fuel", "ev_charging"],
+    near: Loc = "current",
+    connector: Literal["ccs", "chademo", "type2", "gbt"] | None = None,
+    max_price: Money | None = None,
+    available_now: bool = False,
+    radius_km: Annotated[float, Field(ge=0.1, le=50)] = 5.0,
     limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> dict[str, Any]:
     """Find car parks, fuel stations or EV chargers near a location, nearest first, with prices and free spaces.
@@ -1726,8 +2639,11 @@ def find_parking_or_charging(
     """
     centre = _locate(ctx, near, "near", "maps")
     p, s = world_places.c, world_parking_charging.c
-    q = select(world_places, world_parking_charging).join(world_parking_charging, s.place_id == p.place_id).where(
-        p.category == SPOT_CATEGORY[kind])
+    q = (
+        select(world_places, world_parking_charging)
+        .join(world_parking_charging, s.place_id == p.place_id)
+        .where(p.category == SPOT_CATEGORY[kind])
+    )
     if max_price is not None:
         q = q.where(s.price <= max_price)
     if available_now:
@@ -1738,10 +2654,27 @@ def find_parking_or_charging(
         km = _km(centre.lat, centre.lon, r["lat"], r["lon"])
         plugs = json.loads(r["connectors_json"])
         if km <= radius_km and (connector is None or connector in plugs):
-            found.append({k: r[k] for k in ("place_id", "name", "address", "city", "price", "price_unit",
-                                            "total_spaces", "free_spaces")}
-                         | {"currency": currency, "connectors": plugs, "open_now": bool(r["open_now"]),
-                            "distance_km": round(km, 2)})
+            found.append(
+                {
+                    k: r[k]
+                    for k in (
+                        "place_id",
+                        "name",
+                        "address",
+                        "city",
+                        "price",
+                        "price_unit",
+                        "total_spaces",
+                        "free_spaces",
+                    )
+                }
+                | {
+                    "currency": currency,
+                    "connectors": plugs,
+                    "open_now": bool(r["open_now"]),
+                    "distance_km": round(km, 2),
+                }
+            )
     found.sort(key=lambda f: (f["distance_km"], f["place_id"]))
     return {"near": centre.out(), "kind": kind, "results": found[:limit], "count": min(len(found), limit)}
 
@@ -1752,13 +2685,29 @@ FLIGHT_DAYS = (-1, 14)  # flights from yesterday to two weeks ahead
 TRAIN_DAYS = (0, 9)
 # (origin, destination, operator, mode, number, departure, minutes, {seat class: USD price})
 RAIL_SERVICES: list[tuple[str, str, str, str, str, str, int, dict[str, float]]] = [
-    ("Beijing", "Shanghai", "China Railway", "train", "G1", "09:00", 268,
-     {"second": 77, "first": 130, "business": 245}),
+    (
+        "Beijing",
+        "Shanghai",
+        "China Railway",
+        "train",
+        "G1",
+        "09:00",
+        268,
+        {"second": 77, "first": 130, "business": 245},
+    ),
     ("Beijing", "Shanghai", "China Railway", "train", "G7", "14:00", 275, {"second": 77, "first": 130}),
     ("Beijing", "Shanghai", "China Railway", "train", "D701", "19:36", 714, {"sleeper": 110}),
     ("Beijing", "Shanghai", "Spring Coach", "bus", "B602", "18:30", 780, {"second": 42}),
-    ("Shanghai", "Beijing", "China Railway", "train", "G2", "09:00", 268,
-     {"second": 77, "first": 130, "business": 245}),
+    (
+        "Shanghai",
+        "Beijing",
+        "China Railway",
+        "train",
+        "G2",
+        "09:00",
+        268,
+        {"second": 77, "first": 130, "business": 245},
+    ),
     ("Shanghai", "Beijing", "China Railway", "train", "G8", "14:00", 275, {"second": 77, "first": 130}),
     ("Shanghai", "Beijing", "China Railway", "train", "D702", "19:24", 722, {"sleeper": 110}),
     ("Shanghai", "Beijing", "Spring Coach", "bus", "B601", "18:00", 780, {"second": 42}),
@@ -1771,11 +2720,28 @@ RAIL_SERVICES: list[tuple[str, str, str, str, str, str, int, dict[str, float]]] 
     ("Palo Alto", "San Francisco", "Caltrain", "train", "158", "18:20", 50, {"second": 5.5}),
     ("Palo Alto", "San Francisco", "SamTrans", "bus", "397", "17:30", 95, {"second": 2.5}),
 ]
-HOTEL_NIGHT_USD = {"Beijing": 95, "Shanghai": 110, "San Francisco": 230, "Palo Alto": 210, "London": 210,
-                   "Tokyo": 160, "Berlin": 125, "Madrid": 115, "Seoul": 130, "Toronto": 170, "Sydney": 175,
-                   "Mumbai": 85}
-HOTEL_BRANDS = [("Hilton", 1.35), ("Marriott", 1.3), ("Hyatt", 1.4), ("Holiday Inn", 0.9), ("Ibis", 0.6),
-                ("Atour", 0.8)]
+HOTEL_NIGHT_USD = {
+    "Beijing": 95,
+    "Shanghai": 110,
+    "San Francisco": 230,
+    "Palo Alto": 210,
+    "London": 210,
+    "Tokyo": 160,
+    "Berlin": 125,
+    "Madrid": 115,
+    "Seoul": 130,
+    "Toronto": 170,
+    "Sydney": 175,
+    "Mumbai": 85,
+}
+HOTEL_BRANDS = [
+    ("Hilton", 1.35),
+    ("Marriott", 1.3),
+    ("Hyatt", 1.4),
+    ("Holiday Inn", 0.9),
+    ("Ibis", 0.6),
+    ("Atour", 0.8),
+]
 DISTRICTS = ["Central", "Riverside", "Old Town", "Station", "Harbour", "Park View", "Airport"]
 ROOM_TYPES = [("standard", 2, 1.0), ("deluxe", 2, 1.35), ("family", 4, 1.6), ("suite", 4, 2.2)]
 AMENITIES = ["breakfast", "gym", "pool", "parking", "spa", "airport_shuttle", "ev_charging", "pet_friendly"]
@@ -1826,20 +2792,50 @@ def _seed_places(s: _Seed, places: list[dict[str, Any]]) -> dict[str, Spot]:
     spots: dict[str, Spot] = {}
     for label, city in (("Home", home_city), ("Work", work_city)):
         lat, lon = CITY_CENTRES[city]
-        spots[label] = Spot(label, lines[label], city,
-                            round(lat + s.rng.uniform(-0.03, 0.03), 5), round(lon + s.rng.uniform(-0.03, 0.03), 5))
+        spots[label] = Spot(
+            label,
+            lines[label],
+            city,
+            round(lat + s.rng.uniform(-0.03, 0.03), 5),
+            round(lon + s.rng.uniform(-0.03, 0.03), 5),
+        )
     local = [p for p in places if p["city"] == home_city]
     for label, category in (("Gym", "gym"), ("Coffee", "cafe"), ("Groceries", "supermarket")):
         p = s.rng.choice([x for x in local if x["category"] == category])
         spots[label] = Spot(p["name"], p["address"], p["city"], p["lat"], p["lon"], p["place_id"])
-    s.conn.execute(insert(saved_places), [
-        {"label": label, "kind": label.lower() if label in ("Home", "Work") else "favorite",
-         "place_id": spot.place_id, "name": spot.name, "address": spot.address, "city": spot.city, "lat": spot.lat,
-         "lon": spot.lon, "created_at": s.ago(200), "updated_at": s.ago(200)} for label, spot in spots.items()])
+    s.conn.execute(
+        insert(saved_places),
+        [
+            {
+                "label": label,
+                "kind": label.lower() if label in ("Home", "Work") else "favorite",
+                "place_id": spot.place_id,
+                "name": spot.name,
+                "address": spot.address,
+                "city": spot.city,
+                "lat": spot.lat,
+                "lon": spot.lon,
+                "created_at": s.ago(200),
+                "updated_at": s.ago(200),
+            }
+            for label, spot in spots.items()
+        ],
+    )
     home = spots["Home"]
-    s.conn.execute(insert(device_location).values(
-        device="phone", place_id=None, name=home.name, address=home.address, city=home.city, lat=home.lat,
-        lon=home.lon, accuracy_m=12, created_at=s.stamp, updated_at=s.stamp))
+    s.conn.execute(
+        insert(device_location).values(
+            device="phone",
+            place_id=None,
+            name=home.name,
+            address=home.address,
+            city=home.city,
+            lat=home.lat,
+            lon=home.lon,
+            accuracy_m=12,
+            created_at=s.stamp,
+            updated_at=s.stamp,
+        )
+    )
     details = []
     for p in places:
         unit = {"parking": "hour", "gas_station": "litre", "ev_charger": "kWh"}.get(p["category"])
@@ -1848,11 +2844,18 @@ def _seed_places(s: _Seed, places: list[dict[str, Any]]) -> dict[str, Spot]:
         lo, hi, spaces = SPOT_PRICES[unit]
         plugs = CONNECTORS.get(COUNTRY.get(p["city"], ""), ["type2", "ccs"])
         total = s.rng.randint(*spaces)
-        details.append({
-            "place_id": p["place_id"], "price": round(s.rng.uniform(lo, hi) * s.rate, 2), "price_unit": unit,
-            "connectors_json": json.dumps(sorted(s.rng.sample(plugs, s.rng.randint(1, len(plugs))))
-                                          if unit == "kWh" else []),
-            "total_spaces": total, "free_spaces": 0 if s.rng.random() < 0.15 else s.rng.randint(1, total)})
+        details.append(
+            {
+                "place_id": p["place_id"],
+                "price": round(s.rng.uniform(lo, hi) * s.rate, 2),
+                "price_unit": unit,
+                "connectors_json": json.dumps(
+                    sorted(s.rng.sample(plugs, s.rng.randint(1, len(plugs)))) if unit == "kWh" else []
+                ),
+                "total_spaces": total,
+                "free_spaces": 0 if s.rng.random() < 0.15 else s.rng.randint(1, total),
+            }
+        )
     s.conn.execute(insert(world_parking_charging), details)
     return spots
 
@@ -1871,7 +2874,7 @@ def _seed_flights(s: _Seed, world_cities: set[str]) -> list[dict[str, Any]]:
         for a, b in ((hub, code), (code, hub)):
             km = _km(*CITY_CENTRES[AIRPORTS[a][0]], *CITY_CENTRES[AIRPORTS[b][0]])
             carriers = AIRLINES[AIRPORTS[a][1]] + AIRLINES[AIRPORTS[b][1]]
-            slots = [(s.rng.randint(6, 11), 0), (s.rng.randint(15, 21), int(km > 3000))][:2 if busy else 1]
+            slots = [(s.rng.randint(6, 11), 0), (s.rng.randint(15, 21), int(km > 3000))][: 2 if busy else 1]
             for n, (hour, stops) in enumerate(slots):
                 carrier, airline = carriers[n % len(carriers)]
                 numbers[carrier] = numbers.get(carrier, 100) + s.rng.randint(3, 60)
@@ -1882,13 +2885,26 @@ def _seed_flights(s: _Seed, world_cities: set[str]) -> list[dict[str, Any]]:
                     depart = dt.datetime.combine(day, dt.time(hour, minute))
                     factor = s.rng.uniform(0.85, 1.3) * (0.8 if stops else 1.0)
                     for cabin, mult in cabins:
-                        seats = s.rng.randint(0, 9) if cabin == "business" else (
-                            0 if s.rng.random() < 0.05 else s.rng.randint(1, 80))
-                        found.append({
-                            "flight_number": number, "airline": airline, "origin": a, "destination": b,
-                            "depart_at": depart.strftime(DT_FMT), "arrive_at": (depart + length).strftime(DT_FMT),
-                            "stops": stops, "cabin": cabin, "price": s.money((60 + 0.085 * km) * factor * mult),
-                            "seats_left": seats, "international": int(AIRPORTS[a][1] != AIRPORTS[b][1])})
+                        seats = (
+                            s.rng.randint(0, 9)
+                            if cabin == "business"
+                            else (0 if s.rng.random() < 0.05 else s.rng.randint(1, 80))
+                        )
+                        found.append(
+                            {
+                                "flight_number": number,
+                                "airline": airline,
+                                "origin": a,
+                                "destination": b,
+                                "depart_at": depart.strftime(DT_FMT),
+                                "arrive_at": (depart + length).strftime(DT_FMT),
+                                "stops": stops,
+                                "cabin": cabin,
+                                "price": s.money((60 + 0.085 * km) * factor * mult),
+                                "seats_left": seats,
+                                "international": int(AIRPORTS[a][1] != AIRPORTS[b][1]),
+                            }
+                        )
     found.sort(key=lambda f: (f["depart_at"], f["flight_number"], f["cabin"]))
     for i, f in enumerate(found, start=1):
         f["flight_id"] = f"flight_{i:03d}"
@@ -1912,10 +2928,28 @@ def _seed_flight_status(s: _Seed, flights: list[dict[str, Any]], on_time: set[st
         delay = s.rng.choice((15, 25, 40, 65, 90, 140)) if late else 0
         leave = (_at(f["depart_at"]) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
         land = (_at(f["arrive_at"]) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
-        status = ("cancelled" if cancelled else "landed" if land <= now else "departed" if leave <= now
-                  else "boarding" if _minutes_between(now, leave) <= 40 else "delayed" if delay else "scheduled")
-        found.append({"flight_number": f["flight_number"], "date": day, "status": status, "delay_min": delay,
-                      "gate": None if cancelled else f"{s.rng.choice('ABCDE')}{s.rng.randint(1, 60)}"})
+        status = (
+            "cancelled"
+            if cancelled
+            else "landed"
+            if land <= now
+            else "departed"
+            if leave <= now
+            else "boarding"
+            if _minutes_between(now, leave) <= 40
+            else "delayed"
+            if delay
+            else "scheduled"
+        )
+        found.append(
+            {
+                "flight_number": f["flight_number"],
+                "date": day,
+                "status": status,
+                "delay_min": delay,
+                "gate": None if cancelled else f"{s.rng.choice('ABCDE')}{s.rng.randint(1, 60)}",
+            }
+        )
     s.conn.execute(insert(world_flight_status), found)
 
 
@@ -1926,25 +2960,50 @@ def _seed_hotels(s: _Seed, places: list[dict[str, Any]]) -> list[dict[str, Any]]
         lat, lon = CITY_CENTRES[city]
         for (brand, factor), district in zip(s.rng.sample(HOTEL_BRANDS, 3), s.rng.sample(DISTRICTS, 3)):
             spread = 0.15 if district == "Airport" else 0.04
-            hotels.append({"name": f"{brand} {city} {district}", "brand": brand, "city": city, "place_id": None,
-                           "address": f"{s.rng.randint(1, 300)} {s.rng.choice(STREETS)}",
-                           "lat": round(lat + s.rng.uniform(-spread, spread), 5),
-                           "lon": round(lon + s.rng.uniform(-spread, spread), 5),
-                           "rating": round(s.rng.uniform(3.6, 4.9), 1), "factor": factor})
+            hotels.append(
+                {
+                    "name": f"{brand} {city} {district}",
+                    "brand": brand,
+                    "city": city,
+                    "place_id": None,
+                    "address": f"{s.rng.randint(1, 300)} {s.rng.choice(STREETS)}",
+                    "lat": round(lat + s.rng.uniform(-spread, spread), 5),
+                    "lon": round(lon + s.rng.uniform(-spread, spread), 5),
+                    "rating": round(s.rng.uniform(3.6, 4.9), 1),
+                    "factor": factor,
+                }
+            )
         for p in (p for p in places if p["city"] == city and p["category"] == "hotel"):
-            hotels.append({"name": p["name"], "brand": None, "city": city, "place_id": p["place_id"],
-                           "address": p["address"], "lat": p["lat"], "lon": p["lon"], "rating": p["rating"] or 4.0,
-                           "factor": 1.0})
-    rooms = []
+            hotels.append(
+                {
+                    "name": p["name"],
+                    "brand": None,
+                    "city": city,
+                    "place_id": p["place_id"],
+                    "address": p["address"],
+                    "lat": p["lat"],
+                    "lon": p["lon"],
+                    "rating": p["rating"] or 4.0,
+                    "factor": 1.0,
+                }
+            )
+    rooms: list[dict[str, Any]] = []
     for i, h in enumerate(hotels, start=1):
         h["hotel_id"] = f"hotel_{i:03d}"
         h["amenities_json"] = json.dumps(sorted(["wifi", *s.rng.sample(AMENITIES, s.rng.randint(2, 5))]))
         night = HOTEL_NIGHT_USD[h["city"]] * h.pop("factor")
         for room_type, capacity, mult in sorted(s.rng.sample(ROOM_TYPES, 3), key=lambda t: t[2]):
-            rooms.append({"room_id": f"room_{len(rooms) + 1:03d}", "hotel_id": h["hotel_id"], "room_type": room_type,
-                          "capacity": capacity, "price": s.money(night * mult * s.rng.uniform(0.9, 1.15)),
-                          "rooms_left": 0 if s.rng.random() < 0.08 else s.rng.randint(1, 12),
-                          "free_cancel_days": s.rng.choice((0, 1, 2, 3))})
+            rooms.append(
+                {
+                    "room_id": f"room_{len(rooms) + 1:03d}",
+                    "hotel_id": h["hotel_id"],
+                    "room_type": room_type,
+                    "capacity": capacity,
+                    "price": s.money(night * mult * s.rng.uniform(0.9, 1.15)),
+                    "rooms_left": 0 if s.rng.random() < 0.08 else s.rng.randint(1, 12),
+                    "free_cancel_days": s.rng.choice((0, 1, 2, 3)),
+                }
+            )
     s.conn.execute(insert(world_hotels), hotels)
     s.conn.execute(insert(world_hotel_rooms), rooms)
     return rooms
@@ -1956,18 +3015,26 @@ def _seed_trains(s: _Seed) -> list[dict[str, Any]]:
         for origin, destination, operator, mode, number, hm, minutes, classes in RAIL_SERVICES:
             depart = _at(s.at(day, hm))
             for seat_class, usd in classes.items():
-                found.append({
-                    "number": number, "operator": operator, "mode": mode, "origin": origin, "destination": destination,
-                    "depart_at": depart.strftime(DT_FMT),
-                    "arrive_at": (depart + dt.timedelta(minutes=minutes)).strftime(DT_FMT), "seat_class": seat_class,
-                    "price": s.money(usd), "seats_left": 0 if s.rng.random() < 0.06 else s.rng.randint(1, 120),
-                    "realname": int(COUNTRY[origin] in REALNAME_COUNTRIES)})
+                found.append(
+                    {
+                        "number": number,
+                        "operator": operator,
+                        "mode": mode,
+                        "origin": origin,
+                        "destination": destination,
+                        "depart_at": depart.strftime(DT_FMT),
+                        "arrive_at": (depart + dt.timedelta(minutes=minutes)).strftime(DT_FMT),
+                        "seat_class": seat_class,
+                        "price": s.money(usd),
+                        "seats_left": 0 if s.rng.random() < 0.06 else s.rng.randint(1, 120),
+                        "realname": int(COUNTRY[origin] in REALNAME_COUNTRIES),
+                    }
+                )
     found.sort(key=lambda t: (t["depart_at"], t["number"], t["seat_class"]))
     for i, t in enumerate(found, start=1):
         t["train_id"] = f"train_{i:03d}"
     s.conn.execute(insert(world_trains), found)
     return found
-
 
 
 def _passport(s: _Seed, country: str) -> str:
@@ -1981,10 +3048,21 @@ def _seed_documents(s: _Seed) -> dict[str, str]:
     if country in REALNAME_COUNTRIES:
         docs["national_id"] = f"110105{s.rng.randint(1970, 1999)}0{s.rng.randint(101, 928)}{s.rng.randint(1000, 9999)}"
     expires = f"{s.now.year + s.rng.randint(2, 8)}-{s.rng.randint(1, 12):02d}-15"
-    s.conn.execute(insert(travel_documents), [
-        {"document_id": f"doc_{i:03d}", "kind": kind, "number": number, "country": country,
-         "expires_on": expires if kind == "passport" else None, "created_at": s.ago(400), "updated_at": s.ago(400)}
-        for i, (kind, number) in enumerate(docs.items(), start=1)])
+    s.conn.execute(
+        insert(travel_documents),
+        [
+            {
+                "document_id": f"doc_{i:03d}",
+                "kind": kind,
+                "number": number,
+                "country": country,
+                "expires_on": expires if kind == "passport" else None,
+                "created_at": s.ago(400),
+                "updated_at": s.ago(400),
+            }
+            for i, (kind, number) in enumerate(docs.items(), start=1)
+        ],
+    )
     return docs
 
 
@@ -1995,12 +3073,23 @@ class _Ledger:
     seed: _Seed
     entries: list[dict[str, Any]]
 
-    def pay(self, ref_id: str, amount: float, merchant: str, when: str, method: str = "pm_001",
-            refunded: bool = False) -> None:
-        self.entries.append({"method_id": method, "amount": -round(amount, 2), "currency": self.seed.currency,
-                             "merchant": merchant, "category": "transport" if ref_id.startswith("ride_") else "travel",
-                             "ref_id": ref_id, "ts": when[:19], "status": "refunded" if refunded else "posted",
-                             "created_at": when[:19], "updated_at": when[:19]})
+    def pay(
+        self, ref_id: str, amount: float, merchant: str, when: str, method: str = "pm_001", refunded: bool = False
+    ) -> None:
+        self.entries.append(
+            {
+                "method_id": method,
+                "amount": -round(amount, 2),
+                "currency": self.seed.currency,
+                "merchant": merchant,
+                "category": "transport" if ref_id.startswith("ride_") else "travel",
+                "ref_id": ref_id,
+                "ts": when[:19],
+                "status": "refunded" if refunded else "posted",
+                "created_at": when[:19],
+                "updated_at": when[:19],
+            }
+        )
 
     def write(self) -> None:
         self.entries.sort(key=lambda t: (t["ts"], t["ref_id"]))
@@ -2029,68 +3118,138 @@ def _plan_story(s: _Seed, flights: list[dict[str, Any]], docs: dict[str, str]) -
     hub = CITY_AIRPORT[s.persona.home_city]
 
     def first(origin: str | None, destination: str | None, lo: str, hi: str) -> dict[str, Any]:
-        return next(f for f in flights if lo <= f["depart_at"] < hi and f["cabin"] == "economy"
-                    and origin in (None, f["origin"]) and destination in (None, f["destination"]))
+        return next(
+            f
+            for f in flights
+            if lo <= f["depart_at"] < hi
+            and f["cabin"] == "economy"
+            and origin in (None, f["origin"])
+            and destination in (None, f["destination"])
+        )
 
     back = first(None, hub, s.hours(-34), s.hours(-4))
     soon = first(hub, None, s.hours(3), s.hours(22))
-    away = sorted({f["destination"] for f in flights if f["origin"] == hub and f["cabin"] == "business"
-                   and f["destination"] != soon["destination"] and f["international"]})
+    away = sorted(
+        {
+            f["destination"]
+            for f in flights
+            if f["origin"] == hub
+            and f["cabin"] == "business"
+            and f["destination"] != soon["destination"]
+            and f["international"]
+        }
+    )
     holiday = s.rng.choice(away)
-    spouse = s.conn.execute(select(contacts.c.contact_id, contacts.c.name).where(
-        contacts.c.relationship == "spouse").order_by(contacts.c.contact_id)).first()
+    spouse = s.conn.execute(
+        select(contacts.c.contact_id, contacts.c.name)
+        .where(contacts.c.relationship == "spouse")
+        .order_by(contacts.c.contact_id)
+    ).first()
     me = {"name": s.persona.name, "id_number": docs["passport"]}
     party = [me] + ([{"name": spouse.name, "id_number": _passport(s, COUNTRY[s.persona.home_city])}] if spouse else [])
-    return _Story(back, soon, first(hub, holiday, s.at(9, "00:00"), s.at(10, "00:00")),
-                  first(holiday, hub, s.at(14, "00:00"), s.at(15, "00:00")), party,
-                  spouse.contact_id if spouse else None)
+    return _Story(
+        back,
+        soon,
+        first(hub, holiday, s.at(9, "00:00"), s.at(10, "00:00")),
+        first(holiday, hub, s.at(14, "00:00"), s.at(15, "00:00")),
+        party,
+        spouse.contact_id if spouse else None,
+    )
 
 
 def _seed_flight_bookings(s: _Seed, story: _Story, ledger: _Ledger) -> None:
     me = story.party[:1]
-    legs = [(story.back, me, s.ago(30), True), (story.soon, me, s.ago(12), False),
-            (story.out, story.party, s.ago(20), False), (story.ret, story.party, s.ago(20), False)]
+    legs = [
+        (story.back, me, s.ago(30), True),
+        (story.soon, me, s.ago(12), False),
+        (story.out, story.party, s.ago(20), False),
+        (story.ret, story.party, s.ago(20), False),
+    ]
     found = []
     for i, (f, people, created, flown) in enumerate(legs, start=1):
         bid = f"fbooking_{i:03d}"
         seats = [f"{24 + n}A" for n in range(len(people))] if flown else []
         price = round(f["price"] * len(people), 2)
-        found.append({"booking_id": bid, "offer_id": None, "flight_id": f["flight_id"],
-                      **{k: f[k] for k in ("flight_number", "airline", "origin", "destination", "depart_at",
-                                           "arrive_at", "cabin")},
-                      "passengers_json": json.dumps(people), "seat_preference": "window",
-                      "seats_json": json.dumps(seats), "checked_bags": int(len(people) > 1), "status": "confirmed",
-                      "checked_in": int(flown), "boarding_pass": f"BP{_hash(bid, *seats):010d}" if flown else None,
-                      "price": price, "currency": s.currency, "payment_method_id": "pm_001",
-                      "created_at": created, "updated_at": created})
+        found.append(
+            {
+                "booking_id": bid,
+                "offer_id": None,
+                "flight_id": f["flight_id"],
+                **{
+                    k: f[k]
+                    for k in ("flight_number", "airline", "origin", "destination", "depart_at", "arrive_at", "cabin")
+                },
+                "passengers_json": json.dumps(people),
+                "seat_preference": "window",
+                "seats_json": json.dumps(seats),
+                "checked_bags": int(len(people) > 1),
+                "status": "confirmed",
+                "checked_in": int(flown),
+                "boarding_pass": f"BP{_hash(bid, *seats):010d}" if flown else None,
+                "price": price,
+                "currency": s.currency,
+                "payment_method_id": "pm_001",
+                "created_at": created,
+                "updated_at": created,
+            }
+        )
         ledger.pay(bid, price, f["airline"], created)
     s.conn.execute(insert(flight_bookings), found)
     back = story.back
-    s.conn.execute(insert(wallet_passes).values(
-        pass_id="pass_001", kind="boarding_pass", ref_id="fbooking_001", barcode=found[0]["boarding_pass"],
-        title=f"{back['flight_number']} {back['origin']}-{back['destination']} {back['depart_at']} seat 24A",
-        created_at=s.ago(1.5), updated_at=s.ago(1.5)))
+    s.conn.execute(
+        insert(wallet_passes).values(
+            pass_id="pass_001",
+            kind="boarding_pass",
+            ref_id="fbooking_001",
+            barcode=found[0]["boarding_pass"],
+            title=f"{back['flight_number']} {back['origin']}-{back['destination']} {back['depart_at']} seat 24A",
+            created_at=s.ago(1.5),
+            updated_at=s.ago(1.5),
+        )
+    )
 
 
 def _seed_hotel_bookings(s: _Seed, story: _Story, rooms: list[dict[str, Any]], ledger: _Ledger) -> list[str]:
     """A finished stay, a cancelled one and the holiday's; returns the hotel names."""
-    hotels = {h.hotel_id: h for h in s.conn.execute(select(world_hotels.c.hotel_id, world_hotels.c.name,
-                                                           world_hotels.c.city))}
-    stays = [(story.city(story.back, "origin"), -5, -1, "confirmed", s.ago(40), 1),
-             (story.city(story.soon, "destination"), 20, 22, "cancelled", s.ago(25), 1),
-             (story.city(story.out, "destination"), 9, 14, "confirmed", s.ago(20), len(story.party))]
+    hotels = {
+        h.hotel_id: h for h in s.conn.execute(select(world_hotels.c.hotel_id, world_hotels.c.name, world_hotels.c.city))
+    }
+    stays = [
+        (story.city(story.back, "origin"), -5, -1, "confirmed", s.ago(40), 1),
+        (story.city(story.soon, "destination"), 20, 22, "cancelled", s.ago(25), 1),
+        (story.city(story.out, "destination"), 9, 14, "confirmed", s.ago(20), len(story.party)),
+    ]
     found = []
     for i, (city, first, last, status, created, guests) in enumerate(stays, start=1):
         room = next(r for r in rooms if hotels[r["hotel_id"]].city == city and r["room_type"] in ("standard", "deluxe"))
         bid, name = f"hbooking_{i:03d}", hotels[room["hotel_id"]].name
         check_in, check_out = s.at(first, "00:00")[:10], s.at(last, "00:00")[:10]
         total = round(room["price"] * (last - first), 2)
-        found.append({"booking_id": bid, "offer_id": None, "hotel_id": room["hotel_id"], "hotel_name": name,
-                      "room_id": room["room_id"], "room_type": room["room_type"], "city": city, "check_in": check_in,
-                      "check_out": check_out, "rooms": 1, "guests": guests, "guest_name": s.persona.name,
-                      "special_requests": None, "loyalty_number": None, "status": status, "price": total,
-                      "currency": s.currency, "free_cancel_until": _free_until(check_in, room["free_cancel_days"]),
-                      "payment_method_id": "pm_001", "created_at": created, "updated_at": created})
+        found.append(
+            {
+                "booking_id": bid,
+                "offer_id": None,
+                "hotel_id": room["hotel_id"],
+                "hotel_name": name,
+                "room_id": room["room_id"],
+                "room_type": room["room_type"],
+                "city": city,
+                "check_in": check_in,
+                "check_out": check_out,
+                "rooms": 1,
+                "guests": guests,
+                "guest_name": s.persona.name,
+                "special_requests": None,
+                "loyalty_number": None,
+                "status": status,
+                "price": total,
+                "currency": s.currency,
+                "free_cancel_until": _free_until(check_in, room["free_cancel_days"]),
+                "payment_method_id": "pm_001",
+                "created_at": created,
+                "updated_at": created,
+            }
+        )
         ledger.pay(bid, total, name, created, refunded=status == "cancelled")
     s.conn.execute(insert(hotel_bookings), found)
     return [h["hotel_name"] for h in found]
@@ -2099,67 +3258,141 @@ def _seed_hotel_bookings(s: _Seed, story: _Story, rooms: list[dict[str, Any]], l
 def _seed_train_booking(s: _Seed, trains: list[dict[str, Any]], docs: dict[str, str], ledger: _Ledger) -> None:
     """A ticket in five days on the first service leaving the user's city, where one runs."""
     day = s.at(5, "00:00")[:10]
-    train = next((t for t in trains if t["origin"] in (s.persona.home_city, s.persona.work_city)
-                  and t["depart_at"].startswith(day) and t["seats_left"] > 0), None)
+    train = next(
+        (
+            t
+            for t in trains
+            if t["origin"] in (s.persona.home_city, s.persona.work_city)
+            and t["depart_at"].startswith(day)
+            and t["seats_left"] > 0
+        ),
+        None,
+    )
     if train is None:
         return
     people = [{"name": s.persona.name, "id_number": docs.get("national_id") if train["realname"] else None}]
-    s.conn.execute(insert(train_bookings).values(
-        booking_id="tbooking_001", offer_id=None, train_id=train["train_id"], number=train["number"],
-        mode=train["mode"], origin=train["origin"], destination=train["destination"], depart_at=train["depart_at"],
-        seat_class=train["seat_class"], passengers_json=json.dumps(people), seats_json=json.dumps(["Car 05 Seat 8C"]),
-        seat_preference="aisle", status="confirmed", price=train["price"], currency=s.currency,
-        payment_method_id="pm_002", created_at=s.ago(3), updated_at=s.ago(3)))
+    s.conn.execute(
+        insert(train_bookings).values(
+            booking_id="tbooking_001",
+            offer_id=None,
+            train_id=train["train_id"],
+            number=train["number"],
+            mode=train["mode"],
+            origin=train["origin"],
+            destination=train["destination"],
+            depart_at=train["depart_at"],
+            seat_class=train["seat_class"],
+            passengers_json=json.dumps(people),
+            seats_json=json.dumps(["Car 05 Seat 8C"]),
+            seat_preference="aisle",
+            status="confirmed",
+            price=train["price"],
+            currency=s.currency,
+            payment_method_id="pm_002",
+            created_at=s.ago(3),
+            updated_at=s.ago(3),
+        )
+    )
     ledger.pay("tbooking_001", train["price"], train["operator"], s.ago(3), method="pm_002")
 
 
 def _seed_trips(s: _Seed, story: _Story, hotel_names: list[str]) -> None:
-    past, other, holiday = (story.city(story.back, "origin"), story.city(story.soon, "destination"),
-                            story.city(story.out, "destination"))
+    past, other, holiday = (
+        story.city(story.back, "origin"),
+        story.city(story.soon, "destination"),
+        story.city(story.out, "destination"),
+    )
     leaves = (_at(story.soon["depart_at"]).date() - s.now.date()).days
     found = [
         ("trip_001", f"Trip to {past}", past, -5, -1, [], None),
         ("trip_002", f"{other} visit", other, leaves, leaves + 2, [], "Meetings; bring the laptop charger."),
-        ("trip_003", f"Holiday in {holiday}", holiday, 9, 14, [story.spouse_id] if story.spouse_id else [],
-         "Anniversary trip."),
+        (
+            "trip_003",
+            f"Holiday in {holiday}",
+            holiday,
+            9,
+            14,
+            [story.spouse_id] if story.spouse_id else [],
+            "Anniversary trip.",
+        ),
     ]
-    s.conn.execute(insert(trips), [
-        {"trip_id": tid, "name": name, "destination": dest, "start_date": s.at(a, "00:00")[:10],
-         "end_date": s.at(b, "00:00")[:10], "travelers_json": json.dumps(who), "notes": notes,
-         "created_at": s.ago(40 - 10 * i), "updated_at": s.ago(40 - 10 * i)}
-        for i, (tid, name, dest, a, b, who, notes) in enumerate(found)])
+    s.conn.execute(
+        insert(trips),
+        [
+            {
+                "trip_id": tid,
+                "name": name,
+                "destination": dest,
+                "start_date": s.at(a, "00:00")[:10],
+                "end_date": s.at(b, "00:00")[:10],
+                "travelers_json": json.dumps(who),
+                "notes": notes,
+                "created_at": s.ago(40 - 10 * i),
+                "updated_at": s.ago(40 - 10 * i),
+            }
+            for i, (tid, name, dest, a, b, who, notes) in enumerate(found)
+        ],
+    )
     items = [
         ("trip_001", "hotel", f"Stay at {hotel_names[0]}", s.at(-5, "15:00"), "hbooking_001"),
         ("trip_001", "flight", f"Flight {story.back['flight_number']} home", story.back["depart_at"], "fbooking_001"),
-        ("trip_002", "flight", f"Flight {story.soon['flight_number']} to {other}", story.soon["depart_at"],
-         "fbooking_002"),
-        ("trip_003", "flight", f"Flight {story.out['flight_number']} to {holiday}", story.out["depart_at"],
-         "fbooking_003"),
+        (
+            "trip_002",
+            "flight",
+            f"Flight {story.soon['flight_number']} to {other}",
+            story.soon["depart_at"],
+            "fbooking_002",
+        ),
+        (
+            "trip_003",
+            "flight",
+            f"Flight {story.out['flight_number']} to {holiday}",
+            story.out["depart_at"],
+            "fbooking_003",
+        ),
         ("trip_003", "hotel", f"Stay at {hotel_names[2]}", s.at(9, "15:00"), "hbooking_003"),
         ("trip_003", "activity", "Old town walking tour", s.at(11, "10:00"), None),
         ("trip_003", "flight", f"Flight {story.ret['flight_number']} home", story.ret["depart_at"], "fbooking_004"),
     ]
-    s.conn.execute(insert(trip_items), [
-        {"item_id": f"tripitem_{i:03d}", "trip_id": tid, "item_type": kind, "title": title, "start": start,
-         "end": None, "ref_id": ref, "location": None, "created_at": s.ago(10), "updated_at": s.ago(10)}
-        for i, (tid, kind, title, start, ref) in enumerate(items, start=1)])
+    s.conn.execute(
+        insert(trip_items),
+        [
+            {
+                "item_id": f"tripitem_{i:03d}",
+                "trip_id": tid,
+                "item_type": kind,
+                "title": title,
+                "start": start,
+                "end": None,
+                "ref_id": ref,
+                "location": None,
+                "created_at": s.ago(10),
+                "updated_at": s.ago(10),
+            }
+            for i, (tid, kind, title, start, ref) in enumerate(items, start=1)
+        ],
+    )
 
 
-def _seed_rides(s: _Seed, spots: dict[str, Spot], places: list[dict[str, Any]], flight_at: str,
-                ledger: _Ledger) -> None:
+def _seed_rides(
+    s: _Seed, spots: dict[str, Spot], places: list[dict[str, Any]], flight_at: str, ledger: _Ledger
+) -> None:
     """Two months of rides between the user's usual places, one cancelled, one booked for tomorrow's flight."""
+
     def spot(p: dict[str, Any]) -> Spot:
         return Spot(p["name"], p["address"], p["city"], p["lat"], p["lon"], p["place_id"])
 
     local = [p for p in places if p["city"] == s.persona.home_city]
     usual = [spots[k] for k in ("Home", "Work", "Gym", "Coffee")] + [
-        spot(p) for p in local if p["category"] in ("restaurant", "cinema", "museum", "station")]
-    made = []
+        spot(p) for p in local if p["category"] in ("restaurant", "cinema", "museum", "station")
+    ]
+    made: list[tuple[str, Spot, Spot, str, str, str | None]] = []
     for _ in range(18):
         a, b = s.rng.sample(usual, 2)
-        when = (s.now - dt.timedelta(days=s.rng.randint(2, 60))).replace(
-            hour=s.rng.randint(7, 22), minute=s.rng.choice((0, 10, 20, 30, 40, 50)), second=0)
-        made.append((when.isoformat(), a, b, s.rng.choice(("economy", "economy", "comfort", "xl")), "completed", None))
+        went = (s.now - dt.timedelta(days=s.rng.randint(2, 60))).replace(
+            hour=s.rng.randint(7, 22), minute=s.rng.choice((0, 10, 20, 30, 40, 50)), second=0
+        )
+        made.append((went.isoformat(), a, b, s.rng.choice(("economy", "economy", "comfort", "xl")), "completed", None))
     made.append((s.at(-4, "19:05:00"), spots["Work"], spots["Home"], "comfort", "cancelled", None))
     pickup = (_at(flight_at) - dt.timedelta(minutes=150)).strftime(DT_FMT)
     if pickup > s.hours(0.5):
@@ -2170,20 +3403,48 @@ def _seed_rides(s: _Seed, spots: dict[str, Spot], places: list[dict[str, Any]], 
     for i, (when, a, b, kind, status, scheduled) in enumerate(made, start=1):
         rid, method = f"ride_{i:03d}", "pm_002" if i % 3 else "pm_003"
         fare = round(_ride_fare_usd(_apart(a, b), kind) * s.rate, 2)
-        found.append({"ride_id": rid, "quote_id": None, "pickup": a.label, "dropoff": b.label, "ride_type": kind,
-                      "passengers": 1, "fare": fare, "currency": s.currency, "status": status,
-                      "scheduled_at": scheduled, "note": None,
-                      "cancel_reason": "Plans changed" if status == "cancelled" else None,
-                      "payment_method_id": method, "created_at": when, "updated_at": when})
+        found.append(
+            {
+                "ride_id": rid,
+                "quote_id": None,
+                "pickup": a.label,
+                "dropoff": b.label,
+                "ride_type": kind,
+                "passengers": 1,
+                "fare": fare,
+                "currency": s.currency,
+                "status": status,
+                "scheduled_at": scheduled,
+                "note": None,
+                "cancel_reason": "Plans changed" if status == "cancelled" else None,
+                "payment_method_id": method,
+                "created_at": when,
+                "updated_at": when,
+            }
+        )
         ledger.pay(rid, fare, "RideNow", when, method=method, refunded=status == "cancelled")
     s.conn.execute(insert(rides), found)
     sessions = [("Home", "Work", 9), ("Home", "Gym", 5), ("Work", "Home", 2)]
-    s.conn.execute(insert(navigation_sessions), [
-        {"session_id": f"nav_{i:03d}", "origin": spots[a].label, "destination": spots[b].label,
-         "destination_place_id": spots[b].place_id, "stops_json": "[]", "mode": "driving", "route_index": 0,
-         "distance_km": round(_apart(spots[a], spots[b]) * 1.25, 1), "eta": s.at(-days, "09:00"),
-         "status": "ended", "created_at": s.ago(days), "updated_at": s.ago(days)}
-        for i, (a, b, days) in enumerate(sessions, start=1)])
+    s.conn.execute(
+        insert(navigation_sessions),
+        [
+            {
+                "session_id": f"nav_{i:03d}",
+                "origin": spots[a].label,
+                "destination": spots[b].label,
+                "destination_place_id": spots[b].place_id,
+                "stops_json": "[]",
+                "mode": "driving",
+                "route_index": 0,
+                "distance_km": round(_apart(spots[a], spots[b]) * 1.25, 1),
+                "eta": s.at(-days, "09:00"),
+                "status": "ended",
+                "created_at": s.ago(days),
+                "updated_at": s.ago(days),
+            }
+            for i, (a, b, days) in enumerate(sessions, start=1)
+        ],
+    )
 
 
 @seeder
@@ -2208,5 +3469,4 @@ def seed_travel(conn: Connection, rng: random.Random, persona: Persona) -> None:
     ledger.write()
 
 
-
-from sandbox.domains import travel_screens  # noqa: F401  (the app's GUI flows; imports this module)
+from sandbox.domains import travel_screens  # noqa: E402, F401  (the app's GUI flows; imports this module)

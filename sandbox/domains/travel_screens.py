@@ -15,14 +15,17 @@ from sandbox.subagents import GuiFlow, gui_flow
 from sandbox.tooling import INTERNAL, tool
 
 ride_lost_items = table(
-    "ride_lost_items", USER,
+    "ride_lost_items",
+    USER,
     Column("report_id", Text, primary_key=True),
     Column("ride_id", Text, nullable=False),
     Column("item", Text, nullable=False),
     Column("description", Text),
     Column("contact_phone", Text),
     Column("status", Text, nullable=False),  # reported
-    *stamps(), natural_key=("ride_id", "item"), id_prefix="lostitem",
+    *stamps(),
+    natural_key=("ride_id", "item"),
+    id_prefix="lostitem",
 )
 
 
@@ -31,7 +34,10 @@ _ADD_LOST_ITEM = insert(ride_lost_items)
 
 @tool(domain=INTERNAL, app="ride", mutating=True, errors=(ErrorType.ENTITY_NOT_FOUND, ErrorType.STATE_CONFLICT))
 def ride_report_lost_item(
-    ctx: Ctx, ride_id: str, item: Name, description: Note | None = None,
+    ctx: Ctx,
+    ride_id: str,
+    item: Name,
+    description: Note | None = None,
     contact_phone: Annotated[str, Field(min_length=3, max_length=40)] | None = None,
 ) -> dict[str, Any]:
     """Report an item left in a ride on the ride app's help screen (GUI-agent action).
@@ -46,14 +52,27 @@ def ride_report_lost_item(
     if ride["status"] != "completed":
         raise ToolError(ErrorType.STATE_CONFLICT, f"{ride_id} is {ride['status']}, not a finished ride")
     rid = ctx.new_id(ride_lost_items)
-    ctx.conn.execute(_ADD_LOST_ITEM, {
-        "report_id": rid, "ride_id": ride_id, "item": item, "description": description,
-        "contact_phone": contact_phone, "status": "reported", "created_at": ctx.ts(), "updated_at": ctx.ts()})
+    ctx.conn.execute(
+        _ADD_LOST_ITEM,
+        {
+            "report_id": rid,
+            "ride_id": ride_id,
+            "item": item,
+            "description": description,
+            "contact_phone": contact_phone,
+            "status": "reported",
+            "created_at": ctx.ts(),
+            "updated_at": ctx.ts(),
+        },
+    )
     return {"report_id": rid, "ride_id": ride_id}
 
 
-_LATEST_FINISHED_RIDE = select(rides.c.ride_id).where(rides.c.status == "completed").order_by(
-    rides.c.created_at.desc(), rides.c.ride_id.desc())
+_LATEST_FINISHED_RIDE = (
+    select(rides.c.ride_id)
+    .where(rides.c.status == "completed")
+    .order_by(rides.c.created_at.desc(), rides.c.ride_id.desc())
+)
 
 
 def _report_lost_item(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -67,8 +86,9 @@ def _report_lost_item(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str
             args[key] = str(inputs[key])
     result = ctx.call("ride_report_lost_item", args)
     if result["Status"] != "success":
-        raise ToolError(ErrorType.SUB_AGENT_FAILED, f"the report failed: {result['Payload']['message']}",
-                        reason=result["ErrorType"])
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED, f"the report failed: {result['Payload']['message']}", reason=result["ErrorType"]
+        )
     return {"report_id": result["Payload"]["report_id"], "ride_id": ride_id, "status": "reported"}
 
 

@@ -42,9 +42,32 @@ from sandbox.world import PERSONAS
 if TYPE_CHECKING:
     from sandbox.generator.core import Draft
 
-NAME_KEYS = frozenset({"name", "title", "airline", "flight_number", "merchant", "store", "brand", "carrier",
-                       "city", "location", "address", "headline", "status", "condition", "description",
-                       "definition", "translation", "result", "timezone", "label", "category", "sender"})
+NAME_KEYS = frozenset(
+    {
+        "name",
+        "title",
+        "airline",
+        "flight_number",
+        "merchant",
+        "store",
+        "brand",
+        "carrier",
+        "city",
+        "location",
+        "address",
+        "headline",
+        "status",
+        "condition",
+        "description",
+        "definition",
+        "translation",
+        "result",
+        "timezone",
+        "label",
+        "category",
+        "sender",
+    }
+)
 # A draft's tags entry: the user asked to be told what the task finds out (a receipt split, a price
 # the voice agent learned), so its finish answer is checked whatever the bucket's other checks.
 ASKS_FACTS = ("asks", "facts")
@@ -71,12 +94,16 @@ def missing_answer(task: Task) -> bool:
 
 def confirmations(script: Sequence[dict[str, Any]]) -> list[str]:
     """The scripted answers that confirm (``kind`` "confirm", or none and an opening yes or no: ``sandbox.user``)."""
-    return [a["answer"] for a in script
-            if UserAnswer(a["answer"], a.get("slot"), tuple(a.get("keywords", ())), a.get("kind")).confirms]
+    return [
+        a["answer"]
+        for a in script
+        if UserAnswer(a["answer"], a.get("slot"), tuple(a.get("keywords", ())), a.get("kind")).confirms
+    ]
 
 
-def confirmed_tools(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], confirming: Collection[str]
-                    ) -> list[str]:
+def confirmed_tools(
+    gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], confirming: Collection[str]
+) -> list[str]:
     """The tools of the successful mutating calls the gold makes right after a confirmation question
     (``kind`` "confirm") that the user answered with one of ``confirming``."""
     tools: list[str] = []
@@ -86,8 +113,10 @@ def confirmed_tools(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, 
             continue
         spec = REGISTRY.get(action["name"])
         if action["name"] == "ask_user":
-            asked = asked or (action["arguments"].get("kind") == "confirm"
-                              and (result.get("Payload") or {}).get("answer") in confirming)
+            asked = asked or (
+                action["arguments"].get("kind") == "confirm"
+                and (result.get("Payload") or {}).get("answer") in confirming
+            )
         elif spec is not None and spec.mutating:
             if asked and action["name"] not in tools:
                 tools.append(action["name"])
@@ -110,8 +139,9 @@ def answer_report(tasks: Sequence[Task], family_of: dict[str, str]) -> str:
     return line
 
 
-def complete_check(draft: Draft, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
-                   persona_id: str) -> dict[str, Any]:
+def complete_check(
+    draft: Draft, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], persona_id: str
+) -> dict[str, Any]:
     """``draft.check`` with its calls' evidence and order, a state check's confirmations
     (``ask_before``: the tools the gold asks a confirmation before calling; ``confirmed_by``: the
     script's answers that give one) and, for an information task, its answer."""
@@ -188,8 +218,7 @@ def _date(iso: str, today: dt.date) -> Any:
     return {"$any": [{"$date": iso}, *({"$name": w} for w in words)]}
 
 
-def _numbers(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], reads: Sequence[Any], said: str
-             ) -> list[Any]:
+def _numbers(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], reads: Sequence[Any], said: str) -> list[Any]:
     said_numbers = facts.quantities(said)
     lengths = {len(v) for read in reads for v in _lists(read)}
     counts = {int(v) for k, v, _ in fields if COUNT.search(k) and isinstance(v, int) and not isinstance(v, bool)}
@@ -197,8 +226,10 @@ def _numbers(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], reads: 
     for q in facts.quantities(answer):
         if any(s.near(q.value) and q.near(s.value) for s in said_numbers):
             continue
-        match = next(((k, v, r) for k, v, r in fields
-                      if isinstance(v, (int, float)) and not isinstance(v, bool) and q.near(v)), None)
+        match = next(
+            ((k, v, r) for k, v, r in fields if isinstance(v, (int, float)) and not isinstance(v, bool) and q.near(v)),
+            None,
+        )
         if match is not None:
             key, value, record = match
             currency = record.get("currency")
@@ -221,10 +252,17 @@ def _numbers(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], reads: 
 
 
 def _names(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], said: str) -> list[Any]:
-    names = {v for k, v, _ in fields
-             if isinstance(v, str) and (k in NAME_KEYS or k.endswith(("_name", "title"))) and len(v) <= 80
-             and facts.fold(v) and not _is_date(v[:10]) and facts.states_name(answer, v)
-             and not facts.states_name(said, v)}
+    names = {
+        v
+        for k, v, _ in fields
+        if isinstance(v, str)
+        and (k in NAME_KEYS or k.endswith(("_name", "title")))
+        and len(v) <= 80
+        and facts.fold(v)
+        and not _is_date(v[:10])
+        and facts.states_name(answer, v)
+        and not facts.states_name(said, v)
+    }
     folded = {facts.fold(n) for n in names}
     # a name inside a longer required one ("Cedar" in "Cedar Tree") adds nothing
     keep = [n for n in names if not any(f != facts.fold(n) and f" {facts.fold(n)} " in f" {f} " for f in folded)]

@@ -6,8 +6,9 @@ A *family* is a function ``(g: Gen) -> Draft`` registered with ``@family``. It r
 world through ``g`` (to pick real entities), draws everything else from ``g.rng`` and phrases the
 query from several templates. It never writes ids the episode will create: it refers to an earlier
 gold step's result with ``g.ref(step, "path")`` (``"{{gold2.event_id}}"``), which the build replaces
-with the value the replay produced (``{{stepN.…}}`` is left alone: the monitor agent's plans use it). A gold step may fail only with an ErrorType the draft lists in
-``recovers``; anything else is a broken family and stops the build with the family's name.
+with the value the replay produced (``{{stepN.…}}`` is left alone: the monitor agent's plans use it).
+A gold step may fail only with an ErrorType the draft lists in ``recovers``; anything else is a broken
+family and stops the build with the family's name.
 """
 
 from __future__ import annotations
@@ -40,10 +41,23 @@ from sandbox.tooling import REGISTRY
 from sandbox.world import PERSONAS, world_image
 
 FRICTIONS = (
-    "missing_argument", "ambiguous_entity", "permission_denied", "service_disabled", "network_unavailable",
-    "authentication_required", "duplicate_entity", "changed_state", "confirmation_required", "not_found",
-    "time_conflict", "resource_unavailable", "limit_exceeded", "invalid_value", "unsupported_operation",
-    "policy_blocked", "sub_agent_failed",
+    "missing_argument",
+    "ambiguous_entity",
+    "permission_denied",
+    "service_disabled",
+    "network_unavailable",
+    "authentication_required",
+    "duplicate_entity",
+    "changed_state",
+    "confirmation_required",
+    "not_found",
+    "time_conflict",
+    "resource_unavailable",
+    "limit_exceeded",
+    "invalid_value",
+    "unsupported_operation",
+    "policy_blocked",
+    "sub_agent_failed",
 )
 
 
@@ -125,7 +139,9 @@ class Gen:
         self.now = dt.datetime.fromisoformat(self.persona.now)
 
     # -- the world --
-    def rows(self, table: str, where: dict[str, Any] | None = None, order_by: str | None = None) -> list[dict[str, Any]]:
+    def rows(
+        self, table: str, where: dict[str, Any] | None = None, order_by: str | None = None
+    ) -> list[dict[str, Any]]:
         """Rows of a world table matching equality filters, in primary-key order (or ``order_by``)."""
         t = metadata.tables[table]
         query = select(t)
@@ -134,16 +150,23 @@ class Gen:
         query = query.order_by(t.c[order_by] if order_by else t.primary_key.columns.values()[0])
         return [dict(r._mapping) for r in self.conn.execute(query)]
 
-    def one(self, table: str, where: dict[str, Any] | None = None, *, filter: Callable[[dict[str, Any]], bool] | None
-            = None) -> dict[str, Any]:
+    def one(
+        self, table: str, where: dict[str, Any] | None = None, *, filter: Callable[[dict[str, Any]], bool] | None = None
+    ) -> dict[str, Any]:
         """A random row matching the filters; BuildError (the builder tries another persona) if none."""
         found = [r for r in self.rows(table, where) if filter is None or filter(r)]
         if not found:
             raise BuildError(f"no {table} row matches {where or ''} on {self.persona.persona_id}")
         return self.rng.choice(found)
 
-    def some(self, table: str, k: int, where: dict[str, Any] | None = None, *,
-             filter: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
+    def some(
+        self,
+        table: str,
+        k: int,
+        where: dict[str, Any] | None = None,
+        *,
+        filter: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> list[dict[str, Any]]:
         found = [r for r in self.rows(table, where) if filter is None or filter(r)]
         if len(found) < k:
             raise BuildError(f"fewer than {k} {table} rows match {where or ''} on {self.persona.persona_id}")
@@ -154,7 +177,7 @@ class Gen:
         return found[0]["value"] if found else None
 
     # -- randomness and phrasing --
-    def pick(self, options: Sequence[Any]) -> Any:
+    def pick(self, options: Iterable[Any]) -> Any:
         return self.rng.choice(list(options))
 
     def say(self, *templates: str, **fields: Any) -> str:
@@ -247,12 +270,14 @@ def replay(task: Task) -> Replayed:
             results.append(result)
             payloads.append(result["Payload"])
             if result["Status"] == "success" and action.name == "search_memory":
-                memories |= {r.get("memory_id") for r in result["Payload"].get("records", []) if isinstance(r, dict)}
+                memories |= {r.get("memory_id") for r in result["Payload"].get("records", []) if isinstance(r, dict)}  # type: ignore[misc]  # memory ids
             if result["Status"] != "success":
                 errors.append(str(result["ErrorType"]))
                 if result["ErrorType"] == ErrorType.INTERNAL_ERROR:
-                    raise BuildError(f"gold step {n} {action.name}({json.dumps(arguments)}) failed: "
-                                     f"{result['ErrorType']}: {result['Payload'].get('message')}")
+                    raise BuildError(
+                        f"gold step {n} {action.name}({json.dumps(arguments)}) failed: "
+                        f"{result['ErrorType']}: {result['Payload'].get('message')}"
+                    )
         if not episode.finished:
             raise BuildError("the gold did not finish successfully")
         if episode.executor.internal_errors:
@@ -273,16 +298,28 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
     if l2 is None:
         raise BuildError("neither the family nor the draft names a level-2 category")
     hidden = hidden_tools(draft.skills)
-    gold_tools = [name for g in draft.gold for name in _tools_called(g)
-                  if name in REGISTRY and REGISTRY[name].is_domain_tool]
+    gold_tools = [
+        name for g in draft.gold for name in _tools_called(g) if name in REGISTRY and REGISTRY[name].is_domain_tool
+    ]
     record: dict[str, Any] = {
-        "task_id": task_id, "category": fam.category, "domain": domain_of(l2), "l2": l2, "query": draft.query,
-        "history": draft.history, "initial_state": {"world": persona_id, "patches": draft.patches},
-        "candidate_tools": sorted(set(gold_tools) - hidden), "candidate_skills": list(draft.skills),
+        "task_id": task_id,
+        "category": fam.category,
+        "domain": domain_of(l2),
+        "l2": l2,
+        "query": draft.query,
+        "history": draft.history,
+        "initial_state": {"world": persona_id, "patches": draft.patches},
+        "candidate_tools": sorted(set(gold_tools) - hidden),
+        "candidate_skills": list(draft.skills),
         # the probe only replays the gold; the draft's check joins the task once the replay succeeded
-        "bucket": draft.bucket, "gold": draft.gold, "check": {"calls": [{"tool": "finish"}]} if draft.bucket ==
-        "tool_call" else {}, "required_memory_ids": draft.memory_ids, "required_skill_id": draft.skill,
-        "user_script": draft.script, "events": draft.events, "tags": {},
+        "bucket": draft.bucket,
+        "gold": draft.gold,
+        "check": {"calls": [{"tool": "finish"}]} if draft.bucket == "tool_call" else {},
+        "required_memory_ids": draft.memory_ids,
+        "required_skill_id": draft.skill,
+        "user_script": draft.script,
+        "events": draft.events,
+        "tags": {},
     }
     probe = Task.model_validate(record)
     replayed = replay(probe)
@@ -306,10 +343,15 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
         tags["sor_skills"] = ",".join(s for s in dict.fromkeys(loaded) if s)
     if _REF.search(json.dumps(draft.check)):
         raise BuildError("a check may not refer to gold steps; state the values it expects")
-    task = Task.model_validate({
-        **record, "candidate_tools": space.tools, "gold": replayed.gold, "tags": tags,
-        "check": complete_check(draft, replayed.gold, replayed.results, persona_id),
-    })
+    task = Task.model_validate(
+        {
+            **record,
+            "candidate_tools": space.tools,
+            "gold": replayed.gold,
+            "tags": tags,
+            "check": complete_check(draft, replayed.gold, replayed.results, persona_id),
+        }
+    )
     gates.COLLECTED.add_suite_wide()
     gates.COLLECTED.add(gates.task_violations(fam.name, task, replayed.context, replayed.results))
     return task

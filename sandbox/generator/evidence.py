@@ -60,8 +60,14 @@ def patched_ids(patches: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def derive_calls(calls: Sequence[dict[str, Any]], gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
-                 said: str, answer: str, stable: dict[str, str]) -> list[dict[str, Any]]:
+def derive_calls(
+    calls: Sequence[dict[str, Any]],
+    gold: Sequence[dict[str, Any]],
+    results: Sequence[dict[str, Any]],
+    said: str,
+    answer: str,
+    stable: dict[str, str],
+) -> list[dict[str, Any]]:
     """The check's calls with ``evidence`` and ``after`` derived from the replayed gold.
 
     ``said``: the query and dialogue (values there are the user's, not a result's); ``answer``:
@@ -102,8 +108,9 @@ def gold_steps(calls: Sequence[dict[str, Any]], gold: Sequence[dict[str, Any]], 
     return steps
 
 
-def _ancestors(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], ok: list[int], said: str
-               ) -> list[set[int]]:
+def _ancestors(
+    gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], ok: list[int], said: str
+) -> list[set[int]]:
     """Per gold step, the earlier successful steps whose results it uses, directly or through others."""
     leaves = {n: list(_leaves(results[n].get("Payload"))) for n in ok}
     ancestors: list[set[int]] = []
@@ -135,8 +142,9 @@ def _leaves(value: Any) -> Iterator[Any]:
         yield value
 
 
-def payload_evidence(payload: Any, arguments: dict[str, Any], later: Sequence[Any], answer: str,
-                     stable: dict[str, str]) -> list[Payload]:
+def payload_evidence(
+    payload: Any, arguments: dict[str, Any], later: Sequence[Any], answer: str, stable: dict[str, str]
+) -> list[Payload]:
     """The evidence items of one read's result (see the module docstring)."""
     records: list[tuple[Payload, str]] = []
     plain: list[Payload] = []
@@ -144,14 +152,15 @@ def payload_evidence(payload: Any, arguments: dict[str, Any], later: Sequence[An
     used_later = {v for v in _leaves(later) if isinstance(v, str)}
     used = [(obj, key) for obj, key in records if obj[key] in used_later or _named_in(obj, answer, stable)]
     echoes = {_echo(v) for v in _leaves(arguments)} - {None}
-    items = [item for obj in plain if (item := _scalars(obj, echoes, stable))]
+    items = [item for obj in plain if (item := _scalars(obj, echoes, stable))]  # type: ignore[arg-type]  # None removed
     stated = [kept for item in items if (kept := {k: v for k, v in item.items() if mentions(answer, v)})]
-    rows = [item for obj, key in used or records for item in _row_items(obj, key, echoes, stable)]
+    rows = [item for obj, key in used or records for item in _row_items(obj, key, echoes, stable)]  # type: ignore[arg-type]  # None removed
     return rows + (stated or items)
 
 
-def _walk(value: Any, stable: dict[str, str], records: list[tuple[Payload, str]], plain: list[Payload],
-          top: bool = True) -> None:
+def _walk(
+    value: Any, stable: dict[str, str], records: list[tuple[Payload, str]], plain: list[Payload], top: bool = True
+) -> None:
     """Sort the result's objects into stable rows (not entered) and id-less objects. A listing (a
     result holding a list of stable rows) is neither: its counts follow the filters, not the data."""
     if isinstance(value, list):
@@ -162,8 +171,9 @@ def _walk(value: Any, stable: dict[str, str], records: list[tuple[Payload, str]]
         if key is not None:
             records.append((value, key))
             return
-        listing = top and any(isinstance(v, list) and any(isinstance(i, dict) and _id_key(i, stable) for i in v)
-                              for v in value.values())
+        listing = top and any(
+            isinstance(v, list) and any(isinstance(i, dict) and _id_key(i, stable) for i in v) for v in value.values()
+        )
         if not listing:
             plain.append(value)
         for item in value.values():
@@ -176,24 +186,33 @@ def _row_items(obj: Payload, key: str, echoes: set[str | float], stable: dict[st
     plain: list[Payload] = []
     for value in obj.values():
         _walk(value, stable, records, plain, top=False)
-    return [_stable_item(obj, key, echoes, stable),
-            *(item for sub, sub_key in records for item in _row_items(sub, sub_key, echoes, stable)),
-            *(item for sub in plain if (item := _scalars(sub, echoes, stable)))]
+    return [
+        _stable_item(obj, key, echoes, stable),
+        *(item for sub, sub_key in records for item in _row_items(sub, sub_key, echoes, stable)),
+        *(item for sub in plain if (item := _scalars(sub, echoes, stable))),
+    ]
 
 
 def _id_key(obj: Payload, stable: dict[str, str]) -> str | None:
     """The key holding the object's own stable id: the primary key of the table its value is a row of."""
     for key, value in obj.items():
-        if isinstance(value, str) and value in stable:
-            if key == "id" or key in metadata.tables[stable[value]].primary_key.columns.keys():
-                return key
+        if (
+            isinstance(value, str)
+            and value in stable
+            and (
+                key == "id" or key in metadata.tables[stable[value]].primary_key.columns.keys()  # noqa: SIM118  (a ColumnCollection)
+            )
+        ):
+            return key
     return None
 
 
 def _named_in(obj: Payload, answer: str, stable: dict[str, str]) -> bool:
     """The answer names the record: its id, or one of its name-like text fields."""
-    return any(isinstance(v, str) and (k == "name" or k.endswith(("_name", "title")) or v in stable)
-               and mentions(answer, v) for k, v in obj.items())
+    return any(
+        isinstance(v, str) and (k == "name" or k.endswith(("_name", "title")) or v in stable) and mentions(answer, v)
+        for k, v in obj.items()
+    )
 
 
 def _stable_item(obj: Payload, key: str, echoes: set[str | float], stable: dict[str, str]) -> Payload:
@@ -206,9 +225,14 @@ def _stable_item(obj: Payload, key: str, echoes: set[str | float], stable: dict[
 def _scalars(obj: Payload, echoes: set[str | float], stable: dict[str, str]) -> Payload:
     """An id-less object's own facts: scalars and empty lists (nothing found is a fact too), less
     echoes of the arguments, generated ids and volatile fields."""
-    return {k: v for k, v in obj.items()
-            if (_scalar(v) or v == []) and k not in VOLATILE and (v == [] or _echo(v) not in echoes)
-            and not (isinstance(v, str) and ID_SHAPE.match(v) and v not in stable)}
+    return {
+        k: v
+        for k, v in obj.items()
+        if (_scalar(v) or v == [])
+        and k not in VOLATILE
+        and (v == [] or _echo(v) not in echoes)
+        and not (isinstance(v, str) and ID_SHAPE.match(v) and v not in stable)
+    }
 
 
 def _echo(value: Any) -> str | float | None:

@@ -134,8 +134,10 @@ def _dumps(value: Any) -> str:
 
 # ---- the unseen-id gate ----------------------------------------------------------------------------------------
 
-def unseen_ids(family: str, task_id: str, prompt: Sequence[str], gold: Sequence[dict[str, Any]],
-               results: Sequence[Any]) -> list[Violation]:
+
+def unseen_ids(
+    family: str, task_id: str, prompt: Sequence[str], gold: Sequence[dict[str, Any]], results: Sequence[Any]
+) -> list[Violation]:
     """Gold steps whose arguments hold an entity id the model had not been sent before that step.
 
     ``prompt`` is what the model reads before its first call (the context text, H0's messages, the
@@ -148,8 +150,16 @@ def unseen_ids(family: str, task_id: str, prompt: Sequence[str], gold: Sequence[
     found: list[Violation] = []
     for n, (action, result) in enumerate(zip(gold, results, strict=True), start=1):
         for unseen in (i for i in ids_in_value(action["arguments"]) if i not in seen):
-            found.append(Violation("unseen_id", family, task_id, n, unseen,
-                                   f"in {action['name']}'s arguments, never sent to the model before this step"))
+            found.append(
+                Violation(
+                    "unseen_id",
+                    family,
+                    task_id,
+                    n,
+                    unseen,
+                    f"in {action['name']}'s arguments, never sent to the model before this step",
+                )
+            )
         seen |= _seen(_dumps(action["arguments"])) | _seen(_dumps(result))
     return found
 
@@ -184,12 +194,24 @@ def schema_texts() -> dict[str, str]:
 def schema_violations() -> tuple[Violation, ...]:
     """Entity ids printed in a tool's schema that exist in some world (a copied example passes by luck)."""
     real = world_ids()
-    return tuple(Violation("schema_example", SCHEMAS, tool, None, i, "is an example in the schema and an id in "
-                           "some persona world; use an id no world has, or say which tool gives the id")
-                 for tool, text in schema_texts().items() for i in dict.fromkeys(ids_in_text(text)) if i in real)
+    return tuple(
+        Violation(
+            "schema_example",
+            SCHEMAS,
+            tool,
+            None,
+            i,
+            "is an example in the schema and an id in "
+            "some persona world; use an id no world has, or say which tool gives the id",
+        )
+        for tool, text in schema_texts().items()
+        for i in dict.fromkeys(ids_in_text(text))
+        if i in real
+    )
 
 
 # ---- lint --------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class World:
@@ -210,17 +232,21 @@ def world(persona: str) -> World:
     if persona not in PERSONAS:
         raise ValueError(f"unknown persona world {persona!r}")
     conn = _world(persona)
-    rows = [tuple(dict(r._mapping) for r in conn.execute(select(metadata.tables[name])))
-            for name in ("memory_records", "contacts")]
+    rows = [
+        tuple(dict(r._mapping) for r in conn.execute(select(metadata.tables[name])))
+        for name in ("memory_records", "contacts")
+    ]
     return World(dt.datetime.fromisoformat(PERSONAS[persona].now), rows[0], rows[1])
 
 
 @functools.cache
 def world_violations() -> tuple[Violation, ...]:
     """The world lint over every persona world as seeded (before any task's patches)."""
-    return tuple(_as_violation(f, "world_lint", WORLDS, persona)
-                 for persona in sorted(PERSONAS) for f in lint.world_findings(
-                     world(persona).now, list(world(persona).memories), list(world(persona).contacts)))
+    return tuple(
+        _as_violation(f, "world_lint", WORLDS, persona)
+        for persona in sorted(PERSONAS)
+        for f in lint.world_findings(world(persona).now, list(world(persona).memories), list(world(persona).contacts))
+    )
 
 
 def _as_violation(f: lint.Finding, gate: str, family: str, task_id: str, step: int | None = None) -> Violation:
@@ -231,8 +257,9 @@ def query_violations(family: str, task: Task) -> list[Violation]:
     """The query lint on what the user says: the query and H0's user turns."""
     now = world(task.initial_state.world).now
     texts = [task.query, *(m.content for m in task.history if m.role == "user")]
-    return [_as_violation(f, "query_lint", family, task.task_id) for text in texts
-            for f in lint.query_findings(text, now)]
+    return [
+        _as_violation(f, "query_lint", family, task.task_id) for text in texts for f in lint.query_findings(text, now)
+    ]
 
 
 def task_world_violations(family: str, task: Task) -> list[Violation]:
@@ -244,11 +271,11 @@ def task_world_violations(family: str, task: Task) -> list[Violation]:
     found = lint.memory_after_now(memories, w.now)
     if memories or contacts:
         before = set(lint.relationships(list(w.memories), list(w.contacts)))
-        found += [f for f in lint.relationships([*w.memories, *memories], [*w.contacts, *contacts])
-                  if f not in before]
+        found += [f for f in lint.relationships([*w.memories, *memories], [*w.contacts, *contacts]) if f not in before]
     records = {str(r["memory_id"]): r for r in (*w.memories, *memories)}
-    found += [f for mid in task.required_memory_ids if mid in records
-              and (f := lint.stale_temporary(records[mid], w.now))]
+    found += [
+        f for mid in task.required_memory_ids if mid in records and (f := lint.stale_temporary(records[mid], w.now))
+    ]
     return [_as_violation(f, "world_lint", family, task.task_id) for f in found]
 
 
@@ -257,8 +284,11 @@ def task_violations(family: str, task: Task, context: str, results: Sequence[Any
     ``context``: the phone's context text the system message states)."""
     prompt = [context, *(m.content for m in task.history), task.query]
     gold = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
-    return [*unseen_ids(family, task.task_id, prompt, gold, results), *query_violations(family, task),
-            *task_world_violations(family, task)]
+    return [
+        *unseen_ids(family, task.task_id, prompt, gold, results),
+        *query_violations(family, task),
+        *task_world_violations(family, task),
+    ]
 
 
 def suite_violations() -> list[Violation]:
@@ -267,6 +297,7 @@ def suite_violations() -> list[Violation]:
 
 
 # ---- collecting and enforcing ----------------------------------------------------------------------------------
+
 
 def strict_default() -> bool:
     """Whether violations stop the build (``MOBILEPA_STRICT_GATES=1``); off until the families are fixed."""
@@ -294,8 +325,10 @@ class Collector:
         found = list(violations)
         if found and self.strict:
             first = found[0]
-            raise GateError(f"{first.family}: {len(found)} gate violation(s) in {first.task_id}; first: "
-                            f"{first.line()} (the gates are strict: {STRICT_ENV}=1 or --strict-gates)")
+            raise GateError(
+                f"{first.family}: {len(found)} gate violation(s) in {first.task_id}; first: "
+                f"{first.line()} (the gates are strict: {STRICT_ENV}=1 or --strict-gates)"
+            )
         self.violations += found
 
     def clear(self) -> None:

@@ -25,8 +25,20 @@ from dataclasses import dataclass
 from typing import Any
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december")
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 
 @dataclass(frozen=True)
@@ -47,13 +59,14 @@ _ARTICLE = re.compile(r"(?:(?<=^)|(?<=[.!?:;]\s)|(?<=[\s(\"']))(?:(a|an)|(?<![\w
 # vowel letters that read as a consonant sound ("a one-way", "a unit", "a European") and silent h ("an hour")
 _A_BEFORE_VOWEL = ("one", "once", "uni", "use", "usu", "uti", "ura", "ure", "uro", "ubi", "eu", "ewe", "u-")
 _AN_BEFORE_CONSONANT = ("hour", "honest", "honor", "honour", "heir", "herb")
-_DATE_WORDS = (r"(?:today|tomorrow|tonight|\d{4}-\d{2}-\d{2}|(?:" + "|".join(WEEKDAYS) + r")s?|"
-               r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2})")
+_DATE_WORDS = (
+    r"(?:today|tomorrow|tonight|\d{4}-\d{2}-\d{2}|(?:" + "|".join(WEEKDAYS) + r")s?|"
+    r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2})"
+)
 _PREPOSITION_PAIR = re.compile(r"\b(for|at|by|in|to)\s+(on|at)\s+" + _DATE_WORDS + r"\b", re.IGNORECASE)
 _STRAY = re.compile(r"[.,;:]\s*[,;:]|,\s*\.(?!\.)|\s[,;:]|\s\.(?![\w.])")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_MONTH_DATE = re.compile(r"\b(" + "|".join(MONTHS) + r")\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b",
-                         re.IGNORECASE)
+_MONTH_DATE = re.compile(r"\b(" + "|".join(MONTHS) + r")\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b", re.IGNORECASE)
 _WEEKDAY = re.compile(r"\b(" + "|".join(WEEKDAYS) + r")s?\b", re.IGNORECASE)
 _RELATIVE_DAY = re.compile(r"\b(today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)
 _RELATIVE_OFFSET = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
@@ -61,14 +74,26 @@ _CLAUSE_BREAK = re.compile(r"[.;!?](?:\s|$)|\bthen\b|\band\b", re.IGNORECASE)
 _NEAR = 40  # characters: a weekday this close to a date, in the same clause, names that date
 _MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)(?:es|s)?\b", re.IGNORECASE)
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])", re.IGNORECASE)
-MEAL_HOURS = {"breakfast": (5.0, 11.0), "brunch": (9.0, 14.0), "lunch": (10.5, 16.0), "dinner": (16.5, 23.5),
-              "supper": (16.5, 23.5)}  # [from, to] in hours of the day
+MEAL_HOURS = {
+    "breakfast": (5.0, 11.0),
+    "brunch": (9.0, 14.0),
+    "lunch": (10.5, 16.0),
+    "dinner": (16.5, 23.5),
+    "supper": (16.5, 23.5),
+}  # [from, to] in hours of the day
 
 
 def query_findings(text: str, now: dt.datetime) -> list[Finding]:
     """Every query rule's findings on one text the user says (the query, or a user turn of H0)."""
-    return [*doubled_words(text), *please_twice(text), *articles(text), *preposition_pairs(text),
-            *stray_punctuation(text), *weekday_dates(text, now), *meal_times(text)]
+    return [
+        *doubled_words(text),
+        *please_twice(text),
+        *articles(text),
+        *preposition_pairs(text),
+        *stray_punctuation(text),
+        *weekday_dates(text, now),
+        *meal_times(text),
+    ]
 
 
 def doubled_words(text: str) -> list[Finding]:
@@ -106,13 +131,17 @@ def _wants_an(word: str) -> bool | None:
 
 
 def preposition_pairs(text: str) -> list[Finding]:
-    return [Finding("preposition_pair", m.group(0), "two prepositions in a row before a time or date")
-            for m in _PREPOSITION_PAIR.finditer(text)]
+    return [
+        Finding("preposition_pair", m.group(0), "two prepositions in a row before a time or date")
+        for m in _PREPOSITION_PAIR.finditer(text)
+    ]
 
 
 def stray_punctuation(text: str) -> list[Finding]:
-    return [Finding("stray_punctuation", _excerpt(text, m.start(), m.end()), "punctuation out of place")
-            for m in _STRAY.finditer(text)]
+    return [
+        Finding("stray_punctuation", _excerpt(text, m.start(), m.end()), "punctuation out of place")
+        for m in _STRAY.finditer(text)
+    ]
 
 
 def weekday_dates(text: str, now: dt.datetime) -> list[Finding]:
@@ -120,15 +149,22 @@ def weekday_dates(text: str, now: dt.datetime) -> list[Finding]:
     found = []
     dates = [(m.start(), m.end(), _iso(m)) for m in _ISO_DATE.finditer(text)]
     dates += [(m.start(), m.end(), _month_date(m, now)) for m in _MONTH_DATE.finditer(text)]
-    dates += [(m.start(), m.end(), (now + dt.timedelta(days=_RELATIVE_OFFSET[m.group(1).lower()])).date())
-              for m in _RELATIVE_DAY.finditer(text)]
+    dates += [
+        (m.start(), m.end(), (now + dt.timedelta(days=_RELATIVE_OFFSET[m.group(1).lower()])).date())
+        for m in _RELATIVE_DAY.finditer(text)
+    ]
     for start, end, day in dates:
         if day is None:
             continue
         weekday = _nearest(text, start, end, _WEEKDAY)
         if weekday is not None and weekday.group(1).lower() != WEEKDAYS[day.weekday()]:
-            found.append(Finding("weekday_date", _excerpt(text, min(start, weekday.start()), max(end, weekday.end())),
-                                 f"{day.isoformat()} is a {WEEKDAYS[day.weekday()].capitalize()}"))
+            found.append(
+                Finding(
+                    "weekday_date",
+                    _excerpt(text, min(start, weekday.start()), max(end, weekday.end())),
+                    f"{day.isoformat()} is a {WEEKDAYS[day.weekday()].capitalize()}",
+                )
+            )
     return found
 
 
@@ -143,8 +179,13 @@ def meal_times(text: str) -> list[Finding]:
         meal = m.group(1).lower()
         lo, hi = MEAL_HOURS[meal]
         if hours is not None and not lo <= hours <= hi:
-            found.append(Finding("meal_time", _excerpt(text, min(m.start(), time.start()), max(m.end(), time.end())),
-                                 f"{time.group(0)} is not a time for {meal}"))
+            found.append(
+                Finding(
+                    "meal_time",
+                    _excerpt(text, min(m.start(), time.start()), max(m.end(), time.end())),
+                    f"{time.group(0)} is not a time for {meal}",
+                )
+            )
     return found
 
 
@@ -156,7 +197,7 @@ def _iso(m: re.Match[str]) -> dt.date | None:
 
 
 def _month_date(m: re.Match[str], now: dt.datetime) -> dt.date | None:
-    """"March 12" (the year: as stated, else the one that puts it nearest to now)."""
+    """ "March 12" (the year: as stated, else the one that puts it nearest to now)."""
     month, day = MONTHS.index(m.group(1).lower()) + 1, int(m.group(2))
     years = [int(m.group(3))] if m.group(3) else [now.year - 1, now.year, now.year + 1]
     candidates = []
@@ -168,8 +209,9 @@ def _month_date(m: re.Match[str], now: dt.datetime) -> dt.date | None:
     return min(candidates, key=lambda d: abs((d - now.date()).days), default=None)
 
 
-def _nearest(text: str, start: int, end: int, pattern: re.Pattern[str], reach: int = _NEAR,
-             past_dates: bool = False) -> re.Match[str] | None:
+def _nearest(
+    text: str, start: int, end: int, pattern: re.Pattern[str], reach: int = _NEAR, past_dates: bool = False
+) -> re.Match[str] | None:
     """The match of ``pattern`` closest to ``text[start:end]`` within ``reach`` characters and no clause
     break (nor, unless ``past_dates``, another date: a weekday belongs to the date it stands next to)."""
     best: tuple[int, re.Match[str]] | None = None
@@ -200,27 +242,65 @@ def _hours(m: re.Match[str]) -> float | None:
 
 
 def _excerpt(text: str, start: int, end: int, pad: int = 12) -> str:
-    return text[max(0, start - pad):end + pad].strip()
+    return text[max(0, start - pad) : end + pad].strip()
 
 
 # ---- worlds ----------------------------------------------------------------------------------------------------
 
-ROLE_SYNONYMS = {"wife": "spouse", "husband": "spouse", "partner": "spouse", "spouse": "spouse", "mom": "mother",
-                 "mum": "mother", "mother": "mother", "dad": "father", "father": "father", "boss": "boss",
-                 "manager": "boss"}
+ROLE_SYNONYMS = {
+    "wife": "spouse",
+    "husband": "spouse",
+    "partner": "spouse",
+    "spouse": "spouse",
+    "mom": "mother",
+    "mum": "mother",
+    "mother": "mother",
+    "dad": "father",
+    "father": "father",
+    "boss": "boss",
+    "manager": "boss",
+}
 ONE_PERSON_ROLES = frozenset({"spouse", "mother", "father", "boss"})
 # one person holds at most one of these; other roles combine freely (a neighbor can be a climbing partner)
-KINSHIP = frozenset({"spouse", "mother", "father", "sister", "brother", "daughter", "son", "cousin", "grandmother",
-                     "grandfather", "granddaughter", "grandson", "uncle", "aunt", "niece", "nephew", "godmother",
-                     "godfather", "goddaughter", "godson", "stepmother", "stepfather", "stepsister", "stepbrother"})
+KINSHIP = frozenset(
+    {
+        "spouse",
+        "mother",
+        "father",
+        "sister",
+        "brother",
+        "daughter",
+        "son",
+        "cousin",
+        "grandmother",
+        "grandfather",
+        "granddaughter",
+        "grandson",
+        "uncle",
+        "aunt",
+        "niece",
+        "nephew",
+        "godmother",
+        "godfather",
+        "goddaughter",
+        "godson",
+        "stepmother",
+        "stepfather",
+        "stepsister",
+        "stepbrother",
+    }
+)
 _NAME = r"(?:Dr\.\s)?[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)*"
 _IS_MY = re.compile(rf"(?P<name>{_NAME}) is my (?P<role>[a-z]+(?: [a-z]+)?)")
 _MY_IS = re.compile(rf"\b[Mm]y (?P<role>[a-z]+) is (?P<name>{_NAME})")
 _PAREN = re.compile(rf"\b(?P<role>Mom|Mum|Dad)\s*\((?P<name>{_NAME})\)")
 _BIRTHDAY = re.compile(r"birthday is (" + "|".join(m.capitalize() for m in MONTHS) + r") (\d{1,2})\b")
 # a fact true for a span of time: "spending the year in Berlin", "staying in Rome this month"
-_TEMPORARY = re.compile(r"\b(?:spending|staying|living|working|studying|based)\b[^.]*?\b(?:the|this)\s+"
-                        r"(year|semester|term|summer|winter|month|week)\b", re.IGNORECASE)
+_TEMPORARY = re.compile(
+    r"\b(?:spending|staying|living|working|studying|based)\b[^.]*?\b(?:the|this)\s+"
+    r"(year|semester|term|summer|winter|month|week)\b",
+    re.IGNORECASE,
+)
 SPAN_DAYS = {"year": 366, "semester": 183, "term": 122, "summer": 92, "winter": 92, "month": 31, "week": 7}
 
 
@@ -231,8 +311,13 @@ def memory_after_now(memories: Iterable[dict[str, Any]], now: dt.datetime) -> li
         for key in ("valid_from", "created_at"):
             stamp = r.get(key)
             if isinstance(stamp, str) and _after(stamp, now):
-                found.append(Finding("memory_after_now", str(r["memory_id"]),
-                                     f"{key} {stamp} is after now ({now:%Y-%m-%dT%H:%M}): {r['content']!r}"))
+                found.append(
+                    Finding(
+                        "memory_after_now",
+                        str(r["memory_id"]),
+                        f"{key} {stamp} is after now ({now:%Y-%m-%dT%H:%M}): {r['content']!r}",
+                    )
+                )
                 break
     return found
 
@@ -268,8 +353,13 @@ def relationships(memories: list[dict[str, Any]], contacts: list[dict[str, Any]]
     for name, held in sorted(roles.items()):
         exclusive = [r for r in held if r in KINSHIP or r in ONE_PERSON_ROLES]
         if len(exclusive) > 1 or (exclusive and exclusive[0] in ONE_PERSON_ROLES and len(held) > 1):
-            found.append(Finding("relationship", name, "is " + " and ".join(
-                f"{role} ({', '.join(sorted(src))})" for role, src in sorted(held.items()))))
+            found.append(
+                Finding(
+                    "relationship",
+                    name,
+                    "is " + " and ".join(f"{role} ({', '.join(sorted(src))})" for role, src in sorted(held.items())),
+                )
+            )
     holders: dict[str, set[str]] = defaultdict(set)
     for name, held in roles.items():
         for role in held:
@@ -292,8 +382,13 @@ def _birthdays(memories: list[dict[str, Any]], contacts: list[dict[str, Any]]) -
         for name in names:
             birthday = by_name[name].get("birthday")
             if birthday and birthday[5:10] != stated:
-                found.append(Finding("relationship", name, f"birthday {birthday} in the contact, {m.group(1)} "
-                                     f"{m.group(2)} in {r['memory_id']}"))
+                found.append(
+                    Finding(
+                        "relationship",
+                        name,
+                        f"birthday {birthday} in the contact, {m.group(1)} {m.group(2)} in {r['memory_id']}",
+                    )
+                )
     return found
 
 
@@ -306,12 +401,14 @@ def stale_temporary(record: dict[str, Any], now: dt.datetime) -> Finding | None:
     span = SPAN_DAYS[m.group(1).lower()]
     if (now.date() - since).days <= span:
         return None
-    return Finding("stale_temporary", str(record["memory_id"]),
-                   f"{record['content']!r} dates from {since}, more than a {m.group(1).lower()} before now")
+    return Finding(
+        "stale_temporary",
+        str(record["memory_id"]),
+        f"{record['content']!r} dates from {since}, more than a {m.group(1).lower()} before now",
+    )
 
 
 def world_findings(now: dt.datetime, memories: list[dict[str, Any]], contacts: list[dict[str, Any]]) -> list[Finding]:
     """Every world rule over one world's memory and contacts (stale temporary facts only when active)."""
     stale = [f for r in memories if (f := stale_temporary(r, now))]
     return memory_after_now(memories, now) + relationships(memories, contacts) + stale
-

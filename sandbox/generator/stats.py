@@ -26,20 +26,33 @@ from sandbox.taxonomy import DOMAINS, L2
 from sandbox.tooling import domain_tools
 
 AXES = {
-    "category": lambda t: t.category, "domain": lambda t: t.domain, "l2": lambda t: t.l2,
-    "bucket": lambda t: t.bucket, "pattern": lambda t: t.tags.get("pattern"),
-    "friction": lambda t: t.tags.get("friction"), "memory_type": lambda t: t.tags.get("memory_type"),
+    "category": lambda t: t.category,
+    "domain": lambda t: t.domain,
+    "l2": lambda t: t.l2,
+    "bucket": lambda t: t.bucket,
+    "pattern": lambda t: t.tags.get("pattern"),
+    "friction": lambda t: t.tags.get("friction"),
+    "memory_type": lambda t: t.tags.get("memory_type"),
     "turn": lambda t: t.tags.get("turn") or ("multi" if t.history else "single"),
-    "primary": lambda t: t.tags.get("primary"), "memory_write": lambda t: t.tags.get("write"),
-    "conflict_rule": lambda t: t.tags.get("conflict_rule"), "agent": lambda t: t.tags.get("agent"),
-    "skill": lambda t: t.required_skill_id, "composition": lambda t: t.tags.get("composition"),
+    "primary": lambda t: t.tags.get("primary"),
+    "memory_write": lambda t: t.tags.get("write"),
+    "conflict_rule": lambda t: t.tags.get("conflict_rule"),
+    "agent": lambda t: t.tags.get("agent"),
+    "skill": lambda t: t.required_skill_id,
+    "composition": lambda t: t.tags.get("composition"),
 }
 
 
 VALIDATION = TASK_DIR / "validation.json"
 AUDIT = TASK_DIR / "audit.json"  # the played audit: episodes, their classes, what was found and fixed
-AUDIT_CLASSES = ("passed-and-right", "passed-but-wrong", "failed-own-mistake", "failed-although-reasonable",
-                 "task-flawed", "sandbox-wrong")
+AUDIT_CLASSES = (
+    "passed-and-right",
+    "passed-but-wrong",
+    "failed-own-mistake",
+    "failed-although-reasonable",
+    "task-flawed",
+    "sandbox-wrong",
+)
 
 
 def fingerprint(tasks: Sequence[Task]) -> str:
@@ -50,11 +63,16 @@ def fingerprint(tasks: Sequence[Task]) -> str:
     return digest.hexdigest()
 
 
-def validation_record(tasks: Sequence[Task], table: Sequence[tuple[str, int, int]], gates: dict[str, int]
-                      ) -> dict[str, Any]:
+def validation_record(
+    tasks: Sequence[Task], table: Sequence[tuple[str, int, int]], gates: dict[str, int]
+) -> dict[str, Any]:
     """What ``mobilepa tasks validate`` found: (check kind, runs, surprises) rows and violations per gate."""
-    return {"fingerprint": fingerprint(tasks), "tasks": len(tasks),
-            "checks": {kind: {"runs": runs, "surprises": bad} for kind, runs, bad in table}, "gates": dict(gates)}
+    return {
+        "fingerprint": fingerprint(tasks),
+        "tasks": len(tasks),
+        "checks": {kind: {"runs": runs, "surprises": bad} for kind, runs, bad in table},
+        "gates": dict(gates),
+    }
 
 
 def write_validation(record: dict[str, Any], path: Path = VALIDATION) -> Path:
@@ -80,9 +98,15 @@ def selfcheck_counts(tasks: Sequence[Task], path: Path = VALIDATION) -> dict[str
         rows = [v for k, v in checks.items() if k.startswith(prefixes)]
         return {"runs": sum(r["runs"] for r in rows), "surprises": sum(r["surprises"] for r in rows)}
 
-    return {"oracle": total("oracle/"), "noop": total("noop"), "perturbations": total("perturb/"),
-            "alternatives": total("alt/"), "wrong_endings": total("wrong/"), "by_check": checks,
-            "gates": record["gates"]}
+    return {
+        "oracle": total("oracle/"),
+        "noop": total("noop"),
+        "perturbations": total("perturb/"),
+        "alternatives": total("alt/"),
+        "wrong_endings": total("wrong/"),
+        "by_check": checks,
+        "gates": record["gates"],
+    }
 
 
 def answer_coverage(tasks: Sequence[Task]) -> dict[str, int]:
@@ -111,10 +135,15 @@ def audit_summary(path: Path = AUDIT) -> dict[str, Any] | None:
         counts = Counter(e.get(key, e["class"]) for e in episodes)
         return {c: counts[c] for c in AUDIT_CLASSES if counts[c]}
 
-    return {"method": doc["method"], "episodes": len(episodes),
-            "by_category": dict(sorted(Counter(e["category"] for e in episodes).items())),
-            "played": tally("class"), "final": tally("final_class"),
-            "findings": [e for e in episodes if e.get("finding")], "keys": [e["key"] for e in episodes]}
+    return {
+        "method": doc["method"],
+        "episodes": len(episodes),
+        "by_category": dict(sorted(Counter(e["category"] for e in episodes).items())),
+        "played": tally("class"),
+        "final": tally("final_class"),
+        "findings": [e for e in episodes if e.get("finding")],
+        "keys": [e["key"] for e in episodes],
+    }
 
 
 def suite_stats(splits: dict[str, list[Task]], validation: Path = VALIDATION, audit: Path = AUDIT) -> dict[str, Any]:
@@ -132,7 +161,9 @@ def suite_stats(splits: dict[str, list[Task]], validation: Path = VALIDATION, au
         "skill_trajectories": len(skill) * len(CONDITIONS),
         "splits": {name: len(tasks) for name, tasks in splits.items()},
         "by": {axis: _count(full, key) for axis, key in AXES.items()},
-        "memory_cells": _count(memory, lambda t: "/".join(t.tags.get(k, "?") for k in ("memory_type", "turn", "primary"))),
+        "memory_cells": _count(
+            memory, lambda t: "/".join(t.tags.get(k, "?") for k in ("memory_type", "turn", "primary"))
+        ),
         "coverage": {
             "domains": f"{len({t.domain for t in full})}/{len(DOMAINS)}",
             "l2": f"{len({t.l2 for t in full})}/{len(L2)}",
@@ -140,16 +171,23 @@ def suite_stats(splits: dict[str, list[Task]], validation: Path = VALIDATION, au
             "tools_never_in_gold": sorted(s.name for s in domain_tools() if s.name not in gold_tools),
             "skills": f"{len({t.required_skill_id for t in skill})}/{len(SKILLS)}",
             "error_types_recovered": dict(sorted(recovered.items())),
-            "error_types_never_recovered": sorted(e.value for e in ErrorType
-                                                  if e.value not in recovered and e is not ErrorType.INTERNAL_ERROR),
+            "error_types_never_recovered": sorted(
+                e.value for e in ErrorType if e.value not in recovered and e is not ErrorType.INTERNAL_ERROR
+            ),
         },
-        "retrieval": {"bm25": {"recall_at_15_mean": round(statistics.fmean(recall), 4) if recall else None,
-                               "tasks_with_full_recall": sum(r == 1.0 for r in recall)}},
+        "retrieval": {
+            "bm25": {
+                "recall_at_15_mean": round(statistics.fmean(recall), 4) if recall else None,
+                "tasks_with_full_recall": sum(r == 1.0 for r in recall),
+            }
+        },
         "answers": answer_coverage(full),
         "audit": audit_summary(audit),
         "selfcheck": selfcheck_counts(full, validation),
-        "steps": {"gold_mean": round(statistics.fmean(len(t.gold) for t in full), 2) if full else 0,
-                  "gold_max": max((len(t.gold) for t in full), default=0)},
+        "steps": {
+            "gold_mean": round(statistics.fmean(len(t.gold) for t in full), 2) if full else 0,
+            "gold_max": max((len(t.gold) for t in full), default=0),
+        },
     }
 
 
@@ -164,7 +202,8 @@ def card_markdown(stats: dict[str, Any]) -> str:
     parts = [
         "# MobilePA-Bench task suite: dataset card\n",
         "Generated by `mobilepa tasks card` from the committed files; do not edit by hand.\n",
-        f"**{stats['tasks']} tasks, {stats['trajectories']} trajectories** (each of the {by['category'].get('skill', 0)} "
+        f"**{stats['tasks']} tasks, {stats['trajectories']} trajectories** "
+        f"(each of the {by['category'].get('skill', 0)} "
         f"Skill tasks runs under SOR and MTSR: {stats['skill_trajectories']} skill trajectories). "
         "Every task's gold replays and passes on a fresh sandbox, doing nothing fails (except tasks whose right "
         "answer is to do nothing), and perturbed golds fail: `mobilepa tasks validate`.\n",
@@ -198,7 +237,8 @@ def card_markdown(stats: dict[str, Any]) -> str:
         "## Coverage\n",
         f"- domains {cov['domains']}, level-2 categories {cov['l2']}, skills {cov['skills']}\n"
         f"- domain tools in some gold trajectory: {cov['tools_in_gold']}"
-        + (f" (never: {', '.join(cov['tools_never_in_gold'])})" if cov["tools_never_in_gold"] else "") + "\n"
+        + (f" (never: {', '.join(cov['tools_never_in_gold'])})" if cov["tools_never_in_gold"] else "")
+        + "\n"
         "- ErrorTypes recovered from in gold trajectories: "
         + ", ".join(f"{k} {v}" for k, v in cov["error_types_recovered"].items())
         + (f" (never: {', '.join(cov['error_types_never_recovered'])})" if cov["error_types_never_recovered"] else "")
@@ -219,12 +259,16 @@ def card_markdown(stats: dict[str, Any]) -> str:
 def _checks_section(stats: dict[str, Any]) -> list[str]:
     """How the suite checks itself: answer checks, and the self-check and gates validate recorded."""
     answers, check = stats["answers"], stats["selfcheck"]
-    lines = ["## Checks\n",
-             f"- answer checks: {answers['with_answer_check']} of {answers['information_tasks']} information tasks "
-             "(the user asked for facts: the `finish` answer must state them)\n"]
+    lines = [
+        "## Checks\n",
+        f"- answer checks: {answers['with_answer_check']} of {answers['information_tasks']} information tasks "
+        "(the user asked for facts: the `finish` answer must state them)\n",
+    ]
     if check is None:
-        lines.append("- self-check and gates: not recorded for these tasks; run `mobilepa tasks validate` "
-                     f"(it writes `{VALIDATION.name}`), then `mobilepa tasks card`\n")
+        lines.append(
+            "- self-check and gates: not recorded for these tasks; run `mobilepa tasks validate` "
+            f"(it writes `{VALIDATION.name}`), then `mobilepa tasks card`\n"
+        )
         return lines
     alt, wrong, perturb = check["alternatives"], check["wrong_endings"], check["perturbations"]
     lines += [
@@ -237,7 +281,8 @@ def _checks_section(stats: dict[str, Any]) -> list[str]:
         f"- perturbed golds that must fail: {perturb['runs']}, passed: {perturb['surprises']}\n",
         "- gate violations (each must be 0): " + ", ".join(f"{g} {n}" for g, n in check["gates"].items()) + "\n",
         "\n| self-check | runs | surprises |\n|---|---|---|\n"
-        + "\n".join(f"| {k} | {v['runs']} | {v['surprises']} |" for k, v in sorted(check["by_check"].items())) + "\n",
+        + "\n".join(f"| {k} | {v['runs']} | {v['surprises']} |" for k, v in sorted(check["by_check"].items()))
+        + "\n",
     ]
     return lines
 
@@ -246,15 +291,23 @@ def _audit_section(audit: dict[str, Any] | None) -> list[str]:
     """The played audit: the sample, the classes as played and after the fixes, and each finding."""
     if audit is None:
         return []
-    lines = ["## Played audit\n", audit["method"] + "\n",
-             f"{audit['episodes']} episodes (" + ", ".join(f"{c} {n}" for c, n in audit["by_category"].items())
-             + "):\n",
-             "| class | as first played | after the fixes |\n|---|---|---|\n"
-             + "\n".join(f"| {c} | {audit['played'].get(c, 0)} | {audit['final'].get(c, 0)} |" for c in AUDIT_CLASSES)
-             + "\n"]
+    lines = [
+        "## Played audit\n",
+        audit["method"] + "\n",
+        f"{audit['episodes']} episodes (" + ", ".join(f"{c} {n}" for c, n in audit["by_category"].items()) + "):\n",
+        "| class | as first played | after the fixes |\n|---|---|---|\n"
+        + "\n".join(f"| {c} | {audit['played'].get(c, 0)} | {audit['final'].get(c, 0)} |" for c in AUDIT_CLASSES)
+        + "\n",
+    ]
     if audit["findings"]:
-        lines.append("| episode | class as played | after | finding | fixed at the source |\n|---|---|---|---|---|\n"
-                     + "\n".join(f"| {e['key']} | {e['class']} | {e.get('final_class', e['class'])} | "
-                                 f"{e['finding']} | {e.get('fix', '')} |" for e in audit["findings"]) + "\n")
+        lines.append(
+            "| episode | class as played | after | finding | fixed at the source |\n|---|---|---|---|---|\n"
+            + "\n".join(
+                f"| {e['key']} | {e['class']} | {e.get('final_class', e['class'])} | "
+                f"{e['finding']} | {e.get('fix', '')} |"
+                for e in audit["findings"]
+            )
+            + "\n"
+        )
     lines.append("Sample: " + ", ".join(audit["keys"]) + "\n")
     return lines

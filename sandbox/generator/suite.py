@@ -30,8 +30,21 @@ SUITE_SEED = 20250613
 TRAIN_SEED = 7919
 TOTALS = {"basic": 1040, "subagent": 89, "memory": 376, "skill": 200}
 # Basic Tool Use tasks per domain: 1,040 split by the scenario shares (docs/architecture.md §2).
-BASIC_BY_DOMAIN = {"D1": 134, "D2": 127, "D3": 108, "D4": 94, "D5": 91, "D6": 73, "D7": 67, "D8": 52, "D9": 62,
-                   "D10": 50, "D11": 84, "D12": 58, "D13": 40}
+BASIC_BY_DOMAIN = {
+    "D1": 134,
+    "D2": 127,
+    "D3": 108,
+    "D4": 94,
+    "D5": 91,
+    "D6": 73,
+    "D7": 67,
+    "D8": 52,
+    "D9": 62,
+    "D10": 50,
+    "D11": 84,
+    "D12": 58,
+    "D13": 40,
+}
 BASIC_FLOOR = 6
 ATTEMPTS = 24
 MINI_EVERY = 10
@@ -123,8 +136,14 @@ def siblings(name: str) -> list[str]:
     fam = FAMILIES[name]
     if fam.category == "skill":
         return [name]
-    same = [f for f in FAMILIES.values() if f.name != name and f.category == fam.category and f.l2 == fam.l2
-            and (fam.category != "memory" or f.tags == fam.tags)]
+    same = [
+        f
+        for f in FAMILIES.values()
+        if f.name != name
+        and f.category == fam.category
+        and f.l2 == fam.l2
+        and (fam.category != "memory" or f.tags == fam.tags)
+    ]
     return [name, *(f.name for f in sorted(same, key=lambda f: (f.tags != fam.tags, f.name)))]
 
 
@@ -140,8 +159,10 @@ def build_slot(slot: Slot, seed: int, seen: set[tuple[str, str]]) -> Task:
         except BuildError:
             if not all("duplicate query" in p for p in problems[-ATTEMPTS:]):
                 break
-    raise BuildError(f"{slot.task_id} ({slot.family}): no usable draft in {ATTEMPTS} attempts; "
-                     + " | ".join(dict.fromkeys(problems[-6:])))
+    raise BuildError(
+        f"{slot.task_id} ({slot.family}): no usable draft in {ATTEMPTS} attempts; "
+        + " | ".join(dict.fromkeys(problems[-6:]))
+    )
 
 
 def _build_with(fam: Family, slot: Slot, seed: int, seen: set[tuple[str, str]], problems: list[str]) -> Task:

@@ -55,11 +55,21 @@ def main() -> None:
     record = os.environ.get("SCRIPTED_VLLM_RECORD")
     if record:
         Path(record).mkdir(parents=True, exist_ok=True)
-        (Path(record) / f"{os.getpid()}.json").write_text(json.dumps({
-            "pid": os.getpid(), "pgid": os.getpgid(0), "worker": worker.pid, "host": args.host, "port": args.port,
-            "model": args.model, "served": args.served_model_name, "extra": rest,
-            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-        }))
+        (Path(record) / f"{os.getpid()}.json").write_text(
+            json.dumps(
+                {
+                    "pid": os.getpid(),
+                    "pgid": os.getpgid(0),
+                    "worker": worker.pid,
+                    "host": args.host,
+                    "port": args.port,
+                    "model": args.model,
+                    "served": args.served_model_name,
+                    "extra": rest,
+                    "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+                }
+            )
+        )
     if "SCRIPTED_VLLM_EXIT" in os.environ:
         for i in range(60):
             print(f"scripted vllm: startup line {i}", flush=True)

@@ -15,8 +15,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import dask
+import pytest
 from distributed import Client, LocalCluster
 
 from cluster.dask_runner import ClusterConfigError, dask_client, stream_units
@@ -47,8 +47,10 @@ def _unit(unit: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def threaded_client() -> Iterator[Client]:
-    with LocalCluster(n_workers=1, threads_per_worker=4, processes=False, dashboard_address=":0") as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=4, processes=False, dashboard_address=":0") as cluster,
+        Client(cluster) as client,
+    ):
         yield client
 
 
@@ -71,8 +73,14 @@ def test_units_stream_in_bounded_waves_with_follow_ups(threaded_client: Client) 
 def test_failing_units_are_resubmitted_then_reported(threaded_client: Client) -> None:
     _state.update(running=0, peak=0, calls={})
     seen: list[str] = []
-    outcome = stream_units(threaded_client, _unit, ["ok", "flaky", "bad"], key_of=lambda u: f"key-{u}",
-                           on_result=lambda u, r: seen.append(u) or [], max_attempts=3)
+    outcome = stream_units(
+        threaded_client,
+        _unit,
+        ["ok", "flaky", "bad"],
+        key_of=lambda u: f"key-{u}",
+        on_result=lambda u, r: seen.append(u) or [],
+        max_attempts=3,
+    )
     assert sorted(seen) == ["flaky", "ok"]
     assert _state["calls"] == {"ok": 1, "flaky": 2, "bad": 3}
     [failure] = outcome.failures
@@ -85,20 +93,30 @@ def test_a_cluster_without_workers_ends_the_stream_naming_it() -> None:
     ``no_worker_timeout_s`` instead of waiting forever."""
     with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cluster, Client(cluster) as client:
         started = time.monotonic()
-        outcome = stream_units(client, _unit, ["u1", "u2"], key_of=str, on_result=lambda u, r: [],
-                               no_worker_timeout_s=1.0)
+        outcome = stream_units(
+            client, _unit, ["u1", "u2"], key_of=str, on_result=lambda u, r: [], no_worker_timeout_s=1.0
+        )
         assert time.monotonic() - started < 10
     assert outcome.lost and "no Dask worker" in outcome.lost and "cluster.no_worker_timeout_s" in outcome.lost
 
 
 @pytest.mark.faults
-@pytest.mark.parametrize(("config", "message"), [
-    ({"kind": "address", "address": None}, "cluster.address"),
-    ({"kind": "yarn"}, "cluster.kind: unknown kind 'yarn'"),
-    ({"kind": "local", "n_workers": 0, "threads_per_worker": 1, "processes": False}, "cluster.n_workers: must be at"),
-    ({"kind": "slurm", "jobs": "two"}, "cluster.jobs: an integer is required, got 'two'"),
-    ({"kind": "address", "address": "tcp://127.0.0.1:1", "connect_timeout": "0s"}, "cluster.connect_timeout: must be"),
-])
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"kind": "address", "address": None}, "cluster.address"),
+        ({"kind": "yarn"}, "cluster.kind: unknown kind 'yarn'"),
+        (
+            {"kind": "local", "n_workers": 0, "threads_per_worker": 1, "processes": False},
+            "cluster.n_workers: must be at",
+        ),
+        ({"kind": "slurm", "jobs": "two"}, "cluster.jobs: an integer is required, got 'two'"),
+        (
+            {"kind": "address", "address": "tcp://127.0.0.1:1", "connect_timeout": "0s"},
+            "cluster.connect_timeout: must be",
+        ),
+    ],
+)
 def test_bad_cluster_configs_fail_naming_the_key(config: dict, message: str) -> None:
     with pytest.raises(ClusterConfigError, match=message), dask_client(config):
         pass
@@ -145,8 +163,12 @@ def _comparable(rows: list[dict]) -> list[dict]:
         trajectory = json.loads(gzip.decompress(r["trajectory"]))
         for step in trajectory["steps"]:
             step.pop("latency_s"), step.pop("planner")
-        out.append({**{k: v for k, v in r.items() if k not in ("wall_s", "planner_latency_s", "trajectory")},
-                    "trajectory": trajectory})
+        out.append(
+            {
+                **{k: v for k, v in r.items() if k not in ("wall_s", "planner_latency_s", "trajectory")},
+                "trajectory": trajectory,
+            }
+        )
     return out
 
 
@@ -165,16 +187,50 @@ def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path, figures) -> None
     address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     log = (tmp_path / "dask.log").open("w")
-    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                               "--no-dashboard"], env=env, stdout=log, stderr=log, start_new_session=True)]
+    procs = [
+        subprocess.Popen(
+            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            env=env,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+    ]
     try:
-        procs += [subprocess.Popen([str(DASK), "worker", address, "--host", "127.0.0.1", "--nthreads", "1",
-                                    "--no-nanny", "--no-dashboard", "--name", f"w{i}"],
-                                   env=env, stdout=log, stderr=log, start_new_session=True) for i in range(2)]
+        procs += [
+            subprocess.Popen(
+                [
+                    str(DASK),
+                    "worker",
+                    address,
+                    "--host",
+                    "127.0.0.1",
+                    "--nthreads",
+                    "1",
+                    "--no-nanny",
+                    "--no-dashboard",
+                    "--name",
+                    f"w{i}",
+                ],
+                env=env,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
+            for i in range(2)
+        ]
         _wait_for_workers(address, 2)
-        common = ["planner=oracle", "split=handwritten", "seed=0,1", "tracking=none", "unit_size=4",
-                  "cluster=address", f"cluster.address={address}", f"report_dir={tmp_path / 'report'}",
-                  "planner_factory=tests.cluster.slow_planner:build"]
+        common = [
+            "planner=oracle",
+            "split=handwritten",
+            "seed=0,1",
+            "tracking=none",
+            "unit_size=4",
+            "cluster=address",
+            f"cluster.address={address}",
+            f"report_dir={tmp_path / 'report'}",
+            "planner_factory=tests.cluster.slow_planner:build",
+        ]
         undisturbed = load_config(*parse_args([*common, f"store={tmp_path / 'calm.db'}"]))
         calm = run_sweep(undisturbed)
         assert calm.ran == 68 and calm.failures == []  # 2 seeds x (28 tasks + 3 skill tasks under SOR and MTSR)
@@ -220,10 +276,12 @@ def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path, figures) -> None
             calm_store.close()
             killed_store.close()
         assert _checkout_outputs() == before
-        figures(f"FAULTS worker SIGKILL: 1 of 2 workers killed with {len(killed[0][1])} unit(s) running after "
-                f"{killed[0][0]} of {calm.ran} episodes were stored; {outcome.ran} episodes ran, lost "
-                f"{calm.ran - len(set(keys))}, counted twice {len(keys) - len(set(keys))}, unit failures "
-                f"{len(outcome.failures)}; results identical to the undisturbed sweep")
+        figures(
+            f"FAULTS worker SIGKILL: 1 of 2 workers killed with {len(killed[0][1])} unit(s) running after "
+            f"{killed[0][0]} of {calm.ran} episodes were stored; {outcome.ran} episodes ran, lost "
+            f"{calm.ran - len(set(keys))}, counted twice {len(keys) - len(set(keys))}, unit failures "
+            f"{len(outcome.failures)}; results identical to the undisturbed sweep"
+        )
     finally:
         for proc in reversed(procs):
             if proc.poll() is None:

@@ -27,23 +27,39 @@ pytestmark = [pytest.mark.vllm, pytest.mark.timeout(600)]
 
 MODEL_NAME = "tiny-qwen2"
 TOOLS = [
-    {"type": "function", "function": {
-        "name": "get_weather", "description": "Current weather in a city.",
-        "parameters": {"type": "object", "required": ["city"],
-                       "properties": {"city": {"type": "string"}}}}},
-    {"type": "function", "function": {
-        "name": "send_message", "description": "Send a text message to a contact.",
-        "parameters": {"type": "object", "required": ["contact", "text"],
-                       "properties": {"contact": {"type": "string"}, "text": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather in a city.",
+            "parameters": {"type": "object", "required": ["city"], "properties": {"city": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "send_message",
+            "description": "Send a text message to a contact.",
+            "parameters": {
+                "type": "object",
+                "required": ["contact", "text"],
+                "properties": {"contact": {"type": "string"}, "text": {"type": "string"}},
+            },
+        },
+    },
 ]
 # A finished call and its result, so the chat template's tool-call and tool-result branches run too.
 HISTORY = [
     {"role": "system", "content": "You are a phone assistant. Use the tools."},
     {"role": "user", "content": "What is the weather in Paris? Then tell Wang Lei."},
-    {"role": "assistant", "content": None, "tool_calls": [{
-        "id": "call_1", "type": "function",
-        "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
-    {"role": "tool", "tool_call_id": "call_1", "content": "{\"temp_c\": 21, \"sky\": \"sunny\"}"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": '{"temp_c": 21, "sky": "sunny"}'},
 ]
 
 
@@ -65,8 +81,11 @@ def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer
         },
     }
     server = VLLMServer(
-        config, python=python, env={"VLLM_CPU_KVCACHE_SPACE": "1"},
-        run_dir=tmp_path_factory.mktemp("vllm"), startup_timeout=300,
+        config,
+        python=python,
+        env={"VLLM_CPU_KVCACHE_SPACE": "1"},
+        run_dir=tmp_path_factory.mktemp("vllm"),
+        startup_timeout=300,
     )
     with server:
         yield server
@@ -76,9 +95,10 @@ def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer
 
 async def chat(base_url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     timeout = aiohttp.ClientTimeout(total=120)
-    async with aiohttp.ClientSession(timeout=timeout) as session, session.post(
-        f"{base_url}/chat/completions", json=body
-    ) as r:
+    async with (
+        aiohttp.ClientSession(timeout=timeout) as session,
+        session.post(f"{base_url}/chat/completions", json=body) as r,
+    ):
         return r.status, await r.json(content_type=None)
 
 
@@ -100,12 +120,14 @@ def assert_well_formed(reply: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("tool_choice", ["auto", "required"])
 @pytest.mark.parametrize("messages", [HISTORY[:2], HISTORY], ids=["first_turn", "after_tool"])
-def test_chat_completions_with_tools(
-    vllm_server: VLLMServer, tool_choice: str, messages: list[dict[str, Any]]
-) -> None:
+def test_chat_completions_with_tools(vllm_server: VLLMServer, tool_choice: str, messages: list[dict[str, Any]]) -> None:
     body = {
-        "model": MODEL_NAME, "messages": messages, "tools": TOOLS, "tool_choice": tool_choice,
-        "max_tokens": 48, "temperature": 0.0,
+        "model": MODEL_NAME,
+        "messages": messages,
+        "tools": TOOLS,
+        "tool_choice": tool_choice,
+        "max_tokens": 48,
+        "temperature": 0.0,
     }
     status, reply = asyncio.run(chat(vllm_server.base_url, body))
     assert status == 200, reply
@@ -119,12 +141,19 @@ def test_handwritten_tasks_through_the_planner(vllm_server: VLLMServer) -> None:
     as classified format errors (each one a step the model was told about).
     """
     tasks = load_split("handwritten.jsonl")[:8]
-    planner = OpenAICompatPlanner.from_config({
-        "name": "tiny", "kind": "openai", "model": MODEL_NAME, "base_url": vllm_server.base_url,
-        "concurrency": 8, "timeouts": {"connect": 5, "read": 300}, "retries": {"max": 2, "backoff_s": 1,
-                                                                                   "max_backoff_s": 5},
-        "sampling": {"temperature": 0.0, "max_tokens": 48, "seed": 0}, "tool_choice": "auto",
-    })
+    planner = OpenAICompatPlanner.from_config(
+        {
+            "name": "tiny",
+            "kind": "openai",
+            "model": MODEL_NAME,
+            "base_url": vllm_server.base_url,
+            "concurrency": 8,
+            "timeouts": {"connect": 5, "read": 300},
+            "retries": {"max": 2, "backoff_s": 1, "max_backoff_s": 5},
+            "sampling": {"temperature": 0.0, "max_tokens": 48, "seed": 0},
+            "tool_choice": "auto",
+        }
+    )
 
     async def run_all() -> list[EpisodeResult]:
         try:

@@ -39,8 +39,13 @@ CONFIG: dict[str, Any] = {
 def fake_server(tmp_path: Path, **env: str | float) -> VLLMServer:
     """A VLLMServer running the fake module, polling fast."""
     return VLLMServer(
-        CONFIG, module=FAKE, run_dir=tmp_path, poll_interval=0.05, startup_timeout=30,
-        stop_timeout=5, env={"PYTHONPATH": str(ROOT), **{k: str(v) for k, v in env.items()}},
+        CONFIG,
+        module=FAKE,
+        run_dir=tmp_path,
+        poll_interval=0.05,
+        startup_timeout=30,
+        stop_timeout=5,
+        env={"PYTHONPATH": str(ROOT), **{k: str(v) for k, v in env.items()}},
     )
 
 
@@ -56,12 +61,25 @@ def alive(pid: int) -> bool:
 def test_command_from_config() -> None:
     cmd = build_command(CONFIG, port=8123, python="/py")
     assert cmd == [
-        "/py", "-m", "vllm.entrypoints.openai.api_server",
-        "--model", "Qwen/Qwen2.5-7B-Instruct", "--host", "127.0.0.1", "--port", "8123",
-        "--served-model-name", "qwen7b",
-        "--enable-auto-tool-choice", "--tool-call-parser", "hermes",
-        "--chat-template", "conf/templates/qwen.jinja",
-        "--max-model-len", "8192", "--enforce-eager",
+        "/py",
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8123",
+        "--served-model-name",
+        "qwen7b",
+        "--enable-auto-tool-choice",
+        "--tool-call-parser",
+        "hermes",
+        "--chat-template",
+        "conf/templates/qwen.jinja",
+        "--max-model-len",
+        "8192",
+        "--enforce-eager",
     ]
 
 
@@ -75,11 +93,14 @@ def test_command_defaults_served_name_to_model_and_omits_template() -> None:
 
 
 @pytest.mark.faults
-@pytest.mark.parametrize(("config", "key"), [
-    ({"vllm": {"tool_call_parser": "hermes"}}, "planner.model"),
-    ({"model": "m"}, "planner.vllm.tool_call_parser"),
-    ({"model": "m", "vllm": {"tool_call_parser": "hermes", "serve_args": "--x 1"}}, "serve_args"),
-])
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ({"vllm": {"tool_call_parser": "hermes"}}, "planner.model"),
+        ({"model": "m"}, "planner.vllm.tool_call_parser"),
+        ({"model": "m", "vllm": {"tool_call_parser": "hermes", "serve_args": "--x 1"}}, "serve_args"),
+    ],
+)
 def test_bad_config_names_the_key(config: dict[str, Any], key: str) -> None:
     with pytest.raises(ValueError, match=re.escape(key)):
         build_command(config, port=1)
@@ -103,10 +124,12 @@ def test_ready_after_refused_connections_and_503s(tmp_path: Path) -> None:
 
 def test_async_context_manager(tmp_path: Path) -> None:
     async def run() -> list[str]:
-        async with fake_server(tmp_path, FAKE_VLLM_UNHEALTHY=1) as server:
-            async with aiohttp.ClientSession() as session:
-                async with session.get(f"{server.base_url}/models") as r:
-                    return [m["id"] for m in (await r.json())["data"]]
+        async with (
+            fake_server(tmp_path, FAKE_VLLM_UNHEALTHY=1) as server,
+            aiohttp.ClientSession() as session,
+            session.get(f"{server.base_url}/models") as r,
+        ):
+            return [m["id"] for m in (await r.json())["data"]]
 
     assert asyncio.run(run()) == ["qwen7b"]
 

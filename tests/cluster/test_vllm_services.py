@@ -43,21 +43,35 @@ N_TASKS = 31  # the hand-written split under condition=default: each task once
 
 @pytest.fixture(scope="module")
 def gpu_client() -> Iterator[Client]:
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      resources={"GPU": 1}) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", resources={"GPU": 1}
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         yield client
 
 
 def _args(tmp: Path, *extra: str, env: dict[str, str] | None = None) -> list[str]:
     env = {"PYTHONPATH": str(REPO), "SCRIPTED_VLLM_RECORD": str(tmp / "servers"), **(env or {})}
     env_text = ",".join(f"{k}:'{v}'" for k, v in env.items())
-    return [f"planner={PLANNER}", "split=handwritten", "condition=default", "seed=0", "unit_size=8",
-            "name=test-vllm-service", f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}",
-            f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
-            f"+planner.{PLANNER}.vllm.module=tests.cluster.scripted_vllm",
-            f"+planner.{PLANNER}.vllm.env={{{env_text}}}",
-            f"+planner.{PLANNER}.vllm.poll_interval_s=0.1", f"+planner.{PLANNER}.vllm.startup_timeout_s=60",
-            f"+planner.{PLANNER}.vllm.stop_timeout_s=5", *extra]
+    return [
+        f"planner={PLANNER}",
+        "split=handwritten",
+        "condition=default",
+        "seed=0",
+        "unit_size=8",
+        "name=test-vllm-service",
+        f"store={tmp / 'results.db'}",
+        f"report_dir={tmp / 'report'}",
+        f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
+        f"+planner.{PLANNER}.vllm.module=tests.cluster.scripted_vllm",
+        f"+planner.{PLANNER}.vllm.env={{{env_text}}}",
+        f"+planner.{PLANNER}.vllm.poll_interval_s=0.1",
+        f"+planner.{PLANNER}.vllm.startup_timeout_s=60",
+        f"+planner.{PLANNER}.vllm.stop_timeout_s=5",
+        *extra,
+    ]
 
 
 def _started(tmp: Path) -> list[dict]:
@@ -72,9 +86,9 @@ def _gone(server: dict) -> bool:
     return not group_alive(server["pgid"])
 
 
-def test_sweep_starts_one_server_on_a_gpu_worker_and_stops_it(gpu_client: Client, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_sweep_starts_one_server_on_a_gpu_worker_and_stops_it(
+    gpu_client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)  # an earlier sweep's mlflow.set_tracking_uri sets it
     cfg = load_config(*parse_args(_args(tmp_path, f"planner.{PLANNER}.concurrency=3")))
     outcome = run_sweep(cfg, client=gpu_client)
@@ -120,8 +134,7 @@ def test_sweep_starts_one_server_on_a_gpu_worker_and_stops_it(gpu_client: Client
     assert children[0].data.metrics["overall"] == 100.0
 
 
-def test_a_server_that_dies_at_start_up_fails_the_sweep_before_any_episode(gpu_client: Client,
-                                                                          tmp_path: Path) -> None:
+def test_a_server_that_dies_at_start_up_fails_the_sweep_before_any_episode(gpu_client: Client, tmp_path: Path) -> None:
     cfg = load_config(*parse_args(_args(tmp_path, "tracking=none", env={"SCRIPTED_VLLM_EXIT": "3"})))
     with pytest.raises(ServerStartupError) as err:
         run_sweep(cfg, client=gpu_client)
@@ -140,8 +153,9 @@ def test_a_server_that_dies_at_start_up_fails_the_sweep_before_any_episode(gpu_c
     assert _gone(server)
 
 
-def test_an_interrupted_sweep_stops_its_server(gpu_client: Client, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupted_sweep_stops_its_server(
+    gpu_client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
@@ -153,11 +167,22 @@ def test_an_interrupted_sweep_stops_its_server(gpu_client: Client, tmp_path: Pat
 
 
 def test_a_slow_start_is_reported_while_it_lasts_and_a_server_that_died_is_named_at_the_end(
-        gpu_client: Client, tmp_path: Path) -> None:
+    gpu_client: Client, tmp_path: Path
+) -> None:
     lines: list[str] = []
-    spec = ServiceSpec(PLANNER, {"model": MODEL, "vllm": {
-        "tool_call_parser": "hermes", "module": "tests.cluster.fake_vllm", "poll_interval_s": 0.1,
-        "env": {"PYTHONPATH": str(REPO), "FAKE_VLLM_DELAY": "1.5"}, "stop_timeout_s": 5}})
+    spec = ServiceSpec(
+        PLANNER,
+        {
+            "model": MODEL,
+            "vllm": {
+                "tool_call_parser": "hermes",
+                "module": "tests.cluster.fake_vllm",
+                "poll_interval_s": 0.1,
+                "env": {"PYTHONPATH": str(REPO), "FAKE_VLLM_DELAY": "1.5"},
+                "stop_timeout_s": 5,
+            },
+        },
+    )
     with vllm_services(gpu_client, [spec], log_dir=tmp_path / "logs", heartbeat_s=0.5, say=lines.append) as services:
         os.killpg(services[PLANNER].pid, signal.SIGKILL)  # the server dies mid-sweep
         time.sleep(0.3)
@@ -166,8 +191,12 @@ def test_a_slow_start_is_reported_while_it_lasts_and_a_server_that_died_is_named
     assert lines[0].startswith(f"vLLM for {PLANNER}: starting {MODEL} on worker tcp://") and lines[0].endswith(log)
     assert any(line.startswith(f"vLLM for {PLANNER}: still starting after ") for line in lines[1:-2]), lines
     assert lines[-2].startswith(f"vLLM for {PLANNER}: ready in ")
-    assert lines[-1].startswith(f"vLLM for {PLANNER}: the server had exited with code -9 during the sweep; "
-                                f"last 40 lines of {log}:") and "fake vllm: listening" in lines[-1]
+    assert (
+        lines[-1].startswith(
+            f"vLLM for {PLANNER}: the server had exited with code -9 during the sweep; last 40 lines of {log}:"
+        )
+        and "fake vllm: listening" in lines[-1]
+    )
 
 
 @pytest.mark.faults
@@ -179,8 +208,11 @@ def test_no_gpu_worker_fails_before_any_work_naming_the_key(tmp_path: Path) -> N
         run_sweep(cfg)
     assert not (tmp_path / "results.db").exists()
     # a running cluster without GPU workers: refused by the scheduler's view, before any unit
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
-            Client(cluster) as client, pytest.raises(SweepConfigError, match=message):
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster,
+        Client(cluster) as client,
+        pytest.raises(SweepConfigError, match=message),
+    ):
         run_sweep(cfg, client=client)
     store = ResultsStore(tmp_path / "results.db")
     try:
@@ -204,15 +236,19 @@ def test_plan_checks_the_server_config_and_placement_packs_gpus(tmp_path: Path) 
         plan_sweep(load_config(*parse_args(_args(tmp_path, f"planner.{PLANNER}.vllm.tool_call_parser=null"))))
 
     a, b, big = ServiceSpec("a", {}), ServiceSpec("b", {}), ServiceSpec("big", {}, gpus=2)
-    workers = {"tcp://10.0.0.7:4000": {"resources": {"GPU": 2}}, "tcp://10.0.0.8:4000": {"resources": {"GPU": 2}},
-               "tcp://10.0.0.9:4000": {"resources": {}}}
+    workers = {
+        "tcp://10.0.0.7:4000": {"resources": {"GPU": 2}},
+        "tcp://10.0.0.8:4000": {"resources": {"GPU": 2}},
+        "tcp://10.0.0.9:4000": {"resources": {}},
+    }
     placed = place([a, big, b], workers)
     assert placed["big"].worker == "tcp://10.0.0.7:4000" and placed["big"].devices == (0, 1)
     assert placed["big"].host == "10.0.0.7"  # multi-node: the worker's own address, not 127.0.0.1
     assert placed["a"].worker == placed["b"].worker == "tcp://10.0.0.8:4000"
     assert {placed["a"].devices, placed["b"].devices} == {(0,), (1,)}  # one GPU each on the shared worker
-    with pytest.raises(ValueError, match="planner.a.base_url: null and no worker offers resources GPU=1 besides "
-                                         "the servers of big"):
+    with pytest.raises(
+        ValueError, match=r"planner.a.base_url: null and no worker offers resources GPU=1 besides the servers of big"
+    ):
         place([a, big], {"tcp://10.0.0.7:4000": {"resources": {"GPU": 2}}})
 
 
@@ -237,15 +273,30 @@ def _unit(unit: str) -> list[dict]:
 def test_units_of_one_endpoint_share_its_concurrency() -> None:
     units = [f"{g}{i}" for g in "ab" for i in range(12)]
     seen: list[str] = []
-    with LocalCluster(n_workers=1, threads_per_worker=4, processes=False, dashboard_address=":0") as cluster, \
-            Client(cluster) as client:
-        outcome = stream_units(client, _unit, units, key_of=str, on_result=lambda u, r: seen.append(u) or [],
-                               max_in_flight=4, group_of=lambda u: u[0], group_limits={"a": 1})
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=4, processes=False, dashboard_address=":0") as cluster,
+        Client(cluster) as client,
+    ):
+        outcome = stream_units(
+            client,
+            _unit,
+            units,
+            key_of=str,
+            on_result=lambda u, r: seen.append(u) or [],
+            max_in_flight=4,
+            group_of=lambda u: u[0],
+            group_limits={"a": 1},
+        )
     assert sorted(seen) == sorted(units) and outcome.failures == []
     assert _peak["a"] == 1 and _peak["b"] > 1  # b runs beside a's single unit
 
-    plan = plan_sweep(load_config(*parse_args(["planner=qwen2_5_7b,oracle", "split=handwritten", "unit_size=8",
-                                               "planner.qwen2_5_7b.concurrency=10"])))
+    plan = plan_sweep(
+        load_config(
+            *parse_args(
+                ["planner=qwen2_5_7b,oracle", "split=handwritten", "unit_size=8", "planner.qwen2_5_7b.concurrency=10"]
+            )
+        )
+    )
     units_ = sweep_module.pending_units(plan, _EmptyStore())[0]
     shares = endpoint_shares(units_, threads=4, max_in_flight=None)
     assert shares == {PLANNER: (4, 2)}  # 4 units at once, 2 requests each: never more than 10 in flight

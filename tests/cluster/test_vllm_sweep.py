@@ -51,18 +51,34 @@ def test_the_sweep_starts_vllm_scores_every_episode_and_stops_it(tmp_path: Path)
     assert vllm_processes(python) == [], "a vLLM process is running already"
     p = f"planner.{PLANNER}"
     args = [
-        f"planner={PLANNER}", "split=handwritten", "seed=0", "t_max=6", "name=test-vllm-sweep",
-        f"{p}.model={model}", f"{p}.vllm.python={python}",
+        f"planner={PLANNER}",
+        "split=handwritten",
+        "seed=0",
+        "t_max=6",
+        "name=test-vllm-sweep",
+        f"{p}.model={model}",
+        f"{p}.vllm.python={python}",
         f"{p}.vllm.serve_args=[--enforce-eager,--max-model-len,'{MAX_MODEL_LEN}']",
-        f"{p}.vllm.env={{VLLM_CPU_KVCACHE_SPACE:'1'}}", f"{p}.vllm.startup_timeout_s=600",
-        f"{p}.concurrency=8", f"{p}.sampling.max_tokens=48", f"{p}.timeouts.total=300",
-        "cluster.resources={GPU:1}", "cluster.n_workers=1",
-        f"store={tmp_path / 'results.db'}", f"report_dir={tmp_path / 'report'}",
+        f"{p}.vllm.env={{VLLM_CPU_KVCACHE_SPACE:'1'}}",
+        f"{p}.vllm.startup_timeout_s=600",
+        f"{p}.concurrency=8",
+        f"{p}.sampling.max_tokens=48",
+        f"{p}.timeouts.total=300",
+        "cluster.resources={GPU:1}",
+        "cluster.n_workers=1",
+        f"store={tmp_path / 'results.db'}",
+        f"report_dir={tmp_path / 'report'}",
         f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
     ]
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
-    done = subprocess.run([sys.executable, "-m", "experiments.cli", "sweep", *args], cwd=tmp_path,
-                          env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=1700)
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", "sweep", *args],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=1700,
+    )
     out = done.stdout
     assert done.returncode == 0, f"{done.stderr[-4000:]}\n{out[-4000:]}"
 
@@ -98,5 +114,8 @@ def test_the_sweep_starts_vllm_scores_every_episode_and_stops_it(tmp_path: Path)
 
     # no vLLM process outlives the sweep
     assert vllm_processes(python) == []
-    print(f"\nVLLM SWEEP {len(rows)} episodes: {sorted((t, sum(r['termination'] == t for r in rows)) for t in terminations)}, "
-          f"{sum(r['format_errors'] for r in rows)} format errors, ready in {ready.group(1)} s")
+    print(
+        f"\nVLLM SWEEP {len(rows)} episodes: "
+        f"{sorted((t, sum(r['termination'] == t for r in rows)) for t in terminations)}, "
+        f"{sum(r['format_errors'] for r in rows)} format errors, ready in {ready.group(1)} s"
+    )

@@ -54,6 +54,7 @@ def prepare(conn: Connection, *statements: Any) -> None:
 
 # ---- helpers the per-domain tool tests share ----------------------------------------------
 
+
 def diff(ex: Executor) -> dict[str, Any]:
     """D_T - D_0 as JSON (inserted / updated [{before, after}] / deleted per table)."""
     return {name: d.to_json() for name, d in diff_of(ex.conn).items()}

@@ -97,26 +97,79 @@ def _nested(depth: int, kind: type) -> Any:
 
 MEGABYTE = BigStr("x" * 1_000_000)
 MEGABYTE.label = "<1 MB string>"
-SQL = ["'; DROP TABLE contacts; --", "1 OR 1=1", "%", "_%\\", "\" OR \"\"=\"", "Robert'); DELETE FROM Operation_logs;--",
-       "contact_001' --", "x'); ATTACH DATABASE 'pwn.db' AS pwn; --"]
-PATHS = ["../../etc/passwd", "/etc/passwd", "..\\..\\windows\\system32", "file:///etc/passwd", "~/.ssh/id_rsa",
-         "/../../../tmp/mobilepa-fuzz", "./pwn.db"]
-CONTROL = ["\x00", "\x00\x07\x1b[2J\u202e", "line\r\nbreak\ttab", "\ud800", "\udfff lone", "\U0001F600" * 50, " ", ""]
-WRONG = [0, -1, 2**63, -(2**63) - 1, 10**100, 1.5, math.nan, math.inf, -math.inf, True, False, None, [], {},
-         [1, 2], {"$ne": 1}, [None], {"": ""}]
+SQL = [
+    "'; DROP TABLE contacts; --",
+    "1 OR 1=1",
+    "%",
+    "_%\\",
+    '" OR ""="',
+    "Robert'); DELETE FROM Operation_logs;--",
+    "contact_001' --",
+    "x'); ATTACH DATABASE 'pwn.db' AS pwn; --",
+]
+PATHS = [
+    "../../etc/passwd",
+    "/etc/passwd",
+    "..\\..\\windows\\system32",
+    "file:///etc/passwd",
+    "~/.ssh/id_rsa",
+    "/../../../tmp/mobilepa-fuzz",
+    "./pwn.db",
+]
+CONTROL = ["\x00", "\x00\x07\x1b[2J\u202e", "line\r\nbreak\ttab", "\ud800", "\udfff lone", "\U0001f600" * 50, " ", ""]
+WRONG = [
+    0,
+    -1,
+    2**63,
+    -(2**63) - 1,
+    10**100,
+    1.5,
+    math.nan,
+    math.inf,
+    -math.inf,
+    True,
+    False,
+    None,
+    [],
+    {},
+    [1, 2],
+    {"$ne": 1},
+    [None],
+    {"": ""},
+]
 HOSTILE_VALUES: st.SearchStrategy[Any] = st.one_of(
-    st.sampled_from([*SQL, *PATHS, *CONTROL]), st.sampled_from(WRONG),
-    st.just(MEGABYTE), st.just(_nested(5000, dict)), st.just(_nested(5000, list)), st.just(_nested(40, dict)),
-    st.text(max_size=40), st.integers(), st.floats(),
+    st.sampled_from([*SQL, *PATHS, *CONTROL]),
+    st.sampled_from(WRONG),
+    st.just(MEGABYTE),
+    st.just(_nested(5000, dict)),
+    st.just(_nested(5000, list)),
+    st.just(_nested(40, dict)),
+    st.text(max_size=40),
+    st.integers(),
+    st.floats(),
 )
 HOSTILE_ARGUMENTS: st.SearchStrategy[Any] = st.one_of(
-    st.sampled_from([None, [], "{}", 42, [{"name": "x"}], {"": None}]), st.just(_nested(5000, dict)),
-    st.just({"a": MEGABYTE}), st.dictionaries(st.text(max_size=12), HOSTILE_VALUES, max_size=4),
+    st.sampled_from([None, [], "{}", 42, [{"name": "x"}], {"": None}]),
+    st.just(_nested(5000, dict)),
+    st.just({"a": MEGABYTE}),
+    st.dictionaries(st.text(max_size=12), HOSTILE_VALUES, max_size=4),
 )
 UNKNOWN_NAMES: st.SearchStrategy[Any] = st.one_of(
-    st.sampled_from(["", "teleport_user", "FINISH", "finish ", "search_contacts\x00", "../finish", MEGABYTE,
-                     "'; DROP TABLE Operation_logs; --", "\ud800"]),
-    st.text(max_size=30), st.sampled_from([None, 7, 1.5, ["finish"], {"name": "finish"}, b"finish", True]),
+    st.sampled_from(
+        [
+            "",
+            "teleport_user",
+            "FINISH",
+            "finish ",
+            "search_contacts\x00",
+            "../finish",
+            MEGABYTE,
+            "'; DROP TABLE Operation_logs; --",
+            "\ud800",
+        ]
+    ),
+    st.text(max_size=30),
+    st.sampled_from([None, 7, 1.5, ["finish"], {"name": "finish"}, b"finish", True]),
 )
 
 
@@ -133,8 +186,10 @@ def spoil(arguments: Any) -> st.SearchStrategy[Any]:
     return st.one_of(
         st.just(arguments),
         st.builds(lambda k, v: {**arguments, k: v}, st.sampled_from(keys), HOSTILE_VALUES),
-        st.builds(lambda vs: {k: vs.get(k, arguments[k]) for k in keys},
-                  st.dictionaries(st.sampled_from(keys), HOSTILE_VALUES, max_size=len(keys))),
+        st.builds(
+            lambda vs: {k: vs.get(k, arguments[k]) for k in keys},
+            st.dictionaries(st.sampled_from(keys), HOSTILE_VALUES, max_size=len(keys)),
+        ),
         st.builds(lambda v: {**arguments, "bogus'; --": v}, HOSTILE_VALUES),
     )
 
@@ -147,14 +202,24 @@ def actions_for(task: Task) -> st.SearchStrategy[tuple[Any, Any]]:
     visible = sorted(task.candidate_tools)
     hidden = sorted(set(DOMAIN_TOOLS) - set(visible))
     skill_tools = sorted({t for s in task.candidate_skills for t in SKILLS[s].tools} - set(visible))
-    named = lambda names: st.sampled_from(names).flatmap(lambda n: st.tuples(st.just(n), arguments_for(n)))
+
+    def named(names: list[str]) -> st.SearchStrategy[tuple[str, Any]]:
+        return st.sampled_from(names).flatmap(lambda n: st.tuples(st.just(n), arguments_for(n)))
+
     choices = [
-        st.sampled_from([(a.name, a.arguments) for a in task.gold if a.name != "finish"]  # real writes happen too
-                        or [("search_memory", {"query": task.query[:200]})]),
-        named(visible), named(visible), named(FRAMEWORK_TOOLS), named(hidden), named(INTERNAL_TOOLS),
+        st.sampled_from(
+            [(a.name, a.arguments) for a in task.gold if a.name != "finish"]  # real writes happen too
+            or [("search_memory", {"query": task.query[:200]})]
+        ),
+        named(visible),
+        named(visible),
+        named(FRAMEWORK_TOOLS),
+        named(hidden),
+        named(INTERNAL_TOOLS),
         st.tuples(UNKNOWN_NAMES, HOSTILE_ARGUMENTS),
         st.sampled_from(task.candidate_skills).map(lambda s: ("load_skill", {"skill_id": s}))
-        if task.candidate_skills else st.just(("load_skill", {"skill_id": "trip_booking"})),
+        if task.candidate_skills
+        else st.just(("load_skill", {"skill_id": "trip_booking"})),
     ]
     if skill_tools:
         choices.append(named(skill_tools))
@@ -163,7 +228,8 @@ def actions_for(task: Task) -> st.SearchStrategy[tuple[Any, Any]]:
 
 LENGTHS = st.one_of(st.integers(1, T_MAX), st.integers(T_MAX + 1, T_MAX + 3))  # half the sequences outrun T_max
 EPISODES = st.tuples(st.sampled_from(TASKS), LENGTHS).flatmap(
-    lambda drawn: st.tuples(st.just(drawn[0]), st.lists(actions_for(drawn[0]), min_size=drawn[1], max_size=drawn[1])))
+    lambda drawn: st.tuples(st.just(drawn[0]), st.lists(actions_for(drawn[0]), min_size=drawn[1], max_size=drawn[1]))
+)
 
 
 @functools.cache
@@ -175,7 +241,7 @@ def fresh_state(task_id: str) -> bytes:
 def user_state(state: bytes) -> dict[str, bytes]:
     """Canonical content of the tables outside bookkeeping (``db.state_bytes``: one ``["name",rows]`` line each)."""
     kinds = {t.name: t.info["kind"] for t in metadata.sorted_tables}
-    lines = {line[2:line.index(b'"', 2)].decode(): line for line in state.split(b"\n")}
+    lines = {line[2 : line.index(b'"', 2)].decode(): line for line in state.split(b"\n")}
     assert set(lines) == set(kinds)
     return {name: line for name, line in lines.items() if kinds[name] != SYSTEM}
 
@@ -187,8 +253,12 @@ def fresh_user_state(task_id: str) -> dict[str, bytes]:
 
 def planner_log_rows(episode: Episode) -> int:
     with transaction(episode.conn):
-        return int(episode.conn.execute(select(func.count()).select_from(operation_logs)
-                                        .where(operation_logs.c.actor == "planner")).scalar() or 0)
+        return int(
+            episode.conn.execute(
+                select(func.count()).select_from(operation_logs).where(operation_logs.c.actor == "planner")
+            ).scalar()
+            or 0
+        )
 
 
 def listing(folder: Path) -> set[str]:
@@ -210,13 +280,20 @@ def watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
     return work, temp
 
 
-def test_generated_action_sequences_leave_the_sandbox_sound(watched: tuple[Path, Path],
-                                                           figures: Callable[[str], None]) -> None:
+def test_generated_action_sequences_leave_the_sandbox_sound(
+    watched: tuple[Path, Path], figures: Callable[[str], None]
+) -> None:
     work, temp = watched
     STATS.clear()
 
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=DERANDOMIZE, database=None, print_blob=True,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=DERANDOMIZE,
+        database=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+    )
     @given(EPISODES)
     def run(example: tuple[Task, list[tuple[Any, Any]]]) -> None:
         task, actions = example
@@ -258,8 +335,10 @@ def test_generated_action_sequences_leave_the_sandbox_sound(watched: tuple[Path,
 
     run()
     errors = sum(n for k, n in STATS.items() if k.startswith("status_") and k != "status_success")
-    figures(f"FUZZ {STATS['episodes']} episodes, {STATS['steps']} steps ({STATS['status_success']} succeeded, "
-            f"{errors} error envelopes, 0 InternalError), {STATS['reached_t_max']} ran into T_max, "
-            f"{STATS['refused_after_end']} steps refused past the end, "
-            f"{STATS['mutated_episodes']} with writes; integrity, diff, file and bystander checks: all clean")
+    figures(
+        f"FUZZ {STATS['episodes']} episodes, {STATS['steps']} steps ({STATS['status_success']} succeeded, "
+        f"{errors} error envelopes, 0 InternalError), {STATS['reached_t_max']} ran into T_max, "
+        f"{STATS['refused_after_end']} steps refused past the end, "
+        f"{STATS['mutated_episodes']} with writes; integrity, diff, file and bystander checks: all clean"
+    )
     assert STATS["mutated_episodes"] and STATS["read_only_episodes"] and STATS["reached_t_max"]

@@ -81,8 +81,11 @@ def from_schema(name: str, schema: dict[str, Any], depth: int = 0) -> st.SearchS
         return st.booleans()
     if kind == "array":
         items = schema.get("items", {"type": "string"})
-        return st.lists(from_schema(name.removesuffix("s"), items, depth + 1), min_size=schema.get("minItems", 0),
-                        max_size=min(schema.get("maxItems", 3), 3))
+        return st.lists(
+            from_schema(name.removesuffix("s"), items, depth + 1),
+            min_size=schema.get("minItems", 0),
+            max_size=min(schema.get("maxItems", 3), 3),
+        )
     if kind == "object" and "properties" in schema and depth < 3:
         props = schema["properties"]
         required = schema.get("required", [])
@@ -95,19 +98,27 @@ def from_schema(name: str, schema: dict[str, Any], depth: int = 0) -> st.SearchS
 
 def arguments_for(spec_parameters: dict[str, Any]) -> st.SearchStrategy[Any]:
     valid = from_schema("", spec_parameters)
-    broken = valid.flatmap(lambda args: st.sampled_from([
-        {k: v for k, v in list(args.items())[1:]},  # a field dropped
-        {**args, "bogus_field": 1},  # an unknown field
-        {k: (12345 if isinstance(v, str) else "x") for k, v in args.items()},  # wrong types
-    ]))
+    broken = valid.flatmap(
+        lambda args: st.sampled_from(
+            [
+                {k: v for k, v in list(args.items())[1:]},  # a field dropped
+                {**args, "bogus_field": 1},  # an unknown field
+                {k: (12345 if isinstance(v, str) else "x") for k, v in args.items()},  # wrong types
+            ]
+        )
+    )
     return st.one_of(valid, valid, valid, broken)
 
 
 @pytest.mark.faults
 @pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
 def test_tool_with_schema_generated_arguments(spec: Any) -> None:
-    @settings(max_examples=12, deadline=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @settings(
+        max_examples=12,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
     @given(st.lists(arguments_for(spec.parameters), min_size=1, max_size=3))
     def run(calls: list[Any]) -> None:
         conn = open_database(world_image("wang_lei"))
@@ -123,7 +134,8 @@ def test_tool_with_schema_generated_arguments(spec: Any) -> None:
                     assert diff_of(conn) == before, f"{spec.name} failed with {env['ErrorType']} but changed state"
                     if spec.errors and env["ErrorType"] not in _UNIVERSAL:
                         assert env["ErrorType"] in {e.value for e in spec.errors}, (
-                            f"{spec.name} returned undeclared {env['ErrorType']}")
+                            f"{spec.name} returned undeclared {env['ErrorType']}"
+                        )
             if diff_of(conn):  # something was written: the file and its foreign keys must still be sound
                 with transaction(conn):
                     assert integrity_problems(conn) == []
@@ -133,9 +145,18 @@ def test_tool_with_schema_generated_arguments(spec: Any) -> None:
     run()
 
 
-_UNIVERSAL = {"ToolNotAvailable", "MissingRequiredArgument", "UnknownArgument", "InvalidArgumentType",
-              "InvalidArgumentValue", "NetworkUnavailable", "ServiceDisabled", "PermissionDenied",
-              "AuthenticationRequired", "UnsupportedOperation"}
+_UNIVERSAL = {
+    "ToolNotAvailable",
+    "MissingRequiredArgument",
+    "UnknownArgument",
+    "InvalidArgumentType",
+    "InvalidArgumentValue",
+    "NetworkUnavailable",
+    "ServiceDisabled",
+    "PermissionDenied",
+    "AuthenticationRequired",
+    "UnsupportedOperation",
+}
 
 
 def test_known_ids_cover_the_common_entities() -> None:

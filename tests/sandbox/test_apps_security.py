@@ -16,7 +16,14 @@ from sqlalchemy import Executable, delete, select, update
 from sandbox.db import open_database, transaction
 from sandbox.domains import apps_security
 from sandbox.domains.apps_security import (
-    accounts, app_installs, backups, cloud_account, credentials, files, folders, linked_devices,
+    accounts,
+    app_installs,
+    backups,
+    cloud_account,
+    credentials,
+    files,
+    folders,
+    linked_devices,
     world_store_apps,
 )
 from sandbox.domains.common import payment_methods
@@ -29,16 +36,31 @@ from tests.sandbox.conftest import diff, diff_of, fails, ok, prepare, query
 
 D4_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == apps_security.__name__)
 CATALOG_D4 = {  # catalog section 4, D4: tool -> L2
-    "search_app_store": "4.1", "install_app": "4.1", "uninstall_app": "4.1", "get_app_permissions": "4.2",
-    "grant_app_permission": "4.2", "revoke_app_permission": "4.2", "set_app_notifications": "4.3",
-    "list_files": "4.4", "create_folder": "4.4", "move_file": "4.4", "delete_files": "4.4", "backup_data": "4.5",
-    "restore_backup": "4.5", "save_password": "4.6", "search_passwords": "4.6", "enable_two_factor": "4.7",
-    "find_my_device": "4.7", "get_storage_usage": "4.8", "clear_app_cache": "4.8",
+    "search_app_store": "4.1",
+    "install_app": "4.1",
+    "uninstall_app": "4.1",
+    "get_app_permissions": "4.2",
+    "grant_app_permission": "4.2",
+    "revoke_app_permission": "4.2",
+    "set_app_notifications": "4.3",
+    "list_files": "4.4",
+    "create_folder": "4.4",
+    "move_file": "4.4",
+    "delete_files": "4.4",
+    "backup_data": "4.5",
+    "restore_backup": "4.5",
+    "save_password": "4.6",
+    "search_passwords": "4.6",
+    "enable_two_factor": "4.7",
+    "find_my_device": "4.7",
+    "get_storage_usage": "4.8",
+    "clear_app_cache": "4.8",
 }
 FREE_GB = 41.5
 
 
 # ---- helpers ----------------------------------------------------------------------------------
+
 
 def setting(key: str, value: str) -> Executable:
     return update(device_settings).where(device_settings.c.key == key).values(value=value)
@@ -55,15 +77,30 @@ def updated(ex: Executor, table: str) -> list[tuple[dict[str, Any], dict[str, An
 
 # ---- declarations and the world ---------------------------------------------------------------
 
+
 def test_declarations() -> None:
     assert {n: REGISTRY[n].l2 for n in D4_TOOLS} == CATALOG_D4
     assert {n for n in D4_TOOLS if not REGISTRY[n].mutating} == {
-        "search_app_store", "get_app_permissions", "list_files", "search_passwords", "get_storage_usage"}
+        "search_app_store",
+        "get_app_permissions",
+        "list_files",
+        "search_passwords",
+        "get_storage_usage",
+    }
     assert {n for n in D4_TOOLS if REGISTRY[n].app == "files"} == {
-        "list_files", "create_folder", "move_file", "delete_files"}
+        "list_files",
+        "create_folder",
+        "move_file",
+        "delete_files",
+    }
     assert all(REGISTRY[n].permissions == (("STORAGE",) if REGISTRY[n].app == "files" else ()) for n in D4_TOOLS)
     assert {n for n in D4_TOOLS if REGISTRY[n].needs_login} == {
-        "backup_data", "restore_backup", "save_password", "search_passwords", "enable_two_factor"}
+        "backup_data",
+        "restore_backup",
+        "save_password",
+        "search_passwords",
+        "enable_two_factor",
+    }
     assert len(REGISTRY["grant_app_permission"].parameters["properties"]["permission"]["enum"]) == 13
     for name in D4_TOOLS:
         assert all(arg["description"] for arg in REGISTRY[name].parameters["properties"].values()), name
@@ -103,6 +140,7 @@ def test_world_is_deterministic_and_seeded_as_promised() -> None:
 
 # ---- 4.1 App Installation & Removal -----------------------------------------------------------
 
+
 def test_search_app_store(ex: Executor) -> None:
     prepare(ex.conn, update(app_installs).where(app_installs.c.app_id == "quickscan").values(version="0.0.1"))
     out = ok(ex, "search_app_store", {"query": "scan"})
@@ -124,11 +162,17 @@ def test_install_free_app(ex: Executor) -> None:
     assert (out["action"], out["charged"], out["previous_version"]) == ("installed", 0.0, None)
     d = diff(ex)
     assert set(d) == {"apps", "app_installs", "device_settings"}
-    assert d["apps"]["inserted"] == [{"app_id": "zen_meditate", "name": "Zen Meditation", "installed": 1,
-                                      "logged_in": 0, "notifications_enabled": 1}]
+    assert d["apps"]["inserted"] == [
+        {"app_id": "zen_meditate", "name": "Zen Meditation", "installed": 1, "logged_in": 0, "notifications_enabled": 1}
+    ]
     [row] = d["app_installs"]["inserted"]
     assert (row["version"], row["app_mb"], row["data_mb"], row["cache_mb"], row["is_system"]) == (
-        out["version"], 120.0, 0.0, 0.0, 0)
+        out["version"],
+        120.0,
+        0.0,
+        0.0,
+        0,
+    )
     assert free_after(ex) == out["storage_free_gb"] == round(FREE_GB - 120 / 1024, 2)
 
 
@@ -147,25 +191,36 @@ def test_install_paid_app_charges_once(ex: Executor) -> None:
     assert out["charged"] == 2.99 and out["txn_id"]
     [txn] = diff(ex)["transactions"]["inserted"]
     assert (txn["amount"], txn["ref_id"], txn["category"], txn["method_id"]) == (
-        -2.99, "budget_buddy", "apps", "pm_002")
+        -2.99,
+        "budget_buddy",
+        "apps",
+        "pm_002",
+    )
     ok(ex, "uninstall_app", {"app_id": "budget_buddy", "confirm": True})
     again = ok(ex, "install_app", {"app_id": "budget_buddy"})  # owned: free, no confirmation
     assert again["charged"] == 0.0 and len(diff(ex)["transactions"]["inserted"]) == 1
 
 
 def test_uninstall_app(ex: Executor) -> None:
-    prepare(ex.conn, update(app_permissions).where(app_permissions.c.app_id == "shortvid",
-                                                   app_permissions.c.permission == "LOCATION")
-            .values(state="policy_blocked"))
+    prepare(
+        ex.conn,
+        update(app_permissions)
+        .where(app_permissions.c.app_id == "shortvid", app_permissions.c.permission == "LOCATION")
+        .values(state="policy_blocked"),
+    )
     out = ok(ex, "uninstall_app", {"app_id": "shortvid", "confirm": True})
     assert out["freed_mb"] == 310 + 420 + 1850 and out["kept_data_mb"] == 0.0
     d = diff(ex)
-    [(before, after)] = updated(ex, "apps")
+    [(_before, after)] = updated(ex, "apps")
     assert (after["installed"], after["logged_in"]) == (0, 0)
     [(_, inst)] = updated(ex, "app_installs")
     assert (inst["version"], inst["app_mb"], inst["data_mb"], inst["cache_mb"]) == (None, 0.0, 0.0, 0.0)
-    assert {r["permission"] for r in d["app_permissions"]["deleted"]} == {"CAMERA", "MICROPHONE", "CONTACTS",
-                                                                         "NOTIFICATIONS"}
+    assert {r["permission"] for r in d["app_permissions"]["deleted"]} == {
+        "CAMERA",
+        "MICROPHONE",
+        "CONTACTS",
+        "NOTIFICATIONS",
+    }
     assert free_after(ex) == round(FREE_GB + 2580 / 1024, 2)
 
 
@@ -181,14 +236,20 @@ def test_uninstall_app_keeping_data_then_reinstall(ex: Executor) -> None:
 
 # ---- 4.2 App Permissions ----------------------------------------------------------------------
 
+
 def perm(app_id: str, permission: str, state: str) -> Executable:
-    return update(app_permissions).where(app_permissions.c.app_id == app_id,
-                                         app_permissions.c.permission == permission).values(state=state)
+    return (
+        update(app_permissions)
+        .where(app_permissions.c.app_id == app_id, app_permissions.c.permission == permission)
+        .values(state=state)
+    )
 
 
 def test_get_app_permissions(ex: Executor) -> None:
     assert ok(ex, "get_app_permissions", {"app_id": "contacts"}) == {
-        "app_id": "contacts", "permissions": {"CONTACTS": "granted"}}
+        "app_id": "contacts",
+        "permissions": {"CONTACTS": "granted"},
+    }
     prepare(ex.conn, update(apps).where(apps.c.app_id == "pixelcraft").values(installed=0))
     out = ok(ex, "get_app_permissions", {"permission": "LOCATION"})
     assert out["permission"] == "LOCATION"
@@ -246,6 +307,7 @@ def test_permission_gate_opens_after_grant(ex: Executor) -> None:
 
 # ---- 4.3 Notification Management --------------------------------------------------------------
 
+
 def test_set_app_notifications_for_the_whole_app(ex: Executor) -> None:
     out = ok(ex, "set_app_notifications", {"app_id": "chat", "enabled": False})
     assert out["notifications_enabled"] is False and out["channels"]["Moments"] is False
@@ -270,6 +332,7 @@ def test_enabling_a_channel_unmutes_the_app(ex: Executor) -> None:
 
 # ---- 4.4 Files & Folders ----------------------------------------------------------------------
 
+
 def test_list_files_in_a_folder(ex: Executor) -> None:
     out = ok(ex, "list_files", {"folder_path": "documents/WORK"})
     assert out["folder"] == "/Documents/Work" and out["subfolders"] == []
@@ -286,8 +349,7 @@ def test_list_files_filters(ex: Executor) -> None:
     assert {"invoice_INV-2025-0412.pdf", "scan_0001.pdf"} <= {f["name"] for f in invoices["files"]}
     assert any("INV-88231" in f.get("preview", "") for f in invoices["files"])
     videos = ok(ex, "list_files", {"folder_path": "/Pictures", "file_type": "video", "min_size_mb": 500})
-    assert videos["count"] >= 1 and all(f["size_mb"] >= 500 and f["name"].startswith("VID_")
-                                        for f in videos["files"])
+    assert videos["count"] >= 1 and all(f["size_mb"] >= 500 and f["name"].startswith("VID_") for f in videos["files"])
     recent = ok(ex, "list_files", {"modified_after": "2025-06-01", "limit": 100})
     assert recent["files"] and all(f["modified_at"] >= "2025-06-01" for f in recent["files"])
     trash = ok(ex, "list_files", {"in_trash": True})
@@ -316,8 +378,11 @@ def file_row(ex: Executor, name: str) -> dict[str, Any]:
 
 def test_move_and_rename_file(ex: Executor) -> None:
     scan = file_row(ex, "scan_0001.pdf")
-    out = ok(ex, "move_file", {"file_id": scan["file_id"], "destination_path": "/Documents/Receipts",
-                               "new_name": "Invoice_INV-88231.pdf"})
+    out = ok(
+        ex,
+        "move_file",
+        {"file_id": scan["file_id"], "destination_path": "/Documents/Receipts", "new_name": "Invoice_INV-88231.pdf"},
+    )
     assert out["path"] == "/Documents/Receipts/Invoice_INV-88231.pdf"
     assert out["previous_path"] == "/Downloads/scan_0001.pdf" and out["replaced_file_id"] is None
     [(before, after)] = updated(ex, "files")
@@ -335,8 +400,16 @@ def test_move_file_restores_from_trash(ex: Executor) -> None:
 
 def test_move_file_overwrite_trashes_the_other(ex: Executor) -> None:
     copy, original = file_row(ex, "conference_agenda (1).pdf"), file_row(ex, "conference_agenda.pdf")
-    out = ok(ex, "move_file", {"file_id": copy["file_id"], "destination_path": "/Downloads",
-                               "new_name": "Conference_Agenda.pdf", "overwrite": True})
+    out = ok(
+        ex,
+        "move_file",
+        {
+            "file_id": copy["file_id"],
+            "destination_path": "/Downloads",
+            "new_name": "Conference_Agenda.pdf",
+            "overwrite": True,
+        },
+    )
     assert out["replaced_file_id"] == original["file_id"]
     after = {a["file_id"]: a for _, a in updated(ex, "files")}
     assert after[original["file_id"]]["deleted_at"] and after[copy["file_id"]]["name"] == "Conference_Agenda.pdf"
@@ -352,16 +425,19 @@ def test_delete_files_to_trash(ex: Executor) -> None:
 def test_delete_files_permanently(ex: Executor) -> None:
     big = file_row(ex, "photos_2024.zip")
     [trashed] = query(ex, select(files).where(files.c.deleted_at.is_not(None)).order_by(files.c.file_id).limit(1))
-    out = ok(ex, "delete_files", {"file_ids": [big["file_id"], trashed["file_id"]], "permanent": True,
-                                  "confirm": True})
+    out = ok(ex, "delete_files", {"file_ids": [big["file_id"], trashed["file_id"]], "permanent": True, "confirm": True})
     assert out["freed_mb"] == round(big["size_mb"] + trashed["size_mb"], 2)
     assert {r["file_id"] for r in diff(ex)["files"]["deleted"]} == {big["file_id"], trashed["file_id"]}
     assert free_after(ex) == round(FREE_GB + out["freed_mb"] / 1024, 2)
 
 
 def test_bulk_delete_with_confirmation(ex: Executor) -> None:
-    shots = [r["file_id"] for r in query(ex, select(files.c.file_id).where(
-        files.c.folder == "/Pictures/Camera", files.c.deleted_at.is_(None)))][:11]
+    shots = [
+        r["file_id"]
+        for r in query(
+            ex, select(files.c.file_id).where(files.c.folder == "/Pictures/Camera", files.c.deleted_at.is_(None))
+        )
+    ][:11]
     assert len(shots) == 11
     ok(ex, "delete_files", {"file_ids": shots, "confirm": True})
     assert len(updated(ex, "files")) == 11
@@ -369,15 +445,22 @@ def test_bulk_delete_with_confirmation(ex: Executor) -> None:
 
 # ---- 4.5 Cloud Backup & Sync ------------------------------------------------------------------
 
+
 def test_backup_data(ex: Executor) -> None:
-    media = query(ex, select(files.c.size_mb).where(files.c.deleted_at.is_(None),
-                                                    files.c.file_type.in_(["image", "video"])))
+    media = query(
+        ex, select(files.c.size_mb).where(files.c.deleted_at.is_(None), files.c.file_type.in_(["image", "video"]))
+    )
     [cloud] = query(ex, select(cloud_account))
     out = ok(ex, "backup_data", {"categories": ["photos", "contacts", "photos"]})
     size = round((sum(r["size_mb"] for r in media) + 100 * 0.004) / 1024, 3)
-    assert out == {"backup_id": "backup_009", "categories": ["contacts", "photos"], "size_gb": size,
-                   "status": "completed", "cloud_used_gb": round(cloud["used_gb"] + size, 3),
-                   "cloud_quota_gb": cloud["quota_gb"]}
+    assert out == {
+        "backup_id": "backup_009",
+        "categories": ["contacts", "photos"],
+        "size_gb": size,
+        "status": "completed",
+        "cloud_used_gb": round(cloud["used_gb"] + size, 3),
+        "cloud_quota_gb": cloud["quota_gb"],
+    }
     d = diff(ex)
     assert set(d) == {"backups", "cloud_account"}
     assert json.loads(d["backups"]["inserted"][0]["categories_json"]) == ["contacts", "photos"]
@@ -391,9 +474,17 @@ def test_backup_over_mobile_data_when_allowed(ex: Executor) -> None:
 def test_restore_backup(ex: Executor) -> None:
     [b] = query(ex, select(backups).where(backups.c.backup_id == "backup_007"))
     f = files.c
-    expected = [r["file_id"] for r in query(ex, select(f.file_id).where(
-        f.deleted_at > b["completed_at"], f.created_at <= b["completed_at"], f.file_type.in_(["image", "video"]))
-        .order_by(f.file_id))]
+    expected = [
+        r["file_id"]
+        for r in query(
+            ex,
+            select(f.file_id)
+            .where(
+                f.deleted_at > b["completed_at"], f.created_at <= b["completed_at"], f.file_type.in_(["image", "video"])
+            )
+            .order_by(f.file_id),
+        )
+    ]
     assert expected, "the world should have a photo trashed after backup_007"
     out = ok(ex, "restore_backup", {"backup_id": "backup_007", "categories": ["photos"], "confirm": True})
     assert out["files_restored"] == expected and out["restored"] == ["photos"]
@@ -404,19 +495,32 @@ def test_restore_backup(ex: Executor) -> None:
 
 # ---- 4.6 Passwords & Accounts -----------------------------------------------------------------
 
+
 def test_save_password(ex: Executor) -> None:
-    out = ok(ex, "save_password", {"site": "https://www.Example-Shop.com/login?next=/", "username": "wang.lei",
-                                   "password": "Tr0ub4dor&3-horse"})
-    assert out == {"credential_id": "cred_026", "site": "example-shop.com", "username": "wang.lei",
-                   "strength": "strong", "breached": False, "replaced": False}
+    out = ok(
+        ex,
+        "save_password",
+        {"site": "https://www.Example-Shop.com/login?next=/", "username": "wang.lei", "password": "Tr0ub4dor&3-horse"},
+    )
+    assert out == {
+        "credential_id": "cred_026",
+        "site": "example-shop.com",
+        "username": "wang.lei",
+        "strength": "strong",
+        "breached": False,
+        "replaced": False,
+    }
     [row] = diff(ex)["credentials"]["inserted"]
     assert row["password_hash"] == apps_security.password_digest("Tr0ub4dor&3-horse")
     assert "Tr0ub4dor" not in json.dumps(row)
 
 
 def test_save_password_generated_and_overwrite(ex: Executor) -> None:
-    out = ok(ex, "save_password", {"site": "google.com", "username": "WANG.LEI@example.com", "generate": True,
-                                   "overwrite": True})
+    out = ok(
+        ex,
+        "save_password",
+        {"site": "google.com", "username": "WANG.LEI@example.com", "generate": True, "overwrite": True},
+    )
     assert out["replaced"] and out["credential_id"] == "cred_001" and out["strength"] == "strong"
     secret = out["generated_password"]
     assert len(secret) == 16
@@ -426,8 +530,15 @@ def test_save_password_generated_and_overwrite(ex: Executor) -> None:
 
 def test_save_password_weak_and_common(ex: Executor) -> None:
     assert ok(ex, "save_password", {"site": "forum.example.org", "username": "wl", "password": "password1"}) | {
-        "credential_id": None} == {"credential_id": None, "site": "forum.example.org", "username": "wl",
-                                   "strength": "weak", "breached": True, "replaced": False}
+        "credential_id": None
+    } == {
+        "credential_id": None,
+        "site": "forum.example.org",
+        "username": "wl",
+        "strength": "weak",
+        "breached": True,
+        "replaced": False,
+    }
 
 
 def test_search_passwords(ex: Executor) -> None:
@@ -446,17 +557,24 @@ def test_search_passwords(ex: Executor) -> None:
 
 # ---- 4.7 Privacy & Device Security ------------------------------------------------------------
 
+
 def test_enable_two_factor(ex: Executor) -> None:
     out = ok(ex, "enable_two_factor", {"account_id": "github", "method": "authenticator"})
-    assert out == {"account_id": "account_005", "service": "GitHub", "username": "wang.lei-dev",
-                   "two_factor_method": "authenticator", "phone": None}
+    assert out == {
+        "account_id": "account_005",
+        "service": "GitHub",
+        "username": "wang.lei-dev",
+        "two_factor_method": "authenticator",
+        "phone": None,
+    }
     [(before, after)] = updated(ex, "accounts")
     assert {k for k in after if after[k] != before[k]} == {"two_factor_method", "updated_at"}
 
 
 def test_enable_two_factor_by_sms_with_a_new_phone(ex: Executor) -> None:
-    out = ok(ex, "enable_two_factor", {"account_id": "account_008", "method": "sms",
-                                       "phone_number": "+86 139 0000 2222"})
+    out = ok(
+        ex, "enable_two_factor", {"account_id": "account_008", "method": "sms", "phone_number": "+86 139 0000 2222"}
+    )
     assert out["phone"] == "+8613900002222"
     [(_, after)] = updated(ex, "accounts")
     assert (after["two_factor_method"], after["recovery_phone"]) == ("sms", "+8613900002222")
@@ -476,12 +594,14 @@ def test_find_my_device_ring_lock_erase(ex: Executor) -> None:
     assert after["ldevice_003"]["last_rung_at"] == "2025-06-13T09:00:01"
     assert (after["ldevice_006"]["locked"], after["ldevice_006"]["lock_message"]) == (1, "Call 138 0000 1111")
     assert (after["ldevice_001"]["erased"], after["ldevice_001"]["online"], after["ldevice_001"]["locked"]) == (1, 0, 1)
-    payload = fails(ex, "find_my_device", {"device_id": "ldevice_001", "action": "locate"},
-                    ErrorType.RESOURCE_UNAVAILABLE)  # an erased device is gone
+    payload = fails(
+        ex, "find_my_device", {"device_id": "ldevice_001", "action": "locate"}, ErrorType.RESOURCE_UNAVAILABLE
+    )  # an erased device is gone
     assert "erased" in payload["message"]
 
 
 # ---- 4.8 Storage & Cleanup --------------------------------------------------------------------
+
 
 def test_get_storage_usage(ex: Executor) -> None:
     out = ok(ex, "get_storage_usage", {})
@@ -517,40 +637,77 @@ NO_CACHE = update(app_installs).values(cache_mb=0.0)
 # (tool, arguments, statements run before, expected error)
 ERROR_CASES: list[tuple[str, dict[str, Any], list[Executable], ErrorType]] = [
     ("install_app", {"app_id": "no_such_app"}, [], ErrorType.ENTITY_NOT_FOUND),
-    ("install_app", {"app_id": "budget_buddy", "confirm": True},
-     [update(payment_methods).values(is_default=0)], ErrorType.ENTITY_NOT_FOUND),
+    (
+        "install_app",
+        {"app_id": "budget_buddy", "confirm": True},
+        [update(payment_methods).values(is_default=0)],
+        ErrorType.ENTITY_NOT_FOUND,
+    ),
     ("install_app", {"app_id": "chat"}, [], ErrorType.STATE_CONFLICT),
-    ("install_app", {"app_id": "budget_buddy", "confirm": True},
-     [update(payment_methods).where(payment_methods.c.method_id == "pm_002").values(status="frozen")],
-     ErrorType.STATE_CONFLICT),
+    (
+        "install_app",
+        {"app_id": "budget_buddy", "confirm": True},
+        [update(payment_methods).where(payment_methods.c.method_id == "pm_002").values(status="frozen")],
+        ErrorType.STATE_CONFLICT,
+    ),
     ("install_app", {"app_id": "run_club"}, [setting("storage_free_gb", "0.1")], ErrorType.LIMIT_EXCEEDED),
-    ("install_app", {"app_id": "kingdom_clash"}, [
-        update(app_installs).where(app_installs.c.app_id == "kingdom_clash").values(version="0.1.0", app_mb=100.0),
-        setting("storage_free_gb", "0.5")], ErrorType.LIMIT_EXCEEDED),
-    ("install_app", {"app_id": "budget_buddy", "confirm": True},
-     [update(payment_methods).values(balance=1.0)], ErrorType.LIMIT_EXCEEDED),
+    (
+        "install_app",
+        {"app_id": "kingdom_clash"},
+        [
+            update(app_installs).where(app_installs.c.app_id == "kingdom_clash").values(version="0.1.0", app_mb=100.0),
+            setting("storage_free_gb", "0.5"),
+        ],
+        ErrorType.LIMIT_EXCEEDED,
+    ),
+    (
+        "install_app",
+        {"app_id": "budget_buddy", "confirm": True},
+        [update(payment_methods).values(balance=1.0)],
+        ErrorType.LIMIT_EXCEEDED,
+    ),
     ("install_app", {"app_id": "budget_buddy"}, [], ErrorType.CONFIRMATION_REQUIRED),
     ("uninstall_app", {"app_id": "no_such_app", "confirm": True}, [], ErrorType.ENTITY_NOT_FOUND),
     ("uninstall_app", {"app_id": "settings", "confirm": True}, [], ErrorType.PERMISSION_DENIED),
     ("uninstall_app", {"app_id": "budget_buddy", "confirm": True}, [], ErrorType.STATE_CONFLICT),
-    ("uninstall_app", {"app_id": "chat", "confirm": True},
-     [update(apps).where(apps.c.app_id == "chat").values(installed=0)], ErrorType.STATE_CONFLICT),
+    (
+        "uninstall_app",
+        {"app_id": "chat", "confirm": True},
+        [update(apps).where(apps.c.app_id == "chat").values(installed=0)],
+        ErrorType.STATE_CONFLICT,
+    ),
     ("uninstall_app", {"app_id": "shortvid"}, [], ErrorType.CONFIRMATION_REQUIRED),
     ("get_app_permissions", {"app_id": "no_such_app"}, [], ErrorType.ENTITY_NOT_FOUND),
     ("grant_app_permission", {"app_id": "no_such_app", "permission": "CAMERA"}, [], ErrorType.ENTITY_NOT_FOUND),
     ("grant_app_permission", {"app_id": "contacts", "permission": "CONTACTS"}, [], ErrorType.STATE_CONFLICT),
-    ("grant_app_permission", {"app_id": "contacts", "permission": "CONTACTS"},
-     [perm("contacts", "CONTACTS", "denied")], ErrorType.CONFIRMATION_REQUIRED),
-    ("grant_app_permission", {"app_id": "contacts", "permission": "CONTACTS", "confirm": True},
-     [perm("contacts", "CONTACTS", "policy_blocked")], ErrorType.PERMISSION_DENIED),
+    (
+        "grant_app_permission",
+        {"app_id": "contacts", "permission": "CONTACTS"},
+        [perm("contacts", "CONTACTS", "denied")],
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+    (
+        "grant_app_permission",
+        {"app_id": "contacts", "permission": "CONTACTS", "confirm": True},
+        [perm("contacts", "CONTACTS", "policy_blocked")],
+        ErrorType.PERMISSION_DENIED,
+    ),
     ("revoke_app_permission", {"app_id": "no_such_app", "permission": "SMS"}, [], ErrorType.ENTITY_NOT_FOUND),
     ("revoke_app_permission", {"app_id": "clock", "permission": "HEALTH"}, [], ErrorType.STATE_CONFLICT),
     ("set_app_notifications", {"app_id": "no_such_app", "enabled": False}, [], ErrorType.ENTITY_NOT_FOUND),
-    ("set_app_notifications", {"app_id": "chat", "enabled": False, "channels": ["Spam"]}, [],
-     ErrorType.ENTITY_NOT_FOUND),
+    (
+        "set_app_notifications",
+        {"app_id": "chat", "enabled": False, "channels": ["Spam"]},
+        [],
+        ErrorType.ENTITY_NOT_FOUND,
+    ),
     ("set_app_notifications", {"app_id": "chat", "enabled": True}, [], ErrorType.STATE_CONFLICT),
-    ("set_app_notifications", {"app_id": "chat", "enabled": False, "channels": ["moments"]}, [],
-     ErrorType.STATE_CONFLICT),
+    (
+        "set_app_notifications",
+        {"app_id": "chat", "enabled": False, "channels": ["moments"]},
+        [],
+        ErrorType.STATE_CONFLICT,
+    ),
     ("list_files", {"folder_path": "/Documents/Nope"}, [], ErrorType.ENTITY_NOT_FOUND),
     ("create_folder", {"path": "/Documents/New/Sub"}, [], ErrorType.ENTITY_NOT_FOUND),
     ("create_folder", {"path": "/DOCUMENTS/work"}, [], ErrorType.DUPLICATE_ENTITY),
@@ -558,27 +715,59 @@ ERROR_CASES: list[tuple[str, dict[str, Any], list[Executable], ErrorType]] = [
     ("move_file", {"file_id": "file_999", "destination_path": "/Documents"}, [], ErrorType.ENTITY_NOT_FOUND),
     ("move_file", {"file_id": "file_001", "destination_path": "/Nowhere"}, [], ErrorType.ENTITY_NOT_FOUND),
     ("move_file", {"file_id": "file_001", "destination_path": "/Documents/Work"}, [], ErrorType.STATE_CONFLICT),
-    ("move_file", {"file_id": "file_001", "destination_path": "/Documents/Work", "new_name": "project_plan.XLSX"},
-     [], ErrorType.DUPLICATE_ENTITY),
+    (
+        "move_file",
+        {"file_id": "file_001", "destination_path": "/Documents/Work", "new_name": "project_plan.XLSX"},
+        [],
+        ErrorType.DUPLICATE_ENTITY,
+    ),
     ("delete_files", {"file_ids": ["file_001", "file_999"]}, [], ErrorType.ENTITY_NOT_FOUND),
-    ("delete_files", {"file_ids": ["file_001"]}, [update(files).where(files.c.file_id == "file_001").values(
-        deleted_at="2025-06-01T10:00:00")], ErrorType.STATE_CONFLICT),
+    (
+        "delete_files",
+        {"file_ids": ["file_001"]},
+        [update(files).where(files.c.file_id == "file_001").values(deleted_at="2025-06-01T10:00:00")],
+        ErrorType.STATE_CONFLICT,
+    ),
     ("delete_files", {"file_ids": ["file_001"], "permanent": True}, [], ErrorType.CONFIRMATION_REQUIRED),
-    ("delete_files", {"file_ids": [f"file_{i:03d}" for i in range(1, 12)]}, [
-        update(files).values(deleted_at=None)], ErrorType.CONFIRMATION_REQUIRED),
+    (
+        "delete_files",
+        {"file_ids": [f"file_{i:03d}" for i in range(1, 12)]},
+        [update(files).values(deleted_at=None)],
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
     ("backup_data", {"categories": ["contacts"]}, [setting("wifi", "0")], ErrorType.NETWORK_UNAVAILABLE),
     ("backup_data", {"categories": ["contacts"]}, [delete(cloud_account)], ErrorType.AUTHENTICATION_REQUIRED),
-    ("backup_data", {"categories": ["photos", "contacts", "messages", "files", "calendar", "app_data"]}, [],
-     ErrorType.LIMIT_EXCEEDED),
-    ("restore_backup", {"backup_id": "backup_999", "categories": ["photos"], "confirm": True}, [],
-     ErrorType.ENTITY_NOT_FOUND),
-    ("restore_backup", {"backup_id": "backup_007", "categories": ["app_data"], "confirm": True}, [],
-     ErrorType.ENTITY_NOT_FOUND),
-    ("restore_backup", {"backup_id": "backup_005", "categories": ["photos"], "confirm": True}, [],
-     ErrorType.STATE_CONFLICT),
+    (
+        "backup_data",
+        {"categories": ["photos", "contacts", "messages", "files", "calendar", "app_data"]},
+        [],
+        ErrorType.LIMIT_EXCEEDED,
+    ),
+    (
+        "restore_backup",
+        {"backup_id": "backup_999", "categories": ["photos"], "confirm": True},
+        [],
+        ErrorType.ENTITY_NOT_FOUND,
+    ),
+    (
+        "restore_backup",
+        {"backup_id": "backup_007", "categories": ["app_data"], "confirm": True},
+        [],
+        ErrorType.ENTITY_NOT_FOUND,
+    ),
+    (
+        "restore_backup",
+        {"backup_id": "backup_005", "categories": ["photos"], "confirm": True},
+        [],
+        ErrorType.STATE_CONFLICT,
+    ),
     ("restore_backup", {"backup_id": "backup_007", "categories": ["photos"]}, [], ErrorType.CONFIRMATION_REQUIRED),
-    ("save_password", {"site": "Google.com", "username": "wang.lei@example.com", "password": "x"}, [],
-     ErrorType.DUPLICATE_ENTITY),
+    (
+        "save_password",
+        {"site": "Google.com", "username": "wang.lei@example.com", "password": "x"},
+        [],
+        ErrorType.DUPLICATE_ENTITY,
+    ),
     ("enable_two_factor", {"account_id": "Yahoo", "method": "authenticator"}, [], ErrorType.ENTITY_NOT_FOUND),
     ("enable_two_factor", {"account_id": "google", "method": "authenticator"}, [], ErrorType.AMBIGUOUS_ENTITY),
     ("enable_two_factor", {"account_id": "account_001", "method": "authenticator"}, [], ErrorType.STATE_CONFLICT),
@@ -589,16 +778,27 @@ ERROR_CASES: list[tuple[str, dict[str, Any], list[Executable], ErrorType]] = [
     ("find_my_device", {"device_id": "ldevice_002", "action": "lock"}, [], ErrorType.STATE_CONFLICT),
     ("find_my_device", {"device_id": "ldevice_001", "action": "erase"}, [], ErrorType.CONFIRMATION_REQUIRED),
     ("clear_app_cache", {"app_id": "no_such_app"}, [], ErrorType.ENTITY_NOT_FOUND),
-    ("clear_app_cache", {"app_id": "tasks"}, [NO_CACHE.where(app_installs.c.app_id == "tasks")],
-     ErrorType.STATE_CONFLICT),
+    (
+        "clear_app_cache",
+        {"app_id": "tasks"},
+        [NO_CACHE.where(app_installs.c.app_id == "tasks")],
+        ErrorType.STATE_CONFLICT,
+    ),
     ("clear_app_cache", {"all_apps": True}, [NO_CACHE], ErrorType.STATE_CONFLICT),
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "before", "error"), ERROR_CASES,
-                         ids=[f"{c[0]}-{c[3].value}-{i}" for i, c in enumerate(ERROR_CASES)])
+@pytest.mark.parametrize(
+    ("name", "args", "before", "error"),
+    ERROR_CASES,
+    ids=[f"{c[0]}-{c[3].value}-{i}" for i, c in enumerate(ERROR_CASES)],
+)
 def test_declared_error_changes_nothing(
-    ex: Executor, name: str, args: dict[str, Any], before: list[Executable], error: ErrorType,
+    ex: Executor,
+    name: str,
+    args: dict[str, Any],
+    before: list[Executable],
+    error: ErrorType,
 ) -> None:
     prepare(ex.conn, *before)
     payload = fails(ex, name, args, error)
@@ -611,31 +811,40 @@ def test_every_declared_error_is_tested() -> None:
 
 
 def test_errors_name_what_to_do(ex: Executor) -> None:
-    assert fails(ex, "uninstall_app", {"app_id": "settings", "confirm": True},
-                 ErrorType.PERMISSION_DENIED)["reason"] == "system_app"
+    assert (
+        fails(ex, "uninstall_app", {"app_id": "settings", "confirm": True}, ErrorType.PERMISSION_DENIED)["reason"]
+        == "system_app"
+    )
     assert fails(ex, "create_folder", {"path": "/documents"}, ErrorType.DUPLICATE_ENTITY)["existing_id"] == "/Documents"
-    candidates = fails(ex, "enable_two_factor", {"account_id": "google", "method": "sms"},
-                       ErrorType.AMBIGUOUS_ENTITY)["candidates"]
+    candidates = fails(ex, "enable_two_factor", {"account_id": "google", "method": "sms"}, ErrorType.AMBIGUOUS_ENTITY)[
+        "candidates"
+    ]
     assert [c["username"] for c in candidates] == ["wang.lei@gmail.com", "wang.lei.work@gmail.com"]
-    assert fails(ex, "enable_two_factor", {"account_id": "GitHub", "method": "sms"},
-                 ErrorType.MISSING_REQUIRED_ARGUMENT)["fields"] == ["phone_number"]
+    assert fails(
+        ex, "enable_two_factor", {"account_id": "GitHub", "method": "sms"}, ErrorType.MISSING_REQUIRED_ARGUMENT
+    )["fields"] == ["phone_number"]
     offline = fails(ex, "find_my_device", {"device_id": "old phone", "action": "ring"}, ErrorType.RESOURCE_UNAVAILABLE)
     assert offline["last_location"].startswith("Sunny Cafe")
     assert fails(ex, "install_app", {"app_id": "shield_vpn"}, ErrorType.CONFIRMATION_REQUIRED)["price"] == 4.99
 
 
-@pytest.mark.parametrize(("name", "args"), [
-    ("get_app_permissions", {}),
-    ("get_app_permissions", {"app_id": "chat", "permission": "CAMERA"}),
-    ("clear_app_cache", {}),
-    ("clear_app_cache", {"app_id": "chat", "all_apps": True}),
-    ("save_password", {"site": "a.com", "username": "u"}),
-    ("save_password", {"site": "a.com", "username": "u", "password": "p", "generate": True}),
-    ("save_password", {"site": "not a site", "username": "u", "password": "p"}),
-    ("enable_two_factor", {"account_id": "account_005", "method": "authenticator",
-                           "phone_number": "+86 139 0000 2222"}),
-    ("find_my_device", {"device_id": "ldevice_001", "action": "ring", "message": "hi"}),
-])
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("get_app_permissions", {}),
+        ("get_app_permissions", {"app_id": "chat", "permission": "CAMERA"}),
+        ("clear_app_cache", {}),
+        ("clear_app_cache", {"app_id": "chat", "all_apps": True}),
+        ("save_password", {"site": "a.com", "username": "u"}),
+        ("save_password", {"site": "a.com", "username": "u", "password": "p", "generate": True}),
+        ("save_password", {"site": "not a site", "username": "u", "password": "p"}),
+        (
+            "enable_two_factor",
+            {"account_id": "account_005", "method": "authenticator", "phone_number": "+86 139 0000 2222"},
+        ),
+        ("find_my_device", {"device_id": "ldevice_001", "action": "ring", "message": "hi"}),
+    ],
+)
 def test_cross_field_rules(ex: Executor, name: str, args: dict[str, Any]) -> None:
     fails(ex, name, args, ErrorType.INVALID_ARGUMENT_VALUE)
 
@@ -643,8 +852,18 @@ def test_cross_field_rules(ex: Executor, name: str, args: dict[str, Any]) -> Non
 # ---- hostile paths ----------------------------------------------------------------------------
 
 HOSTILE_PATHS = [
-    "../../etc/passwd", "/../etc", "..", "/etc/passwd", "Documents/../../..", "/system/app", "/data/data/com.bank",
-    "/storage/emulated/0/../../data", "/sdcard/../etc", "..\\..\\windows", "/Documents/\x00evil", "/proc/self/environ",
+    "../../etc/passwd",
+    "/../etc",
+    "..",
+    "/etc/passwd",
+    "Documents/../../..",
+    "/system/app",
+    "/data/data/com.bank",
+    "/storage/emulated/0/../../data",
+    "/sdcard/../etc",
+    "..\\..\\windows",
+    "/Documents/\x00evil",
+    "/proc/self/environ",
     "/a/b/c/d/e/f/g/h/i",
 ]
 
@@ -652,18 +871,26 @@ HOSTILE_PATHS = [
 @pytest.mark.faults
 @pytest.mark.parametrize("path", HOSTILE_PATHS)
 def test_hostile_paths_are_refused_before_anything_runs(ex: Executor, path: str) -> None:
-    for name, args in (("list_files", {"folder_path": path}), ("create_folder", {"path": path, "create_parents": True}),
-                       ("move_file", {"file_id": "file_001", "destination_path": path})):
+    for name, args in (
+        ("list_files", {"folder_path": path}),
+        ("create_folder", {"path": path, "create_parents": True}),
+        ("move_file", {"file_id": "file_001", "destination_path": path}),
+    ):
         payload = fails(ex, name, args, ErrorType.INVALID_ARGUMENT_VALUE)
-        assert payload["fields"] == ["destination_path" if name == "move_file" else
-                                     "folder_path" if name == "list_files" else "path"]
+        assert payload["fields"] == [
+            "destination_path" if name == "move_file" else "folder_path" if name == "list_files" else "path"
+        ]
 
 
 @pytest.mark.faults
 @pytest.mark.parametrize("new_name", ["../evil.sh", "a/b.txt", "..", ".", "c:\\x.txt", "bad\nname"])
 def test_hostile_file_names_are_refused(ex: Executor, new_name: str) -> None:
-    fails(ex, "move_file", {"file_id": "file_001", "destination_path": "/Documents", "new_name": new_name},
-          ErrorType.INVALID_ARGUMENT_VALUE)
+    fails(
+        ex,
+        "move_file",
+        {"file_id": "file_001", "destination_path": "/Documents", "new_name": new_name},
+        ErrorType.INVALID_ARGUMENT_VALUE,
+    )
 
 
 def test_dot_segments_inside_storage_are_fine(ex: Executor) -> None:
@@ -673,23 +900,43 @@ def test_dot_segments_inside_storage_are_fine(ex: Executor) -> None:
 
 # ---- the executor's gates ---------------------------------------------------------------------
 
+
 def signed_out(app_id: str) -> Executable:
     return update(apps).where(apps.c.app_id == app_id).values(logged_in=0)
 
 
-@pytest.mark.parametrize(("name", "args", "before", "error"), [
-    ("backup_data", {"categories": ["contacts"]}, [signed_out("cloud")], ErrorType.AUTHENTICATION_REQUIRED),
-    ("restore_backup", {"backup_id": "backup_007", "categories": ["photos"], "confirm": True},
-     [signed_out("cloud")], ErrorType.AUTHENTICATION_REQUIRED),
-    ("search_passwords", {}, [signed_out("passwords")], ErrorType.AUTHENTICATION_REQUIRED),
-    ("save_password", {"site": "a.com", "username": "u", "password": "p"}, [signed_out("passwords")],
-     ErrorType.AUTHENTICATION_REQUIRED),
-    ("list_files", {}, [perm("files", "STORAGE", "denied")], ErrorType.PERMISSION_DENIED),
-    ("search_app_store", {"query": "maps"}, [setting("airplane_mode", "1"), setting("wifi", "0")],
-     ErrorType.NETWORK_UNAVAILABLE),
-    ("find_my_device", {"device_id": "ldevice_001", "action": "locate"},
-     [setting("wifi", "0"), setting("mobile_data", "0")], ErrorType.NETWORK_UNAVAILABLE),
-])
+@pytest.mark.parametrize(
+    ("name", "args", "before", "error"),
+    [
+        ("backup_data", {"categories": ["contacts"]}, [signed_out("cloud")], ErrorType.AUTHENTICATION_REQUIRED),
+        (
+            "restore_backup",
+            {"backup_id": "backup_007", "categories": ["photos"], "confirm": True},
+            [signed_out("cloud")],
+            ErrorType.AUTHENTICATION_REQUIRED,
+        ),
+        ("search_passwords", {}, [signed_out("passwords")], ErrorType.AUTHENTICATION_REQUIRED),
+        (
+            "save_password",
+            {"site": "a.com", "username": "u", "password": "p"},
+            [signed_out("passwords")],
+            ErrorType.AUTHENTICATION_REQUIRED,
+        ),
+        ("list_files", {}, [perm("files", "STORAGE", "denied")], ErrorType.PERMISSION_DENIED),
+        (
+            "search_app_store",
+            {"query": "maps"},
+            [setting("airplane_mode", "1"), setting("wifi", "0")],
+            ErrorType.NETWORK_UNAVAILABLE,
+        ),
+        (
+            "find_my_device",
+            {"device_id": "ldevice_001", "action": "locate"},
+            [setting("wifi", "0"), setting("mobile_data", "0")],
+            ErrorType.NETWORK_UNAVAILABLE,
+        ),
+    ],
+)
 def test_gates(ex: Executor, name: str, args: dict[str, Any], before: list[Executable], error: ErrorType) -> None:
     prepare(ex.conn, *before)
     fails(ex, name, args, error)

@@ -40,7 +40,8 @@ def test_skills_use_declared_tools() -> None:
 
 def test_tool_reference_is_generated_from_the_declarations() -> None:
     assert REFERENCE.read_text(encoding="utf-8") == catalog.reference_markdown(), (
-        "sandbox/TOOLS.md is stale: run `mobilepa catalog --markdown > sandbox/TOOLS.md`")
+        "sandbox/TOOLS.md is stale: run `mobilepa catalog --markdown > sandbox/TOOLS.md`"
+    )
 
 
 def test_catalog_json_command() -> None:
@@ -49,5 +50,9 @@ def test_catalog_json_command() -> None:
     data = json.loads(out)
     assert len(data["tools"]) == 212 and len(data["subagents"]) == 4 and len(data["skills"]) >= 20
     assert set(data["tools"][0]) == {"name", "domain", "l2", "app", "mutating", "permissions"}
-    assert {s["name"] for s in data["subagents"]} == {"gui_agent", "monitor_agent", "screen_reader_agent",
-                                                       "voice_agent"}
+    assert {s["name"] for s in data["subagents"]} == {
+        "gui_agent",
+        "monitor_agent",
+        "screen_reader_agent",
+        "voice_agent",
+    }

@@ -26,12 +26,15 @@ def test_insert_update_delete_are_reported_with_their_rows(conn: Connection) -> 
         last = conn.execute(select(contacts).order_by(contacts.c.contact_id.desc())).first()
         assert first is not None and last is not None and last.contact_id != first.contact_id
         conn.execute(insert(contacts), ROW)
-        conn.execute(update(contacts).where(contacts.c.contact_id == first.contact_id).values(favorite=1 - first.favorite))
+        conn.execute(
+            update(contacts).where(contacts.c.contact_id == first.contact_id).values(favorite=1 - first.favorite)
+        )
         conn.execute(delete(contacts).where(contacts.c.contact_id == last.contact_id))
     d = diff_of(conn)["contacts"]
     assert [r["contact_id"] for r in d.inserted] == ["contact_900"] and d.inserted[0]["name"] == "Zed Park"
     assert [(b["contact_id"], b["favorite"], a["favorite"]) for b, a in d.updated] == [
-        (first.contact_id, first.favorite, 1 - first.favorite)]
+        (first.contact_id, first.favorite, 1 - first.favorite)
+    ]
     assert d.deleted == [dict(last._mapping)]
 
 
@@ -77,8 +80,15 @@ def test_reading_a_diff_needs_a_journal() -> None:
 # One write on a small key space. Inserts and keyed updates/deletes are journaled row by row; an update
 # of every row or of a primary key makes the journal copy the table, after which the rows it already
 # holds must still read as they were at D_0.
-OPS = st.lists(st.tuples(st.sampled_from(["insert", "insert_values", "update", "delete", "rekey", "update_all"]),
-                         st.integers(0, 5), st.integers(0, 5), st.sampled_from(["a", "b", None])), max_size=12)
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["insert", "insert_values", "update", "delete", "rekey", "update_all"]),
+        st.integers(0, 5),
+        st.integers(0, 5),
+        st.sampled_from(["a", "b", None]),
+    ),
+    max_size=12,
+)
 
 
 def _rows(conn: Connection) -> dict[str, dict[str, Any]]:

@@ -47,17 +47,25 @@ def scalar(conn: Connection, stmt: Any) -> Any:
 
 # ---- declarations -----------------------------------------------------------------------------
 
+
 def test_declarations() -> None:
     assert len(D3_TOOLS) == 21
     assert {n for n in D3_TOOLS if not REGISTRY[n].mutating} == {
-        "search_contacts", "search_messages", "get_call_log", "search_social_posts"}
+        "search_contacts",
+        "search_messages",
+        "get_call_log",
+        "search_social_posts",
+    }
     assert {n for n in D3_TOOLS if REGISTRY[n].domain != "D3"} == set()
     for name in D3_TOOLS:
         for arg in REGISTRY[name].parameters["properties"].values():
             assert arg["description"], name
     assert REGISTRY["start_video_call"].permissions == ("CAMERA", "MICROPHONE")
     assert {n for n in D3_TOOLS if REGISTRY[n].needs_login} == {
-        "create_social_post", "search_social_posts", "comment_on_post"}
+        "create_social_post",
+        "search_social_posts",
+        "comment_on_post",
+    }
 
 
 def test_world_has_what_the_tools_need(conn: Connection) -> None:
@@ -66,11 +74,17 @@ def test_world_has_what_the_tools_need(conn: Connection) -> None:
         assert conn.execute(select(contacts.c.email).where(contacts.c.contact_id == "contact_007")).scalar() is None
         assert conn.execute(select(func.count()).select_from(contacts).where(contacts.c.email.is_(None))).scalar()
         assert [(g.group_id, g.name, g.is_admin) for g in conn.execute(select(groups))] == [
-            ("group_001", "Family", 1), ("group_002", "Project Phoenix", 0), ("group_003", "Badminton Sundays", 1),
-            ("group_004", "Class reunion", 0)]
+            ("group_001", "Family", 1),
+            ("group_002", "Project Phoenix", 0),
+            ("group_003", "Badminton Sundays", 1),
+            ("group_004", "Class reunion", 0),
+        ]
         assert set(conn.execute(select(call_log.c.app).distinct()).scalars()) == {"phone", "chat"}
-        own = conn.execute(select(world_social_accounts.c.platform, world_social_accounts.c.handle).where(
-            world_social_accounts.c.is_self == 1)).all()
+        own = conn.execute(
+            select(world_social_accounts.c.platform, world_social_accounts.c.handle).where(
+                world_social_accounts.c.is_self == 1
+            )
+        ).all()
         assert sorted(own) == [("microblog", "wang_lei"), ("photoshare", "wang.lei.snaps"), ("social", "wanglei")]
         posts = conn.execute(select(social_posts)).all()
         assert len(posts) >= 80 and sum(p.is_own for p in posts) == 8
@@ -82,12 +96,17 @@ def test_world_has_what_the_tools_need(conn: Connection) -> None:
 
 # ---- 3.1 Contacts -----------------------------------------------------------------------------
 
+
 def test_add_contact(ex: Executor) -> None:
     out = ok(ex, "add_contact", {"name": "Nora Quinn", "phone_number": "+86 139 1234 5678", "email": "nora@x.com"})
     assert out == {"contact_id": "contact_101", "name": "Nora Quinn", "phone_number": "+8613912345678"}
     [row] = diff(ex)["contacts"]["inserted"]
     assert (row["contact_id"], row["email"], row["favorite"], row["created_at"]) == (
-        "contact_101", "nora@x.com", 0, STAMP)
+        "contact_101",
+        "nora@x.com",
+        0,
+        STAMP,
+    )
 
 
 def test_search_contacts(ex: Executor) -> None:
@@ -111,17 +130,27 @@ def test_delete_contact(ex: Executor) -> None:
 
 def test_merge_contacts(ex: Executor) -> None:
     conn = ex.conn
-    tom, dup = (query(conn, select(contacts).where(contacts.c.contact_id == c))[0]
-                for c in ("contact_007", "contact_100"))
-    dup_messages = scalar(conn, select(func.count()).select_from(messages).where(
-        messages.c.contact_id == "contact_100"))
-    prepare(conn, update(groups).where(groups.c.group_id == "group_003").values(
-        members_json=json.dumps(["contact_007", "contact_023", "contact_100"])))
+    tom, dup = (
+        query(conn, select(contacts).where(contacts.c.contact_id == c))[0] for c in ("contact_007", "contact_100")
+    )
+    dup_messages = scalar(
+        conn, select(func.count()).select_from(messages).where(messages.c.contact_id == "contact_100")
+    )
+    prepare(
+        conn,
+        update(groups)
+        .where(groups.c.group_id == "group_003")
+        .values(members_json=json.dumps(["contact_007", "contact_023", "contact_100"])),
+    )
     out = ok(ex, "merge_contacts", {"primary_id": "contact_007", "duplicate_id": "contact_100"})
     assert out["contact"]["name"] == "Tom Baker" and out["contact"]["phone_number"] == tom["phone_number"]
     assert out["contact"]["notes"] == f"badminton\nOther phone: {dup['phone_number']}"
-    assert out["moved"] == {"messages": dup_messages, "call_log": out["moved"]["call_log"], "blocked_numbers": 0,
-                            "groups": 1}
+    assert out["moved"] == {
+        "messages": dup_messages,
+        "call_log": out["moved"]["call_log"],
+        "blocked_numbers": 0,
+        "groups": 1,
+    }
     d = diff(ex)
     assert [r["contact_id"] for r in d["contacts"]["deleted"]] == ["contact_100"]
     assert [u["after"]["contact_id"] for u in d["contacts"]["updated"]] == ["contact_007"]
@@ -136,30 +165,38 @@ def test_merge_contacts_prefer_duplicate(ex: Executor) -> None:
     out = ok(ex, "merge_contacts", {"primary_id": "contact_007", "duplicate_id": "contact_100", "prefer": "duplicate"})
     assert out["contact_id"] == "contact_007"
     assert (out["contact"]["name"], out["contact"]["phone_number"], out["contact"]["company"]) == (
-        "Tom B.", dup["phone_number"], "Acme Corp")  # the duplicate has no company: the primary's fills the gap
+        "Tom B.",
+        dup["phone_number"],
+        "Acme Corp",
+    )  # the duplicate has no company: the primary's fills the gap
 
 
 # ---- 3.2 Sending ------------------------------------------------------------------------------
 
+
 def test_send_sms(ex: Executor) -> None:
     lily = query(ex.conn, select(contacts.c.phone_number).where(contacts.c.contact_id == "contact_001"))[0]
     out = ok(ex, "send_sms", {"to": [lily["phone_number"], "+86 139 0000 0000"], "body": "On my way"})
-    assert [(s["to"], s["contact_id"]) for s in out["sent"]] == [(lily["phone_number"], "contact_001"),
-                                                                  ("+8613900000000", None)]
+    assert [(s["to"], s["contact_id"]) for s in out["sent"]] == [
+        (lily["phone_number"], "contact_001"),
+        ("+8613900000000", None),
+    ]
     rows = diff(ex)["messages"]["inserted"]
-    assert [(r["channel"], r["direction"], r["body"], r["status"]) for r in rows] == [("sms", "out", "On my way",
-                                                                                       "sent")] * 2
+    assert [(r["channel"], r["direction"], r["body"], r["status"]) for r in rows] == [
+        ("sms", "out", "On my way", "sent")
+    ] * 2
 
 
 def test_send_chat_message(ex: Executor) -> None:
     assert ok(ex, "send_chat_message", {"to": "group_001", "text": "Dinner at 7?"})["to"] == "group_001"
     ok(ex, "send_chat_message", {"to": "contact_005", "text": "Mockups look great"})
     rows = diff(ex)["messages"]["inserted"]
-    assert [(r["counterpart"], r["contact_id"], r["channel"]) for r in rows][0] == ("group_001", None, "chat")
+    assert (rows[0]["counterpart"], rows[0]["contact_id"], rows[0]["channel"]) == ("group_001", None, "chat")
     assert rows[1]["contact_id"] == "contact_005"
 
 
 # ---- 3.3 Inbox --------------------------------------------------------------------------------
+
 
 def test_search_messages(ex: Executor) -> None:
     out = ok(ex, "search_messages", {"query": "running late", "limit": 50})
@@ -169,7 +206,6 @@ def test_search_messages(ex: Executor) -> None:
     assert unread["count"] and all(m["is_read"] == 0 for m in unread["messages"])
 
 
-
 def test_search_messages_lists_group_chats(ex: Executor) -> None:
     """Group chats are found by name words (any case) or listed whole, with their members' names."""
     out = ok(ex, "search_messages", {"query": "project PHOENIX"})
@@ -177,8 +213,9 @@ def test_search_messages_lists_group_chats(ex: Executor) -> None:
     assert (grp["group_id"], grp["name"], grp["is_admin"]) == ("group_002", "Project Phoenix", False)
     assert grp["members"] and all(m["contact_id"].startswith("contact_") and m["name"] for m in grp["members"])
     listed = ok(ex, "search_messages", {"groups_only": True})
-    assert [g["name"] for g in listed["groups"]] == sorted(["Family", "Project Phoenix", "Badminton Sundays",
-                                                            "Class reunion"])
+    assert [g["name"] for g in listed["groups"]] == sorted(
+        ["Family", "Project Phoenix", "Badminton Sundays", "Class reunion"]
+    )
     assert listed["count"] == 4 and "messages" not in listed
     member = grp["members"][0]["contact_id"]
     mine = ok(ex, "search_messages", {"groups_only": True, "contact_id": member})["groups"]
@@ -186,6 +223,7 @@ def test_search_messages_lists_group_chats(ex: Executor) -> None:
     assert all(member in [m["contact_id"] for m in g["members"]] for g in mine)
     assert "groups" not in ok(ex, "search_messages", {"query": "phoenix", "channel": "sms"})
     assert "groups" not in ok(ex, "search_messages", {"unread_only": True})
+
 
 def test_mark_messages_read(ex: Executor) -> None:
     unread = [m["message_id"] for m in query(ex.conn, select(messages.c.message_id).where(messages.c.is_read == 0))]
@@ -203,6 +241,7 @@ def test_delete_messages(ex: Executor) -> None:
 
 
 # ---- 3.4 Calls --------------------------------------------------------------------------------
+
 
 def test_make_phone_call(ex: Executor) -> None:
     out = ok(ex, "make_phone_call", {"to": "contact_003"})
@@ -229,15 +268,20 @@ def test_get_call_log(ex: Executor) -> None:
 
 # ---- 3.5 Blocking -----------------------------------------------------------------------------
 
+
 def test_block_number(ex: Executor) -> None:
     assert ok(ex, "block_number", {"phone_number": "+1 202 555 0199", "report_spam": True}) == {
-        "blocked": "+12025550199", "contact_id": None, "reported_spam": True}
+        "blocked": "+12025550199",
+        "contact_id": None,
+        "reported_spam": True,
+    }
     [row] = diff(ex)["blocked_numbers"]["inserted"]
     assert (row["number"], row["reported_spam"]) == ("+12025550199", 1)
     assert ok(ex, "block_number", {"phone_number": "+1 202 555 0143"})["reported_spam"] is False
 
 
 # ---- 3.6 Groups -------------------------------------------------------------------------------
+
 
 def test_create_group_chat(ex: Executor) -> None:
     out = ok(ex, "create_group_chat", {"name": "Hiking crew", "member_ids": ["contact_010", "contact_007"]})
@@ -247,8 +291,9 @@ def test_create_group_chat(ex: Executor) -> None:
 
 
 def test_add_group_members(ex: Executor) -> None:
-    before = json.loads(query(ex.conn, select(groups.c.members_json).where(groups.c.group_id == "group_003"))[0][
-        "members_json"])
+    before = json.loads(
+        query(ex.conn, select(groups.c.members_json).where(groups.c.group_id == "group_003"))[0]["members_json"]
+    )
     out = ok(ex, "add_group_members", {"group_id": "group_003", "member_ids": ["contact_007", "contact_010"]})
     assert out["added"] == ["contact_010"] and out["skipped_already_members"] == ["contact_007"]
     assert out["members"] == sorted([*before, "contact_010"])
@@ -260,27 +305,60 @@ def test_add_group_members(ex: Executor) -> None:
 
 # ---- 3.7 Social posting -----------------------------------------------------------------------
 
+
 def test_create_social_post(ex: Executor) -> None:
-    out = ok(ex, "create_social_post", {"platform": "microblog", "content": "Sunset run", "photo_ids": ["photo_003"],
-                                        "visibility": "public", "location": "River Park", "tags": ["#running"]})
-    assert out == {"post_id": out["post_id"], "platform": "microblog", "author": "wang_lei", "content": "Sunset run",
-                   "visibility": "public", "location": "River Park", "posted_at": STAMP, "likes": 0,
-                   "photo_ids": ["photo_003"]}
+    out = ok(
+        ex,
+        "create_social_post",
+        {
+            "platform": "microblog",
+            "content": "Sunset run",
+            "photo_ids": ["photo_003"],
+            "visibility": "public",
+            "location": "River Park",
+            "tags": ["#running"],
+        },
+    )
+    assert out == {
+        "post_id": out["post_id"],
+        "platform": "microblog",
+        "author": "wang_lei",
+        "content": "Sunset run",
+        "visibility": "public",
+        "location": "River Park",
+        "posted_at": STAMP,
+        "likes": 0,
+        "photo_ids": ["photo_003"],
+    }
     [row] = diff(ex)["social_posts"]["inserted"]
     assert (row["post_id"], row["is_own"], json.loads(row["tags_json"])) == (out["post_id"], 1, ["running"])
 
 
 def test_create_social_post_same_text_later_is_fine(ex: Executor) -> None:
-    prepare(ex.conn, insert(social_posts).values(
-        post_id="post_900", platform="social", author="wanglei", content="Hello", photo_ids_json="[]",
-        visibility="friends", location=None, tags_json="[]", is_own=1, likes=0, posted_at="2025-06-13T08:45:00"))
+    prepare(
+        ex.conn,
+        insert(social_posts).values(
+            post_id="post_900",
+            platform="social",
+            author="wanglei",
+            content="Hello",
+            photo_ids_json="[]",
+            visibility="friends",
+            location=None,
+            tags_json="[]",
+            is_own=1,
+            likes=0,
+            posted_at="2025-06-13T08:45:00",
+        ),
+    )
     ok(ex, "create_social_post", {"platform": "social", "content": "Hello"})
 
 
 def test_search_social_posts_feed_and_filters(ex: Executor) -> None:
     conn = ex.conn
-    followed = {r["handle"] for r in query(conn, select(social_follows.c.handle).where(
-        social_follows.c.platform == "social"))}
+    followed = {
+        r["handle"] for r in query(conn, select(social_follows.c.handle).where(social_follows.c.platform == "social"))
+    }
     feed = ok(ex, "search_social_posts", {"platform": "social", "limit": 50})["posts"]
     assert feed and all(p["is_own"] or p["author"] in followed for p in feed)
     assert [p["posted_at"] for p in feed] == sorted((p["posted_at"] for p in feed), reverse=True)
@@ -292,8 +370,10 @@ def test_search_social_posts_feed_and_filters(ex: Executor) -> None:
     assert lily and {p["author"] for p in lily} == {"lilychen"}
     assert ok(ex, "search_social_posts", {"platform": "social", "author": "@LilyChen"})["count"] == len(lily)
     word = lily[0]["content"].split()[-1]
-    assert all(word.lower() in p["content"].lower()
-               for p in ok(ex, "search_social_posts", {"platform": "social", "query": word})["posts"])
+    assert all(
+        word.lower() in p["content"].lower()
+        for p in ok(ex, "search_social_posts", {"platform": "social", "query": word})["posts"]
+    )
     assert diff(ex) == {}
 
 
@@ -305,9 +385,12 @@ def test_search_social_posts_shows_comments(ex: Executor) -> None:
 
 # ---- 3.8 Social engagement --------------------------------------------------------------------
 
+
 def _post_with_comment(conn: Connection) -> tuple[str, str]:
-    row = query(conn, select(social_comments.c.post_id, social_comments.c.comment_id).order_by(
-        social_comments.c.comment_id).limit(1))[0]
+    row = query(
+        conn,
+        select(social_comments.c.post_id, social_comments.c.comment_id).order_by(social_comments.c.comment_id).limit(1),
+    )[0]
     return row["post_id"], row["comment_id"]
 
 
@@ -315,18 +398,33 @@ def test_comment_on_post(ex: Executor) -> None:
     post_id, comment_id = _post_with_comment(ex.conn)
     out = ok(ex, "comment_on_post", {"post_id": post_id, "text": "Thank you!", "reply_to_comment_id": comment_id})
     platform = scalar(ex.conn, select(social_posts.c.platform).where(social_posts.c.post_id == post_id))
-    own = scalar(ex.conn, select(world_social_accounts.c.handle).where(
-        world_social_accounts.c.platform == platform, world_social_accounts.c.is_self == 1))
-    assert out == {"comment_id": out["comment_id"], "post_id": post_id, "author": own, "text": "Thank you!",
-                   "reply_to_comment_id": comment_id}
+    own = scalar(
+        ex.conn,
+        select(world_social_accounts.c.handle).where(
+            world_social_accounts.c.platform == platform, world_social_accounts.c.is_self == 1
+        ),
+    )
+    assert out == {
+        "comment_id": out["comment_id"],
+        "post_id": post_id,
+        "author": own,
+        "text": "Thank you!",
+        "reply_to_comment_id": comment_id,
+    }
     [row] = diff(ex)["social_comments"]["inserted"]
     assert (row["comment_id"], row["posted_at"]) == (out["comment_id"], STAMP)
 
 
 def _unliked_post(conn: Connection) -> str:
     liked = select(social_likes.c.post_id)
-    return str(scalar(conn, select(social_posts.c.post_id).where(
-        social_posts.c.is_own == 0, social_posts.c.post_id.not_in(liked)).order_by(social_posts.c.post_id)))
+    return str(
+        scalar(
+            conn,
+            select(social_posts.c.post_id)
+            .where(social_posts.c.is_own == 0, social_posts.c.post_id.not_in(liked))
+            .order_by(social_posts.c.post_id),
+        )
+    )
 
 
 def test_like_post(ex: Executor) -> None:
@@ -339,12 +437,12 @@ def test_like_post(ex: Executor) -> None:
     assert diff(ex) == {}
 
 
-
 def test_like_counts_agree_between_search_and_like(ex: Executor) -> None:
     """The feed's count includes the user's own like, so liking and unliking show in it as like_post reports."""
     post_id = scalar(ex.conn, select(social_likes.c.post_id).order_by(social_likes.c.post_id))
-    platform, author = query(ex.conn, select(social_posts.c.platform, social_posts.c.author).where(
-        social_posts.c.post_id == post_id))[0].values()
+    platform, author = query(
+        ex.conn, select(social_posts.c.platform, social_posts.c.author).where(social_posts.c.post_id == post_id)
+    )[0].values()
 
     def shown() -> int:
         posts = ok(ex, "search_social_posts", {"platform": platform, "author": author, "limit": 50})["posts"]
@@ -360,6 +458,7 @@ def test_platform_in_any_letter_case(ex: Executor) -> None:
     out = ok(ex, "create_social_post", {"platform": " Social", "content": "Case test"})
     assert out["platform"] == "social"
 
+
 def test_unlike_a_seeded_like(ex: Executor) -> None:
     post_id = scalar(ex.conn, select(social_likes.c.post_id).order_by(social_likes.c.post_id))
     ok(ex, "like_post", {"post_id": post_id, "unlike": True})
@@ -369,8 +468,14 @@ def test_unlike_a_seeded_like(ex: Executor) -> None:
 def _unfollowed(conn: Connection) -> str:
     a = world_social_accounts.c
     followed = select(social_follows.c.handle).where(social_follows.c.platform == "social")
-    return str(scalar(conn, select(a.handle).where(a.platform == "social", a.is_self == 0,
-                                                   a.handle.not_in(followed)).order_by(a.handle)))
+    return str(
+        scalar(
+            conn,
+            select(a.handle)
+            .where(a.platform == "social", a.is_self == 0, a.handle.not_in(followed))
+            .order_by(a.handle),
+        )
+    )
 
 
 def test_follow_and_unfollow_account(ex: Executor) -> None:
@@ -379,8 +484,12 @@ def test_follow_and_unfollow_account(ex: Executor) -> None:
     assert (out["handle"], out["following"]) == (handle, True)
     [row] = diff(ex)["social_follows"]["inserted"]
     assert (row["platform"], row["handle"]) == ("social", handle)
-    followed = scalar(ex.conn, select(social_follows.c.handle).where(
-        social_follows.c.platform == "social", social_follows.c.handle != handle).order_by(social_follows.c.handle))
+    followed = scalar(
+        ex.conn,
+        select(social_follows.c.handle)
+        .where(social_follows.c.platform == "social", social_follows.c.handle != handle)
+        .order_by(social_follows.c.handle),
+    )
     ok(ex, "follow_account", {"platform": "social", "handle": followed, "unfollow": True})
     assert [r["handle"] for r in diff(ex)["social_follows"]["deleted"]] == [followed]
 
@@ -392,8 +501,11 @@ Args = dict[str, Any] | Callable[[Connection], dict[str, Any]]
 
 
 def _read_message(conn: Connection) -> dict[str, Any]:
-    return {"message_ids": [scalar(conn, select(messages.c.message_id).where(messages.c.is_read == 1).order_by(
-        messages.c.message_id))]}
+    return {
+        "message_ids": [
+            scalar(conn, select(messages.c.message_id).where(messages.c.is_read == 1).order_by(messages.c.message_id))
+        ]
+    }
 
 
 def _foreign_comment(conn: Connection) -> dict[str, Any]:
@@ -407,14 +519,33 @@ def _liked_post(conn: Connection) -> dict[str, Any]:
 
 
 def _followed(conn: Connection) -> dict[str, Any]:
-    return {"platform": "social", "handle": scalar(conn, select(social_follows.c.handle).where(
-        social_follows.c.platform == "social").order_by(social_follows.c.handle))}
+    return {
+        "platform": "social",
+        "handle": scalar(
+            conn,
+            select(social_follows.c.handle)
+            .where(social_follows.c.platform == "social")
+            .order_by(social_follows.c.handle),
+        ),
+    }
 
 
 def _recent_post(_: Connection) -> list[Any]:
-    return [insert(social_posts).values(
-        post_id="post_900", platform="social", author="wanglei", content="Hello", photo_ids_json="[]",
-        visibility="friends", location=None, tags_json="[]", is_own=1, likes=0, posted_at="2025-06-13T08:55:00")]
+    return [
+        insert(social_posts).values(
+            post_id="post_900",
+            platform="social",
+            author="wanglei",
+            content="Hello",
+            photo_ids_json="[]",
+            visibility="friends",
+            location=None,
+            tags_json="[]",
+            is_own=1,
+            likes=0,
+            posted_at="2025-06-13T08:55:00",
+        )
+    ]
 
 
 def _signed_out(app: str) -> Prep:
@@ -426,8 +557,11 @@ def _offline(_: Connection) -> list[Any]:
 
 
 def _no_camera(_: Connection) -> list[Any]:
-    return [update(app_permissions).where(app_permissions.c.app_id == "chat",
-                                          app_permissions.c.permission == "CAMERA").values(state="not_requested")]
+    return [
+        update(app_permissions)
+        .where(app_permissions.c.app_id == "chat", app_permissions.c.permission == "CAMERA")
+        .values(state="not_requested")
+    ]
 
 
 def _blocked(_: Connection) -> list[Any]:
@@ -443,12 +577,18 @@ ERROR_CASES: list[tuple[str, Args, Prep, str]] = [
     ("add_contact", {"name": "Lily C", "phone_number": "+0 000"}, _nothing, "InvalidArgumentValue"),
     ("add_contact", {"name": "Lily Chen", "phone_number": "+86 139 5555 0000"}, _nothing, "DuplicateEntity"),
     ("update_contact", {"contact_id": "contact_999", "notes": "x"}, _nothing, "EntityNotFound"),
-    ("update_contact", lambda c: {"contact_id": "contact_007", "phone_number": scalar(c, select(
-        contacts.c.phone_number).where(contacts.c.contact_id == "contact_001"))}, _nothing, "DuplicateEntity"),
+    (
+        "update_contact",
+        lambda c: {
+            "contact_id": "contact_007",
+            "phone_number": scalar(c, select(contacts.c.phone_number).where(contacts.c.contact_id == "contact_001")),
+        },
+        _nothing,
+        "DuplicateEntity",
+    ),
     ("delete_contact", {"contact_id": "contact_999"}, _nothing, "EntityNotFound"),
     ("merge_contacts", {"primary_id": "contact_007", "duplicate_id": "contact_999"}, _nothing, "EntityNotFound"),
-    ("merge_contacts", {"primary_id": "contact_007", "duplicate_id": "contact_007"}, _nothing,
-     "InvalidArgumentValue"),
+    ("merge_contacts", {"primary_id": "contact_007", "duplicate_id": "contact_007"}, _nothing, "InvalidArgumentValue"),
     ("send_sms", {"to": ["contact_999"], "body": "hi"}, _nothing, "EntityNotFound"),
     ("send_chat_message", {"to": "group_999", "text": "hi"}, _nothing, "EntityNotFound"),
     ("send_chat_message", {"to": "Lily", "text": "hi"}, _nothing, "EntityNotFound"),
@@ -460,21 +600,31 @@ ERROR_CASES: list[tuple[str, Args, Prep, str]] = [
     ("start_video_call", {"to": "contact_999"}, _nothing, "EntityNotFound"),
     ("start_video_call", {"to": "contact_001"}, _no_camera, "PermissionDenied"),
     ("block_number", {"phone_number": "+1 202 555 0199"}, _blocked, "DuplicateEntity"),
-    ("create_group_chat", {"name": "Trip", "member_ids": ["contact_001", "contact_999"]}, _nothing,
-     "EntityNotFound"),
-    ("create_group_chat", {"name": "family", "member_ids": ["contact_001", "contact_002"]}, _nothing,
-     "DuplicateEntity"),
+    ("create_group_chat", {"name": "Trip", "member_ids": ["contact_001", "contact_999"]}, _nothing, "EntityNotFound"),
+    (
+        "create_group_chat",
+        {"name": "family", "member_ids": ["contact_001", "contact_002"]},
+        _nothing,
+        "DuplicateEntity",
+    ),
     ("add_group_members", {"group_id": "group_999", "member_ids": ["contact_001"]}, _nothing, "EntityNotFound"),
     ("add_group_members", {"group_id": "group_001", "member_ids": ["contact_999"]}, _nothing, "EntityNotFound"),
-    ("add_group_members", {"group_id": "group_001", "member_ids": ["contact_010"], "remove": True}, _nothing,
-     "EntityNotFound"),
+    (
+        "add_group_members",
+        {"group_id": "group_001", "member_ids": ["contact_010"], "remove": True},
+        _nothing,
+        "EntityNotFound",
+    ),
     ("add_group_members", {"group_id": "group_002", "member_ids": ["contact_010"]}, _nothing, "PermissionDenied"),
-    ("add_group_members", {"group_id": "group_001", "member_ids": ["contact_001", "contact_002"]}, _nothing,
-     "DuplicateEntity"),
+    (
+        "add_group_members",
+        {"group_id": "group_001", "member_ids": ["contact_001", "contact_002"]},
+        _nothing,
+        "DuplicateEntity",
+    ),
     ("add_group_members", {"group_id": "group_001", "member_ids": ["contact_010"]}, _offline, "NetworkUnavailable"),
     ("create_social_post", {"platform": "social", "content": "Hello"}, _recent_post, "DuplicateEntity"),
-    ("create_social_post", {"platform": "social", "content": "Hello"}, _signed_out("social"),
-     "AuthenticationRequired"),
+    ("create_social_post", {"platform": "social", "content": "Hello"}, _signed_out("social"), "AuthenticationRequired"),
     ("search_social_posts", {"platform": "social"}, _signed_out("social"), "AuthenticationRequired"),
     ("search_social_posts", {"platform": "social"}, _offline, "NetworkUnavailable"),
     ("comment_on_post", {"post_id": "post_999", "text": "hi"}, _nothing, "EntityNotFound"),
@@ -484,14 +634,19 @@ ERROR_CASES: list[tuple[str, Args, Prep, str]] = [
     ("like_post", lambda c: {"post_id": _unliked_post(c), "unlike": True}, _nothing, "StateConflict"),
     ("follow_account", {"platform": "social", "handle": "@nobody_here"}, _nothing, "EntityNotFound"),
     ("follow_account", {"platform": "social", "handle": "wanglei"}, _nothing, "StateConflict"),
-    ("follow_account", lambda c: {"platform": "social", "handle": _unfollowed(c), "unfollow": True}, _nothing,
-     "StateConflict"),
+    (
+        "follow_account",
+        lambda c: {"platform": "social", "handle": _unfollowed(c), "unfollow": True},
+        _nothing,
+        "StateConflict",
+    ),
     ("follow_account", _followed, _nothing, "DuplicateEntity"),
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "prep", "error"), ERROR_CASES,
-                         ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(ERROR_CASES)])
+@pytest.mark.parametrize(
+    ("name", "args", "prep", "error"), ERROR_CASES, ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(ERROR_CASES)]
+)
 def test_error_changes_nothing(ex: Executor, name: str, args: Args, prep: Prep, error: str) -> None:
     prepare(ex.conn, *prep(ex.conn))
     arguments = args(ex.conn) if callable(args) else args
@@ -522,6 +677,7 @@ def test_duplicate_post_names_the_existing_one(ex: Executor) -> None:
 
 # ---- seeded phone numbers -------------------------------------------------------------------------
 
+
 def test_seeded_numbers_are_mobile_numbers_of_the_users_country() -> None:
     """Contacts (and so the call log) carry well-formed numbers: +1 then ten digits (not eleven), +86 1XX..."""
     lengths = {"+1": 10, "+86": 11, "+44": 10, "+81": 10, "+49": 11, "+34": 9, "+82": 10}
@@ -532,7 +688,8 @@ def test_seeded_numbers_are_mobile_numbers_of_the_users_country() -> None:
             numbers = list(conn.execute(select(contacts.c.phone_number)).scalars())
         finally:
             conn.close()
-        assert numbers and all(n.startswith(code) and n[len(code):].isdigit() and len(n) - len(code) == lengths[code]
-                               for n in numbers), (persona.persona_id, numbers[:3])
+        assert numbers and all(
+            n.startswith(code) and n[len(code) :].isdigit() and len(n) - len(code) == lengths[code] for n in numbers
+        ), (persona.persona_id, numbers[:3])
         if code == "+1":
             assert all(n[2] in "23456789" and n[5] in "23456789" for n in numbers)  # NANP area code and exchange

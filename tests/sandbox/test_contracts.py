@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import Connection
 
-import sandbox.domains  # noqa: F401
-import sandbox.framework  # noqa: F401
+import sandbox.domains  # registers every tool
+import sandbox.framework  # noqa: F401  (registers the framework actions)
 from sandbox.domains import health, information, lifestyle, travel
 from sandbox.executor import Executor
 from sandbox.skills import SKILLS
@@ -32,36 +32,48 @@ def _monitor(ex: Executor, condition: dict[str, Any], on_trigger: list[dict[str,
 
 # ---- the monitor's condition and plan ---------------------------------------------------------------------
 
-@pytest.mark.parametrize(("condition", "names"), [
-    ({**WATCH, "tool": "no_such_tool"}, "'no_such_tool' is not a tool"),
-    ({**WATCH, "tool": "add_contact", "args": {"name": "X"}}, "changes state"),
-    ({**WATCH, "tool": "search_memory", "args": {"query": "x"}}, "not an app tool"),
-    ({**WATCH, "tool": "roombook_reserve"}, "not an app tool"),
-    ({**WATCH, "args": {}}, "condition.args"),
-    ({**WATCH, "args": {"name": "Bob", "colour": "red"}}, "condition.args"),
-    ({**WATCH, "path": "$..count"}, "condition.path"),
-    ({**WATCH, "path": "$.contacts[x]"}, "condition.path"),
-    ({**WATCH, "path": ""}, "condition.path"),
-    ({**WATCH, "path": "$.count."}, "condition.path"),
-])
+
+@pytest.mark.parametrize(
+    ("condition", "names"),
+    [
+        ({**WATCH, "tool": "no_such_tool"}, "'no_such_tool' is not a tool"),
+        ({**WATCH, "tool": "add_contact", "args": {"name": "X"}}, "changes state"),
+        ({**WATCH, "tool": "search_memory", "args": {"query": "x"}}, "not an app tool"),
+        ({**WATCH, "tool": "roombook_reserve"}, "not an app tool"),
+        ({**WATCH, "args": {}}, "condition.args"),
+        ({**WATCH, "args": {"name": "Bob", "colour": "red"}}, "condition.args"),
+        ({**WATCH, "path": "$..count"}, "condition.path"),
+        ({**WATCH, "path": "$.contacts[x]"}, "condition.path"),
+        ({**WATCH, "path": ""}, "condition.path"),
+        ({**WATCH, "path": "$.count."}, "condition.path"),
+    ],
+)
 def test_a_monitor_that_could_never_fire_is_refused_when_made(
-        conn: Connection, ex: Executor, condition: dict[str, Any], names: str) -> None:
+    conn: Connection, ex: Executor, condition: dict[str, Any], names: str
+) -> None:
     env = _monitor(ex, condition)
     assert env["Status"] == "error" and env["ErrorType"] == "InvalidArgumentValue", env
     assert names in env["Payload"]["message"]
     assert diff_of(conn) == {}
 
 
-@pytest.mark.parametrize(("step", "names"), [
-    ({"tool": "set_brightness", "args": {"level": "{{step2.Payload.count}}"}}, "earlier step"),
-    ({"tool": "set_brightness", "args": {"level": "{{step1.Payload..count}}"}}, "is not a path"),
-    ({"tool": "send_sms", "args": {"to": ["contact_001"], "body": "Count: {{step1.Payload.count}}"}}, "whole value"),
-    ({"tool": "set_volume", "args": {"stream": "loud", "level": "{{step1.Payload.count}}"}}, "stream"),
-    ({"tool": "set_volume", "args": {"level": "{{step1.Payload.count}}"}}, "stream"),
-    ({"tool": "set_brightness", "args": {"level": 140}}, "level"),
-])
+@pytest.mark.parametrize(
+    ("step", "names"),
+    [
+        ({"tool": "set_brightness", "args": {"level": "{{step2.Payload.count}}"}}, "earlier step"),
+        ({"tool": "set_brightness", "args": {"level": "{{step1.Payload..count}}"}}, "is not a path"),
+        (
+            {"tool": "send_sms", "args": {"to": ["contact_001"], "body": "Count: {{step1.Payload.count}}"}},
+            "whole value",
+        ),
+        ({"tool": "set_volume", "args": {"stream": "loud", "level": "{{step1.Payload.count}}"}}, "stream"),
+        ({"tool": "set_volume", "args": {"level": "{{step1.Payload.count}}"}}, "stream"),
+        ({"tool": "set_brightness", "args": {"level": 140}}, "level"),
+    ],
+)
 def test_plan_steps_validate_except_where_a_placeholder_stands(
-        conn: Connection, ex: Executor, step: dict[str, Any], names: str) -> None:
+    conn: Connection, ex: Executor, step: dict[str, Any], names: str
+) -> None:
     first = {"tool": "search_contacts", "args": {"name": "Bob Stone"}}
     env = _monitor(ex, WATCH, [first, step])
     assert env["ErrorType"] == "InvalidArgumentValue", env
@@ -69,8 +81,10 @@ def test_plan_steps_validate_except_where_a_placeholder_stands(
 
 
 def test_a_placeholder_may_stand_for_a_value_of_any_type(ex: Executor) -> None:
-    plan = [{"tool": "search_contacts", "args": {"name": "Bob Stone"}},
-            {"tool": "set_brightness", "args": {"level": "{{step1.Payload.count}}"}}]
+    plan = [
+        {"tool": "search_contacts", "args": {"name": "Bob Stone"}},
+        {"tool": "set_brightness", "args": {"level": "{{step1.Payload.count}}"}},
+    ]
     assert _monitor(ex, WATCH, plan)["Status"] == "success"
 
 
@@ -95,32 +109,41 @@ def test_a_path_parses_only_if_it_reads_as_written(path: str) -> None:
     """A path that parses means what it says: its parts joined back give the path itself."""
     if path_parses(path):
         body = path.removeprefix("$")
-        rebuilt = "".join(f"[{i}]" if i else ("." if n or path.startswith("$") else "") + k
-                          for n, (k, i) in enumerate(re.findall(r"([^.\[\]]+)|\[(\d+)\]", body)))
+        rebuilt = "".join(
+            f"[{i}]" if i else ("." if n or path.startswith("$") else "") + k
+            for n, (k, i) in enumerate(re.findall(r"([^.\[\]]+)|\[(\d+)\]", body))
+        )
         assert rebuilt == body
 
 
 # ---- GUI flows are named by whole words ---------------------------------------------------------------------
 
+
 def _flow(intent: str) -> Any:
     return next(f for f in GUI_FLOWS if f.intent == intent)
 
 
-@pytest.mark.parametrize(("goal", "named"), [
-    ("Create a group named Hikers", False),
-    ("Open the chat with the person named Ana", False),
-    ("Rename the Project Phoenix group to Phoenix Core", True),
-    ("Change the group's name to Phoenix Core", True),
-    ("Change the names of the group", True),
-    ("Set the group NAME to X", True),
-    ("nickname the group", False),
-])
+@pytest.mark.parametrize(
+    ("goal", "named"),
+    [
+        ("Create a group named Hikers", False),
+        ("Open the chat with the person named Ana", False),
+        ("Rename the Project Phoenix group to Phoenix Core", True),
+        ("Change the group's name to Phoenix Core", True),
+        ("Change the names of the group", True),
+        ("Set the group NAME to X", True),
+        ("nickname the group", False),
+    ],
+)
 def test_rename_is_named_by_whole_words(goal: str, named: bool) -> None:
     assert _flow("rename_group").named_by(goal) is named
 
 
-@given(st.sampled_from([k for f in GUI_FLOWS for k in f.keywords if not k.endswith("*") and " " not in k]),
-       st.from_regex(r"[a-z]{1,4}", fullmatch=True), st.sampled_from(["before", "after"]))
+@given(
+    st.sampled_from([k for f in GUI_FLOWS for k in f.keywords if not k.endswith("*") and " " not in k]),
+    st.from_regex(r"[a-z]{1,4}", fullmatch=True),
+    st.sampled_from(["before", "after"]),
+)
 def test_a_keyword_inside_a_longer_word_names_no_flow(keyword: str, letters: str, side: str) -> None:
     word = letters + keyword if side == "before" else keyword + letters
     if letters in ("s", "es") and side == "after":
@@ -142,11 +165,19 @@ def test_stems_and_plurals_name_their_flows() -> None:
 
 
 def test_the_gui_agent_refuses_a_goal_that_names_no_flow(ex: Executor) -> None:
-    env = ex.call("call_gui_agent", {"app_id": "chat", "goal": "Create a group named Hikers",
-                                     "inputs": {"group": "Hikers", "new_name": "Hikers"}})
+    env = ex.call(
+        "call_gui_agent",
+        {"app_id": "chat", "goal": "Create a group named Hikers", "inputs": {"group": "Hikers", "new_name": "Hikers"}},
+    )
     assert env["ErrorType"] == "SubAgentFailed" and env["Payload"]["reason"] == "no_matching_flow", env
-    named = ex.call("call_gui_agent", {"app_id": "chat", "goal": "Change the group's name to Hikers",
-                                       "inputs": {"group": "Hikers", "new_name": "Hikers"}})
+    named = ex.call(
+        "call_gui_agent",
+        {
+            "app_id": "chat",
+            "goal": "Change the group's name to Hikers",
+            "inputs": {"group": "Hikers", "new_name": "Hikers"},
+        },
+    )
     assert named["Payload"].get("reason") == "no_group", named  # the rename flow ran, and found no such group
 
 
@@ -199,8 +230,10 @@ def test_rules_that_quote_data_match_it() -> None:
     def rule(tool_name: str) -> str:
         return REGISTRY[tool_name].rule
 
-    assert all(f"{seats} for" in rule("book_ride") or f"{seats} for {kind}" in rule("book_ride")
-               for kind, (_, seats, _) in travel.RIDE_TYPES.items())
+    assert all(
+        f"{seats} for" in rule("book_ride") or f"{seats} for {kind}" in rule("book_ride")
+        for kind, (_, seats, _) in travel.RIDE_TYPES.items()
+    )
     assert all(kind in rule("book_ride") for kind in travel.RIDE_TYPES)
     assert all(prefix in rule("add_itinerary_item") for prefix in travel.REF_PREFIX.values())
     assert all(code in rule("translate_text") for code in information.LANGUAGES)
@@ -230,6 +263,7 @@ def test_a_factory_check_states_the_names_it_was_made_with() -> None:
 
 
 # ---- skills describe what their tools do -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("skill_id", sorted(SKILLS))
 def test_a_skill_description_says_what_each_tool_does(skill_id: str) -> None:

@@ -12,8 +12,15 @@ from sandbox.generator.stats import audit_summary, card_markdown, suite_stats, v
 from sandbox.suite import load_split
 
 TASKS = load_split("handwritten.jsonl")
-TABLE = [("alt/clarify", 12, 0), ("alt/extra_read", 9, 1), ("noop", 30, 0), ("oracle/default", 30, 0),
-         ("perturb/argument", 40, 0), ("wrong/other_entity", 3, 0), ("wrong/skipped_confirmation", 2, 0)]
+TABLE = [
+    ("alt/clarify", 12, 0),
+    ("alt/extra_read", 9, 1),
+    ("noop", 30, 0),
+    ("oracle/default", 30, 0),
+    ("perturb/argument", 40, 0),
+    ("wrong/other_entity", 3, 0),
+    ("wrong/skipped_confirmation", 2, 0),
+]
 
 
 def test_answer_coverage_counts_the_information_tasks() -> None:
@@ -44,11 +51,26 @@ def test_a_record_of_other_tasks_is_not_shown(tmp_path: Path) -> None:
 
 def test_the_played_audit_shows_classes_before_and_after_the_fixes(tmp_path: Path) -> None:
     audit = tmp_path / "audit.json"
-    audit.write_text(json.dumps({"method": "Players played a stratified sample.", "episodes": [
-        {"key": "basic-1.1-01", "category": "basic", "class": "passed-and-right"},
-        {"key": "skill-040@sor", "category": "skill", "class": "task-flawed", "final_class": "passed-and-right",
-         "finding": "SOR hid the contacts search", "fix": "SOR offers the job's lookups"},
-        {"key": "memory-252", "category": "memory", "class": "failed-own-mistake"}]}), encoding="utf-8")
+    audit.write_text(
+        json.dumps(
+            {
+                "method": "Players played a stratified sample.",
+                "episodes": [
+                    {"key": "basic-1.1-01", "category": "basic", "class": "passed-and-right"},
+                    {
+                        "key": "skill-040@sor",
+                        "category": "skill",
+                        "class": "task-flawed",
+                        "final_class": "passed-and-right",
+                        "finding": "SOR hid the contacts search",
+                        "fix": "SOR offers the job's lookups",
+                    },
+                    {"key": "memory-252", "category": "memory", "class": "failed-own-mistake"},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     summary = audit_summary(audit)
     assert summary is not None
     assert summary["played"] == {"passed-and-right": 1, "failed-own-mistake": 1, "task-flawed": 1}
@@ -60,7 +82,8 @@ def test_the_played_audit_shows_classes_before_and_after_the_fixes(tmp_path: Pat
 
 def test_an_audit_class_outside_the_list_is_refused(tmp_path: Path) -> None:
     audit = tmp_path / "audit.json"
-    audit.write_text(json.dumps({"method": "m", "episodes": [
-        {"key": "k", "category": "basic", "class": "fine"}]}), encoding="utf-8")
+    audit.write_text(
+        json.dumps({"method": "m", "episodes": [{"key": "k", "category": "basic", "class": "fine"}]}), encoding="utf-8"
+    )
     with pytest.raises(ValueError, match="unknown class 'fine'"):
         audit_summary(audit)

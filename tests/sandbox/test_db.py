@@ -19,6 +19,7 @@ ROW = {"contact_id": "contact_900", "name": "Zed Park", "phone_number": "+1 555 
 @pytest.fixture(autouse=True)
 def no_idle_connections() -> Iterator[None]:
     """Each test starts and ends with no idle connections (other tests' episodes leave some)."""
+
     def drain() -> None:
         with db._idle_lock:
             idle = list(db._idle)

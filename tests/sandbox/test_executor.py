@@ -42,7 +42,12 @@ def assert_failed_cleanly(conn: Connection, env: dict[str, Any], error_type: str
     ],
 )
 def test_argument_errors_follow_the_pipeline_order(
-    conn: Connection, ex: Executor, name: str, arguments: dict[str, Any], error_type: str, fields: list[str],
+    conn: Connection,
+    ex: Executor,
+    name: str,
+    arguments: dict[str, Any],
+    error_type: str,
+    fields: list[str],
 ) -> None:
     before = log_count(conn)
     env = ex.call(name, arguments)
@@ -68,8 +73,9 @@ def test_tool_outside_action_space(conn: Connection) -> None:
 
 
 def test_internal_app_actions_are_not_callable_by_the_planner(conn: Connection, ex: Executor) -> None:
-    env = ex.call("roombook_reserve", {"room": "Oak", "date": "2025-06-16", "start": "10:00", "end": "11:00",
-                                       "title": "x"})
+    env = ex.call(
+        "roombook_reserve", {"room": "Oak", "date": "2025-06-16", "start": "10:00", "end": "11:00", "title": "x"}
+    )
     assert env["ErrorType"] == "ToolNotAvailable"
 
 
@@ -78,8 +84,12 @@ def test_permission_denied_until_granted(conn: Connection, ex: Executor) -> None
     before = log_count(conn)
     env = ex.call("add_contact", CONTACT)
     assert_failed_cleanly(conn, env, "PermissionDenied", before)
-    assert env["Payload"] == {"message": env["Payload"]["message"], "app_id": "contacts", "permission": "CONTACTS",
-                              "reason": "app_permission"}
+    assert env["Payload"] == {
+        "message": env["Payload"]["message"],
+        "app_id": "contacts",
+        "permission": "CONTACTS",
+        "reason": "app_permission",
+    }
     prepare(conn, update(app_permissions).where(app_permissions.c.app_id == "contacts").values(state="granted"))
     assert ex.call("add_contact", CONTACT)["Status"] == "success"
 
@@ -87,9 +97,14 @@ def test_permission_denied_until_granted(conn: Connection, ex: Executor) -> None
 def test_network_and_service_gates(conn: Connection, ex: Executor) -> None:
     prepare(conn, update(device_settings).where(device_settings.c.key == "airplane_mode").values(value="1"))
     before = log_count(conn)
-    assert_failed_cleanly(conn, ex.call("send_sms", {"to": ["contact_001"], "body": "hi"}), "NetworkUnavailable", before)
-    prepare(conn, update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(value="0"),
-            update(device_settings).where(device_settings.c.key == "airplane_mode").values(value="0"))
+    assert_failed_cleanly(
+        conn, ex.call("send_sms", {"to": ["contact_001"], "body": "hi"}), "NetworkUnavailable", before
+    )
+    prepare(
+        conn,
+        update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(value="0"),
+        update(device_settings).where(device_settings.c.key == "airplane_mode").values(value="0"),
+    )
     before = log_count(conn)
     env = ex.call("send_chat_message", {"to": "contact_001", "text": "hi"})
     assert_failed_cleanly(conn, env, "NetworkUnavailable", before)
@@ -138,7 +153,7 @@ def test_frozen_clock_stamps(conn: Connection, ex: Executor) -> None:
 def test_a_world_without_its_clock_is_refused(conn: Connection) -> None:
     with transaction(conn):
         conn.execute(meta.delete().where(meta.c.key == "now"))
-    with pytest.raises(ValueError, match="no meta.now"):
+    with pytest.raises(ValueError, match=r"no meta.now"):
         Executor(conn, visible=ALL_DOMAIN_TOOLS)
 
 
@@ -155,25 +170,34 @@ def _replay(actions: list[tuple[str, dict[str, Any]]]) -> bytes:
 
 
 def test_same_actions_give_identical_database_content() -> None:
-    actions = [("add_contact", CONTACT), ("add_contact", {"name": "x"}), ("send_sms", {"to": ["contact_101"], "body": "hi"}),
-               ("search_memory", {"query": "wake up"}), ("delete_contact", {"contact_id": "contact_007"})]
+    actions = [
+        ("add_contact", CONTACT),
+        ("add_contact", {"name": "x"}),
+        ("send_sms", {"to": ["contact_101"], "body": "hi"}),
+        ("search_memory", {"query": "wake up"}),
+        ("delete_contact", {"contact_id": "contact_007"}),
+    ]
     assert _replay(actions) == _replay(actions)
     assert _replay(actions) != _replay(actions[:-1])
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=30),
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False) | st.text(max_size=30),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=8,
 )
-NAMES = st.sampled_from(sorted(REGISTRY) + ["", "nope", "finish "])
+NAMES = st.sampled_from([*sorted(REGISTRY), "", "nope", "finish "])
 
 
 def _arguments(name: str) -> st.SearchStrategy[Any]:
     params = REGISTRY[name].parameters["properties"] if name in REGISTRY else {}
-    keys = st.sampled_from(sorted(params) + ["bogus"]) if params else st.just("bogus")
-    return st.dictionaries(keys, JSON | st.sampled_from(["contact_001", "+86 139 1234 5678", "2025-06-16", "10:00"]),
-                           max_size=4) | JSON
+    keys = st.sampled_from([*sorted(params), "bogus"]) if params else st.just("bogus")
+    return (
+        st.dictionaries(
+            keys, JSON | st.sampled_from(["contact_001", "+86 139 1234 5678", "2025-06-16", "10:00"]), max_size=4
+        )
+        | JSON
+    )
 
 
 @pytest.mark.faults

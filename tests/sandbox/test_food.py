@@ -16,13 +16,20 @@ from typing import Any
 import pytest
 from sqlalchemy import func, insert, select, update
 
+from sandbox.db import open_database, transaction
 from sandbox.domains import food
 from sandbox.domains.common import payment_methods, world_places
 from sandbox.domains.food import (
-    food_orders, grocery_items, meal_plans, restaurant_reservations, saved_recipes, world_menu_items, world_recipes,
-    world_restaurants, world_table_slots,
+    food_orders,
+    grocery_items,
+    meal_plans,
+    restaurant_reservations,
+    saved_recipes,
+    world_menu_items,
+    world_recipes,
+    world_restaurants,
+    world_table_slots,
 )
-from sandbox.db import open_database, transaction
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
@@ -33,15 +40,22 @@ from tests.sandbox.conftest import diff, fails, ok, prepare, query
 
 NOW, TODAY, HOME = "2025-06-13T09:00", "2025-06-13", "Beijing"
 FOOD_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == food.__name__)
-R, S, M, T, O = world_restaurants.c, world_table_slots.c, world_menu_items.c, restaurant_reservations.c, food_orders.c
+# O: food_orders, beside R, S, M, T
+R, S, M, T, O = world_restaurants.c, world_table_slots.c, world_menu_items.c, restaurant_reservations.c, food_orders.c  # noqa: E741
 P = world_places.c
 
 
 # ---- finding entities -----------------------------------------------------------------------
 
+
 def restaurants(ex: Executor, *where: Any, city: str = HOME) -> list[dict[str, Any]]:
-    return query(ex, select(world_restaurants).join(world_places, P.place_id == R.place_id).where(
-        P.city == city, *where).order_by(R.restaurant_id))
+    return query(
+        ex,
+        select(world_restaurants)
+        .join(world_places, P.place_id == R.place_id)
+        .where(P.city == city, *where)
+        .order_by(R.restaurant_id),
+    )
 
 
 def is_open(r: dict[str, Any], when: str) -> bool:
@@ -50,12 +64,18 @@ def is_open(r: dict[str, Any], when: str) -> bool:
 
 def free_slots(ex: Executor, party: int = 2) -> list[dict[str, Any]]:
     """Future seatings with room for the party at online restaurants at home, where the user has no booking that day."""
-    booked = {(b["restaurant_id"], b["datetime"][:10]) for b in query(ex, select(restaurant_reservations).where(
-        T.status == "confirmed"))}
-    found = query(ex, select(S.restaurant_id, S.slot_dt, S.capacity_left).join(
-        world_restaurants, R.restaurant_id == S.restaurant_id).join(world_places, P.place_id == R.place_id).where(
-        P.city == HOME, R.online_booking == 1, S.capacity_left >= party, R.max_party >= party, S.slot_dt > NOW)
-        .order_by(S.slot_dt, S.restaurant_id))
+    booked = {
+        (b["restaurant_id"], b["datetime"][:10])
+        for b in query(ex, select(restaurant_reservations).where(T.status == "confirmed"))
+    }
+    found = query(
+        ex,
+        select(S.restaurant_id, S.slot_dt, S.capacity_left)
+        .join(world_restaurants, R.restaurant_id == S.restaurant_id)
+        .join(world_places, P.place_id == R.place_id)
+        .where(P.city == HOME, R.online_booking == 1, S.capacity_left >= party, R.max_party >= party, S.slot_dt > NOW)
+        .order_by(S.slot_dt, S.restaurant_id),
+    )
     return [s for s in found if (s["restaurant_id"], s["slot_dt"][:10]) not in booked]
 
 
@@ -71,13 +91,17 @@ def two_days(ex: Executor, party: int = 4) -> tuple[dict[str, Any], dict[str, An
 
 def seats(ex: Executor, restaurant_id: str, when: str) -> int:
     return query(ex, select(S.capacity_left).where(S.restaurant_id == restaurant_id, S.slot_dt == when))[0][
-        "capacity_left"]
+        "capacity_left"
+    ]
 
 
 def book(ex: Executor, party: int = 2) -> tuple[dict[str, Any], dict[str, Any]]:
     slot = free_slots(ex, party)[0]
-    out = ok(ex, "make_restaurant_reservation", {"restaurant_id": slot["restaurant_id"], "datetime": slot["slot_dt"],
-                                                 "party_size": party})
+    out = ok(
+        ex,
+        "make_restaurant_reservation",
+        {"restaurant_id": slot["restaurant_id"], "datetime": slot["slot_dt"], "party_size": party},
+    )
     return out, slot
 
 
@@ -88,10 +112,21 @@ def phone_only(ex: Executor) -> dict[str, Any]:
 def phone_booking(ex: Executor) -> str:
     """A confirmed upcoming reservation that a phone-only restaurant took (by the voice agent)."""
     r = phone_only(ex)
-    prepare(ex.conn, insert(restaurant_reservations).values(
-        reservation_id="resv_900", restaurant_id=r["restaurant_id"], datetime="2025-06-20T19:00", party_size=2,
-        name="Wang Lei", phone="+8613800001111", status="confirmed", source="voice_agent", created_at=NOW,
-        updated_at=NOW))
+    prepare(
+        ex.conn,
+        insert(restaurant_reservations).values(
+            reservation_id="resv_900",
+            restaurant_id=r["restaurant_id"],
+            datetime="2025-06-20T19:00",
+            party_size=2,
+            name="Wang Lei",
+            phone="+8613800001111",
+            status="confirmed",
+            source="voice_agent",
+            created_at=NOW,
+            updated_at=NOW,
+        ),
+    )
     return "resv_900"
 
 
@@ -104,8 +139,9 @@ def open_kitchen(ex: Executor) -> dict[str, Any]:
 
 def basket(ex: Executor, r: dict[str, Any]) -> list[dict[str, Any]]:
     """The cheapest dish, enough of it to reach the minimum order."""
-    item = query(ex, select(world_menu_items).where(M.restaurant_id == r["restaurant_id"]).order_by(
-        M.price, M.menu_item_id))[0]
+    item = query(
+        ex, select(world_menu_items).where(M.restaurant_id == r["restaurant_id"]).order_by(M.price, M.menu_item_id)
+    )[0]
     return [{"menu_item_id": item["menu_item_id"], "quantity": max(1, math.ceil(r["min_order"] / item["price"]))}]
 
 
@@ -126,13 +162,18 @@ def twin_places(ex: Executor) -> str:
 
 # ---- the world ------------------------------------------------------------------------------
 
+
 def test_world_is_seeded_as_promised() -> None:
     for persona in ("wang_lei", "maya_patel"):
         conn = open_database(world_image(persona))
         try:
             with transaction(conn):
-                rest = [dict(r._mapping) for r in conn.execute(select(world_restaurants, P.city, P.category).join(
-                    world_places, P.place_id == R.place_id))]
+                rest = [
+                    dict(r._mapping)
+                    for r in conn.execute(
+                        select(world_restaurants, P.city, P.category).join(world_places, P.place_id == R.place_id)
+                    )
+                ]
                 assert len(rest) == 60 and {r["category"] for r in rest} == {"restaurant"}
                 assert len({r["city"] for r in rest}) >= 5 and len({r["name"] for r in rest}) >= 55
                 menus = dict(conn.execute(select(M.restaurant_id, func.count()).group_by(M.restaurant_id)).all())
@@ -154,12 +195,31 @@ def test_world_is_seeded_as_promised() -> None:
 
 
 def test_declarations() -> None:
-    assert FOOD_TOOLS == sorted([
-        "search_restaurants", "get_restaurant_details", "make_restaurant_reservation",
-        "update_restaurant_reservation", "cancel_restaurant_reservation", "order_food_delivery", "track_food_order",
-        "reorder_past_order", "search_recipes", "save_recipe", "add_grocery_items", "create_meal_plan"])
+    assert (
+        sorted(
+            [
+                "search_restaurants",
+                "get_restaurant_details",
+                "make_restaurant_reservation",
+                "update_restaurant_reservation",
+                "cancel_restaurant_reservation",
+                "order_food_delivery",
+                "track_food_order",
+                "reorder_past_order",
+                "search_recipes",
+                "save_recipe",
+                "add_grocery_items",
+                "create_meal_plan",
+            ]
+        )
+        == FOOD_TOOLS
+    )
     assert {n for n in FOOD_TOOLS if not REGISTRY[n].mutating} == {
-        "search_restaurants", "get_restaurant_details", "track_food_order", "search_recipes"}
+        "search_restaurants",
+        "get_restaurant_details",
+        "track_food_order",
+        "search_recipes",
+    }
     assert {REGISTRY[n].domain for n in FOOD_TOOLS} == {"D8"}
     for name in FOOD_TOOLS:
         for arg in REGISTRY[name].parameters["properties"].values():
@@ -167,6 +227,7 @@ def test_declarations() -> None:
 
 
 # ---- 8.1 Restaurant Discovery ---------------------------------------------------------------
+
 
 def test_search_restaurants_near_home(ex: Executor) -> None:
     out = ok(ex, "search_restaurants", {"near": "home", "limit": 50})
@@ -179,8 +240,11 @@ def test_search_restaurants_near_home(ex: Executor) -> None:
 
 
 def test_search_restaurants_filters(ex: Executor) -> None:
-    out = ok(ex, "search_restaurants", {"dietary": ["vegetarian", "gluten_free"], "price_level": 2, "min_rating": 4,
-                                        "party_size": 6, "limit": 50})
+    out = ok(
+        ex,
+        "search_restaurants",
+        {"dietary": ["vegetarian", "gluten_free"], "price_level": 2, "min_rating": 4, "party_size": 6, "limit": 50},
+    )
     for r in out["restaurants"]:
         assert {"vegetarian", "gluten_free"} <= set(r["dietary"]) and r["price_level"] <= 2 and r["rating"] >= 4
     ids = {r["restaurant_id"] for r in out["restaurants"]}
@@ -191,8 +255,9 @@ def test_search_restaurants_filters(ex: Executor) -> None:
 
 def test_search_restaurants_by_dish(ex: Executor) -> None:
     out = ok(ex, "search_restaurants", {"query": "Dumplings", "limit": 50})
-    serving = {r["restaurant_id"] for r in query(ex, select(M.restaurant_id).where(
-        func.lower(M.name).contains("dumplings")))}
+    serving = {
+        r["restaurant_id"] for r in query(ex, select(M.restaurant_id).where(func.lower(M.name).contains("dumplings")))
+    }
     assert serving and {r["restaurant_id"] for r in out["restaurants"]} == serving
 
 
@@ -210,13 +275,23 @@ def test_get_restaurant_details_shows_where_it_delivers(ex: Executor) -> None:
     """A delivering restaurant's page lists the saved addresses in its city (the ids an order needs)."""
     home = ok(ex, "get_restaurant_details", {"restaurant_id": restaurants(ex, R.delivery == 1)[0]["restaurant_id"]})
     assert [(a["address_id"], a["label"], a["city"]) for a in home["deliver_to"]] == [
-        ("address_001", "Home", HOME), ("address_002", "Work", HOME)]
-    away = query(ex, select(world_restaurants).join(world_places, P.place_id == R.place_id).where(
-        P.city != HOME, R.delivery == 1).order_by(R.restaurant_id))[0]
-    assert all(a["city"] != HOME for a in ok(ex, "get_restaurant_details",
-                                             {"restaurant_id": away["restaurant_id"]})["deliver_to"])
-    assert "deliver_to" not in ok(ex, "get_restaurant_details",
-                                  {"restaurant_id": restaurants(ex, R.delivery == 0)[0]["restaurant_id"]})
+        ("address_001", "Home", HOME),
+        ("address_002", "Work", HOME),
+    ]
+    away = query(
+        ex,
+        select(world_restaurants)
+        .join(world_places, P.place_id == R.place_id)
+        .where(P.city != HOME, R.delivery == 1)
+        .order_by(R.restaurant_id),
+    )[0]
+    assert all(
+        a["city"] != HOME
+        for a in ok(ex, "get_restaurant_details", {"restaurant_id": away["restaurant_id"]})["deliver_to"]
+    )
+    assert "deliver_to" not in ok(
+        ex, "get_restaurant_details", {"restaurant_id": restaurants(ex, R.delivery == 0)[0]["restaurant_id"]}
+    )
     assert diff(ex) == {}
 
 
@@ -229,27 +304,59 @@ def test_get_restaurant_details_phone_only_and_own_bookings(ex: Executor) -> Non
 
 # ---- 8.2 Table Reservations -----------------------------------------------------------------
 
+
 def test_make_restaurant_reservation(ex: Executor) -> None:
     slot = free_slots(ex, 3)[0]
-    out = ok(ex, "make_restaurant_reservation", {
-        "restaurant_id": slot["restaurant_id"], "datetime": slot["slot_dt"], "party_size": 3,
-        "special_requests": "high chair", "seating": "indoor"})
+    out = ok(
+        ex,
+        "make_restaurant_reservation",
+        {
+            "restaurant_id": slot["restaurant_id"],
+            "datetime": slot["slot_dt"],
+            "party_size": 3,
+            "special_requests": "high chair",
+            "seating": "indoor",
+        },
+    )
     d = diff(ex)
     [row] = d["restaurant_reservations"]["inserted"]
-    assert (row["reservation_id"], row["restaurant_id"], row["datetime"], row["party_size"], row["name"],
-            row["phone"], row["status"], row["source"], row["special_requests"]) == (
-        out["reservation_id"], slot["restaurant_id"], slot["slot_dt"], 3, "Wang Lei", "+8613800001111",
-        "confirmed", "api", "high chair")
+    assert (
+        row["reservation_id"],
+        row["restaurant_id"],
+        row["datetime"],
+        row["party_size"],
+        row["name"],
+        row["phone"],
+        row["status"],
+        row["source"],
+        row["special_requests"],
+    ) == (
+        out["reservation_id"],
+        slot["restaurant_id"],
+        slot["slot_dt"],
+        3,
+        "Wang Lei",
+        "+8613800001111",
+        "confirmed",
+        "api",
+        "high chair",
+    )
     [seating] = d["world_table_slots"]["updated"]
     assert seating["after"]["capacity_left"] == slot["capacity_left"] - 3
 
 
 def test_update_restaurant_reservation_moves_the_seats(ex: Executor) -> None:
     first, later = two_days(ex)
-    out = ok(ex, "make_restaurant_reservation", {"restaurant_id": first["restaurant_id"], "datetime": first["slot_dt"],
-                                                 "party_size": 2})
-    moved = ok(ex, "update_restaurant_reservation", {"reservation_id": out["reservation_id"],
-                                                     "datetime": later["slot_dt"], "special_requests": "window"})
+    out = ok(
+        ex,
+        "make_restaurant_reservation",
+        {"restaurant_id": first["restaurant_id"], "datetime": first["slot_dt"], "party_size": 2},
+    )
+    moved = ok(
+        ex,
+        "update_restaurant_reservation",
+        {"reservation_id": out["reservation_id"], "datetime": later["slot_dt"], "special_requests": "window"},
+    )
     assert moved["updated"] == ["datetime", "special_requests"] and moved["datetime"] == later["slot_dt"]
     assert seats(ex, first["restaurant_id"], first["slot_dt"]) == first["capacity_left"]
     assert seats(ex, later["restaurant_id"], later["slot_dt"]) == later["capacity_left"] - 2
@@ -264,8 +371,12 @@ def test_update_restaurant_reservation_party_size_in_place(ex: Executor) -> None
 
 
 def test_cancel_restaurant_reservation(ex: Executor) -> None:
-    resv = query(ex, select(restaurant_reservations).where(
-        T.status == "confirmed", T.source == "api", T.datetime > NOW).order_by(T.datetime))[0]
+    resv = query(
+        ex,
+        select(restaurant_reservations)
+        .where(T.status == "confirmed", T.source == "api", T.datetime > NOW)
+        .order_by(T.datetime),
+    )[0]
     left = seats(ex, resv["restaurant_id"], resv["datetime"])
     out = ok(ex, "cancel_restaurant_reservation", {"reservation_id": resv["reservation_id"], "reason": "ill"})
     assert out["status"] == "cancelled"
@@ -278,21 +389,33 @@ def test_cancel_restaurant_reservation(ex: Executor) -> None:
 
 # ---- 8.3 Food Delivery ----------------------------------------------------------------------
 
+
 def test_order_food_delivery(ex: Executor) -> None:
     r = open_kitchen(ex)
     items = basket(ex, r)
-    out = ok(ex, "order_food_delivery", {"restaurant_id": r["restaurant_id"], "items": items,
-                                         "address_id": "address_001", "tip": 5, "utensils": True})
+    out = ok(
+        ex,
+        "order_food_delivery",
+        {"restaurant_id": r["restaurant_id"], "items": items, "address_id": "address_001", "tip": 5, "utensils": True},
+    )
     assert out["subtotal"] >= r["min_order"] and out["total"] == round(out["subtotal"] + r["delivery_fee"] + 5, 2)
     assert out["status"] == "placed" and out["eta"] > NOW
     d = diff(ex)
     [order] = d["food_orders"]["inserted"]
     assert (order["order_id"], order["total"], order["utensils"], order["address_id"]) == (
-        out["order_id"], out["total"], 1, "address_001")
+        out["order_id"],
+        out["total"],
+        1,
+        "address_001",
+    )
     assert json.loads(order["items_json"])[0]["quantity"] == items[0]["quantity"]
     [txn] = d["transactions"]["inserted"]
     assert (txn["amount"], txn["ref_id"], txn["category"], txn["method_id"]) == (
-        -out["total"], out["order_id"], "dining", out["payment_method_id"])
+        -out["total"],
+        out["order_id"],
+        "dining",
+        out["payment_method_id"],
+    )
     [paid] = d["payment_methods"]["updated"]
     assert paid["after"]["balance"] == round(paid["before"]["balance"] - out["total"], 2)
 
@@ -300,8 +423,16 @@ def test_order_food_delivery(ex: Executor) -> None:
 def test_order_food_delivery_scheduled(ex: Executor) -> None:
     r = next(r for r in restaurants(ex, R.delivery == 1) if is_open(r, "2025-06-14T12:30"))
     prepare(ex.conn, update(world_menu_items).where(M.restaurant_id == r["restaurant_id"]).values(available=1))
-    out = ok(ex, "order_food_delivery", {"restaurant_id": r["restaurant_id"], "items": basket(ex, r),
-                                         "address_id": "address_002", "scheduled_at": "2025-06-14T12:30"})
+    out = ok(
+        ex,
+        "order_food_delivery",
+        {
+            "restaurant_id": r["restaurant_id"],
+            "items": basket(ex, r),
+            "address_id": "address_002",
+            "scheduled_at": "2025-06-14T12:30",
+        },
+    )
     assert (out["status"], out["scheduled_at"]) == ("scheduled", "2025-06-14T12:30")
     assert out["eta"] == food._shift("2025-06-14T12:30", r["prep_min"] + food.COURIER_MIN)
 
@@ -325,11 +456,13 @@ def test_reorder_past_order(ex: Executor) -> None:
     [order] = d["food_orders"]["inserted"]
     assert order["reordered_from"] == old["order_id"] and order["address_id"] == old["address_id"]
     assert [(i["menu_item_id"], i["quantity"]) for i in json.loads(order["items_json"])] == [
-        (i["menu_item_id"], i["quantity"]) for i in json.loads(old["items_json"])]
+        (i["menu_item_id"], i["quantity"]) for i in json.loads(old["items_json"])
+    ]
     assert order["tip"] == old["tip"] and out["txn_id"] == d["transactions"]["inserted"][0]["txn_id"]
 
 
 # ---- 8.4 Recipes ----------------------------------------------------------------------------
+
 
 def test_search_recipes(ex: Executor) -> None:
     out = ok(ex, "search_recipes", {"query": "tofu", "diet": "vegan", "max_time_min": 30, "servings": 6})
@@ -343,8 +476,11 @@ def test_search_recipes(ex: Executor) -> None:
 
 def test_save_recipe(ex: Executor) -> None:
     saved = {r["recipe_id"] for r in query(ex, select(saved_recipes))}
-    rid = next(r["recipe_id"] for r in query(ex, select(world_recipes).order_by(world_recipes.c.recipe_id))
-               if r["recipe_id"] not in saved)
+    rid = next(
+        r["recipe_id"]
+        for r in query(ex, select(world_recipes).order_by(world_recipes.c.recipe_id))
+        if r["recipe_id"] not in saved
+    )
     out = ok(ex, "save_recipe", {"recipe_id": rid, "collection": "weeknight"})
     assert out["collection"] == "Weeknight"  # the existing collection's spelling
     [row] = diff(ex)["saved_recipes"]["inserted"]
@@ -353,16 +489,31 @@ def test_save_recipe(ex: Executor) -> None:
 
 # ---- 8.5 Grocery & Meal Planning ------------------------------------------------------------
 
+
 def test_add_grocery_items_merges_unticked_items(ex: Executor) -> None:
     garlic = query(ex, select(grocery_items).where(grocery_items.c.name == "Garlic"))[0]
-    out = ok(ex, "add_grocery_items", {"items": [{"name": "garlic", "quantity": 2, "unit": garlic["unit"]},
-                                                 {"name": "Lemongrass", "quantity": 3, "unit": "pc"}],
-                                       "list_name": "groceries", "from_recipe_id": "recipe_022"})
+    out = ok(
+        ex,
+        "add_grocery_items",
+        {
+            "items": [
+                {"name": "garlic", "quantity": 2, "unit": garlic["unit"]},
+                {"name": "Lemongrass", "quantity": 3, "unit": "pc"},
+            ],
+            "list_name": "groceries",
+            "from_recipe_id": "recipe_022",
+        },
+    )
     assert out["list_name"] == "Groceries" and [m["item_id"] for m in out["merged"]] == [garlic["item_id"]]
     d = diff(ex)["grocery_items"]
     [new] = d["inserted"]
     assert (new["name"], new["quantity"], new["unit"], new["from_recipe_id"], new["checked"]) == (
-        "Lemongrass", 3.0, "pc", "recipe_022", 0)
+        "Lemongrass",
+        3.0,
+        "pc",
+        "recipe_022",
+        0,
+    )
     [merged] = d["updated"]
     assert merged["after"]["quantity"] == garlic["quantity"] + 2
 
@@ -384,8 +535,11 @@ def test_create_meal_plan(ex: Executor) -> None:
 
 def test_create_meal_plan_replace(ex: Executor) -> None:
     plan = query(ex, select(meal_plans).where(meal_plans.c.date >= TODAY).order_by(meal_plans.c.date))[0]
-    out = ok(ex, "create_meal_plan", {"date": plan["date"], "meal": plan["meal"], "recipe_id": "recipe_001",
-                                      "servings": 4, "replace": True})
+    out = ok(
+        ex,
+        "create_meal_plan",
+        {"date": plan["date"], "meal": plan["meal"], "recipe_id": "recipe_001", "servings": 4, "replace": True},
+    )
     assert out["replaced"] == plan["recipe_id"]
     [upd] = diff(ex)["meal_plans"]["updated"]
     assert (upd["after"]["recipe_id"], upd["after"]["servings"]) == ("recipe_001", 4)
@@ -393,33 +547,57 @@ def test_create_meal_plan_replace(ex: Executor) -> None:
 
 # ---- the gates ------------------------------------------------------------------------------
 
+
 def test_search_needs_location_and_network(ex: Executor) -> None:
-    prepare(ex.conn, update(app_permissions).where(app_permissions.c.app_id == "dining",
-                                                   app_permissions.c.permission == "LOCATION").values(state="denied"))
+    prepare(
+        ex.conn,
+        update(app_permissions)
+        .where(app_permissions.c.app_id == "dining", app_permissions.c.permission == "LOCATION")
+        .values(state="denied"),
+    )
     fails(ex, "search_restaurants", {"cuisine": "Italian"}, ErrorType.PERMISSION_DENIED)
-    prepare(ex.conn, update(app_permissions).values(state="granted"),
-            update(device_settings).where(device_settings.c.key == "location_service").values(value="0"))
+    prepare(
+        ex.conn,
+        update(app_permissions).values(state="granted"),
+        update(device_settings).where(device_settings.c.key == "location_service").values(value="0"),
+    )
     fails(ex, "search_restaurants", {"cuisine": "Italian"}, ErrorType.SERVICE_DISABLED)
     radios = device_settings.c.key.in_(["wifi", "mobile_data"])
     prepare(ex.conn, update(device_settings).where(radios).values(value="0"))
-    fails(ex, "order_food_delivery", {"restaurant_id": "rest_001", "items": [{"menu_item_id": "menu_001",
-                                                                               "quantity": 1}],
-                                      "address_id": "address_001"}, ErrorType.NETWORK_UNAVAILABLE)
+    fails(
+        ex,
+        "order_food_delivery",
+        {
+            "restaurant_id": "rest_001",
+            "items": [{"menu_item_id": "menu_001", "quantity": 1}],
+            "address_id": "address_001",
+        },
+        ErrorType.NETWORK_UNAVAILABLE,
+    )
 
 
 def test_cross_field_checks(ex: Executor) -> None:
     fails(ex, "search_restaurants", {"limit": 5}, ErrorType.INVALID_ARGUMENT_VALUE)
     fails(ex, "update_restaurant_reservation", {"reservation_id": "resv_001"}, ErrorType.INVALID_ARGUMENT_VALUE)
-    fails(ex, "order_food_delivery", {"restaurant_id": "rest_001", "items": [], "address_id": "address_001"},
-          ErrorType.INVALID_ARGUMENT_VALUE)
+    fails(
+        ex,
+        "order_food_delivery",
+        {"restaurant_id": "rest_001", "items": [], "address_id": "address_001"},
+        ErrorType.INVALID_ARGUMENT_VALUE,
+    )
 
 
 # ---- declared errors ------------------------------------------------------------------------
 
+
 def _reservation_full(ex: Executor) -> dict[str, Any]:
     slot = free_slots(ex)[0]
-    prepare(ex.conn, update(world_table_slots).where(S.restaurant_id == slot["restaurant_id"],
-                                                     S.slot_dt == slot["slot_dt"]).values(capacity_left=1))
+    prepare(
+        ex.conn,
+        update(world_table_slots)
+        .where(S.restaurant_id == slot["restaurant_id"], S.slot_dt == slot["slot_dt"])
+        .values(capacity_left=1),
+    )
     return {"restaurant_id": slot["restaurant_id"], "datetime": slot["slot_dt"], "party_size": 2}
 
 
@@ -435,7 +613,7 @@ def _reservation_off_seating(ex: Executor) -> dict[str, Any]:
 
 
 def _reservation_same_day(ex: Executor) -> dict[str, Any]:
-    out, slot = book(ex)
+    _out, slot = book(ex)
     return {"restaurant_id": slot["restaurant_id"], "datetime": slot["slot_dt"], "party_size": 2}
 
 
@@ -447,19 +625,32 @@ def _update_cancelled(ex: Executor) -> dict[str, Any]:
 
 def _update_onto_full(ex: Executor) -> dict[str, Any]:
     first, later = two_days(ex)
-    out = ok(ex, "make_restaurant_reservation", {"restaurant_id": first["restaurant_id"], "datetime": first["slot_dt"],
-                                                 "party_size": 2})
-    prepare(ex.conn, update(world_table_slots).where(S.restaurant_id == later["restaurant_id"],
-                                                     S.slot_dt == later["slot_dt"]).values(capacity_left=0))
+    out = ok(
+        ex,
+        "make_restaurant_reservation",
+        {"restaurant_id": first["restaurant_id"], "datetime": first["slot_dt"], "party_size": 2},
+    )
+    prepare(
+        ex.conn,
+        update(world_table_slots)
+        .where(S.restaurant_id == later["restaurant_id"], S.slot_dt == later["slot_dt"])
+        .values(capacity_left=0),
+    )
     return {"reservation_id": out["reservation_id"], "datetime": later["slot_dt"]}
 
 
 def _update_onto_booked_day(ex: Executor) -> dict[str, Any]:
     first, later = two_days(ex)
-    a = ok(ex, "make_restaurant_reservation", {"restaurant_id": first["restaurant_id"], "datetime": first["slot_dt"],
-                                               "party_size": 2})
-    ok(ex, "make_restaurant_reservation", {"restaurant_id": later["restaurant_id"], "datetime": later["slot_dt"],
-                                           "party_size": 2})
+    a = ok(
+        ex,
+        "make_restaurant_reservation",
+        {"restaurant_id": first["restaurant_id"], "datetime": first["slot_dt"], "party_size": 2},
+    )
+    ok(
+        ex,
+        "make_restaurant_reservation",
+        {"restaurant_id": later["restaurant_id"], "datetime": later["slot_dt"], "party_size": 2},
+    )
     return {"reservation_id": a["reservation_id"], "datetime": later["slot_dt"]}
 
 
@@ -487,30 +678,38 @@ def _order_no_delivery(ex: Executor) -> dict[str, Any]:
 
 
 def _order_out_of_area(ex: Executor) -> dict[str, Any]:
-    away = query(ex, select(world_restaurants).join(world_places, P.place_id == R.place_id).where(
-        P.city != HOME, R.delivery == 1).order_by(R.restaurant_id))[0]
+    away = query(
+        ex,
+        select(world_restaurants)
+        .join(world_places, P.place_id == R.place_id)
+        .where(P.city != HOME, R.delivery == 1)
+        .order_by(R.restaurant_id),
+    )[0]
     return _order(ex, away)
 
 
 def _order_sold_out(ex: Executor) -> dict[str, Any]:
     args = _order(ex)
-    prepare(ex.conn, update(world_menu_items).where(M.menu_item_id == args["items"][0]["menu_item_id"]).values(
-        available=0))
+    prepare(
+        ex.conn, update(world_menu_items).where(M.menu_item_id == args["items"][0]["menu_item_id"]).values(available=0)
+    )
     return args
 
 
 def _order_below_minimum(ex: Executor) -> dict[str, Any]:
     args = _order(ex)
-    prepare(ex.conn, update(world_restaurants).where(R.restaurant_id == args["restaurant_id"]).values(
-        min_order=100000))
+    prepare(ex.conn, update(world_restaurants).where(R.restaurant_id == args["restaurant_id"]).values(min_order=100000))
     return args
 
 
 def _order_wrong_menu(ex: Executor) -> dict[str, Any]:
     r = open_kitchen(ex)
     other = query(ex, select(M.menu_item_id).where(M.restaurant_id != r["restaurant_id"]))[0]["menu_item_id"]
-    return {"restaurant_id": r["restaurant_id"], "items": [{"menu_item_id": other, "quantity": 1}],
-            "address_id": "address_001"}
+    return {
+        "restaurant_id": r["restaurant_id"],
+        "items": [{"menu_item_id": other, "quantity": 1}],
+        "address_id": "address_001",
+    }
 
 
 def _reorder(ex: Executor, **extra: Any) -> dict[str, Any]:
@@ -535,6 +734,7 @@ def _frozen(make: Callable[[Executor], dict[str, Any]]) -> Callable[[Executor], 
         args = make(ex)
         prepare(ex.conn, default_method(status="frozen"))
         return args
+
     return setup
 
 
@@ -543,6 +743,7 @@ def _broke(make: Callable[[Executor], dict[str, Any]]) -> Callable[[Executor], d
         args = make(ex)
         prepare(ex.conn, update(payment_methods).values(balance=1.0))
         return args
+
     return setup
 
 
@@ -551,8 +752,13 @@ def _planned(ex: Executor) -> dict[str, Any]:
     return {"date": plan["date"], "meal": plan["meal"], "recipe_id": "recipe_001"}
 
 
-NF, AMB, STATE, UNAV, UNSUP = (ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.STATE_CONFLICT,
-                               ErrorType.RESOURCE_UNAVAILABLE, ErrorType.UNSUPPORTED_OPERATION)
+NF, AMB, STATE, UNAV, UNSUP = (
+    ErrorType.ENTITY_NOT_FOUND,
+    ErrorType.AMBIGUOUS_ENTITY,
+    ErrorType.STATE_CONFLICT,
+    ErrorType.RESOURCE_UNAVAILABLE,
+    ErrorType.UNSUPPORTED_OPERATION,
+)
 BAD, DUP, LIMIT = ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY, ErrorType.LIMIT_EXCEEDED
 Setup = Callable[[Executor], dict[str, Any]]
 
@@ -562,10 +768,16 @@ ERROR_CASES: list[tuple[str, ErrorType, Setup]] = [
     ("search_restaurants", NF, lambda ex: {"near": "place_999"}),
     ("search_restaurants", AMB, lambda ex: {"near": twin_places(ex)}),
     ("get_restaurant_details", NF, lambda ex: {"restaurant_id": "rest_999"}),
-    ("make_restaurant_reservation", NF, lambda ex: {"restaurant_id": "rest_999", "datetime": "2025-06-14T19:00",
-                                                    "party_size": 2}),
-    ("make_restaurant_reservation", UNSUP, lambda ex: {"restaurant_id": phone_only(ex)["restaurant_id"],
-                                                       "datetime": "2025-06-14T19:00", "party_size": 2}),
+    (
+        "make_restaurant_reservation",
+        NF,
+        lambda ex: {"restaurant_id": "rest_999", "datetime": "2025-06-14T19:00", "party_size": 2},
+    ),
+    (
+        "make_restaurant_reservation",
+        UNSUP,
+        lambda ex: {"restaurant_id": phone_only(ex)["restaurant_id"], "datetime": "2025-06-14T19:00", "party_size": 2},
+    ),
     ("make_restaurant_reservation", BAD, lambda ex: {**_reservation_full(ex), "datetime": "2025-06-12T19:00"}),
     ("make_restaurant_reservation", BAD, lambda ex: {**_reservation_full(ex), "datetime": "2025-06-14T05:00"}),
     ("make_restaurant_reservation", UNAV, _reservation_full),
@@ -612,8 +824,9 @@ ERROR_CASES: list[tuple[str, ErrorType, Setup]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "error", "setup"), ERROR_CASES,
-                         ids=[f"{c[0]}-{c[1].value}-{i}" for i, c in enumerate(ERROR_CASES)])
+@pytest.mark.parametrize(
+    ("name", "error", "setup"), ERROR_CASES, ids=[f"{c[0]}-{c[1].value}-{i}" for i, c in enumerate(ERROR_CASES)]
+)
 def test_declared_error_changes_nothing(ex: Executor, name: str, error: ErrorType, setup: Setup) -> None:
     fails(ex, name, setup(ex), error)
 
@@ -624,8 +837,12 @@ def test_every_declared_error_is_tested() -> None:
 
 
 def test_error_payloads_guide_the_planner(ex: Executor) -> None:
-    payload = fails(ex, "make_restaurant_reservation", {"restaurant_id": phone_only(ex)["restaurant_id"],
-                                                        "datetime": "2025-06-14T19:00", "party_size": 2}, UNSUP)
+    payload = fails(
+        ex,
+        "make_restaurant_reservation",
+        {"restaurant_id": phone_only(ex)["restaurant_id"], "datetime": "2025-06-14T19:00", "party_size": 2},
+        UNSUP,
+    )
     assert payload["hint"] == "call_voice_agent" and payload["phone"] == phone_only(ex)["phone"]
     args = _reservation_full(ex)
     payload = fails(ex, "make_restaurant_reservation", args, UNAV)
@@ -637,8 +854,11 @@ def test_error_payloads_guide_the_planner(ex: Executor) -> None:
 def test_phone_only_restaurant_can_be_booked_by_the_voice_agent(ex: Executor) -> None:
     r = phone_only(ex)
     hours = json.loads(r["hours_json"])
-    rules = json.loads(query(ex, select(world_phone_services.c.rules_json).where(
-        world_phone_services.c.place_id == r["place_id"]))[0]["rules_json"])
+    rules = json.loads(
+        query(ex, select(world_phone_services.c.rules_json).where(world_phone_services.c.place_id == r["place_id"]))[0][
+            "rules_json"
+        ]
+    )
     assert (rules["open"], rules["close"]) == (hours["windows"][0][0], hours["windows"][-1][1])
     assert rules["slots"] and all(is_open(r, f"2025-06-17T{t}") for t in rules["slots"])  # a Tuesday
 
@@ -648,12 +868,14 @@ def test_reservation_world_is_consistent() -> None:
     conn = open_database(world_image("wang_lei"))
     try:
         with transaction(conn):
-            upcoming = conn.execute(select(restaurant_reservations).where(
-                T.status == "confirmed", T.source == "api", T.datetime > NOW)).all()
+            upcoming = conn.execute(
+                select(restaurant_reservations).where(T.status == "confirmed", T.source == "api", T.datetime > NOW)
+            ).all()
             assert upcoming
             for b in upcoming:
-                left = conn.execute(select(S.capacity_left).where(
-                    S.restaurant_id == b.restaurant_id, S.slot_dt == b.datetime)).scalar()
+                left = conn.execute(
+                    select(S.capacity_left).where(S.restaurant_id == b.restaurant_id, S.slot_dt == b.datetime)
+                ).scalar()
                 assert left is not None and left >= 0
     finally:
         conn.close()

@@ -23,9 +23,15 @@ NOW = dt.datetime(2025, 1, 15, 18, 20)  # a Wednesday
 
 # ---- entity ids and the unseen-id gate -------------------------------------------------------------------------
 
+
 def test_entity_ids_are_generated_id_shapes_at_any_depth_without_placeholders() -> None:
-    value = {"to": ["group_002", {"deep": "see photo_album_003 and video_051."}], "n": 3, "when": "2025-01-22",
-             "path": "{{step1.records[0].memory_id}}", "words": "water_ml covid_19 snapshot_101"}
+    value = {
+        "to": ["group_002", {"deep": "see photo_album_003 and video_051."}],
+        "n": 3,
+        "when": "2025-01-22",
+        "path": "{{step1.records[0].memory_id}}",
+        "words": "water_ml covid_19 snapshot_101",
+    }
     assert gates.ids_in_value(value) == ["group_002", "photo_album_003", "video_051", "snapshot_101"]
     assert gates.ids_in_text("{{step2.contact_004}} and contact_005") == ["contact_005"]
 
@@ -40,16 +46,20 @@ OK = {"Status": "success", "ErrorType": None, "Payload": {}}
 def test_an_id_the_model_never_saw_is_a_violation_with_its_step() -> None:
     gold = [act("search_videos", query="Startup Island"), act("play_video", video_id="video_051"), done("ok")]
     found = _unseen(["Now: Wednesday", "Play Startup Island"], gold, [OK, OK, OK])
-    assert [(v.gate, v.family, v.task_id, v.step, v.subject) for v in found] == \
-        [("unseen_id", "fam.x", "t-1", 2, "video_051")]
+    assert [(v.gate, v.family, v.task_id, v.step, v.subject) for v in found] == [
+        ("unseen_id", "fam.x", "t-1", 2, "video_051")
+    ]
 
 
-@pytest.mark.parametrize("prompt, earlier", [
-    (["context", "Play video_051 please"], OK),  # the query
-    (["context", "I liked video_051 yesterday", "play it again"], OK),  # H0
-    (["The user's last video is video_051", "play it"], OK),  # the context
-    (["context", "play Startup Island"], {**OK, "Payload": {"videos": [{"video_id": "video_051"}]}}),  # a result
-])
+@pytest.mark.parametrize(
+    "prompt, earlier",
+    [
+        (["context", "Play video_051 please"], OK),  # the query
+        (["context", "I liked video_051 yesterday", "play it again"], OK),  # H0
+        (["The user's last video is video_051", "play it"], OK),  # the context
+        (["context", "play Startup Island"], {**OK, "Payload": {"videos": [{"video_id": "video_051"}]}}),  # a result
+    ],
+)
 def test_ids_from_the_prompt_or_an_earlier_result_are_seen(prompt: list[str], earlier: Any) -> None:
     gold = [act("search_videos", query="x"), act("play_video", video_id="video_051"), done("ok")]
     assert _unseen(prompt, gold, [earlier, OK, OK]) == []
@@ -68,8 +78,12 @@ def test_results_must_match_the_gold() -> None:
 
 
 def _balance(query: str) -> Draft:
-    return Draft(query=query, gold=[act("get_account_balance", account_id="acct_003"), done("Here it is.")],
-                 bucket="tool_call", check={"calls": [{"tool": "get_account_balance"}]})
+    return Draft(
+        query=query,
+        gold=[act("get_account_balance", account_id="acct_003"), done("Here it is.")],
+        bucket="tool_call",
+        check={"calls": [{"tool": "get_account_balance"}]},
+    )
 
 
 @pytest.fixture
@@ -94,10 +108,16 @@ def test_build_task_accepts_an_id_the_query_names_and_one_its_own_call_created(c
     build_task(named, named.build(Gen("wang_lei", random.Random(0))), "t-2", "wang_lei")
 
     def note_then_edit(g: Gen) -> Draft:
-        return Draft(query="Make a note 'Milk' and then rename it to 'Oat milk'.",
-                     gold=[act("create_note", title="Milk", content="buy milk"),
-                           act("update_note", note_id=Gen.ref(1, "note_id"), title="Oat milk"), done("Done.")],
-                     bucket="state_change", check={"insert": {"notes": [{"title": "Oat milk"}]}})
+        return Draft(
+            query="Make a note 'Milk' and then rename it to 'Oat milk'.",
+            gold=[
+                act("create_note", title="Milk", content="buy milk"),
+                act("update_note", note_id=Gen.ref(1, "note_id"), title="Oat milk"),
+                done("Done."),
+            ],
+            bucket="state_change",
+            check={"insert": {"notes": [{"title": "Oat milk"}]}},
+        )
 
     created = Family("test.created", "basic", "1.5", note_then_edit, {})
     build_task(created, note_then_edit(Gen("wang_lei", random.Random(0))), "t-3", "wang_lei")
@@ -105,7 +125,8 @@ def test_build_task_accepts_an_id_the_query_names_and_one_its_own_call_created(c
 
 
 def test_strict_gates_stop_the_build_naming_the_family_instead_of_retrying(
-        collector: Collector, monkeypatch: pytest.MonkeyPatch) -> None:
+    collector: Collector, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls: list[str] = []
 
     def counted(g: Gen) -> Draft:
@@ -135,18 +156,25 @@ def test_collector_counts_every_gate_and_reads_its_setting(monkeypatch: pytest.M
 
 # ---- schema examples -------------------------------------------------------------------------------------------
 
+
 def test_no_tool_schema_prints_an_id_that_exists_in_a_world() -> None:
     assert list(gates.schema_violations()) == []
     assert {"group_002", "contact_004", "video_051"} <= gates.world_ids()
 
 
 def test_a_schema_example_that_is_a_real_id_is_a_violation(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gates, "schema_texts", lambda: {
-        "send_chat_message": '{"description": "A contact id (contact_904) or a group chat id (group_002)."}',
-        "load_skill (x)": "Loads the trip planner; e.g. trip_902."})
+    monkeypatch.setattr(
+        gates,
+        "schema_texts",
+        lambda: {
+            "send_chat_message": '{"description": "A contact id (contact_904) or a group chat id (group_002)."}',
+            "load_skill (x)": "Loads the trip planner; e.g. trip_902.",
+        },
+    )
     found = gates.schema_violations.__wrapped__()
-    assert [(v.gate, v.family, v.task_id, v.subject) for v in found] == \
-        [("schema_example", gates.SCHEMAS, "send_chat_message", "group_002")]
+    assert [(v.gate, v.family, v.task_id, v.subject) for v in found] == [
+        ("schema_example", gates.SCHEMAS, "send_chat_message", "group_002")
+    ]
 
 
 def test_schema_texts_cover_framework_tools_and_skills() -> None:
@@ -157,64 +185,79 @@ def test_schema_texts_cover_framework_tools_and_skills() -> None:
 
 # ---- query lint ------------------------------------------------------------------------------------------------
 
+
 def _rules(text: str) -> list[str]:
     return [f.rule for f in lint.query_findings(text, NOW)]
 
 
-@pytest.mark.parametrize("text, rule", [
-    ("Pay the electricity bill bill now", "doubled_word"),
-    ("The The Art of War audiobook", "doubled_word"),
-    ("Play the The Art of War audiobook", "doubled_word"),
-    ("Please put the Costco card in my wallet Please.", "please_twice"),
-    ("Add a exam to my calendar", "article"),
-    ("Book a orthopedics visit", "article"),
-    ("A orthopedics visit, please", "article"),
-    ("Buy an book", "article"),
-    ("Set a reminder for on 2025-01-22 at 10 am", "preposition_pair"),
-    ("Set a reminder for on Thursday at 11:15 am", "preposition_pair"),
-    ("Tell them I'm on track., then send it", "stray_punctuation"),
-    ("Tell them I'm on track. , then send it", "stray_punctuation"),
-    ("Book Sunday lunch, on 2025-01-22", "weekday_date"),
-    ("Book it for Friday 2025-01-22", "weekday_date"),
-    ("Meet on Monday, March 12", "weekday_date"),
-    ("Book a table tomorrow, Saturday", "weekday_date"),
-    ("Reserve our Sunday lunches spot on 2025-01-26 at 5:30pm", "meal_time"),
-    ("Dinner at the harbour, 2025-05-30, 15:30", "meal_time"),
-    ("Breakfast at 2pm", "meal_time"),
-])
+@pytest.mark.parametrize(
+    "text, rule",
+    [
+        ("Pay the electricity bill bill now", "doubled_word"),
+        ("The The Art of War audiobook", "doubled_word"),
+        ("Play the The Art of War audiobook", "doubled_word"),
+        ("Please put the Costco card in my wallet Please.", "please_twice"),
+        ("Add a exam to my calendar", "article"),
+        ("Book a orthopedics visit", "article"),
+        ("A orthopedics visit, please", "article"),
+        ("Buy an book", "article"),
+        ("Set a reminder for on 2025-01-22 at 10 am", "preposition_pair"),
+        ("Set a reminder for on Thursday at 11:15 am", "preposition_pair"),
+        ("Tell them I'm on track., then send it", "stray_punctuation"),
+        ("Tell them I'm on track. , then send it", "stray_punctuation"),
+        ("Book Sunday lunch, on 2025-01-22", "weekday_date"),
+        ("Book it for Friday 2025-01-22", "weekday_date"),
+        ("Meet on Monday, March 12", "weekday_date"),
+        ("Book a table tomorrow, Saturday", "weekday_date"),
+        ("Reserve our Sunday lunches spot on 2025-01-26 at 5:30pm", "meal_time"),
+        ("Dinner at the harbour, 2025-05-30, 15:30", "meal_time"),
+        ("Breakfast at 2pm", "meal_time"),
+    ],
+)
 def test_each_query_rule_catches_its_slip(text: str, rule: str) -> None:
     assert rule in _rules(text)
 
 
-@pytest.mark.parametrize("text", [
-    "Get me a one-way ticket and an hour of parking",
-    "Book a HIIT class and send an SMS to Mom, then a unit test and a European trip",
-    "Plan A is fine",
-    "Turn the alarm back on for 5:30 pm, check in for that flight, what do 50 EUR come to in CNY?",
-    "Please put the card in my wallet",
-    "Keep that in memory please, and tell her please call me",
-    "Book Sunday lunch on 2025-01-19 at 12:30, then dinner on Thursday 2025-01-16 at 7pm",
-    "Book a table tomorrow, Thursday, for breakfast at 8am",
-    "Lunch on 2025-01-22? No: book the Wednesday dinner at 7:30 pm",
-    "Record it as due on 2025-02-09 09:00",
-    "Prices rose 4.5% in 2025... really",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Get me a one-way ticket and an hour of parking",
+        "Book a HIIT class and send an SMS to Mom, then a unit test and a European trip",
+        "Plan A is fine",
+        "Turn the alarm back on for 5:30 pm, check in for that flight, what do 50 EUR come to in CNY?",
+        "Please put the card in my wallet",
+        "Keep that in memory please, and tell her please call me",
+        "Book Sunday lunch on 2025-01-19 at 12:30, then dinner on Thursday 2025-01-16 at 7pm",
+        "Book a table tomorrow, Thursday, for breakfast at 8am",
+        "Lunch on 2025-01-22? No: book the Wednesday dinner at 7:30 pm",
+        "Record it as due on 2025-02-09 09:00",
+        "Prices rose 4.5% in 2025... really",
+    ],
+)
 def test_query_rules_pass_clean_text(text: str) -> None:
     assert _rules(text) == []
 
 
 def test_a_task_lints_its_query_and_h0_user_turns() -> None:
-    task = Task.model_validate({**load_split("full.jsonl")[0].model_dump(), "query": "Add a exam", "history": [
-        {"role": "user", "content": "the bill bill"}, {"role": "assistant", "content": "a exam is fine here"}]})
+    task = Task.model_validate(
+        {
+            **load_split("full.jsonl")[0].model_dump(),
+            "query": "Add a exam",
+            "history": [
+                {"role": "user", "content": "the bill bill"},
+                {"role": "assistant", "content": "a exam is fine here"},
+            ],
+        }
+    )
     found = gates.query_violations("fam", task)
     assert sorted(v.subject for v in found) == ["a exam", "bill bill"]
 
 
 # ---- world lint ------------------------------------------------------------------------------------------------
 
+
 def _mem(mid: str, content: str, valid_from: str = "2024-01-10", status: str = "active") -> dict[str, Any]:
-    return {"memory_id": mid, "content": content, "valid_from": valid_from, "created_at": valid_from,
-            "status": status}
+    return {"memory_id": mid, "content": content, "valid_from": valid_from, "created_at": valid_from, "status": status}
 
 
 def _contact(cid: str, name: str, relationship: str | None, birthday: str | None = None) -> dict[str, Any]:
@@ -222,18 +265,30 @@ def _contact(cid: str, name: str, relationship: str | None, birthday: str | None
 
 
 def test_memory_dated_after_now() -> None:
-    found = lint.memory_after_now([_mem("mem_001", "Gym moved", "2025-05-02"), _mem("mem_002", "ok", "2025-01-15"),
-                                   _mem("mem_003", "later today", "2025-01-15T19:00")], NOW)
+    found = lint.memory_after_now(
+        [
+            _mem("mem_001", "Gym moved", "2025-05-02"),
+            _mem("mem_002", "ok", "2025-01-15"),
+            _mem("mem_003", "later today", "2025-01-15T19:00"),
+        ],
+        NOW,
+    )
     assert [f.subject for f in found] == ["mem_001", "mem_003"]
 
 
 def test_relationships_that_contradict_each_other_or_the_memory() -> None:
-    contacts = [_contact("contact_001", "Lily Chen", "spouse"), _contact("contact_002", "Zhang Min", "mother",
-                                                                         "1960-05-23"),
-                _contact("contact_003", "Ana Silva", "mother"), _contact("contact_004", "Ben Kim", "friend")]
-    memories = [_mem("mem_001", "Lily Chen is my wife; she prefers texts"),
-                _mem("mem_002", "Mom (Zhang Min) birthday is April 18"),
-                _mem("mem_003", "Ben Kim is my brother"), _mem("mem_004", "Ben Kim is my cousin")]
+    contacts = [
+        _contact("contact_001", "Lily Chen", "spouse"),
+        _contact("contact_002", "Zhang Min", "mother", "1960-05-23"),
+        _contact("contact_003", "Ana Silva", "mother"),
+        _contact("contact_004", "Ben Kim", "friend"),
+    ]
+    memories = [
+        _mem("mem_001", "Lily Chen is my wife; she prefers texts"),
+        _mem("mem_002", "Mom (Zhang Min) birthday is April 18"),
+        _mem("mem_003", "Ben Kim is my brother"),
+        _mem("mem_004", "Ben Kim is my cousin"),
+    ]
     found = lint.relationships(memories, contacts)
     subjects = {(f.subject, f.detail.split(" ")[0]) for f in found}
     assert ("mother", "held") in subjects  # Zhang Min and Ana Silva
@@ -243,12 +298,17 @@ def test_relationships_that_contradict_each_other_or_the_memory() -> None:
 
 
 def test_consistent_relationships_pass() -> None:
-    contacts = [_contact("contact_001", "Lily Chen", "spouse"), _contact("contact_002", "Zhang Min", "mother",
-                                                                         "1960-04-18"),
-                _contact("contact_003", "Diego Ivanova", "neighbor")]
-    memories = [_mem("mem_001", "Lily Chen is my wife"), _mem("mem_002", "Mom (Zhang Min) birthday is April 18"),
-                _mem("mem_003", "Diego Ivanova is my climbing partner"),
-                _mem("mem_004", "Ana Silva is my mother", status="superseded")]
+    contacts = [
+        _contact("contact_001", "Lily Chen", "spouse"),
+        _contact("contact_002", "Zhang Min", "mother", "1960-04-18"),
+        _contact("contact_003", "Diego Ivanova", "neighbor"),
+    ]
+    memories = [
+        _mem("mem_001", "Lily Chen is my wife"),
+        _mem("mem_002", "Mom (Zhang Min) birthday is April 18"),
+        _mem("mem_003", "Diego Ivanova is my climbing partner"),
+        _mem("mem_004", "Ana Silva is my mother", status="superseded"),
+    ]
     assert lint.relationships(memories, contacts) == []
 
 
@@ -262,9 +322,15 @@ def test_stale_temporary_facts() -> None:
 
 def test_a_task_that_requires_a_stale_temporary_fact_is_a_violation() -> None:
     base = load_split("full.jsonl")[0]
-    record = {**_mem("mem_901", "Rosa is spending the year in Berlin", "2022-04-15"), "category": "profile",
-              "entities_json": json.dumps(["Rosa"]), "source": "user_stated", "valid_to": None,
-              "superseded_by": None, "updated_at": "2022-04-15"}
+    record = {
+        **_mem("mem_901", "Rosa is spending the year in Berlin", "2022-04-15"),
+        "category": "profile",
+        "entities_json": json.dumps(["Rosa"]),
+        "source": "user_stated",
+        "valid_to": None,
+        "superseded_by": None,
+        "updated_at": "2022-04-15",
+    }
     patches = base.initial_state.patches.model_copy(update={"insert": {"memory_records": [record]}})
     state = base.initial_state.model_copy(update={"patches": patches})
     used = base.model_copy(update={"initial_state": state, "required_memory_ids": ["mem_901"]})
@@ -281,6 +347,7 @@ def test_the_seeded_worlds_are_consistent() -> None:
 
 # ---- the command -----------------------------------------------------------------------------------------------
 
+
 def test_gates_command_refuses_an_unknown_family(capsys: pytest.CaptureFixture[str]) -> None:
     assert tasks_cli.main(["gates", "--family", "no_such_family"]) == 2
     assert "no family starts with 'no_such_family'" in capsys.readouterr().err
@@ -289,9 +356,11 @@ def test_gates_command_refuses_an_unknown_family(capsys: pytest.CaptureFixture[s
 
 
 def test_gates_report_groups_by_family_with_counts() -> None:
-    found = [Violation("unseen_id", "a.fam", "t-1", 2, "video_051", "never sent"),
-             Violation("query_lint", "b.fam", "t-2", None, "a exam", "article"),
-             Violation("unseen_id", "b.fam", "t-3", 1, "group_002", "never sent")]
+    found = [
+        Violation("unseen_id", "a.fam", "t-1", 2, "video_051", "never sent"),
+        Violation("query_lint", "b.fam", "t-2", None, "a exam", "article"),
+        Violation("unseen_id", "b.fam", "t-3", 1, "group_002", "never sent"),
+    ]
     text = tasks_cli.gates_report(found, as_json=False)
     assert text.splitlines()[0] == "gate counts: unseen_id 2, schema_example 0, query_lint 1, world_lint 0"
     assert text.index("b.fam: 2 violation(s) in 2 task(s)") < text.index("a.fam: 1 violation(s)")
@@ -300,15 +369,20 @@ def test_gates_report_groups_by_family_with_counts() -> None:
 
 
 def test_gates_command_builds_drafts_of_the_named_families(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setitem(FAMILIES, "test.cmd_balance", Family(
-        "test.cmd_balance", "basic", "7.1", lambda g: _balance("How much is in my wallet account?"), {}))
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(
+        FAMILIES,
+        "test.cmd_balance",
+        Family("test.cmd_balance", "basic", "7.1", lambda g: _balance("How much is in my wallet account?"), {}),
+    )
     monkeypatch.setattr(gates, "COLLECTED", Collector())
     assert tasks_cli.main(["gates", "--family", "test.cmd_", "-n", "1", "--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert list(doc["families"]) == ["test.cmd_balance"]
-    assert [(v["gate"], v["step"], v["subject"]) for v in doc["families"]["test.cmd_balance"]] == \
-        [("unseen_id", 1, "acct_003")]
+    assert [(v["gate"], v["step"], v["subject"]) for v in doc["families"]["test.cmd_balance"]] == [
+        ("unseen_id", 1, "acct_003")
+    ]
 
 
 def test_validate_chunks_return_the_gate_violations_with_the_self_check() -> None:

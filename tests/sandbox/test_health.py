@@ -17,8 +17,18 @@ from sandbox.db import open_database, transaction
 from sandbox.domains import health
 from sandbox.domains.common import world_places
 from sandbox.domains.health import (
-    activity_daily, body_metrics, food_logs, health_goals, medical_appointments, medication_logs, medications,
-    sleep_sessions, water_logs, workouts, world_doctor_slots, world_doctors,
+    activity_daily,
+    body_metrics,
+    food_logs,
+    health_goals,
+    medical_appointments,
+    medication_logs,
+    medications,
+    sleep_sessions,
+    water_logs,
+    workouts,
+    world_doctor_slots,
+    world_doctors,
 )
 from sandbox.domains.productivity import calendar_events
 from sandbox.errors import ErrorType
@@ -35,9 +45,19 @@ W, D, DS, AP = workouts.c, world_doctors.c, world_doctor_slots.c, medical_appoin
 
 def running(ex: Executor, started: str = "2025-06-13T08:20") -> str:
     """A run being tracked since ``started``."""
-    prepare(ex.conn, insert(workouts).values(
-        workout_id="workout_900", type="run", status="active", started_at=started, source="tracked",
-        goals_json=json.dumps({"distance_km": 5.0, "duration_min": 30}), created_at=started, updated_at=started))
+    prepare(
+        ex.conn,
+        insert(workouts).values(
+            workout_id="workout_900",
+            type="run",
+            status="active",
+            started_at=started,
+            source="tracked",
+            goals_json=json.dumps({"distance_km": 5.0, "duration_min": 30}),
+            created_at=started,
+            updated_at=started,
+        ),
+    )
     return "workout_900"
 
 
@@ -47,10 +67,18 @@ def med(ex: Executor, name: str) -> dict[str, Any]:
 
 def free_slot(ex: Executor, after: str = "2025-06-14", before: str = "2025-06-28") -> dict[str, Any]:
     """A free doctor slot between the two days that clashes with nothing in the user's calendar."""
-    busy = query(ex, select(calendar_events.c.start, calendar_events.c.end).where(
-        calendar_events.c.status == "confirmed", calendar_events.c.end > after))
-    for s in query(ex, select(world_doctor_slots).where(
-            DS.available == 1, DS.slot_dt > after, DS.slot_dt < before).order_by(DS.slot_dt, DS.doctor_id)):
+    busy = query(
+        ex,
+        select(calendar_events.c.start, calendar_events.c.end).where(
+            calendar_events.c.status == "confirmed", calendar_events.c.end > after
+        ),
+    )
+    for s in query(
+        ex,
+        select(world_doctor_slots)
+        .where(DS.available == 1, DS.slot_dt > after, DS.slot_dt < before)
+        .order_by(DS.slot_dt, DS.doctor_id),
+    ):
         end = health._shift(s["slot_dt"], 30)
         if not any(b["start"] < end and b["end"] > s["slot_dt"] for b in busy):
             return s
@@ -63,6 +91,7 @@ def booked(ex: Executor, slot: dict[str, Any] | None = None) -> dict[str, Any]:
 
 
 # ---- the world ------------------------------------------------------------------------------
+
 
 def test_world_is_seeded_as_promised() -> None:
     for persona in ("wang_lei", "maya_patel"):
@@ -80,16 +109,26 @@ def test_world_is_seeded_as_promised() -> None:
                 assert conn.execute(select(func.count()).select_from(medication_logs)).scalar() >= 40
                 doctors = conn.execute(select(world_doctors).order_by(D.doctor_id)).all()
                 assert len(doctors) >= 20 and doctors[0].name == "Dr. Sarah Lin"
-                clinics = set(conn.execute(select(world_places.c.category).where(
-                    world_places.c.place_id.in_([d.clinic_place_id for d in doctors]))).scalars())
+                clinics = set(
+                    conn.execute(
+                        select(world_places.c.category).where(
+                            world_places.c.place_id.in_([d.clinic_place_id for d in doctors])
+                        )
+                    ).scalars()
+                )
                 assert clinics <= {"hospital", "clinic"}
                 assert conn.execute(select(func.count()).select_from(world_doctor_slots)).scalar() >= 500
-                dentist = conn.execute(select(calendar_events.c.start).where(
-                    calendar_events.c.title == "Dentist appointment")).scalar()
+                dentist = conn.execute(
+                    select(calendar_events.c.start).where(calendar_events.c.title == "Dentist appointment")
+                ).scalar()
                 visit = conn.execute(select(medical_appointments).where(AP.status == "booked")).one()
                 assert (visit.doctor_id, visit.slot) == ("doctor_001", dentist)
-                assert conn.execute(select(DS.available).where(DS.doctor_id == "doctor_001", DS.slot_dt == dentist)
-                                    ).scalar() == 0
+                assert (
+                    conn.execute(
+                        select(DS.available).where(DS.doctor_id == "doctor_001", DS.slot_dt == dentist)
+                    ).scalar()
+                    == 0
+                )
                 metrics = set(conn.execute(select(body_metrics.c.metric)).scalars())
                 assert {"weight", "blood_pressure", "temperature"} <= metrics
                 assert conn.execute(select(func.count()).select_from(food_logs)).scalar() >= 10
@@ -99,27 +138,50 @@ def test_world_is_seeded_as_promised() -> None:
 
 
 def test_declarations() -> None:
-    assert HEALTH_TOOLS == sorted([
-        "start_workout", "end_workout", "log_workout", "get_activity_summary", "set_fitness_goal", "log_meal",
-        "log_water_intake", "add_medication", "log_medication_taken", "search_doctors", "book_doctor_appointment",
-        "cancel_doctor_appointment", "log_body_metric"])
+    assert (
+        sorted(
+            [
+                "start_workout",
+                "end_workout",
+                "log_workout",
+                "get_activity_summary",
+                "set_fitness_goal",
+                "log_meal",
+                "log_water_intake",
+                "add_medication",
+                "log_medication_taken",
+                "search_doctors",
+                "book_doctor_appointment",
+                "cancel_doctor_appointment",
+                "log_body_metric",
+            ]
+        )
+        == HEALTH_TOOLS
+    )
     assert {n for n in HEALTH_TOOLS if not REGISTRY[n].mutating} == {"get_activity_summary", "search_doctors"}
     perms = {n: set(REGISTRY[n].permissions) for n in HEALTH_TOOLS}
     assert all("ACTIVITY" in perms[n] for n in ("start_workout", "end_workout", "log_workout", "get_activity_summary"))
-    assert all("HEALTH" in perms[n] for n in ("log_meal", "log_water_intake", "add_medication",
-                                               "log_medication_taken", "log_body_metric"))
+    assert all(
+        "HEALTH" in perms[n]
+        for n in ("log_meal", "log_water_intake", "add_medication", "log_medication_taken", "log_body_metric")
+    )
     assert {REGISTRY[n].app for n in HEALTH_TOOLS} == {"health"}
     assert {REGISTRY[n].domain for n in HEALTH_TOOLS} == {"D9"}
 
 
 # ---- 9.1 Workout Tracking -------------------------------------------------------------------
 
+
 def test_start_workout(ex: Executor) -> None:
     out = ok(ex, "start_workout", {"type": "run", "goal_distance_km": 5})
     assert (out["status"], out["started_at"], out["goals"]) == ("active", NOW, {"distance_km": 5.0})
     [row] = diff(ex)["workouts"]["inserted"]
-    assert (row["workout_id"], row["type"], row["status"], row["source"]) == (out["workout_id"], "run", "active",
-                                                                               "tracked")
+    assert (row["workout_id"], row["type"], row["status"], row["source"]) == (
+        out["workout_id"],
+        "run",
+        "active",
+        "tracked",
+    )
 
 
 def test_end_workout_saves_the_summary(ex: Executor) -> None:
@@ -127,8 +189,10 @@ def test_end_workout_saves_the_summary(ex: Executor) -> None:
     out = ok(ex, "end_workout", {"workout_id": wid})
     assert (out["status"], out["duration_min"], out["ended_at"]) == ("completed", 40, NOW)
     assert out["distance_km"] == round(9.5 * 40 / 60, 2) and out["calories"] == 440
-    assert out["goals"] == {"distance_km": {"target": 5.0, "achieved": True},
-                            "duration_min": {"target": 30, "achieved": True}}
+    assert out["goals"] == {
+        "distance_km": {"target": 5.0, "achieved": True},
+        "duration_min": {"target": 30, "achieved": True},
+    }
     [upd] = diff(ex)["workouts"]["updated"]
     assert (upd["after"]["status"], upd["after"]["duration_min"]) == ("completed", 40)
 
@@ -142,15 +206,30 @@ def test_end_workout_discard(ex: Executor) -> None:
 
 
 def test_log_workout(ex: Executor) -> None:
-    out = ok(ex, "log_workout", {"type": "swim", "date": "2025-06-12", "duration_min": 30, "distance_km": 1.2,
-                                 "start_time": "18:30", "notes": "pool"})
+    out = ok(
+        ex,
+        "log_workout",
+        {
+            "type": "swim",
+            "date": "2025-06-12",
+            "duration_min": 30,
+            "distance_km": 1.2,
+            "start_time": "18:30",
+            "notes": "pool",
+        },
+    )
     assert (out["started_at"], out["ended_at"], out["calories"], out["source"]) == (
-        "2025-06-12T18:30", "2025-06-12T19:00", 270, "manual")
+        "2025-06-12T18:30",
+        "2025-06-12T19:00",
+        270,
+        "manual",
+    )
     [row] = diff(ex)["workouts"]["inserted"]
     assert (row["distance_km"], row["notes"], row["status"]) == (1.2, "pool", "completed")
 
 
 # ---- 9.2 Daily Activity & Sleep -------------------------------------------------------------
+
 
 def test_get_activity_summary(ex: Executor) -> None:
     out = ok(ex, "get_activity_summary", {"date": "2025-06-07", "date_to": "2025-06-13"})
@@ -187,10 +266,22 @@ def test_set_fitness_goal_same_value_changes_nothing(ex: Executor) -> None:
 
 # ---- 9.3 Nutrition & Hydration --------------------------------------------------------------
 
+
 def test_log_meal(ex: Executor) -> None:
     before = sum(r["calories"] or 0 for r in query(ex, select(food_logs).where(food_logs.c.date == TODAY)))
-    out = ok(ex, "log_meal", {"meal": "snack", "time": "08:45", "items": [
-        {"name": "Apple", "quantity": "1", "calories": 95}, {"name": "Almonds", "calories": 160}, {"name": "Tea"}]})
+    out = ok(
+        ex,
+        "log_meal",
+        {
+            "meal": "snack",
+            "time": "08:45",
+            "items": [
+                {"name": "Apple", "quantity": "1", "calories": 95},
+                {"name": "Almonds", "calories": 160},
+                {"name": "Tea"},
+            ],
+        },
+    )
     assert (out["calories"], out["day_calories"], out["date"]) == (255, before + 255, TODAY)
     [row] = diff(ex)["food_logs"]["inserted"]
     assert json.loads(row["items_json"])[2] == {"name": "Tea"} and row["time"] == "08:45"
@@ -206,18 +297,35 @@ def test_log_water_intake(ex: Executor) -> None:
 
 # ---- 9.4 Medication Management --------------------------------------------------------------
 
+
 def test_add_medication_creates_reminders(ex: Executor) -> None:
-    out = ok(ex, "add_medication", {"name": "Metformin", "dosage": "500 mg", "times": ["20:00", "08:00"],
-                                    "with_food": True, "end_date": "2025-09-13", "refill_reminder_days": 30})
+    out = ok(
+        ex,
+        "add_medication",
+        {
+            "name": "Metformin",
+            "dosage": "500 mg",
+            "times": ["20:00", "08:00"],
+            "with_food": True,
+            "end_date": "2025-09-13",
+            "refill_reminder_days": 30,
+        },
+    )
     assert out["times"] == ["08:00", "20:00"] and out["start_date"] == TODAY
     d = diff(ex)
     [row] = d["medications"]["inserted"]
     assert (row["name"], row["status"], json.loads(row["times_json"]), row["with_food"]) == (
-        "Metformin", "active", ["08:00", "20:00"], 1)
+        "Metformin",
+        "active",
+        ["08:00", "20:00"],
+        1,
+    )
     reminders = sorted((t["remind_at"], t["title"], t["list_name"]) for t in d["tasks"]["inserted"])
-    assert reminders == [("2025-06-13T20:00", "Take Metformin (500 mg)", "Medications"),
-                         ("2025-06-14T08:00", "Take Metformin (500 mg)", "Medications"),
-                         ("2025-07-13T08:00", "Refill Metformin", "Medications")]
+    assert reminders == [
+        ("2025-06-13T20:00", "Take Metformin (500 mg)", "Medications"),
+        ("2025-06-14T08:00", "Take Metformin (500 mg)", "Medications"),
+        ("2025-07-13T08:00", "Refill Metformin", "Medications"),
+    ]
     assert sorted(out["reminder_task_ids"]) == sorted(t["task_id"] for t in d["tasks"]["inserted"])
 
 
@@ -229,24 +337,39 @@ def test_add_medication_again_after_a_finished_course(ex: Executor) -> None:
 def test_log_medication_taken(ex: Executor) -> None:
     lor = med(ex, "Loratadine")
     out = ok(ex, "log_medication_taken", {"medication_id": "loratadine", "status": "taken", "at": "2025-06-13T08:10"})
-    assert (out["medication_id"], out["slot_time"], out["status"]) == (lor["medication_id"], "2025-06-13T08:00",
-                                                                       "taken")
+    assert (out["medication_id"], out["slot_time"], out["status"]) == (
+        lor["medication_id"],
+        "2025-06-13T08:00",
+        "taken",
+    )
     [row] = diff(ex)["medication_logs"]["inserted"]
-    assert (row["medication_id"], row["slot_time"], row["at"]) == (lor["medication_id"], "2025-06-13T08:00",
-                                                                   "2025-06-13T08:10")
+    assert (row["medication_id"], row["slot_time"], row["at"]) == (
+        lor["medication_id"],
+        "2025-06-13T08:00",
+        "2025-06-13T08:10",
+    )
 
 
 def test_log_medication_picks_the_nearest_dose(ex: Executor) -> None:
-    prepare(ex.conn, update(medications).where(medications.c.name == "Omega-3 fish oil").values(
-        times_json=json.dumps(["08:00", "20:00"])))
+    prepare(
+        ex.conn,
+        update(medications)
+        .where(medications.c.name == "Omega-3 fish oil")
+        .values(times_json=json.dumps(["08:00", "20:00"])),
+    )
     oid = med(ex, "Omega-3 fish oil")["medication_id"]
     out = ok(ex, "log_medication_taken", {"medication_id": oid, "status": "skipped", "at": "2025-06-12T10:30"})
     assert (out["slot_time"], out["status"]) == ("2025-06-12T08:00", "skipped")
-    fails(ex, "log_medication_taken", {"medication_id": oid, "status": "taken", "at": "2025-06-12T06:00"},
-          ErrorType.DUPLICATE_ENTITY)
+    fails(
+        ex,
+        "log_medication_taken",
+        {"medication_id": oid, "status": "taken", "at": "2025-06-12T06:00"},
+        ErrorType.DUPLICATE_ENTITY,
+    )
 
 
 # ---- 9.5 Doctor Appointments ----------------------------------------------------------------
+
 
 def test_search_doctors(ex: Executor) -> None:
     out = ok(ex, "search_doctors", {"specialty": "dent", "near": "home"})
@@ -255,7 +378,8 @@ def test_search_doctors(ex: Executor) -> None:
     assert distances == sorted(distances)
     lin = next(d for d in out["doctors"] if d["name"] == "Dr. Sarah Lin")
     assert [a["appointment_id"] for a in lin["my_upcoming_appointments"]] == [
-        query(ex, select(AP.appointment_id).where(AP.status == "booked"))[0]["appointment_id"]]
+        query(ex, select(AP.appointment_id).where(AP.status == "booked"))[0]["appointment_id"]
+    ]
     assert all(s > NOW for d in out["doctors"] for s in d["free_slots"])
     assert diff(ex) == {}
 
@@ -282,11 +406,21 @@ def test_book_doctor_appointment(ex: Executor) -> None:
 
 def test_book_doctor_appointment_for_a_contact_ignores_my_calendar(ex: Executor) -> None:
     s = free_slot(ex)
-    prepare(ex.conn, insert(calendar_events).values(
-        event_id="event_900", title="Busy", start=s["slot_dt"], end=health._shift(s["slot_dt"], 60),
-        calendar="work", status="confirmed", is_organizer=1))
-    out = ok(ex, "book_doctor_appointment", {"doctor_id": s["doctor_id"], "slot": s["slot_dt"],
-                                             "patient": "contact_002"})
+    prepare(
+        ex.conn,
+        insert(calendar_events).values(
+            event_id="event_900",
+            title="Busy",
+            start=s["slot_dt"],
+            end=health._shift(s["slot_dt"], 60),
+            calendar="work",
+            status="confirmed",
+            is_organizer=1,
+        ),
+    )
+    out = ok(
+        ex, "book_doctor_appointment", {"doctor_id": s["doctor_id"], "slot": s["slot_dt"], "patient": "contact_002"}
+    )
     assert (out["patient"], out["patient_name"]) == ("contact_002", "Zhang Min")
 
 
@@ -311,60 +445,83 @@ def test_cancel_doctor_appointment_late_with_confirmation(ex: Executor) -> None:
 
 # ---- 9.6 Body Metrics -----------------------------------------------------------------------
 
+
 def test_log_body_metric(ex: Executor) -> None:
     out = ok(ex, "log_body_metric", {"metric": "blood_pressure", "value": " 118 / 76 "})
     assert (out["value"], out["unit"], out["measured_at"]) == ("118/76", "mmHg", NOW)
     assert out["previous"]["value"].count("/") == 1
-    out = ok(ex, "log_body_metric", {"metric": "weight", "value": 71, "unit": "kg",
-                                     "measured_at": "2025-06-13T07:30"})
+    out = ok(ex, "log_body_metric", {"metric": "weight", "value": 71, "unit": "kg", "measured_at": "2025-06-13T07:30"})
     assert out["value"] == "71"
     rows = diff(ex)["body_metrics"]["inserted"]
-    assert [(r["metric"], r["value"], r["unit"]) for r in rows] == [("blood_pressure", "118/76", "mmHg"),
-                                                                   ("weight", "71", "kg")]
+    assert [(r["metric"], r["value"], r["unit"]) for r in rows] == [
+        ("blood_pressure", "118/76", "mmHg"),
+        ("weight", "71", "kg"),
+    ]
 
 
-@pytest.mark.parametrize("args", [
-    {"metric": "blood_pressure", "value": "120-80"},
-    {"metric": "blood_pressure", "value": "80/120"},
-    {"metric": "weight", "value": "heavy"},
-    {"metric": "weight", "value": 70, "unit": "mmHg"},
-    {"metric": "temperature", "value": 98.6},
-    {"metric": "spo2", "value": "101"},
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"metric": "blood_pressure", "value": "120-80"},
+        {"metric": "blood_pressure", "value": "80/120"},
+        {"metric": "weight", "value": "heavy"},
+        {"metric": "weight", "value": 70, "unit": "mmHg"},
+        {"metric": "temperature", "value": 98.6},
+        {"metric": "spo2", "value": "101"},
+    ],
+)
 def test_log_body_metric_checks_values_and_units(ex: Executor, args: dict[str, Any]) -> None:
     fails(ex, "log_body_metric", args, ErrorType.INVALID_ARGUMENT_VALUE)
 
 
 # ---- the gates and argument checks ----------------------------------------------------------
 
+
 def test_permissions_and_services_gate_health_tools(ex: Executor) -> None:
-    prepare(ex.conn, update(app_permissions).where(app_permissions.c.app_id == "health",
-                                                   app_permissions.c.permission == "HEALTH").values(state="denied"))
+    prepare(
+        ex.conn,
+        update(app_permissions)
+        .where(app_permissions.c.app_id == "health", app_permissions.c.permission == "HEALTH")
+        .values(state="denied"),
+    )
     payload = fails(ex, "log_water_intake", {"amount_ml": 200}, ErrorType.PERMISSION_DENIED)
     assert payload["permission"] == "HEALTH"
     prepare(ex.conn, update(device_settings).where(device_settings.c.key == "location_service").values(value="0"))
     fails(ex, "start_workout", {"type": "walk"}, ErrorType.SERVICE_DISABLED)
-    prepare(ex.conn, update(device_settings).where(device_settings.c.key == "airplane_mode").values(value="1"),
-            update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(value="0"))
-    fails(ex, "book_doctor_appointment", {"doctor_id": "doctor_001", "slot": "2025-06-16T09:00"},
-          ErrorType.NETWORK_UNAVAILABLE)
+    prepare(
+        ex.conn,
+        update(device_settings).where(device_settings.c.key == "airplane_mode").values(value="1"),
+        update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(value="0"),
+    )
+    fails(
+        ex,
+        "book_doctor_appointment",
+        {"doctor_id": "doctor_001", "slot": "2025-06-16T09:00"},
+        ErrorType.NETWORK_UNAVAILABLE,
+    )
 
 
-@pytest.mark.parametrize(("name", "args"), [
-    ("log_workout", {"type": "yoga", "date": "2025-06-12", "duration_min": 30, "distance_km": 2}),
-    ("get_activity_summary", {"date_to": "2025-06-13"}),
-    ("get_activity_summary", {"date": "2025-06-13", "date_to": "2025-06-01"}),
-    ("get_activity_summary", {"date": "2025-04-01", "date_to": "2025-06-13"}),
-    ("set_fitness_goal", {"metric": "sleep_hours", "target": 30}),
-    ("add_medication", {"name": "X", "dosage": "1", "times": ["08:00", "08:00"]}),
-    ("add_medication", {"name": "X", "dosage": "1", "times": ["08:00"], "start_date": "2025-07-01",
-                        "end_date": "2025-06-20"}),
-])
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("log_workout", {"type": "yoga", "date": "2025-06-12", "duration_min": 30, "distance_km": 2}),
+        ("get_activity_summary", {"date_to": "2025-06-13"}),
+        ("get_activity_summary", {"date": "2025-06-13", "date_to": "2025-06-01"}),
+        ("get_activity_summary", {"date": "2025-04-01", "date_to": "2025-06-13"}),
+        ("set_fitness_goal", {"metric": "sleep_hours", "target": 30}),
+        ("add_medication", {"name": "X", "dosage": "1", "times": ["08:00", "08:00"]}),
+        (
+            "add_medication",
+            {"name": "X", "dosage": "1", "times": ["08:00"], "start_date": "2025-07-01", "end_date": "2025-06-20"},
+        ),
+    ],
+)
 def test_cross_field_checks(ex: Executor, name: str, args: dict[str, Any]) -> None:
     fails(ex, name, args, ErrorType.INVALID_ARGUMENT_VALUE)
 
 
 # ---- declared errors ------------------------------------------------------------------------
+
 
 def _twin_place(ex: Executor) -> dict[str, Any]:
     first = query(ex, select(world_places).order_by(world_places.c.place_id))[0]
@@ -406,17 +563,30 @@ def _no_video(ex: Executor) -> dict[str, Any]:
 
 def _clash(ex: Executor) -> dict[str, Any]:
     s = free_slot(ex)
-    prepare(ex.conn, insert(calendar_events).values(
-        event_id="event_900", title="Busy", start=health._shift(s["slot_dt"], -30),
-        end=health._shift(s["slot_dt"], 15), calendar="work", status="confirmed", is_organizer=1))
+    prepare(
+        ex.conn,
+        insert(calendar_events).values(
+            event_id="event_900",
+            title="Busy",
+            start=health._shift(s["slot_dt"], -30),
+            end=health._shift(s["slot_dt"], 15),
+            calendar="work",
+            status="confirmed",
+            is_organizer=1,
+        ),
+    )
     return {"doctor_id": s["doctor_id"], "slot": s["slot_dt"]}
 
 
 def _same_doctor_twice(ex: Executor) -> dict[str, Any]:
     first = free_slot(ex)
     booked(ex, first)
-    other = query(ex, select(world_doctor_slots).where(
-        DS.doctor_id == first["doctor_id"], DS.available == 1, DS.slot_dt > first["slot_dt"]))
+    other = query(
+        ex,
+        select(world_doctor_slots).where(
+            DS.doctor_id == first["doctor_id"], DS.available == 1, DS.slot_dt > first["slot_dt"]
+        ),
+    )
     later = next(s for s in other if s["slot_dt"][:10] != first["slot_dt"][:10])
     return {"doctor_id": first["doctor_id"], "slot": later["slot_dt"]}
 
@@ -426,8 +596,13 @@ def _late_cancel(ex: Executor) -> dict[str, Any]:
     return {"appointment_id": appt["appointment_id"]}
 
 
-NF, AMB, STATE, BAD, DUP = (ErrorType.ENTITY_NOT_FOUND, ErrorType.AMBIGUOUS_ENTITY, ErrorType.STATE_CONFLICT,
-                            ErrorType.INVALID_ARGUMENT_VALUE, ErrorType.DUPLICATE_ENTITY)
+NF, AMB, STATE, BAD, DUP = (
+    ErrorType.ENTITY_NOT_FOUND,
+    ErrorType.AMBIGUOUS_ENTITY,
+    ErrorType.STATE_CONFLICT,
+    ErrorType.INVALID_ARGUMENT_VALUE,
+    ErrorType.DUPLICATE_ENTITY,
+)
 UNAV, TIME, CONF = ErrorType.RESOURCE_UNAVAILABLE, ErrorType.TIME_CONFLICT, ErrorType.CONFIRMATION_REQUIRED
 Setup = Callable[[Executor], dict[str, Any]]
 
@@ -441,16 +616,25 @@ ERROR_CASES: list[tuple[str, ErrorType, Setup]] = [
     ("log_workout", DUP, _logged_twice),
     ("log_meal", BAD, lambda ex: {"meal": "dinner", "items": [{"name": "Soup"}], "time": "19:00"}),
     ("log_water_intake", BAD, lambda ex: {"amount_ml": 250, "at": "2025-06-13T12:00"}),
-    ("add_medication", BAD, lambda ex: {"name": "Ibuprofen", "dosage": "200 mg", "times": ["08:00"],
-                                        "end_date": "2025-06-01"}),
+    (
+        "add_medication",
+        BAD,
+        lambda ex: {"name": "Ibuprofen", "dosage": "200 mg", "times": ["08:00"], "end_date": "2025-06-01"},
+    ),
     ("add_medication", DUP, lambda ex: {"name": "vitamin d3", "dosage": "2000 IU", "times": ["09:00"]}),
     ("log_medication_taken", NF, lambda ex: {"medication_id": "med_999", "status": "taken"}),
     ("log_medication_taken", NF, lambda ex: {"medication_id": "Aspirin", "status": "taken"}),
-    ("log_medication_taken", BAD, lambda ex: {"medication_id": "Vitamin D3", "status": "taken",
-                                              "at": "2025-06-13T20:00"}),
+    (
+        "log_medication_taken",
+        BAD,
+        lambda ex: {"medication_id": "Vitamin D3", "status": "taken", "at": "2025-06-13T20:00"},
+    ),
     ("log_medication_taken", STATE, lambda ex: {"medication_id": "Amoxicillin", "status": "taken"}),
-    ("log_medication_taken", STATE, lambda ex: {"medication_id": "Loratadine", "status": "taken",
-                                                "at": "2025-01-02T08:00"}),
+    (
+        "log_medication_taken",
+        STATE,
+        lambda ex: {"medication_id": "Loratadine", "status": "taken", "at": "2025-01-02T08:00"},
+    ),
     ("log_medication_taken", DUP, _dose_twice),
     ("search_doctors", NF, lambda ex: {"specialty": "dentistry", "near": "Atlantis"}),
     ("search_doctors", AMB, _twin_place),
@@ -463,17 +647,28 @@ ERROR_CASES: list[tuple[str, ErrorType, Setup]] = [
     ("book_doctor_appointment", TIME, _clash),
     ("book_doctor_appointment", DUP, _same_doctor_twice),
     ("cancel_doctor_appointment", NF, lambda ex: {"appointment_id": "appt_999"}),
-    ("cancel_doctor_appointment", STATE, lambda ex: {"appointment_id": query(ex, select(AP.appointment_id).where(
-        AP.status == "completed"))[0]["appointment_id"]}),
-    ("cancel_doctor_appointment", STATE, lambda ex: {"appointment_id": query(ex, select(AP.appointment_id).where(
-        AP.status == "cancelled"))[0]["appointment_id"]}),
+    (
+        "cancel_doctor_appointment",
+        STATE,
+        lambda ex: {
+            "appointment_id": query(ex, select(AP.appointment_id).where(AP.status == "completed"))[0]["appointment_id"]
+        },
+    ),
+    (
+        "cancel_doctor_appointment",
+        STATE,
+        lambda ex: {
+            "appointment_id": query(ex, select(AP.appointment_id).where(AP.status == "cancelled"))[0]["appointment_id"]
+        },
+    ),
     ("cancel_doctor_appointment", CONF, _late_cancel),
     ("log_body_metric", BAD, lambda ex: {"metric": "heart_rate", "value": 70, "measured_at": "2025-06-13T10:00"}),
 ]
 
 
-@pytest.mark.parametrize(("name", "error", "setup"), ERROR_CASES,
-                         ids=[f"{c[0]}-{c[1].value}-{i}" for i, c in enumerate(ERROR_CASES)])
+@pytest.mark.parametrize(
+    ("name", "error", "setup"), ERROR_CASES, ids=[f"{c[0]}-{c[1].value}-{i}" for i, c in enumerate(ERROR_CASES)]
+)
 def test_declared_error_changes_nothing(ex: Executor, name: str, error: ErrorType, setup: Setup) -> None:
     fails(ex, name, setup(ex), error)
 

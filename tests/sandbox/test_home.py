@@ -31,8 +31,9 @@ from tests.sandbox.conftest import diff, diff_of, log_count, prepare
 
 HOME_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == home.__name__)
 LIVING_LIGHTS = [dev_id("Ceiling light"), dev_id("Floor lamp")]
-FRONT_DOOR, GARAGE_LOCK, DOORBELL, PANEL = (dev_id(n) for n in ("Front door lock", "Garage door lock",
-                                                                "Doorbell camera", "Alarm panel"))
+FRONT_DOOR, GARAGE_LOCK, DOORBELL, PANEL = (
+    dev_id(n) for n in ("Front door lock", "Garage door lock", "Doorbell camera", "Alarm panel")
+)
 VACUUM, COFFEE, THERMOSTAT = dev_id("Robot vacuum"), dev_id("Coffee maker plug"), dev_id("Living room thermostat")
 
 
@@ -46,8 +47,9 @@ def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 def states(ex: Executor) -> dict[str, dict[str, Any]]:
     """device_id -> new state, for the devices the episode changed."""
-    return {after["device_id"]: json.loads(after["state_json"])
-            for _, after in diff_of(ex.conn)["home_devices"].updated}
+    return {
+        after["device_id"]: json.loads(after["state_json"]) for _, after in diff_of(ex.conn)["home_devices"].updated
+    }
 
 
 def seeded_state(device_id: str) -> dict[str, Any]:
@@ -57,8 +59,11 @@ def seeded_state(device_id: str) -> dict[str, Any]:
 def with_state(device_id: str, **changes: Any) -> Update:
     """A statement giving a device a patched copy of its seeded state (for ``prepare``)."""
     state = {**seeded_state(device_id), **changes}
-    return update(home_devices).where(home_devices.c.device_id == device_id).values(
-        state_json=json.dumps(state, sort_keys=True))
+    return (
+        update(home_devices)
+        .where(home_devices.c.device_id == device_id)
+        .values(state_json=json.dumps(state, sort_keys=True))
+    )
 
 
 def offline(*device_ids: str) -> Update:
@@ -77,6 +82,7 @@ def car_state(ex: Executor) -> dict[str, str]:
 
 # ---- world and declarations -------------------------------------------------------------------
 
+
 def test_world_is_seeded_as_promised(ex: Executor) -> None:
     with transaction(ex.conn):
         devices = ex.conn.execute(select(home_devices)).all()
@@ -84,14 +90,21 @@ def test_world_is_seeded_as_promised(ex: Executor) -> None:
         automations = ex.conn.execute(select(home_automations)).all()
         keys = set(ex.conn.execute(select(vehicle_state.c.key)).scalars())
     assert len(devices) == len(DEVICES) == 30
-    assert {d.type for d in devices} == set(home.SWITCHABLE) | {"thermostat", "lock", "vacuum", "sensor",
-                                                                "alarm_panel"}
+    assert {d.type for d in devices} == set(home.SWITCHABLE) | {"thermostat", "lock", "vacuum", "sensor", "alarm_panel"}
     assert {d.name for d in devices if not d.online} == {"Hallway light", "Garage door lock", "Backyard camera"}
     assert len({d.room for d in devices if d.type == "light"}) >= 6
     assert len(events) > 80 and {"package", "person", "armed_away", "disarmed"} <= {e.kind for e in events}
     assert len(automations) == 6
-    assert {"online", "locked", "engine_on", "battery_pct", "range_km", "tire_pressure_json",
-            "location_place_id", "odometer_km"} <= keys
+    assert {
+        "online",
+        "locked",
+        "engine_on",
+        "battery_pct",
+        "range_km",
+        "tire_pressure_json",
+        "location_place_id",
+        "odometer_km",
+    } <= keys
     assert build_world("maya_patel") != build_world("wang_lei")
 
 
@@ -108,6 +121,7 @@ def test_declarations() -> None:
 
 
 # ---- 10.1 Lights & Scenes ---------------------------------------------------------------------
+
 
 def test_set_light_state_room(ex: Executor) -> None:
     out = ok(ex, "set_light_state", {"target": "living room", "brightness": 40})
@@ -129,8 +143,11 @@ def test_set_light_state_skips_offline_lights(ex: Executor) -> None:
 
 
 def test_set_light_state_arguments_must_agree(ex: Executor) -> None:
-    for args in ({"target": "Kitchen"}, {"target": "Kitchen", "on": False, "brightness": 10},
-                 {"target": "Kitchen", "color": "#FFFFFF", "color_temp_k": 3000}):
+    for args in (
+        {"target": "Kitchen"},
+        {"target": "Kitchen", "on": False, "brightness": 10},
+        {"target": "Kitchen", "color": "#FFFFFF", "color_temp_k": 3000},
+    ):
         assert ex.call("set_light_state", args)["ErrorType"] == "InvalidArgumentValue"
     assert diff(ex) == {}
 
@@ -148,15 +165,18 @@ def test_activate_scene_lists_offline_devices(ex: Executor) -> None:
 
 # ---- 10.2 Climate -----------------------------------------------------------------------------
 
+
 def test_set_thermostat(ex: Executor) -> None:
-    out = ok(ex, "set_thermostat", {"target": "bedroom", "target_c": 23.3, "mode": "cool",
-                                    "hold_until": "2025-06-13T22:00"})
+    out = ok(
+        ex, "set_thermostat", {"target": "bedroom", "target_c": 23.3, "mode": "cool", "hold_until": "2025-06-13T22:00"}
+    )
     ac = dev_id("Bedroom AC")
     assert out["device_id"] == ac
     assert states(ex) == {ac: {**seeded_state(ac), "mode": "cool", "target_c": 23.5, "hold_until": "2025-06-13T22:00"}}
 
 
 # ---- 10.3 Home Security & Locks ---------------------------------------------------------------
+
 
 def test_set_lock_state_unlock_with_confirmation(ex: Executor) -> None:
     assert ok(ex, "set_lock_state", {"device_id": FRONT_DOOR, "locked": False, "confirm": True})["locked"] is False
@@ -166,15 +186,20 @@ def test_set_lock_state_unlock_with_confirmation(ex: Executor) -> None:
 
 
 def test_set_lock_state_guest_code(ex: Executor) -> None:
-    out = ok(ex, "set_lock_state", {"device_id": FRONT_DOOR, "locked": True, "guest_code_label": "Plumber",
-                                    "confirm": True})
+    out = ok(
+        ex, "set_lock_state", {"device_id": FRONT_DOOR, "locked": True, "guest_code_label": "Plumber", "confirm": True}
+    )
     code = out["guest_code"]
     assert code["valid_until"] == "2025-06-14T09:00" and len(code["code"]) == 6 and code["code"].isdigit()
     d = diff(ex)
     assert set(d) == {"access_codes"}
     [row] = d["access_codes"]["inserted"]
     assert (row["code_id"], row["device_id"], row["label"], row["code"]) == (
-        "code_003", FRONT_DOOR, "Plumber", code["code"])
+        "code_003",
+        FRONT_DOOR,
+        "Plumber",
+        code["code"],
+    )
 
 
 def test_arm_security_system(ex: Executor) -> None:
@@ -207,29 +232,48 @@ def test_get_camera_snapshot(ex: Executor) -> None:
 
 # ---- 10.4 Appliances & Plugs ------------------------------------------------------------------
 
+
 def test_list_smart_devices(ex: Executor) -> None:
     out = ok(ex, "list_smart_devices", {"room": "kitchen"})
-    assert {d["name"] for d in out["devices"]} == {"Kitchen light", "Back door lock", "Coffee maker plug",
-                                                   "Kitchen window sensor"}
+    assert {d["name"] for d in out["devices"]} == {
+        "Kitchen light",
+        "Back door lock",
+        "Coffee maker plug",
+        "Kitchen window sensor",
+    }
     locks = ok(ex, "list_smart_devices", {"type": "lock"})["devices"]
-    assert [(d["device_id"], d["online"]) for d in locks] == [(FRONT_DOOR, True), (dev_id("Back door lock"), True),
-                                                              (GARAGE_LOCK, False)]
+    assert [(d["device_id"], d["online"]) for d in locks] == [
+        (FRONT_DOOR, True),
+        (dev_id("Back door lock"), True),
+        (GARAGE_LOCK, False),
+    ]
     assert locks[0]["state"] == {"battery_pct": 82, "locked": True}
     assert "Garden" in out["rooms"] and diff(ex) == {}
 
 
 def test_set_device_power(ex: Executor) -> None:
     assert ok(ex, "set_device_power", {"device_id": COFFEE, "on": True}) == {
-        "device_id": COFFEE, "name": "Coffee maker plug", "on": True}
+        "device_id": COFFEE,
+        "name": "Coffee maker plug",
+        "on": True,
+    }
     assert states(ex) == {COFFEE: {**seeded_state(COFFEE), "on": True}}
 
 
 def test_start_robot_vacuum_start_pause_dock(ex: Executor) -> None:
-    out = ok(ex, "start_robot_vacuum", {"device_id": VACUUM, "action": "start", "rooms": ["kitchen", "Study"],
-                                        "mode": "both", "suction": "max"})
+    out = ok(
+        ex,
+        "start_robot_vacuum",
+        {"device_id": VACUUM, "action": "start", "rooms": ["kitchen", "Study"], "mode": "both", "suction": "max"},
+    )
     assert (out["status"], out["previous"], out["rooms"]) == ("cleaning", "docked", ["Kitchen", "Study"])
-    assert states(ex)[VACUUM] == {**seeded_state(VACUUM), "status": "cleaning", "rooms": ["Kitchen", "Study"],
-                                  "mode": "both", "suction": "max"}
+    assert states(ex)[VACUUM] == {
+        **seeded_state(VACUUM),
+        "status": "cleaning",
+        "rooms": ["Kitchen", "Study"],
+        "mode": "both",
+        "suction": "max",
+    }
     ok(ex, "start_robot_vacuum", {"device_id": VACUUM, "action": "pause"})
     assert states(ex)[VACUUM]["status"] == "paused"
     ok(ex, "start_robot_vacuum", {"device_id": VACUUM, "action": "dock"})
@@ -238,37 +282,64 @@ def test_start_robot_vacuum_start_pause_dock(ex: Executor) -> None:
 
 # ---- 10.5 Home Automations --------------------------------------------------------------------
 
+
 def test_create_home_automation(ex: Executor) -> None:
-    out = ok(ex, "create_home_automation", {
-        "name": "Evening lights", "trigger": {"type": "sunset", "value": -15},
-        "actions": [{"target": LIVING_LIGHTS[0], "command": "set_brightness", "value": 60},
-                    {"target": "movie TIME", "command": "activate_scene"}],
-        "days": ["fri", "mon"]})
+    out = ok(
+        ex,
+        "create_home_automation",
+        {
+            "name": "Evening lights",
+            "trigger": {"type": "sunset", "value": -15},
+            "actions": [
+                {"target": LIVING_LIGHTS[0], "command": "set_brightness", "value": 60},
+                {"target": "movie TIME", "command": "activate_scene"},
+            ],
+            "days": ["fri", "mon"],
+        },
+    )
     assert out["automation_id"] == "automation_007"
     [row] = diff(ex)["home_automations"]["inserted"]
     assert json.loads(row["trigger_json"]) == {"type": "sunset", "value": -15}
     assert json.loads(row["actions_json"]) == [
         {"target": LIVING_LIGHTS[0], "command": "set_brightness", "value": 60},
-        {"target": "Movie time", "command": "activate_scene"}]
+        {"target": "Movie time", "command": "activate_scene"},
+    ]
     assert (json.loads(row["days_json"]), row["enabled"]) == (["mon", "fri"], 1)
 
 
 def test_create_home_automation_geofence_uses_location(ex: Executor) -> None:
-    ok(ex, "create_home_automation", {"name": "Arrive", "trigger": {"type": "arrive_home"},
-                                      "actions": [{"target": THERMOSTAT, "command": "set_temperature", "value": 24}]})
+    ok(
+        ex,
+        "create_home_automation",
+        {
+            "name": "Arrive",
+            "trigger": {"type": "arrive_home"},
+            "actions": [{"target": THERMOSTAT, "command": "set_temperature", "value": 24}],
+        },
+    )
     assert len(diff(ex)["home_automations"]["inserted"]) == 1
 
 
-@pytest.mark.parametrize("trigger", [{"type": "time"}, {"type": "time", "value": "7am"},
-                                     {"type": "sunset", "value": 500}, {"type": "leave_home", "value": "x"},
-                                     {"type": "sensor"}])
+@pytest.mark.parametrize(
+    "trigger",
+    [
+        {"type": "time"},
+        {"type": "time", "value": "7am"},
+        {"type": "sunset", "value": 500},
+        {"type": "leave_home", "value": "x"},
+        {"type": "sensor"},
+    ],
+)
 def test_create_home_automation_checks_trigger_values(ex: Executor, trigger: dict[str, Any]) -> None:
-    env = ex.call("create_home_automation", {"name": "x", "trigger": trigger,
-                                             "actions": [{"target": COFFEE, "command": "turn_on"}]})
+    env = ex.call(
+        "create_home_automation",
+        {"name": "x", "trigger": trigger, "actions": [{"target": COFFEE, "command": "turn_on"}]},
+    )
     assert env["ErrorType"] == "InvalidArgumentValue" and diff(ex) == {}
 
 
 # ---- 10.6 Vehicle -----------------------------------------------------------------------------
+
 
 def test_vehicle_remote_command(ex: Executor) -> None:
     out = ok(ex, "vehicle_remote_command", {"command": "unlock", "confirm": True})
@@ -283,8 +354,12 @@ def test_vehicle_remote_command(ex: Executor) -> None:
 def test_set_vehicle_climate(ex: Executor) -> None:
     out = ok(ex, "set_vehicle_climate", {"target_c": 21.2, "seat_heat": "low", "duration_min": 10})
     assert (out["target_c"], out["until"], out["seat_heat"], out["defrost"]) == (21.0, "2025-06-13T09:10", "low", False)
-    assert car_state(ex) == {"climate_on": "1", "climate_target_c": "21.0", "climate_until": "2025-06-13T09:10",
-                             "seat_heat": "low"}
+    assert car_state(ex) == {
+        "climate_on": "1",
+        "climate_target_c": "21.0",
+        "climate_until": "2025-06-13T09:10",
+        "seat_heat": "low",
+    }
 
 
 def test_get_vehicle_status(ex: Executor) -> None:
@@ -306,70 +381,150 @@ ERROR_CASES: list[tuple[str, dict[str, Any], list[Any], ErrorType]] = [
     (SET, {"target": dev_id("Hallway light"), "on": True}, [], ErrorType.RESOURCE_UNAVAILABLE),
     (SET, {"target": "Kitchen", "on": True, "brightness": 100}, [], ErrorType.STATE_CONFLICT),
     ("activate_scene", {"scene_name": "Party"}, [], ErrorType.ENTITY_NOT_FOUND),
-    ("activate_scene", {"scene_name": "Movie time"}, [offline(*LIVING_LIGHTS, dev_id("Living room TV"))],
-     ErrorType.RESOURCE_UNAVAILABLE),
-    ("set_thermostat", {"target": THERMOSTAT, "target_c": 24, "hold_until": "2025-06-13T08:00"}, [],
-     ErrorType.INVALID_ARGUMENT_VALUE),
+    (
+        "activate_scene",
+        {"scene_name": "Movie time"},
+        [offline(*LIVING_LIGHTS, dev_id("Living room TV"))],
+        ErrorType.RESOURCE_UNAVAILABLE,
+    ),
+    (
+        "set_thermostat",
+        {"target": THERMOSTAT, "target_c": 24, "hold_until": "2025-06-13T08:00"},
+        [],
+        ErrorType.INVALID_ARGUMENT_VALUE,
+    ),
     ("set_thermostat", {"target": "Garage", "target_c": 24}, [], ErrorType.ENTITY_NOT_FOUND),
     ("set_thermostat", {"target": "room", "target_c": 24}, [], ErrorType.AMBIGUOUS_ENTITY),
-    ("set_thermostat", {"target": "Living room", "target_c": 24}, [offline(THERMOSTAT)],
-     ErrorType.RESOURCE_UNAVAILABLE),
+    (
+        "set_thermostat",
+        {"target": "Living room", "target_c": 24},
+        [offline(THERMOSTAT)],
+        ErrorType.RESOURCE_UNAVAILABLE,
+    ),
     ("set_thermostat", {"target": THERMOSTAT, "target_c": 25, "mode": "cool"}, [], ErrorType.STATE_CONFLICT),
-    ("set_lock_state", {"device_id": FRONT_DOOR, "locked": True, "guest_code_label": "Cleaner",
-                        "code_valid_until": "2025-06-12T10:00", "confirm": True}, [],
-     ErrorType.INVALID_ARGUMENT_VALUE),
+    (
+        "set_lock_state",
+        {
+            "device_id": FRONT_DOOR,
+            "locked": True,
+            "guest_code_label": "Cleaner",
+            "code_valid_until": "2025-06-12T10:00",
+            "confirm": True,
+        },
+        [],
+        ErrorType.INVALID_ARGUMENT_VALUE,
+    ),
     ("set_lock_state", {"device_id": LIVING_LIGHTS[0], "locked": True}, [], ErrorType.ENTITY_NOT_FOUND),
-    ("set_lock_state", {"device_id": GARAGE_LOCK, "locked": False, "confirm": True}, [],
-     ErrorType.RESOURCE_UNAVAILABLE),
+    (
+        "set_lock_state",
+        {"device_id": GARAGE_LOCK, "locked": False, "confirm": True},
+        [],
+        ErrorType.RESOURCE_UNAVAILABLE,
+    ),
     ("set_lock_state", {"device_id": FRONT_DOOR, "locked": True}, [], ErrorType.STATE_CONFLICT),
     ("set_lock_state", {"device_id": FRONT_DOOR, "locked": False}, [], ErrorType.CONFIRMATION_REQUIRED),
-    ("set_lock_state", {"device_id": FRONT_DOOR, "locked": True, "guest_code_label": "Nanny"}, [],
-     ErrorType.CONFIRMATION_REQUIRED),
-    ("arm_security_system", {"mode": "away"}, [delete(home_devices).where(home_devices.c.device_id == PANEL)],
-     ErrorType.ENTITY_NOT_FOUND),
+    (
+        "set_lock_state",
+        {"device_id": FRONT_DOOR, "locked": True, "guest_code_label": "Nanny"},
+        [],
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
+    (
+        "arm_security_system",
+        {"mode": "away"},
+        [delete(home_devices).where(home_devices.c.device_id == PANEL)],
+        ErrorType.ENTITY_NOT_FOUND,
+    ),
     ("arm_security_system", {"mode": "away"}, [offline(PANEL)], ErrorType.RESOURCE_UNAVAILABLE),
     ("arm_security_system", {"mode": "disarm", "confirm": True}, [], ErrorType.STATE_CONFLICT),
-    ("arm_security_system", {"mode": "away"}, [with_state(dev_id("Balcony door sensor"), open=True)],
-     ErrorType.STATE_CONFLICT),
-    ("arm_security_system", {"mode": "disarm"}, [with_state(PANEL, armed_mode="away")],
-     ErrorType.CONFIRMATION_REQUIRED),
+    (
+        "arm_security_system",
+        {"mode": "away"},
+        [with_state(dev_id("Balcony door sensor"), open=True)],
+        ErrorType.STATE_CONFLICT,
+    ),
+    (
+        "arm_security_system",
+        {"mode": "disarm"},
+        [with_state(PANEL, armed_mode="away")],
+        ErrorType.CONFIRMATION_REQUIRED,
+    ),
     ("get_camera_snapshot", {"camera_id": FRONT_DOOR}, [], ErrorType.ENTITY_NOT_FOUND),
     ("get_camera_snapshot", {"camera_id": dev_id("Backyard camera")}, [], ErrorType.RESOURCE_UNAVAILABLE),
-    ("get_camera_snapshot", {"camera_id": DOORBELL}, [with_state(DOORBELL, on=False)],
-     ErrorType.RESOURCE_UNAVAILABLE),
+    ("get_camera_snapshot", {"camera_id": DOORBELL}, [with_state(DOORBELL, on=False)], ErrorType.RESOURCE_UNAVAILABLE),
     ("set_device_power", {"device_id": "hdev_999", "on": True}, [], ErrorType.ENTITY_NOT_FOUND),
     ("set_device_power", {"device_id": dev_id("Hallway light"), "on": True}, [], ErrorType.RESOURCE_UNAVAILABLE),
     ("set_device_power", {"device_id": FRONT_DOOR, "on": True}, [], ErrorType.UNSUPPORTED_OPERATION),
     ("set_device_power", {"device_id": dev_id("Air purifier"), "on": True}, [], ErrorType.STATE_CONFLICT),
     ("start_robot_vacuum", {"device_id": COFFEE, "action": "start"}, [], ErrorType.ENTITY_NOT_FOUND),
-    ("start_robot_vacuum", {"device_id": VACUUM, "action": "start", "rooms": ["Attic"]}, [],
-     ErrorType.ENTITY_NOT_FOUND),
-    ("start_robot_vacuum", {"device_id": VACUUM, "action": "start"}, [offline(VACUUM)],
-     ErrorType.RESOURCE_UNAVAILABLE),
+    (
+        "start_robot_vacuum",
+        {"device_id": VACUUM, "action": "start", "rooms": ["Attic"]},
+        [],
+        ErrorType.ENTITY_NOT_FOUND,
+    ),
+    ("start_robot_vacuum", {"device_id": VACUUM, "action": "start"}, [offline(VACUUM)], ErrorType.RESOURCE_UNAVAILABLE),
     ("start_robot_vacuum", {"device_id": VACUUM, "action": "dock"}, [], ErrorType.STATE_CONFLICT),
-    ("start_robot_vacuum", {"device_id": VACUUM, "action": "start"}, [with_state(VACUUM, bin_full=True)],
-     ErrorType.STATE_CONFLICT),
-    ("start_robot_vacuum", {"device_id": VACUUM, "action": "start"}, [with_state(VACUUM, battery_pct=12)],
-     ErrorType.STATE_CONFLICT),
-    ("create_home_automation", {"name": "Leave", "trigger": {"type": "leave_home"},
-                                "actions": [{"target": VACUUM, "command": "start_vacuum"}]},
-     [update(app_permissions).where(app_permissions.c.app_id == "home").values(state="not_requested")],
-     ErrorType.PERMISSION_DENIED),
-    ("create_home_automation", {"name": "x", "trigger": {"type": "sunset"},
-                                "actions": [{"target": "hdev_999", "command": "turn_on"}]}, [],
-     ErrorType.ENTITY_NOT_FOUND),
-    ("create_home_automation", {"name": "x", "trigger": {"type": "sensor", "value": COFFEE},
-                                "actions": [{"target": LIVING_LIGHTS[0], "command": "turn_on"}]}, [],
-     ErrorType.ENTITY_NOT_FOUND),
-    ("create_home_automation", {"name": "x", "trigger": {"type": "sunset"},
-                                "actions": [{"target": "Party", "command": "activate_scene"}]}, [],
-     ErrorType.ENTITY_NOT_FOUND),
-    ("create_home_automation", {"name": "x", "trigger": {"type": "sunset"},
-                                "actions": [{"target": FRONT_DOOR, "command": "turn_on"}]}, [],
-     ErrorType.INVALID_ARGUMENT_VALUE),
-    ("create_home_automation", {"name": "morning COFFEE", "trigger": {"type": "time", "value": "07:00"},
-                                "actions": [{"target": COFFEE, "command": "turn_on"}]}, [],
-     ErrorType.DUPLICATE_ENTITY),
+    (
+        "start_robot_vacuum",
+        {"device_id": VACUUM, "action": "start"},
+        [with_state(VACUUM, bin_full=True)],
+        ErrorType.STATE_CONFLICT,
+    ),
+    (
+        "start_robot_vacuum",
+        {"device_id": VACUUM, "action": "start"},
+        [with_state(VACUUM, battery_pct=12)],
+        ErrorType.STATE_CONFLICT,
+    ),
+    (
+        "create_home_automation",
+        {
+            "name": "Leave",
+            "trigger": {"type": "leave_home"},
+            "actions": [{"target": VACUUM, "command": "start_vacuum"}],
+        },
+        [update(app_permissions).where(app_permissions.c.app_id == "home").values(state="not_requested")],
+        ErrorType.PERMISSION_DENIED,
+    ),
+    (
+        "create_home_automation",
+        {"name": "x", "trigger": {"type": "sunset"}, "actions": [{"target": "hdev_999", "command": "turn_on"}]},
+        [],
+        ErrorType.ENTITY_NOT_FOUND,
+    ),
+    (
+        "create_home_automation",
+        {
+            "name": "x",
+            "trigger": {"type": "sensor", "value": COFFEE},
+            "actions": [{"target": LIVING_LIGHTS[0], "command": "turn_on"}],
+        },
+        [],
+        ErrorType.ENTITY_NOT_FOUND,
+    ),
+    (
+        "create_home_automation",
+        {"name": "x", "trigger": {"type": "sunset"}, "actions": [{"target": "Party", "command": "activate_scene"}]},
+        [],
+        ErrorType.ENTITY_NOT_FOUND,
+    ),
+    (
+        "create_home_automation",
+        {"name": "x", "trigger": {"type": "sunset"}, "actions": [{"target": FRONT_DOOR, "command": "turn_on"}]},
+        [],
+        ErrorType.INVALID_ARGUMENT_VALUE,
+    ),
+    (
+        "create_home_automation",
+        {
+            "name": "morning COFFEE",
+            "trigger": {"type": "time", "value": "07:00"},
+            "actions": [{"target": COFFEE, "command": "turn_on"}],
+        },
+        [],
+        ErrorType.DUPLICATE_ENTITY,
+    ),
     ("vehicle_remote_command", {"command": "lock"}, car(online="0"), ErrorType.RESOURCE_UNAVAILABLE),
     ("vehicle_remote_command", {"command": "lock"}, [], ErrorType.STATE_CONFLICT),
     ("vehicle_remote_command", {"command": "start_engine"}, [], ErrorType.CONFIRMATION_REQUIRED),
@@ -380,10 +535,17 @@ ERROR_CASES: list[tuple[str, dict[str, Any], list[Any], ErrorType]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "before", "error"), ERROR_CASES,
-                         ids=[f"{c[0]}-{c[3].value}-{i}" for i, c in enumerate(ERROR_CASES)])
+@pytest.mark.parametrize(
+    ("name", "args", "before", "error"),
+    ERROR_CASES,
+    ids=[f"{c[0]}-{c[3].value}-{i}" for i, c in enumerate(ERROR_CASES)],
+)
 def test_declared_error_changes_nothing(
-    ex: Executor, name: str, args: dict[str, Any], before: list[Any], error: ErrorType,
+    ex: Executor,
+    name: str,
+    args: dict[str, Any],
+    before: list[Any],
+    error: ErrorType,
 ) -> None:
     prepare(ex.conn, *before)
     logged = log_count(ex.conn)
@@ -404,8 +566,9 @@ def test_error_payloads_guide_the_planner(ex: Executor) -> None:
     assert env["Payload"]["candidates"] == ["Kids bedroom", "Master bedroom"]
     prepare(ex.conn, with_state(dev_id("Balcony door sensor"), open=True))
     env = ex.call("arm_security_system", {"mode": "away"})
-    assert env["Payload"]["open_sensors"] == [{"device_id": dev_id("Balcony door sensor"),
-                                               "name": "Balcony door sensor"}]
+    assert env["Payload"]["open_sensors"] == [
+        {"device_id": dev_id("Balcony door sensor"), "name": "Balcony door sensor"}
+    ]
     env = ex.call("set_lock_state", {"device_id": FRONT_DOOR, "locked": False})
     assert "confirm=true" in env["Payload"]["hint"]
     env = ex.call("set_device_power", {"device_id": THERMOSTAT, "on": False})
@@ -413,7 +576,8 @@ def test_error_payloads_guide_the_planner(ex: Executor) -> None:
 
 
 def test_home_tools_need_the_network(ex: Executor) -> None:
-    prepare(ex.conn, update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(
-        value="0"))
+    prepare(
+        ex.conn, update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(value="0")
+    )
     env = ex.call("set_light_state", {"target": "Kitchen", "on": False})
     assert env["ErrorType"] == "NetworkUnavailable" and diff(ex) == {}

@@ -30,7 +30,7 @@ HOSTILE: list[tuple[Any, Any, str]] = [
     ("add_contact", {"name": nested(100), "phone_number": "+86 139 1234 5678"}, "InvalidArgumentValue"),
     ("search_contacts", {"name": "'; DROP TABLE contacts; --"}, "success"),
     ("search_contacts", {"name": "%_\\%"}, "success"),
-    ("create_note", {"title": "\x00\x1b[31m\u202e\U0001F600", "content": "'); DELETE FROM notes; --"}, "success"),
+    ("create_note", {"title": "\x00\x1b[31m\u202e\U0001f600", "content": "'); DELETE FROM notes; --"}, "success"),
     ("list_files", {"folder_path": "../../etc"}, "InvalidArgumentValue"),
     ("move_file", {"file_id": "file_001", "destination_path": "/../../../etc/passwd"}, "InvalidArgumentValue"),
     ("x" * 100_000, {}, "ToolNotAvailable"),

@@ -100,8 +100,7 @@ def _chain(leaf: Any, kinds: list[int]) -> Any:
 
 VALUE = st.recursive(
     LEAF | st.builds(_chain, LEAF, st.lists(st.sampled_from([0, 1, 0, 1, 2]), min_size=28, max_size=40)),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEY, inner, max_size=3)
-    | st.tuples(inner, inner),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEY, inner, max_size=3) | st.tuples(inner, inner),
     max_leaves=20,
 )
 
@@ -113,10 +112,10 @@ def test_the_screen_finds_what_its_two_definitions_find(arguments: dict[Any, Any
 
 
 @settings(max_examples=200, deadline=None)
-@given(kinds=st.lists(st.sampled_from([0, 1]), min_size=27, max_size=35), leaf=LEAF, other=VALUE,
-       wrap=st.booleans())
-def test_the_screen_counts_levels_as_its_definition_near_the_limit(kinds: list[int], leaf: Any, other: Any,
-                                                                   wrap: bool) -> None:
+@given(kinds=st.lists(st.sampled_from([0, 1]), min_size=27, max_size=35), leaf=LEAF, other=VALUE, wrap=st.booleans())
+def test_the_screen_counts_levels_as_its_definition_near_the_limit(
+    kinds: list[int], leaf: Any, other: Any, wrap: bool
+) -> None:
     deep = _chain(leaf, kinds)
     arguments = {"first": other, "deep": (deep,) if wrap else deep, "last": other}  # a tuple's items do not count
     assert _screen(arguments) == _expected(arguments)
@@ -136,7 +135,13 @@ def test_searches_with_bound_words_match_them_literally() -> None:
     with Episode(task) as episode:
         for n, name in enumerate(["Ann_Lee 100%", "AnnXLee 1000", "Ann/Lee"]):
             episode.conn.execute(insert(contacts), _row(9100 + n) | {"name": name})
-        found = {q: [c["name"] for c in episode.step("search_contacts", {"name": q})["Payload"]["contacts"]]
-                 for q in ("n_l", "0%", "n/l", "ann lee")}
-    assert found == {"n_l": ["Ann_Lee 100%"], "0%": ["Ann_Lee 100%"], "n/l": ["Ann/Lee"],
-                     "ann lee": ["Ann/Lee", "AnnXLee 1000", "Ann_Lee 100%"]}  # by name, as SQLite orders bytes
+        found = {
+            q: [c["name"] for c in episode.step("search_contacts", {"name": q})["Payload"]["contacts"]]
+            for q in ("n_l", "0%", "n/l", "ann lee")
+        }
+    assert found == {
+        "n_l": ["Ann_Lee 100%"],
+        "0%": ["Ann_Lee 100%"],
+        "n/l": ["Ann/Lee"],
+        "ann lee": ["Ann/Lee", "AnnXLee 1000", "Ann_Lee 100%"],
+    }  # by name, as SQLite orders bytes

@@ -39,8 +39,11 @@ def location_service(value: str) -> Update:
 
 
 def weather_location(state: str) -> Update:
-    return update(app_permissions).where(app_permissions.c.app_id == "weather",
-                                         app_permissions.c.permission == "LOCATION").values(state=state)
+    return (
+        update(app_permissions)
+        .where(app_permissions.c.app_id == "weather", app_permissions.c.permission == "LOCATION")
+        .values(state=state)
+    )
 
 
 def saved_article(ex: Executor) -> str:
@@ -48,6 +51,7 @@ def saved_article(ex: Executor) -> str:
 
 
 # ---- world and declarations -------------------------------------------------------------------
+
 
 def test_world_is_seeded_as_promised(ex: Executor) -> None:
     w = world_weather.c
@@ -70,11 +74,18 @@ def test_declarations() -> None:
         for arg in spec.parameters["properties"].values():
             assert arg["description"], name
     offline = {n for n in INFO_TOOLS if REGISTRY[n].network is None}
-    assert offline == {"save_news_article", "lookup_dictionary", "calculate", "convert_units", "get_world_time",
-                       "get_holidays"}
+    assert offline == {
+        "save_news_article",
+        "lookup_dictionary",
+        "calculate",
+        "convert_units",
+        "get_world_time",
+        "get_holidays",
+    }
 
 
 # ---- 12.1 Weather -----------------------------------------------------------------------------
+
 
 def test_get_weather_today_with_current_conditions(ex: Executor) -> None:
     out = ok(ex, "get_weather", {"location": "Beijing"})
@@ -123,10 +134,12 @@ def test_get_weather_alerts(ex: Executor) -> None:
     storms = [a for a in out["alerts"] if a["type"] == "storm"]
     assert storms and storms[0]["starts"] == f"{TOMORROW}T06:00"
     assert ok(ex, "get_weather_alerts", {"location": "Beijing", "types": ["heat", "cold"]})["alerts"] == [
-        a for a in out["alerts"] if a["type"] in ("heat", "cold")]
+        a for a in out["alerts"] if a["type"] in ("heat", "cold")
+    ]
 
 
 # ---- 12.2 News --------------------------------------------------------------------------------
+
 
 def test_get_news_headlines(ex: Executor) -> None:
     top = ok(ex, "get_news_headlines", {})
@@ -147,11 +160,15 @@ def test_save_news_article(ex: Executor) -> None:
     out = ok(ex, "save_news_article", {"article_id": article["article_id"], "folder": "work"})
     assert out == {"article_id": article["article_id"], "title": article["title"], "folder": "Work"}
     [row] = diff(ex)["saved_articles"]["inserted"]
-    assert (row["article_id"], row["folder"], row["created_at"]) == (article["article_id"], "Work",
-                                                                     "2025-06-13T09:00:02")
+    assert (row["article_id"], row["folder"], row["created_at"]) == (
+        article["article_id"],
+        "Work",
+        "2025-06-13T09:00:02",
+    )
 
 
 # ---- 12.3 Web search --------------------------------------------------------------------------
+
 
 def test_web_search_ranks_title_matches_first(ex: Executor) -> None:
     out = ok(ex, "web_search", {"query": "Beijing metro hours"})
@@ -166,16 +183,20 @@ def test_web_search_ranks_title_matches_first(ex: Executor) -> None:
 
 # ---- 12.4 Translation & Dictionary ------------------------------------------------------------
 
-@pytest.mark.parametrize(("args", "translation", "source"), [
-    ({"text": "Where is the train station?", "target_lang": "ja"}, "駅はどこですか？", "en"),
-    ({"text": "thank you", "target_lang": "zh-CN"}, "谢谢", "en"),
-    ({"text": "宫保鸡丁", "target_lang": "en"}, "Kung Pao chicken", "zh"),
-    ({"text": "親子丼", "target_lang": "en"}, "Chicken and egg rice bowl", "ja"),
-    ({"text": "Danke", "target_lang": "es"}, "Gracias", "de"),
-    ({"text": "How are you?", "target_lang": "de", "formality": "formal"}, "Wie geht es Ihnen?", "en"),
-    ({"text": "How are you?", "target_lang": "fr", "formality": "informal"}, "Comment ça va ?", "en"),
-    ({"text": "How are you?", "target_lang": "zh", "formality": "formal"}, "你好吗？", "en"),
-])
+
+@pytest.mark.parametrize(
+    ("args", "translation", "source"),
+    [
+        ({"text": "Where is the train station?", "target_lang": "ja"}, "駅はどこですか？", "en"),
+        ({"text": "thank you", "target_lang": "zh-CN"}, "谢谢", "en"),
+        ({"text": "宫保鸡丁", "target_lang": "en"}, "Kung Pao chicken", "zh"),
+        ({"text": "親子丼", "target_lang": "en"}, "Chicken and egg rice bowl", "ja"),
+        ({"text": "Danke", "target_lang": "es"}, "Gracias", "de"),
+        ({"text": "How are you?", "target_lang": "de", "formality": "formal"}, "Wie geht es Ihnen?", "en"),
+        ({"text": "How are you?", "target_lang": "fr", "formality": "informal"}, "Comment ça va ?", "en"),
+        ({"text": "How are you?", "target_lang": "zh", "formality": "formal"}, "你好吗？", "en"),
+    ],
+)
 def test_translate_text(ex: Executor, args: dict[str, Any], translation: str, source: str) -> None:
     out = ok(ex, "translate_text", args)
     assert (out["translation"], out["source_lang"], out["fallback"]) == (translation, source, False)
@@ -188,8 +209,9 @@ def test_translate_text_fallback_is_marked(ex: Executor) -> None:
     assert same["translation"] == "Hello" and same["fallback"] is False
 
 
-@pytest.mark.parametrize("args", [{"text": "hi", "target_lang": "tlh"}, {"text": "hi", "target_lang": "fr",
-                                                                          "source_lang": "xx"}])
+@pytest.mark.parametrize(
+    "args", [{"text": "hi", "target_lang": "tlh"}, {"text": "hi", "target_lang": "fr", "source_lang": "xx"}]
+)
 def test_translate_text_unsupported_language(ex: Executor, args: dict[str, Any]) -> None:
     assert ex.call("translate_text", args)["ErrorType"] == "InvalidArgumentValue"
 
@@ -203,29 +225,60 @@ def test_lookup_dictionary(ex: Executor) -> None:
 
 # ---- 12.5 Calculator & Units ------------------------------------------------------------------
 
-@pytest.mark.parametrize(("expression", "precision", "result"), [
-    ("(1299 * 0.85 + 40) / 3", 4, 381.3833),
-    ("(1299 * 0.85 + 40) / 3", 0, 381),
-    ("2^10 + sqrt(16)", 4, 1028),
-    ("17 % 5 + -3", 4, -1),
-    ("2 ** 100", 4, 2**100),
-    ("round(pi, 2) * max(2, 3)", 4, 9.42),
-    ("log(8, 2) + ln(e) + log10(1000)", 4, 7),
-    ("0.1 + 0.2", 10, 0.3),
-    ("12 × 3 ÷ 4", 4, 9),
-])
+
+@pytest.mark.parametrize(
+    ("expression", "precision", "result"),
+    [
+        ("(1299 * 0.85 + 40) / 3", 4, 381.3833),
+        ("(1299 * 0.85 + 40) / 3", 0, 381),
+        ("2^10 + sqrt(16)", 4, 1028),
+        ("17 % 5 + -3", 4, -1),
+        ("2 ** 100", 4, 2**100),
+        ("round(pi, 2) * max(2, 3)", 4, 9.42),
+        ("log(8, 2) + ln(e) + log10(1000)", 4, 7),
+        ("0.1 + 0.2", 10, 0.3),
+        ("12 × 3 ÷ 4", 4, 9),
+    ],
+)
 def test_calculate(ex: Executor, expression: str, precision: int, result: float) -> None:
     assert ok(ex, "calculate", {"expression": expression, "precision": precision}) == {
-        "expression": expression, "result": result}
+        "expression": expression,
+        "result": result,
+    }
 
 
-@pytest.mark.parametrize("expression", [
-    "9**9**9", "10**10**10", "(10**999)*(10**999)", "2**4000", "__import__('os').system('true')",
-    "().__class__.__bases__", "open('/etc/passwd')", "[1, 2]", "x + 1", "lambda: 1", "1 if 1 else 2",
-    "1/0", "5 % 0", "sqrt(-1)", "(-8) ** (1/3)", "exp(1000)", "10.0 ** 400", "1e308 * 10", "max()",
-    "round(10**50, -10**9)", "2 +", "(" * 300 + "1" + ")" * 300, "1 +* 2",
-    "sqrt(x=4)", "'a' * 3", "True + 1", "1j",
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "9**9**9",
+        "10**10**10",
+        "(10**999)*(10**999)",
+        "2**4000",
+        "__import__('os').system('true')",
+        "().__class__.__bases__",
+        "open('/etc/passwd')",
+        "[1, 2]",
+        "x + 1",
+        "lambda: 1",
+        "1 if 1 else 2",
+        "1/0",
+        "5 % 0",
+        "sqrt(-1)",
+        "(-8) ** (1/3)",
+        "exp(1000)",
+        "10.0 ** 400",
+        "1e308 * 10",
+        "max()",
+        "round(10**50, -10**9)",
+        "2 +",
+        "(" * 300 + "1" + ")" * 300,
+        "1 +* 2",
+        "sqrt(x=4)",
+        "'a' * 3",
+        "True + 1",
+        "1j",
+    ],
+)
 def test_calculate_refuses_quickly(ex: Executor, expression: str) -> None:
     started = time.monotonic()
     env = ex.call("calculate", {"expression": expression})
@@ -237,17 +290,29 @@ def test_calculate_deep_unary_chain(ex: Executor) -> None:
     assert ok(ex, "calculate", {"expression": "-" * 498 + "1"})["result"] == 1
 
 
-@pytest.mark.parametrize(("value", "src", "dst", "result"), [
-    (5, "km", "miles", 3.10686), (100, "°C", "F", 212), (-40, "fahrenheit", "celsius", -40), (0, "K", "C", -273.15),
-    (2, "cups", "ml", 473.176), (1, "GiB", "MB", 1073.74), (3, "acres", "ha", 1.21406), (60, "mph", "km/h", 96.5606),
-    (1, "jin", "g", 500), (2, "hours", "min", 120), (12, "inches", "ft", 1),
-])
+@pytest.mark.parametrize(
+    ("value", "src", "dst", "result"),
+    [
+        (5, "km", "miles", 3.10686),
+        (100, "°C", "F", 212),
+        (-40, "fahrenheit", "celsius", -40),
+        (0, "K", "C", -273.15),
+        (2, "cups", "ml", 473.176),
+        (1, "GiB", "MB", 1073.74),
+        (3, "acres", "ha", 1.21406),
+        (60, "mph", "km/h", 96.5606),
+        (1, "jin", "g", 500),
+        (2, "hours", "min", 120),
+        (12, "inches", "ft", 1),
+    ],
+)
 def test_convert_units(ex: Executor, value: float, src: str, dst: str, result: float) -> None:
     assert ok(ex, "convert_units", {"value": value, "from_unit": src, "to_unit": dst})["result"] == result
 
 
-@pytest.mark.parametrize(("src", "dst", "value"), [("kg", "km", 1), ("parsec", "m", 1), ("m", "furlong", 1),
-                                                   ("C", "F", -300)])
+@pytest.mark.parametrize(
+    ("src", "dst", "value"), [("kg", "km", 1), ("parsec", "m", 1), ("m", "furlong", 1), ("C", "F", -300)]
+)
 def test_convert_units_rejects_bad_pairs(ex: Executor, src: str, dst: str, value: float) -> None:
     env = ex.call("convert_units", {"value": value, "from_unit": src, "to_unit": dst})
     assert env["ErrorType"] == "InvalidArgumentValue"
@@ -255,18 +320,32 @@ def test_convert_units_rejects_bad_pairs(ex: Executor, src: str, dst: str, value
 
 # ---- 12.6 Time Zones & Holidays ---------------------------------------------------------------
 
-@pytest.mark.parametrize(("args", "local", "offset", "dst", "user_time"), [
-    ({"location": "Tokyo"}, "2025-06-13T10:00", "+09:00", False, "2025-06-13T09:00"),
-    ({"location": "london"}, "2025-06-13T02:00", "+01:00", True, "2025-06-13T09:00"),
-    ({"location": "America/New_York"}, "2025-06-12T21:00", "-04:00", True, "2025-06-13T09:00"),
-    ({"location": "Sydney"}, "2025-06-13T11:00", "+10:00", False, "2025-06-13T09:00"),
-    ({"location": "Auckland", "at": "2025-12-01T09:00"}, "2025-12-01T14:00", "+13:00", True, "2025-12-01T09:00"),
-    ({"location": "London", "at": "2025-01-10T20:00"}, "2025-01-10T12:00", "+00:00", False, "2025-01-10T20:00"),
-    ({"location": "Tokyo", "at": "2025-06-14T09:00", "at_is_location_time": True}, "2025-06-14T09:00", "+09:00",
-     False, "2025-06-14T08:00"),
-    ({"location": "Los Angeles", "at": "2025-03-09T12:00", "at_is_location_time": True}, "2025-03-09T12:00",
-     "-07:00", True, "2025-03-10T03:00"),
-])
+
+@pytest.mark.parametrize(
+    ("args", "local", "offset", "dst", "user_time"),
+    [
+        ({"location": "Tokyo"}, "2025-06-13T10:00", "+09:00", False, "2025-06-13T09:00"),
+        ({"location": "london"}, "2025-06-13T02:00", "+01:00", True, "2025-06-13T09:00"),
+        ({"location": "America/New_York"}, "2025-06-12T21:00", "-04:00", True, "2025-06-13T09:00"),
+        ({"location": "Sydney"}, "2025-06-13T11:00", "+10:00", False, "2025-06-13T09:00"),
+        ({"location": "Auckland", "at": "2025-12-01T09:00"}, "2025-12-01T14:00", "+13:00", True, "2025-12-01T09:00"),
+        ({"location": "London", "at": "2025-01-10T20:00"}, "2025-01-10T12:00", "+00:00", False, "2025-01-10T20:00"),
+        (
+            {"location": "Tokyo", "at": "2025-06-14T09:00", "at_is_location_time": True},
+            "2025-06-14T09:00",
+            "+09:00",
+            False,
+            "2025-06-14T08:00",
+        ),
+        (
+            {"location": "Los Angeles", "at": "2025-03-09T12:00", "at_is_location_time": True},
+            "2025-03-09T12:00",
+            "-07:00",
+            True,
+            "2025-03-10T03:00",
+        ),
+    ],
+)
 def test_get_world_time(ex: Executor, args: dict[str, Any], local: str, offset: str, dst: bool, user_time: str) -> None:
     out = ok(ex, "get_world_time", args)
     assert (out["local_time"], out["utc_offset"], out["dst"], out["user_time"]) == (local, offset, dst, user_time)
@@ -275,8 +354,10 @@ def test_get_world_time(ex: Executor, args: dict[str, Any], local: str, offset: 
 
 def test_get_holidays(ex: Executor) -> None:
     us = ok(ex, "get_holidays", {"country": "us", "year": 2025, "month": 11})
-    assert us["holidays"] == [{"date": "2025-11-11", "name": "Veterans Day"},
-                              {"date": "2025-11-27", "name": "Thanksgiving Day"}]
+    assert us["holidays"] == [
+        {"date": "2025-11-11", "name": "Veterans Day"},
+        {"date": "2025-11-27", "name": "Thanksgiving Day"},
+    ]
     gb = {h["name"]: h["date"] for h in ok(ex, "get_holidays", {"country": "GB", "year": 2026})["holidays"]}
     assert (gb["Good Friday"], gb["Easter Monday"]) == ("2026-04-03", "2026-04-06")
     cn = {h["name"]: h["date"] for h in ok(ex, "get_holidays", {"country": "CN", "year": 2025})["holidays"]}
@@ -310,10 +391,17 @@ ERROR_CASES: list[tuple[str, dict[str, Any], list[Update], ErrorType]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "before", "error"), ERROR_CASES,
-                         ids=[f"{c[0]}-{c[3].value}-{i}" for i, c in enumerate(ERROR_CASES)])
+@pytest.mark.parametrize(
+    ("name", "args", "before", "error"),
+    ERROR_CASES,
+    ids=[f"{c[0]}-{c[3].value}-{i}" for i, c in enumerate(ERROR_CASES)],
+)
 def test_declared_error_changes_nothing(
-    ex: Executor, name: str, args: dict[str, Any], before: list[Update], error: ErrorType,
+    ex: Executor,
+    name: str,
+    args: dict[str, Any],
+    before: list[Update],
+    error: ErrorType,
 ) -> None:
     prepare(ex.conn, *before)
     if args.get("article_id") == "<saved>":
@@ -334,8 +422,12 @@ def test_every_declared_error_is_tested() -> None:
 def test_location_errors_name_the_fix(ex: Executor) -> None:
     prepare(ex.conn, weather_location("policy_blocked"))
     env = ex.call("get_weather", {"location": "current"})
-    assert env["Payload"] == {"message": env["Payload"]["message"], "app_id": "weather", "permission": "LOCATION",
-                              "reason": "policy"}
+    assert env["Payload"] == {
+        "message": env["Payload"]["message"],
+        "app_id": "weather",
+        "permission": "LOCATION",
+        "reason": "policy",
+    }
     assert ok(ex, "get_weather", {"location": "Beijing"})["location"] == "Beijing"  # a named city needs no access
     prepare(ex.conn, location_service("0"))
     assert ex.call("get_weather_alerts", {"location": "current"})["Payload"]["service"] == "location_service"
@@ -347,7 +439,8 @@ def test_saved_article_duplicate_names_its_folder(ex: Executor) -> None:
 
 
 def test_network_tools_need_the_network(ex: Executor) -> None:
-    prepare(ex.conn, update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(
-        value="0"))
+    prepare(
+        ex.conn, update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(value="0")
+    )
     assert ex.call("get_news_headlines", {})["ErrorType"] == "NetworkUnavailable"
     assert ok(ex, "calculate", {"expression": "1+1"})["result"] == 2

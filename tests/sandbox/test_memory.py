@@ -18,7 +18,9 @@ from sandbox.world import PERSONAS, world_image
 WORDS = ["alarm", "gym", "mom", "dentist", "rent", "wake", "dark", "mode", "music", "office", "lily", "the"]
 
 
-def brute_force(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: float = 0.75) -> list[tuple[str, float]]:
+def brute_force(
+    query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b: float = 0.75
+) -> list[tuple[str, float]]:
     """BM25 over every document, terms summed in the query's order (the definition the index must keep)."""
     q = tokens(query)
     if not q or not docs:
@@ -39,9 +41,14 @@ def brute_force(query: str, docs: list[tuple[str, str, str]], k1: float = 1.5, b
     return [(doc_id, score) for score, _, doc_id in scored]
 
 
-DOCS = st.lists(st.tuples(st.sampled_from([f"mem_{i:03d}" for i in range(8)]),
-                          st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join),
-                          st.sampled_from(["2023-01-10", "2024-05-01", "2025-04-01"])), max_size=12)
+DOCS = st.lists(
+    st.tuples(
+        st.sampled_from([f"mem_{i:03d}" for i in range(8)]),
+        st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join),
+        st.sampled_from(["2023-01-10", "2024-05-01", "2025-04-01"]),
+    ),
+    max_size=12,
+)
 
 
 @settings(max_examples=300, deadline=None)

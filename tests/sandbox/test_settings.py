@@ -19,9 +19,22 @@ from tests.sandbox.conftest import diff_of, prepare, query
 
 SETTINGS_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == settings.__name__)
 CATALOG_D11 = {  # catalog section 4, D11
-    "set_wifi", "set_mobile_data", "set_airplane_mode", "set_location_services", "set_bluetooth",
-    "pair_bluetooth_device", "set_volume", "set_ringer_mode", "set_brightness", "set_dark_mode", "get_device_status",
-    "set_low_power_mode", "set_do_not_disturb", "set_focus_mode", "set_system_language", "set_accessibility_option",
+    "set_wifi",
+    "set_mobile_data",
+    "set_airplane_mode",
+    "set_location_services",
+    "set_bluetooth",
+    "pair_bluetooth_device",
+    "set_volume",
+    "set_ringer_mode",
+    "set_brightness",
+    "set_dark_mode",
+    "get_device_status",
+    "set_low_power_mode",
+    "set_do_not_disturb",
+    "set_focus_mode",
+    "set_system_language",
+    "set_accessibility_option",
 }
 
 
@@ -45,6 +58,7 @@ def ok(ex: Executor, name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 # ---- declarations -----------------------------------------------------------------------------
 
+
 def test_declarations() -> None:
     assert set(SETTINGS_TOOLS) == CATALOG_D11
     assert {n for n, s in REGISTRY.items() if s.domain == "D11"} == CATALOG_D11
@@ -61,20 +75,27 @@ def test_declarations() -> None:
 
 # ---- success paths ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("name", "args", "expected"), [
-    ("set_wifi", {"enabled": False}, {"wifi": "0"}),
-    ("set_mobile_data", {"enabled": False}, {"mobile_data": "0"}),
-    ("set_location_services", {"enabled": False}, {"location_service": "0"}),
-    ("set_bluetooth", {"enabled": False}, {"bluetooth": "0"}),
-    ("set_volume", {"stream": "ring", "level": 0}, {"volume_ring": "0"}),
-    ("set_ringer_mode", {"mode": "vibrate"}, {"ringer_mode": "vibrate"}),
-    ("set_brightness", {"level": 35}, {"brightness": "35", "auto_brightness": "0"}),
-    ("set_dark_mode", {"enabled": True}, {"dark_mode": "1"}),
-    ("set_system_language", {"language": "zh-CN"}, {"language": "zh-CN"}),
-    ("set_do_not_disturb", {"enabled": True}, {"dnd": "1"}),
-    ("set_do_not_disturb", {"enabled": True, "until": "2025-06-13T12:30"},
-     {"dnd": "1", "dnd_until": "2025-06-13T12:30"}),
-])
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("set_wifi", {"enabled": False}, {"wifi": "0"}),
+        ("set_mobile_data", {"enabled": False}, {"mobile_data": "0"}),
+        ("set_location_services", {"enabled": False}, {"location_service": "0"}),
+        ("set_bluetooth", {"enabled": False}, {"bluetooth": "0"}),
+        ("set_volume", {"stream": "ring", "level": 0}, {"volume_ring": "0"}),
+        ("set_ringer_mode", {"mode": "vibrate"}, {"ringer_mode": "vibrate"}),
+        ("set_brightness", {"level": 35}, {"brightness": "35", "auto_brightness": "0"}),
+        ("set_dark_mode", {"enabled": True}, {"dark_mode": "1"}),
+        ("set_system_language", {"language": "zh-CN"}, {"language": "zh-CN"}),
+        ("set_do_not_disturb", {"enabled": True}, {"dnd": "1"}),
+        (
+            "set_do_not_disturb",
+            {"enabled": True, "until": "2025-06-13T12:30"},
+            {"dnd": "1", "dnd_until": "2025-06-13T12:30"},
+        ),
+    ],
+)
 def test_setter_writes_only_its_keys(ex: Executor, name: str, args: dict[str, Any], expected: dict[str, str]) -> None:
     payload = ok(ex, name, args)
     assert changed_settings(ex.conn) == expected
@@ -151,13 +172,23 @@ def bt_device(ex: Executor, name: str) -> dict[str, Any]:
 
 def test_pair_bluetooth_device(ex: Executor) -> None:
     payload = ok(ex, "pair_bluetooth_device", {"device_name": "jbl flip"})
-    assert payload == {"device_id": payload["device_id"], "name": "JBL Flip 6", "kind": "speaker", "paired": True,
-                       "connected": True}
+    assert payload == {
+        "device_id": payload["device_id"],
+        "name": "JBL Flip 6",
+        "kind": "speaker",
+        "paired": True,
+        "connected": True,
+    }
     d = diff_of(ex.conn)
     assert set(d) == {"devices"}
     [row] = d["devices"].inserted
     assert (row["name"], row["connection"], row["paired"], row["connected"], row["online"]) == (
-        "JBL Flip 6", "bluetooth", 1, 1, 1)
+        "JBL Flip 6",
+        "bluetooth",
+        1,
+        1,
+        1,
+    )
 
 
 def test_forget_then_pair_again_reuses_the_device(ex: Executor) -> None:
@@ -191,17 +222,30 @@ def test_companion_app_devices_point_to_the_gui_agent(ex: Executor) -> None:
 
 def test_set_focus_mode(ex: Executor) -> None:
     prepare(ex.conn, update(focus_modes).where(focus_modes.c.mode == "sleep").values(enabled=1))
-    payload = ok(ex, "set_focus_mode", {
-        "mode": "work", "enabled": True, "days": ["fri", "mon"], "start": "08:30", "end": "17:30",
-        "allowed_apps": ["calendar", "chat", "calendar"], "allowed_contacts": ["contact_004"],
-        "auto_reply": "In focus time, back at 17:30."})
+    payload = ok(
+        ex,
+        "set_focus_mode",
+        {
+            "mode": "work",
+            "enabled": True,
+            "days": ["fri", "mon"],
+            "start": "08:30",
+            "end": "17:30",
+            "allowed_apps": ["calendar", "chat", "calendar"],
+            "allowed_contacts": ["contact_004"],
+            "auto_reply": "In focus time, back at 17:30.",
+        },
+    )
     assert payload["turned_off"] == ["sleep"] and payload["allowed_apps"] == ["calendar", "chat"]
     assert payload["schedule"] == {"days": ["mon", "fri"], "start": "08:30", "end": "17:30"}
     rows = {after["mode"]: after for _, after in diff_of(ex.conn)["focus_modes"].updated}
     assert rows["sleep"]["enabled"] == 0
     work = rows["work"]
     assert (work["enabled"], json.loads(work["allowed_contacts_json"]), work["auto_reply"]) == (
-        1, ["contact_004"], "In focus time, back at 17:30.")
+        1,
+        ["contact_004"],
+        "In focus time, back at 17:30.",
+    )
     assert set(diff_of(ex.conn)) == {"focus_modes"}
 
 
@@ -213,8 +257,9 @@ def test_set_focus_mode_schedule_defaults_to_every_day(ex: Executor) -> None:
 
 def test_nearby_devices_include_the_paired_ones_in_range(ex: Executor) -> None:
     nearby = {r["name"] for r in query(ex, select(world_nearby_devices))}
-    in_range = {r["name"] for r in query(ex, select(devices).where(devices.c.connection == "bluetooth",
-                                                                   devices.c.online == 1))}
+    in_range = {
+        r["name"] for r in query(ex, select(devices).where(devices.c.connection == "bluetooth", devices.c.online == 1))
+    }
     assert in_range <= nearby and len(nearby - in_range) >= 5
 
 
@@ -244,23 +289,30 @@ ERROR_CASES: list[tuple[str, dict[str, Any], dict[str, str], str]] = [
     ("set_low_power_mode", {"enabled": False}, {}, "StateConflict"),
     ("set_do_not_disturb", {"enabled": False}, {}, "StateConflict"),
     ("set_do_not_disturb", {"enabled": True, "until": "2025-06-13T08:59"}, {}, "InvalidArgumentValue"),
-    ("set_focus_mode", {"mode": "work", "enabled": True, "allowed_apps": ["calendar", "no_such_app"]}, {},
-     "EntityNotFound"),
+    (
+        "set_focus_mode",
+        {"mode": "work", "enabled": True, "allowed_apps": ["calendar", "no_such_app"]},
+        {},
+        "EntityNotFound",
+    ),
     ("set_focus_mode", {"mode": "work", "enabled": True, "allowed_contacts": ["contact_999"]}, {}, "EntityNotFound"),
     ("set_focus_mode", {"mode": "sleep", "enabled": False}, {}, "StateConflict"),
-    ("set_focus_mode", {"mode": "work", "enabled": False, "allowed_apps": ["phone", "calendar"]}, {},
-     "StateConflict"),
+    ("set_focus_mode", {"mode": "work", "enabled": False, "allowed_apps": ["phone", "calendar"]}, {}, "StateConflict"),
     ("set_system_language", {"language": "en-US"}, {}, "StateConflict"),
     ("set_accessibility_option", {"option": "captions", "enabled": False}, {}, "StateConflict"),
-    ("set_accessibility_option", {"option": "large_text", "enabled": True}, {"a11y_large_text": "1"},
-     "StateConflict"),
+    ("set_accessibility_option", {"option": "large_text", "enabled": True}, {"a11y_large_text": "1"}, "StateConflict"),
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "before", "error"), ERROR_CASES,
-                         ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(ERROR_CASES)])
+@pytest.mark.parametrize(
+    ("name", "args", "before", "error"), ERROR_CASES, ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(ERROR_CASES)]
+)
 def test_declared_error_changes_nothing(
-    ex: Executor, name: str, args: dict[str, Any], before: dict[str, str], error: str,
+    ex: Executor,
+    name: str,
+    args: dict[str, Any],
+    before: dict[str, str],
+    error: str,
 ) -> None:
     prepare(ex.conn, *values(**before))
     env = ex.call(name, args)
@@ -284,21 +336,25 @@ def test_state_conflict_payload_names_the_current_value(ex: Executor) -> None:
     assert env["Payload"]["current"] == {"low_power_mode": True} and "set_low_power_mode" in env["Payload"]["hint"]
 
 
-@pytest.mark.parametrize(("name", "args"), [
-    ("set_do_not_disturb", {"enabled": False, "until": "2025-06-13T12:00"}),
-    ("set_focus_mode", {"mode": "work", "enabled": True, "start": "09:00"}),
-    ("set_focus_mode", {"mode": "work", "enabled": True, "days": ["mon"]}),
-    ("set_focus_mode", {"mode": "work", "enabled": True, "start": "09:00", "end": "09:00"}),
-    ("set_accessibility_option", {"option": "bold_text", "enabled": True, "font_scale": 1.2}),
-    ("set_accessibility_option", {"option": "large_text", "enabled": False, "font_scale": 1.2}),
-    ("set_accessibility_option", {"option": "large_text", "enabled": True, "font_scale": 2.5}),
-])
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("set_do_not_disturb", {"enabled": False, "until": "2025-06-13T12:00"}),
+        ("set_focus_mode", {"mode": "work", "enabled": True, "start": "09:00"}),
+        ("set_focus_mode", {"mode": "work", "enabled": True, "days": ["mon"]}),
+        ("set_focus_mode", {"mode": "work", "enabled": True, "start": "09:00", "end": "09:00"}),
+        ("set_accessibility_option", {"option": "bold_text", "enabled": True, "font_scale": 1.2}),
+        ("set_accessibility_option", {"option": "large_text", "enabled": False, "font_scale": 1.2}),
+        ("set_accessibility_option", {"option": "large_text", "enabled": True, "font_scale": 2.5}),
+    ],
+)
 def test_cross_field_rules(ex: Executor, name: str, args: dict[str, Any]) -> None:
     env = ex.call(name, args)
     assert env["ErrorType"] == "InvalidArgumentValue" and diff_of(ex.conn) == {}
 
 
 # ---- the executor's gates ---------------------------------------------------------------------
+
 
 def test_airplane_mode_gates_sms(ex: Executor) -> None:
     sms = {"to": ["contact_001"], "body": "Landing soon"}

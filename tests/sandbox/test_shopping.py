@@ -16,7 +16,15 @@ from sqlalchemy import Executable, delete, func, insert, select, update
 from sandbox.domains import shopping
 from sandbox.domains.common import payment_methods, transactions
 from sandbox.domains.shopping import (
-    cart_items, coupons, order_items, orders, price_alerts, returns, shipments, wishlist, world_products,
+    cart_items,
+    coupons,
+    order_items,
+    orders,
+    price_alerts,
+    returns,
+    shipments,
+    wishlist,
+    world_products,
 )
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
@@ -35,8 +43,9 @@ def product(ex: Executor, product_id: str) -> dict[str, Any]:
 def variant_product(ex: Executor) -> tuple[dict[str, Any], dict[str, Any]]:
     """A product sold in variants, and one of its variants with at least 3 units, not in the cart."""
     in_cart = {r["product_id"] for r in query(ex, select(cart_items))}
-    for p in query(ex, select(world_products).where(world_products.c.variants_json != "[]").order_by(
-            world_products.c.product_id)):
+    for p in query(
+        ex, select(world_products).where(world_products.c.variants_json != "[]").order_by(world_products.c.product_id)
+    ):
         for v in json.loads(p["variants_json"]):
             if v["stock"] >= 3 and p["product_id"] not in in_cart:
                 return p, v
@@ -52,27 +61,52 @@ def order_with(ex: Executor, status: str, recent: bool | None = None) -> dict[st
 
 
 def items_of(ex: Executor, order_id: str) -> list[str]:
-    return [r["item_id"] for r in query(ex, select(order_items.c.item_id).where(order_items.c.order_id == order_id)
-                                        .order_by(order_items.c.item_id))]
+    return [
+        r["item_id"]
+        for r in query(
+            ex, select(order_items.c.item_id).where(order_items.c.order_id == order_id).order_by(order_items.c.item_id)
+        )
+    ]
 
 
 def balance(ex: Executor, method_id: str) -> float:
-    return float(query(ex, select(payment_methods.c.balance).where(payment_methods.c.method_id == method_id))[0][
-        "balance"])
+    return float(
+        query(ex, select(payment_methods.c.balance).where(payment_methods.c.method_id == method_id))[0]["balance"]
+    )
 
 
 # ---- the world and the declarations -------------------------------------------------------------
 
+
 def test_declarations() -> None:
-    assert TOOLS == sorted([
-        "search_products", "get_product_details", "add_to_cart", "update_cart_item", "view_cart",
-        "add_shipping_address", "checkout_cart", "list_orders", "track_order", "cancel_order", "request_return",
-        "list_coupons", "add_to_wishlist", "set_price_alert"])
+    assert (
+        sorted(
+            [
+                "search_products",
+                "get_product_details",
+                "add_to_cart",
+                "update_cart_item",
+                "view_cart",
+                "add_shipping_address",
+                "checkout_cart",
+                "list_orders",
+                "track_order",
+                "cancel_order",
+                "request_return",
+                "list_coupons",
+                "add_to_wishlist",
+                "set_price_alert",
+            ]
+        )
+        == TOOLS
+    )
     for name in TOOLS:
         spec = REGISTRY[name]
         assert spec.app == "shop" and spec.domain == "D6"
-        assert spec.mutating == (name not in {"search_products", "get_product_details", "view_cart", "list_orders",
-                                              "track_order", "list_coupons"}), name
+        assert spec.mutating == (
+            name
+            not in {"search_products", "get_product_details", "view_cart", "list_orders", "track_order", "list_coupons"}
+        ), name
     assert REGISTRY["set_price_alert"].permissions == ("NOTIFICATIONS",)
     assert REGISTRY["checkout_cart"].network == REGISTRY["search_products"].network == "internet"
 
@@ -84,7 +118,11 @@ def test_world_is_seeded_as_promised(ex: Executor) -> None:
     assert sum(p["variants_json"] != "[]" for p in products) >= 40
     anchor = product(ex, ANCHOR)
     assert (anchor["title"], anchor["price"], anchor["stock"], anchor["variants_json"]) == (
-        "Sony WH-1000XM5 Wireless Noise-Cancelling Headphones", 2399.0, 20, "[]")
+        "Sony WH-1000XM5 Wireless Noise-Cancelling Headphones",
+        2399.0,
+        20,
+        "[]",
+    )
     for p in products:
         variants = json.loads(p["variants_json"])
         assert not variants or p["stock"] == sum(v["stock"] for v in variants)
@@ -105,6 +143,7 @@ def test_world_is_seeded_as_promised(ex: Executor) -> None:
 
 # ---- 6.1 Product Search & Compare ---------------------------------------------------------------
 
+
 def test_search_products_by_model(ex: Executor) -> None:
     out = ok(ex, "search_products", {"query": "sony wh-1000xm5"})
     assert [p["product_id"] for p in out["products"]] == [ANCHOR]
@@ -113,8 +152,17 @@ def test_search_products_by_model(ex: Executor) -> None:
 
 
 def test_search_products_filters_and_sorts(ex: Executor) -> None:
-    out = ok(ex, "search_products", {"query": "headphone", "category": "Electronics", "max_price": 2000,
-                                     "sort": "price_asc", "in_stock_only": True})
+    out = ok(
+        ex,
+        "search_products",
+        {
+            "query": "headphone",
+            "category": "Electronics",
+            "max_price": 2000,
+            "sort": "price_asc",
+            "in_stock_only": True,
+        },
+    )
     prices = [p["price"] for p in out["products"]]
     assert prices == sorted(prices) and all(p <= 2000 for p in prices) and out["count"] >= 1
     assert all("Headphones" in p["title"] and p["in_stock"] for p in out["products"])
@@ -127,8 +175,9 @@ def test_search_products_price_range_is_checked(ex: Executor) -> None:
 
 
 def test_search_products_needs_the_network(ex: Executor) -> None:
-    prepare(ex.conn, update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(
-        value="0"))
+    prepare(
+        ex.conn, update(device_settings).where(device_settings.c.key.in_(["wifi", "mobile_data"])).values(value="0")
+    )
     fails(ex, "search_products", {"query": "kettle"}, ErrorType.NETWORK_UNAVAILABLE)
 
 
@@ -144,13 +193,26 @@ def test_get_product_details(ex: Executor) -> None:
 
 # ---- 6.2 Cart & Checkout ------------------------------------------------------------------------
 
+
 def test_add_to_cart_new_line(ex: Executor) -> None:
     out = ok(ex, "add_to_cart", {"product_id": ANCHOR, "quantity": 1})
-    assert out == {"cart_item_id": "cart_004", "product_id": ANCHOR, "title": product(ex, ANCHOR)["title"],
-                   "variant": None, "quantity": 1, "unit_price": 2399.0, "currency": "CNY", "merged": False}
+    assert out == {
+        "cart_item_id": "cart_004",
+        "product_id": ANCHOR,
+        "title": product(ex, ANCHOR)["title"],
+        "variant": None,
+        "quantity": 1,
+        "unit_price": 2399.0,
+        "currency": "CNY",
+        "merged": False,
+    }
     [row] = diff(ex)["cart_items"]["inserted"]
     assert (row["cart_item_id"], row["quantity"], row["unit_price_at_add"], row["variant"]) == (
-        "cart_004", 1, 2399.0, None)
+        "cart_004",
+        1,
+        2399.0,
+        None,
+    )
 
 
 def test_add_to_cart_variant_and_merge(ex: Executor) -> None:
@@ -165,18 +227,27 @@ def test_add_to_cart_variant_and_merge(ex: Executor) -> None:
 
 def test_update_cart_item(ex: Executor) -> None:
     line = query(ex, select(cart_items).where(cart_items.c.cart_item_id == "cart_002"))[0]
-    prepare(ex.conn, update(world_products).where(world_products.c.product_id == line["product_id"]).values(
-        price=line["unit_price_at_add"] + 20))
+    prepare(
+        ex.conn,
+        update(world_products)
+        .where(world_products.c.product_id == line["product_id"])
+        .values(price=line["unit_price_at_add"] + 20),
+    )
     out = ok(ex, "update_cart_item", {"cart_item_id": "cart_002", "quantity": 2})
     assert (out["quantity"], out["unit_price"], out["previous_unit_price"]) == (
-        2, line["unit_price_at_add"] + 20, line["unit_price_at_add"])
+        2,
+        line["unit_price_at_add"] + 20,
+        line["unit_price_at_add"],
+    )
     [upd] = diff(ex)["cart_items"]["updated"]
     assert (upd["after"]["quantity"], upd["after"]["unit_price_at_add"]) == (2, line["unit_price_at_add"] + 20)
 
 
 def test_update_cart_item_zero_removes(ex: Executor) -> None:
     assert ok(ex, "update_cart_item", {"cart_item_id": "cart_003", "quantity": 0}) == {
-        "cart_item_id": "cart_003", "removed": True}
+        "cart_item_id": "cart_003",
+        "removed": True,
+    }
     assert [r["cart_item_id"] for r in diff(ex)["cart_items"]["deleted"]] == ["cart_003"]
 
 
@@ -193,37 +264,67 @@ def test_view_cart(ex: Executor) -> None:
 
 
 def test_add_shipping_address(ex: Executor) -> None:
-    out = ok(ex, "add_shipping_address", {"label": "Mom's place", "recipient": "Zhang Min",
-                                          "phone": "+86 139 1111 2222", "address_line": "5 Lake Avenue, 3F",
-                                          "city": "Beijing", "is_default": True})
+    out = ok(
+        ex,
+        "add_shipping_address",
+        {
+            "label": "Mom's place",
+            "recipient": "Zhang Min",
+            "phone": "+86 139 1111 2222",
+            "address_line": "5 Lake Avenue, 3F",
+            "city": "Beijing",
+            "is_default": True,
+        },
+    )
     assert out == {"address_id": "address_003", "label": "Mom's place", "is_default": True}
     d = diff(ex)["addresses"]
     assert [(r["address_id"], r["phone"], r["is_default"]) for r in d["inserted"]] == [
-        ("address_003", "+8613911112222", 1)]
+        ("address_003", "+8613911112222", 1)
+    ]
     assert [(u["after"]["address_id"], u["after"]["is_default"]) for u in d["updated"]] == [("address_001", 0)]
 
 
 def test_add_shipping_address_same_address_is_a_duplicate(ex: Executor) -> None:
-    payload = fails(ex, "add_shipping_address", {"label": "Office", "recipient": "Wang Lei", "phone": "13800001111",
-                                                 "address_line": "88  market street, 12F", "city": "beijing"},
-                    ErrorType.DUPLICATE_ENTITY)
+    payload = fails(
+        ex,
+        "add_shipping_address",
+        {
+            "label": "Office",
+            "recipient": "Wang Lei",
+            "phone": "13800001111",
+            "address_line": "88  market street, 12F",
+            "city": "beijing",
+        },
+        ErrorType.DUPLICATE_ENTITY,
+    )
     assert payload["existing_id"] == "address_002"
 
 
 def test_checkout_cart_whole_cart(ex: Executor) -> None:
     cart = ok(ex, "view_cart", {})
     before = balance(ex, "pm_002")
-    out = ok(ex, "checkout_cart", {"address_id": "address_001", "payment_method_id": "pm_002",
-                                   "coupon_code": "savemore"})
+    out = ok(
+        ex, "checkout_cart", {"address_id": "address_001", "payment_method_id": "pm_002", "coupon_code": "savemore"}
+    )
     assert (out["order_id"], out["status"], out["subtotal"], out["discount"], out["delivery_fee"]) == (
-        "order_021", "pending", cart["subtotal"], 20.0, 0.0)
+        "order_021",
+        "pending",
+        cart["subtotal"],
+        20.0,
+        0.0,
+    )
     assert out["total"] == round(cart["subtotal"] - 20, 2)
     d = diff(ex)
     [order] = d["orders"]["inserted"]
     assert (order["total"], order["coupon_code"], order["address_id"], order["status"]) == (
-        out["total"], "SAVEMORE", "address_001", "pending")
+        out["total"],
+        "SAVEMORE",
+        "address_001",
+        "pending",
+    )
     assert [(i["product_id"], i["quantity"]) for i in d["order_items"]["inserted"]] == [
-        (ln["product_id"], ln["quantity"]) for ln in cart["lines"]]
+        (ln["product_id"], ln["quantity"]) for ln in cart["lines"]
+    ]
     assert len(d["cart_items"]["deleted"]) == 3
     [txn] = d["transactions"]["inserted"]
     assert (txn["amount"], txn["ref_id"], txn["method_id"]) == (-out["total"], "order_021", "pm_002")
@@ -235,8 +336,11 @@ def test_checkout_cart_whole_cart(ex: Executor) -> None:
 
 
 def test_checkout_selected_lines_with_express_delivery(ex: Executor) -> None:
-    out = ok(ex, "checkout_cart", {"address_id": "address_002", "payment_method_id": "pm_001",
-                                   "item_ids": ["cart_002"], "delivery": "express"})
+    out = ok(
+        ex,
+        "checkout_cart",
+        {"address_id": "address_002", "payment_method_id": "pm_001", "item_ids": ["cart_002"], "delivery": "express"},
+    )
     assert out["delivery_fee"] == 20.0 and len(out["items"]) == 1
     assert [r["cart_item_id"] for r in diff(ex)["cart_items"]["deleted"]] == ["cart_002"]
 
@@ -265,14 +369,16 @@ def test_cancel_order(ex: Executor) -> None:
 
 # ---- 6.3 Order Tracking & History ---------------------------------------------------------------
 
+
 def test_list_orders(ex: Executor) -> None:
     out = ok(ex, "list_orders", {})
     assert out["count"] == 10 and out["total_matches"] == 20
     stamps = [o["placed_at"] for o in out["orders"]]
     assert stamps == sorted(stamps, reverse=True) and out["orders"][0]["items"]
     delivered = ok(ex, "list_orders", {"status": "delivered", "date_from": "2025-05-01", "limit": 50})
-    assert delivered["orders"] and all(o["status"] == "delivered" and o["placed_at"] >= "2025-05-01"
-                                       for o in delivered["orders"])
+    assert delivered["orders"] and all(
+        o["status"] == "delivered" and o["placed_at"] >= "2025-05-01" for o in delivered["orders"]
+    )
     title = out["orders"][0]["items"][0]["title"]
     found = ok(ex, "list_orders", {"query": title.split()[1]})
     assert out["orders"][0]["order_id"] in [o["order_id"] for o in found["orders"]]
@@ -290,11 +396,13 @@ def test_track_order(ex: Executor) -> None:
 
 # ---- 6.4 Returns & Refunds ----------------------------------------------------------------------
 
+
 def test_request_return_whole_order(ex: Executor) -> None:
     order = order_with(ex, "delivered", recent=True)
     items = items_of(ex, order["order_id"])
-    out = ok(ex, "request_return", {"order_id": order["order_id"], "item_ids": items, "reason": "defective",
-                                    "pickup": True})
+    out = ok(
+        ex, "request_return", {"order_id": order["order_id"], "item_ids": items, "reason": "defective", "pickup": True}
+    )
     assert (out["return_id"], out["status"], out["item_ids"]) == ("return_002", "requested", items)
     d = diff(ex)
     [ret] = d["returns"]["inserted"]
@@ -303,18 +411,28 @@ def test_request_return_whole_order(ex: Executor) -> None:
 
 
 def test_request_return_of_one_item_keeps_the_order_delivered(ex: Executor) -> None:
-    order = next(o for o in query(ex, select(orders).where(orders.c.status == "delivered",
-                                                             orders.c.delivered_at >= "2025-05-14"))
-                 if len(items_of(ex, o["order_id"])) > 1)
+    order = next(
+        o
+        for o in query(ex, select(orders).where(orders.c.status == "delivered", orders.c.delivered_at >= "2025-05-14"))
+        if len(items_of(ex, o["order_id"])) > 1
+    )
     first = items_of(ex, order["order_id"])[0]
-    ok(ex, "request_return", {"order_id": order["order_id"], "item_ids": [first], "reason": "changed_mind",
-                              "refund_method": "store_credit"})
+    ok(
+        ex,
+        "request_return",
+        {"order_id": order["order_id"], "item_ids": [first], "reason": "changed_mind", "refund_method": "store_credit"},
+    )
     assert "orders" not in diff(ex)
-    fails(ex, "request_return", {"order_id": order["order_id"], "item_ids": [first], "reason": "defective"},
-          ErrorType.DUPLICATE_ENTITY)
+    fails(
+        ex,
+        "request_return",
+        {"order_id": order["order_id"], "item_ids": [first], "reason": "defective"},
+        ErrorType.DUPLICATE_ENTITY,
+    )
 
 
 # ---- 6.5 Coupons & 6.6 Wishlist and Price Alerts ------------------------------------------------
+
 
 def test_list_coupons(ex: Executor) -> None:
     out = ok(ex, "list_coupons", {})
@@ -336,18 +454,25 @@ def test_add_to_wishlist(ex: Executor) -> None:
 
 def test_set_price_alert(ex: Executor) -> None:
     out = ok(ex, "set_price_alert", {"product_id": ANCHOR, "target_price": 1999.5, "expires_on": "2025-06-30"})
-    assert out == {"alert_id": "price_alert_003", "product_id": ANCHOR, "target_price": 1999.5, "current_price": 2399.0,
-                   "expires_on": "2025-06-30"}
+    assert out == {
+        "alert_id": "price_alert_003",
+        "product_id": ANCHOR,
+        "target_price": 1999.5,
+        "current_price": 2399.0,
+        "expires_on": "2025-06-30",
+    }
     [row] = diff(ex)["price_alerts"]["inserted"]
     assert (row["status"], row["target_price"]) == ("active", 1999.5)
 
 
 def test_set_price_alert_needs_notifications(ex: Executor) -> None:
-    prepare(ex.conn, update(app_permissions).where(app_permissions.c.app_id == "shop",
-                                                   app_permissions.c.permission == "NOTIFICATIONS")
-            .values(state="not_requested"))
-    payload = fails(ex, "set_price_alert", {"product_id": ANCHOR, "target_price": 2000},
-                    ErrorType.PERMISSION_DENIED)
+    prepare(
+        ex.conn,
+        update(app_permissions)
+        .where(app_permissions.c.app_id == "shop", app_permissions.c.permission == "NOTIFICATIONS")
+        .values(state="not_requested"),
+    )
+    payload = fails(ex, "set_price_alert", {"product_id": ANCHOR, "target_price": 2000}, ErrorType.PERMISSION_DENIED)
     assert payload["permission"] == "NOTIFICATIONS"
 
 
@@ -367,8 +492,11 @@ def _stock(product_id: str, stock: int) -> Setup:
 
 def _cart_price_up(ex: Executor) -> list[Executable]:
     line = query(ex, select(cart_items).where(cart_items.c.cart_item_id == "cart_002"))[0]
-    return [update(world_products).where(world_products.c.product_id == line["product_id"]).values(
-        price=line["unit_price_at_add"] + 30)]
+    return [
+        update(world_products)
+        .where(world_products.c.product_id == line["product_id"])
+        .values(price=line["unit_price_at_add"] + 30)
+    ]
 
 
 def _cart_product_gone(ex: Executor) -> list[Executable]:
@@ -382,23 +510,45 @@ CHECKOUT = {"address_id": "address_001", "payment_method_id": "pm_002"}
 ERROR_CASES: list[tuple[str, Args, Setup | None, str]] = [
     ("get_product_details", {"product_id": "product_999"}, None, "EntityNotFound"),
     ("add_to_cart", {"product_id": "product_999", "quantity": 1}, None, "EntityNotFound"),
-    ("add_to_cart", lambda ex: {"product_id": variant_product(ex)[0]["product_id"], "quantity": 1}, None,
-     "MissingRequiredArgument"),
-    ("add_to_cart", lambda ex: {"product_id": variant_product(ex)[0]["product_id"], "quantity": 1,
-                                "variant": "Plaid / XXS"}, None, "InvalidArgumentValue"),
+    (
+        "add_to_cart",
+        lambda ex: {"product_id": variant_product(ex)[0]["product_id"], "quantity": 1},
+        None,
+        "MissingRequiredArgument",
+    ),
+    (
+        "add_to_cart",
+        lambda ex: {"product_id": variant_product(ex)[0]["product_id"], "quantity": 1, "variant": "Plaid / XXS"},
+        None,
+        "InvalidArgumentValue",
+    ),
     ("add_to_cart", {"product_id": ANCHOR, "quantity": 1, "variant": "Black"}, None, "InvalidArgumentValue"),
     ("add_to_cart", {"product_id": ANCHOR, "quantity": 21}, None, "ResourceUnavailable"),
     ("add_to_cart", {"product_id": ANCHOR, "quantity": 1}, _stock(ANCHOR, 0), "ResourceUnavailable"),
     ("update_cart_item", {"cart_item_id": "cart_999", "quantity": 1}, None, "EntityNotFound"),
     ("update_cart_item", {"cart_item_id": "cart_002", "quantity": 99}, None, "ResourceUnavailable"),
-    ("add_shipping_address", {"label": "home", "recipient": "Wang Lei", "phone": "+86 138 0000 1111",
-                              "address_line": "1 New Road", "city": "Beijing"}, None, "DuplicateEntity"),
+    (
+        "add_shipping_address",
+        {
+            "label": "home",
+            "recipient": "Wang Lei",
+            "phone": "+86 138 0000 1111",
+            "address_line": "1 New Road",
+            "city": "Beijing",
+        },
+        None,
+        "DuplicateEntity",
+    ),
     ("checkout_cart", {**CHECKOUT, "address_id": "address_999"}, None, "EntityNotFound"),
     ("checkout_cart", {**CHECKOUT, "payment_method_id": "pm_999"}, None, "EntityNotFound"),
     ("checkout_cart", {**CHECKOUT, "item_ids": ["cart_001", "cart_999"]}, None, "EntityNotFound"),
     ("checkout_cart", CHECKOUT, lambda ex: [delete(cart_items)], "StateConflict"),
-    ("checkout_cart", CHECKOUT, lambda ex: [update(payment_methods).where(payment_methods.c.method_id == "pm_002")
-                                            .values(status="frozen")], "StateConflict"),
+    (
+        "checkout_cart",
+        CHECKOUT,
+        lambda ex: [update(payment_methods).where(payment_methods.c.method_id == "pm_002").values(status="frozen")],
+        "StateConflict",
+    ),
     ("checkout_cart", CHECKOUT, _cart_price_up, "StaleReference"),
     ("checkout_cart", CHECKOUT, _cart_product_gone, "ResourceUnavailable"),
     ("checkout_cart", {**CHECKOUT, "coupon_code": "SPRING"}, None, "ResourceUnavailable"),
@@ -406,44 +556,97 @@ ERROR_CASES: list[tuple[str, Args, Setup | None, str]] = [
     ("checkout_cart", {**CHECKOUT, "coupon_code": "TECHDAY"}, None, "ResourceUnavailable"),
     ("checkout_cart", {**CHECKOUT, "coupon_code": "NOSUCHCODE"}, None, "ResourceUnavailable"),
     ("checkout_cart", {**CHECKOUT, "payment_method_id": "pm_003"}, None, "LimitExceeded"),
-    ("checkout_cart", CHECKOUT, lambda ex: [insert(cart_items).values(
-        cart_item_id="cart_009", product_id=ANCHOR, variant=None, quantity=1, unit_price_at_add=2399.0)],
-     "ConfirmationRequired"),
+    (
+        "checkout_cart",
+        CHECKOUT,
+        lambda ex: [
+            insert(cart_items).values(
+                cart_item_id="cart_009", product_id=ANCHOR, variant=None, quantity=1, unit_price_at_add=2399.0
+            )
+        ],
+        "ConfirmationRequired",
+    ),
     ("track_order", {"order_id": "order_999"}, None, "EntityNotFound"),
     ("cancel_order", {"order_id": "order_999"}, None, "EntityNotFound"),
     ("cancel_order", lambda ex: {"order_id": order_with(ex, "shipped")["order_id"]}, None, "StateConflict"),
     ("cancel_order", lambda ex: {"order_id": order_with(ex, "cancelled")["order_id"]}, None, "StateConflict"),
-    ("request_return", {"order_id": "order_999", "item_ids": ["oitem_001"], "reason": "defective"}, None,
-     "EntityNotFound"),
-    ("request_return", lambda ex: {"order_id": order_with(ex, "delivered", True)["order_id"],
-                                   "item_ids": ["oitem_999"], "reason": "defective"}, None, "EntityNotFound"),
-    ("request_return", lambda ex: {"order_id": order_with(ex, "shipped")["order_id"],
-                                   "item_ids": items_of(ex, order_with(ex, "shipped")["order_id"]),
-                                   "reason": "defective"}, None, "StateConflict"),
-    ("request_return", lambda ex: {"order_id": order_with(ex, "delivered", False)["order_id"],
-                                   "item_ids": items_of(ex, order_with(ex, "delivered", False)["order_id"]),
-                                   "reason": "changed_mind"}, None, "StateConflict"),
-    ("request_return", lambda ex: {"order_id": order_with(ex, "returned")["order_id"],
-                                   "item_ids": items_of(ex, order_with(ex, "returned")["order_id"]),
-                                   "reason": "defective"},
-     lambda ex: [update(orders).where(orders.c.status == "returned").values(delivered_at="2025-06-01T10:00:00")],
-     "DuplicateEntity"),
+    (
+        "request_return",
+        {"order_id": "order_999", "item_ids": ["oitem_001"], "reason": "defective"},
+        None,
+        "EntityNotFound",
+    ),
+    (
+        "request_return",
+        lambda ex: {
+            "order_id": order_with(ex, "delivered", True)["order_id"],
+            "item_ids": ["oitem_999"],
+            "reason": "defective",
+        },
+        None,
+        "EntityNotFound",
+    ),
+    (
+        "request_return",
+        lambda ex: {
+            "order_id": order_with(ex, "shipped")["order_id"],
+            "item_ids": items_of(ex, order_with(ex, "shipped")["order_id"]),
+            "reason": "defective",
+        },
+        None,
+        "StateConflict",
+    ),
+    (
+        "request_return",
+        lambda ex: {
+            "order_id": order_with(ex, "delivered", False)["order_id"],
+            "item_ids": items_of(ex, order_with(ex, "delivered", False)["order_id"]),
+            "reason": "changed_mind",
+        },
+        None,
+        "StateConflict",
+    ),
+    (
+        "request_return",
+        lambda ex: {
+            "order_id": order_with(ex, "returned")["order_id"],
+            "item_ids": items_of(ex, order_with(ex, "returned")["order_id"]),
+            "reason": "defective",
+        },
+        lambda ex: [update(orders).where(orders.c.status == "returned").values(delivered_at="2025-06-01T10:00:00")],
+        "DuplicateEntity",
+    ),
     ("add_to_wishlist", {"product_id": "product_999"}, None, "EntityNotFound"),
-    ("add_to_wishlist", lambda ex: {"product_id": query(ex, select(wishlist))[0]["product_id"]}, None,
-     "DuplicateEntity"),
+    (
+        "add_to_wishlist",
+        lambda ex: {"product_id": query(ex, select(wishlist))[0]["product_id"]},
+        None,
+        "DuplicateEntity",
+    ),
     ("set_price_alert", {"product_id": "product_999", "target_price": 10}, None, "EntityNotFound"),
     ("set_price_alert", {"product_id": ANCHOR, "target_price": 2399}, None, "InvalidArgumentValue"),
-    ("set_price_alert", {"product_id": ANCHOR, "target_price": 2000, "expires_on": "2025-06-12"}, None,
-     "InvalidArgumentValue"),
-    ("set_price_alert", lambda ex: {"product_id": query(ex, select(price_alerts).where(
-        price_alerts.c.status == "active"))[0]["product_id"], "target_price": 1}, None, "DuplicateEntity"),
+    (
+        "set_price_alert",
+        {"product_id": ANCHOR, "target_price": 2000, "expires_on": "2025-06-12"},
+        None,
+        "InvalidArgumentValue",
+    ),
+    (
+        "set_price_alert",
+        lambda ex: {
+            "product_id": query(ex, select(price_alerts).where(price_alerts.c.status == "active"))[0]["product_id"],
+            "target_price": 1,
+        },
+        None,
+        "DuplicateEntity",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "setup", "error"), ERROR_CASES,
-                         ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(ERROR_CASES)])
-def test_declared_error_changes_nothing(ex: Executor, name: str, args: Args, setup: Setup | None,
-                                        error: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "args", "setup", "error"), ERROR_CASES, ids=[f"{c[0]}-{c[3]}-{i}" for i, c in enumerate(ERROR_CASES)]
+)
+def test_declared_error_changes_nothing(ex: Executor, name: str, args: Args, setup: Setup | None, error: str) -> None:
     arguments = args(ex) if callable(args) else args  # read from the world before the setup changes it
     if setup:
         prepare(ex.conn, *setup(ex))

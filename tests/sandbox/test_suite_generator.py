@@ -16,9 +16,9 @@ from sandbox.generator.stats import suite_stats
 from sandbox.generator.suite import TOTALS, basic_per_l2, build_files, largest_remainder
 from sandbox.skills import SKILLS
 from sandbox.suite import TASK_DIR, load_split
-from sandbox.tooling import REGISTRY
-from sandbox.taxonomy import L2
 from sandbox.tasks import dump_task
+from sandbox.taxonomy import L2
+from sandbox.tooling import REGISTRY
 
 FULL = load_split("full.jsonl")
 TRAIN = load_split("train.jsonl")
@@ -110,8 +110,7 @@ def test_unknown_subset_is_named() -> None:
 def test_regeneration_is_byte_identical() -> None:
     for name, tasks in build_files().items():
         expected = "".join(dump_task(t) + "\n" for t in tasks)
-        assert (TASK_DIR / name).read_text(encoding="utf-8") == expected, \
-            f"{name} is stale: run `mobilepa tasks build`"
+        assert (TASK_DIR / name).read_text(encoding="utf-8") == expected, f"{name} is stale: run `mobilepa tasks build`"
 
 
 # ---- the build's guarantees ----------------------------------------------------------------------------------
@@ -119,8 +118,9 @@ def test_regeneration_is_byte_identical() -> None:
 
 def test_references_resolve_from_earlier_steps_and_fail_loudly() -> None:
     payloads = [{"event": {"event_id": "event_042"}, "items": [{"id": "x_1"}]}]
-    assert resolve({"a": "{{gold1.event.event_id}}", "b": ["{{gold1.items[0].id}}"], "c": "{{step1.kept}}"}, payloads) == \
-        {"a": "event_042", "b": ["x_1"], "c": "{{step1.kept}}"}
+    assert resolve(
+        {"a": "{{gold1.event.event_id}}", "b": ["{{gold1.items[0].id}}"], "c": "{{step1.kept}}"}, payloads
+    ) == {"a": "event_042", "b": ["x_1"], "c": "{{step1.kept}}"}
     with pytest.raises(BuildError, match="step 2"):
         resolve("{{gold2.x}}", payloads)
     with pytest.raises(BuildError, match="has no missing"):
@@ -131,8 +131,12 @@ def test_a_draft_whose_gold_hits_an_undeclared_error_is_rejected() -> None:
     from sandbox.generator.core import Family, build_task
 
     def broken(g: Gen) -> Draft:
-        return Draft(query="Set an alarm.", gold=[act("set_alarm", time="25:99"), done("ok")],
-                     bucket="state_change", check={"insert": {"alarms": [{"time": "07:00"}]}})
+        return Draft(
+            query="Set an alarm.",
+            gold=[act("set_alarm", time="25:99"), done("ok")],
+            bucket="state_change",
+            check={"insert": {"alarms": [{"time": "07:00"}]}},
+        )
 
     fam = Family("test.broken", "basic", "1.3", broken, {})
     with pytest.raises(BuildError, match="InvalidArgumentValue"):

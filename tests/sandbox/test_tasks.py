@@ -57,7 +57,10 @@ def _good() -> dict[str, object]:
     [
         (lambda r: r.pop("query"), "task hw_basic_001: field query: Field required"),
         (lambda r: r.update(category="fun"), "task hw_basic_001: field category"),
-        (lambda r: r.update(bucket="tool_call"), "task hw_basic_001: field check: Value error, calls: Field required (as a tool_call check)"),
+        (
+            lambda r: r.update(bucket="tool_call"),
+            "task hw_basic_001: field check: Value error, calls: Field required (as a tool_call check)",
+        ),
         (lambda r: r.update(l2="3.1", domain="D1"), "task hw_basic_001: field (record)"),
         (lambda r: r.update(extra=1), "task hw_basic_001: field extra: Extra inputs are not permitted"),
         (lambda r: r["gold"].pop(), "task hw_basic_001: field (record): Value error, gold: the reference"),
@@ -83,9 +86,9 @@ def test_not_json_and_duplicate_ids(tmp_path: Path) -> None:
 
 @pytest.mark.faults
 def test_split_errors_name_the_problem() -> None:
-    with pytest.raises(FileNotFoundError, match="split file 'nope.jsonl' not found"):
+    with pytest.raises(FileNotFoundError, match=r"split file 'nope.jsonl' not found"):
         load_split("nope.jsonl")
-    with pytest.raises(ValueError, match="split.categories: unknown category 'fun'"):
+    with pytest.raises(ValueError, match=r"split.categories: unknown category 'fun'"):
         load_split("handwritten.jsonl", ["fun"])
     assert {t.category for t in load_split("handwritten.jsonl", ["memory"])} == {"memory"}
 

@@ -19,27 +19,54 @@ PHONE = UserAnswer("Her number is +86 137 5555 0199.", slot="phone_number", keyw
 ALEX = UserAnswer("Alex Morgan, my colleague.", keywords=("which alex",))
 
 CONFIRMATIONS = [
-    "Do you want me to proceed?", "Should I go ahead?", "Shall I book it?", "Is that OK?", "Can I delete them?",
-    "OK to proceed?", "Would you like me to cancel it?", "Are you sure you want to delete these?",
-    "Please confirm you want to cancel the ride.", "Let me know if I should proceed.", "How does that sound?",
-    "Should I cancel it or keep it?", "Do you want me to proceed, or should I wait?", "May I go ahead and pay?",
-    "Is it okay if I send 1,200.00 USD to Aisha?", "Go ahead with the purchase?", "Want me to book it?",
-    "This costs 12.00. Proceed?", "Ready to book: Maple at 14:00. Confirm?", "So, shall I send it?",
-    "Permanently delete 6 file(s)? This can't be undone.", "Are you OK with the late fee?",
+    "Do you want me to proceed?",
+    "Should I go ahead?",
+    "Shall I book it?",
+    "Is that OK?",
+    "Can I delete them?",
+    "OK to proceed?",
+    "Would you like me to cancel it?",
+    "Are you sure you want to delete these?",
+    "Please confirm you want to cancel the ride.",
+    "Let me know if I should proceed.",
+    "How does that sound?",
+    "Should I cancel it or keep it?",
+    "Do you want me to proceed, or should I wait?",
+    "May I go ahead and pay?",
+    "Is it okay if I send 1,200.00 USD to Aisha?",
+    "Go ahead with the purchase?",
+    "Want me to book it?",
+    "This costs 12.00. Proceed?",
+    "Ready to book: Maple at 14:00. Confirm?",
+    "So, shall I send it?",
+    "Permanently delete 6 file(s)? This can't be undone.",
+    "Are you OK with the late fee?",
 ]
 OPEN_QUESTIONS = [
-    "Which card should I use?", "What is her phone number?", "Could you tell me her number?",
-    "Do you know her email address?", "Which Ben do you mean: Ben Silva or Ben Okafor?",
-    "Should I use the Visa or the Mastercard?", "How many people will attend?", "When should I remind you?",
-    "Do you mean Alex Turner or Alex Morgan?", "Please tell me: which bedroom?", "Who should I text?",
+    "Which card should I use?",
+    "What is her phone number?",
+    "Could you tell me her number?",
+    "Do you know her email address?",
+    "Which Ben do you mean: Ben Silva or Ben Okafor?",
+    "Should I use the Visa or the Mastercard?",
+    "How many people will attend?",
+    "When should I remind you?",
+    "Do you mean Alex Turner or Alex Morgan?",
+    "Please tell me: which bedroom?",
+    "Who should I text?",
 ]
 LEADS = ["", "Sure. ", "The ride has a driver. ", "Cancelling costs 4.50. "]
 
 
-@given(st.sampled_from(CONFIRMATIONS), st.sampled_from(LEADS), st.sampled_from(["clarify", "confirm", None]),
-       st.lists(st.sampled_from([CONFIRM, PHONE, ALEX]), unique=True))
+@given(
+    st.sampled_from(CONFIRMATIONS),
+    st.sampled_from(LEADS),
+    st.sampled_from(["clarify", "confirm", None]),
+    st.lists(st.sampled_from([CONFIRM, PHONE, ALEX]), unique=True),
+)
 def test_every_confirmation_question_gets_the_scripted_confirmation(
-        question: str, lead: str, kind: str | None, others: list[UserAnswer]) -> None:
+    question: str, lead: str, kind: str | None, others: list[UserAnswer]
+) -> None:
     script = [*(a for a in others if a is not CONFIRM), CONFIRM]
     assert choose(script, lead + question, kind=kind) == CONFIRM.answer
 
@@ -110,7 +137,8 @@ def test_ask_user_reads_given_answers_back(conn: Connection) -> None:
     ex.step = 1
     assert ex.call("ask_user", {"question": "Which Alex?"})["Payload"] == {"answer": ALEX.answer}
     assert ex.call("ask_user", {"question": "Anything else?", "kind": "clarify"})["Payload"] == {
-        "answer": detail.answer}  # Alex was given: one answer left
+        "answer": detail.answer
+    }  # Alex was given: one answer left
 
 
 def test_an_unreachable_user_answers_nothing(conn: Connection) -> None:
@@ -147,8 +175,9 @@ def test_every_scripted_gold_question_gets_its_intended_answer() -> None:
         script = [UserAnswer(a.answer, a.slot, tuple(a.keywords), a.kind) for a in task.user_script]
         for action in (a for a in task.gold if a.name == "ask_user"):
             args = action.arguments
-            intended = choose(script, args["question"], slot=args.get("slot"), kind=args.get("kind"),
-                              options=args.get("options"))
+            intended = choose(
+                script, args["question"], slot=args.get("slot"), kind=args.get("kind"), options=args.get("options")
+            )
             assert intended in {a.answer for a in script}, (task.task_id, args)
             if args.get("kind") in rewordings and not args.get("slot"):
                 assert choose(script, rewordings[args["kind"]]) == intended, task.task_id
@@ -157,15 +186,18 @@ def test_every_scripted_gold_question_gets_its_intended_answer() -> None:
 
 
 LOW_RES = UserAnswer("Yes, 1080p is fine.", keywords=("1080", "storage", "space", "instead"))
-ANYWAY = UserAnswer("Yes, add it anyway; I'll sort out the clash myself.", keywords=("overlap", "anyway"),
-                    kind="confirm")
+ANYWAY = UserAnswer(
+    "Yes, add it anyway; I'll sort out the clash myself.", keywords=("overlap", "anyway"), kind="confirm"
+)
 STORAGE_OPTIONS = ["Record 120 s in 1080p", "Record a shorter 4K clip", "Free up space first", "Cancel"]
 
 
 @given(st.sampled_from(["choose", "clarify", "confirm", None]), st.sampled_from([True, False]))
 def test_a_confirmation_naming_one_offered_option_picks_it_whatever_the_kind(kind: str | None, listed: bool) -> None:
-    question = ("Not enough storage for 4K. How would you like to proceed: record in 1080p instead, record a "
-                "shorter 4K clip, or free up space first (e.g. delete photos) and then record in 4K?")
+    question = (
+        "Not enough storage for 4K. How would you like to proceed: record in 1080p instead, record a "
+        "shorter 4K clip, or free up space first (e.g. delete photos) and then record in 4K?"
+    )
     options = STORAGE_OPTIONS if listed else None
     assert choose([LOW_RES], question, kind=kind, options=options) == LOW_RES.answer
     assert choose([PHONE, LOW_RES], question, kind=kind, options=options) == LOW_RES.answer
@@ -178,8 +210,15 @@ def test_a_confirmation_answers_a_choice_carrying_its_keyword(kind: str | None, 
     assert choose([PHONE, ANYWAY], question, kind=kind, options=options) == ANYWAY.answer
     unrelated = "Should I schedule it at 9:30, or pick another time?"
     assert choose([PHONE, ANYWAY], unrelated, kind="choose", options=options) == PHONE.answer  # the one left
-    assert choose([ANYWAY], "Should I add it anyway at 9:30, or pick another time?", kind=kind,
-                  options=["Add it anyway at 9:30", "Choose another time"] if listed else None) == ANYWAY.answer
+    assert (
+        choose(
+            [ANYWAY],
+            "Should I add it anyway at 9:30, or pick another time?",
+            kind=kind,
+            options=["Add it anyway at 9:30", "Choose another time"] if listed else None,
+        )
+        == ANYWAY.answer
+    )
 
 
 def test_a_confirmation_answers_no_choice_it_does_not_name() -> None:

@@ -19,8 +19,13 @@ def err(kind: str = "InvalidArgumentValue") -> dict[str, Any]:
     return {"Status": "error", "ErrorType": kind, "Payload": {"message": "failed"}}
 
 
-def trajectory(*calls: Call, diff: StateDiff | None = None, termination: str = "finished",
-               internal_errors: list[str] | None = None, task_id: str = "t1") -> Trajectory:
+def trajectory(
+    *calls: Call,
+    diff: StateDiff | None = None,
+    termination: str = "finished",
+    internal_errors: list[str] | None = None,
+    task_id: str = "t1",
+) -> Trajectory:
     """Steps numbered from 1; a call without an envelope succeeded with an empty payload."""
     steps = [Step(i, c[0], c[1], c[2] if len(c) == 3 else ok()) for i, c in enumerate(calls, start=1)]
     return Trajectory(task_id, steps, termination, diff or {}, [], internal_errors or [])
@@ -28,9 +33,15 @@ def trajectory(*calls: Call, diff: StateDiff | None = None, termination: str = "
 
 def make_task(**fields: Any) -> Task:
     record: dict[str, Any] = {
-        "task_id": "t1", "category": "basic", "domain": "D3", "l2": "3.1", "query": "do it",
-        "initial_state": {"world": "wang_lei"}, "candidate_tools": ["send_sms", "search_contacts"],
-        "bucket": "tool_call", "gold": [{"name": "finish", "arguments": {"answer": "ok"}}],
+        "task_id": "t1",
+        "category": "basic",
+        "domain": "D3",
+        "l2": "3.1",
+        "query": "do it",
+        "initial_state": {"world": "wang_lei"},
+        "candidate_tools": ["send_sms", "search_contacts"],
+        "bucket": "tool_call",
+        "gold": [{"name": "finish", "arguments": {"answer": "ok"}}],
         "check": {"calls": [{"tool": "send_sms", "args": {"to": ["contact_004"]}}]},
     }
     return Task.model_validate({**record, **fields})

@@ -17,7 +17,8 @@ BOOKING = {"room_booking_id": "rb_001", "room": "A-301", "date": "2025-06-16", "
 
 def behaviour(**fields: Any) -> AgentBehaviorCheck:
     record: dict[str, Any] = {
-        "route": "call_gui_agent", "handoff": {"app_id": "roombook", "inputs": {"date": "2025-06-16"}},
+        "route": "call_gui_agent",
+        "handoff": {"app_id": "roombook", "inputs": {"date": "2025-06-16"}},
         "follow_up": {"tool": "ask_user", "args": {"kind": "choose"}},
     }
     return AgentBehaviorCheck.model_validate({**record, **fields})
@@ -51,7 +52,8 @@ def test_follow_up_before_route_fails() -> None:
 
 def test_follow_up_missing_or_wrong() -> None:
     assert check_agent_behavior(behaviour(), trajectory(GUI)) == [
-        "follow-up ask_user({'kind': 'choose'}): never called successfully"]
+        "follow-up ask_user({'kind': 'choose'}): never called successfully"
+    ]
     worded = behaviour(follow_up={"tool": "ask_user", "args": {"question": {"$contains": "room"}}})
     assert "wrong arguments" in check_agent_behavior(worded, trajectory(GUI, ("ask_user", {"question": "OK?"})))[0]
 
@@ -79,15 +81,21 @@ def test_state_is_checked() -> None:
 def test_the_state_s_confirmation_is_a_go_ahead_not_any_question() -> None:
     """A booking that needs the user's go-ahead: the follow-up question alone does not give it."""
     yes = "Yes, book it."
-    check = behaviour(state={"insert": {"room_bookings": [{"room": "a-301"}]}, "ask_before": ["call_gui_agent"],
-                             "confirmed_by": [yes]})
+    check = behaviour(
+        state={
+            "insert": {"room_bookings": [{"room": "a-301"}]},
+            "ask_before": ["call_gui_agent"],
+            "confirmed_by": [yes],
+        }
+    )
     booked = {"room_bookings": TableDiff(inserted=[BOOKING])}
     confirm = ("ask_user", {"question": "Book A-301 for 10:00?", "kind": "confirm"}, ok({"answer": yes}))
     assert check_agent_behavior(check, trajectory(confirm, GUI, ASK, diff=booked)) == []
     asked = ("ask_user", {"question": "Which floor do you prefer?"}, ok({"answer": "The third."}))
     assert check_agent_behavior(check, trajectory(asked, GUI, ASK, diff=booked)) == [
         f"ask first: step 2 call_gui_agent({GUI[1]!r}) acted although no question before it was "
-        "answered with a go-ahead"]
+        "answered with a go-ahead"
+    ]
 
 
 def test_the_facts_the_sub_agent_found_must_be_in_the_answer() -> None:
@@ -100,14 +108,17 @@ def test_the_facts_the_sub_agent_found_must_be_in_the_answer() -> None:
     assert check_agent_behavior(check, trajectory(GUI)) == ["answer: the episode never finished with an answer"]
 
 
-@pytest.mark.parametrize("fields", [
-    {"route": None, "handoff": {}, "follow_up": None},  # checks nothing
-    {"route": None},  # handoff without a route
-    {"route": "teleport_agent"},
-    {"handoff": {"app_id": {"$nope": 1}}},
-    {"follow_up": {"tool": "no_such_tool"}},
-    {"answer": [{"$nope": 1}]},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"route": None, "handoff": {}, "follow_up": None},  # checks nothing
+        {"route": None},  # handoff without a route
+        {"route": "teleport_agent"},
+        {"handoff": {"app_id": {"$nope": 1}}},
+        {"follow_up": {"tool": "no_such_tool"}},
+        {"answer": [{"$nope": 1}]},
+    ],
+)
 def test_malformed_check_raises(fields: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         check_agent_behavior(behaviour(**fields), trajectory(GUI, ASK))

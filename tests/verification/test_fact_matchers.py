@@ -12,62 +12,68 @@ from hypothesis import strategies as st
 from verification.matchers import explain, matches, validate_matcher
 
 
-@pytest.mark.parametrize(("matcher", "text"), [
-    ({"$amount": 1234.5}, "That comes to $1,234.50."),
-    ({"$amount": {"value": 1234.5, "currency": "USD"}}, "1234.5 USD in total"),
-    ({"$amount": {"value": 1234.5, "currency": "USD"}}, "about $1,235"),  # its own rounding
-    ({"$amount": {"value": 12, "currency": "EUR"}}, "It costs €12."),
-    ({"$amount": {"value": 12, "currency": "EUR"}}, "twelve? no: 12 euros"),
-    ({"$amount": {"value": 15.24, "currency": "USD"}}, "An XL is 15.24"),  # no currency written: fine
-    ({"$amount": {"value": 10, "tolerance": 0.6}}, "roughly 10.5"),
-    ({"$number": 12.6}, "Sunny, 12.6°C"),
-    ({"$number": -3}, "low of -3 degrees"),
-    ({"$count": 3}, "I found 3 restaurants"),
-    ({"$count": 3}, "There are three of them"),
-    ({"$count": 20}, "twenty emails"),
-    ({"$date": "2025-06-14"}, "on 2025-06-14"),
-    ({"$date": "2025-06-14"}, "on June 14"),
-    ({"$date": "2025-06-14"}, "14 June 2025"),
-    ({"$date": "2025-06-14"}, "Saturday 14 June"),
-    ({"$date": "2025-06-14"}, "Saturday, the 14th of June"),
-    ({"$date": "2025-06-14"}, "Jun 14th, 2025"),
-    ({"$date": "2025-06-14"}, "14/06/2025"),
-    ({"$date": "2025-06-04"}, "06/04"),  # month/day or day/month
-    ({"$time": "09:00"}, "at 9am"),
-    ({"$time": "09:00"}, "at 09:00"),
-    ({"$time": "21:00"}, "at 9:00 PM"),
-    ({"$time": "21:00"}, "at 9 p.m."),
-    ({"$time": "21:30"}, "leave by 9:30 tonight"),
-    ({"$time": "22:50"}, "it is 2025-12-04T22:50 there"),
-    ({"$time": "12:00"}, "at noon"),
-    ({"$name": "Cedar Tree"}, "Try CEDAR  tree on Bridge Street"),
-    ({"$name": "ready_for_pickup"}, "It is ready for pickup"),
-    ({"$name": "Zurich"}, "It's 22:50 in Zürich"),
-    ({"$none": True}, "You made no Metro top-up payments since then."),
-    ({"$none": True}, "Nothing matched."),
-    ({"$none": True}, "There aren't any."),
-    ({"$none": True}, "Total: $0.00"),
-])
+@pytest.mark.parametrize(
+    ("matcher", "text"),
+    [
+        ({"$amount": 1234.5}, "That comes to $1,234.50."),
+        ({"$amount": {"value": 1234.5, "currency": "USD"}}, "1234.5 USD in total"),
+        ({"$amount": {"value": 1234.5, "currency": "USD"}}, "about $1,235"),  # its own rounding
+        ({"$amount": {"value": 12, "currency": "EUR"}}, "It costs €12."),
+        ({"$amount": {"value": 12, "currency": "EUR"}}, "twelve? no: 12 euros"),
+        ({"$amount": {"value": 15.24, "currency": "USD"}}, "An XL is 15.24"),  # no currency written: fine
+        ({"$amount": {"value": 10, "tolerance": 0.6}}, "roughly 10.5"),
+        ({"$number": 12.6}, "Sunny, 12.6°C"),
+        ({"$number": -3}, "low of -3 degrees"),
+        ({"$count": 3}, "I found 3 restaurants"),
+        ({"$count": 3}, "There are three of them"),
+        ({"$count": 20}, "twenty emails"),
+        ({"$date": "2025-06-14"}, "on 2025-06-14"),
+        ({"$date": "2025-06-14"}, "on June 14"),
+        ({"$date": "2025-06-14"}, "14 June 2025"),
+        ({"$date": "2025-06-14"}, "Saturday 14 June"),
+        ({"$date": "2025-06-14"}, "Saturday, the 14th of June"),
+        ({"$date": "2025-06-14"}, "Jun 14th, 2025"),
+        ({"$date": "2025-06-14"}, "14/06/2025"),
+        ({"$date": "2025-06-04"}, "06/04"),  # month/day or day/month
+        ({"$time": "09:00"}, "at 9am"),
+        ({"$time": "09:00"}, "at 09:00"),
+        ({"$time": "21:00"}, "at 9:00 PM"),
+        ({"$time": "21:00"}, "at 9 p.m."),
+        ({"$time": "21:30"}, "leave by 9:30 tonight"),
+        ({"$time": "22:50"}, "it is 2025-12-04T22:50 there"),
+        ({"$time": "12:00"}, "at noon"),
+        ({"$name": "Cedar Tree"}, "Try CEDAR  tree on Bridge Street"),
+        ({"$name": "ready_for_pickup"}, "It is ready for pickup"),
+        ({"$name": "Zurich"}, "It's 22:50 in Zürich"),
+        ({"$none": True}, "You made no Metro top-up payments since then."),
+        ({"$none": True}, "Nothing matched."),
+        ({"$none": True}, "There aren't any."),
+        ({"$none": True}, "Total: $0.00"),
+    ],
+)
 def test_fact_stated(matcher: dict[str, Any], text: str) -> None:
     assert explain(matcher, text) is None
 
 
-@pytest.mark.parametrize(("matcher", "text", "named"), [
-    ({"$amount": 1234.5}, "That comes to $1,243.50.", "the amount 1234.5"),
-    ({"$amount": {"value": 12, "currency": "EUR"}}, "It costs $12.", "the amount 12 EUR"),
-    # stated to the cent, and wrong
-    ({"$amount": {"value": 15.24, "currency": "USD"}}, "about $15.00", "the amount 15.24 USD"),
-    ({"$amount": 7}, "on 2025-06-07 at 7:00", "the amount 7"),  # a date's or time's digits are no amount
-    ({"$number": 12.6}, "Sunny, 13.6°C", "the number 12.6"),
-    ({"$count": 3}, "I found 4 restaurants", "the count 3"),
-    ({"$count": 3}, "rest_003 looks good", "the count 3"),
-    ({"$date": "2025-06-14"}, "on June 15", "the date 2025-06-14"),
-    ({"$date": "2025-06-14"}, "14 June 2024", "the date 2025-06-14"),
-    ({"$time": "09:00"}, "at 9pm", "the time 09:00"),
-    ({"$time": "21:00"}, "at 09:00", "the time 21:00"),
-    ({"$name": "Leo"}, "Leon says hi", "the name 'Leo'"),
-    ({"$none": True}, "You spent $35.20 there.", "that nothing was found"),
-])
+@pytest.mark.parametrize(
+    ("matcher", "text", "named"),
+    [
+        ({"$amount": 1234.5}, "That comes to $1,243.50.", "the amount 1234.5"),
+        ({"$amount": {"value": 12, "currency": "EUR"}}, "It costs $12.", "the amount 12 EUR"),
+        # stated to the cent, and wrong
+        ({"$amount": {"value": 15.24, "currency": "USD"}}, "about $15.00", "the amount 15.24 USD"),
+        ({"$amount": 7}, "on 2025-06-07 at 7:00", "the amount 7"),  # a date's or time's digits are no amount
+        ({"$number": 12.6}, "Sunny, 13.6°C", "the number 12.6"),
+        ({"$count": 3}, "I found 4 restaurants", "the count 3"),
+        ({"$count": 3}, "rest_003 looks good", "the count 3"),
+        ({"$date": "2025-06-14"}, "on June 15", "the date 2025-06-14"),
+        ({"$date": "2025-06-14"}, "14 June 2024", "the date 2025-06-14"),
+        ({"$time": "09:00"}, "at 9pm", "the time 09:00"),
+        ({"$time": "21:00"}, "at 09:00", "the time 21:00"),
+        ({"$name": "Leo"}, "Leon says hi", "the name 'Leo'"),
+        ({"$none": True}, "You spent $35.20 there.", "that nothing was found"),
+    ],
+)
 def test_fact_missing_is_named(matcher: dict[str, Any], text: str, named: str) -> None:
     reason = explain(matcher, text)
     assert reason is not None and reason.startswith(f"does not state {named}")
@@ -77,12 +83,27 @@ def test_fact_matchers_want_text() -> None:
     assert explain({"$count": 3}, 3) == "does not state the count 3: 3"
 
 
-@pytest.mark.parametrize("matcher", [
-    {"$amount": "12"}, {"$amount": {"value": 1, "currency": "dollars"}}, {"$amount": {"value": 1, "tolerance": -1}},
-    {"$amount": {"amount": 1}}, {"$number": {"value": 1, "currency": "USD"}}, {"$count": -1}, {"$count": 2.5},
-    {"$count": True}, {"$date": "14 June"}, {"$date": "2025-02-30"}, {"$time": "9pm"}, {"$time": "24:00"},
-    {"$name": ""}, {"$name": " - "}, {"$none": False}, {"$none": "yes"},
-])
+@pytest.mark.parametrize(
+    "matcher",
+    [
+        {"$amount": "12"},
+        {"$amount": {"value": 1, "currency": "dollars"}},
+        {"$amount": {"value": 1, "tolerance": -1}},
+        {"$amount": {"amount": 1}},
+        {"$number": {"value": 1, "currency": "USD"}},
+        {"$count": -1},
+        {"$count": 2.5},
+        {"$count": True},
+        {"$date": "14 June"},
+        {"$date": "2025-02-30"},
+        {"$time": "9pm"},
+        {"$time": "24:00"},
+        {"$name": ""},
+        {"$name": " - "},
+        {"$none": False},
+        {"$none": "yes"},
+    ],
+)
 def test_malformed_fact_matchers_raise(matcher: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match=next(iter(matcher)).replace("$", r"\$")):
         validate_matcher(matcher)
@@ -90,8 +111,12 @@ def test_malformed_fact_matchers_raise(matcher: dict[str, Any]) -> None:
 
 # ---- properties -----------------------------------------------------------------------------
 
-CURRENCIES = {"USD": ("${}", "{} USD", "US${}", "{} dollars"), "EUR": ("€{}", "{} EUR", "{} euros", "{}€"),
-              "GBP": ("£{}", "{} GBP", "{} pounds"), "JPY": ("¥{}", "{} JPY", "{} yen")}
+CURRENCIES = {
+    "USD": ("${}", "{} USD", "US${}", "{} dollars"),
+    "EUR": ("€{}", "{} EUR", "{} euros", "{}€"),
+    "GBP": ("£{}", "{} GBP", "{} pounds"),
+    "JPY": ("¥{}", "{} JPY", "{} yen"),
+}
 cents = st.integers(min_value=0, max_value=10**8)
 
 
@@ -100,8 +125,9 @@ def _written(value: float, thousands: bool, decimals: int) -> str:
 
 
 @given(cents, st.sampled_from(sorted(CURRENCIES)), st.data(), st.booleans(), st.sampled_from(["", "Total: ", "about "]))
-def test_any_format_of_an_amount_matches(amount: int, currency: str, data: st.DataObject, thousands: bool,
-                                         lead: str) -> None:
+def test_any_format_of_an_amount_matches(
+    amount: int, currency: str, data: st.DataObject, thousands: bool, lead: str
+) -> None:
     value = amount / 100
     form = data.draw(st.sampled_from(CURRENCIES[currency]))
     text = lead + form.format(_written(value, thousands, 2)) + "."
@@ -109,21 +135,27 @@ def test_any_format_of_an_amount_matches(amount: int, currency: str, data: st.Da
 
 
 @given(cents, cents.filter(lambda c: c > 0), st.sampled_from(sorted(CURRENCIES)), st.data(), st.booleans())
-def test_a_different_amount_does_not_match(amount: int, delta: int, currency: str, data: st.DataObject,
-                                           thousands: bool) -> None:
+def test_a_different_amount_does_not_match(
+    amount: int, delta: int, currency: str, data: st.DataObject, thousands: bool
+) -> None:
     value, other = amount / 100, (amount + delta) / 100
     text = data.draw(st.sampled_from(CURRENCIES[currency])).format(_written(other, thousands, 2))
     assert not matches({"$amount": {"value": value, "currency": currency}}, text), text
 
 
-@given(st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2040, 12, 31)),
-       st.sampled_from(["%Y-%m-%d", "%B %d", "%d %B %Y", "%A %d %B", "%b %d, %Y", "%A, %B %d %Y", "%d/%m/%Y"]))
+@given(
+    st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2040, 12, 31)),
+    st.sampled_from(["%Y-%m-%d", "%B %d", "%d %B %Y", "%A %d %B", "%b %d, %Y", "%A, %B %d %Y", "%d/%m/%Y"]),
+)
 def test_any_format_of_a_date_matches(day: dt.date, form: str) -> None:
     assert matches({"$date": day.isoformat()}, f"It is on {day.strftime(form)}.")
 
 
-@given(st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2040, 12, 31)), st.integers(1, 400),
-       st.sampled_from(["%Y-%m-%d", "%B %d", "%d %B %Y", "%b %d, %Y"]))
+@given(
+    st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2040, 12, 31)),
+    st.integers(1, 400),
+    st.sampled_from(["%Y-%m-%d", "%B %d", "%d %B %Y", "%b %d, %Y"]),
+)
 def test_another_date_does_not_match(day: dt.date, shift: int, form: str) -> None:
     other = day + dt.timedelta(days=shift)
     if form in ("%B %d",) and (other.month, other.day) == (day.month, day.day):
@@ -141,8 +173,10 @@ def test_any_format_of_a_time_matches(hour: int, minute: int, form: str) -> None
 
 @given(st.integers(0, 20), st.booleans())
 def test_counts_as_digits_or_words(n: int, word: bool) -> None:
-    words = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-             "sixteen seventeen eighteen nineteen twenty").split()
+    words = (
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty"
+    ).split()
     text = f"I found {words[n] if word else n} of them."
     assert matches({"$count": n}, text)
     assert not matches({"$count": n + 1}, text)
@@ -156,7 +190,8 @@ def _plural(word: str) -> str:
 
 
 nouns = st.text(alphabet="abcdefghijklmnoprtuvwy", min_size=3, max_size=10).filter(
-    lambda w: not w.endswith(("s", "us", "is")))
+    lambda w: not w.endswith(("s", "us", "is"))
+)
 heads = st.sampled_from(["", "chili ", "Cedar "])
 
 
@@ -174,12 +209,23 @@ def test_a_longer_or_other_word_states_no_name(word: str, head: str, suffix: str
     assert not matches({"$name": head + word}, f"2 {head}{word[:-1]}")  # a letter short
 
 
-@pytest.mark.parametrize(("name", "text", "stated"), [
-    ("lemon", "8 eggs and 2 lemons", True), ("berries", "one berry", True), ("tomato", "3 tomatoes", True),
-    ("box", "two boxes", True), ("peach", "peaches", True), ("Cedar Tree", "the Cedar Trees cafe", True),
-    ("glass", "a glas", False), ("bus", "a bu", False), ("News", "the new app", False),
-    ("lemon", "lemonade", False), ("Leo", "Leos", True), ("Tree", "Cedar", False),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "stated"),
+    [
+        ("lemon", "8 eggs and 2 lemons", True),
+        ("berries", "one berry", True),
+        ("tomato", "3 tomatoes", True),
+        ("box", "two boxes", True),
+        ("peach", "peaches", True),
+        ("Cedar Tree", "the Cedar Trees cafe", True),
+        ("glass", "a glas", False),
+        ("bus", "a bu", False),
+        ("News", "the new app", False),
+        ("lemon", "lemonade", False),
+        ("Leo", "Leos", True),
+        ("Tree", "Cedar", False),
+    ],
+)
 def test_plural_forms_of_names(name: str, text: str, stated: bool) -> None:
     assert matches({"$name": name}, text) is stated
 
@@ -187,52 +233,86 @@ def test_plural_forms_of_names(name: str, text: str, stated: bool) -> None:
 DND = {"value": "off", "asked": "on", "subject": ["Do Not Disturb", "DND"]}
 
 
-@pytest.mark.parametrize("text", [
-    "No — Do Not Disturb is off.", "No, Do Not Disturb is off. Want me to turn it on?", "Do Not Disturb is off.",
-    "DND isn't on at the moment.", "Do Not Disturb is not enabled on your phone.", "Nope. It's disabled.",
-    "Do Not Disturb is currently turned off, and Wi-Fi is on.", "No calls are blocked: Do Not Disturb is off.",
-    "It is off on your phone right now.", "No.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "No — Do Not Disturb is off.",
+        "No, Do Not Disturb is off. Want me to turn it on?",
+        "Do Not Disturb is off.",
+        "DND isn't on at the moment.",
+        "Do Not Disturb is not enabled on your phone.",
+        "Nope. It's disabled.",
+        "Do Not Disturb is currently turned off, and Wi-Fi is on.",
+        "No calls are blocked: Do Not Disturb is off.",
+        "It is off on your phone right now.",
+        "No.",
+    ],
+)
 def test_a_state_stated_either_way_passes(text: str) -> None:
     assert explain({"$state": DND}, text) is None
 
 
-@pytest.mark.parametrize("text", [
-    "Yes, Do Not Disturb is on right now, so no calls will ring through.",
-    "Yes, Do Not Disturb is switched on right now; nothing will ring until you turn it off.",
-    "Do Not Disturb is on.", "DND is active, not off.", "Yes.", "I checked your phone's status.",
-    "No, wait: Do Not Disturb is on.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yes, Do Not Disturb is on right now, so no calls will ring through.",
+        "Yes, Do Not Disturb is switched on right now; nothing will ring until you turn it off.",
+        "Do Not Disturb is on.",
+        "DND is active, not off.",
+        "Yes.",
+        "I checked your phone's status.",
+        "No, wait: Do Not Disturb is on.",
+    ],
+)
 def test_the_opposite_state_or_none_fails(text: str) -> None:
     assert explain({"$state": DND}, text) is not None
 
 
-@pytest.mark.parametrize(("matcher", "text", "ok"), [
-    ({"$state": {"value": "locked", "asked": "locked", "subject": ["car"]}}, "Yes, your car is locked.", True),
-    ({"$state": {"value": "locked", "asked": "locked", "subject": ["car"]}}, "No, the car is unlocked.", False),
-    ({"$state": {"value": "unlocked", "asked": "locked"}}, "It's not locked.", True),
-    ({"$state": {"value": "closed", "subject": ["windows"]}}, "All windows are closed; the trunk is open.", True),
-    ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}}, "Yes, the engine is off.", True),
-    ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}}, "No, the engine is running.", False),
-    ({"$state": {"value": "charging", "asked": "charging"}}, "No, the phone is not charging.", False),
-    ({"$state": {"value": "discharging", "asked": "charging", "subject": ["phone"]}},
-     "No, the phone is not charging.", True),
-    # a statement before a question after ";" or a dash is still read, the question not
-    ({"$state": {"value": "running", "asked": "off", "subject": ["engine"]}},
-     "The engine is running; want me to turn it off?", True),
-    ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}},
-     "The engine is running; want me to turn it off?", False),
-    ({"$state": {"value": "unlocked", "asked": "locked", "subject": ["car"]}},
-     "The car is unlocked — shall I lock it?", True),
-    ({"$state": "on"}, "Battery saver is on.", True),
-    ({"$state": "on"}, "Battery saver is off on your phone.", False),
-])
+@pytest.mark.parametrize(
+    ("matcher", "text", "ok"),
+    [
+        ({"$state": {"value": "locked", "asked": "locked", "subject": ["car"]}}, "Yes, your car is locked.", True),
+        ({"$state": {"value": "locked", "asked": "locked", "subject": ["car"]}}, "No, the car is unlocked.", False),
+        ({"$state": {"value": "unlocked", "asked": "locked"}}, "It's not locked.", True),
+        ({"$state": {"value": "closed", "subject": ["windows"]}}, "All windows are closed; the trunk is open.", True),
+        ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}}, "Yes, the engine is off.", True),
+        ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}}, "No, the engine is running.", False),
+        ({"$state": {"value": "charging", "asked": "charging"}}, "No, the phone is not charging.", False),
+        (
+            {"$state": {"value": "discharging", "asked": "charging", "subject": ["phone"]}},
+            "No, the phone is not charging.",
+            True,
+        ),
+        # a statement before a question after ";" or a dash is still read, the question not
+        (
+            {"$state": {"value": "running", "asked": "off", "subject": ["engine"]}},
+            "The engine is running; want me to turn it off?",
+            True,
+        ),
+        (
+            {"$state": {"value": "off", "asked": "off", "subject": ["engine"]}},
+            "The engine is running; want me to turn it off?",
+            False,
+        ),
+        (
+            {"$state": {"value": "unlocked", "asked": "locked", "subject": ["car"]}},
+            "The car is unlocked — shall I lock it?",
+            True,
+        ),
+        ({"$state": "on"}, "Battery saver is on.", True),
+        ({"$state": "on"}, "Battery saver is off on your phone.", False),
+    ],
+)
 def test_states_of_other_kinds(matcher: dict[str, Any], text: str, ok: bool) -> None:
     assert (explain(matcher, text) is None) is ok
 
 
-@given(st.sampled_from(["on", "off"]), st.booleans(), st.sampled_from(["Do Not Disturb", "DND", "It"]),
-       st.sampled_from(["", " right now", " at the moment"]))
+@given(
+    st.sampled_from(["on", "off"]),
+    st.booleans(),
+    st.sampled_from(["Do Not Disturb", "DND", "It"]),
+    st.sampled_from(["", " right now", " at the moment"]),
+)
 def test_a_state_and_its_negated_opposite_agree(value: str, lead: bool, subject: str, tail: str) -> None:
     other = "off" if value == "on" else "on"
     answer = "Yes" if value == "on" else "No"
@@ -240,14 +320,24 @@ def test_a_state_and_its_negated_opposite_agree(value: str, lead: bool, subject:
     for text in (f"{subject} is {value}{tail}.", f"{subject} isn't {other}{tail}.", f"{subject} is not {other}."):
         text = f"{answer}, {text}" if lead else text
         assert matches(matcher, text), text
-        assert not matches(matcher, text.replace(f" {value}", f" {other}", 1) if f"is {value}" in text
-                           else text.replace(" not ", " ").replace("n't", ""))
+        assert not matches(
+            matcher,
+            text.replace(f" {value}", f" {other}", 1)
+            if f"is {value}" in text
+            else text.replace(" not ", " ").replace("n't", ""),
+        )
 
 
-@pytest.mark.parametrize("operand", [
-    "maybe", {"value": "on", "asked": "locked"}, {"value": "on", "subject": "DND"}, {"asked": "on"},
-    {"value": "on", "extra": 1},
-])
+@pytest.mark.parametrize(
+    "operand",
+    [
+        "maybe",
+        {"value": "on", "asked": "locked"},
+        {"value": "on", "subject": "DND"},
+        {"asked": "on"},
+        {"value": "on", "extra": 1},
+    ],
+)
 def test_malformed_state_matchers_raise(operand: Any) -> None:
     with pytest.raises(ValueError, match=r"\$state"):
         validate_matcher({"$state": operand})

@@ -8,8 +8,15 @@ from verification.verify import Verdict
 PAPER = {"basic": 83.85, "subagent": 62.92, "memory": 58.51, "skill": 78.00}
 
 
-def verdict(category: str, passed: bool, bucket: str = "tool_call", *, memory: bool | None = None,
-            skill: bool | None = None, scorable: bool = True) -> Verdict:
+def verdict(
+    category: str,
+    passed: bool,
+    bucket: str = "tool_call",
+    *,
+    memory: bool | None = None,
+    skill: bool | None = None,
+    scorable: bool = True,
+) -> Verdict:
     return Verdict("t", category, bucket, passed, passed, memory, skill, (), "finished", scorable)
 
 
@@ -36,8 +43,7 @@ def test_absent_categories_renormalise() -> None:
 def test_summarise() -> None:
     verdicts = (
         [verdict("basic", i < 3) for i in range(4)]
-        + [verdict("memory", True, "state_change", memory=True),
-           verdict("memory", False, "state_change", memory=False)]
+        + [verdict("memory", True, "state_change", memory=True), verdict("memory", False, "state_change", memory=False)]
         + [verdict("skill", True, skill=True)]
         + [verdict("basic", False, scorable=False)]
     )

@@ -15,12 +15,18 @@ from verification.selfcheck import EXTRA_CALL, _changed, check_task, perturbatio
 
 HANDWRITTEN = {t.task_id: t for t in load_split("handwritten.jsonl")}
 
-scalars = st.one_of(st.booleans(), st.integers(-10**6, 10**6), st.floats(-1e6, 1e6, allow_nan=False),
-                    st.text(max_size=30), st.sampled_from(["contact_004", "2025-06-13", "09:30", "+86 138 0000 1111",
-                                                           "2025-06-13T09:00"]))
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.text(max_size=5), inner, max_size=3)),
-                      max_leaves=8)
+scalars = st.one_of(
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(-1e6, 1e6, allow_nan=False),
+    st.text(max_size=30),
+    st.sampled_from(["contact_004", "2025-06-13", "09:30", "+86 138 0000 1111", "2025-06-13T09:00"]),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+    max_leaves=8,
+)
 
 
 @given(values)
@@ -44,8 +50,14 @@ def test_every_handwritten_task_passes_its_self_check() -> None:
 def test_a_gold_error_the_condition_causes_is_reported() -> None:
     """An oracle that passes only because its failed lookup did not matter still shows the condition
     hides a tool the model needs: an error the gold does not declare as a recovery is a surprise."""
-    task = next(t for t in load_split("full.jsonl") if t.category == "skill" and not t.tags.get("recovers")
-                and "search_contacts" in t.candidate_tools and any(a.name == "search_contacts" for a in t.gold))
+    task = next(
+        t
+        for t in load_split("full.jsonl")
+        if t.category == "skill"
+        and not t.tags.get("recovers")
+        and "search_contacts" in t.candidate_tools
+        and any(a.name == "search_contacts" for a in t.gold)
+    )
     assert not any(o.surprise for o in check_task(task) if o.check.startswith("oracle/"))
     hiding = task.model_copy(update={"candidate_tools": [n for n in task.candidate_tools if n != "search_contacts"]})
     found = [o for o in check_task(hiding) if o.check.startswith("oracle/") and o.surprise]
@@ -55,8 +67,13 @@ def test_a_gold_error_the_condition_causes_is_reported() -> None:
 def test_a_loose_check_is_reported() -> None:
     """A check that ignores a required argument of the decisive call lets a wrong argument through."""
     task = HANDWRITTEN["hw_basic_017"]
-    loose = task.model_copy(update={"check": task.check.model_copy(update={"insert": {"calendar_events": [
-        {"title": {"$contains": "dentist"}}]}})})
+    loose = task.model_copy(
+        update={
+            "check": task.check.model_copy(
+                update={"insert": {"calendar_events": [{"title": {"$contains": "dentist"}}]}}
+            )
+        }
+    )
     outcomes = check_task(loose)
     assert any(o.surprise and o.check == "perturb/argument" for o in outcomes)
 
@@ -70,8 +87,8 @@ def test_perturbations_cover_memory_skill_handoff_and_side_effects() -> None:
     assert not run(task, [Action(name="finish", arguments={"answer": "done"})]).passed
 
 
-
 # ---- the build's derivation, and the self-check both ways ------------------------------------
+
 
 def rebuilt(task_id: str, gold: list[dict] | None = None, check: dict | None = None, **fields: object) -> Task:
     """A handwritten task whose check is completed as the build completes a draft's (evidence, order,
@@ -80,9 +97,13 @@ def rebuilt(task_id: str, gold: list[dict] | None = None, check: dict | None = N
     actions = gold or [a.model_dump() for a in task.gold]
     probe = Task.model_validate({**task.model_dump(), "gold": actions, **fields})
     steps = replay(probe, probe.gold).steps
-    spec = Draft(query=task.query, gold=actions, bucket=task.bucket,
-                 check=check or task.check.model_dump(exclude_defaults=True),
-                 script=[a.model_dump() for a in probe.user_script])
+    spec = Draft(
+        query=task.query,
+        gold=actions,
+        bucket=task.bucket,
+        check=check or task.check.model_dump(exclude_defaults=True),
+        script=[a.model_dump() for a in probe.user_script],
+    )
     completed = complete_check(spec, actions, [s.envelope for s in steps], task.initial_state.world)
     return Task.model_validate({**probe.model_dump(), "check": completed})
 
@@ -105,8 +126,12 @@ def test_an_answer_task_accepts_alternatives_and_rejects_wrong_endings() -> None
 
 
 def test_a_read_that_uses_another_read_depends_on_it() -> None:
-    calls = {"calls": [{"tool": "search_contacts", "args": {"name": "Tom Baker"}},
-                       {"tool": "search_messages", "args": {"contact_id": "contact_007"}}]}
+    calls = {
+        "calls": [
+            {"tool": "search_contacts", "args": {"name": "Tom Baker"}},
+            {"tool": "search_messages", "args": {"contact_id": "contact_007"}},
+        ]
+    }
     task = rebuilt("hw_basic_004", check=calls)
     assert [c.after for c in task.check.calls] == [[], [0]]
     seen = kinds(check_task(task))
@@ -116,8 +141,9 @@ def test_a_read_that_uses_another_read_depends_on_it() -> None:
 def test_placeholder_text_fails_only_where_the_check_reads_the_text() -> None:
     assert kinds(check_task(HANDWRITTEN["hw_basic_020"]))["wrong/placeholder"] is False
     task = HANDWRITTEN["hw_basic_020"]
-    blind = task.model_copy(update={"check": task.check.model_copy(update={"insert": {"notes": [
-        {"title": "Packing list"}]}})})
+    blind = task.model_copy(
+        update={"check": task.check.model_copy(update={"insert": {"notes": [{"title": "Packing list"}]}})}
+    )
     assert kinds(check_task(blind))["wrong/placeholder"] is True
 
 

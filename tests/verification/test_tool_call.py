@@ -17,9 +17,10 @@ def check(*calls: dict[str, Any], answer: list[Any] | None = None) -> ToolCallCh
 
 
 # The SMS goes to the contact the search found: it depends on the search.
-CHECK = check({"tool": "search_contacts", "args": {"name": "lily"}},
-              {"tool": "send_sms", "args": {"to": ["contact_004"], "body": {"$contains": "12 bay rd"}},
-               "after": [0]})
+CHECK = check(
+    {"tool": "search_contacts", "args": {"name": "lily"}},
+    {"tool": "send_sms", "args": {"to": ["contact_004"], "body": {"$contains": "12 bay rd"}}, "after": [0]},
+)
 
 
 def test_pass() -> None:
@@ -40,8 +41,10 @@ def test_wrong_argument() -> None:
 
 def test_dependent_call_out_of_order() -> None:
     reasons = check_tool_calls(CHECK, trajectory(SMS, SEARCH))
-    assert reasons == ["expected call #2 send_sms({'to': ['contact_004'], 'body': {'$contains': '12 bay rd'}}) "
-                       "uses the result of expected call #1 (search_contacts) but was only made before it (step 1)"]
+    assert reasons == [
+        "expected call #2 send_sms({'to': ['contact_004'], 'body': {'$contains': '12 bay rd'}}) "
+        "uses the result of expected call #1 (search_contacts) but was only made before it (step 1)"
+    ]
     independent = check(*(c.model_dump() | {"after": []} for c in CHECK.calls))
     assert check_tool_calls(independent, trajectory(SMS, SEARCH)) == []
 
@@ -56,12 +59,15 @@ def test_repeated_mutating_call_fails() -> None:
     assert check_tool_calls(CHECK, trajectory(SEARCH, SMS, SMS))
 
 
-@pytest.mark.parametrize("extra", [
-    ("search_messages", {"query": "rent"}),
-    ("search_memory", {"query": "Lily"}),
-    ("ask_user", {"question": "Which Lily?"}),
-    ("load_skill", {"skill_id": "x"}),
-])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ("search_messages", {"query": "rent"}),
+        ("search_memory", {"query": "Lily"}),
+        ("ask_user", {"question": "Which Lily?"}),
+        ("load_skill", {"skill_id": "x"}),
+    ],
+)
 def test_extra_read_only_call_ignored(extra: tuple[str, dict[str, Any]]) -> None:
     assert check_tool_calls(CHECK, trajectory(extra, SEARCH, extra, SMS, ("finish", {"answer": "ok"}))) == []
 
@@ -97,11 +103,14 @@ def test_malformed_matcher_raises_even_when_unreached() -> None:
         check_tool_calls(bad, trajectory())
 
 
-@pytest.mark.parametrize(("calls", "message"), [
-    ([{"tool": "search_contacts", "after": [1]}], r"calls\[0\]\.after: \[1\] is not the index"),
-    ([{"tool": "search_contacts", "after": [0]}], r"calls\[0\]\.after: \[0\] is not the index"),
-    ([{"tool": "search_contacts", "after": [1]}, {"tool": "send_sms", "after": [0]}], "cycle"),
-])
+@pytest.mark.parametrize(
+    ("calls", "message"),
+    [
+        ([{"tool": "search_contacts", "after": [1]}], r"calls\[0\]\.after: \[1\] is not the index"),
+        ([{"tool": "search_contacts", "after": [0]}], r"calls\[0\]\.after: \[0\] is not the index"),
+        ([{"tool": "search_contacts", "after": [1]}, {"tool": "send_sms", "after": [0]}], "cycle"),
+    ],
+)
 def test_malformed_dependencies_raise(calls: list[dict[str, Any]], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         ToolCallCheck.model_validate({"calls": calls})

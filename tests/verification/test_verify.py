@@ -10,8 +10,11 @@ from tests.verification.factories import err, make_task, ok, trajectory
 from verification.verify import verify
 
 SMS = ("send_sms", {"to": ["contact_004"], "body": "hi"})
-SEARCH_HIT = ("search_memory", {"query": "home airport"},
-              ok({"records": [{"memory_id": "mem_003", "content": "flies from PEK"}, {"memory_id": "mem_011"}]}))
+SEARCH_HIT = (
+    "search_memory",
+    {"query": "home airport"},
+    ok({"records": [{"memory_id": "mem_003", "content": "flies from PEK"}, {"memory_id": "mem_011"}]}),
+)
 SKILL = ("load_skill", {"skill_id": "trip_booking"})
 
 
@@ -20,8 +23,9 @@ def memory_task() -> Task:
 
 
 def skill_task() -> Task:
-    return make_task(category="skill", candidate_skills=["trip_booking", "ride_and_commute"],
-                     required_skill_id="trip_booking")
+    return make_task(
+        category="skill", candidate_skills=["trip_booking", "ride_and_commute"], required_skill_id="trip_booking"
+    )
 
 
 def test_basic_task_verdict() -> None:
@@ -29,7 +33,11 @@ def test_basic_task_verdict() -> None:
     assert verdict.passed and verdict.checker_passed and verdict.scorable
     assert (verdict.memory_gate, verdict.skill_gate, verdict.reasons) == (None, None, ())
     assert (verdict.task_id, verdict.category, verdict.bucket, verdict.termination) == (
-        "t1", "basic", "tool_call", "finished")
+        "t1",
+        "basic",
+        "tool_call",
+        "finished",
+    )
     failed = verify(make_task(), trajectory(("finish", {"answer": "done"})))
     assert not failed.passed and not failed.checker_passed and failed.reasons
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -34,15 +34,19 @@ def solvable(d: Draft) -> Draft:
 
 def family(category: str, l2: str | None = None, **tags: str) -> Callable[[Callable[[Gen], Draft]], Any]:
     """``core.family`` with the retrieval guard above applied to every draft."""
+
     def register(fn: Callable[[Gen], Draft]) -> Any:
         @functools.wraps(fn)
         def build(g: Gen) -> Draft:
             return solvable(fn(g))
+
         return _family(category, l2, **tags)(build)
+
     return register
 
 
 # ---- helpers -----------------------------------------------------------------------------------
+
 
 def now_minute(g: Gen) -> str:
     return g.now.strftime(FMT)
@@ -60,8 +64,9 @@ def stamp(day: str, hm: str, minutes: int = 0) -> str:
     return (dt.datetime.strptime(f"{day}T{hm}", FMT) + dt.timedelta(minutes=minutes)).strftime(FMT)
 
 
-def free_slot(g: Gen, days: tuple[int, int], hours: tuple[int, int], minutes: int, tries: int = 30
-              ) -> tuple[int, str, str]:
+def free_slot(
+    g: Gen, days: tuple[int, int], hours: tuple[int, int], minutes: int, tries: int = 30
+) -> tuple[int, str, str]:
     """A (day offset, start, end) in the future that overlaps no live event."""
     for _ in range(tries):
         d = g.rng.randint(*days)
@@ -102,40 +107,62 @@ def contact(g: Gen, cid: str) -> dict[str, Any]:
 
 # ---- 1.1 Meeting Scheduling ----------------------------------------------------------------------
 
-RESPONSES = {"accept": ("accepted", "confirmed"), "decline": ("declined", "cancelled"),
-             "tentative": ("tentative", "tentative")}
+RESPONSES = {
+    "accept": ("accepted", "confirmed"),
+    "decline": ("declined", "cancelled"),
+    "tentative": ("tentative", "tentative"),
+}
 
 
 @family("basic", "1.1", pattern="lookup_then_act")
 def answer_invitation(g: Gen) -> Draft:
-    ev = g.pick(unique_future(g, lambda e: not e["is_organizer"]) or [None])
+    ev = g.pick(unique_future(g, lambda e: not e["is_organizer"]) or [None])  # type: ignore[list-item]
     if ev is None:
         raise BuildError("no invitation to answer")
     response = g.pick([r for r, (ans, _) in RESPONSES.items() if ans != ev["my_response"]])
     answer, status = RESPONSES[response]
     title, when = ev["title"], day_phrase(g, ev["start"])
     phrasing = {
-        "accept": ("accept the invitation to the {title} {when}", "tell them I'll attend the {title} {when}",
-                   "RSVP yes to the {title} {when}", "please accept the {title} invite for {day}"),
-        "decline": ("decline the {title} invitation {when}", "I can't make the {title} {when}, decline it",
-                    "RSVP no to the {title} {when}", "please turn down the invite to the {title} {when}"),
-        "tentative": ("mark me as tentative for the {title} {when}", "reply maybe to the {title} invite {when}",
-                      "tentatively accept the {title} {when}", "answer 'maybe' to the {title} invitation {when}"),
+        "accept": (
+            "accept the invitation to the {title} {when}",
+            "tell them I'll attend the {title} {when}",
+            "RSVP yes to the {title} {when}",
+            "please accept the {title} invite for {day}",
+        ),
+        "decline": (
+            "decline the {title} invitation {when}",
+            "I can't make the {title} {when}, decline it",
+            "RSVP no to the {title} {when}",
+            "please turn down the invite to the {title} {when}",
+        ),
+        "tentative": (
+            "mark me as tentative for the {title} {when}",
+            "reply maybe to the {title} invite {when}",
+            "tentatively accept the {title} {when}",
+            "answer 'maybe' to the {title} invitation {when}",
+        ),
     }[response]
     return Draft(
         query=g.say(*phrasing, title=title, when=when, day=when.removeprefix("on ")),
-        gold=[act("search_calendar_events", query=title), act("respond_to_invitation", event_id=ev["event_id"],
-                                                              response=response),
-              done(f"Answered the {title} invitation: {answer}.")],
+        gold=[
+            act("search_calendar_events", query=title),
+            act("respond_to_invitation", event_id=ev["event_id"], response=response),
+            done(f"Answered the {title} invitation: {answer}."),
+        ],
         bucket="state_change",
-        check={"update": {"calendar_events": [{"match": {"event_id": ev["event_id"]},
-                                               "set": {"my_response": answer, "status": status}}]}},
+        check={
+            "update": {
+                "calendar_events": [
+                    {"match": {"event_id": ev["event_id"]}, "set": {"my_response": answer, "status": status}}
+                ]
+            }
+        },
     )
 
 
 @family("basic", "1.1", pattern="cross_app")
 def invite_contacts(g: Gen) -> Draft:
-    ev = g.pick(unique_future(g, lambda e: e["is_organizer"] == 1) or [None])
+    ev = g.pick(unique_future(g, lambda e: e["is_organizer"] == 1) or [None])  # type: ignore[list-item]
     if ev is None:
         raise BuildError("no own future event")
     invited = {r["contact_id"] for r in g.rows("event_attendees", {"event_id": ev["event_id"]})}
@@ -146,33 +173,54 @@ def invite_contacts(g: Gen) -> Draft:
     names = " and ".join(p["name"] for p in people)
     title, when = ev["title"], day_phrase(g, ev["start"])
     gold = [act("search_contacts", name=p["name"]) for p in people]
-    gold += [act("search_calendar_events", query=title),
-             act("send_meeting_invite", event_id=ev["event_id"], attendees=[p["contact_id"] for p in people]),
-             done(f"Invited {names} to {title}.")]
+    gold += [
+        act("search_calendar_events", query=title),
+        act("send_meeting_invite", event_id=ev["event_id"], attendees=[p["contact_id"] for p in people]),
+        done(f"Invited {names} to {title}."),
+    ]
     return Draft(
-        query=g.say("invite {names} to my {title} {when}", "send {names} an invite for the {title} {when}",
-                    "add {names} as {guests} to the {title} {when}", "{names} should join the {title} {when}; "
-                    "invite them", names=names, title=title, when=when,
-                    guests="guests" if len(people) > 1 else "a guest"),
-        gold=gold, bucket="state_change",
-        check={"insert": {"event_attendees": [{"event_id": ev["event_id"], "contact_id": p["contact_id"]}
-                                              for p in people]}},
+        query=g.say(
+            "invite {names} to my {title} {when}",
+            "send {names} an invite for the {title} {when}",
+            "add {names} as {guests} to the {title} {when}",
+            "{names} should join the {title} {when}; invite them",
+            names=names,
+            title=title,
+            when=when,
+            guests="guests" if len(people) > 1 else "a guest",
+        ),
+        gold=gold,
+        bucket="state_change",
+        check={
+            "insert": {"event_attendees": [{"event_id": ev["event_id"], "contact_id": p["contact_id"]} for p in people]}
+        },
     )
 
 
-MEETING_TITLES = ("Budget check-in", "Roadmap sync", "Hiring debrief", "Sprint retro prep", "Launch go/no-go",
-                  "Vendor review", "Design critique", "Metrics deep-dive")
+MEETING_TITLES = (
+    "Budget check-in",
+    "Roadmap sync",
+    "Hiring debrief",
+    "Sprint retro prep",
+    "Launch go/no-go",
+    "Vendor review",
+    "Design critique",
+    "Metrics deep-dive",
+)
 
 
 def first_shared_slot(g: Gen, day: str, person: str, minutes: int) -> tuple[str, str]:
     """The first window find_free_slots returns for the user and ``person`` on ``day`` (working hours)."""
     lo, hi = day, f"{day}T23:59"
     busy = [(e["start"], e["end"]) for e in live_events(g) if e["start"] < hi and e["end"] > lo]
-    busy += [(b["start"], b["end"]) for b in g.rows("world_busy_slots", {"person_key": person})
-             if b["start"] < hi and b["end"] > lo]
+    busy += [
+        (b["start"], b["end"])
+        for b in g.rows("world_busy_slots", {"person_key": person})
+        if b["start"] < hi and b["end"] > lo
+    ]
     cursor, end = max(f"{day}T09:00", now_minute(g)), f"{day}T18:00"
     need = dt.timedelta(minutes=minutes)
-    for s, f in sorted((s, f) for s, f in busy if s < end and f > cursor) + [(end, end)]:
+    for s, f in [*sorted((s, f) for s, f in busy if s < end and f > cursor), (end, end)]:
         if s > cursor and dt.datetime.strptime(s, FMT) - dt.datetime.strptime(cursor, FMT) >= need:
             return cursor, (dt.datetime.strptime(cursor, FMT) + need).strftime(FMT)
         cursor = max(cursor, f)
@@ -187,33 +235,48 @@ def schedule_with_colleague(g: Gen) -> Draft:
     day, minutes, title = g.date(d), g.pick([30, 45, 60]), g.pick(MEETING_TITLES)
     start, end = first_shared_slot(g, day, person["contact_id"], minutes)
     return Draft(
-        query=g.say("find the first {m}-minute slot {when} when {name} and I are both free, put '{title}' on my work "
-                    "calendar then and invite {name}",
-                    "set up a {m}-minute {title} with {name} {when} at the earliest time we're both free, and send "
-                    "the invite",
-                    "{when}, book the earliest free {m} minutes that work for me and {name} as '{title}' (work "
-                    "calendar) and invite {name}",
-                    name=person["name"], when=g.when(d), m=minutes, title=title),
-        gold=[act("search_contacts", name=person["name"]),
-              act("find_free_slots", date_from=day, date_to=day, duration_min=minutes,
-                  attendees=[person["contact_id"]]),
-              act("create_calendar_event", title=title, start=start, end=end, calendar="work"),
-              act("send_meeting_invite", event_id=g.ref(3, "event_id"), attendees=[person["contact_id"]]),
-              done(f"Booked {title} at {start[11:]} and invited {person['name']}.")],
+        query=g.say(
+            "find the first {m}-minute slot {when} when {name} and I are both free, put '{title}' on my work "
+            "calendar then and invite {name}",
+            "set up a {m}-minute {title} with {name} {when} at the earliest time we're both free, and send the invite",
+            "{when}, book the earliest free {m} minutes that work for me and {name} as '{title}' (work "
+            "calendar) and invite {name}",
+            name=person["name"],
+            when=g.when(d),
+            m=minutes,
+            title=title,
+        ),
+        gold=[
+            act("search_contacts", name=person["name"]),
+            act("find_free_slots", date_from=day, date_to=day, duration_min=minutes, attendees=[person["contact_id"]]),
+            act("create_calendar_event", title=title, start=start, end=end, calendar="work"),
+            act("send_meeting_invite", event_id=g.ref(3, "event_id"), attendees=[person["contact_id"]]),
+            done(f"Booked {title} at {start[11:]} and invited {person['name']}."),
+        ],
         bucket="state_change",
-        check={"insert": {"calendar_events": [{"title": {"$contains": title}, "start": start, "end": end,
-                                               "calendar": "work"}],
-                          "event_attendees": [{"contact_id": person["contact_id"]}]}},
+        check={
+            "insert": {
+                "calendar_events": [{"title": {"$contains": title}, "start": start, "end": end, "calendar": "work"}],
+                "event_attendees": [{"contact_id": person["contact_id"]}],
+            }
+        },
     )
 
 
 # ---- 1.2 Calendar & Tasks ----------------------------------------------------------------------
 
-NEW_TASKS = (("Renew gym membership", "gym membership"), ("Email the landlord about the heater", "landlord"),
-             ("Book flights for the wedding", "flights"), ("Order printer ink", "printer ink"),
-             ("Draft the quarterly report", "quarterly report"), ("Return library books", "library books"),
-             ("Fix the bike tyre", "bike tyre"), ("Send thank-you cards", "thank-you cards"),
-             ("Back up the laptop", "back up"), ("Pick up dry cleaning", "dry cleaning"))
+NEW_TASKS = (
+    ("Renew gym membership", "gym membership"),
+    ("Email the landlord about the heater", "landlord"),
+    ("Book flights for the wedding", "flights"),
+    ("Order printer ink", "printer ink"),
+    ("Draft the quarterly report", "quarterly report"),
+    ("Return library books", "library books"),
+    ("Fix the bike tyre", "bike tyre"),
+    ("Send thank-you cards", "thank-you cards"),
+    ("Back up the laptop", "back up"),
+    ("Pick up dry cleaning", "dry cleaning"),
+)
 LISTS = ("Work", "Inbox", "Personal", "Errands")
 
 
@@ -225,25 +288,38 @@ def add_task(g: Gen) -> Draft:
     priority = g.pick(["high", "low", None])
     extra = f", {priority} priority" if priority else ""
     args: dict[str, Any] = {"title": title, "list_name": list_name, "due": g.date(d)}
-    expect: dict[str, Any] = {"title": {"$contains": key}, "list_name": list_name, "due": g.date(d),
-                              "status": "open"}
+    expect: dict[str, Any] = {"title": {"$contains": key}, "list_name": list_name, "due": g.date(d), "status": "open"}
     if priority:
         args["priority"] = priority
         expect["priority"] = priority
     return Draft(
-        query=g.say("add '{title}' to my {lst} list, due {when}{extra}",
-                    "put a to-do on my {lst} list: {title}, due {when}{extra}",
-                    "new task for the {lst} list: {title} (due {when}{extra})",
-                    title=title, lst=list_name, when=g.when(d), extra=extra),
+        query=g.say(
+            "add '{title}' to my {lst} list, due {when}{extra}",
+            "put a to-do on my {lst} list: {title}, due {when}{extra}",
+            "new task for the {lst} list: {title} (due {when}{extra})",
+            title=title,
+            lst=list_name,
+            when=g.when(d),
+            extra=extra,
+        ),
         gold=[act("create_task", **args), done(f"Added {title}.")],
-        bucket="state_change", check={"insert": {"tasks": [expect]}},
+        bucket="state_change",
+        check={"insert": {"tasks": [expect]}},
     )
 
 
-EVENT_TITLES = (("Coffee with Sam", "coffee"), ("Piano lesson", "piano"), ("Physio appointment", "physio"),
-                ("Budget workshop", "budget workshop"), ("Parent meetup", "parent meetup"),
-                ("Tax advisor call", "tax advisor"), ("Apartment viewing", "apartment viewing"),
-                ("Guitar practice", "guitar"), ("Book club", "book club"), ("Vet appointment", "vet"))
+EVENT_TITLES = (
+    ("Coffee with Sam", "coffee"),
+    ("Piano lesson", "piano"),
+    ("Physio appointment", "physio"),
+    ("Budget workshop", "budget workshop"),
+    ("Parent meetup", "parent meetup"),
+    ("Tax advisor call", "tax advisor"),
+    ("Apartment viewing", "apartment viewing"),
+    ("Guitar practice", "guitar"),
+    ("Book club", "book club"),
+    ("Vet appointment", "vet"),
+)
 
 
 @family("basic", "1.2", pattern="single_call")
@@ -259,18 +335,25 @@ def add_event(g: Gen) -> Draft:
         args["location"] = place
         expect["location"] = {"$contains": place.removeprefix("the ")}
     return Draft(
-        query=g.say("put {title} on my calendar {when} from {a} to {b}{where}",
-                    "add an event '{title}' {when}, {a}-{b}{where}",
-                    "schedule {title}{where} {when} between {a} and {b}",
-                    title=title, when=g.when(d), a=hm_words(start[11:]), b=hm_words(end[11:]), where=where),
+        query=g.say(
+            "put {title} on my calendar {when} from {a} to {b}{where}",
+            "add an event '{title}' {when}, {a}-{b}{where}",
+            "schedule {title}{where} {when} between {a} and {b}",
+            title=title,
+            when=g.when(d),
+            a=hm_words(start[11:]),
+            b=hm_words(end[11:]),
+            where=where,
+        ),
         gold=[act("create_calendar_event", **args), done(f"Added {title}.")],
-        bucket="state_change", check={"insert": {"calendar_events": [expect]}},
+        bucket="state_change",
+        check={"insert": {"calendar_events": [expect]}},
     )
 
 
 @family("basic", "1.2", pattern="lookup_then_act")
 def change_own_event(g: Gen) -> Draft:
-    ev = g.pick(unique_future(g, lambda e: e["is_organizer"] == 1) or [None])
+    ev = g.pick(unique_future(g, lambda e: e["is_organizer"] == 1) or [None])  # type: ignore[list-item]
     if ev is None:
         raise BuildError("no own future event")
     title, when = ev["title"], day_phrase(g, ev["start"])
@@ -278,24 +361,46 @@ def change_own_event(g: Gen) -> Draft:
     search = act("search_calendar_events", query=title)
     if kind == "cancel":
         return Draft(
-            query=g.say("cancel my {title} {when}", "call off the {title} {when}; take it off my calendar",
-                        "I won't do the {title} {when} after all, please cancel it", title=title, when=when),
+            query=g.say(
+                "cancel my {title} {when}",
+                "call off the {title} {when}; take it off my calendar",
+                "I won't do the {title} {when} after all, please cancel it",
+                title=title,
+                when=when,
+            ),
             gold=[search, act("delete_calendar_event", event_id=ev["event_id"]), done(f"Cancelled {title}.")],
             bucket="state_change",
-            check={"update": {"calendar_events": [{"match": {"event_id": ev["event_id"]},
-                                                   "set": {"status": "cancelled"}}]}},
+            check={
+                "update": {"calendar_events": [{"match": {"event_id": ev["event_id"]}, "set": {"status": "cancelled"}}]}
+            },
         )
     if kind == "place":
         place = g.pick(["Room 12", "the café downstairs", "Building C lobby", "Zoom"])
         return Draft(
-            query=g.say("change the location of my {title} {when} to {place}",
-                        "the {title} {when} is now at {place}; update it", "move the {title} {when} to {place}",
-                        title=title, when=when, place=place),
-            gold=[search, act("update_calendar_event", event_id=ev["event_id"], location=place),
-                  done(f"Updated {title}.")],
+            query=g.say(
+                "change the location of my {title} {when} to {place}",
+                "the {title} {when} is now at {place}; update it",
+                "move the {title} {when} to {place}",
+                title=title,
+                when=when,
+                place=place,
+            ),
+            gold=[
+                search,
+                act("update_calendar_event", event_id=ev["event_id"], location=place),
+                done(f"Updated {title}."),
+            ],
             bucket="state_change",
-            check={"update": {"calendar_events": [{"match": {"event_id": ev["event_id"]},
-                                                   "set": {"location": {"$contains": place.removeprefix("the ")}}}]}},
+            check={
+                "update": {
+                    "calendar_events": [
+                        {
+                            "match": {"event_id": ev["event_id"]},
+                            "set": {"location": {"$contains": place.removeprefix("the ")}},
+                        }
+                    ]
+                }
+            },
         )
     length = dt.datetime.strptime(ev["end"], FMT) - dt.datetime.strptime(ev["start"], FMT)
     day = ev["start"][:10]
@@ -308,14 +413,25 @@ def change_own_event(g: Gen) -> Draft:
     else:
         raise BuildError("no free time to move to")
     return Draft(
-        query=g.say("move my {title} {when} to {a}", "push the {title} {when} to start at {a}",
-                    "reschedule the {title} {when} so it starts at {a} instead", title=title, when=when,
-                    a=hm_words(hm)),
-        gold=[search, act("update_calendar_event", event_id=ev["event_id"], start=start),
-              done(f"Moved {title} to {hm}.")],
+        query=g.say(
+            "move my {title} {when} to {a}",
+            "push the {title} {when} to start at {a}",
+            "reschedule the {title} {when} so it starts at {a} instead",
+            title=title,
+            when=when,
+            a=hm_words(hm),
+        ),
+        gold=[
+            search,
+            act("update_calendar_event", event_id=ev["event_id"], start=start),
+            done(f"Moved {title} to {hm}."),
+        ],
         bucket="state_change",
-        check={"update": {"calendar_events": [{"match": {"event_id": ev["event_id"]},
-                                               "set": {"start": start, "end": end}}]}},
+        check={
+            "update": {
+                "calendar_events": [{"match": {"event_id": ev["event_id"]}, "set": {"start": start, "end": end}}]
+            }
+        },
     )
 
 
@@ -330,10 +446,16 @@ def delete_existing_task(g: Gen) -> Draft:
     t = g.one("tasks", filter=lambda r: r in open_tasks(g))
     title, lst, tid = t["title"], t["list_name"], t["task_id"]
     return Draft(
-        query=g.say("delete '{title}' from my {lst} list", "remove the task '{title}'",
-                    "I don't need '{title}' on my {lst} list any more, delete it", title=title, lst=lst),
+        query=g.say(
+            "delete '{title}' from my {lst} list",
+            "remove the task '{title}'",
+            "I don't need '{title}' on my {lst} list any more, delete it",
+            title=title,
+            lst=lst,
+        ),
         gold=[act("list_tasks", list_name=lst), act("delete_task", task_id=tid), done(f"Deleted {title}.")],
-        bucket="state_change", check={"delete": {"tasks": [{"task_id": tid}]}},
+        bucket="state_change",
+        check={"delete": {"tasks": [{"task_id": tid}]}},
     )
 
 
@@ -346,29 +468,49 @@ def update_existing_task(g: Gen) -> Draft:
     tid = t["task_id"]
     if kind == "done":
         return Draft(
-            query=g.say("tick off '{title}' on my {lst} list", "mark '{title}' as done",
-                        "I finished '{title}', check it off", title=title, lst=lst),
+            query=g.say(
+                "tick off '{title}' on my {lst} list",
+                "mark '{title}' as done",
+                "I finished '{title}', check it off",
+                title=title,
+                lst=lst,
+            ),
             gold=[look, act("update_task", task_id=tid, status="completed"), done(f"Completed {title}.")],
             bucket="state_change",
-            check={"update": {"tasks": [{"match": {"task_id": tid},
-                                         "set": {"status": "completed", "completed_at": {"$absent": False}}}]}},
+            check={
+                "update": {
+                    "tasks": [
+                        {"match": {"task_id": tid}, "set": {"status": "completed", "completed_at": {"$absent": False}}}
+                    ]
+                }
+            },
         )
     if kind == "due":
         d = g.rng.randint(2, 20)
         if g.date(d) == t["due"]:
             d += 1
         return Draft(
-            query=g.say("push '{title}' to {day}", "change the due date of '{title}' to {day}",
-                        "'{title}' is now due {when}; update the task", title=title, when=g.when(d),
-                        day=g.when(d).removeprefix("on ")),
+            query=g.say(
+                "push '{title}' to {day}",
+                "change the due date of '{title}' to {day}",
+                "'{title}' is now due {when}; update the task",
+                title=title,
+                when=g.when(d),
+                day=g.when(d).removeprefix("on "),
+            ),
             gold=[look, act("update_task", task_id=tid, due=g.date(d)), done(f"{title} is due {g.date(d)}.")],
             bucket="state_change",
             check={"update": {"tasks": [{"match": {"task_id": tid}, "set": {"due": g.date(d)}}]}},
         )
     priority = g.pick([p for p in ("low", "medium", "high") if p != t["priority"]])
     return Draft(
-        query=g.say("make '{title}' {p} priority", "set the priority of '{title}' to {p}",
-                    "'{title}' should be {p} priority", title=title, p=priority),
+        query=g.say(
+            "make '{title}' {p} priority",
+            "set the priority of '{title}' to {p}",
+            "'{title}' should be {p} priority",
+            title=title,
+            p=priority,
+        ),
         gold=[look, act("update_task", task_id=tid, priority=priority), done(f"{title} is now {priority} priority.")],
         bucket="state_change",
         check={"update": {"tasks": [{"match": {"task_id": tid}, "set": {"priority": priority}}]}},
@@ -384,16 +526,25 @@ def readd_existing_task(g: Gen) -> Draft:
     priority = g.pick([p for p in ("low", "medium", "high") if p != t["priority"]])
     title, lst = t["title"], t["list_name"]
     return Draft(
-        query=g.say("add '{title}' to my {lst} list, due {when}, {p} priority",
-                    "new to-do on {lst}: {title}. It's due {when} and it's {p} priority",
-                    "put '{title}' on my {lst} list for {day} with {p} priority",
-                    title=title, lst=lst, when=g.when(d), day=g.when(d).removeprefix("on "), p=priority),
-        gold=[act("create_task", title=title, list_name=lst, due=g.date(d), priority=priority),
-              act("update_task", task_id=g.ref(1, "existing_id"), due=g.date(d), priority=priority),
-              done(f"'{title}' was already on your {lst} list; I updated its due date and priority.")],
+        query=g.say(
+            "add '{title}' to my {lst} list, due {when}, {p} priority",
+            "new to-do on {lst}: {title}. It's due {when} and it's {p} priority",
+            "put '{title}' on my {lst} list for {day} with {p} priority",
+            title=title,
+            lst=lst,
+            when=g.when(d),
+            day=g.when(d).removeprefix("on "),
+            p=priority,
+        ),
+        gold=[
+            act("create_task", title=title, list_name=lst, due=g.date(d), priority=priority),
+            act("update_task", task_id=g.ref(1, "existing_id"), due=g.date(d), priority=priority),
+            done(f"'{title}' was already on your {lst} list; I updated its due date and priority."),
+        ],
         bucket="state_change",
-        check={"update": {"tasks": [{"match": {"task_id": t["task_id"]},
-                                     "set": {"due": g.date(d), "priority": priority}}]}},
+        check={
+            "update": {"tasks": [{"match": {"task_id": t["task_id"]}, "set": {"due": g.date(d), "priority": priority}}]}
+        },
         recovers=(ErrorType.DUPLICATE_ENTITY,),
     )
 
@@ -401,8 +552,15 @@ def readd_existing_task(g: Gen) -> Draft:
 @family("basic", "1.2", pattern="friction", friction="time_conflict")
 def add_event_despite_overlap(g: Gen) -> Draft:
     now = now_minute(g)
-    clash = g.one("calendar_events", filter=lambda e: e["status"] != "cancelled" and e["start"] > now and
-                  e["start"][:10] <= g.date(14) and e["start"][11:] >= "08:00")
+    clash = g.one(
+        "calendar_events",
+        filter=lambda e: (
+            e["status"] != "cancelled"
+            and e["start"] > now
+            and e["start"][:10] <= g.date(14)
+            and e["start"][11:] >= "08:00"
+        ),
+    )
     title, key = g.pick(EVENT_TITLES)
     if key in clash["title"].lower() or clash["title"].lower() in title.lower():
         raise BuildError("titles too close")
@@ -411,26 +569,43 @@ def add_event_despite_overlap(g: Gen) -> Draft:
     end = stamp(start[:10], start[11:], minutes)
     when = day_phrase(g, start)
     return Draft(
-        query=g.say("add {title} to my calendar {when} at {a} for {m} minutes",
-                    "schedule '{title}' {when} from {a}, {m} minutes long",
-                    "block {m} minutes {when} at {a} for {title}", title=title, when=when, a=hm_words(start[11:]),
-                    m=minutes),
+        query=g.say(
+            "add {title} to my calendar {when} at {a} for {m} minutes",
+            "schedule '{title}' {when} from {a}, {m} minutes long",
+            "block {m} minutes {when} at {a} for {title}",
+            title=title,
+            when=when,
+            a=hm_words(start[11:]),
+            m=minutes,
+        ),
         # the user named the time, so adding it over the clash needs no question (asking is fine too)
-        gold=[act("create_calendar_event", title=title, start=start, end=end),
-              act("create_calendar_event", title=title, start=start, end=end, allow_overlap=True),
-              done(f"Added {title}; note that it overlaps with {clash['title']}.")],
+        gold=[
+            act("create_calendar_event", title=title, start=start, end=end),
+            act("create_calendar_event", title=title, start=start, end=end, allow_overlap=True),
+            done(f"Added {title}; note that it overlaps with {clash['title']}."),
+        ],
         bucket="state_change",
         check={"insert": {"calendar_events": [{"title": {"$contains": key}, "start": start, "end": end}]}},
-        script=[{"answer": "Yes, add it anyway; I'll sort out the clash myself.", "kind": "confirm",
-                 "keywords": ["overlap", "conflict", "clash", "anyway", "busy", "already"]}],
+        script=[
+            {
+                "answer": "Yes, add it anyway; I'll sort out the clash myself.",
+                "kind": "confirm",
+                "keywords": ["overlap", "conflict", "clash", "anyway", "busy", "already"],
+            }
+        ],
         recovers=(ErrorType.TIME_CONFLICT,),
     )
 
 
 # ---- 1.3 Reminders & Alarms ----------------------------------------------------------------------
 
-DAY_SETS = {"weekdays": ["mon", "tue", "wed", "thu", "fri"], "weekends": ["sat", "sun"],
-            "Mondays and Wednesdays": ["mon", "wed"], "Tuesdays and Thursdays": ["tue", "thu"], "": []}
+DAY_SETS = {
+    "weekdays": ["mon", "tue", "wed", "thu", "fri"],
+    "weekends": ["sat", "sun"],
+    "Mondays and Wednesdays": ["mon", "wed"],
+    "Tuesdays and Thursdays": ["tue", "thu"],
+    "": [],
+}
 ALARM_LABELS = ("Gym", "Meds", "Run", "Call home", "Study", "Walk the dog", "Stretch")
 
 
@@ -447,21 +622,37 @@ def new_alarm(g: Gen) -> Draft:
     if days:
         args["days"] = days
     return Draft(
-        query=g.say("set an alarm for {t}{on} labelled {label}", "wake me at {t}{on}, label it '{label}'",
-                    "I need a '{label}' alarm at {t}{on}", "new alarm: {t}{on}, called {label}",
-                    t=hm_words(hm), on=on, label=label),
+        query=g.say(
+            "set an alarm for {t}{on} labelled {label}",
+            "wake me at {t}{on}, label it '{label}'",
+            "I need a '{label}' alarm at {t}{on}",
+            "new alarm: {t}{on}, called {label}",
+            t=hm_words(hm),
+            on=on,
+            label=label,
+        ),
         gold=[act("set_alarm", **args), done(f"Alarm set for {hm}.")],
         bucket="state_change",
-        check={"insert": {"alarms": [{"time": hm, "label": {"$contains": label}, "days_json": {"$json": days},
-                                      "enabled": 1}]}},
+        check={
+            "insert": {
+                "alarms": [{"time": hm, "label": {"$contains": label}, "days_json": {"$json": days}, "enabled": 1}]
+            }
+        },
     )
 
 
-REMINDERS = (("call the bank", "bank"), ("water the plants", "plants"), ("take my vitamins", "vitamins"),
-             ("book the car service", "car service"), ("send the invoice", "invoice"),
-             ("check the parcel tracking", "parcel"), ("buy flowers for Mom", "flowers"),
-             ("move the car for street cleaning", "move the car"), ("pay the phone bill", "phone bill"),
-             ("submit my timesheet", "timesheet"))
+REMINDERS = (
+    ("call the bank", "bank"),
+    ("water the plants", "plants"),
+    ("take my vitamins", "vitamins"),
+    ("book the car service", "car service"),
+    ("send the invoice", "invoice"),
+    ("check the parcel tracking", "parcel"),
+    ("buy flowers for Mom", "flowers"),
+    ("move the car for street cleaning", "move the car"),
+    ("pay the phone bill", "phone bill"),
+    ("submit my timesheet", "timesheet"),
+)
 
 
 @family("basic", "1.3", pattern="single_call")
@@ -471,9 +662,15 @@ def timed_reminder(g: Gen) -> Draft:
     hm = f"{g.rng.randint(7, 21):02d}:{g.pick(['00', '15', '30', '45'])}"
     at = f"{g.date(d)}T{hm}"
     return Draft(
-        query=g.say("remind me to {text} {when} at {t}", "{when} at {t}, remind me to {text}",
-                    "set a reminder for {day} at {t}: {text}", text=text, when=g.when(d),
-                    day=g.when(d).removeprefix("on "), t=hm_words(hm)),
+        query=g.say(
+            "remind me to {text} {when} at {t}",
+            "{when} at {t}, remind me to {text}",
+            "set a reminder for {day} at {t}: {text}",
+            text=text,
+            when=g.when(d),
+            day=g.when(d).removeprefix("on "),
+            t=hm_words(hm),
+        ),
         gold=[act("create_reminder", text=text[:1].upper() + text[1:], remind_at=at), done("Reminder set.")],
         bucket="state_change",
         check={"insert": {"tasks": [{"title": {"$contains": key}, "remind_at": at, "status": "open"}]}},
@@ -488,16 +685,31 @@ def reminder_without_time(g: Gen) -> Draft:
     at = f"{g.date(d)}T{hm}"
     body = text[:1].upper() + text[1:]
     return Draft(
-        query=g.say("remind me to {text}", "set a reminder to {text}", "can you remind me to {text}?",
-                    "I keep forgetting to {text}; remind me", text=text),
-        gold=[act("create_reminder", text=body),
-              act("ask_user", question="When should I remind you?", slot="remind_at"),
-              act("create_reminder", text=body, remind_at=at), done(f"I'll remind you on {g.date(d)} at {hm}.")],
+        query=g.say(
+            "remind me to {text}",
+            "set a reminder to {text}",
+            "can you remind me to {text}?",
+            "I keep forgetting to {text}; remind me",
+            text=text,
+        ),
+        gold=[
+            act("create_reminder", text=body),
+            act("ask_user", question="When should I remind you?", slot="remind_at"),
+            act("create_reminder", text=body, remind_at=at),
+            done(f"I'll remind you on {g.date(d)} at {hm}."),
+        ],
         bucket="agent_behavior",
-        check={"follow_up": {"tool": "ask_user"},
-               "state": {"insert": {"tasks": [{"title": {"$contains": key}, "remind_at": at}]}}},
-        script=[{"answer": f"On {g.date(d)} at {hm}, please.", "slot": "remind_at",
-                 "keywords": ["when", "time", "what day"]}],
+        check={
+            "follow_up": {"tool": "ask_user"},
+            "state": {"insert": {"tasks": [{"title": {"$contains": key}, "remind_at": at}]}},
+        },
+        script=[
+            {
+                "answer": f"On {g.date(d)} at {hm}, please.",
+                "slot": "remind_at",
+                "keywords": ["when", "time", "what day"],
+            }
+        ],
         recovers=(ErrorType.MISSING_REQUIRED_ARGUMENT,),
     )
 
@@ -514,40 +726,63 @@ def adjust_alarm(g: Gen) -> Draft:
         a = alarms["alarm_002"]
         d = next_weekday(g, (5, 6))
         hm = g.pick(["08:30", "09:00", "07:45", "09:15"])
-        query = g.say("turn my weekend alarm back on and set it to {t}", "switch on the weekend alarm, at {t} now",
-                      "enable my weekend alarm for {t}", t=hm_words(hm))
+        query = g.say(
+            "turn my weekend alarm back on and set it to {t}",
+            "switch on the weekend alarm, at {t} now",
+            "enable my weekend alarm for {t}",
+            t=hm_words(hm),
+        )
         call = act("update_alarm", alarm_id=a["alarm_id"], enabled=True, time=hm)
         expect = {"enabled": 1, "time": hm}
     elif kind in ("wake_time", "wake_off"):
         a = alarms["alarm_001"]
         d = next_weekday(g, (0, 1, 2, 3, 4))
         if kind == "wake_off":
-            query = g.say("switch off my weekday wake-up alarm", "disable the 6:45 wake-up alarm",
-                          "turn off my 'Wake up' alarm for now")
+            query = g.say(
+                "switch off my weekday wake-up alarm",
+                "disable the 6:45 wake-up alarm",
+                "turn off my 'Wake up' alarm for now",
+            )
             call = act("update_alarm", alarm_id=a["alarm_id"], enabled=False)
             expect = {"enabled": 0}
         else:
             hm = g.pick(["06:15", "06:30", "07:00", "07:15", "06:00"])
-            query = g.say("change my weekday wake-up alarm to {t}", "move my 6:45 alarm to {t}",
-                          "I want to get up at {t} on weekdays; adjust my wake-up alarm", t=hm_words(hm))
+            query = g.say(
+                "change my weekday wake-up alarm to {t}",
+                "move my 6:45 alarm to {t}",
+                "I want to get up at {t} on weekdays; adjust my wake-up alarm",
+                t=hm_words(hm),
+            )
             call = act("update_alarm", alarm_id=a["alarm_id"], time=hm)
             expect = {"time": hm}
     else:
         a = alarms["alarm_003"]
         d = 1
         if kind == "parcel_delete":
-            query = g.say("delete the 'Pick up parcel' alarm", "get rid of my parcel pick-up alarm",
-                          "remove the alarm labelled Pick up parcel")
+            query = g.say(
+                "delete the 'Pick up parcel' alarm",
+                "get rid of my parcel pick-up alarm",
+                "remove the alarm labelled Pick up parcel",
+            )
             call = act("delete_alarm", alarm_id=a["alarm_id"])
-            return Draft(query=query, gold=[act("get_daily_agenda", date=g.date(d)), call, done("Deleted it.")],
-                         bucket="state_change", check={"delete": {"alarms": [{"alarm_id": a["alarm_id"]}]}})
+            return Draft(
+                query=query,
+                gold=[act("get_daily_agenda", date=g.date(d)), call, done("Deleted it.")],
+                bucket="state_change",
+                check={"delete": {"alarms": [{"alarm_id": a["alarm_id"]}]}},
+            )
         hm = g.pick(["13:30", "16:00", "17:30", "12:15"])
-        query = g.say("turn the parcel pick-up alarm back on for {t}", "re-enable my 'Pick up parcel' alarm at {t}",
-                      "switch the Pick up parcel alarm on and make it {t}", t=hm_words(hm))
+        query = g.say(
+            "turn the parcel pick-up alarm back on for {t}",
+            "re-enable my 'Pick up parcel' alarm at {t}",
+            "switch the Pick up parcel alarm on and make it {t}",
+            t=hm_words(hm),
+        )
         call = act("update_alarm", alarm_id=a["alarm_id"], enabled=True, time=hm)
         expect = {"enabled": 1, "time": hm}
     return Draft(
-        query=query, gold=[act("get_daily_agenda", date=g.date(d)), call, done("Alarm updated.")],
+        query=query,
+        gold=[act("get_daily_agenda", date=g.date(d)), call, done("Alarm updated.")],
         bucket="state_change",
         check={"update": {"alarms": [{"match": {"alarm_id": a["alarm_id"]}, "set": expect}]}},
     )
@@ -555,12 +790,16 @@ def adjust_alarm(g: Gen) -> Draft:
 
 # ---- 1.4 Notes & Memos -----------------------------------------------------------------------------
 
-NEW_NOTES = (("Gift list", ["scarf", "board game", "tea set"]), ("Meeting takeaways", ["hire a designer", "freeze scope",
-             "demo on Friday"]), ("Garden plan", ["tomatoes", "basil", "mint"]),
-             ("Conference ideas", ["panel on agents", "demo booth", "swag"]),
-             ("Paint colours", ["sage green", "off-white", "navy"]), ("Weekend errands", ["pharmacy", "post office",
-             "hardware store"]), ("Podcast ideas", ["remote work", "city cycling", "sleep"]),
-             ("Birthday party", ["balloons", "cake", "playlist"]))
+NEW_NOTES = (
+    ("Gift list", ["scarf", "board game", "tea set"]),
+    ("Meeting takeaways", ["hire a designer", "freeze scope", "demo on Friday"]),
+    ("Garden plan", ["tomatoes", "basil", "mint"]),
+    ("Conference ideas", ["panel on agents", "demo booth", "swag"]),
+    ("Paint colours", ["sage green", "off-white", "navy"]),
+    ("Weekend errands", ["pharmacy", "post office", "hardware store"]),
+    ("Podcast ideas", ["remote work", "city cycling", "sleep"]),
+    ("Birthday party", ["balloons", "cake", "playlist"]),
+)
 
 
 @family("basic", "1.4", pattern="single_call")
@@ -575,28 +814,44 @@ def new_note(g: Gen) -> Draft:
         args["folder"] = folder
         expect["folder"] = folder
     return Draft(
-        query=g.say("make a note titled {title}{where}: {list}", "save a note '{title}'{where} with {list}",
-                    "jot down{where} a note called {title}: {list}", title=title, where=where,
-                    list=", ".join(items)),
+        query=g.say(
+            "make a note titled {title}{where}: {list}",
+            "save a note '{title}'{where} with {list}",
+            "jot down{where} a note called {title}: {list}",
+            title=title,
+            where=where,
+            list=", ".join(items),
+        ),
         gold=[act("create_note", **args), done("Saved.")],
-        bucket="state_change", check={"insert": {"notes": [expect]}},
+        bucket="state_change",
+        check={"insert": {"notes": [expect]}},
     )
 
 
-ADDITIONS = {"Project kickoff": ("Launch date moved to 15 September", "15 September"),
-             "Standup notes": ("API review unblocked on Tuesday", "unblocked"),
-             "Quarterly goals": ("4. Publish the design system", "design system"),
-             "Wi-Fi password for guests": ("Router is in the hallway cupboard", "hallway cupboard"),
-             "Books to read": ("Klara and the Sun", "Klara and the Sun"),
-             "Car maintenance log": ("Brake pads replaced at 47,200 km", "47,200"),
-             "Gift ideas for Lily": ("Noise-cancelling headphones", "headphones"),
-             "Ideas for the weekend": ("Visit the flower market", "flower market"),
-             "Tomato and egg stir-fry": ("Add a splash of soy sauce at the end", "soy sauce"),
-             "Packing list": ("Umbrella", "Umbrella")}
-NOTE_WORDS = {"Project kickoff": "kickoff", "Standup notes": "standup", "Quarterly goals": "quarterly goals",
-              "Wi-Fi password for guests": "wi-fi", "Books to read": "books", "Car maintenance log": "car maintenance",
-              "Gift ideas for Lily": "gift ideas", "Ideas for the weekend": "weekend",
-              "Tomato and egg stir-fry": "stir-fry", "Packing list": "packing"}
+ADDITIONS = {
+    "Project kickoff": ("Launch date moved to 15 September", "15 September"),
+    "Standup notes": ("API review unblocked on Tuesday", "unblocked"),
+    "Quarterly goals": ("4. Publish the design system", "design system"),
+    "Wi-Fi password for guests": ("Router is in the hallway cupboard", "hallway cupboard"),
+    "Books to read": ("Klara and the Sun", "Klara and the Sun"),
+    "Car maintenance log": ("Brake pads replaced at 47,200 km", "47,200"),
+    "Gift ideas for Lily": ("Noise-cancelling headphones", "headphones"),
+    "Ideas for the weekend": ("Visit the flower market", "flower market"),
+    "Tomato and egg stir-fry": ("Add a splash of soy sauce at the end", "soy sauce"),
+    "Packing list": ("Umbrella", "Umbrella"),
+}
+NOTE_WORDS = {
+    "Project kickoff": "kickoff",
+    "Standup notes": "standup",
+    "Quarterly goals": "quarterly goals",
+    "Wi-Fi password for guests": "wi-fi",
+    "Books to read": "books",
+    "Car maintenance log": "car maintenance",
+    "Gift ideas for Lily": "gift ideas",
+    "Ideas for the weekend": "weekend",
+    "Tomato and egg stir-fry": "stir-fry",
+    "Packing list": "packing",
+}
 
 
 @family("basic", "1.4", pattern="lookup_then_act")
@@ -605,13 +860,24 @@ def append_to_note(g: Gen) -> Draft:
     extra, key = ADDITIONS[note["title"]]
     head = note["content"][:15]
     return Draft(
-        query=g.say("add '{extra}' to my {title} note", "append '{extra}' at the end of the note '{title}'",
-                    "in my '{title}' note, add a line: {extra}", extra=extra, title=note["title"]),
-        gold=[act("search_notes", query=NOTE_WORDS[note["title"]]),
-              act("update_note", note_id=note["note_id"], append_text=extra), done("Added.")],
+        query=g.say(
+            "add '{extra}' to my {title} note",
+            "append '{extra}' at the end of the note '{title}'",
+            "in my '{title}' note, add a line: {extra}",
+            extra=extra,
+            title=note["title"],
+        ),
+        gold=[
+            act("search_notes", query=NOTE_WORDS[note["title"]]),
+            act("update_note", note_id=note["note_id"], append_text=extra),
+            done("Added."),
+        ],
         bucket="state_change",
-        check={"update": {"notes": [{"match": {"note_id": note["note_id"]},
-                                     "set": {"content": {"$contains_all": [head, key]}}}]}},
+        check={
+            "update": {
+                "notes": [{"match": {"note_id": note["note_id"]}, "set": {"content": {"$contains_all": [head, key]}}}]
+            }
+        },
     )
 
 
@@ -622,27 +888,41 @@ def note_title_taken(g: Gen) -> Draft:
     title, folder = note["title"], note["folder"]
     head = note["content"][:15]
     return Draft(
-        query=g.say("create a note '{title}' in {folder} that says: {extra}",
-                    "save a new note called {title} in my {folder} folder with '{extra}'",
-                    "new note in {folder}, title '{title}', text: {extra}", title=title, folder=folder, extra=extra),
-        gold=[act("create_note", title=title, content=extra, folder=folder),
-              act("update_note", note_id=g.ref(1, "existing_id"), append_text=extra),
-              done(f"You already had a note called {title} in {folder}, so I added the text to it.")],
+        query=g.say(
+            "create a note '{title}' in {folder} that says: {extra}",
+            "save a new note called {title} in my {folder} folder with '{extra}'",
+            "new note in {folder}, title '{title}', text: {extra}",
+            title=title,
+            folder=folder,
+            extra=extra,
+        ),
+        gold=[
+            act("create_note", title=title, content=extra, folder=folder),
+            act("update_note", note_id=g.ref(1, "existing_id"), append_text=extra),
+            done(f"You already had a note called {title} in {folder}, so I added the text to it."),
+        ],
         bucket="state_change",
-        check={"update": {"notes": [{"match": {"note_id": note["note_id"]},
-                                     "set": {"content": {"$contains_all": [head, key]}}}]}},
+        check={
+            "update": {
+                "notes": [{"match": {"note_id": note["note_id"]}, "set": {"content": {"$contains_all": [head, key]}}}]
+            }
+        },
         recovers=(ErrorType.DUPLICATE_ENTITY,),
     )
 
 
 # ---- 1.5 Email Management ----------------------------------------------------------------------
 
-MAIL_TOPICS = (("Friday deadline", "the report will be ready on Friday"),
-               ("Tomorrow's meeting", "I'll be ten minutes late tomorrow"),
-               ("Weekend plans", "let's do dinner on Saturday"), ("Slides", "the slides are almost done"),
-               ("Invoice question", "could you resend the March invoice"),
-               ("Thank you", "thanks for your help this week"), ("Holiday dates", "I'm off from the 10th to the 14th"),
-               ("Quick question", "do you have time for a call later"))
+MAIL_TOPICS = (
+    ("Friday deadline", "the report will be ready on Friday"),
+    ("Tomorrow's meeting", "I'll be ten minutes late tomorrow"),
+    ("Weekend plans", "let's do dinner on Saturday"),
+    ("Slides", "the slides are almost done"),
+    ("Invoice question", "could you resend the March invoice"),
+    ("Thank you", "thanks for your help this week"),
+    ("Holiday dates", "I'm off from the 10th to the 14th"),
+    ("Quick question", "do you have time for a call later"),
+)
 
 
 def mail_people(g: Gen) -> list[dict[str, Any]]:
@@ -654,50 +934,94 @@ def send_new_email(g: Gen) -> Draft:
     person = g.pick(mail_people(g))
     subject, body = g.pick(MAIL_TOPICS)
     return Draft(
-        query=g.say("email {name} with the subject '{subject}' and say {body}",
-                    "send {name} an email, subject {subject}: {body}",
-                    "write to {name} by email ('{subject}') that {body}", name=person["name"], subject=subject,
-                    body=body),
-        gold=[act("search_contacts", name=person["name"]),
-              act("send_email", to=[person["contact_id"]], subject=subject, body=body[:1].upper() + body[1:] + "."),
-              done("Sent.")],
+        query=g.say(
+            "email {name} with the subject '{subject}' and say {body}",
+            "send {name} an email, subject {subject}: {body}",
+            "write to {name} by email ('{subject}') that {body}",
+            name=person["name"],
+            subject=subject,
+            body=body,
+        ),
+        gold=[
+            act("search_contacts", name=person["name"]),
+            act("send_email", to=[person["contact_id"]], subject=subject, body=body[:1].upper() + body[1:] + "."),
+            done("Sent."),
+        ],
         bucket="state_change",
-        check={"insert": {"emails": [{"folder": "sent", "to_json": {"$contains": person["email"]},
-                                      "subject": {"$contains": subject}, "body": {"$contains": body[-14:]}}]}},
+        check={
+            "insert": {
+                "emails": [
+                    {
+                        "folder": "sent",
+                        "to_json": {"$contains": person["email"]},
+                        "subject": {"$contains": subject},
+                        "body": {"$contains": body[-14:]},
+                    }
+                ]
+            }
+        },
     )
 
 
-REPLY_LINES = (("I'll take a look this afternoon", "this afternoon"), ("sounds good, go ahead", "go ahead"),
-               ("can we discuss it on Monday", "monday"), ("thanks, I'll review it tonight", "tonight"),
-               ("I'm on it", "on it"))
+REPLY_LINES = (
+    ("I'll take a look this afternoon", "this afternoon"),
+    ("sounds good, go ahead", "go ahead"),
+    ("can we discuss it on Monday", "monday"),
+    ("thanks, I'll review it tonight", "tonight"),
+    ("I'm on it", "on it"),
+)
 
 
 @family("basic", "1.5", pattern="lookup_then_act")
 def reply_to_email(g: Gen) -> Draft:
-    mails = [e for e in g.rows("emails") if e["folder"] == "inbox" and e["from_addr"] in
-             {p["email"] for p in mail_people(g)}]
+    mails = [
+        e for e in g.rows("emails") if e["folder"] == "inbox" and e["from_addr"] in {p["email"] for p in mail_people(g)}
+    ]
     if not mails:
         raise BuildError("no personal inbox mail")
     m = g.pick(mails)
     same = [e for e in mails if e["subject"] == m["subject"] and e["from_addr"] == m["from_addr"]]
     m = max(same, key=lambda e: (e["sent_at"], e["message_id"]))
-    if any(e["subject"] == m["subject"] and e["sent_at"] > m["sent_at"] for e in g.rows("emails")
-           if e["folder"] == "inbox"):
+    if any(
+        e["subject"] == m["subject"] and e["sent_at"] > m["sent_at"] for e in g.rows("emails") if e["folder"] == "inbox"
+    ):
         raise BuildError("a newer mail with that subject")
     first = m["from_name"].split()[0]
     line, key = g.pick(REPLY_LINES)
     return Draft(
-        query=g.say("reply to {first}'s latest email about '{subject}' saying {line}",
-                    "answer the '{subject}' email from {first}: {line}",
-                    "write back to {first} on '{subject}' that {line}", first=first, subject=m["subject"], line=line),
-        gold=[act("search_emails", query=m["subject"], sender=m["from_name"]),
-              act("send_email", to=[m["from_addr"]], subject=f"Re: {m['subject']}", body=line[:1].upper() + line[1:],
-                  reply_to_message_id=m["message_id"]),
-              done("Replied.")],
+        query=g.say(
+            "reply to {first}'s latest email about '{subject}' saying {line}",
+            "answer the '{subject}' email from {first}: {line}",
+            "write back to {first} on '{subject}' that {line}",
+            first=first,
+            subject=m["subject"],
+            line=line,
+        ),
+        gold=[
+            act("search_emails", query=m["subject"], sender=m["from_name"]),
+            act(
+                "send_email",
+                to=[m["from_addr"]],
+                subject=f"Re: {m['subject']}",
+                body=line[:1].upper() + line[1:],
+                reply_to_message_id=m["message_id"],
+            ),
+            done("Replied."),
+        ],
         bucket="state_change",
-        check={"insert": {"emails": [{"folder": "sent", "in_reply_to": m["message_id"],
-                                      "to_json": {"$contains": m["from_addr"]},
-                                      "subject": {"$contains": m["subject"]}, "body": {"$contains": key}}]}},
+        check={
+            "insert": {
+                "emails": [
+                    {
+                        "folder": "sent",
+                        "in_reply_to": m["message_id"],
+                        "to_json": {"$contains": m["from_addr"]},
+                        "subject": {"$contains": m["subject"]},
+                        "body": {"$contains": key},
+                    }
+                ]
+            }
+        },
     )
 
 
@@ -705,41 +1029,68 @@ def reply_to_email(g: Gen) -> Draft:
 def tidy_mailbox(g: Gen) -> Draft:
     mails = g.rows("emails")
     kind = g.pick(["spam", "newsletter_read", "archive_sender", "star"])
+    args: dict[str, Any]
+    expect: dict[str, Any]
     if kind == "spam":
         ids = [e["message_id"] for e in mails if e["folder"] == "spam"]
-        query = g.say("empty my spam folder into the trash", "move everything in spam to the bin",
-                      "trash all the emails sitting in my spam folder")
+        query = g.say(
+            "empty my spam folder into the trash",
+            "move everything in spam to the bin",
+            "trash all the emails sitting in my spam folder",
+        )
         search, args, expect = act("search_emails", folder="spam", limit=50), {"folder": "trash"}, {"folder": "trash"}
     elif kind == "newsletter_read":
         sender, addr = g.pick([("TechPulse", "techpulse"), ("City Daily", "citydaily"), ("Coffee Lab", "coffeelab")])
         ids = [e["message_id"] for e in mails if addr in e["from_addr"] and not e["is_read"] and e["folder"] == "inbox"]
-        query = g.say("mark all the unread {s} emails in my inbox as read", "clear the unread {s} newsletters, "
-                      "mark them read", "I've seen the {s} mails; mark the unread ones in the inbox as read", s=sender)
+        query = g.say(
+            "mark all the unread {s} emails in my inbox as read",
+            "clear the unread {s} newsletters, mark them read",
+            "I've seen the {s} mails; mark the unread ones in the inbox as read",
+            s=sender,
+        )
         search = act("search_emails", sender=sender, unread_only=True, limit=50)
         args, expect = {"mark_read": True}, {"is_read": 1}
     elif kind == "archive_sender":
-        sender, addr = g.pick([("City Power", "citypower"), ("ShopMall", "shopmall"), ("Harbor Bank", "harborbank"),
-                               ("Sky Airlines", "skyair")])
+        sender, addr = g.pick(
+            [
+                ("City Power", "citypower"),
+                ("ShopMall", "shopmall"),
+                ("Harbor Bank", "harborbank"),
+                ("Sky Airlines", "skyair"),
+            ]
+        )
         ids = [e["message_id"] for e in mails if addr in e["from_addr"] and e["folder"] == "inbox"]
-        query = g.say("archive every {s} email in my inbox", "move all inbox mail from {s} to the archive",
-                      "get the {s} emails out of my inbox, archive them", s=sender)
+        query = g.say(
+            "archive every {s} email in my inbox",
+            "move all inbox mail from {s} to the archive",
+            "get the {s} emails out of my inbox, archive them",
+            s=sender,
+        )
         search = act("search_emails", sender=sender, limit=50)
         args, expect = {"folder": "archive"}, {"folder": "archive"}
     else:
-        cands = [e for e in mails if e["folder"] == "inbox" and not e["is_starred"] and e["from_addr"] ==
-                 "hr@corp.example.com"]
+        cands = [
+            e
+            for e in mails
+            if e["folder"] == "inbox" and not e["is_starred"] and e["from_addr"] == "hr@corp.example.com"
+        ]
         if not cands:
             raise BuildError("no HR mail")
         m = max(cands, key=lambda e: e["sent_at"])
         ids = [m["message_id"]]
-        query = g.say("star the most recent HR email in my inbox ('{s}')", "flag HR's latest email, '{s}', with a "
-                      "star", "put a star on the newest email from the People Team: {s}", s=m["subject"])
+        query = g.say(
+            "star the most recent HR email in my inbox ('{s}')",
+            "flag HR's latest email, '{s}', with a star",
+            "put a star on the newest email from the People Team: {s}",
+            s=m["subject"],
+        )
         search = act("search_emails", sender="hr@", limit=5)
         args, expect = {"starred": True}, {"is_starred": 1}
     if not ids or len(ids) > 50:
         raise BuildError("nothing to tidy")
     return Draft(
-        query=query, gold=[search, act("move_email", message_ids=ids, **args), done("Done.")],
+        query=query,
+        gold=[search, act("move_email", message_ids=ids, **args), done("Done.")],
         bucket="state_change",
         check={"update": {"emails": [{"match": {"message_id": i}, "set": expect} for i in ids]}},
     )
@@ -750,16 +1101,32 @@ def draft_email(g: Gen) -> Draft:
     person = g.pick(mail_people(g))
     subject, body = g.pick(MAIL_TOPICS)
     return Draft(
-        query=g.say("draft an email to {name} (don't send it yet), subject '{subject}': {body}",
-                    "save a draft to {name} titled {subject} saying {body}; I'll send it later",
-                    "prepare, but don't send, an email to {name} with subject {subject} and the text: {body}",
-                    name=person["name"], subject=subject, body=body),
-        gold=[act("search_contacts", name=person["name"]),
-              act("save_email_draft", to=[person["contact_id"]], subject=subject,
-                  body=body[:1].upper() + body[1:] + "."), done("Draft saved.")],
+        query=g.say(
+            "draft an email to {name} (don't send it yet), subject '{subject}': {body}",
+            "save a draft to {name} titled {subject} saying {body}; I'll send it later",
+            "prepare, but don't send, an email to {name} with subject {subject} and the text: {body}",
+            name=person["name"],
+            subject=subject,
+            body=body,
+        ),
+        gold=[
+            act("search_contacts", name=person["name"]),
+            act("save_email_draft", to=[person["contact_id"]], subject=subject, body=body[:1].upper() + body[1:] + "."),
+            done("Draft saved."),
+        ],
         bucket="state_change",
-        check={"insert": {"emails": [{"folder": "drafts", "to_json": {"$contains": person["email"]},
-                                      "subject": {"$contains": subject}, "body": {"$contains": body[-14:]}}]}},
+        check={
+            "insert": {
+                "emails": [
+                    {
+                        "folder": "drafts",
+                        "to_json": {"$contains": person["email"]},
+                        "subject": {"$contains": subject},
+                        "body": {"$contains": body[-14:]},
+                    }
+                ]
+            }
+        },
     )
 
 
@@ -769,16 +1136,33 @@ NEW_DOCS = (  # (title, type, content, what the document must say: every dictate
     ("Hiring plan", "doc", "Roles: backend engineer, designer. Timeline: Q3.", ("backend engineer", "designer", "Q3")),
     ("Trip budget", "sheet", "Item,Cost\nFlights,900\nHotel,640", ("Item", "Cost", "Flights", "900", "Hotel", "640")),
     ("Sprint demo", "slides", "Slide 1: what we shipped. Slide 2: next sprint.", ("what we shipped", "next sprint")),
-    ("Moving checklist", "doc", "Boxes, movers, change address, utilities.",
-     ("Boxes", "movers", {"$any": ["change address", "change of address"]}, "utilities")),
+    (
+        "Moving checklist",
+        "doc",
+        "Boxes, movers, change address, utilities.",
+        ("Boxes", "movers", {"$any": ["change address", "change of address"]}, "utilities"),
+    ),
     ("Reading notes", "doc", "Chapter 4: habits compound over time.", ("Chapter 4", "habits compound over time")),
-    ("Team contacts", "sheet", "Name,Role\nAlex Turner,Lead\nAlex Morgan,Design",
-     ("Name", "Role", "Alex Turner", "Lead", "Alex Morgan", "Design")),
+    (
+        "Team contacts",
+        "sheet",
+        "Name,Role\nAlex Turner,Lead\nAlex Morgan,Design",
+        ("Name", "Role", "Alex Turner", "Lead", "Alex Morgan", "Design"),
+    ),
     ("Wedding toast", "doc", "Thank you all for coming tonight.", ("Thank you all for coming tonight",)),
-    ("Quarterly review deck", "slides", "Revenue up, churn down, hiring on track.",
-     ("Revenue up", "churn down", "hiring on track")))
-FOLDERS = {"work": "/Documents/Work", "personal": "/Documents/Personal", "finance": "/Documents/Finance",
-           "school": "/Documents/School"}
+    (
+        "Quarterly review deck",
+        "slides",
+        "Revenue up, churn down, hiring on track.",
+        ("Revenue up", "churn down", "hiring on track"),
+    ),
+)
+FOLDERS = {
+    "work": "/Documents/Work",
+    "personal": "/Documents/Personal",
+    "finance": "/Documents/Finance",
+    "school": "/Documents/School",
+}
 TYPE_WORDS = {"doc": "document", "sheet": "spreadsheet", "slides": "slide deck"}
 
 
@@ -798,26 +1182,35 @@ def dictated(content: str) -> str:
 def shared_doc(title: str, kind: str, folder: str, key: dict[str, Any], grantee: str, access: str) -> dict[str, Any]:
     """The state a create-and-share leaves: the document with the dictated text, the grant, and the share's
     notification email (share_document sends it by default); any other email is collateral."""
-    return {"insert": {"documents": [{"title": title, "doc_type": kind, "folder_path": folder,
-                                      "content": key}],
-                       "file_shares": [{"grantee": grantee, "access": access}],
-                       "emails": [{"folder": "sent", "to_json": {"$contains": grantee},
-                                   "subject": {"$contains": title}}]}}
+    return {
+        "insert": {
+            "documents": [{"title": title, "doc_type": kind, "folder_path": folder, "content": key}],
+            "file_shares": [{"grantee": grantee, "access": access}],
+            "emails": [{"folder": "sent", "to_json": {"$contains": grantee}, "subject": {"$contains": title}}],
+        }
+    }
 
 
 @family("basic", "1.6", pattern="single_call")
 def create_doc(g: Gen) -> Draft:
     title, kind, content, key, word, folder = new_doc(g)
     return Draft(
-        query=g.say("create a {t} called {title} in my {w} documents folder with: {content}",
-                    "make a new {t} '{title}' under {folder} containing {content}",
-                    "start a {t} named {title} in {folder}; put in: {content}", t=TYPE_WORDS[kind], title=title,
-                    w=word, folder=folder, content=dictated(content)),
-        gold=[act("create_document", title=title, doc_type=kind, content=content, folder_path=folder),
-              done(f"Created {title}.")],
+        query=g.say(
+            "create a {t} called {title} in my {w} documents folder with: {content}",
+            "make a new {t} '{title}' under {folder} containing {content}",
+            "start a {t} named {title} in {folder}; put in: {content}",
+            t=TYPE_WORDS[kind],
+            title=title,
+            w=word,
+            folder=folder,
+            content=dictated(content),
+        ),
+        gold=[
+            act("create_document", title=title, doc_type=kind, content=content, folder_path=folder),
+            done(f"Created {title}."),
+        ],
         bucket="state_change",
-        check={"insert": {"documents": [{"title": title, "doc_type": kind, "folder_path": folder,
-                                         "content": key}]}},
+        check={"insert": {"documents": [{"title": title, "doc_type": kind, "folder_path": folder, "content": key}]}},
     )
 
 
@@ -826,19 +1219,28 @@ ACCESS_WORDS = {"view": ("view", "read it"), "comment": ("comment", "leave comme
 
 @family("basic", "1.6", pattern="cross_app")
 def create_and_share_doc(g: Gen) -> Draft:
-    title, kind, content, key, word, folder = new_doc(g)
+    title, kind, content, key, _word, folder = new_doc(g)
     person = g.pick([p for p in mail_people(g) if p["contact_id"] != "contact_007"])
     access = g.pick(list(ACCESS_WORDS))
     return Draft(
-        query=g.say("create a {t} '{title}' in {folder} with '{content}' and share it with {name} so they can {a}",
-                    "make a {t} called {title} ({folder}) saying {content}, then give {name} {level} access",
-                    "new {t} in {folder}: {title}, text '{content}'. Share it with {name}, {level} access",
-                    t=TYPE_WORDS[kind], title=title, folder=folder, content=dictated(content),
-                    name=person["name"], a=ACCESS_WORDS[access][1], level=access),
-        gold=[act("create_document", title=title, doc_type=kind, content=content, folder_path=folder),
-              act("search_contacts", name=person["name"]),
-              act("share_document", file_id=g.ref(1, "file_id"), share_with=[person["contact_id"]], access=access),
-              done(f"Created {title} and shared it with {person['name']}.")],
+        query=g.say(
+            "create a {t} '{title}' in {folder} with '{content}' and share it with {name} so they can {a}",
+            "make a {t} called {title} ({folder}) saying {content}, then give {name} {level} access",
+            "new {t} in {folder}: {title}, text '{content}'. Share it with {name}, {level} access",
+            t=TYPE_WORDS[kind],
+            title=title,
+            folder=folder,
+            content=dictated(content),
+            name=person["name"],
+            a=ACCESS_WORDS[access][1],
+            level=access,
+        ),
+        gold=[
+            act("create_document", title=title, doc_type=kind, content=content, folder_path=folder),
+            act("search_contacts", name=person["name"]),
+            act("share_document", file_id=g.ref(1, "file_id"), share_with=[person["contact_id"]], access=access),
+            done(f"Created {title} and shared it with {person['name']}."),
+        ],
         bucket="state_change",
         check=shared_doc(title, kind, folder, key, person["email"], access),
     )
@@ -846,27 +1248,40 @@ def create_and_share_doc(g: Gen) -> Draft:
 
 @family("basic", "1.6", pattern="friction", friction="invalid_value")
 def share_with_contact_without_email(g: Gen) -> Draft:
-    title, kind, content, key, word, folder = new_doc(g)
-    person = g.one("contacts", filter=lambda c: c["email"] is None and c["relationship"] in
-                   ("friend", "classmate", "colleague", "client"))
+    title, kind, content, key, _word, folder = new_doc(g)
+    person = g.one(
+        "contacts",
+        filter=lambda c: c["email"] is None and c["relationship"] in ("friend", "classmate", "colleague", "client"),
+    )
     name = person["name"]
     address = f"{name.split()[0].lower()}.{name.split()[-1].lower()}@mailbox.example.org"
     access = g.pick(list(ACCESS_WORDS))
     return Draft(
-        query=g.say("create a {t} called {title} in {folder} with '{content}' and share it with {name} ({level} "
-                    "access)", "make a {t} '{title}' under {folder} ({content}) and let {name} {a}",
-                    t=TYPE_WORDS[kind], title=title, folder=folder, content=dictated(content), name=name,
-                    level=access, a=ACCESS_WORDS[access][1]),
-        gold=[act("create_document", title=title, doc_type=kind, content=content, folder_path=folder),
-              act("search_contacts", name=name),
-              act("share_document", file_id=g.ref(1, "file_id"), share_with=[person["contact_id"]], access=access),
-              act("ask_user", question=f"{name} has no email address saved. Which address should I share it with?",
-                  slot="email"),
-              act("share_document", file_id=g.ref(1, "file_id"), share_with=[address], access=access),
-              done(f"Shared {title} with {address}.")],
+        query=g.say(
+            "create a {t} called {title} in {folder} with '{content}' and share it with {name} ({level} access)",
+            "make a {t} '{title}' under {folder} ({content}) and let {name} {a}",
+            t=TYPE_WORDS[kind],
+            title=title,
+            folder=folder,
+            content=dictated(content),
+            name=name,
+            level=access,
+            a=ACCESS_WORDS[access][1],
+        ),
+        gold=[
+            act("create_document", title=title, doc_type=kind, content=content, folder_path=folder),
+            act("search_contacts", name=name),
+            act("share_document", file_id=g.ref(1, "file_id"), share_with=[person["contact_id"]], access=access),
+            act(
+                "ask_user",
+                question=f"{name} has no email address saved. Which address should I share it with?",
+                slot="email",
+            ),
+            act("share_document", file_id=g.ref(1, "file_id"), share_with=[address], access=access),
+            done(f"Shared {title} with {address}."),
+        ],
         bucket="agent_behavior",
-        check={"follow_up": {"tool": "ask_user"},
-               "state": shared_doc(title, kind, folder, key, address, access)},
+        check={"follow_up": {"tool": "ask_user"}, "state": shared_doc(title, kind, folder, key, address, access)},
         script=[{"answer": f"Use {address}.", "slot": "email", "keywords": ["email", "address"]}],
         recovers=(ErrorType.INVALID_ARGUMENT_VALUE,),
     )
@@ -874,9 +1289,16 @@ def share_with_contact_without_email(g: Gen) -> Draft:
 
 # ---- 1.7 Study & Courses -----------------------------------------------------------------------------
 
-COURSEWORK = (("Problem set 7", "homework"), ("Essay draft", "homework"), ("Lab report 2", "homework"),
-              ("Final exam", "exam"), ("Quiz 3", "exam"), ("Group project report", "project"),
-              ("Reading: chapter 9", "reading"), ("Case study presentation", "project"))
+COURSEWORK = (
+    ("Problem set 7", "homework"),
+    ("Essay draft", "homework"),
+    ("Lab report 2", "homework"),
+    ("Final exam", "exam"),
+    ("Quiz 3", "exam"),
+    ("Group project report", "project"),
+    ("Reading: chapter 9", "reading"),
+    ("Case study presentation", "project"),
+)
 
 
 @family("basic", "1.7", pattern="single_call")
@@ -889,8 +1311,9 @@ def add_assignment(g: Gen) -> Draft:
     ref = g.pick([course["code"], course["name"]])
     remind = g.pick([None, 1440, 120])
     args: dict[str, Any] = {"course": ref, "title": title, "due": due, "kind": kind}
-    check: dict[str, Any] = {"insert": {"assignments": [{"course_id": course["course_id"], "title": title,
-                                                         "due": due, "kind": kind}]}}
+    check: dict[str, Any] = {
+        "insert": {"assignments": [{"course_id": course["course_id"], "title": title, "due": due, "kind": kind}]}
+    }
     extra = ""
     if remind:
         args["reminder_min"] = remind
@@ -898,12 +1321,21 @@ def add_assignment(g: Gen) -> Draft:
         at = (dt.datetime.strptime(due, FMT) - dt.timedelta(minutes=remind)).strftime(FMT)
         check["insert"]["tasks"] = [{"remind_at": at}]
     return Draft(
-        query=g.say("add '{title}' ({kind}) for {ref}, due {when} at {t}{extra}",
-                    "log {a} {kind} for my {ref} course: {title}, due {when} {t}{extra}",
-                    "{ref}: {title} is due {when} at {t}; record it as {kind}{extra}", title=title, kind=kind, ref=ref,
-                    a="an" if kind[0] in "aeiou" else "a", when=g.when(d), t=hm, extra=extra),
+        query=g.say(
+            "add '{title}' ({kind}) for {ref}, due {when} at {t}{extra}",
+            "log {a} {kind} for my {ref} course: {title}, due {when} {t}{extra}",
+            "{ref}: {title} is due {when} at {t}; record it as {kind}{extra}",
+            title=title,
+            kind=kind,
+            ref=ref,
+            a="an" if kind[0] in "aeiou" else "a",
+            when=g.when(d),
+            t=hm,
+            extra=extra,
+        ),
         gold=[act("add_course_assignment", **args), done("Recorded.")],
-        bucket="state_change", check=check,
+        bucket="state_change",
+        check=check,
     )
 
 
@@ -916,17 +1348,31 @@ def ambiguous_course(g: Gen) -> Draft:
     due = f"{g.date(d)}T{hm}"
     answer = {"DS101": "The intro one, DS101.", "DS201": "The applied one, DS201."}[course["code"]]
     return Draft(
-        query=g.say("add {title} for my data science course, due {when} at {t}",
-                    "data science: {title} is due {when} at {t}, log it",
-                    "record '{title}' for data science, due {when} {t}", title=title, when=g.when(d), t=hm),
-        gold=[act("add_course_assignment", course="Data Science", title=title, due=due, kind=kind),
-              act("ask_user", question="You take two data science courses: Intro to Data Science (DS101) and Applied "
-                  "Data Science (DS201). Which one?", kind="choose", options=["DS101", "DS201"]),
-              act("add_course_assignment", course=course["code"], title=title, due=due, kind=kind),
-              done(f"Added {title} to {course['name']}.")],
+        query=g.say(
+            "add {title} for my data science course, due {when} at {t}",
+            "data science: {title} is due {when} at {t}, log it",
+            "record '{title}' for data science, due {when} {t}",
+            title=title,
+            when=g.when(d),
+            t=hm,
+        ),
+        gold=[
+            act("add_course_assignment", course="Data Science", title=title, due=due, kind=kind),
+            act(
+                "ask_user",
+                question="You take two data science courses: Intro to Data Science (DS101) and Applied "
+                "Data Science (DS201). Which one?",
+                kind="choose",
+                options=["DS101", "DS201"],
+            ),
+            act("add_course_assignment", course=course["code"], title=title, due=due, kind=kind),
+            done(f"Added {title} to {course['name']}."),
+        ],
         bucket="agent_behavior",
-        check={"follow_up": {"tool": "ask_user"},
-               "state": {"insert": {"assignments": [{"course_id": course["course_id"], "title": title, "due": due}]}}},
+        check={
+            "follow_up": {"tool": "ask_user"},
+            "state": {"insert": {"assignments": [{"course_id": course["course_id"], "title": title, "due": due}]}},
+        },
         script=[{"answer": answer, "slot": "course", "keywords": ["which", "ds101", "ds201", "data science"]}],
         recovers=(ErrorType.AMBIGUOUS_ENTITY,),
     )
@@ -934,8 +1380,13 @@ def ambiguous_course(g: Gen) -> Draft:
 
 # ---- 1.8 Focus & Time Tracking -------------------------------------------------------------------
 
-BLOCKABLE = (("social", "social media"), ("video", "the video app"), ("shortvid", "short videos"),
-             ("chat", "chat"), ("kingdom_clash", "Kingdom Clash"))
+BLOCKABLE = (
+    ("social", "social media"),
+    ("video", "the video app"),
+    ("shortvid", "short videos"),
+    ("chat", "chat"),
+    ("kingdom_clash", "Kingdom Clash"),
+)
 
 
 def focus_effects(g: Gen, minutes: int, cycles: int, pause: int) -> tuple[str, dict[str, Any]]:
@@ -967,8 +1418,14 @@ def pomodoro(g: Gen) -> Draft:
         expect["blocked_apps_json"] = {"$json": {"$set": sorted(b[0] for b in block)}}
         block_txt = " and block " + " and ".join(b[1] for b in block)
     return Draft(
-        query=g.say("start a focus session: {rounds}{pause}{block}", "focus mode now, {rounds}{pause}{block}",
-                    "I need to concentrate: {rounds}{pause}{block}", rounds=rounds, pause=pause_txt, block=block_txt),
+        query=g.say(
+            "start a focus session: {rounds}{pause}{block}",
+            "focus mode now, {rounds}{pause}{block}",
+            "I need to concentrate: {rounds}{pause}{block}",
+            rounds=rounds,
+            pause=pause_txt,
+            block=block_txt,
+        ),
         gold=[act("start_focus_session", **args), done("Focus session started.")],
         bucket="state_change",
         check={"insert": {"focus_sessions": [expect]}, "update": updates},
@@ -983,39 +1440,58 @@ def focus_on_task(g: Gen) -> Draft:
         raise BuildError("dnd already on indefinitely")
     _, updates = focus_effects(g, minutes, 1, 5)
     return Draft(
-        query=g.say("start a {m}-minute focus session on '{title}'", "I'm going to work on '{title}' for {m} "
-                    "minutes; start a focus session for that task", "focus timer: {m} minutes on the task '{title}'",
-                    m=minutes, title=t["title"]),
-        gold=[act("list_tasks", list_name=t["list_name"]),
-              act("start_focus_session", duration_min=minutes, task_id=t["task_id"]), done("Started.")],
+        query=g.say(
+            "start a {m}-minute focus session on '{title}'",
+            "I'm going to work on '{title}' for {m} minutes; start a focus session for that task",
+            "focus timer: {m} minutes on the task '{title}'",
+            m=minutes,
+            title=t["title"],
+        ),
+        gold=[
+            act("list_tasks", list_name=t["list_name"]),
+            act("start_focus_session", duration_min=minutes, task_id=t["task_id"]),
+            done("Started."),
+        ],
         bucket="state_change",
-        check={"insert": {"focus_sessions": [{"duration_min": minutes, "task_id": t["task_id"]}]},
-               "update": updates},
+        check={"insert": {"focus_sessions": [{"duration_min": minutes, "task_id": t["task_id"]}]}, "update": updates},
     )
 
 
 # ---- 1.9 Daily Agenda & Briefing -----------------------------------------------------------------
+
 
 @family("basic", "1.9", pattern="single_call")
 def agenda_for_day(g: Gen) -> Draft:
     d = g.rng.randint(1, 20)
     day = g.date(d)
     # what get_daily_agenda lists: live events touching the day (by start), open tasks due or reminders set then
-    events = sorted((e for e in live_events(g) if e["start"] <= f"{day}T23:59" and e["end"] > day),
-                    key=lambda e: (e["start"], e["event_id"]))
+    events = sorted(
+        (e for e in live_events(g) if e["start"] <= f"{day}T23:59" and e["end"] > day),
+        key=lambda e: (e["start"], e["event_id"]),
+    )
     todo = [t for t in g.rows("tasks") if t["status"] == "open" and day in (t["due"], (t["remind_at"] or "")[:10])]
     said = [f"{e['title']} at {e['start'][11:16]}" for e in events] + [f"to do: {t['title']}" for t in todo]
-    query = g.say("what's on my agenda {when}?", "give me a rundown of {day}", "what does {when} look like for me?",
-                  "brief me on {day}: meetings, to-dos and alarms", when=g.when(d), day=g.when(d).removeprefix("on "))
+    query = g.say(
+        "what's on my agenda {when}?",
+        "give me a rundown of {day}",
+        "what does {when} look like for me?",
+        "brief me on {day}: meetings, to-dos and alarms",
+        when=g.when(d),
+        day=g.when(d).removeprefix("on "),
+    )
     if "alarms" in query:  # asked for: the alarms that ring that day
         weekday = WEEKDAYS[dt.date.fromisoformat(day).weekday()]
-        said += [f"alarm '{a['label']}' at {a['time']}" for a in g.rows("alarms") if a["enabled"]
-                 and (not json.loads(a["days_json"]) or weekday in json.loads(a["days_json"]))]
+        said += [
+            f"alarm '{a['label']}' at {a['time']}"
+            for a in g.rows("alarms")
+            if a["enabled"] and (not json.loads(a["days_json"]) or weekday in json.loads(a["days_json"]))
+        ]
     answer = f"Your agenda: {'; '.join(said)}." if said else "You have no events, tasks or reminders that day."
     return Draft(
         query=query,
         gold=[act("get_daily_agenda", date=day), done(answer)],
-        bucket="tool_call", check={"calls": [{"tool": "get_daily_agenda", "args": {"date": day}}]},
+        bucket="tool_call",
+        check={"calls": [{"tool": "get_daily_agenda", "args": {"date": day}}]},
     )
 
 
@@ -1030,13 +1506,19 @@ def prep_reminder_for_first_event(g: Gen) -> Draft:
     hm = g.pick(["19:00", "20:00", "21:00", "20:30"])
     at = f"{g.date(d - 1)}T{hm}"
     return Draft(
-        query=g.say("check my agenda for {when} and remind me at {t} the evening before to prepare for the first "
-                    "event of that day",
-                    "look at {when}'s schedule and set a reminder the night before, {t}, to get ready for whatever "
-                    "comes first that day", when=g.when(d).removeprefix("on "), t=hm_words(hm)),
-        gold=[act("get_daily_agenda", date=day),
-              act("create_reminder", text=f"Prepare for {ev['title']}", remind_at=at),
-              done(f"Your first event {g.when(d)} is {ev['title']}; I'll remind you at {hm} the evening before.")],
+        query=g.say(
+            "check my agenda for {when} and remind me at {t} the evening before to prepare for the first "
+            "event of that day",
+            "look at {when}'s schedule and set a reminder the night before, {t}, to get ready for whatever "
+            "comes first that day",
+            when=g.when(d).removeprefix("on "),
+            t=hm_words(hm),
+        ),
+        gold=[
+            act("get_daily_agenda", date=day),
+            act("create_reminder", text=f"Prepare for {ev['title']}", remind_at=at),
+            done(f"Your first event {g.when(d)} is {ev['title']}; I'll remind you at {hm} the evening before."),
+        ],
         bucket="state_change",
         check={"insert": {"tasks": [{"title": {"$contains": ev["title"]}, "remind_at": at}]}},
     )

@@ -30,34 +30,56 @@ CATEGORY = "skill"
 
 # The skill a two-skill task pairs with, and the near-miss distractor offered next to the right one.
 PARTNER = {
-    "trip_booking": "ride_and_commute", "meeting_organizer": "dinner_reservation_planner",
-    "study_planner": "meeting_organizer", "ride_and_commute": "dinner_reservation_planner",
-    "dinner_reservation_planner": "ride_and_commute", "shopping_checkout": "bills_and_budget",
-    "order_after_sales": "shopping_checkout", "bills_and_budget": "group_expense_split",
-    "group_expense_split": "bills_and_budget", "morning_briefing": "ride_and_commute",
-    "photo_memories_share": "party_music_host", "party_music_host": "leave_home_routine",
-    "contact_hygiene": "meeting_organizer", "device_cleanup_backup": "privacy_lockdown",
-    "privacy_lockdown": "device_cleanup_backup", "bedtime_routine": "leave_home_routine",
-    "leave_home_routine": "bedtime_routine", "doctor_visit_booking": "ride_and_commute",
-    "workout_coach": "party_music_host", "event_outing_planner": "ride_and_commute",
+    "trip_booking": "ride_and_commute",
+    "meeting_organizer": "dinner_reservation_planner",
+    "study_planner": "meeting_organizer",
+    "ride_and_commute": "dinner_reservation_planner",
+    "dinner_reservation_planner": "ride_and_commute",
+    "shopping_checkout": "bills_and_budget",
+    "order_after_sales": "shopping_checkout",
+    "bills_and_budget": "group_expense_split",
+    "group_expense_split": "bills_and_budget",
+    "morning_briefing": "ride_and_commute",
+    "photo_memories_share": "party_music_host",
+    "party_music_host": "leave_home_routine",
+    "contact_hygiene": "meeting_organizer",
+    "device_cleanup_backup": "privacy_lockdown",
+    "privacy_lockdown": "device_cleanup_backup",
+    "bedtime_routine": "leave_home_routine",
+    "leave_home_routine": "bedtime_routine",
+    "doctor_visit_booking": "ride_and_commute",
+    "workout_coach": "party_music_host",
+    "event_outing_planner": "ride_and_commute",
 }
 NEAR_MISS = {
-    "trip_booking": "event_outing_planner", "meeting_organizer": "study_planner",
-    "study_planner": "meeting_organizer", "ride_and_commute": "trip_booking",
-    "dinner_reservation_planner": "event_outing_planner", "shopping_checkout": "order_after_sales",
-    "order_after_sales": "shopping_checkout", "bills_and_budget": "group_expense_split",
-    "group_expense_split": "bills_and_budget", "morning_briefing": "bedtime_routine",
-    "photo_memories_share": "device_cleanup_backup", "party_music_host": "workout_coach",
-    "contact_hygiene": "privacy_lockdown", "device_cleanup_backup": "photo_memories_share",
-    "privacy_lockdown": "contact_hygiene", "bedtime_routine": "leave_home_routine",
-    "leave_home_routine": "bedtime_routine", "doctor_visit_booking": "meeting_organizer",
-    "workout_coach": "morning_briefing", "event_outing_planner": "dinner_reservation_planner",
+    "trip_booking": "event_outing_planner",
+    "meeting_organizer": "study_planner",
+    "study_planner": "meeting_organizer",
+    "ride_and_commute": "trip_booking",
+    "dinner_reservation_planner": "event_outing_planner",
+    "shopping_checkout": "order_after_sales",
+    "order_after_sales": "shopping_checkout",
+    "bills_and_budget": "group_expense_split",
+    "group_expense_split": "bills_and_budget",
+    "morning_briefing": "bedtime_routine",
+    "photo_memories_share": "device_cleanup_backup",
+    "party_music_host": "workout_coach",
+    "contact_hygiene": "privacy_lockdown",
+    "device_cleanup_backup": "photo_memories_share",
+    "privacy_lockdown": "contact_hygiene",
+    "bedtime_routine": "leave_home_routine",
+    "leave_home_routine": "bedtime_routine",
+    "doctor_visit_booking": "meeting_organizer",
+    "workout_coach": "morning_briefing",
+    "event_outing_planner": "dinner_reservation_planner",
 }
 FRAMEWORK_STEPS = frozenset({"finish", "ask_user", "search_memory"})
 # The assistant's acknowledgement and the user's go-ahead that answers it (a yes/no question gets a yes).
-ACK_GO = (("Sure. Anything else before I start?", "No, that's all, go ahead."),
-          ("Got it. Shall I go ahead?", "Yes, go ahead please."),
-          ("Understood. Anything to add?", "Nothing else. Go ahead please."))
+ACK_GO = (
+    ("Sure. Anything else before I start?", "No, that's all, go ahead."),
+    ("Got it. Shall I go ahead?", "Yes, go ahead please."),
+    ("Understood. Anything to add?", "Nothing else. Go ahead please."),
+)
 
 
 def _domain_tools(draft: Draft) -> set[str]:
@@ -92,8 +114,12 @@ def _probed(skill: str) -> tuple[tuple[str, str], ...]:
                 draft = fam.build(Gen(persona, _probe_rng(fam.name)))
             except BuildError:
                 continue
-            if fits(draft, tools) and draft.tags.get("expected") != "noop" and not draft.skills \
-                    and draft.bucket in ("state_change", "tool_call"):
+            if (
+                fits(draft, tools)
+                and draft.tags.get("expected") != "noop"
+                and not draft.skills
+                and draft.bucket in ("state_change", "tool_call")
+            ):
                 found.append((fam.name, _decisive(draft)))
             break
     return tuple(found)
@@ -114,8 +140,9 @@ def _job(g: Gen, skill: str, beside: str | None = None) -> Draft:
     """A job for ``skill`` that ``beside`` (another skill offered with it) cannot do."""
     names = jobs(skill, beside)
     if not names:
-        raise BuildError(f"no Basic family does a job with {skill}'s tools"
-                         + (f" that {beside} cannot do" if beside else ""))
+        raise BuildError(
+            f"no Basic family does a job with {skill}'s tools" + (f" that {beside} cannot do" if beside else "")
+        )
     job = FAMILIES[g.pick(names)].build(g)
     if not fits(job, set(SKILLS[skill].tools)):  # this draft of the family took another way
         raise BuildError(f"this draft's job is not one for {skill}")
@@ -130,8 +157,7 @@ _REF = re.compile(r"\{\{gold(\d+)\.")
 def _shift(actions: list[dict[str, Any]], by: int, after: int = 0) -> list[dict[str, Any]]:
     """Renumber ``{{goldN.…}}`` references to steps after step ``after`` when those move ``by`` places later."""
     text = json.dumps(actions)
-    return json.loads(_REF.sub(lambda m: f"{{{{gold{int(m.group(1)) + (by if int(m.group(1)) > after else 0)}.",
-                               text))
+    return json.loads(_REF.sub(lambda m: f"{{{{gold{int(m.group(1)) + (by if int(m.group(1)) > after else 0)}.", text))
 
 
 def _merge_checks(bucket: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -140,8 +166,9 @@ def _merge_checks(bucket: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str
         return {"calls": [*a["calls"], *b["calls"]]}
     merged: dict[str, Any] = {}
     for part in ("insert", "update", "delete", "forbid"):
-        tables = {t: [*a.get(part, {}).get(t, []), *b.get(part, {}).get(t, [])]
-                  for t in {*a.get(part, {}), *b.get(part, {})}}
+        tables = {
+            t: [*a.get(part, {}).get(t, []), *b.get(part, {}).get(t, [])] for t in {*a.get(part, {}), *b.get(part, {})}
+        }
         if part == "update":
             tables = {t: _one_update_per_row(rows) for t, rows in tables.items()}
         if tables:
@@ -167,8 +194,9 @@ def _one_update_per_row(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _merge_patches(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for part in ("insert", "update", "delete"):
-        tables = {t: [*a.get(part, {}).get(t, []), *b.get(part, {}).get(t, [])]
-                  for t in {*a.get(part, {}), *b.get(part, {})}}
+        tables = {
+            t: [*a.get(part, {}).get(t, []), *b.get(part, {}).get(t, [])] for t in {*a.get(part, {}), *b.get(part, {})}
+        }
         if tables:
             out[part] = dict(sorted(tables.items()))
     return out
@@ -226,8 +254,13 @@ def _skill_task(g: Gen, skill: str, kind: str, turn: str) -> Draft:
         query = _then(query, second.query)
         check = _merge_checks(job.bucket, job.check, second.check)
         answer = _answers(job, second)
-        finish = {**finish, "arguments": {**finish["arguments"], "answer": " ".join(
-            str(f["arguments"].get("answer", "")).strip() for f in (finish, second_finish))}}
+        finish = {
+            **finish,
+            "arguments": {
+                **finish["arguments"],
+                "answer": " ".join(str(f["arguments"].get("answer", "")).strip() for f in (finish, second_finish)),
+            },
+        }
         patches = _merge_patches(job.patches, second.patches)
         script += second.script
         recovers += list(second.recovers)
@@ -239,9 +272,21 @@ def _skill_task(g: Gen, skill: str, kind: str, turn: str) -> Draft:
         ack, go = g.pick(ACK_GO)
         history += [{"role": "user", "content": query}, {"role": "assistant", "content": ack}]
         query = go
-    return Draft(query=query, gold=gold, bucket=job.bucket, check=check, patches=patches, history=history,
-                 skill=skill, skills=offered, script=script, recovers=tuple(dict.fromkeys(recovers)),
-                 tags={"sor_skills": ",".join(sor)}, l2=_l2_of(gold), answer=answer)
+    return Draft(
+        query=query,
+        gold=gold,
+        bucket=job.bucket,
+        check=check,
+        patches=patches,
+        history=history,
+        skill=skill,
+        skills=offered,
+        script=script,
+        recovers=tuple(dict.fromkeys(recovers)),
+        tags={"sor_skills": ",".join(sor)},
+        l2=_l2_of(gold),
+        answer=answer,
+    )
 
 
 def _l2_of(gold: list[dict[str, Any]]) -> str:
@@ -249,7 +294,7 @@ def _l2_of(gold: list[dict[str, Any]]) -> str:
     for action in reversed(gold):
         spec = REGISTRY.get(action["name"])
         if spec is not None and spec.is_domain_tool:
-            return spec.l2
+            return spec.l2  # type: ignore[return-value]  # a domain tool has a level-2
     raise BuildError("the gold has no domain call")
 
 

@@ -11,8 +11,15 @@ from planners.reference import NoopPlanner, OraclePlanner
 from planners.replay import ReplayPlanner
 
 REFERENCE_PLANNERS: dict[str, type[Planner]] = {"oracle": OraclePlanner, "noop": NoopPlanner}
+
+
+def _reference(cls: type[Planner]) -> Callable[[Mapping[str, Any]], Planner]:
+    """A reference planner's factory: it takes no config."""
+    return lambda config: cls()
+
+
 PLANNER_KINDS: dict[str, Callable[[Mapping[str, Any]], Planner]] = {
-    **{kind: (lambda config, cls=cls: cls()) for kind, cls in REFERENCE_PLANNERS.items()},
+    **{kind: _reference(cls) for kind, cls in REFERENCE_PLANNERS.items()},
     "openai": OpenAICompatPlanner.from_config,
     "litellm": LiteLLMPlanner.from_config,  # imports litellm (an optional extra) only when built
     "noisy_oracle": NoisyOraclePlanner.from_config,
@@ -32,6 +39,7 @@ def build_planner(config: Mapping[str, Any]) -> Planner:
 
 
 __all__ = [
-    "ContextOverflow", "InfraError", "LiteLLMPlanner", "MODEL_KINDS", "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner",
-    "PLANNER_KINDS", "Planner", "PlannerAction", "REFERENCE_PLANNERS", "ReplayPlanner", "build_planner",
+    "MODEL_KINDS", "PLANNER_KINDS", "REFERENCE_PLANNERS", "ContextOverflow", "InfraError", "LiteLLMPlanner",
+    "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner", "Planner",
+    "PlannerAction", "ReplayPlanner", "build_planner",
 ]

@@ -85,7 +85,7 @@ class Sampling(Section):
     max_completion_tokens: Count | None = None  # OpenAI's newer name; when set, sent instead of max_tokens
     presence_penalty: Annotated[float, Field(ge=-2, le=2)] | None = None
     frequency_penalty: Annotated[float, Field(ge=-2, le=2)] | None = None
-    stop: str | list[str] | None = Field(None, description="a string or a list of strings")
+    stop: str | list[str] | None = Field(default=None, description="a string or a list of strings")
 
 
 class Vllm(Section):
@@ -95,10 +95,10 @@ class Vllm(Section):
     gpus: Count | None = None
     tool_call_parser: str | None = None
     chat_template: str | None = None
-    serve_args: list[str | int | float] | None = Field(None, description="a list of arguments")
+    serve_args: list[str | int | float] | None = Field(default=None, description="a list of arguments")
     python: str | None = None
     module: str | None = None
-    env: dict[str, Any] | None = Field(None, description="a mapping of environment variables")
+    env: dict[str, Any] | None = Field(default=None, description="a mapping of environment variables")
     log_dir: str | None = None
     startup_timeout_s: Positive | None = None
     stop_timeout_s: Positive | None = None
@@ -111,7 +111,7 @@ class ModelPlanner(Section):
     name: str | None = None
     model: str | None = None
     api_key: str | None = None  # prefer api_key_env; masked in every saved config and output
-    api_key_env: str | None = Field(None, description="the name of an environment variable")
+    api_key_env: str | None = Field(default=None, description="the name of an environment variable")
     concurrency: Count = 32
     timeouts: Timeouts = Timeouts()
     retries: Retries = Retries()

@@ -47,7 +47,8 @@ def import_litellm() -> ModuleType:
     try:
         return importlib.import_module("litellm")
     except ImportError:
-        raise ValueError(f"planner.kind: litellm needs the litellm package, which is not installed: {INSTALL}") from None
+        raise ValueError(
+            f"planner.kind: litellm needs the litellm package, which is not installed: {INSTALL}") from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,7 +98,7 @@ class LiteLLMEndpoint(RetryingEndpoint):
     async def _attempt(self, request: dict[str, Any]) -> Attempt:
         try:
             response = await self.litellm.acompletion(**request, **self.call_arguments())
-        except Exception as exc:  # noqa: BLE001 - every provider failure is classified by its status
+        except Exception as exc:  # every provider failure is classified by its status
             return _failure(exc)
         data = response.model_dump() if hasattr(response, "model_dump") else response
         body = encode(data)
@@ -138,7 +139,8 @@ class LiteLLMPlanner(ChatPlanner):
     def request(self, observation: Observation) -> dict[str, Any]:
         """The keyword arguments of one step's ``acompletion`` call, less the per-call ones."""
         return {
-            "model": self.config.model, "messages": chat_messages(observation.query, observation.history, observation.context),
+            "model": self.config.model,
+            "messages": chat_messages(observation.query, observation.history, observation.context),
             "tools": observation.tools, "tool_choice": self.config.tool_choice, **self.config.body,
         }
 

@@ -171,14 +171,15 @@ def context_overflow(status: int, body: bytes) -> str | None:
     error = data.get("error", data) if isinstance(data, dict) else None
     if not isinstance(error, dict):
         return None
-    message = error.get("message") if isinstance(error.get("message"), str) else ""
+    message = error.get("message")
+    message = message if isinstance(message, str) else ""
     limit = _CONTEXT_LIMIT.search(message)
     if error.get("code") != "context_length_exceeded" and limit is None:
         return None
     output = _OUTPUT_TOKENS.search(message)
-    if limit is not None and output is not None:
-        if int(next(g for g in output.groups() if g)) >= int(next(g for g in limit.groups() if g)):
-            return None
+    if limit is not None and output is not None and \
+            int(next(g for g in output.groups() if g)) >= int(next(g for g in limit.groups() if g)):
+        return None
     return message or str(error.get("code"))
 
 
@@ -423,7 +424,9 @@ class ChatEndpoint(RetryingEndpoint):
 
 def _used_tokens(data: dict[str, Any], estimate: int) -> int:
     """The tokens a reply reports using (``usage.total_tokens``, or prompt plus completion), else the estimate."""
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return estimate
     total = _count(usage.get("total_tokens"))
     if total is None:
         parts = [_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))]
@@ -569,7 +572,8 @@ class ChatPlanner:
         tokens = completion.data.get("usage")
         tokens = tokens if isinstance(tokens, dict) else {}
         usage = {
-            "prompt_tokens": _count(tokens.get("prompt_tokens")), "completion_tokens": _count(tokens.get("completion_tokens")),
+            "prompt_tokens": _count(tokens.get("prompt_tokens")),
+            "completion_tokens": _count(tokens.get("completion_tokens")),
             "cached_prompt_tokens": _cached(tokens),
             "latency_s": round(completion.latency_s, 6), "retries": completion.retries,
             "finish_reason": finish_reason,
@@ -621,7 +625,8 @@ class OpenAICompatPlanner(ChatPlanner):
         episode state always gives the same bytes; each tool's JSON is encoded once (``_tool_json``), and
         each tools list joined once (``_tools``)."""
         rest = {
-            "model": self.config.model, "messages": chat_messages(observation.query, observation.history, observation.context),
+            "model": self.config.model,
+            "messages": chat_messages(observation.query, observation.history, observation.context),
             "tool_choice": self.config.tool_choice, "stream": False, **self.config.body,
         }
         if "tools" in rest:  # extra_body overrides the tools

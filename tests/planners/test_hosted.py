@@ -46,7 +46,8 @@ def test_the_generic_preset_needs_a_base_url_and_a_model(monkeypatch: pytest.Mon
         build_planner(planner_config("hosted_openai", "planner.model=m"))
     monkeypatch.setenv("HOSTED_API_KEY", "k")
     planner = build_planner(planner_config("hosted_openai", "planner.model=org/model",
-                                           "planner.base_url=https://api.example.com/v1", "planner.reasoning_effort=high"))
+                                           "planner.base_url=https://api.example.com/v1",
+                                           "planner.reasoning_effort=high"))
     assert planner.config.api_key == "k" and planner.config.reasoning_effort == "high"  # type: ignore[attr-defined]
 
 
@@ -95,7 +96,7 @@ def test_extra_body_may_not_set_what_a_key_of_its_own_sets() -> None:
     base = {"kind": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1"}
     with pytest.raises(ValueError, match=r"planner\.extra_body\.reasoning_effort: set by planner\.reasoning_effort"):
         build_planner({**base, "extra_body": {"reasoning_effort": "low"}})
-    with pytest.raises(ValueError, match=r"planner\.extra_body\.max_completion_tokens: set by the planner or planner\.sampling"):
+    with pytest.raises(ValueError, match=r"planner\.extra_body\.max_completion_tokens: set by the planner or"):
         build_planner({**base, "extra_body": {"max_completion_tokens": 5}})
 
 
@@ -212,7 +213,8 @@ def test_a_sweep_divides_a_planner_s_rate_limits_among_its_units_in_flight(monke
     from experiments import sweep
 
     monkeypatch.setenv("OPENAI_API_KEY", "k")
-    plan = plan_sweep(load_config(*parse_args(["planner=openai_gpt4o_mini,oracle", "split=handwritten", "unit_size=8"])))
+    args = ["planner=openai_gpt4o_mini,oracle", "split=handwritten", "unit_size=8"]
+    plan = plan_sweep(load_config(*parse_args(args)))
     units = sweep.pending_units(plan, _EmptyStore())[0]
     shares = sweep.endpoint_shares(units, threads=4, max_in_flight=None)
     assert shares == {"openai_gpt4o_mini": (4, 4)}  # 4 units at once, 4 requests each: 16 in flight at most

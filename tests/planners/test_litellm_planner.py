@@ -82,10 +82,11 @@ def fake_litellm(base_url: str) -> tuple[types.ModuleType, list[dict[str, Any]]]
         if status == 200:
             return _Response(json.loads(text))
         message = f"litellm.{status}: {text}"
-        if status == 400 and ("context" in text and "length" in text or "context window" in text):
+        if status == 400 and (("context" in text and "length" in text) or "context window" in text):
             raise ContextWindowExceededError(message, 400)
         kind = {429: RateLimitError, 400: BadRequestError, 401: AuthenticationError, 503: ServiceUnavailableError}
-        raise kind.get(status, InternalServerError)(message, status, {"retry-after": retry_after} if retry_after else {})
+        headers = {"retry-after": retry_after} if retry_after else {}
+        raise kind.get(status, InternalServerError)(message, status, headers)
 
     module.acompletion = acompletion  # type: ignore[attr-defined]
     return module, calls

@@ -156,8 +156,13 @@ def _wait_for_workers(address: str, n: int, timeout: float = 60) -> None:
         client.wait_for_workers(n, timeout=timeout)
 
 
+# what differs between two runs of the same units: times, the trajectory's latencies, the run's provenance
+RAN_AGAIN = ("wall_s", "planner_latency_s", "trajectory", "started_at", "ended_at", "provenance_id")
+
+
 def _comparable(rows: list[dict]) -> list[dict]:
-    """Rows without timings (and the latency the slow planner adds), so runs can be compared."""
+    """Rows without timings (and the latency the slow planner adds) or the run's provenance id, so runs can be
+    compared."""
     out = []
     for r in rows:
         trajectory = json.loads(gzip.decompress(r["trajectory"]))
@@ -165,7 +170,7 @@ def _comparable(rows: list[dict]) -> list[dict]:
             step.pop("latency_s"), step.pop("planner")
         out.append(
             {
-                **{k: v for k, v in r.items() if k not in ("wall_s", "planner_latency_s", "trajectory")},
+                **{k: v for k, v in r.items() if k not in RAN_AGAIN},
                 "trajectory": trajectory,
             }
         )

@@ -273,7 +273,7 @@ def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[
     ``grid`` names the keys a sweep sets from a group (planner -> planners)."""
     from hydra import compose, initialize_config_module
     from hydra.core.global_hydra import GlobalHydra
-    from omegaconf import DictConfig
+    from omegaconf import DictConfig, ListConfig, OmegaConf
 
     from experiments.run import CONF_DIR, CONF_MODULE
 
@@ -299,7 +299,7 @@ def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[
     for key in cfg:
         if key == "hydra" or key in groups or key in (grid or {}).values() or isinstance(cfg[key], DictConfig):
             continue
-        value = json.dumps(cfg[key])
+        value = json.dumps(OmegaConf.to_container(cfg[key]) if isinstance(cfg[key], ListConfig) else cfg[key])
         note = f"  # {comments[key]}" if comments.get(key) else ""
         key_lines.append(f"  {key}={value}{note}")
     return group_lines, key_lines

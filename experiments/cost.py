@@ -43,8 +43,9 @@ def price_of(planner_config: Mapping[str, Any] | None, where: str = "planner") -
     price: dict[str, float | None] = {}
     for key in PRICE_KEYS:
         value = section.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
-                                  or not math.isfinite(value) or value < 0):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0
+        ):
             raise PriceError(f"{where}.price.{key}: a non-negative number of USD per 1M tokens, got {value!r}")
         price[key] = None if value is None else float(value)
     if price["prompt"] is None or price["completion"] is None:
@@ -52,23 +53,25 @@ def price_of(planner_config: Mapping[str, Any] | None, where: str = "planner") -
     return price
 
 
-def episode_cost(prompt: int | None, cached: int | None, completion: int | None,
-                 price: Mapping[str, float | None] | None) -> float | None:
+def episode_cost(
+    prompt: int | None, cached: int | None, completion: int | None, price: Mapping[str, float | None] | None
+) -> float | None:
     """US dollars for one episode's tokens; None without a price or without reported tokens."""
     if price is None or (prompt is None and completion is None):
         return None
+    per_prompt, per_completion = float(price["prompt"] or 0.0), float(price["completion"] or 0.0)
     cached = min(cached or 0, prompt or 0)
-    cached_price = price["cached_prompt"] if price.get("cached_prompt") is not None else price["prompt"]
-    return ((((prompt or 0) - cached) * price["prompt"] + cached * cached_price  # type: ignore[operator]
-             + (completion or 0) * price["completion"]) / PER)  # type: ignore[operator]
+    per_cached = per_prompt if price.get("cached_prompt") is None else float(price["cached_prompt"] or 0.0)
+    return (((prompt or 0) - cached) * per_prompt + cached * per_cached + (completion or 0) * per_completion) / PER
 
 
 def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def cell_cost(rows: Sequence[Mapping[str, Any]], price: Mapping[str, float | None] | None = None,
-              gpu_s: float | None = None) -> dict[str, Any]:
+def cell_cost(
+    rows: Sequence[Mapping[str, Any]], price: Mapping[str, float | None] | None = None, gpu_s: float | None = None
+) -> dict[str, Any]:
     """One cell's tokens (totals and per episode; a kind never reported stays None), its cost in USD when
     priced (None otherwise) and its GPU-seconds when served (None otherwise)."""
     out: dict[str, Any] = {"episodes": len(rows)}
@@ -76,8 +79,12 @@ def cell_cost(rows: Sequence[Mapping[str, Any]], price: Mapping[str, float | Non
         values = [r[kind] for r in rows if r.get(kind) is not None]
         out[kind] = sum(values) if values else None
         out[f"{kind}_per_episode"] = _mean(values)
-    costs = [c for r in rows if (c := episode_cost(r.get("prompt_tokens"), r.get("cached_prompt_tokens"),
-                                                    r.get("completion_tokens"), price)) is not None]
+    costs = [
+        c
+        for r in rows
+        if (c := episode_cost(r.get("prompt_tokens"), r.get("cached_prompt_tokens"), r.get("completion_tokens"), price))
+        is not None
+    ]
     out["price"] = dict(price) if price is not None else None
     out["cost_usd"] = sum(costs) if costs else None
     out["cost_usd_per_episode"] = _mean(costs)
@@ -88,8 +95,13 @@ def cell_cost(rows: Sequence[Mapping[str, Any]], price: Mapping[str, float | Non
 
 def cost_metrics(cost: Mapping[str, Any]) -> dict[str, float]:
     """MLflow metrics of a cell's cost (``cost/...``); absent values are left out, never logged as 0."""
-    keys = [*(f"{k}{s}" for k in TOKEN_KINDS for s in ("", "_per_episode")), "cost_usd", "cost_usd_per_episode",
-            "gpu_s", "gpu_s_per_episode"]
+    keys = [
+        *(f"{k}{s}" for k in TOKEN_KINDS for s in ("", "_per_episode")),
+        "cost_usd",
+        "cost_usd_per_episode",
+        "gpu_s",
+        "gpu_s_per_episode",
+    ]
     return {f"cost/{k}": float(cost[k]) for k in keys if cost.get(k) is not None}
 
 
@@ -125,28 +137,37 @@ def with_costs(rows: Sequence[Mapping[str, Any]], records: Mapping[str, Mapping[
     GPU-seconds, by model latency among ``rows`` naming it; None when no server was started for it).
     ``records``: ``ResultsStore.provenance()``."""
     prices: dict[str, Any] = {}
-    for pid, record in records.items():
+    for key, record in records.items():
         try:
-            prices[pid] = price_of(record.get("planner_config"))
+            prices[key] = price_of(record.get("planner_config"))
         except PriceError:  # a record written before prices were checked: no price rather than a wrong one
-            prices[pid] = None
+            prices[key] = None
     latencies: dict[str, list[float]] = {}
     for r in rows:
         if r.get("provenance_id") in records:
             latencies.setdefault(r["provenance_id"], []).append(float(r.get("planner_latency_s") or 0.0))
-    totals = {pid: (sum(v), len(v)) for pid, v in latencies.items()}
+    totals = {key: (sum(v), len(v)) for key, v in latencies.items()}
     out = []
     for r in rows:
         pid = r.get("provenance_id")
-        record = records.get(pid) if pid else None
-        gpu = record.get("gpu_s") if record else None
+        found = records.get(pid) if pid else None
+        gpu = found.get("gpu_s") if found else None
         share = None
         if gpu is not None:
-            latency, n = totals[pid]  # type: ignore[index]
+            latency, n = totals[str(pid)]
             share = gpu * (float(r.get("planner_latency_s") or 0.0) / latency if latency > 0 else 1 / n)
-        out.append({**r, "cost_usd": episode_cost(r.get("prompt_tokens"), r.get("cached_prompt_tokens"),
-                                                  r.get("completion_tokens"), prices.get(pid) if pid else None),
-                    "gpu_s": share})
+        out.append(
+            {
+                **r,
+                "cost_usd": episode_cost(
+                    r.get("prompt_tokens"),
+                    r.get("cached_prompt_tokens"),
+                    r.get("completion_tokens"),
+                    prices.get(pid) if pid else None,
+                ),
+                "gpu_s": share,
+            }
+        )
     return out
 
 
@@ -155,8 +176,12 @@ def rows_cost(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out = cell_cost(rows)
     costs = [r["cost_usd"] for r in rows if r.get("cost_usd") is not None]
     gpu = [r["gpu_s"] for r in rows if r.get("gpu_s") is not None]
-    out.update(cost_usd=sum(costs) if costs else None, cost_usd_per_episode=_mean(costs),
-               gpu_s=sum(gpu) if gpu else None, gpu_s_per_episode=sum(gpu) / len(rows) if gpu and rows else None)
+    out.update(
+        cost_usd=sum(costs) if costs else None,
+        cost_usd_per_episode=_mean(costs),
+        gpu_s=sum(gpu) if gpu else None,
+        gpu_s_per_episode=sum(gpu) / len(rows) if gpu and rows else None,
+    )
     del out["price"]
     return out
 
@@ -165,10 +190,15 @@ def cost_line(cost: Mapping[str, Any]) -> str | None:
     """One line for a run's summary: tokens per episode, and the cost or GPU-seconds when known."""
     if cost.get("prompt_tokens") is None and cost.get("completion_tokens") is None:
         return None
-    parts = [f"tokens per episode: prompt {tokens_short(cost.get('prompt_tokens_per_episode'))}"
-             + (f" (cached {tokens_short(cost['cached_prompt_tokens_per_episode'])})"
-                if cost.get("cached_prompt_tokens_per_episode") is not None else "")
-             + f", completion {tokens_short(cost.get('completion_tokens_per_episode'))}"]
+    parts = [
+        f"tokens per episode: prompt {tokens_short(cost.get('prompt_tokens_per_episode'))}"
+        + (
+            f" (cached {tokens_short(cost['cached_prompt_tokens_per_episode'])})"
+            if cost.get("cached_prompt_tokens_per_episode") is not None
+            else ""
+        )
+        + f", completion {tokens_short(cost.get('completion_tokens_per_episode'))}"
+    ]
     if cost.get("cost_usd") is not None:
         parts.append(f"cost {money(cost['cost_usd'])} ({money(cost['cost_usd_per_episode'])} per episode)")
     else:

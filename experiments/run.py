@@ -216,8 +216,8 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
         print_summary(doc)
         for line in summary_lines(doc["analysis"]):
             print(line)
-        if (line := cost_line(doc["cost"])) is not None:
-            print(line)
+        if (spent := cost_line(doc["cost"])) is not None:
+            print(spent)
     for line in recorded:
         print(line)
     print(f"episodes: mobilepa view {shlex.quote(str(out_dir))} [task_id]")

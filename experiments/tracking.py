@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import mlflow
 from mlflow.data.meta_dataset import MetaDataset
-from mlflow.data.sources import LocalArtifactDatasetSource
+from mlflow.data.sources import LocalArtifactDatasetSource  # type: ignore[attr-defined]  # generated at import
 from mlflow.entities import AssessmentSource, DatasetInput, Feedback, InputTag, Metric, Param
 from mlflow.exceptions import MlflowException
 from mlflow.tracing.client import TracingClient
@@ -196,8 +196,8 @@ def _log_dataset(client: MlflowClient, run_id: str, split: str, file: str, sha25
     """The cell's task file as the run's input dataset (MLflow's ``log_inputs``): named after its split and
     file, its digest the start of its sha256 (the full hash is the parent run's ``dataset/<split>`` param)."""
     path = task_path(file)
-    dataset = MetaDataset(LocalArtifactDatasetSource(str(path.resolve())), name=f"{split}:{path.name}",
-                          digest=sha256[:32])
+    source = LocalArtifactDatasetSource(str(path.resolve()))
+    dataset = MetaDataset(source, name=f"{split}:{path.name}", digest=sha256[:32])  # type: ignore[abstract]
     client.log_inputs(run_id, [DatasetInput(dataset._to_mlflow_entity(),
                                             tags=[InputTag(MLFLOW_DATASET_CONTEXT, "evaluation")])])
 
@@ -338,7 +338,8 @@ def _log_cell(tracker: SweepTracker, store: ResultsStore, label: str, rows: list
     child = _run(client, experiment_id, {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_cell": label}, label,
                  params, parent=tracker.parent)
     _tag_commit(client, child)
-    logged_inputs = {d.dataset.digest for d in client.get_run(child).inputs.dataset_inputs}
+    inputs = client.get_run(child).inputs
+    logged_inputs = {d.dataset.digest for d in inputs.dataset_inputs} if inputs is not None else set()
     if cell.dataset_hash[:32] not in logged_inputs:  # a re-run finds it there already
         _log_dataset(client, child, cell.split, cell.split_file, cell.dataset_hash)
     _log_metrics(client, child, {**cell_metrics(rows), "missing": gap.missing if gap else 0})

@@ -22,14 +22,44 @@ from planners.openai_compat import OpenAIConfig
 PRICE = {"price": {"prompt": 2.5, "cached_prompt": 1.25, "completion": 10.0}}
 
 
-def _row(task: str, prompt: int | None, completion: int | None, cached: int | None = None, *, seed: int = 0,
-         pid: str | None = "p1", latency: float = 1.0) -> dict:
-    return {"planner": "hosted", "split": "s", "condition": "default", "seed": seed, "task_id": task,
-            "category": "basic", "domain": "D1", "l2": "x", "bucket": "tool_call", "verdict": "pass", "passed": True,
-            "checker_passed": True, "memory_gate": None, "skill_gate": None, "scorable": True, "reasons": "[]",
-            "termination": "finished", "steps": 3, "format_errors": 0, "error_kinds": "{}", "prompt_tokens": prompt,
-            "completion_tokens": completion, "cached_prompt_tokens": cached, "planner_latency_s": latency,
-            "wall_s": 1.0, "provenance_id": pid}
+def _row(
+    task: str,
+    prompt: int | None,
+    completion: int | None,
+    cached: int | None = None,
+    *,
+    seed: int = 0,
+    pid: str | None = "p1",
+    latency: float = 1.0,
+) -> dict:
+    return {
+        "planner": "hosted",
+        "split": "s",
+        "condition": "default",
+        "seed": seed,
+        "task_id": task,
+        "category": "basic",
+        "domain": "D1",
+        "l2": "x",
+        "bucket": "tool_call",
+        "verdict": "pass",
+        "passed": True,
+        "checker_passed": True,
+        "memory_gate": None,
+        "skill_gate": None,
+        "scorable": True,
+        "reasons": "[]",
+        "termination": "finished",
+        "steps": 3,
+        "format_errors": 0,
+        "error_kinds": "{}",
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "cached_prompt_tokens": cached,
+        "planner_latency_s": latency,
+        "wall_s": 1.0,
+        "provenance_id": pid,
+    }
 
 
 def test_a_price_turns_known_token_counts_into_the_expected_cost() -> None:
@@ -45,19 +75,27 @@ def test_a_price_turns_known_token_counts_into_the_expected_cost() -> None:
     assert cost["cost_usd_per_episode"] == pytest.approx(expected / 2)
     assert cost["prompt_tokens_per_episode"] == 3000 and cost["cached_prompt_tokens"] == 1000
     # from the store: the price in the planner config of the provenance record the rows name
-    rows = with_costs([_row("a", 2000, 100, 1000), _row("b", 4000, 300)], {"p1": {"planner_config": PRICE,
-                                                                                 "gpu_s": None}})
+    rows = with_costs(
+        [_row("a", 2000, 100, 1000), _row("b", 4000, 300)], {"p1": {"planner_config": PRICE, "gpu_s": None}}
+    )
     metrics = cell_metrics(rows)
     assert metrics["cost/cost_usd"] == pytest.approx(expected)
     assert "cost/gpu_s" not in metrics
-    (_, tables), = sections(leaderboard(rows))
+    ((_, tables),) = sections(leaderboard(rows))
     title, header, body = tables[-1]
     assert title.startswith("Cost") and header[6] == "USD/cell"
     assert body[0][6] == f"${expected:.4f}" and body[0][3] == "3000"
 
 
-@pytest.mark.parametrize("config", [{}, {"price": None}, {"price": {"prompt": 2.5, "completion": None}},
-                                    {"price": {"prompt": None, "cached_prompt": 1.0, "completion": 3.0}}])
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},
+        {"price": None},
+        {"price": {"prompt": 2.5, "completion": None}},
+        {"price": {"prompt": None, "cached_prompt": 1.0, "completion": 3.0}},
+    ],
+)
 def test_unknown_prices_show_tokens_only(config: dict) -> None:
     assert price_of(config) is None
     rows = with_costs([_row("a", 2000, 100), _row("b", 4000, 300, seed=1)], {"p1": {"planner_config": config}})
@@ -66,14 +104,14 @@ def test_unknown_prices_show_tokens_only(config: dict) -> None:
     assert cost["cost_usd"] is None and cost["prompt_tokens"] == 6000
     metrics = cell_metrics(rows)
     assert "cost/cost_usd" not in metrics and metrics["cost/completion_tokens"] == 400
-    (_, tables), = sections(leaderboard(rows))
+    ((_, tables),) = sections(leaderboard(rows))
     _, header, body = tables[-1]
     assert body[0][header.index("USD/cell")] == "–" and body[0][header.index("prompt")] == "3000"
 
 
 def test_no_tokens_and_no_price_adds_no_cost_table() -> None:
     rows = with_costs([_row("a", None, None, pid=None)], {})
-    (_, tables), = sections(leaderboard(rows))
+    ((_, tables),) = sections(leaderboard(rows))
     assert not any(title.startswith("Cost") for title, _, _ in tables)
 
 
@@ -91,11 +129,12 @@ def test_bad_prices_are_refused_naming_the_key() -> None:
 def test_gpu_seconds_are_shared_by_latency_and_reach_the_rows() -> None:
     assert share_gpu_seconds(100.0, {"a": [3.0, 1.0], "b": [4.0]}) == {"a": 50.0, "b": 50.0}
     assert share_gpu_seconds(90.0, {"a": [0.0, 0.0], "b": [0.0]}) == {"a": 60.0, "b": 30.0}
-    rows = with_costs([_row("a", 10, 1, latency=3.0), _row("b", 10, 1, latency=1.0)],
-                      {"p1": {"planner_config": {}, "gpu_s": 40.0}})
+    rows = with_costs(
+        [_row("a", 10, 1, latency=3.0), _row("b", 10, 1, latency=1.0)], {"p1": {"planner_config": {}, "gpu_s": 40.0}}
+    )
     assert [r["gpu_s"] for r in rows] == [30.0, 10.0]
     assert cell_metrics(rows)["cost/gpu_s"] == 40.0
-    (_, tables), = sections(leaderboard(rows))
+    ((_, tables),) = sections(leaderboard(rows))
     assert tables[-1][2][0][-1] == "40"
 
 
@@ -104,17 +143,31 @@ def test_gpu_seconds_are_shared_by_latency_and_reach_the_rows() -> None:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster, \
-            Client(cluster) as dask:
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster,
+        Client(cluster) as dask,
+    ):
         yield dask
 
 
 @pytest.fixture(scope="module")
 def swept(client: Client, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     tmp = tmp_path_factory.mktemp("cost-sweep")
-    cfg = load_config(*parse_args(["planner=oracle,noop", "split=handwritten", "seed=0", "limit=3",
-                                   "name=prov-sweep", f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}",
-                                   f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}", "tracking.trace_sample=2"]))
+    cfg = load_config(
+        *parse_args(
+            [
+                "planner=oracle,noop",
+                "split=handwritten",
+                "seed=0",
+                "limit=3",
+                "name=prov-sweep",
+                f"store={tmp / 'results.db'}",
+                f"report_dir={tmp / 'report'}",
+                f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
+                "tracking.trace_sample=2",
+            ]
+        )
+    )
     return tmp, run_sweep(cfg, client=client)
 
 
@@ -130,8 +183,19 @@ def test_store_rows_carry_their_provenance(swept) -> None:
     assert all(r["started_at"] and r["ended_at"] and r["started_at"] <= r["ended_at"] for r in rows)
     assert len({r["provenance_id"] for r in rows}) == 2  # one record per cell, not per row
     record = records[rows[0]["provenance_id"]]
-    assert set(record) >= {"git", "package_version", "task_file", "task_file_sha256", "verifier_version",
-                           "planner_config", "versions", "started", "ended", "sweep_key", "cell"}
+    assert set(record) >= {
+        "git",
+        "package_version",
+        "task_file",
+        "task_file_sha256",
+        "verifier_version",
+        "planner_config",
+        "versions",
+        "started",
+        "ended",
+        "sweep_key",
+        "cell",
+    }
     assert record["task_file_sha256"] == rows[0]["dataset_hash"]
     assert record["verifier_version"] == rows[0]["verifier_version"]
     assert record["started"] <= record["ended"] and record["sweep_key"] == outcome.plan.sweep_key
@@ -142,14 +206,19 @@ def test_store_rows_carry_their_provenance(swept) -> None:
 def test_an_old_store_gets_the_new_columns_when_opened(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as conn:  # the episodes table as stores had it before the added columns
-        conn.execute("CREATE TABLE episodes (planner VARCHAR, split VARCHAR, condition VARCHAR, seed INTEGER, "
-                     "task_id VARCHAR, category VARCHAR, domain VARCHAR, l2 VARCHAR, bucket VARCHAR, verdict VARCHAR, "
-                     "passed BOOLEAN, checker_passed BOOLEAN, memory_gate BOOLEAN, skill_gate BOOLEAN, scorable "
-                     "BOOLEAN, reasons TEXT, termination VARCHAR, steps INTEGER, format_errors INTEGER, error_kinds "
-                     "TEXT, prompt_tokens INTEGER, completion_tokens INTEGER, planner_latency_s FLOAT, wall_s FLOAT, "
-                     "dataset_hash VARCHAR, trajectory BLOB, PRIMARY KEY (planner, split, condition, seed, task_id))")
-        conn.execute("INSERT INTO episodes VALUES ('p','s','default',0,'t','basic','D1','x','tool_call','pass',1,1,"
-                     "NULL,NULL,1,'[]','finished',1,0,'{}',10,2,0.1,0.2,'h',?)", (gzip.compress(b"{}"),))
+        conn.execute(
+            "CREATE TABLE episodes (planner VARCHAR, split VARCHAR, condition VARCHAR, seed INTEGER, "
+            "task_id VARCHAR, category VARCHAR, domain VARCHAR, l2 VARCHAR, bucket VARCHAR, verdict VARCHAR, "
+            "passed BOOLEAN, checker_passed BOOLEAN, memory_gate BOOLEAN, skill_gate BOOLEAN, scorable "
+            "BOOLEAN, reasons TEXT, termination VARCHAR, steps INTEGER, format_errors INTEGER, error_kinds "
+            "TEXT, prompt_tokens INTEGER, completion_tokens INTEGER, planner_latency_s FLOAT, wall_s FLOAT, "
+            "dataset_hash VARCHAR, trajectory BLOB, PRIMARY KEY (planner, split, condition, seed, task_id))"
+        )
+        conn.execute(
+            "INSERT INTO episodes VALUES ('p','s','default',0,'t','basic','D1','x','tool_call','pass',1,1,"
+            "NULL,NULL,1,'[]','finished',1,0,'{}',10,2,0.1,0.2,'h',?)",
+            (gzip.compress(b"{}"),),
+        )
     store = ResultsStore(path)
     try:
         (row,) = store.rows()
@@ -197,17 +266,28 @@ def test_the_child_run_has_the_task_file_as_input_and_verdicts_on_its_traces(swe
             assert assessment.source.source_type == "CODE"
     metrics = children[0].data.metrics
     assert "cost/episodes" not in metrics  # oracle reports no tokens: no cost metric at all
-    assert all(h.timestamp > 1_600_000_000_000 for h in client.get_metric_history(children[0].info.run_id,
-                                                                                   "overall"))
+    assert all(h.timestamp > 1_600_000_000_000 for h in client.get_metric_history(children[0].info.run_id, "overall"))
 
 
 def test_logging_again_adds_no_second_input_or_assessment(swept, client: Client) -> None:
     from mlflow.tracking import MlflowClient
 
     tmp, outcome = swept
-    cfg = load_config(*parse_args(["planner=oracle,noop", "split=handwritten", "seed=0", "limit=3",
-                                   "name=prov-sweep", f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}",
-                                   f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}", "tracking.trace_sample=2"]))
+    cfg = load_config(
+        *parse_args(
+            [
+                "planner=oracle,noop",
+                "split=handwritten",
+                "seed=0",
+                "limit=3",
+                "name=prov-sweep",
+                f"store={tmp / 'results.db'}",
+                f"report_dir={tmp / 'report'}",
+                f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
+                "tracking.trace_sample=2",
+            ]
+        )
+    )
     assert plan_sweep(cfg).sweep_key == outcome.plan.sweep_key
     again = run_sweep(cfg, client=client)
     assert again.ran == 0
@@ -224,10 +304,17 @@ def test_a_served_priced_model_gets_tokens_money_and_gpu_seconds(tmp_path: Path)
     planner config turns them into USD, and the server's up time × GPUs reaches the rows as GPU-seconds."""
     from tests.cluster.test_vllm_services import PLANNER, _args
 
-    args = [*_args(tmp_path, "tracking=none", "limit=4"), f"planner.{PLANNER}.price.prompt=1.0",
-            f"planner.{PLANNER}.price.completion=4.0"]
-    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0",
-                      resources={"GPU": 1}) as cluster, Client(cluster) as dask:
+    args = [
+        *_args(tmp_path, "tracking=none", "limit=4"),
+        f"planner.{PLANNER}.price.prompt=1.0",
+        f"planner.{PLANNER}.price.completion=4.0",
+    ]
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0", resources={"GPU": 1}
+        ) as cluster,
+        Client(cluster) as dask,
+    ):
         outcome = run_sweep(load_config(*parse_args(args)), client=dask)
     assert outcome.ran == 4 and not outcome.gaps
     usage = outcome.plan.config["services_usage"][PLANNER]
@@ -246,7 +333,7 @@ def test_a_served_priced_model_gets_tokens_money_and_gpu_seconds(tmp_path: Path)
     expected = sum(r["prompt_tokens"] * 1.0 + r["completion_tokens"] * 4.0 for r in rows) / 1e6
     assert sum(r["cost_usd"] for r in costed) == pytest.approx(expected)
     assert sum(r["gpu_s"] for r in costed) == pytest.approx(usage["gpu_s"])
-    (_, tables), = sections(leaderboard(costed))
+    ((_, tables),) = sections(leaderboard(costed))
     title, header, (line,) = tables[-1]
     assert title.startswith("Cost") and line[header.index("USD/cell")] != "–"
     assert line[header.index("GPU-s/cell")] == f"{usage['gpu_s']:.0f}"

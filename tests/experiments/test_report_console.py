@@ -165,7 +165,7 @@ def _rows(planners=("noisy_oracle", "oracle"), splits=("full", "mini"), seeds=(0
                             "planner": planner, "split": split, "condition": "both", "seed": seed,
                             "task_id": f"{split}_{i:03d}" + (f"@{condition}" if condition else ""),
                             "category": category, "bucket": ("tool_call", "state_change", "agent_behavior")[i % 3],
-                            "domain": f"D{1 + i % 13}", "passed": passed, "checker_passed": passed,
+                            "domain": f"D{1 + i % 13}", "l2": f"{1 + i % 13}.1", "passed": passed, "checker_passed": passed,
                             "memory_gate": None, "skill_gate": None, "reasons": "[]", "termination": "finished",
                             "scorable": True, "verdict": "pass" if passed else "fail", "error_kinds": "{}",
                             "wall_s": 0.1, "steps": 3, "format_errors": 0, "prompt_tokens": None,

@@ -33,37 +33,71 @@ FORMAT_ERROR_STEP = "<format_error>"
 # ---- facts ---------------------------------------------------------------------------------------
 
 
-def episode_facts(task: Task | None, *, key: str, planner: str, seed: int, passed: bool, scorable: bool,
-                  termination: str, reasons: Sequence[str], steps: Sequence[Mapping[str, Any]],
-                  category: str | None = None, bucket: str | None = None, domain: str | None = None,
-                  l2: str | None = None) -> Facts:
+def episode_facts(
+    task: Task | None,
+    *,
+    key: str,
+    planner: str,
+    seed: int,
+    passed: bool,
+    scorable: bool,
+    termination: str,
+    reasons: Sequence[str],
+    steps: Sequence[Mapping[str, Any]],
+    category: str | None = None,
+    bucket: str | None = None,
+    domain: str | None = None,
+    l2: str | None = None,
+) -> Facts:
     """One episode's facts. ``steps`` are trajectory steps as JSON (``Step.to_json``); ``task`` may be
     None for a stored row whose task file is gone: its tag axes are then unknown (None), not guessed."""
     base, _, condition = key.partition("@")
     tags = dict(task.tags) if task else {}
-    errors = [s["envelope"].get("ErrorType") for s in steps if isinstance(s.get("envelope"), dict)
-              and s["envelope"].get("ErrorType")]
+    errors = [
+        s["envelope"].get("ErrorType")
+        for s in steps
+        if isinstance(s.get("envelope"), dict) and s["envelope"].get("ErrorType")
+    ]
     names = [s.get("name") for s in steps]
     denied = next((i for i, s in enumerate(steps) if _error(s) == "PermissionDenied"), None)
-    handled = None if denied is None else next(
-        (j for j in range(denied + 1, len(steps)) if names[j] in PERMISSION_HANDLERS), None)
+    handled = (
+        None
+        if denied is None
+        else next((j for j in range(denied + 1, len(steps)) if names[j] in PERMISSION_HANDLERS), None)
+    )
     usage = [s.get("planner") or {} for s in steps]
     return {
-        "planner": planner, "seed": seed, "key": key, "task_id": base, "condition": condition or "default",
-        "category": task.category if task else category, "bucket": task.bucket if task else bucket,
-        "domain": task.domain if task else domain, "l2": task.l2 if task else l2,
-        "memory_type": tags.get("memory_type"), "memory_write": tags.get("write"),
+        "planner": planner,
+        "seed": seed,
+        "key": key,
+        "task_id": base,
+        "condition": condition or "default",
+        "category": task.category if task else category,
+        "bucket": task.bucket if task else bucket,
+        "domain": task.domain if task else domain,
+        "l2": task.l2 if task else l2,
+        "memory_type": tags.get("memory_type"),
+        "memory_write": tags.get("write"),
         "turn": (tags.get("turn") or ("multi" if task.history else "single")) if task else None,
-        "composition": tags.get("composition"), "friction": tags.get("friction"), "agent": tags.get("agent"),
-        "passed": bool(passed), "scorable": bool(scorable), "termination": termination, "reasons": list(reasons),
-        "steps": len(steps), "gold_steps": len(task.gold) if task else None, "errors": errors,
+        "composition": tags.get("composition"),
+        "friction": tags.get("friction"),
+        "agent": tags.get("agent"),
+        "passed": bool(passed),
+        "scorable": bool(scorable),
+        "termination": termination,
+        "reasons": list(reasons),
+        "steps": len(steps),
+        "gold_steps": len(task.gold) if task else None,
+        "errors": errors,
         "format_errors": names.count(FORMAT_ERROR_STEP),
         # steps between the first PermissionDenied and the call that handled it (None: none met / never handled)
         "permission_denied": denied is not None,
         "calls_before_handling": None if denied is None or handled is None else handled - denied - 1,
-        "asked": names.count("ask_user"), "ask_needed": bool(task) and any(a.name == "ask_user" for a in task.gold),
+        "asked": names.count("ask_user"),
+        "ask_needed": bool(task) and any(a.name == "ask_user" for a in task.gold),  # type: ignore[union-attr]
         "memory_searches": names.count("search_memory"),
-        "skill_loaded": "load_skill" in names, "skill_needed": bool(task and task.required_skill_id),
+        "skill_loaded": "load_skill" in names,
+        "skill_needed": bool(task and task.required_skill_id),
         **{k: _token_sum(usage, k) for k in ("prompt_tokens", "completion_tokens", "cached_prompt_tokens")},
     }
 
@@ -71,17 +105,36 @@ def episode_facts(task: Task | None, *, key: str, planner: str, seed: int, passe
 def result_facts(result: Any, *, planner: str, seed: int) -> Facts:
     """Facts of a live ``experiments.loop.EpisodeResult`` (``mobilepa run``)."""
     v = result.verdict
-    return episode_facts(result.task, key=result.key or result.task.task_id, planner=planner, seed=seed,
-                         passed=v.passed, scorable=v.scorable, termination=v.termination, reasons=v.reasons,
-                         steps=[s.to_json() for s in result.trajectory.steps])
+    return episode_facts(
+        result.task,
+        key=result.key or result.task.task_id,
+        planner=planner,
+        seed=seed,
+        passed=v.passed,
+        scorable=v.scorable,
+        termination=v.termination,
+        reasons=v.reasons,
+        steps=[s.to_json() for s in result.trajectory.steps],
+    )
 
 
 def row_facts(row: Mapping[str, Any], trajectory: Mapping[str, Any], task: Task | None) -> Facts:
     """Facts of a results-store row, its decompressed trajectory and its task (None when unknown)."""
-    return episode_facts(task, key=row["task_id"], planner=row["planner"], seed=row["seed"], passed=row["passed"],
-                         scorable=row["scorable"], termination=row["termination"],
-                         reasons=json.loads(row["reasons"]), steps=trajectory.get("steps", []),
-                         category=row["category"], bucket=row["bucket"], domain=row["domain"], l2=row["l2"])
+    return episode_facts(
+        task,
+        key=row["task_id"],
+        planner=row["planner"],
+        seed=row["seed"],
+        passed=row["passed"],
+        scorable=row["scorable"],
+        termination=row["termination"],
+        reasons=json.loads(row["reasons"]),
+        steps=trajectory.get("steps", []),
+        category=row["category"],
+        bucket=row["bucket"],
+        domain=row["domain"],
+        l2=row["l2"],
+    )
 
 
 def _error(step: Mapping[str, Any]) -> str | None:
@@ -139,8 +192,9 @@ def _task_table(facts: Sequence[Facts]) -> dict[str, dict[str, tuple[int, int]]]
     return {c: {t: (p, n) for t, (p, n) in tasks.items()} for c, tasks in table.items()}
 
 
-def _resampled_rates(table: Mapping[str, Mapping[str, tuple[int, int]]], order: Sequence[str],
-                     rng: np.random.Generator, resamples: int) -> dict[str, np.ndarray]:
+def _resampled_rates(
+    table: Mapping[str, Mapping[str, tuple[int, int]]], order: Sequence[str], rng: np.random.Generator, resamples: int
+) -> dict[str, np.ndarray]:
     """Per category, its rate (percent) under each resample of its tasks (``order`` fixes which
     task each drawn index names, so two planners can share the draws)."""
     rates = {}
@@ -156,7 +210,7 @@ def _resampled_rates(table: Mapping[str, Mapping[str, tuple[int, int]]], order: 
 def _weighted(rates: Mapping[str, np.ndarray]) -> np.ndarray:
     """Overall of every resample: the paper's weights, renormalised over the categories present."""
     weight = sum(CATEGORY_WEIGHTS[c] for c in rates)
-    return sum(CATEGORY_WEIGHTS[c] * r for c, r in rates.items()) / weight
+    return sum(CATEGORY_WEIGHTS[c] * r for c, r in rates.items()) / weight  # type: ignore[return-value]  # arrays
 
 
 def bootstrap_overall(facts: Iterable[Facts], *, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
@@ -171,8 +225,12 @@ def bootstrap_overall(facts: Iterable[Facts], *, resamples: int = RESAMPLES, see
     order = sorted({f["task_id"] for f in rows})
     draws = _weighted(_resampled_rates(table, order, np.random.default_rng(seed), resamples))
     lo, hi = np.percentile(draws, [2.5, 97.5])
-    return {"value": round(value, 2), "ci": [round(float(lo), 2), round(float(hi), 2)], "resamples": resamples,
-            "seed": seed}
+    return {
+        "value": round(value, 2),
+        "ci": [round(float(lo), 2), round(float(hi), 2)],
+        "resamples": resamples,
+        "seed": seed,
+    }
 
 
 def pass_hat_k(outcomes: Mapping[str, Sequence[bool]]) -> dict[int, float]:
@@ -195,22 +253,28 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     n = a_only + b_only
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(a_only, b_only) + 1)) / 2 ** n
+    tail = sum(math.comb(n, i) for i in range(min(a_only, b_only) + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
 # ---- breakdowns ------------------------------------------------------------------------------------
 
 AXES: dict[str, Callable[[Facts], Any]] = {
-    "category": lambda f: f["category"], "bucket": lambda f: f["bucket"], "domain": lambda f: f["domain"],
-    "l2": lambda f: f["l2"], "memory_type": lambda f: f["memory_type"],
+    "category": lambda f: f["category"],
+    "bucket": lambda f: f["bucket"],
+    "domain": lambda f: f["domain"],
+    "l2": lambda f: f["l2"],
+    "memory_type": lambda f: f["memory_type"],
     "memory_turn": lambda f: f"{f['memory_type']}/{f['turn']}" if f["memory_type"] else None,
-    "turn": lambda f: f["turn"], "memory_write": lambda f: f["memory_write"],
+    "turn": lambda f: f["turn"],
+    "memory_write": lambda f: f["memory_write"],
     "skill_composition": lambda f: f["composition"],
     "skill_condition": lambda f: f["condition"] if f["category"] == "skill" else None,
-    "skill_composition_condition": lambda f: f"{f['composition']}/{f['condition']}"
-    if f["category"] == "skill" and f["composition"] else None,
-    "friction": lambda f: f["friction"], "subagent": lambda f: f["agent"],
+    "skill_composition_condition": lambda f: (
+        f"{f['composition']}/{f['condition']}" if f["category"] == "skill" and f["composition"] else None
+    ),
+    "friction": lambda f: f["friction"],
+    "subagent": lambda f: f["agent"],
 }
 
 
@@ -253,22 +317,32 @@ def behaviour(facts: Iterable[Facts]) -> dict[str, Any]:
         # met the error at least once and still passed
         "recovery": {kind: tally(met[kind]) for kind in sorted(met)},
         "permission_denied": {
-            "episodes": len(denied), "handled": len(handled),
+            "episodes": len(denied),
+            "handled": len(handled),
             "mean_calls_before_handling": _mean(handled),
             "handled_at_once": tally(n == 0 for n in handled),
         },
-        "clarification": {"asked_when_needed": tally(f["asked"] > 0 for f in rows if f["ask_needed"]),
-                          "asked_when_not_needed": tally(f["asked"] > 0 for f in rows if not f["ask_needed"])},
-        "memory_searches": {"tasks": len(memory), "mean": _mean(memory),
-                            "none": sum(n == 0 for n in memory)},
-        "skill_loading": {"loaded_when_needed": tally(f["skill_loaded"] for f in rows if f["skill_needed"]),
-                          "loaded_when_not_needed": tally(f["skill_loaded"] for f in rows if not f["skill_needed"])},
-        "format_errors": {"errors": sum(f["format_errors"] for f in rows), "steps": steps,
-                          "rate": round(100 * sum(f["format_errors"] for f in rows) / steps, 2) if steps else None},
-        "steps": {"episodes": len(gold), "mean_steps": _mean([f["steps"] for f in gold]),
-                  "mean_gold_steps": _mean([f["gold_steps"] for f in gold]),
-                  "mean_ratio": _mean([f["steps"] / f["gold_steps"] for f in gold]),
-                  "passed_mean_excess": _mean([f["steps"] - f["gold_steps"] for f in gold if f["passed"]])},
+        "clarification": {
+            "asked_when_needed": tally(f["asked"] > 0 for f in rows if f["ask_needed"]),
+            "asked_when_not_needed": tally(f["asked"] > 0 for f in rows if not f["ask_needed"]),
+        },
+        "memory_searches": {"tasks": len(memory), "mean": _mean(memory), "none": sum(n == 0 for n in memory)},
+        "skill_loading": {
+            "loaded_when_needed": tally(f["skill_loaded"] for f in rows if f["skill_needed"]),
+            "loaded_when_not_needed": tally(f["skill_loaded"] for f in rows if not f["skill_needed"]),
+        },
+        "format_errors": {
+            "errors": sum(f["format_errors"] for f in rows),
+            "steps": steps,
+            "rate": round(100 * sum(f["format_errors"] for f in rows) / steps, 2) if steps else None,
+        },
+        "steps": {
+            "episodes": len(gold),
+            "mean_steps": _mean([f["steps"] for f in gold]),
+            "mean_gold_steps": _mean([f["gold_steps"] for f in gold]),
+            "mean_ratio": _mean([f["steps"] / f["gold_steps"] for f in gold]),
+            "passed_mean_excess": _mean([f["steps"] - f["gold_steps"] for f in gold if f["passed"]]),
+        },
     }
 
 
@@ -279,16 +353,37 @@ def behaviour(facts: Iterable[Facts]) -> dict[str, Any]:
 # record never retrieved explains the wrong write that followed, a wrong argument explains the
 # stray row the checker also reports for it (a mis-filled insert is both "closest row" and
 # "unexpected row").
-CAUSES = ("infra", "context_overflow", "format_errors", "step_budget", "memory_gate", "skill_gate", "handoff",
-          "wrong_tool", "wrong_argument", "collateral_write", "missing_call", "wrong_answer", "other")
+CAUSES = (
+    "infra",
+    "context_overflow",
+    "format_errors",
+    "step_budget",
+    "memory_gate",
+    "skill_gate",
+    "handoff",
+    "wrong_tool",
+    "wrong_argument",
+    "collateral_write",
+    "missing_call",
+    "wrong_answer",
+    "other",
+)
 
-_MISSING = re.compile(r"never called successfully|; no row was (inserted|deleted|updated)|^ask first: "
-                      r"|uses the result of .* but was only made before it|in no order that respects")
-_WRONG_ARGUMENT = re.compile(r"wrong arguments at step|; closest (inserted|deleted) row |the row was updated but"
-                             r"|no updated row matches")
-_COLLATERAL = re.compile(r"^unexpected side effect at step|: unexpected row (inserted|deleted)|: unexpected update of"
-                         r"|; it also changed |: forbidden change ")
-ARGUMENT_ERRORS = frozenset({"MissingRequiredArgument", "UnknownArgument", "InvalidArgumentType", "InvalidArgumentValue"})
+_MISSING = re.compile(
+    r"never called successfully|; no row was (inserted|deleted|updated)|^ask first: "
+    r"|uses the result of .* but was only made before it|in no order that respects"
+)
+_WRONG_ARGUMENT = re.compile(
+    r"wrong arguments at step|; closest (inserted|deleted) row |the row was updated but"
+    r"|no updated row matches"
+)
+_COLLATERAL = re.compile(
+    r"^unexpected side effect at step|: unexpected row (inserted|deleted)|: unexpected update of"
+    r"|; it also changed |: forbidden change "
+)
+ARGUMENT_ERRORS = frozenset(
+    {"MissingRequiredArgument", "UnknownArgument", "InvalidArgumentType", "InvalidArgumentValue"}
+)
 _HANDOFF = re.compile(r"^(route|handoff|follow-up)[ :]")
 
 TAXONOMY_RULES = {
@@ -300,12 +395,12 @@ TAXONOMY_RULES = {
     "skill_gate": "the required skill was never loaded",
     "handoff": "the sub-agent route, its handoff fields or the follow-up after it",
     "wrong_tool": "an expected call or effect is missing and the planner made a wrong-tool call instead "
-                  "(ToolNotAvailable met, or an unexpected mutating call / row)",
+    "(ToolNotAvailable met, or an unexpected mutating call / row)",
     "wrong_argument": "the right tool or row, with wrong arguments or values; or an expected call or effect "
-                      "is missing after the executor rejected a call's arguments (an argument ErrorType met)",
+    "is missing after the executor rejected a call's arguments (an argument ErrorType met)",
     "collateral_write": "a write nobody asked for (unexpected call, row or column, forbidden change)",
     "missing_call": "an expected call or effect never happened (including a confirmation never asked "
-                    "and a dependent call made too early)",
+    "and a dependent call made too early)",
     "wrong_answer": "the final answer does not state a fact the user asked for",
     "other": "none of the above",
 }
@@ -338,8 +433,12 @@ def primary_cause(f: Facts) -> str | None:
         return "wrong_tool"
     if has(_MISSING) and ARGUMENT_ERRORS & set(f["errors"]):  # the call was made, its arguments rejected
         return "wrong_argument"
-    for cause, pattern in (("wrong_argument", _WRONG_ARGUMENT), ("collateral_write", _COLLATERAL),
-                           ("missing_call", _MISSING), ("wrong_answer", "answer:")):
+    for cause, pattern in (
+        ("wrong_argument", _WRONG_ARGUMENT),
+        ("collateral_write", _COLLATERAL),
+        ("missing_call", _MISSING),
+        ("wrong_answer", "answer:"),
+    ):
         if has(pattern):
             return cause
     return "other"
@@ -382,19 +481,32 @@ def paired(a: Iterable[Facts], b: Iterable[Facts], *, resamples: int = RESAMPLES
         a_only = sum(fa[i]["passed"] and not fb[i]["passed"] for i in pick)
         b_only = sum(fb[i]["passed"] and not fa[i]["passed"] for i in pick)
         if name == "overall":
-            rate_a = overall({c: 100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()) for c, t in ta.items()})
-            rate_b = overall({c: 100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()) for c, t in tb.items()})
+            rate_a = overall(
+                {c: 100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()) for c, t in ta.items()}
+            )
+            rate_b = overall(
+                {c: 100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()) for c, t in tb.items()}
+            )
             diffs = _weighted(ra) - _weighted(rb)
         else:
             rate_a = 100 * sum(fa[i]["passed"] for i in pick) / len(pick)
             rate_b = 100 * sum(fb[i]["passed"] for i in pick) / len(pick)
             diffs = ra[name] - rb[name]
         lo, hi = np.percentile(diffs, [2.5, 97.5])
-        rows[name] = {"episodes": len(pick), "a": round(rate_a, 2), "b": round(rate_b, 2),
-                      "difference": round(rate_a - rate_b, 2), "ci": [round(float(lo), 2), round(float(hi), 2)],
-                      "a_only": a_only, "b_only": b_only, "mcnemar_p": mcnemar_exact(a_only, b_only)}
-    flips = {"a_only": [f"{k}#{s}" for (k, s), x, y in zip(common, fa, fb) if x["passed"] and not y["passed"]],
-             "b_only": [f"{k}#{s}" for (k, s), x, y in zip(common, fa, fb) if y["passed"] and not x["passed"]]}
+        rows[name] = {
+            "episodes": len(pick),
+            "a": round(rate_a, 2),
+            "b": round(rate_b, 2),
+            "difference": round(rate_a - rate_b, 2),
+            "ci": [round(float(lo), 2), round(float(hi), 2)],
+            "a_only": a_only,
+            "b_only": b_only,
+            "mcnemar_p": mcnemar_exact(a_only, b_only),
+        }
+    flips = {
+        "a_only": [f"{k}#{s}" for (k, s), x, y in zip(common, fa, fb) if x["passed"] and not y["passed"]],
+        "b_only": [f"{k}#{s}" for (k, s), x, y in zip(common, fa, fb) if y["passed"] and not x["passed"]],
+    }
     return {"episodes": len(common), "resamples": resamples, "seed": seed, "rows": rows, "flips": flips}
 
 
@@ -409,8 +521,10 @@ def analyse(facts: Sequence[Facts], *, resamples: int = RESAMPLES, seed: int = 0
         by_task[f["key"]].append(f["passed"])
     return {
         "overall": bootstrap_overall(rows, resamples=resamples, seed=seed),
-        "breakdowns": breakdowns(rows), "behaviour": behaviour(rows),
-        "taxonomy": taxonomy(rows), "taxonomy_rules": TAXONOMY_RULES,
+        "breakdowns": breakdowns(rows),
+        "behaviour": behaviour(rows),
+        "taxonomy": taxonomy(rows),
+        "taxonomy_rules": TAXONOMY_RULES,
         "pass_hat_k": {str(k): v for k, v in pass_hat_k(by_task).items()},
         "tokens": tokens(rows),
     }
@@ -432,8 +546,10 @@ def summary_lines(analysis: Mapping[str, Any], top: int = 3) -> list[str]:
     o = analysis["overall"]
     lines = []
     if o["value"] is not None:
-        lines.append(f"Overall {o['value']:.2f} % (95 % CI {o['ci'][0]:.2f}–{o['ci'][1]:.2f}; bootstrap over tasks, "
-                     f"{o['resamples']} resamples, seed {o['seed']})")
+        lines.append(
+            f"Overall {o['value']:.2f} % (95 % CI {o['ci'][0]:.2f}–{o['ci'][1]:.2f}; bootstrap over tasks, "
+            f"{o['resamples']} resamples, seed {o['seed']})"
+        )
     for planner, causes in analysis["taxonomy"].items():
         shown = ", ".join(f"{c} {n}" for c, n in list(causes.items())[:top])
         lines.append(f"failures of {planner}: {sum(causes.values())}; top causes: {shown}")

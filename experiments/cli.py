@@ -44,8 +44,9 @@ def _run(args: list[str]) -> int:
     args = [run_override(as_override(a)) for a in args]  # limit=, task_ids=, store=, tracking=: added to the config
     if not any(a.startswith("-") for a in args):  # Hydra's own flags (--cfg job, -m, ...) go to Hydra as they are
         try:
-            run.compose_checked([a for a in args if not a.lstrip("+~").startswith("hydra")]
-                                + run.searchpath_overrides(args))
+            run.compose_checked(
+                [a for a in args if not a.lstrip("+~").startswith("hydra")] + run.searchpath_overrides(args)
+            )
         except run.RunConfigError as exc:
             print(f"mobilepa run: {exc}", file=sys.stderr)
             return 2
@@ -93,8 +94,11 @@ def config_dir_args(args: list[str]) -> list[str]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     searchpath = [a for a in rest if a.lstrip("+~").partition("=")[0] == "hydra.searchpath"]
-    earlier = [str(f) for f in OverridesParser.create().parse_overrides(searchpath[-1:])[0].value()] \
-        if searchpath else []  # type: ignore[union-attr]
+    earlier = (
+        [str(f) for f in OverridesParser.create().parse_overrides(searchpath[-1:])[0].value()]  # type: ignore[union-attr]
+        if searchpath
+        else []
+    )
     listed = ",".join(json.dumps(f) for f in [*earlier, *folders])
     return [*(a for a in rest if a not in searchpath), f"hydra.searchpath=[{listed}]"]
 
@@ -159,23 +163,42 @@ def _view(args: list[str]) -> int:
 
 
 COMMANDS: dict[str, Command] = {
-    "run": Command("[key=value ...]", "run one planner over one split (Hydra): scores, results.json, "
-                   "trajectories; exits 1 if an episode ended in infra_error", _run),
-    "sweep": Command("[key=value ...]", "the planner x split x condition x seed grid on Dask into the results "
-                     "store, tracked in MLflow, then the leaderboard", _sweep),
-    "report": Command("[--store PATH] [--out DIR]", "leaderboard from the results store: table, markdown, HTML, "
-                      "per-cell analysis", _report),
-    "compare": Command("A B", "two planners on the same stored episodes: paired differences, McNemar, flips",
-                       _compare),
-    "rescore": Command("[--store PATH] [--split NAME]", "judge the stored trajectories again with the current "
-                       "verifier, no planner called: verdicts that changed, scores before and after, MLflow updated",
-                       _rescore),
-    "view": Command("[KEY] [--run DIR|--store PATH]", "list a run's or a store's episodes, or show one: "
-                    "conversation, calls, envelopes, diff, verdict; --html pages", _view),
+    "run": Command(
+        "[key=value ...]",
+        "run one planner over one split (Hydra): scores, results.json, "
+        "trajectories; exits 1 if an episode ended in infra_error",
+        _run,
+    ),
+    "sweep": Command(
+        "[key=value ...]",
+        "the planner x split x condition x seed grid on Dask into the results "
+        "store, tracked in MLflow, then the leaderboard",
+        _sweep,
+    ),
+    "report": Command(
+        "[--store PATH] [--out DIR]",
+        "leaderboard from the results store: table, markdown, HTML, per-cell analysis",
+        _report,
+    ),
+    "compare": Command("A B", "two planners on the same stored episodes: paired differences, McNemar, flips", _compare),
+    "rescore": Command(
+        "[--store PATH] [--split NAME]",
+        "judge the stored trajectories again with the current "
+        "verifier, no planner called: verdicts that changed, scores before and after, MLflow updated",
+        _rescore,
+    ),
+    "view": Command(
+        "[KEY] [--run DIR|--store PATH]",
+        "list a run's or a store's episodes, or show one: conversation, calls, envelopes, diff, verdict; --html pages",
+        _view,
+    ),
     "play": Command("KEY", "play one episode yourself as the planner, verdict at finish", _play),
     "catalog": Command("[--json|--markdown]", "the declared phone: tools per domain and level-2", _catalog),
-    "tasks": Command("{try,build,validate,stats,card,gates}", "the task suite: draft, build, self-validate, "
-                     "count, dataset card, gate violations", _tasks),
+    "tasks": Command(
+        "{try,build,validate,stats,card,gates}",
+        "the task suite: draft, build, self-validate, count, dataset card, gate violations",
+        _tasks,
+    ),
     "bench": Command("[all|sandbox|llm]", "the performance figures side by side", _bench),
 }
 
@@ -191,12 +214,14 @@ class _CommandsFormatter(argparse.RawDescriptionHelpFormatter):
 def parser() -> argparse.ArgumentParser:
     """The top-level parser, generated from COMMANDS (used for --help; each command parses its own arguments)."""
     p = argparse.ArgumentParser(
-        prog="mobilepa", formatter_class=_CommandsFormatter,
+        prog="mobilepa",
+        formatter_class=_CommandsFormatter,
         description="MobilePA-Bench: run LLM planners on a sandboxed phone and score them.",
         epilog="`mobilepa <command> --help` shows a command's options.\nquickstart:\n"
-               "  mobilepa run planner=oracle split=mini\n"
-               "  mobilepa sweep planner=oracle,noop split=mini seed=0,1,2 && mobilepa report\n"
-               "  mobilepa view --store outputs/results.db --verdict fail")
+        "  mobilepa run planner=oracle split=mini\n"
+        "  mobilepa sweep planner=oracle,noop split=mini seed=0,1,2 && mobilepa report\n"
+        "  mobilepa view --store outputs/results.db --verdict fail",
+    )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = p.add_subparsers(title="commands", metavar="<command>")
     for name, command in COMMANDS.items():
@@ -282,21 +307,25 @@ def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[
         loader = GlobalHydra.instance().config_loader()
         chosen = cfg.hydra.runtime.choices
         known = loader.list_groups("")
-        groups = {g: [o for o in loader.get_group_options(g) if not o.startswith("_")] if g in known else []
-                  for g in [*(grid or {}), *(g for g in known if g in cfg and g != "hydra")]}
+        groups = {
+            g: [o for o in loader.get_group_options(g) if not o.startswith("_")] if g in known else []
+            for g in [*(grid or {}), *(g for g in known if g in cfg and g != "hydra")]
+        }
     defaults = {g: [str(chosen.get(g))] for g in groups}
     for group, key in (grid or {}).items():
         defaults[group] = [str(v) for v in cfg[key]]
     width = max(map(len, groups), default=0)
-    group_lines = [f"  {g:<{width}}  " + ", ".join(f"{o}*" if o in defaults[g] else o for o in options or defaults[g])
-                   for g, options in groups.items()]
+    group_lines = [
+        f"  {g:<{width}}  " + ", ".join(f"{o}*" if o in defaults[g] else o for o in options or defaults[g])
+        for g, options in groups.items()
+    ]
     comments = {}
     source = Path(CONF_DIR) / f"{config_name}.yaml"
     for line in source.read_text(encoding="utf-8").splitlines():
         if match := _COMMENTED.match(line):
             comments[match.group(1)] = match.group(3) or ""
     key_lines = []
-    for key in cfg:
+    for key in cfg:  # type: ignore[assignment]  # a DictConfig's keys are str
         if key == "hydra" or key in groups or key in (grid or {}).values() or isinstance(cfg[key], DictConfig):
             continue
         value = json.dumps(OmegaConf.to_container(cfg[key]) if isinstance(cfg[key], ListConfig) else cfg[key])
@@ -307,31 +336,39 @@ def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[
 
 def _run_help() -> str:
     groups, keys = _config_help("config")
-    return (f"usage: mobilepa run [--config-dir DIR] [key=value ...] [Hydra flags]\n\n{RUN_DESCRIPTION}\n\n"
-            "config groups (key=option; * the default):\n" + "\n".join(groups) +
-            "\n\nkeys (conf/config.yaml):\n" + "\n".join(keys) +
-            "\n  planner.<key>=value  any key of the chosen planner config (e.g. planner.base_url, "
-            "planner.sampling.temperature)"
-            "\n  limit=N  only the first N tasks of the split (a quick run)"
-            "\n  task_ids=[a,b]  only these tasks"
-            "\n  store=PATH  also record the episodes into a results store, as a one-cell sweep (off by default)"
-            "\n  tracking=mlflow  also log them to MLflow like a sweep (the store: store=, else outputs/results.db)"
-            "\n\nexamples:\n" + RUN_EXAMPLES)
+    return (
+        f"usage: mobilepa run [--config-dir DIR] [key=value ...] [Hydra flags]\n\n{RUN_DESCRIPTION}\n\n"
+        "config groups (key=option; * the default):\n"
+        + "\n".join(groups)
+        + "\n\nkeys (conf/config.yaml):\n"
+        + "\n".join(keys)
+        + "\n  planner.<key>=value  any key of the chosen planner config (e.g. planner.base_url, "
+        "planner.sampling.temperature)"
+        "\n  limit=N  only the first N tasks of the split (a quick run)"
+        "\n  task_ids=[a,b]  only these tasks"
+        "\n  store=PATH  also record the episodes into a results store, as a one-cell sweep (off by default)"
+        "\n  tracking=mlflow  also log them to MLflow like a sweep (the store: store=, else outputs/results.db)"
+        "\n\nexamples:\n" + RUN_EXAMPLES
+    )
 
 
 def _sweep_help() -> str:
     from experiments.sweep import GRID_KEYS
 
     groups, keys = _config_help("sweep", GRID_KEYS)
-    return (f"usage: mobilepa sweep [--dry-run] [--config-dir DIR] [key=value ...]\n\n{SWEEP_DESCRIPTION}\n\n"
-            "options:\n  --dry-run  print the grid, the cells, their episodes and the endpoints, then exit: nothing "
-            "is run, stored or logged\n\n"
-            "grid and config groups (key=option[,option...]; * the default):\n" + "\n".join(groups) +
-            "\n\nkeys (conf/sweep.yaml):\n" + "\n".join(keys) +
-            "\n  planner.<name>.<key>=value  a key of one planner's config, e.g. planner.qwen3_8b.base_url"
-            "\n  limit=N  only the first N tasks of each split (a quick run)"
-            "\n  task_ids=[a,b]  only these tasks (their SOR and MTSR episodes under condition both)"
-            "\n\nexamples:\n" + SWEEP_EXAMPLES)
+    return (
+        f"usage: mobilepa sweep [--dry-run] [--config-dir DIR] [key=value ...]\n\n{SWEEP_DESCRIPTION}\n\n"
+        "options:\n  --dry-run  print the grid, the cells, their episodes and the endpoints, then exit: nothing "
+        "is run, stored or logged\n\n"
+        "grid and config groups (key=option[,option...]; * the default):\n"
+        + "\n".join(groups)
+        + "\n\nkeys (conf/sweep.yaml):\n"
+        + "\n".join(keys)
+        + "\n  planner.<name>.<key>=value  a key of one planner's config, e.g. planner.qwen3_8b.base_url"
+        "\n  limit=N  only the first N tasks of each split (a quick run)"
+        "\n  task_ids=[a,b]  only these tasks (their SOR and MTSR episodes under condition both)"
+        "\n\nexamples:\n" + SWEEP_EXAMPLES
+    )
 
 
 if __name__ == "__main__":

@@ -50,22 +50,31 @@ def cells(store: ResultsStore, **where: Any) -> list[Cell]:
 def cell_facts(store: ResultsStore, cell: Cell, tasks: dict[str, dict[str, Task]]) -> list[Facts]:
     planner, split, condition, seed = cell
     by_id = tasks.get(split, {})
-    return [row_facts(r, json.loads(gzip.decompress(r["trajectory"])), by_id.get(r["task_id"].partition("@")[0]))
-            for r in store.rows(with_trajectories=True, planner=planner, split=split, condition=condition, seed=seed)]
+    return [
+        row_facts(r, json.loads(gzip.decompress(r["trajectory"])), by_id.get(r["task_id"].partition("@")[0]))
+        for r in store.rows(with_trajectories=True, planner=planner, split=split, condition=condition, seed=seed)
+    ]
 
 
 def cell_keys(store: ResultsStore, cell: Cell) -> list[tuple[Any, ...]]:
     """The keys of a cell's rows, in the order ``cell_facts`` returns their facts."""
     planner, split, condition, seed = cell
-    return [(r["planner"], r["split"], r["condition"], r["seed"], r["task_id"])
-            for r in store.rows(planner=planner, split=split, condition=condition, seed=seed)]
+    return [
+        (r["planner"], r["split"], r["condition"], r["seed"], r["task_id"])
+        for r in store.rows(planner=planner, split=split, condition=condition, seed=seed)
+    ]
 
 
 # ---- mobilepa report -----------------------------------------------------------------------------------
 
 
-def report_analysis(store: ResultsStore, out_dir: Path, split: str | None = None,
-                    console: Console | None = None, keys: set[tuple[Any, ...]] | None = None) -> Path:
+def report_analysis(
+    store: ResultsStore,
+    out_dir: Path,
+    split: str | None = None,
+    console: Console | None = None,
+    keys: set[tuple[Any, ...]] | None = None,
+) -> Path:
     """``analysis.json`` (every cell's full analysis, and per planner/split/condition over its seeds)
     beside the leaderboard, and a per-cell table on the console; returns the JSON's path. ``keys``: only
     these episodes (the report's sweep or selection), else every one of the store (or of ``split``)."""
@@ -93,8 +102,9 @@ def report_analysis(store: ResultsStore, out_dir: Path, split: str | None = None
         causes.add_row(label, "", _causes(result))
     for (planner, split_name, condition), facts in groups.items():
         result = analyse(facts)
-        doc["groups"][f"{planner}/{split_name}/{condition}"] = {k: result[k] for k in ("overall", "pass_hat_k",
-                                                                                        "taxonomy", "tokens")}
+        doc["groups"][f"{planner}/{split_name}/{condition}"] = {
+            k: result[k] for k in ("overall", "pass_hat_k", "taxonomy", "tokens")
+        }
         label = f"{planner}/{split_name}/{condition} (all seeds)"
         table.add_row(label, _overall(result), _format_rate(result), _recovered(result), _tokens(result))
         causes.add_row(label, " ".join(f"{v:.1f}" for v in result["pass_hat_k"].values()), _causes(result))
@@ -135,10 +145,11 @@ def _recovered(result: dict[str, Any]) -> str:
 
 def _tokens(result: dict[str, Any]) -> str:
     t = result["tokens"]
-    parts = [f"{name} {t[kind]['per_episode']:.0f}" for kind, name in (("prompt_tokens", "in"),
-                                                                        ("completion_tokens", "out"),
-                                                                        ("cached_prompt_tokens", "cached"))
-             if t[kind]]
+    parts = [
+        f"{name} {t[kind]['per_episode']:.0f}"
+        for kind, name in (("prompt_tokens", "in"), ("completion_tokens", "out"), ("cached_prompt_tokens", "cached"))
+        if t[kind]
+    ]
     return " ".join(parts) or "–"
 
 
@@ -152,16 +163,27 @@ class CompareError(ValueError):
 def _choose(kind: str, options: set[str], given: str | None) -> str:
     if given is not None:
         if given not in options:
-            raise CompareError(f"--{kind} {given}: both planners have episodes only in {', '.join(sorted(options)) or 'none'}")
+            raise CompareError(
+                f"--{kind} {given}: both planners have episodes only in {', '.join(sorted(options)) or 'none'}"
+            )
         return given
     if len(options) != 1:
-        raise CompareError(f"both planners have episodes in {kind}s {', '.join(sorted(options)) or 'none'}; "
-                           f"choose one with --{kind}")
+        raise CompareError(
+            f"both planners have episodes in {kind}s {', '.join(sorted(options)) or 'none'}; choose one with --{kind}"
+        )
     return next(iter(options))
 
 
-def compare(store: ResultsStore, a: str, b: str, *, split: str | None = None, condition: str | None = None,
-            resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+def compare(
+    store: ResultsStore,
+    a: str,
+    b: str,
+    *,
+    split: str | None = None,
+    condition: str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
     """A against B on the episodes both have (same split, condition, episode key and seed)."""
     if a == b:
         raise CompareError("compare two different planners")
@@ -170,13 +192,22 @@ def compare(store: ResultsStore, a: str, b: str, *, split: str | None = None, co
         if not found:
             raise CompareError(f"the store holds no episodes of planner {p!r}")
     split = _choose("split", {c[1] for c in mine[a]} & {c[1] for c in mine[b]}, split)
-    condition = _choose("condition", {c[2] for c in mine[a] if c[1] == split} & {c[2] for c in mine[b] if c[1] == split},
-                        condition)
+    condition = _choose(
+        "condition", {c[2] for c in mine[a] if c[1] == split} & {c[2] for c in mine[b] if c[1] == split}, condition
+    )
     tasks = store_tasks(store)
-    facts = {p: [f for c in mine[p] if c[1:3] == (split, condition) for f in cell_facts(store, c, tasks)] for p in (a, b)}
+    facts = {
+        p: [f for c in mine[p] if c[1:3] == (split, condition) for f in cell_facts(store, c, tasks)] for p in (a, b)
+    }
     result = paired(facts[a], facts[b], resamples=resamples, seed=seed)
-    return {"a": a, "b": b, "split": split, "condition": condition,
-            "seeds": sorted({c[3] for c in mine[a]} & {c[3] for c in mine[b]}), **result}
+    return {
+        "a": a,
+        "b": b,
+        "split": split,
+        "condition": condition,
+        "seeds": sorted({c[3] for c in mine[a]} & {c[3] for c in mine[b]}),
+        **result,
+    }
 
 
 def compare_plot(result: dict[str, Any]) -> bytes:
@@ -191,9 +222,14 @@ def compare_plot(result: dict[str, Any]) -> bytes:
     fig, ax = plt.subplots(figsize=(6, 0.5 * len(names) + 1.5))
     y = range(len(names))
     diffs = [r["difference"] for r in rows]
-    ax.errorbar(diffs, list(y), xerr=[[d - r["ci"][0] for d, r in zip(diffs, rows)],
-                                      [r["ci"][1] - d for d, r in zip(diffs, rows)]],
-                fmt="o", capsize=4, color="tab:blue")
+    ax.errorbar(
+        diffs,
+        list(y),
+        xerr=[[d - r["ci"][0] for d, r in zip(diffs, rows)], [r["ci"][1] - d for d, r in zip(diffs, rows)]],
+        fmt="o",
+        capsize=4,
+        color="tab:blue",
+    )
     ax.axvline(0, color="grey", linewidth=1)
     ax.set_yticks(list(y), [f"{n} (p={r['mcnemar_p']:.3g})" for n, r in zip(names, rows)])
     ax.invert_yaxis()
@@ -207,11 +243,29 @@ def compare_plot(result: dict[str, Any]) -> bytes:
 
 
 def _table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    header = ["", result["a"], result["b"], "difference [95 % CI]", f"{result['a']} only", f"{result['b']} only",
-              "McNemar p", "episodes"]
-    body = [[name, f"{r['a']:.2f}", f"{r['b']:.2f}", f"{r['difference']:+.2f} [{r['ci'][0]:+.2f}, {r['ci'][1]:+.2f}]",
-             str(r["a_only"]), str(r["b_only"]), f"{r['mcnemar_p']:.3g}", str(r["episodes"])]
-            for name, r in result["rows"].items()]
+    header = [
+        "",
+        result["a"],
+        result["b"],
+        "difference [95 % CI]",
+        f"{result['a']} only",
+        f"{result['b']} only",
+        "McNemar p",
+        "episodes",
+    ]
+    body = [
+        [
+            name,
+            f"{r['a']:.2f}",
+            f"{r['b']:.2f}",
+            f"{r['difference']:+.2f} [{r['ci'][0]:+.2f}, {r['ci'][1]:+.2f}]",
+            str(r["a_only"]),
+            str(r["b_only"]),
+            f"{r['mcnemar_p']:.3g}",
+            str(r["episodes"]),
+        ]
+        for name, r in result["rows"].items()
+    ]
     return header, body
 
 
@@ -219,14 +273,28 @@ def write_compare(result: dict[str, Any], out_dir: Path) -> tuple[Path, Path, Pa
     """``compare.json``, ``compare.md`` (table and flipping episodes) and ``compare.png``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     header, body = _table(result)
-    md = [f"# {result['a']} vs {result['b']} on {result['split']}/{result['condition']}", "",
-          f"{result['episodes']} paired episodes (seeds {', '.join(map(str, result['seeds']))}); rates in percent; "
-          f"difference = {result['a']} − {result['b']} with a paired bootstrap over tasks ({result['resamples']} "
-          f"resamples, seed {result['seed']}); McNemar's exact test on the discordant episodes.", "",
-          "| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in body),
-          "", f"## Passed by {result['a']} only", "", *(f"- {k}" for k in result["flips"]["a_only"]),
-          "", f"## Passed by {result['b']} only", "", *(f"- {k}" for k in result["flips"]["b_only"]), "",
-          "![differences](compare.png)", ""]
+    md = [
+        f"# {result['a']} vs {result['b']} on {result['split']}/{result['condition']}",
+        "",
+        f"{result['episodes']} paired episodes (seeds {', '.join(map(str, result['seeds']))}); rates in percent; "
+        f"difference = {result['a']} − {result['b']} with a paired bootstrap over tasks ({result['resamples']} "
+        f"resamples, seed {result['seed']}); McNemar's exact test on the discordant episodes.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(r) + " |" for r in body),
+        "",
+        f"## Passed by {result['a']} only",
+        "",
+        *(f"- {k}" for k in result["flips"]["a_only"]),
+        "",
+        f"## Passed by {result['b']} only",
+        "",
+        *(f"- {k}" for k in result["flips"]["b_only"]),
+        "",
+        "![differences](compare.png)",
+        "",
+    ]
     paths = out_dir / "compare.json", out_dir / "compare.md", out_dir / "compare.png"
     paths[0].write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     paths[1].write_text("\n".join(md), encoding="utf-8")
@@ -235,8 +303,9 @@ def write_compare(result: dict[str, Any], out_dir: Path) -> tuple[Path, Path, Pa
 
 
 def main(args: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="mobilepa compare",
-                                     description="two planners of a results store on the same episodes")
+    parser = argparse.ArgumentParser(
+        prog="mobilepa compare", description="two planners of a results store on the same episodes"
+    )
     parser.add_argument("a")
     parser.add_argument("b")
     parser.add_argument("--store", default="outputs/results.db", help="results store (SQLite)")
@@ -252,8 +321,9 @@ def main(args: list[str]) -> int:
         return 2
     store = ResultsStore(Path(ns.store))
     try:
-        result = compare(store, ns.a, ns.b, split=ns.split, condition=ns.condition, resamples=ns.resamples,
-                         seed=ns.seed)
+        result = compare(
+            store, ns.a, ns.b, split=ns.split, condition=ns.condition, resamples=ns.resamples, seed=ns.seed
+        )
     except (CompareError, ValueError) as exc:
         print(f"mobilepa compare: {exc}", file=sys.stderr)
         return 2
@@ -263,8 +333,10 @@ def main(args: list[str]) -> int:
     paths = write_compare(result, out)
     console = Console() if sys.stdout.isatty() else Console(width=140)
     header, body = _table(result)
-    table = Table(title=f"{ns.a} vs {ns.b} on {result['split']}/{result['condition']}: {result['episodes']} paired "
-                        f"episodes, seeds {','.join(map(str, result['seeds']))}")
+    table = Table(
+        title=f"{ns.a} vs {ns.b} on {result['split']}/{result['condition']}: {result['episodes']} paired "
+        f"episodes, seeds {','.join(map(str, result['seeds']))}"
+    )
     for column in header:
         table.add_column(column)
     for row in body:
@@ -272,7 +344,7 @@ def main(args: list[str]) -> int:
     console.print(table)
     for side in ("a_only", "b_only"):
         flips = result["flips"][side]
-        shown = ", ".join(flips[:ns.flips]) + (f" … (+{len(flips) - ns.flips})" if len(flips) > ns.flips else "")
+        shown = ", ".join(flips[: ns.flips]) + (f" … (+{len(flips) - ns.flips})" if len(flips) > ns.flips else "")
         console.print(f"passed by {result[side[0]]} only ({len(flips)}): {shown or '–'}")
     console.print("written: " + "  ".join(str(p.resolve()) for p in paths))
     return 0

@@ -25,7 +25,7 @@ def library_logs(path: Path, *, title: str, import_mlflow: bool = False) -> Iter
     path.parent.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.stream.write(f"---- {time.strftime('%Y-%m-%d %H:%M:%S')} {title}\n")
+    handler.stream.write(f"---- {time.strftime('%Y-%m-%d %H:%M:%S')} {title}\n")  # type: ignore[union-attr]  # opened
     saved = []
     for name in LIBRARY_LOGGERS:
         logger = logging.getLogger(name)

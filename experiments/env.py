@@ -27,7 +27,9 @@ class MobilePAEnv:
         self.episode: Episode | None = None
         self.rng = random.Random()
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
         """Start an episode: the task named in ``options["task_id"]``, else one drawn with ``seed``."""
         self.close()
         if seed is not None:

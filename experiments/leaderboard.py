@@ -35,9 +35,14 @@ def percentile(values: Sequence[float], q: float) -> float:
 def cell_document(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """``results.json``'s document for one (planner, split, condition, seed) cell of the store."""
     first = rows[0]
-    return results_document(planner=first["planner"], split=first["split"], seed=first["seed"],
-                            condition=first["condition"], verdicts=[record_verdict(r) for r in rows],
-                            wall_s=sum(r["wall_s"] for r in rows))
+    return results_document(
+        planner=first["planner"],
+        split=first["split"],
+        seed=first["seed"],
+        condition=first["condition"],
+        verdicts=[record_verdict(r) for r in rows],
+        wall_s=sum(r["wall_s"] for r in rows),
+    )
 
 
 def cell_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -82,8 +87,10 @@ def by_group(rows: Iterable[dict[str, Any]]) -> dict[Group, dict[int, list[dict[
 def group_stability(seeds: dict[int, list[dict[str, Any]]]) -> Stability | None:
     """The spread over the seeds that have a scorable episode; None when none has (e.g. every episode of
     a dead endpoint ended in ``infra_error``): such a group has no score, only its unscorable count."""
-    scored = {s: {r["task_id"]: (r["category"], bool(r["passed"])) for r in rows if r["scorable"]}
-              for s, rows in seeds.items()}
+    scored = {
+        s: {r["task_id"]: (r["category"], bool(r["passed"])) for r in rows if r["scorable"]}
+        for s, rows in seeds.items()
+    }
     scored = {s: outcomes for s, outcomes in scored.items() if outcomes}
     return stability(scored) if scored else None
 
@@ -112,17 +119,29 @@ def leaderboard(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for (planner, split, condition), seeds in by_group(rows).items():
         s = group_stability(seeds)
         every = [r for v in seeds.values() for r in v]
-        board.append({"planner": planner, "split": split, "condition": condition,
-                      "seeds": list(s.seeds) if s else [], "all_seeds": sorted(seeds), "episodes": len(every),
-                      "per_seed": max(len(v) for v in seeds.values()),
-                      "unscorable": sum(not r["scorable"] for r in every),
-                      "infra_errors": sum(r["termination"] == "infra_error" for r in every), "stability": s,
-                      "buckets": {b: _rate_spread(seeds, lambda r, b=b: r["bucket"] == b) for b in BUCKETS},
-                      "retrieval": {c: _rate_spread(seeds, lambda r, c=c: r["category"] == "skill"
-                                                    and episode_condition(r) == c) for c in SKILL_CONDITIONS},
-                      "cost": group_cost(seeds)})
-    return sorted(board, key=lambda e: (e["split"], e["stability"] is None,
-                                        -e["stability"].overall.mean if e["stability"] else 0))
+        board.append(
+            {
+                "planner": planner,
+                "split": split,
+                "condition": condition,
+                "seeds": list(s.seeds) if s else [],
+                "all_seeds": sorted(seeds),
+                "episodes": len(every),
+                "per_seed": max(len(v) for v in seeds.values()),
+                "unscorable": sum(not r["scorable"] for r in every),
+                "infra_errors": sum(r["termination"] == "infra_error" for r in every),
+                "stability": s,
+                "buckets": {b: _rate_spread(seeds, lambda r, b=b: r["bucket"] == b) for b in BUCKETS},
+                "retrieval": {
+                    c: _rate_spread(seeds, lambda r, c=c: r["category"] == "skill" and episode_condition(r) == c)
+                    for c in SKILL_CONDITIONS
+                },
+                "cost": group_cost(seeds),
+            }
+        )
+    return sorted(
+        board, key=lambda e: (e["split"], e["stability"] is None, -e["stability"].overall.mean if e["stability"] else 0)
+    )
 
 
 def group_cost(seeds: dict[int, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -146,8 +165,15 @@ def _pm(spread: Spread | None) -> str:
 
 UNSCORED = "unscored"  # a group's Overall when none of its episodes could be scored
 SKILL_CONDITIONS = ("sor", "mtsr")
-SHORT = {"basic": "Basic", "subagent": "Sub-agent", "memory": "Memory", "skill": "Skill",
-         "tool_call": "Tool call", "state_change": "State chg", "agent_behavior": "Behavior"}
+SHORT = {
+    "basic": "Basic",
+    "subagent": "Sub-agent",
+    "memory": "Memory",
+    "skill": "Skill",
+    "tool_call": "Tool call",
+    "state_change": "State chg",
+    "agent_behavior": "Behavior",
+}
 
 Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
 
@@ -169,36 +195,106 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
             s: Stability | None = e["stability"]
             who = [e["planner"], e["condition"]]
             paid = e["cost"]  # beside the score: tokens per episode, USD when priced, GPU-s when served
-            costs.append([*who, _pm(s.overall) if s is not None else UNSCORED,
-                          *(tokens_short(paid[f"{k}_per_episode"]) for k in TOKEN_KINDS),
-                          money(paid["cost_usd_per_cell"]), money(paid["cost_usd_per_episode"]),
-                          "–" if paid["gpu_s_per_cell"] is None else f"{paid['gpu_s_per_cell']:.0f}"])
-            scores.append([*who, _seeds(e), str(e["per_seed"]),
-                           *([_pm(s.overall), *(_pm(s.categories.get(c)) for c in CATEGORIES)] if s is not None
-                             else [UNSCORED, *("–" for _ in CATEGORIES)])])
+            costs.append(
+                [
+                    *who,
+                    _pm(s.overall) if s is not None else UNSCORED,
+                    *(tokens_short(paid[f"{k}_per_episode"]) for k in TOKEN_KINDS),
+                    money(paid["cost_usd_per_cell"]),
+                    money(paid["cost_usd_per_episode"]),
+                    "–" if paid["gpu_s_per_cell"] is None else f"{paid['gpu_s_per_cell']:.0f}",
+                ]
+            )
+            scores.append(
+                [
+                    *who,
+                    _seeds(e),
+                    str(e["per_seed"]),
+                    *(
+                        [_pm(s.overall), *(_pm(s.categories.get(c)) for c in CATEGORIES)]
+                        if s is not None
+                        else [UNSCORED, *("–" for _ in CATEGORIES)]
+                    ),
+                ]
+            )
             unscorable = f"{e['unscorable']} ({e['infra_errors']} infra)" if e["infra_errors"] else str(e["unscorable"])
-            buckets.append([*who, *(_pm(e["buckets"][b]) for b in BUCKETS),
-                            *(_pm(e["retrieval"][c]) for c in SKILL_CONDITIONS), unscorable])
+            buckets.append(
+                [
+                    *who,
+                    *(_pm(e["buckets"][b]) for b in BUCKETS),
+                    *(_pm(e["retrieval"][c]) for c in SKILL_CONDITIONS),
+                    unscorable,
+                ]
+            )
             if s is None:
                 spread.append([*who, UNSCORED, "–", "–", "–"])
                 ranges.append([*who, *("–" for _ in CATEGORIES)])
                 continue
-            spread.append([*who, f"{s.overall.range:.2f}", f"{s.pass_all:.1f}", f"{s.pass_any:.1f}", str(len(s.flipping))])
-            ranges.append([*who, *(f"{s.categories[c].range:.2f} ({s.range_tasks[c]:.0f}) → {s.overall_shift[c]:.2f}"
-                                   if c in s.categories else "–" for c in CATEGORIES)])
-        out.append((split, [
-            (f"Leaderboard, split {split} (percent; mean±std over seeds; n: episodes per seed)",
-             ["planner", "cond", "seeds", "n", "Overall", *(SHORT[c] for c in CATEGORIES)], scores),
-            (f"Buckets and skill retrieval, split {split} (percent)",
-             ["planner", "cond", *(SHORT[b] for b in BUCKETS), "SOR", "MTSR", "unscorable"], buckets),
-            (f"Stability across seeds, split {split} (points; pass^k, pass@k: % of tasks passed under all, any seed)",
-             ["planner", "cond", "Overall range", "pass^k", "pass@k", "flipping tasks"], spread),
-            (f"Category range over seeds, split {split}: points (tasks) → Overall points it moves",
-             ["planner", "cond", *(SHORT[c] for c in CATEGORIES)], ranges),
-        ] + ([(f"Cost, split {split} (tokens per episode; USD at the planner config's price, per cell (mean over "
-                "seeds) and per episode; GPU-s of the vLLM server the sweep started, per cell; –: unknown)",
-                ["planner", "cond", "Overall", "prompt", "cached", "completion", "USD/cell", "USD/ep", "GPU-s/cell"],
-                costs)] if any(set(row[3:]) != {"–"} for row in costs) else [])))  # none reported: no table
+            spread.append(
+                [*who, f"{s.overall.range:.2f}", f"{s.pass_all:.1f}", f"{s.pass_any:.1f}", str(len(s.flipping))]
+            )
+            ranges.append(
+                [
+                    *who,
+                    *(
+                        f"{s.categories[c].range:.2f} ({s.range_tasks[c]:.0f}) → {s.overall_shift[c]:.2f}"
+                        if c in s.categories
+                        else "–"
+                        for c in CATEGORIES
+                    ),
+                ]
+            )
+        out.append(
+            (
+                split,
+                [
+                    (
+                        f"Leaderboard, split {split} (percent; mean±std over seeds; n: episodes per seed)",
+                        ["planner", "cond", "seeds", "n", "Overall", *(SHORT[c] for c in CATEGORIES)],
+                        scores,
+                    ),
+                    (
+                        f"Buckets and skill retrieval, split {split} (percent)",
+                        ["planner", "cond", *(SHORT[b] for b in BUCKETS), "SOR", "MTSR", "unscorable"],
+                        buckets,
+                    ),
+                    (
+                        f"Stability across seeds, split {split} "
+                        "(points; pass^k, pass@k: % of tasks passed under all, any seed)",
+                        ["planner", "cond", "Overall range", "pass^k", "pass@k", "flipping tasks"],
+                        spread,
+                    ),
+                    (
+                        f"Category range over seeds, split {split}: points (tasks) → Overall points it moves",
+                        ["planner", "cond", *(SHORT[c] for c in CATEGORIES)],
+                        ranges,
+                    ),
+                ]
+                + (
+                    [
+                        (
+                            f"Cost, split {split} (tokens per episode; USD at the planner config's price, "
+                            "per cell (mean over seeds) and per episode; GPU-s of the vLLM server the sweep started, "
+                            "per cell; –: unknown)",
+                            [
+                                "planner",
+                                "cond",
+                                "Overall",
+                                "prompt",
+                                "cached",
+                                "completion",
+                                "USD/cell",
+                                "USD/ep",
+                                "GPU-s/cell",
+                            ],
+                            costs,
+                        )
+                    ]
+                    if any(set(row[3:]) != {"–"} for row in costs)
+                    else []
+                ),
+            )
+        )  # none reported: no table
     return out
 
 
@@ -235,19 +331,24 @@ class ReportError(RuntimeError):
 def check_report_dir(out_dir: Path) -> None:
     """Fail before any work, naming the folder, when the report could not be written there later."""
     if (blocker := file_in_the_way(out_dir / "leaderboard.md")) is not None:
-        raise ReportError(f"report folder {out_dir}: {blocker} is a file, not a folder; "
-                          "choose another with report_dir=<folder> (mobilepa report: --out)")
+        raise ReportError(
+            f"report folder {out_dir}: {blocker} is a file, not a folder; "
+            "choose another with report_dir=<folder> (mobilepa report: --out)"
+        )
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=out_dir, prefix=".write-check-"):
             pass
     except OSError as exc:
-        raise ReportError(f"report folder {out_dir}: not writable ({exc.strerror or exc}); "
-                          "choose another with report_dir=<folder> (mobilepa report: --out)") from None
+        raise ReportError(
+            f"report folder {out_dir}: not writable ({exc.strerror or exc}); "
+            "choose another with report_dir=<folder> (mobilepa report: --out)"
+        ) from None
 
 
-def write_report(rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None = None
-                 ) -> tuple[list[dict[str, Any]], Path, Path]:
+def write_report(
+    rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None = None
+) -> tuple[list[dict[str, Any]], Path, Path]:
     """Write ``leaderboard.md`` and a self-contained ``leaderboard.html`` (plots inlined as PNG), saying
     what they are about (``about``: a sweep, or a selection of the store); a file that cannot be written
     is one ``ReportError`` line naming the folder."""
@@ -258,13 +359,16 @@ def write_report(rows: Sequence[dict[str, Any]], out_dir: Path, about: str | Non
         raise ReportError(f"report folder {out_dir}: cannot write {where} ({exc.strerror or exc})") from None
 
 
-NOTE = ("Overall = 0.5·Basic + 0.1·Sub-agent + 0.2·Memory + 0.2·Skill (renormalised over the categories a split "
-        "contains). Buckets: tool_call, state_change, agent_behavior. SOR/MTSR: skill tasks under skill-oracle and "
-        "mixed tool-and-skill retrieval. A category's range over seeds moves Overall by its weight × range.")
+NOTE = (
+    "Overall = 0.5·Basic + 0.1·Sub-agent + 0.2·Memory + 0.2·Skill (renormalised over the categories a split "
+    "contains). Buckets: tool_call, state_change, agent_behavior. SOR/MTSR: skill tasks under skill-oracle and "
+    "mixed tool-and-skill retrieval. A category's range over seeds moves Overall by its weight × range."
+)
 
 
-def _write_report(rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None
-                  ) -> tuple[list[dict[str, Any]], Path, Path]:
+def _write_report(
+    rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None
+) -> tuple[list[dict[str, Any]], Path, Path]:
     from experiments.plots import sweep_plots
     from experiments.studies import studies, study_plots, study_tables
 
@@ -295,8 +399,11 @@ def _write_report(rows: Sequence[dict[str, Any]], out_dir: Path, about: str | No
         (out_dir / f"{name}.png").write_bytes(png)
     md_path = out_dir / "leaderboard.md"
     md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
-    images = "".join(f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
-                     f"<figcaption>{name}</figcaption></figure>" for name, png in plots.items())
+    images = "".join(
+        f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+        f"<figcaption>{name}</figcaption></figure>"
+        for name, png in plots.items()
+    )
     page_html = (
         "<!doctype html><html><head><meta charset='utf-8'><title>MobilePA-Bench leaderboard</title><style>"
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"

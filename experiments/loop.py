@@ -91,9 +91,16 @@ class _Away:
             await self._turn.take_back()
 
 
-async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condition: str = "default",
-                      key: str | None = None, turnstile: Turnstile | None = None,
-                      retrieval_model: str | None = None) -> EpisodeResult:
+async def run_episode(
+    task: Task,
+    planner: Planner,
+    *,
+    t_max: int = T_MAX,
+    condition: str = "default",
+    key: str | None = None,
+    turnstile: Turnstile | None = None,
+    retrieval_model: str | None = None,
+) -> EpisodeResult:
     """Run one task with one planner on a fresh private sandbox, under a skill condition (docs/architecture.md §6)
     or one refined by a retrieval variant or an ablation (``both.bm25-n10``, ``mtsr.memory_off``;
     ``retrieval_model``: a dense variant's local model), taking turns through ``turnstile`` with the other
@@ -102,8 +109,9 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condi
     termination = infra_error = overflow = None
     tools, skills = action_space_for(task, condition, retrieval_model)
     async with (turnstile or Turnstile()).turn() as turn:
-        with Episode(task, t_max=t_max, candidate_tools=tools, candidate_skills=skills,
-                     withheld=withheld_for(condition)) as episode:
+        with Episode(
+            task, t_max=t_max, candidate_tools=tools, candidate_skills=skills, withheld=withheld_for(condition)
+        ) as episode:
             while not episode.done:
                 observation = episode.observation()
                 asked = time.perf_counter()
@@ -128,8 +136,14 @@ async def run_episode(task: Task, planner: Planner, *, t_max: int = T_MAX, condi
 
 
 async def run_many(
-    tasks: Iterable[Task], planner: Planner, *, concurrency: int = 64, t_max: int = T_MAX, condition: str = "default",
-    keys: Collection[str] | None = None, retrieval_model: str | None = None,
+    tasks: Iterable[Task],
+    planner: Planner,
+    *,
+    concurrency: int = 64,
+    t_max: int = T_MAX,
+    condition: str = "default",
+    keys: Collection[str] | None = None,
+    retrieval_model: str | None = None,
 ) -> AsyncIterator[EpisodeResult]:
     """Run the episodes of ``tasks`` under ``condition`` (``both``: skill tasks twice) concurrently (bounded),
     yielding each result as it finishes; ``keys`` restricts them to those episode keys.
@@ -144,11 +158,21 @@ async def run_many(
 
     async def one(key: str, task: Task, runs_under: str) -> EpisodeResult:
         async with gate:
-            return await run_episode(task, planner, t_max=t_max, condition=runs_under, key=key, turnstile=turnstile,
-                                     retrieval_model=retrieval_model)
+            return await run_episode(
+                task,
+                planner,
+                t_max=t_max,
+                condition=runs_under,
+                key=key,
+                turnstile=turnstile,
+                retrieval_model=retrieval_model,
+            )
 
-    chosen = sorted((e for e in expand(tasks, condition) if keys is None or e[0] in keys),
-                    key=lambda e: len(e[1].gold), reverse=True)
+    chosen = sorted(
+        (e for e in expand(tasks, condition) if keys is None or e[0] in keys),
+        key=lambda e: len(e[1].gold),
+        reverse=True,
+    )
     started = [asyncio.ensure_future(one(*e)) for e in chosen]  # tasks run, so queue at the gate, in this order
     try:
         for next_done in asyncio.as_completed(started):

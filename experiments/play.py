@@ -79,7 +79,7 @@ def split_tasks(split: str) -> list[Task]:
         known = ", ".join(sorted(p.stem for p in path.parent.glob("*.yaml")))
         raise PlayError(f"--split: unknown split {split!r}; known: {known}")
     cfg = OmegaConf.load(path)
-    return load_split(cfg.file, cfg.get("categories"), cfg.get("subset"))
+    return load_split(cfg.file, cfg.get("categories"), cfg.get("subset"))  # type: ignore[arg-type]  # a DictConfig
 
 
 def find_task(key: str, split: str, condition: str | None) -> tuple[Task, str]:
@@ -109,7 +109,7 @@ def request_planner(name: str, seed: int) -> OpenAICompatPlanner:
     if config.get("kind") != "openai":
         raise PlayError(f"--planner: {name!r} is of kind {config.get('kind')!r}; --request needs a model (kind openai)")
     config["base_url"] = config.get("base_url") or REQUEST_PLACEHOLDER_URL
-    return OpenAICompatPlanner(OpenAIConfig.from_mapping(config))
+    return OpenAICompatPlanner(OpenAIConfig.from_mapping(config))  # type: ignore[arg-type]
 
 
 def read_action(line: str) -> dict[str, Any]:
@@ -120,8 +120,10 @@ def read_action(line: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg} at column {exc.colno}); "
-                         'an action is {"name": "<tool>", "arguments": {...}} or a tool name alone') from None
+        raise ValueError(
+            f"not JSON ({exc.msg} at column {exc.colno}); "
+            'an action is {"name": "<tool>", "arguments": {...}} or a tool name alone'
+        ) from None
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         raise ValueError('an action is a JSON object with a "name" string: {"name": "<tool>", "arguments": {...}}')
     extra = sorted(set(value) - {"name", "arguments"})
@@ -133,8 +135,20 @@ def read_action(line: str) -> dict[str, Any]:
 def as_model_reply(action: dict[str, Any]) -> dict[str, Any]:
     """The action as a model's chat reply with one tool call (its arguments as a JSON string)."""
     arguments = action["arguments"]
-    return {"role": "assistant", "content": None, "tool_calls": [{"id": "play", "type": "function", "function": {
-        "name": action["name"], "arguments": arguments if isinstance(arguments, str) else dumps(arguments)}}]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "play",
+                "type": "function",
+                "function": {
+                    "name": action["name"],
+                    "arguments": arguments if isinstance(arguments, str) else dumps(arguments),
+                },
+            }
+        ],
+    }
 
 
 def tool_line(tool: dict[str, Any]) -> str:
@@ -184,8 +198,16 @@ class Player:
 
     name = "player"
 
-    def __init__(self, console: Console, actions: Actions, *, t_max: int, schemas: bool,
-                 request: OpenAICompatPlanner | None, hint: Callable[[], str]) -> None:
+    def __init__(
+        self,
+        console: Console,
+        actions: Actions,
+        *,
+        t_max: int,
+        schemas: bool,
+        request: OpenAICompatPlanner | None,
+        hint: Callable[[], str],
+    ) -> None:
         self.console = console
         self.actions = actions
         self.t_max = t_max
@@ -263,8 +285,9 @@ class Player:
         self.console.rule(f"waiting for step {observation.step + 1} of {self.t_max} (no verdict yet)")
         if observation.step:  # at step 0 they were just listed
             grown = "" if self.offered == self.first_offered else ", including tools a skill added"
-            self.console.print(f"tools offered now ({len(self.offered)}{grown}): {', '.join(self.offered)}",
-                               markup=False)
+            self.console.print(
+                f"tools offered now ({len(self.offered)}{grown}): {', '.join(self.offered)}", markup=False
+            )
         self.console.print(self.hint(), markup=False)
 
 
@@ -277,10 +300,16 @@ def show_verdict(console: Console, result: EpisodeResult) -> None:
     outcome = "PASS" if v.passed else ("UNSCORABLE" if not v.scorable else "FAIL")
     console.rule(f"verdict: {outcome}")
     gate = {None: "not required", True: "pass", False: "fail"}
-    console.print(f"{outcome}  task {v.task_id} ({v.category}, bucket {v.bucket}), {v.termination} after "
-                  f"{len(steps)} step(s)", style="bold green" if v.passed else "bold red", markup=False)
-    console.print(f"checker: {'pass' if v.checker_passed else 'fail'}; memory gate: {gate[v.memory_gate]}; "
-                  f"skill gate: {gate[v.skill_gate]}", markup=False)
+    console.print(
+        f"{outcome}  task {v.task_id} ({v.category}, bucket {v.bucket}), {v.termination} after {len(steps)} step(s)",
+        style="bold green" if v.passed else "bold red",
+        markup=False,
+    )
+    console.print(
+        f"checker: {'pass' if v.checker_passed else 'fail'}; memory gate: {gate[v.memory_gate]}; "
+        f"skill gate: {gate[v.skill_gate]}",
+        markup=False,
+    )
     for reason in v.reasons:
         console.print(f"- {reason}", markup=False)
 
@@ -290,8 +319,11 @@ def replay_lines(path: Path) -> list[tuple[str, str]]:
     if not path.exists():
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
-    return [(f"{path}:{n}", line) for n, line in enumerate(lines, start=1)
-            if line.strip() and not line.lstrip().startswith("#")]
+    return [
+        (f"{path}:{n}", line)
+        for n, line in enumerate(lines, start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def replayed_actions(lines: list[tuple[str, str]], console: Console) -> list[tuple[str, dict[str, Any]]]:
@@ -316,21 +348,38 @@ def default_save(key: str) -> Path:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="mobilepa play", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        prog="mobilepa play",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG,
         description="Play one episode as the planner: see what the model is sent, type one action per turn, "
-                    "get the verdict (pass/fail, bucket, gates, reasons) at finish or T_max.")
+        "get the verdict (pass/fail, bucket, gates, reasons) at finish or T_max.",
+    )
     p.add_argument("key", metavar="KEY", help="a task id, or an episode key <task_id>@<condition> (skill tasks)")
     p.add_argument("--split", default="full", help="the split holding the task (conf/split; default full)")
-    p.add_argument("--condition", choices=CONDITIONS, default=None,
-                   help="skill condition: the initial action space of a skill task (default: default = the task's A0)")
+    p.add_argument(
+        "--condition",
+        choices=CONDITIONS,
+        default=None,
+        help="skill condition: the initial action space of a skill task (default: default = the task's A0)",
+    )
     p.add_argument("--t-max", type=int, default=T_MAX, help=f"step budget (default {T_MAX})")
-    p.add_argument("--actions", type=Path, help="replay this JSONL file of actions first (a missing one starts "
-                   "empty); new actions are appended to it unless --save names another file")
-    p.add_argument("--save", type=Path, help="write every action played here (default: the --actions file, else "
-                   f"{PLAY_DIR}/<key>-<time>.jsonl)")
+    p.add_argument(
+        "--actions",
+        type=Path,
+        help="replay this JSONL file of actions first (a missing one starts "
+        "empty); new actions are appended to it unless --save names another file",
+    )
+    p.add_argument(
+        "--save",
+        type=Path,
+        help=f"write every action played here (default: the --actions file, else {PLAY_DIR}/<key>-<time>.jsonl)",
+    )
     p.add_argument("--schemas", action="store_true", help="print the tools' full JSON schemas as sent")
-    p.add_argument("--request", action="store_true",
-                   help="print the exact request body the OpenAI-compatible planner sends, before each live action")
+    p.add_argument(
+        "--request",
+        action="store_true",
+        help="print the exact request body the OpenAI-compatible planner sends, before each live action",
+    )
     p.add_argument("--planner", default="qwen3_8b", help="model config for --request (conf/planner; default qwen3_8b)")
     p.add_argument("--seed", type=int, default=0, help="the run seed --request's sampling uses (default 0)")
     return p
@@ -357,15 +406,24 @@ def main(argv: list[str]) -> int:
         options = [f"--split {shlex.quote(args.split)}"] if args.split != "full" else []
         options += [f"--t-max {args.t_max}"] if args.t_max != T_MAX else []
         command = shlex.join(["mobilepa", "play", key]) + "".join(f" {o}" for o in options)
-        return (f"next: append one action line to {save_path}, then rerun:\n"
-                f"  {command} --actions {shlex.quote(str(save_path))} < /dev/null")
+        return (
+            f"next: append one action line to {save_path}, then rerun:\n"
+            f"  {command} --actions {shlex.quote(str(save_path))} < /dev/null"
+        )
 
     with save_path.open("a" if appending else "w", encoding="utf-8") as save:
-        console.print(f"mobilepa play {key} (split {args.split}, condition {condition}, {task.category}, "
-                      f"T_max {args.t_max}); {len(replay)} action line(s) to replay; actions saved to {save_path}",
-                      markup=False)
-        actions = Actions(replayed_actions(replay, console), sys.stdin, save,
-                          interactive=sys.stdin.isatty(), save_replayed=not appending)
+        console.print(
+            f"mobilepa play {key} (split {args.split}, condition {condition}, {task.category}, "
+            f"T_max {args.t_max}); {len(replay)} action line(s) to replay; actions saved to {save_path}",
+            markup=False,
+        )
+        actions = Actions(
+            replayed_actions(replay, console),
+            sys.stdin,
+            save,
+            interactive=sys.stdin.isatty(),
+            save_replayed=not appending,
+        )
         player = Player(console, actions, t_max=args.t_max, schemas=args.schemas, request=request, hint=hint)
         try:
             result = asyncio.run(run_episode(task, player, t_max=args.t_max, condition=condition, key=key))
@@ -376,6 +434,8 @@ def main(argv: list[str]) -> int:
             return 130
     show_verdict(console, result)
     if actions.replay:
-        console.print(f"note: {len(actions.replay)} action line(s) after the end were not played "
-                      f"(first: {actions.replay[0][0]})", markup=False)
+        console.print(
+            f"note: {len(actions.replay)} action line(s) after the end were not played (first: {actions.replay[0][0]})",
+            markup=False,
+        )
     return 0

@@ -47,8 +47,14 @@ def category_scores(rows: Sequence[dict[str, Any]]) -> bytes:
     for i, (group, s) in enumerate(scored.items()):
         spreads = [s.overall, *(s.categories.get(c) for c in CATEGORIES)]
         xs = [k + i * width for k in range(len(names))]
-        ax.bar(xs, [sp.mean if sp else 0 for sp in spreads], width, yerr=[sp.std if sp else 0 for sp in spreads],
-               capsize=3, label=_label(group))
+        ax.bar(
+            xs,
+            [sp.mean if sp else 0 for sp in spreads],
+            width,
+            yerr=[sp.std if sp else 0 for sp in spreads],
+            capsize=3,
+            label=_label(group),
+        )
     ax.set_xticks([k + (len(scored) - 1) * width / 2 for k in range(len(names))], names)
     ax.set_ylabel("success rate (%)")
     ax.set_ylim(0, 105)
@@ -68,8 +74,10 @@ def domain_heatmap(rows: Sequence[dict[str, Any]]) -> bytes:
             tally[(r["domain"], _label((r["planner"], r["split"], r["condition"])))].append(bool(r["passed"]))
     domains = sorted({d for d, _ in tally}, key=domain_order)
     planners = sorted({p for _, p in tally})
-    grid = [[100 * statistics.fmean(tally[(d, p)]) if tally.get((d, p)) else float("nan") for p in planners]
-            for d in domains]
+    grid = [
+        [100 * statistics.fmean(tally[(d, p)]) if tally.get((d, p)) else float("nan") for p in planners]
+        for d in domains
+    ]
     fig, ax = plt.subplots(figsize=(2 + 1.2 * len(planners), 1 + 0.4 * len(domains)))
     if not grid:
         ax.text(0.5, 0.5, "no scorable episode", ha="center", va="center", transform=ax.transAxes)
@@ -81,8 +89,9 @@ def domain_heatmap(rows: Sequence[dict[str, Any]]) -> bytes:
     for i, row in enumerate(grid):
         for j, value in enumerate(row):
             if not math.isnan(value):
-                ax.text(j, i, f"{value:.0f}", ha="center", va="center", color="white" if value < 60 else "black",
-                        fontsize=8)
+                ax.text(
+                    j, i, f"{value:.0f}", ha="center", va="center", color="white" if value < 60 else "black", fontsize=8
+                )
     fig.colorbar(image, ax=ax, label="pass rate (%)")
     ax.set_title("Pass rate by domain × planner / split")
     return _png(fig)
@@ -90,14 +99,15 @@ def domain_heatmap(rows: Sequence[dict[str, Any]]) -> bytes:
 
 def error_types(rows: Sequence[dict[str, Any]]) -> bytes:
     """Tool-call error types (the envelope's ErrorType) per planner, summed over seeds."""
-    per_planner = {_label(g): error_counts(r for seed_rows in seeds.values() for r in seed_rows)
-                   for g, seeds in by_group(rows).items()}
+    per_planner = {
+        _label(g): error_counts(r for seed_rows in seeds.values() for r in seed_rows)
+        for g, seeds in by_group(rows).items()
+    }
     kinds = sorted({k for counts in per_planner.values() for k in counts})
     fig, ax = plt.subplots(figsize=(7, 1.5 + 0.35 * max(1, len(kinds))))
     height = 0.8 / max(1, len(per_planner))
     for i, (planner, counts) in enumerate(per_planner.items()):
-        ax.barh([k + i * height for k in range(len(kinds))], [counts.get(k, 0) for k in kinds], height,
-                label=planner)
+        ax.barh([k + i * height for k in range(len(kinds))], [counts.get(k, 0) for k in kinds], height, label=planner)
     ax.set_yticks(range(len(kinds)), kinds)
     ax.set_xlabel("tool calls")
     if not kinds:
@@ -109,8 +119,11 @@ def error_types(rows: Sequence[dict[str, Any]]) -> bytes:
 
 
 def sweep_plots(rows: Sequence[dict[str, Any]]) -> dict[str, bytes]:
-    return {"category_scores": category_scores(rows), "domain_heatmap": domain_heatmap(rows),
-            "error_types": error_types(rows)}
+    return {
+        "category_scores": category_scores(rows),
+        "domain_heatmap": domain_heatmap(rows),
+        "error_types": error_types(rows),
+    }
 
 
 def suite_composition(tasks: Sequence[Any]) -> bytes:

@@ -28,7 +28,7 @@ def interval_s() -> float:
 
 
 def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds < 60:
         return f"{seconds} s"
     minutes, seconds = divmod(seconds, 60)
@@ -43,32 +43,45 @@ def progress_line(label: str, done: int, total: int, passed: int, errors: int, e
     share = f" ({100 * done / total:.0f}%)" if total else ""
     rate = done / elapsed_s if elapsed_s > 0 else 0.0
     eta = _duration((total - done) / rate) if rate > 0 and done < total else ("–" if done < total else "0 s")
-    return (f"{label}: {done}/{total} episodes{share}, passed {passed}, errors {errors}, {rate:.1f} episodes/s, "
-            f"elapsed {_duration(elapsed_s)}, ETA {eta}")
+    return (
+        f"{label}: {done}/{total} episodes{share}, passed {passed}, errors {errors}, {rate:.1f} episodes/s, "
+        f"elapsed {_duration(elapsed_s)}, ETA {eta}"
+    )
 
 
 @contextmanager
-def episode_progress(total: int, label: str, *, interactive: bool | None = None, every_s: float | None = None,
-                     stream: TextIO | None = None) -> Iterator[Callable[[bool, bool], None]]:
+def episode_progress(
+    total: int,
+    label: str,
+    *,
+    interactive: bool | None = None,
+    every_s: float | None = None,
+    stream: TextIO | None = None,
+) -> Iterator[Callable[[bool, bool], None]]:
     """Yield ``advance(passed, unscorable)``: a live bar on a terminal (``interactive``, default: stdout is
     one), else a plain line every ``every_s`` seconds while work goes on, and a last one when it ends."""
     interactive = sys.stdout.isatty() if interactive is None else interactive
     counts = {"passed": 0, "errors": 0}
     if interactive:
         progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
             TextColumn("passed {task.fields[passed]} · errors {task.fields[errors]}"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), transient=False,
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            transient=False,
         )
         with progress:
             bar = progress.add_task(label, total=total, passed=0, errors=0)
 
-            def advance(passed: bool, unscorable: bool) -> None:
+            def advance_bar(passed: bool, unscorable: bool) -> None:
                 counts["passed"] += passed
                 counts["errors"] += unscorable
-                progress.update(bar, advance=1, **counts)
+                progress.update(bar, advance=1, **counts)  # type: ignore[arg-type]  # task fields (rich's **fields)
 
-            yield advance
+            yield advance_bar
         return
     out = stream or sys.stdout
     state = {"done": 0}
@@ -78,8 +91,9 @@ def episode_progress(total: int, label: str, *, interactive: bool | None = None,
 
     def say() -> None:
         with lock:
-            line = progress_line(label, state["done"], total, counts["passed"], counts["errors"],
-                                 time.perf_counter() - started)
+            line = progress_line(
+                label, state["done"], total, counts["passed"], counts["errors"], time.perf_counter() - started
+            )
         print(line, file=out, flush=True)
 
     def tick() -> None:

@@ -16,8 +16,20 @@ from typing import Any
 from verification import VERIFIER_VERSION
 
 REPO = Path(__file__).resolve().parent.parent
-LIBRARIES = ("mobilepa-bench", "numpy", "sqlalchemy", "pydantic", "hydra-core", "dask", "distributed", "mlflow",
-             "aiohttp", "msgspec", "matplotlib", "vllm")
+LIBRARIES = (
+    "mobilepa-bench",
+    "numpy",
+    "sqlalchemy",
+    "pydantic",
+    "hydra-core",
+    "dask",
+    "distributed",
+    "mlflow",
+    "aiohttp",
+    "msgspec",
+    "matplotlib",
+    "vllm",
+)
 
 
 def now() -> str:
@@ -28,6 +40,7 @@ def now() -> str:
 def git_state(root: Path = REPO) -> dict[str, Any]:
     """Commit and whether tracked files differ from it; None for each when git or the checkout is absent
     (an installed package, a cluster node without git)."""
+
     def git(*args: str) -> str | None:
         try:
             done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=20)
@@ -55,18 +68,30 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def provenance(*, task_file: Path, planner_config: Mapping[str, Any], started: str, ended: str | None,
-               git: Mapping[str, Any] | None = None, task_sha256: str | None = None) -> dict[str, Any]:
+def provenance(
+    *,
+    task_file: Path,
+    planner_config: Mapping[str, Any],
+    started: str,
+    ended: str | None,
+    git: Mapping[str, Any] | None = None,
+    task_sha256: str | None = None,
+) -> dict[str, Any]:
     """The provenance record; ``git`` and ``task_sha256`` may be given when the caller already has them (a
     sweep asks git once and hashes each task file once); ``ended`` None while the run is still going."""
     from experiments.sweep import redacted
 
     found = versions()
     return {
-        "git": dict(git if git is not None else git_state()), "package_version": found.get("mobilepa-bench"),
-        "task_file": task_file.name, "task_file_sha256": task_sha256 or sha256_of(task_file),
-        "verifier_version": VERIFIER_VERSION, "planner_config": redacted(dict(planner_config)), "versions": found,
-        "started": started, "ended": ended,
+        "git": dict(git if git is not None else git_state()),
+        "package_version": found.get("mobilepa-bench"),
+        "task_file": task_file.name,
+        "task_file_sha256": task_sha256 or sha256_of(task_file),
+        "verifier_version": VERIFIER_VERSION,
+        "planner_config": redacted(dict(planner_config)),
+        "versions": found,
+        "started": started,
+        "ended": ended,
     }
 
 
@@ -76,15 +101,26 @@ def provenance_id(record: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def cell_provenance(cells: Sequence[Any], *, task_files: Mapping[str, tuple[Path, str]], started: str,
-                    sweep_key: str) -> dict[str, tuple[str, dict[str, Any]]]:
+def cell_provenance(
+    cells: Sequence[Any], *, task_files: Mapping[str, tuple[Path, str]], started: str, sweep_key: str
+) -> dict[str, tuple[str, dict[str, Any]]]:
     """cell label -> (provenance id, record) for the cells of one sweep run (git asked once); ``task_files``:
     split -> (task file path, sha256)."""
     state = git_state()
     out = {}
     for cell in cells:
         path, sha = task_files[cell.split]
-        record = {**provenance(task_file=path, planner_config=cell.planner_config, started=started, ended=None,
-                               git=state, task_sha256=sha), "sweep_key": sweep_key, "cell": cell.label}
+        record = {
+            **provenance(
+                task_file=path,
+                planner_config=cell.planner_config,
+                started=started,
+                ended=None,
+                git=state,
+                task_sha256=sha,
+            ),
+            "sweep_key": sweep_key,
+            "cell": cell.label,
+        }
         out[cell.label] = (provenance_id(record), record)
     return out

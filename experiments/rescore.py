@@ -77,12 +77,24 @@ class RescoreOutcome:
 
 def trajectory_from_json(doc: dict[str, Any]) -> Trajectory:
     """The ``Trajectory`` a stored row's trajectory JSON was written from."""
-    steps = [Step(s["index"], s["name"], s["arguments"], s["envelope"], s.get("latency_s", 0.0), s.get("planner", {}))
-             for s in doc["steps"]]
-    diff = {table: TableDiff(d["inserted"], [(u["before"], u["after"]) for u in d["updated"]], d["deleted"])
-            for table, d in doc["diff"].items()}
-    return Trajectory(doc["task_id"], steps, doc["termination"], diff, doc["subagent_jobs"], doc["internal_errors"],
-                      doc.get("infra_error"), doc.get("context_overflow"))
+    steps = [
+        Step(s["index"], s["name"], s["arguments"], s["envelope"], s.get("latency_s", 0.0), s.get("planner", {}))
+        for s in doc["steps"]
+    ]
+    diff = {
+        table: TableDiff(d["inserted"], [(u["before"], u["after"]) for u in d["updated"]], d["deleted"])
+        for table, d in doc["diff"].items()
+    }
+    return Trajectory(
+        doc["task_id"],
+        steps,
+        doc["termination"],
+        diff,
+        doc["subagent_jobs"],
+        doc["internal_errors"],
+        doc.get("infra_error"),
+        doc.get("context_overflow"),
+    )
 
 
 def _label(verdict: Verdict) -> str:
@@ -91,8 +103,9 @@ def _label(verdict: Verdict) -> str:
 
 def _overall(verdicts: Sequence[Verdict], cell: Cell) -> float | None:
     planner, split, condition, seed = cell
-    return results_document(planner=planner, split=split, seed=seed, condition=condition, verdicts=verdicts,
-                            wall_s=0.0)["overall"]
+    return results_document(
+        planner=planner, split=split, seed=seed, condition=condition, verdicts=verdicts, wall_s=0.0
+    )["overall"]
 
 
 def rescore(store: ResultsStore, *, split: str | None = None, drop_changed: bool = False) -> RescoreOutcome:
@@ -115,7 +128,8 @@ def rescore(store: ResultsStore, *, split: str | None = None, drop_changed: bool
             raise RescoreRefused(
                 f"split {name!r}: {len(stale)} stored episode(s) ran tasks that changed since beyond their checks "
                 f"(e.g. {'/'.join(map(str, stale[0]))}): judging them again would not judge what the tasks ask now; "
-                "`mobilepa rescore --drop-changed` deletes them (the next sweep runs them again), or use another store")
+                "`mobilepa rescore --drop-changed` deletes them (the next sweep runs them again), or use another store"
+            )
         plans.append((name, file, now, tasks, stale))
     outcome = RescoreOutcome()
     for name, file, now, tasks, stale in plans:
@@ -124,24 +138,43 @@ def rescore(store: ResultsStore, *, split: str | None = None, drop_changed: bool
         verdicts: list[dict[str, Any]] = []
         for cell in cells:  # one cell's trajectories in memory at a time
             planner, _, condition, seed = cell
-            rows = [r for r in store.rows(with_trajectories=True, planner=planner, split=name, condition=condition,
-                                          seed=seed) if record_key(r) not in dropped]
+            rows = [
+                r
+                for r in store.rows(with_trajectories=True, planner=planner, split=name, condition=condition, seed=seed)
+                if record_key(r) not in dropped
+            ]
             before, after = [record_verdict(r) for r in rows], []
             changed = 0
             for row, old in zip(rows, before):
                 task = tasks[row["task_id"].partition("@")[0]]
                 new = verify(task, trajectory_from_json(json.loads(gzip.decompress(row["trajectory"]))))
                 after.append(new)
-                verdicts.append({**{k: row[k] for k in ("planner", "split", "condition", "seed", "task_id")},
-                                 "verdict": _label(new), "passed": new.passed, "checker_passed": new.checker_passed,
-                                 "memory_gate": new.memory_gate, "skill_gate": new.skill_gate,
-                                 "scorable": new.scorable, "reasons": json.dumps(list(new.reasons)),
-                                 "verifier_version": VERIFIER_VERSION, "dataset_hash": now})
+                verdicts.append(
+                    {
+                        **{k: row[k] for k in ("planner", "split", "condition", "seed", "task_id")},
+                        "verdict": _label(new),
+                        "passed": new.passed,
+                        "checker_passed": new.checker_passed,
+                        "memory_gate": new.memory_gate,
+                        "skill_gate": new.skill_gate,
+                        "scorable": new.scorable,
+                        "reasons": json.dumps(list(new.reasons)),
+                        "verifier_version": VERIFIER_VERSION,
+                        "dataset_hash": now,
+                    }
+                )
                 if _label(new) != _label(old):
                     changed += 1
                     reasons = new.reasons or old.reasons
-                    outcome.changes.append(Change(cell, "/".join(map(str, record_key(row))), _label(old), _label(new),
-                                                  reasons[0] if reasons else None))
+                    outcome.changes.append(
+                        Change(
+                            cell,
+                            "/".join(map(str, record_key(row))),
+                            _label(old),
+                            _label(new),
+                            reasons[0] if reasons else None,
+                        )
+                    )
             outcome.rescored += len(rows)
             label = f"{planner}/{name}/{condition}/seed{seed}"
             outcome.cells.append(CellScores(label, len(rows), _overall(before, cell), _overall(after, cell), changed))
@@ -181,14 +214,18 @@ def update_mlflow(store: ResultsStore, changed_cells: set[Cell]) -> list[str]:
         if not changed_cells & {(c.planner, c.split, c.condition, c.seed) for c in plan.cells}:
             continue
         if plan.sweep_key != key:
-            lines.append(f"sweep {config.get('name')} ({key}): its task files changed since it ran: its MLflow runs "
-                         "are left as they were (a new sweep logs new ones)")
+            lines.append(
+                f"sweep {config.get('name')} ({key}): its task files changed since it ran: its MLflow runs "
+                "are left as they were (a new sweep logs new ones)"
+            )
             continue
         try:
             parent = log_sweep(start_tracking(plan), store)
         except (MlflowException, OSError, TrackingUnavailable) as exc:
-            lines.append(f"sweep {config.get('name')} ({key}): MLflow failed ({type(exc).__name__}: {exc}); "
-                         "`mobilepa report --sync` logs it when MLflow is back")
+            lines.append(
+                f"sweep {config.get('name')} ({key}): MLflow failed ({type(exc).__name__}: {exc}); "
+                "`mobilepa report --sync` logs it when MLflow is back"
+            )
             store.record_sweep(key, config)  # not logged: --sync picks it up
             continue
         lines.append(f"sweep {config.get('name')}: MLflow runs updated (parent run {parent})")
@@ -203,9 +240,12 @@ def main(args: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="mobilepa rescore", description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", default="outputs/results.db", help="results store (SQLite)")
     parser.add_argument("--split", help="only this split")
-    parser.add_argument("--drop-changed", action="store_true",
-                        help="delete the stored episodes whose tasks changed beyond their checks (the next sweep "
-                             "runs them again) instead of refusing")
+    parser.add_argument(
+        "--drop-changed",
+        action="store_true",
+        help="delete the stored episodes whose tasks changed beyond their checks (the next sweep "
+        "runs them again) instead of refusing",
+    )
     parser.add_argument("--no-mlflow", action="store_true", help="leave the tracked sweeps' MLflow runs as they are")
     ns = parser.parse_args(args)
     if not Path(ns.store).is_file():
@@ -234,8 +274,10 @@ def main(args: list[str]) -> int:
 
 
 def _print(store: str, outcome: RescoreOutcome) -> None:
-    print(f"rescored {outcome.rescored} stored episode(s) of {store} with verifier {VERIFIER_VERSION}: "
-          f"{len(outcome.changes)} verdict(s) changed" + (f", {len(outcome.dropped)} dropped" if outcome.dropped else ""))
+    print(
+        f"rescored {outcome.rescored} stored episode(s) of {store} with verifier {VERIFIER_VERSION}: "
+        f"{len(outcome.changes)} verdict(s) changed" + (f", {len(outcome.dropped)} dropped" if outcome.dropped else "")
+    )
     width = max([len(c.cell) for c in outcome.cells] + [4])
     print(f"{'cell':<{width}}  episodes  Overall before  after   changed")
     for c in outcome.cells:
@@ -243,7 +285,9 @@ def _print(store: str, outcome: RescoreOutcome) -> None:
     by_turn: dict[str, int] = defaultdict(int)
     for change in outcome.changes:
         by_turn[f"{change.before} → {change.after}"] += 1
-        print(f"changed {change.key}: {change.before} → {change.after}" + (f" ({change.reason})" if change.reason else ""))
+        print(
+            f"changed {change.key}: {change.before} → {change.after}" + (f" ({change.reason})" if change.reason else "")
+        )
     if by_turn:
         print("verdicts: " + ", ".join(f"{n} {turn}" for turn, n in sorted(by_turn.items())))
     for key in outcome.dropped:

@@ -24,11 +24,11 @@ from omegaconf.errors import OmegaConfBaseException
 
 import conf
 from experiments.analysis import analyse, result_facts, summary_lines
+from experiments.console import LOG_NAME, library_logs
 from experiments.cost import cell_cost, cost_line, price_of
 from experiments.loop import EpisodeResult, run_many
 from experiments.progress import episode_progress
 from experiments.provenance import now, provenance
-from experiments.console import LOG_NAME, library_logs
 from experiments.report import print_summary, results_document
 from experiments.selection import SelectionError, selection
 from planners import build_planner
@@ -65,8 +65,10 @@ def run_variant(cfg: DictConfig) -> Variant:
     """The run's action-space variant (``retrieval.*``, ``ablation``), checked: one line naming the key."""
     retrieval = cfg.get("retrieval")
     try:
-        return Variant.from_config(OmegaConf.to_container(retrieval, resolve=True) if OmegaConf.is_config(retrieval)
-                                   else retrieval, cfg.get("ablation", "none"))  # type: ignore[arg-type]
+        return Variant.from_config(
+            OmegaConf.to_container(retrieval, resolve=True) if OmegaConf.is_config(retrieval) else retrieval,  # type: ignore[arg-type]
+            cfg.get("ablation", "none"),
+        )
     except ValueError as exc:
         raise RunConfigError(str(exc)) from None
 
@@ -109,8 +111,7 @@ def group_options(group: str, overrides: Sequence[str] = (), config_name: str = 
     folders on the search path, without the shared bases (``_*.yaml``)."""
     with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
         loader = GlobalHydra.instance().config_loader()
-        options = loader.get_group_options(group, config_name=config_name,
-                                           overrides=searchpath_overrides(overrides))
+        options = loader.get_group_options(group, config_name=config_name, overrides=searchpath_overrides(overrides))
     return sorted(o for o in options if not o.startswith("_"))
 
 
@@ -127,8 +128,11 @@ def override_error(exc: Exception, overrides: Sequence[str], config_name: str = 
         key = unknown.group(1).lstrip("+~")
         parent = key.rpartition(".")[0]
         try:  # the config the other overrides select (planner=..., split=...), to list what the key could be
-            base = _compose([o for o in overrides if "." not in o.partition("=")[0] and o.partition("=")[0] != key]
-                            + searchpath_overrides(overrides), config_name)
+            base = _compose(
+                [o for o in overrides if "." not in o.partition("=")[0] and o.partition("=")[0] != key]
+                + searchpath_overrides(overrides),
+                config_name,
+            )
         except (HydraException, OmegaConfBaseException):
             return text.splitlines()[0]
         node = OmegaConf.select(base, parent) if parent else base
@@ -146,8 +150,11 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     try:
         planner = build_planner(OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
     except ValueError as exc:  # build_planner names the key
-        hint = " (mobilepa run starts no vLLM server; mobilepa sweep does on a GPU worker)" \
-            if cfg.planner.get("kind") == "openai" and cfg.planner.get("base_url") is None else ""
+        hint = (
+            " (mobilepa run starts no vLLM server; mobilepa sweep does on a GPU worker)"
+            if cfg.planner.get("kind") == "openai" and cfg.planner.get("base_url") is None
+            else ""
+        )
         raise RunConfigError(f"{exc}{hint}") from None
     tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
     condition = run_condition(cfg)
@@ -167,8 +174,14 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
     async def drive() -> None:
         try:
             with episode_progress(len(expand(tasks, condition)), f"{cfg.planner.name} on {cfg.split.name}") as advance:
-                async for result in run_many(tasks, planner, concurrency=cfg.concurrency, t_max=cfg.t_max,
-                                             condition=condition, retrieval_model=run_variant(cfg).model_path):
+                async for result in run_many(
+                    tasks,
+                    planner,
+                    concurrency=cfg.concurrency,
+                    t_max=cfg.t_max,
+                    condition=condition,
+                    retrieval_model=run_variant(cfg).model_path,
+                ):
                     results.append(result)
                     ended_at[result.key or result.task.task_id] = dt.datetime.now(dt.UTC)
                     advance(result.verdict.passed, not result.verdict.scorable)
@@ -186,19 +199,31 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
         for r in results:
             fh.write(json.dumps(episode_row(r), sort_keys=True) + "\n")
     doc = results_document(
-        planner=cfg.planner.name, split=cfg.split.name, seed=cfg.seed, condition=condition,
-        verdicts=[r.verdict for r in results], wall_s=time.perf_counter() - started,
+        planner=cfg.planner.name,
+        split=cfg.split.name,
+        seed=cfg.seed,
+        condition=condition,
+        verdicts=[r.verdict for r in results],
+        wall_s=time.perf_counter() - started,
     )
-    doc["provenance"] = provenance(task_file=task_path(cfg.split.file), started=started_at, ended=now(),
-                                   planner_config=OmegaConf.to_container(cfg.planner, resolve=True))  # type: ignore[arg-type]
+    doc["provenance"] = provenance(
+        task_file=task_path(cfg.split.file),
+        started=started_at,
+        ended=now(),
+        planner_config=OmegaConf.to_container(cfg.planner, resolve=True),  # type: ignore[arg-type]
+    )
     facts = [result_facts(r, planner=cfg.planner.name, seed=cfg.seed) for r in results]
     doc["analysis"] = analyse(facts, seed=cfg.seed)
     # tokens per episode, and money when the planner config has a price (mobilepa run starts no server: no GPU-s)
     doc["cost"] = cell_cost(facts, price_of(doc["provenance"]["planner_config"]))
     infra = [r for r in results if r.trajectory.termination == "infra_error"]
     if infra:  # the first by key: what `mobilepa run` names when it exits non-zero
-        doc["infra_errors"] = {"episodes": len(infra), "first": infra[0].key, "error": infra[0].trajectory.infra_error,
-                               "endpoint": cfg.planner.get("base_url") or f"planner {cfg.planner.name}"}
+        doc["infra_errors"] = {
+            "episodes": len(infra),
+            "first": infra[0].key,
+            "error": infra[0].trajectory.infra_error,
+            "endpoint": cfg.planner.get("base_url") or f"planner {cfg.planner.name}",
+        }
     path = out_dir / "results.json"
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     recorded: list[str] = []
@@ -206,10 +231,14 @@ def run_job(cfg: DictConfig, out_dir: Path) -> Path:
         from experiments.record_run import record_run  # imports the store, which imports this module
 
         # store=PATH / tracking=mlflow: into the results store (and MLflow) as a one-cell sweep
-        with library_logs(out_dir / LOG_NAME, title="mobilepa run", import_mlflow=bool(cfg.tracking.enabled)
-                          if cfg.get("tracking") else False):
-            recorded = record_run(cfg, results, str(cfg.split.file), task_path(cfg.split.file), started=started_at,
-                                  ended=ended_at)
+        with library_logs(
+            out_dir / LOG_NAME,
+            title="mobilepa run",
+            import_mlflow=bool(cfg.tracking.enabled) if cfg.get("tracking") else False,
+        ):
+            recorded = record_run(
+                cfg, results, str(cfg.split.file), task_path(cfg.split.file), started=started_at, ended=ended_at
+            )
     if len(infra) == len(results):  # no table: it would be empty
         print(f"all {len(results)} episodes ended in infra_error: nothing was scored")
     else:
@@ -230,17 +259,29 @@ def infra_message(doc: dict[str, Any]) -> str | None:
     if not infra:
         return None
     where = "" if infra["endpoint"] in (infra["error"] or "") else f" at {infra['endpoint']}"
-    return (f"{infra['episodes']} of {doc['episodes']} episode(s) ended in infra_error and were not scored; "
-            f"first: {infra['first']}{where}: {infra['error']}")
+    return (
+        f"{infra['episodes']} of {doc['episodes']} episode(s) ended in infra_error and were not scored; "
+        f"first: {infra['first']}{where}: {infra['error']}"
+    )
 
 
 def episode_row(r: EpisodeResult) -> dict[str, Any]:
     v = r.verdict
     return {
-        "task_id": r.key or r.task.task_id, "condition": r.condition, "category": r.task.category, "domain": r.task.domain, "l2": r.task.l2,
-        "bucket": r.task.bucket, "passed": v.passed, "checker_passed": v.checker_passed,
-        "memory_gate": v.memory_gate, "skill_gate": v.skill_gate, "scorable": v.scorable,
-        "reasons": list(v.reasons), "termination": r.trajectory.termination, "steps": len(r.trajectory.steps),
+        "task_id": r.key or r.task.task_id,
+        "condition": r.condition,
+        "category": r.task.category,
+        "domain": r.task.domain,
+        "l2": r.task.l2,
+        "bucket": r.task.bucket,
+        "passed": v.passed,
+        "checker_passed": v.checker_passed,
+        "memory_gate": v.memory_gate,
+        "skill_gate": v.skill_gate,
+        "scorable": v.scorable,
+        "reasons": list(v.reasons),
+        "termination": r.trajectory.termination,
+        "steps": len(r.trajectory.steps),
         "wall_s": round(r.wall_s, 6),
     }
 

@@ -38,14 +38,14 @@ def _env_name(path: str) -> str:
 
 def _literal_secrets(node: Container, path: str) -> Iterator[tuple[Container, Any, str, str]]:
     """(parent, key, dotted path, value) of each secret given literally under ``node`` (not an interpolation)."""
-    keys: Iterable[Any] = range(len(node)) if isinstance(node, ListConfig) else list(node.keys())
+    keys: Iterable[Any] = range(len(node)) if isinstance(node, ListConfig) else list(node.keys())  # type: ignore[attr-defined]  # a DictConfig
     for key in keys:
         child = node._get_node(key)
         where = f"{path}.{key}" if path else str(key)
         if isinstance(child, DictConfig | ListConfig):
             yield from _literal_secrets(child, where)
             continue
-        raw = child._value() if child is not None else None
+        raw = child._value() if child is not None else None  # type: ignore[union-attr]  # a value node
         if isinstance(key, str) and is_secret(key) and isinstance(raw, str) and raw and "${" not in raw:
             yield node, key, where, raw
 
@@ -67,13 +67,13 @@ def _secret_override(override: str) -> tuple[str, str] | None:
 
 def _mask_strings(node: Container, secrets: list[str]) -> None:
     """Every string under ``node`` with the secrets' values masked (interpolations left unresolved)."""
-    keys: Iterable[Any] = range(len(node)) if isinstance(node, ListConfig) else list(node.keys())
+    keys: Iterable[Any] = range(len(node)) if isinstance(node, ListConfig) else list(node.keys())  # type: ignore[attr-defined]  # a DictConfig
     for key in keys:
         child = node._get_node(key)
         if isinstance(child, DictConfig | ListConfig):
             _mask_strings(child, secrets)
             continue
-        raw = child._value() if child is not None else None
+        raw = child._value() if child is not None else None  # type: ignore[union-attr]  # a value node
         if isinstance(raw, str) and mask(raw, secrets) != raw:
             node[key] = mask(raw, secrets)
 

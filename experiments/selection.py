@@ -50,7 +50,7 @@ class Selection:
         if self.task_ids is not None:
             wanted = set(self.task_ids)
             chosen = [t for t in chosen if t.task_id in wanted]
-        return chosen if self.limit is None else chosen[:self.limit]
+        return chosen if self.limit is None else chosen[: self.limit]
 
     def check_known(self, known: Iterable[str], where: str) -> None:
         """Every id of ``task_ids`` is a task of ``known`` (the union of the splits run), else one line."""
@@ -82,8 +82,10 @@ def selection(config: Any) -> Selection:
     if not ids or not all(ids):
         raise SelectionError("task_ids: a non-empty list of task ids is required, e.g. task_ids=[hw_basic_001]")
     if bad := [i for i in ids if "@" in i]:
-        raise SelectionError(f"task_ids: {bad[0]!r} is an episode key; give the task id "
-                             f"({bad[0].split('@')[0]!r}), whose episodes run under the sweep's condition")
+        raise SelectionError(
+            f"task_ids: {bad[0]!r} is an episode key; give the task id "
+            f"({bad[0].split('@')[0]!r}), whose episodes run under the sweep's condition"
+        )
     return Selection(limit, tuple(dict.fromkeys(ids)))
 
 

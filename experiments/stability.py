@@ -50,10 +50,15 @@ class Stability:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "seeds": list(self.seeds), "overall": self.overall.to_json(),
-            "categories": {c: s.to_json() for c, s in self.categories.items()}, "tasks": self.tasks,
-            "range_tasks": self.range_tasks, "overall_shift": self.overall_shift,
-            "pass_all": self.pass_all, "pass_any": self.pass_any, "flipping": list(self.flipping),
+            "seeds": list(self.seeds),
+            "overall": self.overall.to_json(),
+            "categories": {c: s.to_json() for c, s in self.categories.items()},
+            "tasks": self.tasks,
+            "range_tasks": self.range_tasks,
+            "overall_shift": self.overall_shift,
+            "pass_all": self.pass_all,
+            "pass_any": self.pass_any,
+            "flipping": list(self.flipping),
         }
 
 
@@ -63,8 +68,9 @@ def stability(outcomes: Outcomes) -> Stability:
     if not outcomes:
         raise ValueError("stability of no seeds")
     seeds = tuple(sorted(outcomes))
-    categories = sorted({cat for per_seed in outcomes.values() for cat, _ in per_seed.values()},
-                        key=list(CATEGORY_WEIGHTS).index)
+    categories = sorted(
+        {cat for per_seed in outcomes.values() for cat, _ in per_seed.values()}, key=list(CATEGORY_WEIGHTS).index
+    )
     rates: dict[str, list[float]] = {c: [] for c in categories}
     overall_values: list[float] = []
     tasks: dict[str, int] = {}
@@ -83,7 +89,10 @@ def stability(outcomes: Outcomes) -> Stability:
     results = {t: [outcomes[s][t][1] for s in seeds] for t in sorted(common)}
     n = len(results) or 1
     return Stability(
-        seeds=seeds, categories=spreads, overall=Spread(tuple(overall_values)), tasks=tasks,
+        seeds=seeds,
+        categories=spreads,
+        overall=Spread(tuple(overall_values)),
+        tasks=tasks,
         range_tasks={c: s.range * tasks[c] / 100.0 for c, s in spreads.items()},
         overall_shift={c: CATEGORY_WEIGHTS[c] / weight * s.range for c, s in spreads.items()},
         pass_all=100.0 * sum(all(v) for v in results.values()) / n,

@@ -51,34 +51,58 @@ from verification.verify import Verdict
 KEY_COLUMNS = ("planner", "split", "condition", "seed", "task_id")
 metadata = MetaData()
 episodes = Table(
-    "episodes", metadata,
-    Column("planner", String, primary_key=True), Column("split", String, primary_key=True),
-    Column("condition", String, primary_key=True), Column("seed", Integer, primary_key=True),
+    "episodes",
+    metadata,
+    Column("planner", String, primary_key=True),
+    Column("split", String, primary_key=True),
+    Column("condition", String, primary_key=True),
+    Column("seed", Integer, primary_key=True),
     Column("task_id", String, primary_key=True),
-    Column("category", String, nullable=False), Column("domain", String, nullable=False),
-    Column("l2", String, nullable=False), Column("bucket", String, nullable=False),
+    Column("category", String, nullable=False),
+    Column("domain", String, nullable=False),
+    Column("l2", String, nullable=False),
+    Column("bucket", String, nullable=False),
     Column("verdict", String, nullable=False),  # pass | fail | unscorable
-    Column("passed", Boolean, nullable=False), Column("checker_passed", Boolean, nullable=False),
-    Column("memory_gate", Boolean), Column("skill_gate", Boolean),
-    Column("scorable", Boolean, nullable=False), Column("reasons", Text, nullable=False),
-    Column("termination", String, nullable=False), Column("steps", Integer, nullable=False),
-    Column("format_errors", Integer, nullable=False), Column("error_kinds", Text, nullable=False),
-    Column("prompt_tokens", Integer), Column("completion_tokens", Integer),
-    Column("planner_latency_s", Float, nullable=False), Column("wall_s", Float, nullable=False),
-    Column("dataset_hash", String, nullable=False), Column("trajectory", LargeBinary, nullable=False),
+    Column("passed", Boolean, nullable=False),
+    Column("checker_passed", Boolean, nullable=False),
+    Column("memory_gate", Boolean),
+    Column("skill_gate", Boolean),
+    Column("scorable", Boolean, nullable=False),
+    Column("reasons", Text, nullable=False),
+    Column("termination", String, nullable=False),
+    Column("steps", Integer, nullable=False),
+    Column("format_errors", Integer, nullable=False),
+    Column("error_kinds", Text, nullable=False),
+    Column("prompt_tokens", Integer),
+    Column("completion_tokens", Integer),
+    Column("planner_latency_s", Float, nullable=False),
+    Column("wall_s", Float, nullable=False),
+    Column("dataset_hash", String, nullable=False),
+    Column("trajectory", LargeBinary, nullable=False),
     # Added later (null in rows stored before): the verifier that judged the row, and what of its task the
     # episode ran on, so ``mobilepa rescore`` knows whether the trajectory can be judged by the task's checks now.
-    Column("verifier_version", String), Column("task_hash", String),
+    Column("verifier_version", String),
+    Column("task_hash", String),
     # Added with issue 19: prompt tokens the server served from its cache, when and by what the row was made
     # (``provenance_id`` names a record of the ``provenance`` table, one per cell and sweep run).
-    Column("cached_prompt_tokens", Integer), Column("started_at", String), Column("ended_at", String),
+    Column("cached_prompt_tokens", Integer),
+    Column("started_at", String),
+    Column("ended_at", String),
     Column("provenance_id", String),
 )
-ADDED_COLUMNS = {"verifier_version": "VARCHAR", "task_hash": "VARCHAR", "cached_prompt_tokens": "INTEGER",
-                 "started_at": "VARCHAR", "ended_at": "VARCHAR", "provenance_id": "VARCHAR"}
+ADDED_COLUMNS = {
+    "verifier_version": "VARCHAR",
+    "task_hash": "VARCHAR",
+    "cached_prompt_tokens": "INTEGER",
+    "started_at": "VARCHAR",
+    "ended_at": "VARCHAR",
+    "provenance_id": "VARCHAR",
+}
 datasets = Table(
-    "datasets", metadata,
-    Column("split", String, primary_key=True), Column("file", String, nullable=False),
+    "datasets",
+    metadata,
+    Column("split", String, primary_key=True),
+    Column("file", String, nullable=False),
     Column("sha256", String, nullable=False),
 )
 
@@ -87,25 +111,33 @@ datasets = Table(
 # stored once per cell and sweep run rather than in every row; ``gpu_s``: the GPU-seconds of the vLLM server
 # the sweep started, this cell's share (null: no server started for it).
 provenance = Table(
-    "provenance", metadata,
-    Column("provenance_id", String, primary_key=True), Column("record", Text, nullable=False),
+    "provenance",
+    metadata,
+    Column("provenance_id", String, primary_key=True),
+    Column("record", Text, nullable=False),
     Column("gpu_s", Float),
 )
 
 # Every sweep that wrote here, with its resolved config, and whether MLflow has its results yet.
 sweeps = Table(
-    "sweeps", metadata,
-    Column("sweep_key", String, primary_key=True), Column("config", Text, nullable=False),
+    "sweeps",
+    metadata,
+    Column("sweep_key", String, primary_key=True),
+    Column("config", Text, nullable=False),
     Column("logged", Boolean, nullable=False),
 )
 
 # What decided each cell's results beyond its key (T_max, the condition, the planner's config...): a
 # sweep whose settings differ for a cell already stored is refused, so results are never mixed.
 cells = Table(
-    "cells", metadata,
-    Column("planner", String, primary_key=True), Column("split", String, primary_key=True),
-    Column("condition", String, primary_key=True), Column("seed", Integer, primary_key=True),
-    Column("fingerprint", String, nullable=False), Column("settings", Text, nullable=False),
+    "cells",
+    metadata,
+    Column("planner", String, primary_key=True),
+    Column("split", String, primary_key=True),
+    Column("condition", String, primary_key=True),
+    Column("seed", Integer, primary_key=True),
+    Column("fingerprint", String, nullable=False),
+    Column("settings", Text, nullable=False),
 )
 
 Key = tuple[str, str, str, int, str]
@@ -150,8 +182,10 @@ def _store_error(path: Path, exc: BaseException) -> StoreError:
     if any(w in why for w in ("not a database", "malformed", "corrupt")):
         hint = "; it is not a sound results store: move it aside (or use store=<another path>) and run again"
     elif any(w in why for w in ("disk is full", "too large", "No space", "disk I/O")):
-        hint = (" (a full disk, a file-size limit or a failing disk); what was stored before is kept: "
-                "free space and run again to finish the missing keys")
+        hint = (
+            " (a full disk, a file-size limit or a failing disk); what was stored before is kept: "
+            "free space and run again to finish the missing keys"
+        )
     elif "readonly" in why or "Permission" in why or "unable to open" in why:
         hint = "; check that its folder exists and is writable"
     return StoreError(f"results store {path}: {why}{hint}")
@@ -167,8 +201,9 @@ def prepare_store_folder(path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"results store {path}: cannot create its folder {path.parent} "
-                         f"({exc.strerror or exc})") from None
+        raise StoreError(
+            f"results store {path}: cannot create its folder {path.parent} ({exc.strerror or exc})"
+        ) from None
 
 
 def file_in_the_way(path: Path) -> Path | None:
@@ -191,8 +226,18 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-EPISODE_FIELDS = frozenset({"query", "history", "initial_state", "candidate_tools", "candidate_skills", "user_script",
-                            "events", "required_skill_id"})
+EPISODE_FIELDS = frozenset(
+    {
+        "query",
+        "history",
+        "initial_state",
+        "candidate_tools",
+        "candidate_skills",
+        "user_script",
+        "events",
+        "required_skill_id",
+    }
+)
 """What of a task an episode runs on; the rest (its check, bucket, gates, tags) only judges it, so a stored
 trajectory may be judged again by the task's current checks while these are unchanged."""
 GOLD_PLANNERS = frozenset({"oracle", "noisy_oracle"})  # planner kinds whose episodes replay the task's gold
@@ -205,47 +250,88 @@ def episode_fingerprint(task: Task, *, with_gold: bool) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
-def episode_record(result: EpisodeResult, *, planner: str, split: str, condition: str, seed: int,
-                   dataset_hash: str, task_hash: str | None = None, provenance_id: str | None = None,
-                   ended: dt.datetime | None = None) -> dict[str, Any]:
+def episode_record(
+    result: EpisodeResult,
+    *,
+    planner: str,
+    split: str,
+    condition: str,
+    seed: int,
+    dataset_hash: str,
+    task_hash: str | None = None,
+    provenance_id: str | None = None,
+    ended: dt.datetime | None = None,
+) -> dict[str, Any]:
     """A store row from one episode; built on the worker as the episode ends, so only this small record
     travels back (``ended``: when it ended, if the record is built later)."""
     row = episode_row(result)
     steps = result.trajectory.steps
     kinds = Counter(s.envelope.get("ErrorType") for s in steps if s.envelope.get("ErrorType"))
     prompt = [s.planner.get("prompt_tokens") for s in steps if s.planner.get("prompt_tokens") is not None]
-    completion = [s.planner.get("completion_tokens") for s in steps
-                  if s.planner.get("completion_tokens") is not None]
-    cached = [s.planner.get("cached_prompt_tokens") for s in steps
-              if s.planner.get("cached_prompt_tokens") is not None]
+    completion = [s.planner.get("completion_tokens") for s in steps if s.planner.get("completion_tokens") is not None]
+    cached = [s.planner.get("cached_prompt_tokens") for s in steps if s.planner.get("cached_prompt_tokens") is not None]
     ended = ended or dt.datetime.now(dt.UTC)  # the worker's clock
     trajectory = json.dumps(result.trajectory.to_json(), ensure_ascii=False, sort_keys=True, default=str)
     verdict = "unscorable" if not row["scorable"] else "pass" if row["passed"] else "fail"
     return {
-        **{k: row[k] for k in ("task_id", "category", "domain", "l2", "bucket", "passed", "checker_passed",
-                               "memory_gate", "skill_gate", "scorable", "termination", "steps", "wall_s")},
-        "planner": planner, "split": split, "condition": condition, "seed": seed, "verdict": verdict,
-        "reasons": json.dumps(row["reasons"]), "error_kinds": json.dumps(dict(sorted(kinds.items()))),
+        **{
+            k: row[k]
+            for k in (
+                "task_id",
+                "category",
+                "domain",
+                "l2",
+                "bucket",
+                "passed",
+                "checker_passed",
+                "memory_gate",
+                "skill_gate",
+                "scorable",
+                "termination",
+                "steps",
+                "wall_s",
+            )
+        },
+        "planner": planner,
+        "split": split,
+        "condition": condition,
+        "seed": seed,
+        "verdict": verdict,
+        "reasons": json.dumps(row["reasons"]),
+        "error_kinds": json.dumps(dict(sorted(kinds.items()))),
         "format_errors": sum(s.name == FORMAT_ERROR_STEP for s in steps),
-        "prompt_tokens": sum(prompt) if prompt else None, "completion_tokens": sum(completion) if completion else None,
+        "prompt_tokens": sum(prompt) if prompt else None,
+        "completion_tokens": sum(completion) if completion else None,
         "planner_latency_s": round(sum(s.planner.get("planner_latency_s", 0.0) for s in steps), 6),
-        "dataset_hash": dataset_hash, "trajectory": gzip.compress(trajectory.encode("utf-8")),
-        "verifier_version": VERIFIER_VERSION, "task_hash": task_hash,
+        "dataset_hash": dataset_hash,
+        "trajectory": gzip.compress(trajectory.encode("utf-8")),
+        "verifier_version": VERIFIER_VERSION,
+        "task_hash": task_hash,
         "cached_prompt_tokens": sum(cached) if cached else None,
         "started_at": (ended - dt.timedelta(seconds=result.wall_s)).isoformat(timespec="milliseconds"),
-        "ended_at": ended.isoformat(timespec="milliseconds"), "provenance_id": provenance_id,
+        "ended_at": ended.isoformat(timespec="milliseconds"),
+        "provenance_id": provenance_id,
     }
 
 
 def record_key(row: dict[str, Any]) -> Key:
-    return tuple(row[k] for k in KEY_COLUMNS)  # type: ignore[return-value]
+    return tuple(row[k] for k in KEY_COLUMNS)
 
 
 def record_verdict(row: dict[str, Any]) -> Verdict:
     """The Verdict a stored row came from, so scoring reuses ``verification.scoring.summarise``."""
-    return Verdict(row["task_id"], row["category"], row["bucket"], row["passed"], row["checker_passed"],
-                   row["memory_gate"], row["skill_gate"], tuple(json.loads(row["reasons"])), row["termination"],
-                   scorable=row["scorable"])
+    return Verdict(
+        row["task_id"],
+        row["category"],
+        row["bucket"],
+        row["passed"],
+        row["checker_passed"],
+        row["memory_gate"],
+        row["skill_gate"],
+        tuple(json.loads(row["reasons"])),
+        row["termination"],
+        scorable=row["scorable"],
+    )
 
 
 def trajectory_json(row: dict[str, Any]) -> str:
@@ -299,7 +385,8 @@ class ResultsStore:
                 raise DatasetMismatch(
                     f"results store {self.path} holds split {split!r} from {known['file']} with sha256 "
                     f"{known['sha256'][:12]}…, but the task file now hashes to {sha256[:12]}…; "
-                    f"use another store (store=<path>) or delete {self.path}")
+                    f"use another store (store=<path>) or delete {self.path}"
+                )
 
     @_guarded
     def check_settings(self, wanted: Mapping[CellKey, dict[str, Any]]) -> None:
@@ -308,8 +395,12 @@ class ResultsStore:
         recorded take these as theirs; so does a cell with other settings but no episode stored yet."""
         blobs = {key: json.dumps(value, sort_keys=True, default=str) for key, value in wanted.items()}
         with self.engine.begin() as conn:
-            known = {tuple(r[:4]): (r[4], r[5]) for r in conn.execute(select(*(cells.c[k] for k in (
-                "planner", "split", "condition", "seed", "fingerprint", "settings"))))}
+            known = {
+                tuple(r[:4]): (r[4], r[5])
+                for r in conn.execute(
+                    select(*(cells.c[k] for k in ("planner", "split", "condition", "seed", "fingerprint", "settings")))
+                )
+            }
             stored = {tuple(r) for r in conn.execute(select(*(episodes.c[k] for k in KEY_COLUMNS[:4])).distinct())}
             for key in [k for k in known if k not in stored]:  # settings of a sweep that stored nothing: not binding
                 conn.execute(cells.delete().where(*(cells.c[c] == v for c, v in zip(KEY_COLUMNS[:4], key))))
@@ -317,15 +408,29 @@ class ResultsStore:
             for key, blob in blobs.items():
                 if key in known and known[key][0] != _fingerprint(blob):
                     before, now = _flat(json.loads(known[key][1])), _flat(json.loads(blob))
-                    diffs = [f"{k}: stored {before.get(k, '(unset)')!r}, now {now.get(k, '(unset)')!r}"
-                             for k in sorted(set(before) | set(now)) if before.get(k) != now.get(k)]
+                    diffs = [
+                        f"{k}: stored {before.get(k, '(unset)')!r}, now {now.get(k, '(unset)')!r}"
+                        for k in sorted(set(before) | set(now))
+                        if before.get(k) != now.get(k)
+                    ]
                     planner, split, condition, seed = key
                     raise SettingsMismatch(
                         f"results store {self.path} holds {planner}/{split}/{condition}/seed{seed} run with other "
                         f"settings ({'; '.join(diffs[:3])}{'; …' if len(diffs) > 3 else ''}); results of different "
-                        "settings are never mixed: run with the stored settings, or use another store (store=<path>)")
-            new = [{"planner": k[0], "split": k[1], "condition": k[2], "seed": k[3], "fingerprint": _fingerprint(b),
-                    "settings": b} for k, b in blobs.items() if k not in known]
+                        "settings are never mixed: run with the stored settings, or use another store (store=<path>)"
+                    )
+            new = [
+                {
+                    "planner": k[0],
+                    "split": k[1],
+                    "condition": k[2],
+                    "seed": k[3],
+                    "fingerprint": _fingerprint(b),
+                    "settings": b,
+                }
+                for k, b in blobs.items()
+                if k not in known
+            ]
             if new:
                 conn.execute(cells.insert(), new)
 
@@ -338,22 +443,48 @@ class ResultsStore:
     @_guarded
     def cell_settings(self) -> dict[CellKey, dict[str, Any]]:
         with self.engine.connect() as conn:
-            return {tuple(r[:4]): json.loads(r[4]) for r in conn.execute(select(*(cells.c[k] for k in (  # type: ignore[misc]
-                "planner", "split", "condition", "seed", "settings"))))}
+            return {
+                tuple(r[:4]): json.loads(r[4])
+                for r in conn.execute(
+                    select(
+                        *(
+                            cells.c[k]
+                            for k in (
+                                "planner",
+                                "split",
+                                "condition",
+                                "seed",
+                                "settings",
+                            )
+                        )
+                    )
+                )
+            }
 
     @_guarded
-    def rejudge(self, split: str, file: str, sha256: str, verdicts: Sequence[dict[str, Any]],
-                drop: Sequence[Key] = ()) -> None:
+    def rejudge(
+        self, split: str, file: str, sha256: str, verdicts: Sequence[dict[str, Any]], drop: Sequence[Key] = ()
+    ) -> None:
         """In one transaction: rows' verdict columns (and dataset hash) replaced by key, the ``drop`` keys
         deleted, and the split recorded as run on ``file`` at ``sha256`` (what its rows now agree with)."""
-        judged = ("verdict", "passed", "checker_passed", "memory_gate", "skill_gate", "scorable", "reasons",
-                  "verifier_version", "dataset_hash")
+        judged = (
+            "verdict",
+            "passed",
+            "checker_passed",
+            "memory_gate",
+            "skill_gate",
+            "scorable",
+            "reasons",
+            "verifier_version",
+            "dataset_hash",
+        )
         where = [episodes.c[k] == bindparam(f"k_{k}") for k in KEY_COLUMNS]
         with self.engine.begin() as conn:
             if verdicts:
-                conn.execute(episodes.update().where(*where).values({k: bindparam(f"v_{k}") for k in judged}),
-                             [{**{f"k_{k}": v[k] for k in KEY_COLUMNS}, **{f"v_{k}": v[k] for k in judged}}
-                              for v in verdicts])
+                conn.execute(
+                    episodes.update().where(*where).values({k: bindparam(f"v_{k}") for k in judged}),
+                    [{**{f"k_{k}": v[k] for k in KEY_COLUMNS}, **{f"v_{k}": v[k] for k in judged}} for v in verdicts],
+                )
             for key in drop:
                 conn.execute(episodes.delete().where(*(episodes.c[k] == v for k, v in zip(KEY_COLUMNS, key))))
             conn.execute(datasets.update().where(datasets.c.split == split).values(file=file, sha256=sha256))
@@ -365,8 +496,13 @@ class ResultsStore:
             return
         stmt = insert(provenance).on_conflict_do_nothing(index_elements=[provenance.c.provenance_id])
         with self.engine.begin() as conn:
-            conn.execute(stmt, [{"provenance_id": k, "record": json.dumps(v, sort_keys=True, default=str)}
-                                for k, v in records.items()])
+            conn.execute(
+                stmt,
+                [
+                    {"provenance_id": k, "record": json.dumps(v, sort_keys=True, default=str)}
+                    for k, v in records.items()
+                ],
+            )
 
     @_guarded
     def finish_provenance(self, ended: str, ids: Sequence[str], gpu_s: Mapping[str, float] | None = None) -> None:
@@ -395,16 +531,21 @@ class ResultsStore:
     def recorded_sweeps(self) -> list[tuple[str, dict[str, Any]]]:
         """Every sweep that wrote here, with its config."""
         with self.engine.connect() as conn:
-            return [(key, json.loads(config)) for key, config in
-                    conn.execute(select(sweeps.c.sweep_key, sweeps.c.config).order_by(sweeps.c.sweep_key))]
+            return [
+                (key, json.loads(config))
+                for key, config in conn.execute(
+                    select(sweeps.c.sweep_key, sweeps.c.config).order_by(sweeps.c.sweep_key)
+                )
+            ]
 
     @_guarded
     def record_sweep(self, sweep_key: str, config: dict[str, Any], *, tracked: bool = True) -> None:
         """Remember the sweep, so ``mobilepa report`` finds its episodes and, when ``tracked``, ``mobilepa
         report --sync`` can log it to MLflow later (not yet logged); an untracked sweep waits for no logging
         (a sweep already waiting keeps waiting)."""
-        stmt = insert(sweeps).values(sweep_key=sweep_key, config=json.dumps(config, sort_keys=True, default=str),
-                                     logged=not tracked)
+        stmt = insert(sweeps).values(
+            sweep_key=sweep_key, config=json.dumps(config, sort_keys=True, default=str), logged=not tracked
+        )
         update = {"config": stmt.excluded.config, **({"logged": False} if tracked else {})}
         with self.engine.begin() as conn:
             conn.execute(stmt.on_conflict_do_update(index_elements=[sweeps.c.sweep_key], set_=update))
@@ -417,8 +558,11 @@ class ResultsStore:
     @_guarded
     def unlogged_sweeps(self) -> list[tuple[str, dict[str, Any]]]:
         with self.engine.connect() as conn:
-            rows = conn.execute(select(sweeps.c.sweep_key, sweeps.c.config).where(sweeps.c.logged.is_(False))
-                                .order_by(sweeps.c.sweep_key))
+            rows = conn.execute(
+                select(sweeps.c.sweep_key, sweeps.c.config)
+                .where(sweeps.c.logged.is_(False))
+                .order_by(sweeps.c.sweep_key)
+            )
             return [(key, json.loads(config)) for key, config in rows]
 
     @_guarded
@@ -427,7 +571,7 @@ class ResultsStore:
         cols = [episodes.c[k] for k in KEY_COLUMNS]
         with self.engine.connect() as conn:
             rows = conn.execute(select(*cols).where(episodes.c.termination != "infra_error"))
-            return {tuple(r) for r in rows}  # type: ignore[misc]
+            return {tuple(r) for r in rows}
 
     @_guarded
     def upsert(self, rows: Sequence[dict[str, Any]]) -> None:

@@ -48,11 +48,24 @@ def studies(rows: Iterable[dict[str, Any]], *, resamples: int = 1000, seed: int 
             facts = groups[(planner, split, label)]
             point = bootstrap_overall(facts, resamples=resamples, seed=seed)
             lines[(planner, split, condition, v.method, v.repair)][v.top_n] = {
-                "top_n": v.top_n, "overall": point["value"], "ci": point["ci"], "label": label,
-                "episodes": sum(f["scorable"] for f in facts)}
-    curves = [{"planner": p, "split": s, "condition": c, "method": m, "repair": r,
-               "points": [points[n] for n in sorted(points)]}
-              for (p, s, c, m, r), points in sorted(lines.items()) if len(points) >= 2]
+                "top_n": v.top_n,
+                "overall": point["value"],
+                "ci": point["ci"],
+                "label": label,
+                "episodes": sum(f["scorable"] for f in facts),
+            }
+    curves = [
+        {
+            "planner": p,
+            "split": s,
+            "condition": c,
+            "method": m,
+            "repair": r,
+            "points": [points[n] for n in sorted(points)],
+        }
+        for (p, s, c, m, r), points in sorted(lines.items())
+        if len(points) >= 2
+    ]
     ablations = []
     for (planner, split, label), (condition, v) in sorted(parsed.items()):
         if v.ablation == "none":
@@ -64,9 +77,19 @@ def studies(rows: Iterable[dict[str, Any]], *, resamples: int = 1000, seed: int 
             result = paired(groups[(planner, split, label)], groups[base], resamples=resamples, seed=seed)
         except ValueError:  # no episode in common
             continue
-        ablations.append({"planner": planner, "split": split, "condition": label, "baseline": base[2],
-                          "ablation": v.ablation, "episodes": result["episodes"], "rows": result["rows"],
-                          "lost": len(result["flips"]["b_only"]), "gained": len(result["flips"]["a_only"])})
+        ablations.append(
+            {
+                "planner": planner,
+                "split": split,
+                "condition": label,
+                "baseline": base[2],
+                "ablation": v.ablation,
+                "episodes": result["episodes"],
+                "rows": result["rows"],
+                "lost": len(result["flips"]["b_only"]),
+                "gained": len(result["flips"]["a_only"]),
+            }
+        )
     return {"curves": curves, "ablations": ablations, "resamples": resamples, "seed": seed}
 
 
@@ -78,23 +101,67 @@ def study_tables(study: dict[str, Any]) -> list[tuple[str, list[str], list[list[
     """(title, header, body) tables of the curve and the deltas, for the report."""
     tables = []
     if study["curves"]:
-        body = [[c["planner"], c["split"], c["condition"], f"{c['method']}{'' if c['repair'] else ' no repair'}",
-                 str(p["top_n"]), "–" if p["overall"] is None else f"{p['overall']:.1f}", _ci(p["ci"]), str(p["episodes"])]
-                for c in study["curves"] for p in c["points"]]
-        tables.append(("Retrieval curve: Overall over N, the top-N tools retrieved at run time (95 % bootstrap "
-                       "interval over tasks, all seeds)",
-                       ["planner", "split", "cond", "retriever", "N", "Overall", "95 % CI", "episodes"], body))
+        body = [
+            [
+                c["planner"],
+                c["split"],
+                c["condition"],
+                f"{c['method']}{'' if c['repair'] else ' no repair'}",
+                str(p["top_n"]),
+                "–" if p["overall"] is None else f"{p['overall']:.1f}",
+                _ci(p["ci"]),
+                str(p["episodes"]),
+            ]
+            for c in study["curves"]
+            for p in c["points"]
+        ]
+        tables.append(
+            (
+                "Retrieval curve: Overall over N, the top-N tools retrieved at run time (95 % bootstrap "
+                "interval over tasks, all seeds)",
+                ["planner", "split", "cond", "retriever", "N", "Overall", "95 % CI", "episodes"],
+                body,
+            )
+        )
     if study["ablations"]:
         body = []
         for a in study["ablations"]:
             for name, row in a["rows"].items():
-                body.append([a["planner"], a["split"], a["baseline"], a["ablation"], name, f"{row['b']:.1f}",
-                             f"{row['a']:.1f}", f"{row['difference']:+.1f}", _ci(row["ci"]),
-                             f"{row['mcnemar_p']:.3g}", str(row["episodes"])])
-        tables.append(("Ablations: the ablation's rate minus its baseline's on the same episodes (paired bootstrap "
-                       "95 % interval over tasks; McNemar's exact p)",
-                       ["planner", "split", "baseline", "ablation", "score", "base", "ablated", "Δ", "95 % CI",
-                        "p", "episodes"], body))
+                body.append(
+                    [
+                        a["planner"],
+                        a["split"],
+                        a["baseline"],
+                        a["ablation"],
+                        name,
+                        f"{row['b']:.1f}",
+                        f"{row['a']:.1f}",
+                        f"{row['difference']:+.1f}",
+                        _ci(row["ci"]),
+                        f"{row['mcnemar_p']:.3g}",
+                        str(row["episodes"]),
+                    ]
+                )
+        tables.append(
+            (
+                "Ablations: the ablation's rate minus its baseline's on the same episodes (paired bootstrap "
+                "95 % interval over tasks; McNemar's exact p)",
+                [
+                    "planner",
+                    "split",
+                    "baseline",
+                    "ablation",
+                    "score",
+                    "base",
+                    "ablated",
+                    "Δ",
+                    "95 % CI",
+                    "p",
+                    "episodes",
+                ],
+                body,
+            )
+        )
     return tables
 
 
@@ -133,15 +200,20 @@ def study_lines(study: dict[str, Any]) -> list[str]:
     """A few console lines: the curve's points and each ablation's Overall delta."""
     lines = []
     for c in study["curves"]:
-        points = ", ".join(f"N={p['top_n']} {p['overall']:.1f} {_ci(p['ci'])}" for p in c["points"]
-                           if p["overall"] is not None)
-        lines.append(f"retrieval curve {c['planner']}/{c['split']}/{c['condition']} ({c['method']}"
-                     f"{'' if c['repair'] else ', no repair'}): {points}")
+        points = ", ".join(
+            f"N={p['top_n']} {p['overall']:.1f} {_ci(p['ci'])}" for p in c["points"] if p["overall"] is not None
+        )
+        lines.append(
+            f"retrieval curve {c['planner']}/{c['split']}/{c['condition']} ({c['method']}"
+            f"{'' if c['repair'] else ', no repair'}): {points}"
+        )
     for a in study["ablations"]:
         o = a["rows"]["overall"]
-        lines.append(f"ablation {a['ablation']} on {a['planner']}/{a['split']}/{a['baseline']}: Overall "
-                     f"{o['b']:.1f} → {o['a']:.1f} (Δ {o['difference']:+.1f}, 95 % CI {_ci(o['ci'])}, "
-                     f"McNemar p {o['mcnemar_p']:.3g}; {a['episodes']} paired episodes)")
+        lines.append(
+            f"ablation {a['ablation']} on {a['planner']}/{a['split']}/{a['baseline']}: Overall "
+            f"{o['b']:.1f} → {o['a']:.1f} (Δ {o['difference']:+.1f}, 95 % CI {_ci(o['ci'])}, "
+            f"McNemar p {o['mcnemar_p']:.3g}; {a['episodes']} paired episodes)"
+        )
     return lines
 
 

@@ -48,15 +48,15 @@ from cluster.services import (
     service_specs,
     vllm_services,
 )
+from experiments.cost import share_gpu_seconds, with_costs
 from experiments.leaderboard import ReportError, check_report_dir, write_report
 from experiments.progress import episode_progress
+from experiments.provenance import cell_provenance, now
 from experiments.run import SEARCHPATH, compose_config, group_options, searchpath_overrides
 from experiments.secrets import is_secret as _secret
 from experiments.selection import KEYS as SELECTION_KEYS
 from experiments.selection import SelectionError, as_override, selection
 from experiments.selection import describe as describe_selection
-from experiments.cost import share_gpu_seconds, with_costs
-from experiments.provenance import cell_provenance, now
 from experiments.store import ResultsStore, StoreError, file_sha256, record_key
 from experiments.units import CONDITIONS, Cell, WorkerGC, WorkUnit, resolve_factory, run_unit
 from planners import MODEL_KINDS
@@ -68,25 +68,36 @@ if TYPE_CHECKING:
     from experiments.tracking import SweepTracker
 
 GRID_KEYS = {"planner": "planners", "split": "splits", "seed": "seeds", "condition": "conditions"}
-AXIS_KEYS = {"retrieval.method": "method", "retrieval.top_n": "top_n", "retrieval.repair": "repair", "ablation": "ablations"}
+AXIS_KEYS = {
+    "retrieval.method": "method",
+    "retrieval.top_n": "top_n",
+    "retrieval.repair": "repair",
+    "ablation": "ablations",
+}
 """The action-space axes (issue 19's retrieval studies and ablations): lists in ``conf/sweep.yaml`` under
 ``retrieval`` (and ``ablations``), crossed with every condition; a cell's condition is then refined
 (``both.bm25-n10``, ``both.memory_off``)."""
-AXIS_DEFAULTS = {"method": ["stored"], "top_n": [15], "repair": [True], "ablations": ["none"]}
+AXIS_DEFAULTS: dict[str, list[Any]] = {"method": ["stored"], "top_n": [15], "repair": [True], "ablations": ["none"]}
 
 
 def axis_lists(config: dict[str, Any]) -> dict[str, list[Any]]:
     """The action-space axes' lists (``AXIS_DEFAULTS`` where the config has none)."""
-    retrieval = config.get("retrieval") or {}
-    return {axis: list((config if axis == "ablations" else retrieval).get(axis) or default)
-            for axis, default in AXIS_DEFAULTS.items()}
+    retrieval: dict[str, Any] = config.get("retrieval") or {}
+    return {
+        axis: list((config if axis == "ablations" else retrieval).get(axis) or default)
+        for axis, default in AXIS_DEFAULTS.items()
+    }
 
 
 def axes_text(config: dict[str, Any]) -> str:
-    """The action-space axes a grid sets beyond their defaults, as the grid line adds them (" × retrieval.top_n 5,10")."""
+    """The action-space axes a grid sets beyond their defaults, as the grid line adds them
+    (" × retrieval.top_n 5,10")."""
     lists = axis_lists(config)
-    return "".join(f" × {'' if axis == 'ablations' else 'retrieval.'}{axis} {','.join(map(str, lists[axis]))}"
-                   for axis, default in AXIS_DEFAULTS.items() if lists[axis] != default)
+    return "".join(
+        f" × {'' if axis == 'ablations' else 'retrieval.'}{axis} {','.join(map(str, lists[axis]))}"
+        for axis, default in AXIS_DEFAULTS.items()
+        if lists[axis] != default
+    )
 
 
 def refined_conditions(config: dict[str, Any]) -> list[str]:
@@ -96,18 +107,27 @@ def refined_conditions(config: dict[str, Any]) -> list[str]:
         found = variants(config)
     except SweepConfigError:
         lists = axis_lists(config)
-        found = [Variant(str(m), int(n), bool(r), str(a)) for m in lists["method"] for n in lists["top_n"]
-                 for r in lists["repair"] for a in lists["ablations"]]
+        found = [
+            Variant(str(m), int(n), bool(r), str(a))
+            for m in lists["method"]
+            for n in lists["top_n"]
+            for r in lists["repair"]
+            for a in lists["ablations"]
+        ]
     return [condition_label(str(c), v) for c in config["conditions"] for v in found]
 
 
 def variants(config: dict[str, Any]) -> list[Variant]:
     """Every action-space variant of the grid, checked (one line naming the key), each once."""
     retrieval = config.get("retrieval") or {}
-    for axis, key in (("method", "retrieval.method"), ("top_n", "retrieval.top_n"), ("repair", "retrieval.repair"),
-                      ("ablations", "ablations")):
+    for axis, key in (
+        ("method", "retrieval.method"),
+        ("top_n", "retrieval.top_n"),
+        ("repair", "retrieval.repair"),
+        ("ablations", "ablations"),
+    ):
         value = (config if axis == "ablations" else retrieval).get(axis)
-        if value is not None and not isinstance(value, list) or value == []:
+        if (value is not None and not isinstance(value, list)) or value == []:
             raise SweepConfigError(f"{key}: a non-empty list is required, got {value!r}")
     lists = axis_lists(config)
     found: list[Variant] = []
@@ -116,8 +136,15 @@ def variants(config: dict[str, Any]) -> list[Variant]:
             for repair in lists["repair"]:
                 for ablation in lists["ablations"]:
                     try:
-                        variant = Variant.from_config({"method": method, "top_n": top_n, "repair": repair,
-                                                       "model_path": retrieval.get("model_path")}, ablation)
+                        variant = Variant.from_config(
+                            {
+                                "method": method,
+                                "top_n": top_n,
+                                "repair": repair,
+                                "model_path": retrieval.get("model_path"),
+                            },
+                            ablation,
+                        )
                     except ValueError as exc:
                         raise SweepConfigError(str(exc)) from None
                     if variant not in found:
@@ -168,7 +195,9 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
             if not items:
                 raise SweepConfigError(f"{key.lstrip('+')}: empty list")
             name = key.lstrip("+")
-            overrides.append(f"{'retrieval.' if name.startswith('retrieval.') else ''}{AXIS_KEYS[name]}=[{','.join(items)}]")
+            overrides.append(
+                f"{'retrieval.' if name.startswith('retrieval.') else ''}{AXIS_KEYS[name]}=[{','.join(items)}]"
+            )
         elif key.lstrip("+~") in SELECTION_KEYS:  # limit=N, task_ids=[a,b]: added to the config by Hydra
             overrides.append(as_override(arg))
         elif key.lstrip("+").startswith("planner.") and key.count(".") >= 2:
@@ -210,16 +239,18 @@ def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]]
     return cfg
 
 
-OPERATIONAL_KEYS = frozenset({"base_url", "api_key", "api_key_env", "concurrency", "timeouts", "retries", "price",
-                              "rate_limits"})
+OPERATIONAL_KEYS = frozenset(
+    {"base_url", "api_key", "api_key_env", "concurrency", "timeouts", "retries", "price", "rate_limits"}
+)
 """Planner keys that say how its endpoint is reached (or what its tokens cost), not what an episode's result
 is: pointing a planner at another server, retrying it differently or pricing it keeps its stored results."""
 LATER_KEYS = frozenset({"reasoning_effort", "drop_params"})
 LATER_SAMPLING_KEYS = frozenset({"max_completion_tokens"})
 """Planner keys added after stores were first written: left out of a cell's settings while null (not sent),
 so cells stored before them keep matching."""
-OPERATIONAL_VLLM_KEYS = frozenset({"gpus", "python", "module", "env", "log_dir", "startup_timeout_s",
-                                   "stop_timeout_s", "poll_interval_s"})
+OPERATIONAL_VLLM_KEYS = frozenset(
+    {"gpus", "python", "module", "env", "log_dir", "startup_timeout_s", "stop_timeout_s", "poll_interval_s"}
+)
 
 
 @dataclass
@@ -240,12 +271,17 @@ class Plan:
         planner = {k: v for k, v in cell.planner_config.items() if k not in OPERATIONAL_KEYS}
         planner = {k: v for k, v in planner.items() if not (k in LATER_KEYS and v is None)}
         if isinstance(planner.get("sampling"), dict):
-            planner["sampling"] = {k: v for k, v in planner["sampling"].items()
-                                   if not (k in LATER_SAMPLING_KEYS and v is None)}
+            planner["sampling"] = {
+                k: v for k, v in planner["sampling"].items() if not (k in LATER_SAMPLING_KEYS and v is None)
+            }
         if isinstance(planner.get("vllm"), dict):
             planner["vllm"] = {k: v for k, v in planner["vllm"].items() if k not in OPERATIONAL_VLLM_KEYS}
-        settings = {"t_max": cell.t_max, "condition": cell.condition,
-                    "planner_factory": str(self.config["planner_factory"]), "planner": planner}
+        settings = {
+            "t_max": cell.t_max,
+            "condition": cell.condition,
+            "planner_factory": str(self.config["planner_factory"]),
+            "planner": planner,
+        }
         variant = split_label(cell.condition, cell.retrieval_model)[1]
         if variant.label:  # a retrieval variant or an ablation (absent for the stored A0: older stores match)
             settings["action_space"] = variant.settings()
@@ -341,7 +377,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
     for split in map(str, config["splits"]):
         split_cfg = _compose_cell(str(config["planners"][0]), split, seeds[0], [], searchpath).split
         if not task_path(split_cfg.file).is_relative_to(TASK_DIR):  # a user's own task file: by its full path,
-            split_cfg.file = str(task_path(split_cfg.file))       # as workers elsewhere do not share this cwd
+            split_cfg.file = str(task_path(split_cfg.file))  # as workers elsewhere do not share this cwd
         try:
             tasks = load_split(split_cfg.file, split_cfg.categories, split_cfg.get("subset"))
         except (FileNotFoundError, ValueError) as exc:
@@ -351,8 +387,10 @@ def plan_sweep(cfg: DictConfig) -> Plan:
         known_ids.update(t.task_id for t in tasks)
         if not (tasks := chosen.apply(tasks)):
             try:
-                chosen.check_known({t.task_id for t in load_split(split_cfg.file, split_cfg.categories,
-                                                                  split_cfg.get("subset"))}, f"split {split!r}")
+                chosen.check_known(
+                    {t.task_id for t in load_split(split_cfg.file, split_cfg.categories, split_cfg.get("subset"))},
+                    f"split {split!r}",
+                )
             except SelectionError as exc:
                 raise SweepConfigError(str(exc)) from None
             raise SweepConfigError(f"split {split!r}: {chosen.describe()} selects none of its tasks")
@@ -365,26 +403,51 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                 try:
                     planner_config = OmegaConf.to_container(composed.planner, resolve=True, throw_on_missing=True)
                     # base_url null: the sweep starts a server and fills it in; check the rest now
-                    factory({**planner_config, "base_url": PENDING_URL}  # type: ignore[arg-type, dict-item]
-                            if needs_server(planner_config) else planner_config)  # type: ignore[arg-type]
+                    factory(
+                        {**planner_config, "base_url": PENDING_URL}  # type: ignore[arg-type, dict-item]
+                        if needs_server(planner_config)  # type: ignore[arg-type]
+                        else planner_config
+                    )
                 except OmegaConfBaseException as exc:
-                    raise SweepConfigError(f"planner {planner!r}: {exc.full_key}: {str(exc.msg).splitlines()[0]}") from None
+                    raise SweepConfigError(
+                        f"planner {planner!r}: {exc.full_key}: {str(exc.msg).splitlines()[0]}"
+                    ) from None
                 except ValueError as exc:  # "planner.<key>: ..." becomes "planner.<name>.<key>: ..."
                     message = str(exc)
-                    raise SweepConfigError(message.replace("planner.", f"planner.{planner}.", 1)
-                                           if message.startswith("planner.") else f"planner {planner!r}: {message}") from None
+                    raise SweepConfigError(
+                        message.replace("planner.", f"planner.{planner}.", 1)
+                        if message.startswith("planner.")
+                        else f"planner {planner!r}: {message}"
+                    ) from None
                 categories = tuple(split_cfg.categories) if split_cfg.categories else None
                 concurrency = planner_config.get("concurrency")  # type: ignore[union-attr]
                 try:
-                    concurrency = config["concurrency"] if concurrency is None else \
-                        config_number(concurrency, f"planner.{planner}.concurrency")
+                    concurrency = (
+                        config["concurrency"]
+                        if concurrency is None
+                        else config_number(concurrency, f"planner.{planner}.concurrency")
+                    )
                 except ValueError as exc:
                     raise SweepConfigError(str(exc)) from None
                 for condition in refined:
-                    cells.append(Cell(planner, split, condition, seed, planner_config, split_cfg.file,  # type: ignore[arg-type]
-                                      categories, split_cfg.get("subset"), datasets[split][1], concurrency, int(config["t_max"]),
-                                      (config.get("retrieval") or {}).get("model_path")
-                                      if split_label(condition)[1].method == "dense" else None))
+                    cells.append(
+                        Cell(
+                            planner,
+                            split,
+                            condition,
+                            seed,
+                            planner_config,  # type: ignore[arg-type]
+                            split_cfg.file,
+                            categories,
+                            split_cfg.get("subset"),
+                            datasets[split][1],
+                            concurrency,
+                            int(config["t_max"]),
+                            (config.get("retrieval") or {}).get("model_path")
+                            if split_label(condition)[1].method == "dense"
+                            else None,
+                        )
+                    )
     try:
         chosen.check_known(known_ids, "split(s) " + ", ".join(map(str, config["splits"])))
     except SelectionError as exc:
@@ -414,8 +477,9 @@ class Gap:
         return self.infra_errors + self.not_run
 
     def describe(self) -> str:
-        what = ", ".join(f"{n} {why}" for n, why in ((self.infra_errors, "infra_error"), (self.not_run, "not run"))
-                         if n)
+        what = ", ".join(
+            f"{n} {why}" for n, why in ((self.infra_errors, "infra_error"), (self.not_run, "not run")) if n
+        )
         line = f"{self.cell}: {self.missing} of {self.planned} keys missing ({what})"
         if self.endpoint:
             line += f"; endpoint {self.endpoint}"
@@ -449,8 +513,11 @@ class SweepOutcome:
 def sweep_rows(plan: Plan, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows of ``plan``'s own episodes: its cells, and of those only the tasks it chose (``limit=``,
     ``task_ids=``), so a quick run's report is about the quick run, not about all the cell holds."""
-    wanted = {(c.planner, c.split, c.condition, c.seed, key) for c in plan.cells
-              for key in plan.task_ids[(c.split, c.condition)]}
+    wanted = {
+        (c.planner, c.split, c.condition, c.seed, key)
+        for c in plan.cells
+        for key in plan.task_ids[(c.split, c.condition)]
+    }
     return [r for r in rows if record_key(r) in wanted]
 
 
@@ -458,7 +525,7 @@ def find_gaps(plan: Plan, rows: list[dict[str, Any]]) -> list[Gap]:
     """The cells of ``plan`` whose keys are not all finished in ``rows`` (the store's rows of the grid)."""
     by_cell: dict[tuple[str, str, str, int], dict[str, dict[str, Any]]] = {}
     for r in rows:
-        by_cell.setdefault(record_key(r)[:4], {})[r["task_id"]] = r  # type: ignore[index]
+        by_cell.setdefault(record_key(r)[:4], {})[r["task_id"]] = r
     gaps = []
     for cell in plan.cells:
         stored = by_cell.get((cell.planner, cell.split, cell.condition, cell.seed), {})
@@ -482,15 +549,21 @@ def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]
         keys = plan.task_ids[(cell.split, cell.condition)]
         ids = [i for i in keys if (cell.planner, cell.split, cell.condition, cell.seed, i) not in done]
         skipped += len(keys) - len(ids)
-        units += [WorkUnit(cell, tuple(ids[k:k + size]), str(plan.config["planner_factory"]))
-                  for k in range(0, len(ids), size)]
+        units += [
+            WorkUnit(cell, tuple(ids[k : k + size]), str(plan.config["planner_factory"]))
+            for k in range(0, len(ids), size)
+        ]
     return units, skipped
 
 
 def with_base_urls(cells: list[Cell], urls: dict[str, str]) -> list[Cell]:
     """The cells with the started servers' base URLs filled into their planner configs."""
-    return [dataclasses.replace(c, planner_config={**c.planner_config, "base_url": urls[c.planner]})
-            if c.planner in urls and needs_server(c.planner_config) else c for c in cells]
+    return [
+        dataclasses.replace(c, planner_config={**c.planner_config, "base_url": urls[c.planner]})
+        if c.planner in urls and needs_server(c.planner_config)
+        else c
+        for c in cells
+    ]
 
 
 def endpoint_shares(units: list[WorkUnit], threads: int, max_in_flight: int | None) -> dict[str, tuple[int, int]]:
@@ -521,8 +594,9 @@ def _share(cell: Cell, at_once: int, per_unit: int) -> Cell:
     rate limits (units of the planner in flight at once each hold their own client)."""
     config = {**cell.planner_config, "concurrency": per_unit}
     if isinstance(config.get("rate_limits"), dict):
-        config["rate_limits"] = {k: v if v is None else max(1, int(v) // at_once)
-                                 for k, v in config["rate_limits"].items()}
+        config["rate_limits"] = {
+            k: v if v is None else max(1, int(v) // at_once) for k, v in config["rate_limits"].items()
+        }
     return dataclasses.replace(cell, planner_config=config, concurrency=min(cell.concurrency, per_unit))
 
 
@@ -576,8 +650,9 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
             try:
                 tracker = start_tracking(plan)
             except (MlflowException, OSError, TrackingUnavailable) as exc:  # before any work: nothing is lost
-                raise SweepConfigError(str(exc) if isinstance(exc, TrackingUnavailable)
-                                       else f"tracking.uri: MLflow failed: {exc}") from None
+                raise SweepConfigError(
+                    str(exc) if isinstance(exc, TrackingUnavailable) else f"tracking.uri: MLflow failed: {exc}"
+                ) from None
         config["recorded_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")  # `mobilepa report` reports the latest sweep
         store.record_sweep(plan.sweep_key, redacted(config), tracked=tracker is not None)
         try:
@@ -599,8 +674,10 @@ def cluster_summary(cluster: dict[str, Any]) -> str:
     kind = cluster.get("kind")
     if kind == "local":
         resources = f", resources {cluster['resources']}" if cluster.get("resources") else ""
-        return (f"local, {cluster.get('n_workers')} worker process(es) × {cluster.get('threads_per_worker')} "
-                f"thread(s){resources}")
+        return (
+            f"local, {cluster.get('n_workers')} worker process(es) × {cluster.get('threads_per_worker')} "
+            f"thread(s){resources}"
+        )
     if kind == "address":
         return f"the scheduler at {cluster.get('address')}"
     if kind in ("slurm", "slurm_gpu"):
@@ -615,14 +692,23 @@ def _announced(cluster: dict[str, Any], attempts: int) -> Iterator[Client]:
     print(f"starting the Dask cluster: {cluster_summary(cluster)}", flush=True)
     started = time.perf_counter()
     with dask_client(cluster, unit_attempts=attempts) as dask:
-        print(f"Dask cluster ready: {slots(dask)} worker thread(s) in {time.perf_counter() - started:.1f} s", flush=True)
+        print(
+            f"Dask cluster ready: {slots(dask)} worker thread(s) in {time.perf_counter() - started:.1f} s", flush=True
+        )
         if cluster.get("kind") != "address":  # worker processes this sweep started (not a scheduler's own)
             dask.register_plugin(WorkerGC(), name=WorkerGC.name)
         yield dask
 
 
-def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: SweepOutcome,
-               client: Client | None, *, record: bool) -> None:
+def _run_units(
+    plan: Plan,
+    units: list[WorkUnit],
+    store: ResultsStore,
+    outcome: SweepOutcome,
+    client: Client | None,
+    *,
+    record: bool,
+) -> None:
     """Start the cluster (or use ``client``) and the vLLM services, and stream the units through it,
     storing each unit's records as they arrive."""
     config = plan.config
@@ -635,23 +721,39 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
     latencies: dict[str, list[float]] = {}  # cell label -> its episodes' model latency in this run
     prov: dict[str, tuple[str, dict[str, Any]]] = {}  # cell label -> (provenance id, record)
     try:
-        with (nullcontext(client) if client is not None else _announced(config["cluster"], attempts)) \
-                as dask, _timed_services(dask, plan.services, usage,
-                                         wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0),
-                                         log_dir=Path(config["store"]).resolve().parent / "vllm") as services:
+        with (
+            nullcontext(client) if client is not None else _announced(config["cluster"], attempts) as dask,
+            _timed_services(
+                dask,
+                plan.services,
+                usage,
+                wait_s=float(config["cluster"].get("gpu_worker_wait_s") or 0),
+                log_dir=Path(config["store"]).resolve().parent / "vllm",
+            ) as services,
+        ):
             if services:
                 outcome.services = services
                 config["endpoints"] = {name: s.base_url for name, s in services.items()}
                 plan.cells = with_base_urls(plan.cells, config["endpoints"])
                 store.record_sweep(plan.sweep_key, redacted(config), tracked=record)
-            prov.update(cell_provenance(plan.cells, started=started_at, sweep_key=plan.sweep_key, task_files={
-                split: (task_path(file), sha) for split, (file, sha) in plan.datasets.items()}))
+            prov.update(
+                cell_provenance(
+                    plan.cells,
+                    started=started_at,
+                    sweep_key=plan.sweep_key,
+                    task_files={split: (task_path(file), sha) for split, (file, sha) in plan.datasets.items()},
+                )
+            )
             store.record_provenance(dict(prov.values()))
             by_label = {c.label: c for c in plan.cells}
-            shares = endpoint_shares([dataclasses.replace(u, cell=by_label[u.cell.label]) for u in units],
-                                     slots(dask), config.get("max_in_flight"))
-            cells = {label_: _share(c, *shares[c.planner]) if c.planner in shares else c
-                     for label_, c in by_label.items()}
+            shares = endpoint_shares(
+                [dataclasses.replace(u, cell=by_label[u.cell.label]) for u in units],
+                slots(dask),
+                config.get("max_in_flight"),
+            )
+            cells = {
+                label_: _share(c, *shares[c.planner]) if c.planner in shares else c for label_, c in by_label.items()
+            }
             units = [dataclasses.replace(u, cell=cells[u.cell.label]) for u in units]
 
             with episode_progress(total, label) as advance:
@@ -665,8 +767,9 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
                     retry: list[str] = []
                     for r in records:
                         if r["termination"] == "infra_error":
-                            runs = infra_runs[(unit.cell.label, r["task_id"])] = \
+                            runs = infra_runs[(unit.cell.label, r["task_id"])] = (
                                 infra_runs.get((unit.cell.label, r["task_id"]), 0) + 1
+                            )
                             if runs <= int(config["infra_retries"]):
                                 outcome.infra_retried += 1
                                 retry.append(r["task_id"])
@@ -675,11 +778,18 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
                     return [WorkUnit(unit.cell, tuple(retry), unit.planner_factory)] if retry else []
 
                 running = time.perf_counter()
-                stream = stream_units(dask, run_unit, units, key_of=lambda u: u.key, on_result=on_result,
-                                      max_in_flight=config.get("max_in_flight"), max_attempts=attempts,
-                                      group_of=lambda u: u.cell.planner,
-                                      group_limits={p: k for p, (k, _) in shares.items()},
-                                      no_worker_timeout_s=float(config["cluster"].get("no_worker_timeout_s") or 120))
+                stream = stream_units(
+                    dask,
+                    run_unit,
+                    units,
+                    key_of=lambda u: u.key,
+                    on_result=on_result,
+                    max_in_flight=config.get("max_in_flight"),
+                    max_attempts=attempts,
+                    group_of=lambda u: u.cell.planner,
+                    group_limits={p: k for p, (k, _) in shares.items()},
+                    no_worker_timeout_s=float(config["cluster"].get("no_worker_timeout_s") or 120),
+                )
                 outcome.run_s = time.perf_counter() - running
             outcome.failures = stream.failures
             outcome.lost = stream.lost
@@ -691,8 +801,9 @@ def _run_units(plan: Plan, units: list[WorkUnit], store: ResultsStore, outcome: 
 
 
 @contextmanager
-def _timed_services(dask: Client, specs: Sequence[ServiceSpec], usage: dict[str, dict[str, float]],
-                    **kwargs: Any) -> Iterator[dict[str, Service]]:
+def _timed_services(
+    dask: Client, specs: Sequence[ServiceSpec], usage: dict[str, dict[str, float]], **kwargs: Any
+) -> Iterator[dict[str, Service]]:
     """``vllm_services``, noting in ``usage`` the GPUs each server held and for how long: from the sweep
     asking for it until it was stopped (start-up included), whatever ended it."""
     began = time.monotonic()
@@ -704,8 +815,13 @@ def _timed_services(dask: Client, specs: Sequence[ServiceSpec], usage: dict[str,
         usage.update({s.planner: {"gpus": s.gpus, "up_s": up, "gpu_s": s.gpus * up} for s in specs})
 
 
-def _finish_provenance(plan: Plan, store: ResultsStore, prov: dict[str, tuple[str, dict[str, Any]]],
-                       usage: dict[str, dict[str, float]], latencies: dict[str, list[float]]) -> None:
+def _finish_provenance(
+    plan: Plan,
+    store: ResultsStore,
+    prov: dict[str, tuple[str, dict[str, Any]]],
+    usage: dict[str, dict[str, float]],
+    latencies: dict[str, list[float]],
+) -> None:
     """The sweep run's end time into its provenance records, and each started server's GPU-seconds shared
     among the cells that used it (by model latency); never the error that ends a failing sweep."""
     planner_of = {c.label: c.planner for c in plan.cells}

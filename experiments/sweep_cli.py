@@ -11,11 +11,13 @@ from typing import Any
 from rich.console import Console
 
 from cluster.dask_runner import ClusterConfigError
+from cluster.services import needs_server
 from cluster.vllm import ServerStartupError
 from experiments.compare import report_analysis
-from experiments.studies import report_study_lines
+from experiments.console import LOG_NAME, library_logs
 from experiments.cost import with_costs
 from experiments.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
+from experiments.selection import describe as describe_selection
 from experiments.store import (
     DatasetMismatch,
     ResultsStore,
@@ -24,25 +26,22 @@ from experiments.store import (
     prepare_store_folder,
     record_key,
 )
-from cluster.services import needs_server
-from experiments.console import LOG_NAME, library_logs
-from experiments.selection import describe as describe_selection
+from experiments.studies import report_study_lines
 from experiments.sweep import (
     GRID_KEYS,
-    axes_text,
-    refined_conditions,
     Plan,
     SweepConfigError,
+    axes_text,
     check_local_resources,
     cluster_summary,
     load_config,
     parse_args,
     plan_sweep,
     redacted,
+    refined_conditions,
     run_sweep,
     sweep_about,
 )
-
 
 LISTED = 10  # infra_error keys listed one by one; cells are summed up below them
 
@@ -58,10 +57,14 @@ def describe_plan(plan: Plan) -> list[str]:
     endpoints each planner will call, the cluster and where results would go."""
     config = plan.config
     chosen = describe_selection(config)
-    lines = [f"sweep {config['name']} (dry run: nothing is run, stored or logged)",
-             "grid: " + " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values())
-             + axes_text(config)
-             + f" = {len(plan.cells)} cell(s)" + (f"; {chosen}" if chosen else "")]
+    lines = [
+        f"sweep {config['name']} (dry run: nothing is run, stored or logged)",
+        "grid: "
+        + " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values())
+        + axes_text(config)
+        + f" = {len(plan.cells)} cell(s)"
+        + (f"; {chosen}" if chosen else ""),
+    ]
     width = max(len(c.label) for c in plan.cells)
     lines.append("cells (episodes each):")
     total = 0
@@ -85,8 +88,14 @@ def describe_plan(plan: Plan) -> list[str]:
         lines.append(f"  {name}: {where}")
     lines.append(f"cluster: {cluster_summary(config['cluster'])}")
     tracking = config.get("tracking") or {}
-    mlflow = (f"MLflow {os.environ.get('MLFLOW_TRACKING_URI') or tracking.get('uri')}, experiment "
-              f"{tracking.get('experiment') or config['name']}") if tracking.get("enabled") else "MLflow off"
+    mlflow = (
+        (
+            f"MLflow {os.environ.get('MLFLOW_TRACKING_URI') or tracking.get('uri')}, experiment "
+            f"{tracking.get('experiment') or config['name']}"
+        )
+        if tracking.get("enabled")
+        else "MLflow off"
+    )
     lines.append(f"results: store {config['store']}, report {config['report_dir']}, {mlflow}")
     return lines
 
@@ -113,8 +122,9 @@ def sweep_main(args: list[str]) -> int:
         store_path = Path(str(cfg.store))
         prepare_store_folder(store_path)  # the log file goes beside the store
         log = store_path.parent / LOG_NAME
-        with library_logs(log, title=f"mobilepa sweep {' '.join(redacted(args))}",
-                          import_mlflow=bool(cfg.tracking.enabled)):
+        with library_logs(
+            log, title=f"mobilepa sweep {' '.join(redacted(args))}", import_mlflow=bool(cfg.tracking.enabled)
+        ):
             outcome = run_sweep(cfg)
     except (SweepConfigError, ClusterConfigError, DatasetMismatch, SettingsMismatch, StoreError, ReportError) as exc:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
@@ -123,16 +133,22 @@ def sweep_main(args: list[str]) -> int:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("mobilepa sweep: interrupted; every result that came back is in the store, and the same command "
-              "runs only what is missing", file=sys.stderr)
+        print(
+            "mobilepa sweep: interrupted; every result that came back is in the store, and the same command "
+            "runs only what is missing",
+            file=sys.stderr,
+        )
         return 130
     config = outcome.plan.config
     for name, service in outcome.services.items():
-        console.print(f"vLLM server for {name}: {service.base_url} on worker {service.worker} (log {service.log}; "
-                      "stopped)")
+        console.print(
+            f"vLLM server for {name}: {service.base_url} on worker {service.worker} (log {service.log}; stopped)"
+        )
     rate = f" ({outcome.ran / outcome.run_s:.0f} episodes/s while running)" if outcome.run_s > 0 else ""
-    console.print(f"sweep {config['name']}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
-                  f"{outcome.wall_s:.1f} s{rate}")
+    console.print(
+        f"sweep {config['name']}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
+        f"{outcome.wall_s:.1f} s{rate}"
+    )
     if outcome.report is not None:
         board, md, html = outcome.report
         print_leaderboard(board, console)
@@ -142,9 +158,11 @@ def sweep_main(args: list[str]) -> int:
     console.print(f"results store: {Path(config['store']).resolve()}", soft_wrap=True)
     if outcome.parent_run_id:
         uri = os.environ.get("MLFLOW_TRACKING_URI") or config["tracking"]["uri"]
-        console.print(f"MLflow: {uri}, experiment {config['tracking'].get('experiment') or config['name']} "
-                      f"(parent run {outcome.parent_run_id}); browse with `mlflow ui --backend-store-uri {uri}`",
-                      soft_wrap=True)
+        console.print(
+            f"MLflow: {uri}, experiment {config['tracking'].get('experiment') or config['name']} "
+            f"(parent run {outcome.parent_run_id}); browse with `mlflow ui --backend-store-uri {uri}`",
+            soft_wrap=True,
+        )
     console.print(f"library log: {log.resolve()}", soft_wrap=True)
 
     def say(line: str) -> None:  # one line each, never wrapped: logs and pipes keep them whole
@@ -155,8 +173,10 @@ def sweep_main(args: list[str]) -> int:
     for failure in outcome.failures:
         say(f"[red]unit failed after {failure.attempts} attempts[/red]: {failure.key}: {failure.error}")
     if outcome.infra_retried or outcome.infra_errors:
-        say(f"infrastructure errors: {outcome.infra_retried} episode run(s) retried, {len(outcome.infra_errors)} "
-            "key(s) still infra_error; no planner was charged for them")
+        say(
+            f"infrastructure errors: {outcome.infra_retried} episode run(s) retried, {len(outcome.infra_errors)} "
+            "key(s) still infra_error; no planner was charged for them"
+        )
     for key in outcome.infra_errors[:LISTED]:
         say(f"[yellow]infra_error after retries[/yellow]: {key}")
     if len(outcome.infra_errors) > LISTED:
@@ -164,16 +184,23 @@ def sweep_main(args: list[str]) -> int:
     for gap in outcome.gaps:
         say(f"[yellow]missing[/yellow] {gap.describe()}")
     if outcome.report_error:
-        say(f"[yellow]{outcome.report_error}[/yellow]; the results are in the store: "
-            f"`mobilepa report --store {config['store']} --out <folder>` writes it later")
+        say(
+            f"[yellow]{outcome.report_error}[/yellow]; the results are in the store: "
+            f"`mobilepa report --store {config['store']} --out <folder>` writes it later"
+        )
     if outcome.tracking_error:
-        say(f"[yellow]MLflow failed while logging ({outcome.tracking_error}); every result is in "
+        say(
+            f"[yellow]MLflow failed while logging ({outcome.tracking_error}); every result is in "
             f"{Path(config['store']).resolve()}: run `mobilepa report --sync --store {config['store']}` "
-            "when MLflow is back[/yellow]")
+            "when MLflow is back[/yellow]"
+        )
     if not outcome.complete:
         missing = sum(g.missing for g in outcome.gaps)
-        why = [f"{missing} key(s) of {len(outcome.gaps)} cell(s) missing (the same command runs only them)"] \
-            if missing else []
+        why = (
+            [f"{missing} key(s) of {len(outcome.gaps)} cell(s) missing (the same command runs only them)"]
+            if missing
+            else []
+        )
         why += ["the report not written"] * bool(outcome.report_error)
         why += ["MLflow not updated"] * bool(outcome.tracking_error)
         say(f"[red]sweep incomplete[/red]: {'; '.join(why)}")
@@ -191,10 +218,14 @@ def report_main(args: list[str]) -> int:
     parser.add_argument("--sweep", help="the sweep to report, by name or key (default: the latest one)")
     parser.add_argument("--all", action="store_true", help="every episode of the store instead of one sweep")
     parser.add_argument("--split", help="only this split (with no --sweep: of the whole store)")
-    parser.add_argument("--planner", action="append", help="only this planner (repeatable; with no --sweep: "
-                        "of the whole store)")
-    parser.add_argument("--sync", action="store_true",
-                        help="log to MLflow every sweep in the store that could not be logged when it ran")
+    parser.add_argument(
+        "--planner", action="append", help="only this planner (repeatable; with no --sweep: of the whole store)"
+    )
+    parser.add_argument(
+        "--sync",
+        action="store_true",
+        help="log to MLflow every sweep in the store that could not be logged when it ran",
+    )
     ns = parser.parse_args(args)
     if not Path(ns.store).is_file():
         print(f"mobilepa report: no results store at {ns.store}; run `mobilepa sweep` first", file=sys.stderr)
@@ -231,8 +262,14 @@ class ReportScopeError(ValueError):
     """``--sweep`` names no sweep of the store; the message lists those it has."""
 
 
-def report_scope(store: ResultsStore, *, sweep: str | None = None, everything: bool = False,
-                 split: str | None = None, planners: list[str] | None = None) -> tuple[list[dict[str, Any]], str]:
+def report_scope(
+    store: ResultsStore,
+    *,
+    sweep: str | None = None,
+    everything: bool = False,
+    split: str | None = None,
+    planners: list[str] | None = None,
+) -> tuple[list[dict[str, Any]], str]:
     """The rows a report is about, and one line saying what they are: the sweep named (by name or key; the
     latest of that name), else with ``everything``, ``split`` or ``planners`` the store's rows so selected,
     else the latest sweep the store recorded (every row, when it recorded none)."""
@@ -242,8 +279,7 @@ def report_scope(store: ResultsStore, *, sweep: str | None = None, everything: b
     if sweep is None and (everything or split or planners or not recorded):
         rows = [r for r in store.rows(**where) if not planners or r["planner"] in planners]
         splits = ", ".join(sorted({r["split"] for r in rows}))
-        return rows, f"every episode of {store.path}{chosen}" + \
-            (f" (splits {splits})" if splits else "")
+        return rows, f"every episode of {store.path}{chosen}" + (f" (splits {splits})" if splits else "")
     if sweep is None:
         key, config = max(recorded, key=lambda kc: str(kc[1].get("recorded_at") or ""))
     else:
@@ -258,8 +294,13 @@ def report_scope(store: ResultsStore, *, sweep: str | None = None, everything: b
 
 def _recorded_rows(store: ResultsStore, config: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
     """A recorded sweep's rows: its cells, and for a quick run (limit=, task_ids=) only its tasks."""
-    cells = {(str(p), str(sp), str(c), int(seed)) for p in config["planners"] for sp in config["splits"]
-             for c in refined_conditions(config) for seed in config["seeds"]}
+    cells = {
+        (str(p), str(sp), str(c), int(seed))
+        for p in config["planners"]
+        for sp in config["splits"]
+        for c in refined_conditions(config)
+        for seed in config["seeds"]
+    }
     rows = [r for r in store.rows(**where) if record_key(r)[:4] in cells]
     selected = config.get("selected")  # a quick run (limit=, task_ids=): only the episodes it chose
     if not selected:
@@ -276,10 +317,12 @@ def _sync(store: ResultsStore) -> int:
     from experiments.tracking import TrackingUnavailable, sync_store
 
     try:
-        parents = sync_store(store, lambda config: plan_sweep(OmegaConf.create(config)))
+        parents = sync_store(store, lambda config: plan_sweep(OmegaConf.create(config)))  # type: ignore[arg-type]
     except (MlflowException, OSError, TrackingUnavailable, SweepConfigError) as exc:
         print(f"mobilepa report --sync: {exc}", file=sys.stderr)
         return 1
-    print(f"logged {len(parents)} sweep(s) to MLflow" + (f": parent runs {', '.join(parents)}" if parents else
-                                                          " (nothing was waiting)"))
+    print(
+        f"logged {len(parents)} sweep(s) to MLflow"
+        + (f": parent runs {', '.join(parents)}" if parents else " (nothing was waiting)")
+    )
     return 0

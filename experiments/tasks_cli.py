@@ -48,13 +48,17 @@ def try_families(prefix: str, variants: int, seed: int) -> int:
                     print(f"SURPRISE {name}[{i}] {o.check}: {o.detail[:400]}  | query: {task.query}")
             if missing_answer(task):
                 bad += 1
-                print(f"NO ANSWER CHECK {name}[{i}]: the gold's answer states no fact its reads returned "
-                      f"({task.gold[-1].arguments.get('answer')!r}); state the facts or set Draft.answer")
+                print(
+                    f"NO ANSWER CHECK {name}[{i}]: the gold's answer states no fact its reads returned "
+                    f"({task.gold[-1].arguments.get('answer')!r}); state the facts or set Draft.answer"
+                )
     found = [v for v in gates.COLLECTED.violations if v.family in fams]
     for v in found:
         print(f"GATE   {v.family} {v.line()}")
-    print(f"{len(fams)} families x {variants} variants; checks: {dict(sorted(tally.items()))}; problems: {bad}; "
-          + _counts_line(found))
+    print(
+        f"{len(fams)} families x {variants} variants; checks: {dict(sorted(tally.items()))}; problems: {bad}; "
+        + _counts_line(found)
+    )
     return 1 if bad else 0
 
 
@@ -73,8 +77,10 @@ def build(out_dir: Path, strict_gates: bool) -> int:
     full = written.get("full.jsonl")
     if full is not None:
         print(answer_report(load_tasks(full), {s.task_id: s.family for s in allocation()}))
-    print(_counts_line(gates.COLLECTED.violations) + ("" if not gates.COLLECTED.violations else
-                                                       "  (list them: mobilepa tasks gates)"))
+    print(
+        _counts_line(gates.COLLECTED.violations)
+        + ("" if not gates.COLLECTED.violations else "  (list them: mobilepa tasks gates)")
+    )
     return 0
 
 
@@ -99,9 +105,8 @@ def validate(split: str, jobs: int) -> int:
     families = family_of_slots(split)
     summary = Summary()
     violations = gates.suite_violations()
-    chunks = [[(t, families[t.task_id]) for t in tasks[i:i + 25]] for i in range(0, len(tasks), 25)]
-    with episode_progress(len(tasks), f"validating {split}") as advance, \
-            ProcessPoolExecutor(max_workers=jobs) as pool:
+    chunks = [[(t, families[t.task_id]) for t in tasks[i : i + 25]] for i in range(0, len(tasks), 25)]
+    with episode_progress(len(tasks), f"validating {split}") as advance, ProcessPoolExecutor(max_workers=jobs) as pool:
         for chunk, (outcomes, found) in zip(chunks, pool.map(_check_chunk, chunks)):
             summary.add(outcomes)
             violations += found
@@ -114,19 +119,26 @@ def validate(split: str, jobs: int) -> int:
     print(f"oracle trajectories: {len(oracle)}, passed: {sum(not o.surprise for o in oracle)}")
     alts = [o for o in summary.outcomes if o.check.startswith("alt/")]
     wrong = [o for o in summary.outcomes if o.check.startswith("wrong/")]
-    print(f"alternatives that must pass: {len(alts)}, failed: {sum(o.surprise for o in alts)}; "
-          f"wrong endings that must fail: {len(wrong)}, passed: {sum(o.surprise for o in wrong)}")
+    print(
+        f"alternatives that must pass: {len(alts)}, failed: {sum(o.surprise for o in alts)}; "
+        f"wrong endings that must fail: {len(wrong)}, passed: {sum(o.surprise for o in wrong)}"
+    )
     unanswered = [t for t in tasks if missing_answer(t)]
     print(answer_report(tasks, families))
     if split == "full.jsonl":  # the dataset card shows these counts (sandbox.generator.stats)
         write_validation(validation_record(tasks, summary.table(), gates.gate_counts(violations)))
     for o in summary.surprises[:50]:
         print(f"SURPRISE {o.task_id} {o.check}: {o.detail[:300]}")
-    print(_counts_line(violations) + ("  (each must be 0; list them: mobilepa tasks gates --split "
-                                      f"{split})" if violations else ""))
+    print(
+        _counts_line(violations)
+        + (f"  (each must be 0; list them: mobilepa tasks gates --split {split})" if violations else "")
+    )
     if summary.surprises or violations or unanswered:
-        print(f"{len(summary.surprises)} surprise(s), {len(violations)} gate violation(s), "
-              f"{len(unanswered)} information task(s) without an answer check", file=sys.stderr)
+        print(
+            f"{len(summary.surprises)} surprise(s), {len(violations)} gate violation(s), "
+            f"{len(unanswered)} information task(s) without an answer check",
+            file=sys.stderr,
+        )
         return 1
     print("every task behaves as promised and passes the gates")
     return 0
@@ -135,8 +147,11 @@ def validate(split: str, jobs: int) -> int:
 def committed_splits() -> dict[str, list[Task]]:
     """Every split of the committed suite, each file parsed once (the others are drawn from ``full``)."""
     full = load_split("full.jsonl")
-    splits = {"full": full, "mini": [t for t in full if t.tags.get("subset") == "mini"],
-              "train": load_split("train.jsonl")}
+    splits = {
+        "full": full,
+        "mini": [t for t in full if t.tags.get("subset") == "mini"],
+        "train": load_split("train.jsonl"),
+    }
     for category in TOTALS:
         splits[category] = [t for t in full if t.category == category]
     return splits
@@ -156,8 +171,10 @@ def stats(as_json: bool) -> int:
     for key, value in doc["coverage"].items():
         print(f"{key:>14}: {value}")
     print(f"{'recall@15':>14}: {doc['retrieval']}")
-    print(f"{'answer checks':>14}: {doc['answers']['with_answer_check']} of {doc['answers']['information_tasks']} "
-          "information tasks")
+    print(
+        f"{'answer checks':>14}: {doc['answers']['with_answer_check']} of {doc['answers']['information_tasks']} "
+        "information tasks"
+    )
     check = doc["selfcheck"]
     if check is None:
         print(f"{'self-check':>14}: not recorded for these tasks (run mobilepa tasks validate)")
@@ -207,14 +224,22 @@ def gates_report(violations: list[Violation], as_json: bool) -> str:
     """Per-gate counts, then every violation grouped by family (most first)."""
     grouped = gates.by_family(violations)
     if as_json:
-        return json.dumps({"counts": gates.gate_counts(violations),
-                           "families": {f: [v.to_json() for v in vs] for f, vs in grouped.items()}}, sort_keys=True)
+        return json.dumps(
+            {
+                "counts": gates.gate_counts(violations),
+                "families": {f: [v.to_json() for v in vs] for f, vs in grouped.items()},
+            },
+            sort_keys=True,
+        )
     lines = ["gate counts: " + ", ".join(f"{g} {n}" for g, n in gates.gate_counts(violations).items())]
     for fam, found in grouped.items():
         per_gate = Counter(v.gate for v in found)
         where = {gates.SCHEMAS: "tool(s)", gates.WORLDS: "world(s)"}.get(fam, "task(s)")
-        lines.append(f"\n{fam}: {len(found)} violation(s) in {len({v.task_id for v in found})} {where} ("
-                     + ", ".join(f"{g} {n}" for g, n in sorted(per_gate.items())) + ")")
+        lines.append(
+            f"\n{fam}: {len(found)} violation(s) in {len({v.task_id for v in found})} {where} ("
+            + ", ".join(f"{g} {n}" for g, n in sorted(per_gate.items()))
+            + ")"
+        )
         lines += [f"  {v.line()}" for v in found]
     return "\n".join(lines)
 
@@ -262,18 +287,27 @@ def main(argv: list[str]) -> int:
     t.add_argument("--seed", type=int, default=1)
     b = sub.add_parser("build", help="regenerate sandbox/data/tasks/{full,train}.jsonl from the generator")
     b.add_argument("--out", type=Path, default=TASK_DIR)
-    b.add_argument("--strict-gates", action="store_true",
-                   help=f"refuse the build at the first gate violation (also {gates.STRICT_ENV}=1)")
-    v = sub.add_parser("validate", help="oracle passes, noop fails, perturbed golds fail; non-zero exit on any surprise")
+    b.add_argument(
+        "--strict-gates",
+        action="store_true",
+        help=f"refuse the build at the first gate violation (also {gates.STRICT_ENV}=1)",
+    )
+    v = sub.add_parser(
+        "validate", help="oracle passes, noop fails, perturbed golds fail; non-zero exit on any surprise"
+    )
     v.add_argument("--split", default="full.jsonl", help="task file under sandbox/data/tasks")
     v.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     st = sub.add_parser("stats", help="counts by category, domain, level-2, bucket, memory type, turn, friction, split")
     st.add_argument("--json", action="store_true")
-    sub.add_parser("card", help="write sandbox/data/tasks/CARD.md, its chart and task.schema.json from the committed "
-                              "suite")
+    sub.add_parser(
+        "card", help="write sandbox/data/tasks/CARD.md, its chart and task.schema.json from the committed suite"
+    )
     gt = sub.add_parser("gates", help="every gate violation (unseen ids, schema examples, lint) grouped by family")
-    gt.add_argument("--family", metavar="PREFIX", help="build fresh drafts of the families starting with PREFIX "
-                                                       "instead of reading the task file")
+    gt.add_argument(
+        "--family",
+        metavar="PREFIX",
+        help="build fresh drafts of the families starting with PREFIX instead of reading the task file",
+    )
     gt.add_argument("--split", default="full.jsonl", help="task file under sandbox/data/tasks")
     gt.add_argument("-n", "--variants", type=int, default=4, help="drafts per family with --family")
     gt.add_argument("--seed", type=int, default=1)

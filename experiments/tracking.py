@@ -32,17 +32,17 @@ from mlflow.tracing.client import TracingClient
 from mlflow.tracking import MlflowClient
 from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
-# MLflow says at exit that it flushes its trace queue: this toolkit logs no traces, and the line came
-# after a command's own last line (``mobilepa bench --json`` ends with its JSON object).
-logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.WARNING)
-log = logging.getLogger(__name__)
-
 from experiments.cost import with_costs
 from experiments.leaderboard import by_group, cell_metrics, group_stability, write_report
 from experiments.stability import Stability
 from experiments.store import ResultsStore, trajectory_json
 from experiments.sweep import Gap, find_gaps, redacted, sweep_rows
 from sandbox.suite import task_path
+
+# MLflow says at exit that it flushes its trace queue: this toolkit logs no traces, and the line came
+# after a command's own last line (``mobilepa bench --json`` ends with its JSON object).
+logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.WARNING)
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from experiments.sweep import Plan
@@ -110,8 +110,14 @@ def _experiment(client: MlflowClient, name: str, uri: str) -> str:
         return str(found.experiment_id)
 
 
-def _run(client: MlflowClient, experiment_id: str, tags: dict[str, str], name: str,
-         params: dict[str, Any], parent: str | None = None) -> str:
+def _run(
+    client: MlflowClient,
+    experiment_id: str,
+    tags: dict[str, str],
+    name: str,
+    params: dict[str, Any],
+    parent: str | None = None,
+) -> str:
     """The run carrying ``tags`` (a new one when none does) with every one of ``params`` logged: a run
     created just before MLflow went away gets its missing params here. Params never change once set, so
     only the missing ones are logged (a restarted server's new URL leaves the first one in place)."""
@@ -133,7 +139,7 @@ def _log_metrics(client: MlflowClient, run_id: str, values: dict[str, float]) ->
     stamp = int(time.time() * 1000)  # MLflow shows a metric at its timestamp: 0 read as 1970
     metrics = [Metric(k, float(v), stamp, 0) for k, v in sorted(values.items())]
     for start in range(0, len(metrics), 1000):
-        client.log_batch(run_id, metrics=metrics[start:start + 1000])
+        client.log_batch(run_id, metrics=metrics[start : start + 1000])
 
 
 def _log_traces(client: MlflowClient, experiment_id: str, run_id: str, rows: list[dict[str, Any]]) -> dict[str, str]:
@@ -144,21 +150,37 @@ def _log_traces(client: MlflowClient, experiment_id: str, run_id: str, rows: lis
     for row in rows:
         trajectory = json.loads(trajectory_json(row))
         clock = _start_ns(row.get("started_at")) or time.time_ns()
-        root = client.start_trace(f"episode {row['task_id']}", span_type="AGENT", experiment_id=experiment_id,
-                                  run_id=run_id, start_time_ns=clock,
-                                  inputs={"task_id": row["task_id"], "category": row["category"]},
-                                  tags={"task_id": row["task_id"], "verdict": row["verdict"]})
+        root = client.start_trace(
+            f"episode {row['task_id']}",
+            span_type="AGENT",
+            experiment_id=experiment_id,
+            run_id=run_id,
+            start_time_ns=clock,
+            inputs={"task_id": row["task_id"], "category": row["category"]},
+            tags={"task_id": row["task_id"], "verdict": row["verdict"]},
+        )
         for step in trajectory["steps"]:
             took = int(1e9 * (step.get("latency_s", 0.0) + step.get("planner", {}).get("planner_latency_s", 0.0)))
-            span = client.start_span(f"step {step['index']}: {step['name']}", trace_id=root.trace_id,
-                                     parent_id=root.span_id, span_type="TOOL", inputs=step["arguments"],
-                                     attributes={k: v for k, v in step.get("planner", {}).items()
-                                                 if isinstance(v, int | float | str)},
-                                     start_time_ns=clock)
+            span = client.start_span(
+                f"step {step['index']}: {step['name']}",
+                trace_id=root.trace_id,
+                parent_id=root.span_id,
+                span_type="TOOL",
+                inputs=step["arguments"],
+                attributes={k: v for k, v in step.get("planner", {}).items() if isinstance(v, int | float | str)},
+                start_time_ns=clock,
+            )
             clock += max(took, 1000)
             client.end_span(root.trace_id, span.span_id, outputs=step["envelope"], end_time_ns=clock)
-        client.end_trace(root.trace_id, outputs={"verdict": row["verdict"], "reasons": json.loads(row["reasons"]),
-                                                 "termination": row["termination"]}, end_time_ns=clock + 1000)
+        client.end_trace(
+            root.trace_id,
+            outputs={
+                "verdict": row["verdict"],
+                "reasons": json.loads(row["reasons"]),
+                "termination": row["termination"],
+            },
+            end_time_ns=clock + 1000,
+        )
         traces[row["task_id"]] = root.trace_id
     return traces
 
@@ -184,12 +206,21 @@ def _assess(tracing: TracingClient, trace_id: str, row: dict[str, Any], have: Se
     if latest is not None and getattr(latest, "value", None) == row["verdict"]:
         return
     reasons = json.loads(row["reasons"])
-    tracing.log_assessment(trace_id, Feedback(
-        name=VERDICT_ASSESSMENT, value=row["verdict"], trace_id=trace_id,
-        rationale="; ".join(reasons) if reasons else f"passed ({row['termination']})",
-        source=AssessmentSource(source_type="CODE", source_id=f"mobilepa-verifier-{row.get('verifier_version')}"),
-        metadata={"termination": str(row["termination"]), "verifier_version": str(row.get("verifier_version")),
-                  "task_id": str(row["task_id"])}))
+    tracing.log_assessment(
+        trace_id,
+        Feedback(
+            name=VERDICT_ASSESSMENT,
+            value=row["verdict"],
+            trace_id=trace_id,
+            rationale="; ".join(reasons) if reasons else f"passed ({row['termination']})",
+            source=AssessmentSource(source_type="CODE", source_id=f"mobilepa-verifier-{row.get('verifier_version')}"),
+            metadata={
+                "termination": str(row["termination"]),
+                "verifier_version": str(row.get("verifier_version")),
+                "task_id": str(row["task_id"]),
+            },
+        ),
+    )
 
 
 def _log_dataset(client: MlflowClient, run_id: str, split: str, file: str, sha256: str) -> None:
@@ -198,8 +229,9 @@ def _log_dataset(client: MlflowClient, run_id: str, split: str, file: str, sha25
     path = task_path(file)
     source = LocalArtifactDatasetSource(str(path.resolve()))
     dataset = MetaDataset(source, name=f"{split}:{path.name}", digest=sha256[:32])  # type: ignore[abstract]
-    client.log_inputs(run_id, [DatasetInput(dataset._to_mlflow_entity(),
-                                            tags=[InputTag(MLFLOW_DATASET_CONTEXT, "evaluation")])])
+    client.log_inputs(
+        run_id, [DatasetInput(dataset._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, "evaluation")])]
+    )
 
 
 @dataclass
@@ -216,7 +248,7 @@ class SweepTracker:
         so the error that ended the sweep is the one reported."""
         try:
             self.client.set_terminated(self.parent, status="KILLED" if killed else "FAILED")
-        except Exception as exc:  # noqa: BLE001 - any MLflow or network failure: the sweep's own error matters
+        except Exception as exc:  # any MLflow or network failure: the sweep's own error matters
             log.warning("could not close the MLflow parent run %s: %s", self.parent, exc)
 
 
@@ -260,14 +292,23 @@ def start_tracking(plan: Plan) -> SweepTracker:
 def _open_parent(client: MlflowClient, experiment_id: str, plan: Plan) -> SweepTracker:
     config = plan.config
     params = {
-        "name": config["name"], "planners": ",".join(map(str, config["planners"])),
-        "splits": ",".join(map(str, config["splits"])), "seeds": ",".join(map(str, config["seeds"])),
-        "conditions": ",".join(map(str, config["conditions"])), "cluster": config["cluster"]["kind"],
-        "git_commit": git_commit() or "unknown", "t_max": config["t_max"],
+        "name": config["name"],
+        "planners": ",".join(map(str, config["planners"])),
+        "splits": ",".join(map(str, config["splits"])),
+        "seeds": ",".join(map(str, config["seeds"])),
+        "conditions": ",".join(map(str, config["conditions"])),
+        "cluster": config["cluster"]["kind"],
+        "git_commit": git_commit() or "unknown",
+        "t_max": config["t_max"],
         **{f"dataset/{split}": f"{file}@sha256:{sha}" for split, (file, sha) in plan.datasets.items()},
     }
-    parent = _run(client, experiment_id, {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_role": "parent"},
-                  str(config["name"]), params)
+    parent = _run(
+        client,
+        experiment_id,
+        {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_role": "parent"},
+        str(config["name"]),
+        params,
+    )
     client.update_run(parent, status="RUNNING")
     _tag_commit(client, parent)
     return SweepTracker(client, experiment_id, parent, plan)
@@ -321,22 +362,38 @@ def log_sweep(tracker: SweepTracker, store: ResultsStore, report_written: bool =
     return parent
 
 
-def _log_cell(tracker: SweepTracker, store: ResultsStore, label: str, rows: list[dict[str, Any]],
-              gap: Gap | None, tmp: Path) -> None:
+def _log_cell(
+    tracker: SweepTracker, store: ResultsStore, label: str, rows: list[dict[str, Any]], gap: Gap | None, tmp: Path
+) -> None:
     """One cell's child run: params (completed if missing), metrics, artifacts, the sampled traces it
     lacks, and its status (FAILED when keys are missing)."""
     client, experiment_id, plan = tracker.client, tracker.experiment_id, tracker.plan
     first = rows[0]
-    where = {"planner": first["planner"], "split": first["split"], "condition": first["condition"],
-             "seed": first["seed"]}
+    where = {
+        "planner": first["planner"],
+        "split": first["split"],
+        "condition": first["condition"],
+        "seed": first["seed"],
+    }
     cell = next(c for c in plan.cells if (c.planner, c.split, c.condition, c.seed) == tuple(where.values()))
-    params = {**where, "planner_kind": cell.planner_config.get("kind"), "t_max": cell.t_max,
-              "dataset_hash": cell.dataset_hash}
+    params = {
+        **where,
+        "planner_kind": cell.planner_config.get("kind"),
+        "t_max": cell.t_max,
+        "dataset_hash": cell.dataset_hash,
+    }
     if cell.planner_config.get("kind") == "openai":  # given, or the server the sweep started
-        params["base_url"] = (cell.planner_config.get("base_url")
-                              or (plan.config.get("endpoints") or {}).get(cell.planner))
-    child = _run(client, experiment_id, {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_cell": label}, label,
-                 params, parent=tracker.parent)
+        params["base_url"] = cell.planner_config.get("base_url") or (plan.config.get("endpoints") or {}).get(
+            cell.planner
+        )
+    child = _run(
+        client,
+        experiment_id,
+        {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_cell": label},
+        label,
+        params,
+        parent=tracker.parent,
+    )
     _tag_commit(client, child)
     inputs = client.get_run(child).inputs
     logged_inputs = {d.dataset.digest for d in inputs.dataset_inputs} if inputs is not None else set()
@@ -352,11 +409,21 @@ def _log_cell(tracker: SweepTracker, store: ResultsStore, label: str, rows: list
     client.log_artifacts(child, str(folder))
     sample = int(plan.config["tracking"].get("trace_sample") or 0)
     if sample:
-        logged = {t.info.tags.get("task_id"): t.info for t in client.search_traces(
-            locations=[experiment_id], run_id=child, max_results=max(100, 2 * sample))}
+        logged = {
+            t.info.tags.get("task_id"): t.info
+            for t in client.search_traces(locations=[experiment_id], run_id=child, max_results=max(100, 2 * sample))
+        }
         chosen = {r["task_id"]: r for r in trace_sample(rows, sample)}
-        new = _log_traces(client, experiment_id, child, [r for r in store.rows(with_trajectories=True, **where)
-                                                         if r["task_id"] in chosen and r["task_id"] not in logged])
+        new = _log_traces(
+            client,
+            experiment_id,
+            child,
+            [
+                r
+                for r in store.rows(with_trajectories=True, **where)
+                if r["task_id"] in chosen and r["task_id"] not in logged
+            ],
+        )
         mlflow.flush_trace_async_logging()  # an assessment needs its trace stored
         tracing = TracingClient(tracking_uri=client.tracking_uri)
         for task_id, row in chosen.items():  # each sampled trajectory's verdict on its trace
@@ -377,17 +444,24 @@ def trace_sample(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     chosen: list[dict[str, Any]] = []
     depth = 0
     while len(chosen) < n and any(len(groups[g]) > depth for g in order):
-        chosen += [groups[g][depth] for g in order if len(groups[g]) > depth][:n - len(chosen)]
+        chosen += [groups[g][depth] for g in order if len(groups[g]) > depth][: n - len(chosen)]
         depth += 1
     return chosen
 
 
 def _stability_metrics(prefix: str, s: Stability) -> dict[str, float]:
-    metrics = {f"{prefix}/{name}/{stat}": getattr(spread, stat)
-               for name, spread in (("overall", s.overall), *s.categories.items()) for stat in ("mean", "std", "range")}
+    metrics = {
+        f"{prefix}/{name}/{stat}": getattr(spread, stat)
+        for name, spread in (("overall", s.overall), *s.categories.items())
+        for stat in ("mean", "std", "range")
+    }
     metrics.update({f"{prefix}/{c}/overall_shift": shift for c, shift in s.overall_shift.items()})
-    return {**metrics, f"{prefix}/pass_all": s.pass_all, f"{prefix}/pass_any": s.pass_any,
-            f"{prefix}/flipping_tasks": len(s.flipping)}
+    return {
+        **metrics,
+        f"{prefix}/pass_all": s.pass_all,
+        f"{prefix}/pass_any": s.pass_any,
+        f"{prefix}/flipping_tasks": len(s.flipping),
+    }
 
 
 def sync_store(store: ResultsStore, plan_of: Any) -> list[str]:
@@ -396,7 +470,8 @@ def sync_store(store: ResultsStore, plan_of: Any) -> list[str]:
     for key, config in store.unlogged_sweeps():
         plan = plan_of(config)
         if plan.sweep_key != key:
-            raise TrackingUnavailable(f"sweep {key}: its task files or settings changed since it ran; "
-                                      "cannot log it as it was")
+            raise TrackingUnavailable(
+                f"sweep {key}: its task files or settings changed since it ran; cannot log it as it was"
+            )
         parents.append(log_sweep(start_tracking(plan), store))
     return parents

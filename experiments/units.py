@@ -162,13 +162,26 @@ def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
         planner = factory(cell.planner_config)
         records = []
         try:
-            async for result in run_many(chosen, planner, concurrency=cell.concurrency, t_max=cell.t_max,
-                                         condition=cell.condition, keys=set(unit.task_ids),
-                                         retrieval_model=cell.retrieval_model):
-                records.append(episode_record(result, planner=cell.planner, split=cell.split,
-                                              condition=cell.condition, seed=cell.seed,
-                                              dataset_hash=cell.dataset_hash,
-                                              task_hash=task_fingerprint(result.task, replays_gold)))
+            async for result in run_many(
+                chosen,
+                planner,
+                concurrency=cell.concurrency,
+                t_max=cell.t_max,
+                condition=cell.condition,
+                keys=set(unit.task_ids),
+                retrieval_model=cell.retrieval_model,
+            ):
+                records.append(
+                    episode_record(
+                        result,
+                        planner=cell.planner,
+                        split=cell.split,
+                        condition=cell.condition,
+                        seed=cell.seed,
+                        dataset_hash=cell.dataset_hash,
+                        task_hash=task_fingerprint(result.task, replays_gold),
+                    )
+                )
         finally:
             close = getattr(planner, "aclose", None)
             if close is not None:

@@ -41,8 +41,21 @@ DEFAULT_STORE = Path("outputs") / "results.db"
 DEFAULT_RUNS = Path("outputs") / "run"
 VERDICTS = ("pass", "fail", "unscorable")
 ID_PARTS = ("planner", "split", "condition", "seed", "key")  # an episode's id: oracle/mini/both/0/<key>
-COLUMNS = ("planner", "split", "condition", "seed", "key", "verdict", "category", "bucket", "termination",
-           "steps", "tokens", "latency_s", "reason")
+COLUMNS = (
+    "planner",
+    "split",
+    "condition",
+    "seed",
+    "key",
+    "verdict",
+    "category",
+    "bucket",
+    "termination",
+    "steps",
+    "tokens",
+    "latency_s",
+    "reason",
+)
 
 
 class ViewError(ValueError):
@@ -56,12 +69,13 @@ def episode_id(row: dict[str, Any]) -> str:
 def _usage(steps: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Token and latency totals of a trajectory's steps, as the store keeps them per row."""
     prompt = [s["planner"]["prompt_tokens"] for s in steps if s["planner"].get("prompt_tokens") is not None]
-    completion = [s["planner"]["completion_tokens"] for s in steps
-                  if s["planner"].get("completion_tokens") is not None]
-    return {"prompt_tokens": sum(prompt) if prompt else None,
-            "completion_tokens": sum(completion) if completion else None,
-            "planner_latency_s": round(sum(s["planner"].get("planner_latency_s", 0.0) for s in steps), 6),
-            "format_errors": sum(s["name"] == FORMAT_ERROR_STEP for s in steps)}
+    completion = [s["planner"]["completion_tokens"] for s in steps if s["planner"].get("completion_tokens") is not None]
+    return {
+        "prompt_tokens": sum(prompt) if prompt else None,
+        "completion_tokens": sum(completion) if completion else None,
+        "planner_latency_s": round(sum(s["planner"].get("planner_latency_s", 0.0) for s in steps), 6),
+        "format_errors": sum(s["name"] == FORMAT_ERROR_STEP for s in steps),
+    }
 
 
 class Source(Protocol):
@@ -81,8 +95,10 @@ class RunSource:
 
     def __init__(self, root: Path) -> None:
         self.label = str(root)
-        folders = sorted({p.parent for p in root.rglob("episodes.jsonl")} if root.is_dir() else set(),
-                         key=lambda d: (d / "results.json").stat().st_mtime if (d / "results.json").exists() else 0)
+        folders = sorted(
+            {p.parent for p in root.rglob("episodes.jsonl")} if root.is_dir() else set(),
+            key=lambda d: (d / "results.json").stat().st_mtime if (d / "results.json").exists() else 0,
+        )
         if not folders:
             raise ViewError(f"no run folder (episodes.jsonl) at or below {root}")
         self._rows: dict[str, dict[str, Any]] = {}
@@ -108,12 +124,23 @@ class RunSource:
         dataset = (doc.get("provenance") or {}).get("task_file_sha256")
         for episode, trajectory in zip(episodes, trajectories, strict=True):
             if episode["task_id"].partition("@")[0] != trajectory["task_id"]:
-                raise ViewError(f"{folder}: episodes.jsonl and trajectories.jsonl.gz are out of step at "
-                                f"{episode['task_id']}")
+                raise ViewError(
+                    f"{folder}: episodes.jsonl and trajectories.jsonl.gz are out of step at {episode['task_id']}"
+                )
             verdict = "unscorable" if not episode["scorable"] else "pass" if episode["passed"] else "fail"
-            row = {**episode, "planner": doc["planner"], "split": doc["split"], "seed": doc["seed"],
-                   "condition": doc["condition"], "key": episode["task_id"], "task_id": trajectory["task_id"],
-                   "verdict": verdict, "dataset_hash": dataset, "run": str(folder), **_usage(trajectory["steps"])}
+            row = {
+                **episode,
+                "planner": doc["planner"],
+                "split": doc["split"],
+                "seed": doc["seed"],
+                "condition": doc["condition"],
+                "key": episode["task_id"],
+                "task_id": trajectory["task_id"],
+                "verdict": verdict,
+                "dataset_hash": dataset,
+                "run": str(folder),
+                **_usage(trajectory["steps"]),
+            }
             row["id"] = episode_id(row)
             yield row, trajectory
 
@@ -140,15 +167,25 @@ class StoreSource:
         rows = []
         for row in self.store.rows():
             # the store's task_id column holds the episode key (<task_id>@<condition> for a task run twice)
-            row = {**row, "key": row["task_id"], "task_id": row["task_id"].partition("@")[0],
-                   "reasons": json.loads(row["reasons"])}
+            row = {
+                **row,
+                "key": row["task_id"],
+                "task_id": row["task_id"].partition("@")[0],
+                "reasons": json.loads(row["reasons"]),
+            }
             row["id"] = episode_id(row)
             rows.append(row)
         return rows
 
     def trajectory(self, row: dict[str, Any]) -> dict[str, Any]:
-        [stored] = self.store.rows(with_trajectories=True, planner=row["planner"], split=row["split"],
-                                   condition=row["condition"], seed=row["seed"], task_id=row["key"])
+        [stored] = self.store.rows(
+            with_trajectories=True,
+            planner=row["planner"],
+            split=row["split"],
+            condition=row["condition"],
+            seed=row["seed"],
+            task_id=row["key"],
+        )
         return json.loads(trajectory_json(stored))
 
     def close(self) -> None:
@@ -198,11 +235,14 @@ def find_episode(rows: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         raise ViewError(f"no episode {key!r} among {len(rows)} matching the filters{hint}")
     listed = ", ".join(r["id"] for r in matches[:8]) + (", …" if len(matches) > 8 else "")
-    raise ViewError(f"{len(matches)} episodes match {key!r}: {listed}; give one id, or narrow with "
-                    "--planner, --split, --condition or --seed")
+    raise ViewError(
+        f"{len(matches)} episodes match {key!r}: {listed}; give one id, or narrow with "
+        "--planner, --split, --condition or --seed"
+    )
 
 
 # ---- the episode as the model saw it ------------------------------------------------------------
+
 
 @cache
 def _split_tasks(split: str) -> tuple[dict[str, Task], str] | None:
@@ -244,7 +284,9 @@ def prompt(row: dict[str, Any]) -> Prompt:
     note = None
     if row.get("dataset_hash") and row["dataset_hash"] != sha256:
         note = "the task file changed since this episode ran: the system message and query are today's"
-    return Prompt(system_message(_context(row['split'], task.task_id)), [m.model_dump() for m in task.history], task.query, note)
+    return Prompt(
+        system_message(_context(row["split"], task.task_id)), [m.model_dump() for m in task.history], task.query, note
+    )
 
 
 class Out(Protocol):
@@ -320,9 +362,11 @@ def write_episode(out: Out, row: dict[str, Any], trajectory: dict[str, Any]) -> 
     """One episode, top to bottom in the order it happened, then what verification made of it."""
     verdict = row["verdict"]
     out.line(f"{row['id']}: {row['category']} {row['domain']} {row['l2']}, bucket {row['bucket']}", "role")
-    out.line(f"{verdict.upper()}  {row['termination']} after {row['steps']} step(s); tokens (prompt+completion) "
-             f"{_tokens(row)}; planner latency {row['planner_latency_s']:.3f} s; wall {row['wall_s']:.3f} s",
-             "pass" if verdict == "pass" else "fail")
+    out.line(
+        f"{verdict.upper()}  {row['termination']} after {row['steps']} step(s); tokens (prompt+completion) "
+        f"{_tokens(row)}; planner latency {row['planner_latency_s']:.3f} s; wall {row['wall_s']:.3f} s",
+        "pass" if verdict == "pass" else "fail",
+    )
     shown = prompt(row)
     if shown.note:
         out.line(f"note: {shown.note}", "warn")
@@ -348,8 +392,11 @@ def write_episode(out: Out, row: dict[str, Any], trajectory: dict[str, Any]) -> 
     out.heading("state diff (D_T - D_0)")
     _write_diff(out, trajectory["diff"])
     out.heading(f"verdict: {verdict.upper()}")
-    out.line(f"checker: {'pass' if row['checker_passed'] else 'fail'}; memory gate: {_gate(row['memory_gate'])}; "
-             f"skill gate: {_gate(row['skill_gate'])}", "pass" if verdict == "pass" else "fail")
+    out.line(
+        f"checker: {'pass' if row['checker_passed'] else 'fail'}; memory gate: {_gate(row['memory_gate'])}; "
+        f"skill gate: {_gate(row['skill_gate'])}",
+        "pass" if verdict == "pass" else "fail",
+    )
     for reason in row["reasons"]:
         out.line(f"- {reason}")
     for error in trajectory.get("internal_errors") or ():
@@ -358,7 +405,9 @@ def write_episode(out: Out, row: dict[str, Any], trajectory: dict[str, Any]) -> 
 
 def _write_step(out: Out, step: dict[str, Any]) -> None:
     usage = step["planner"]
-    spent = [f"{usage[k]} {k.split('_')[0]}" for k in ("prompt_tokens", "completion_tokens") if usage.get(k) is not None]
+    spent = [
+        f"{usage[k]} {k.split('_')[0]}" for k in ("prompt_tokens", "completion_tokens") if usage.get(k) is not None
+    ]
     if usage.get("planner_latency_s") is not None:
         spent.append(f"{usage['planner_latency_s']:.3f} s")
     out.heading(f"step {step['index']}: {step['name']}" + (f" ({', '.join(spent)})" if spent else ""))
@@ -386,8 +435,11 @@ def _write_diff(out: Out, diff: dict[str, Any]) -> None:
             out.block(dumps(row))
         for update in change["updated"]:
             before, after = update["before"], update["after"]
-            changed = {k: [before.get(k), after.get(k)] for k in sorted(before.keys() | after.keys())
-                       if before.get(k) != after.get(k)}
+            changed = {
+                k: [before.get(k), after.get(k)]
+                for k in sorted(before.keys() | after.keys())
+                if before.get(k) != after.get(k)
+            }
             out.line(f"~ {table} (column: [before, after])", "warn")
             out.block(dumps(changed))
         for row in change["deleted"]:
@@ -397,11 +449,23 @@ def _write_diff(out: Out, diff: dict[str, Any]) -> None:
 
 # ---- listings ------------------------------------------------------------------------------------
 
+
 def _cells(row: dict[str, Any]) -> dict[str, str]:
-    return {"planner": row["planner"], "split": row["split"], "condition": row["condition"], "seed": str(row["seed"]),
-            "key": row["key"], "verdict": row["verdict"], "category": row["category"], "bucket": row["bucket"],
-            "termination": row["termination"], "steps": str(row["steps"]), "tokens": _tokens(row),
-            "latency_s": f"{row['planner_latency_s']:.3f}", "reason": row["reasons"][0] if row["reasons"] else ""}
+    return {
+        "planner": row["planner"],
+        "split": row["split"],
+        "condition": row["condition"],
+        "seed": str(row["seed"]),
+        "key": row["key"],
+        "verdict": row["verdict"],
+        "category": row["category"],
+        "bucket": row["bucket"],
+        "termination": row["termination"],
+        "steps": str(row["steps"]),
+        "tokens": _tokens(row),
+        "latency_s": f"{row['planner_latency_s']:.3f}",
+        "reason": row["reasons"][0] if row["reasons"] else "",
+    }
 
 
 def _tally(rows: Sequence[dict[str, Any]]) -> str:
@@ -431,8 +495,14 @@ def print_listing(rows: Sequence[dict[str, Any]], label: str, console: Console |
             columns.remove(spare)
     widths["reason"] = max(len("reason"), console.width - sum(widths.values()) - 3 * len(columns) - 1)
     for column in columns:  # every column keeps its width; only the reason is cut to fit the terminal
-        table.add_column(column, justify="right" if column in ("seed", "steps", "tokens", "latency_s") else "left",
-                         no_wrap=True, overflow="ellipsis", min_width=widths[column], max_width=widths[column])
+        table.add_column(
+            column,
+            justify="right" if column in ("seed", "steps", "tokens", "latency_s") else "left",
+            no_wrap=True,
+            overflow="ellipsis",
+            min_width=widths[column],
+            max_width=widths[column],
+        )
     for row, cell in zip(rows, cells, strict=True):
         style = {"pass": "green", "fail": "red", "unscorable": "yellow"}[row["verdict"]]
         table.add_row(*[Text(cell[c], style=style) if c == "verdict" else cell[c] for c in columns])
@@ -441,11 +511,13 @@ def print_listing(rows: Sequence[dict[str, Any]], label: str, console: Console |
 
 # ---- HTML ----------------------------------------------------------------------------------------
 
-CSS = ("body{font-family:sans-serif;margin:2em;max-width:100em}table{border-collapse:collapse}"
-       "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
-       "th input{width:100%;box-sizing:border-box}pre{background:#f6f6f6;padding:6px;white-space:pre-wrap}"
-       ".pass{color:#070}.fail{color:#b00}.warn{color:#a60}.dim{color:#777}.role{font-weight:bold;margin-bottom:0}"
-       "tr.pass td.verdict{color:#070}tr.fail td.verdict,tr.unscorable td.verdict{color:#b00}")
+CSS = (
+    "body{font-family:sans-serif;margin:2em;max-width:100em}table{border-collapse:collapse}"
+    "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}"
+    "th input{width:100%;box-sizing:border-box}pre{background:#f6f6f6;padding:6px;white-space:pre-wrap}"
+    ".pass{color:#070}.fail{color:#b00}.warn{color:#a60}.dim{color:#777}.role{font-weight:bold;margin-bottom:0}"
+    "tr.pass td.verdict{color:#070}tr.fail td.verdict,tr.unscorable td.verdict{color:#b00}"
+)
 FILTER_JS = """
 const inputs = [...document.querySelectorAll('thead input')];
 function apply() {
@@ -466,8 +538,10 @@ def page_name(row: dict[str, Any]) -> str:
 
 
 def _page(title: str, body: str, script: str = "") -> str:
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{CSS}</style></head><body>{body}{f'<script>{script}</script>' if script else ''}</body></html>\n")
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{CSS}</style></head><body>{body}{f'<script>{script}</script>' if script else ''}</body></html>\n"
+    )
 
 
 def write_html(source: Source, rows: Sequence[dict[str, Any]], out_dir: Path) -> Path:
@@ -493,14 +567,25 @@ def write_html(source: Source, rows: Sequence[dict[str, Any]], out_dir: Path) ->
     for row in rows:
         cells = _cells(row)
         tds = "".join(
-            f"<td class='{c}'><a href='episodes/{page_name(row)}'>{html.escape(cells[c])}</a></td>" if c == "key"
-            else f"<td class='{c}'>{html.escape(cells[c])}</td>" for c in COLUMNS)
+            f"<td class='{c}'><a href='episodes/{page_name(row)}'>{html.escape(cells[c])}</a></td>"
+            if c == "key"
+            else f"<td class='{c}'>{html.escape(cells[c])}</td>"
+            for c in COLUMNS
+        )
         body_rows.append(f"<tr class='{row['verdict']}'>{tds}</tr>")
-    board = next((f" · <a href='{link}'>leaderboard</a>" for link in ("leaderboard.html", "../leaderboard.html")
-                  if (out_dir / link).exists()), "")
-    body = (f"<h1>Episodes</h1><p>{html.escape(source.label)}: <span id='shown'>{len(rows)}</span> of {len(rows)} "
-            f"shown; {html.escape(_tally(rows))}{board}</p><table><thead><tr>{head}</tr><tr>{boxes}</tr></thead>"
-            f"<tbody>{''.join(body_rows)}</tbody></table>")
+    board = next(
+        (
+            f" · <a href='{link}'>leaderboard</a>"
+            for link in ("leaderboard.html", "../leaderboard.html")
+            if (out_dir / link).exists()
+        ),
+        "",
+    )
+    body = (
+        f"<h1>Episodes</h1><p>{html.escape(source.label)}: <span id='shown'>{len(rows)}</span> of {len(rows)} "
+        f"shown; {html.escape(_tally(rows))}{board}</p><table><thead><tr>{head}</tr><tr>{boxes}</tr></thead>"
+        f"<tbody>{''.join(body_rows)}</tbody></table>"
+    )
     index = out_dir / "index.html"
     index.write_text(_page("MobilePA-Bench episodes", body, FILTER_JS), encoding="utf-8")
     return index
@@ -508,19 +593,26 @@ def write_html(source: Source, rows: Sequence[dict[str, Any]], out_dir: Path) ->
 
 # ---- command line --------------------------------------------------------------------------------
 
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="mobilepa view", formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="mobilepa view",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="List the episodes of a run folder or a results store, or show one: the conversation as the "
-                    "model saw it, each call with its envelope, the state diff, the verdict with its reasons.",
+        "model saw it, each call with its envelope, the state diff, the verdict with its reasons.",
         epilog="examples:\n"
-               "  mobilepa view --run outputs/run --planner noop --verdict fail    # list\n"
-               "  mobilepa view hw_basic_001 --store outputs/results.db --planner oracle --seed 0\n"
-               "  mobilepa view oracle/mini/both/0/basic-1.1-01                      # an id from the listing\n"
-               "  mobilepa view --store outputs/results.db --split mini --html outputs/view")
-    p.add_argument("targets", nargs="*", metavar="[SOURCE] KEY",
-                   help="KEY: the episode to show: its id (planner/split/condition/seed/key), episode key or task "
-                        "id; SOURCE: a run folder or a store file, as --run or --store")
+        "  mobilepa view --run outputs/run --planner noop --verdict fail    # list\n"
+        "  mobilepa view hw_basic_001 --store outputs/results.db --planner oracle --seed 0\n"
+        "  mobilepa view oracle/mini/both/0/basic-1.1-01                      # an id from the listing\n"
+        "  mobilepa view --store outputs/results.db --split mini --html outputs/view",
+    )
+    p.add_argument(
+        "targets",
+        nargs="*",
+        metavar="[SOURCE] KEY",
+        help="KEY: the episode to show: its id (planner/split/condition/seed/key), episode key or task "
+        "id; SOURCE: a run folder or a store file, as --run or --store",
+    )
     source = p.add_mutually_exclusive_group()
     source.add_argument("--run", type=Path, help="a run folder, or a folder holding run folders (outputs/run)")
     source.add_argument("--store", type=Path, help=f"a results store (default {DEFAULT_STORE}, else {DEFAULT_RUNS})")
@@ -533,8 +625,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--termination", help="finished, truncated, context_overflow or infra_error")
     p.add_argument("--reason", metavar="SUBSTRING", help="only episodes with a reason containing this (any case)")
     p.add_argument("--limit", type=int, default=200, help="most rows listed (default 200; 0: all)")
-    p.add_argument("--html", type=Path, metavar="DIR",
-                   help="write DIR/index.html and one page per matching episode instead of printing")
+    p.add_argument(
+        "--html",
+        type=Path,
+        metavar="DIR",
+        help="write DIR/index.html and one page per matching episode instead of printing",
+    )
     return p
 
 
@@ -542,7 +638,7 @@ def main(argv: list[str]) -> int:
     p = parser()
     args = p.parse_args(argv)
     targets = list(args.targets)
-    if len(targets) > 2 or len(targets) == 2 and not Path(targets[0]).exists():
+    if len(targets) > 2 or (len(targets) == 2 and not Path(targets[0]).exists()):
         p.error(f"expected [SOURCE] KEY, got {' '.join(targets)} (SOURCE: an existing folder or store file)")
     if targets and Path(targets[0]).exists():
         if args.run is not None or args.store is not None:
@@ -550,8 +646,9 @@ def main(argv: list[str]) -> int:
         path = Path(targets.pop(0))
         args.run, args.store = (path, None) if path.is_dir() else (None, path)
     key = targets[0] if targets else None
-    filters = Filters(args.planner, args.split, args.condition, args.seed, args.verdict, args.category,
-                      args.termination, args.reason)
+    filters = Filters(
+        args.planner, args.split, args.condition, args.seed, args.verdict, args.category, args.termination, args.reason
+    )
     console = Console(highlight=False) if sys.stdout.isatty() else None
     try:
         source = open_source(args.run, args.store)
@@ -567,8 +664,9 @@ def main(argv: list[str]) -> int:
         source.close()
 
 
-def _show(source: Source, filters: Filters, key: str | None, html_dir: Path | None, limit: int,
-          console: Console | None) -> int:
+def _show(
+    source: Source, filters: Filters, key: str | None, html_dir: Path | None, limit: int, console: Console | None
+) -> int:
     every = source.rows()
     rows = [r for r in every if filters.match(r)]
     if key:

@@ -39,7 +39,19 @@ def build_planner(config: Mapping[str, Any]) -> Planner:
 
 
 __all__ = [
-    "MODEL_KINDS", "PLANNER_KINDS", "REFERENCE_PLANNERS", "ContextOverflow", "InfraError", "LiteLLMPlanner",
-    "NoisyOraclePlanner", "NoopPlanner", "OpenAICompatPlanner", "OpenAIConfig", "OraclePlanner", "Planner",
-    "PlannerAction", "ReplayPlanner", "build_planner",
+    "MODEL_KINDS",
+    "PLANNER_KINDS",
+    "REFERENCE_PLANNERS",
+    "ContextOverflow",
+    "InfraError",
+    "LiteLLMPlanner",
+    "NoisyOraclePlanner",
+    "NoopPlanner",
+    "OpenAICompatPlanner",
+    "OpenAIConfig",
+    "OraclePlanner",
+    "Planner",
+    "PlannerAction",
+    "ReplayPlanner",
+    "build_planner",
 ]

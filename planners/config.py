@@ -36,8 +36,10 @@ class Section(BaseModel):
     @classmethod
     def _null_sections(cls, data: Any) -> Any:
         if isinstance(data, Mapping):
-            return {k: ({} if v is None and _section_model(cls.model_fields.get(k)) is not None else v)
-                    for k, v in data.items()}
+            return {
+                k: ({} if v is None and _section_model(cls.model_fields.get(k)) is not None else v)
+                for k, v in data.items()
+            }
         return data
 
 
@@ -201,8 +203,14 @@ def _expected(field: FieldInfo) -> str:
             if isinstance(meta, getattr(annotated_types, name.capitalize())):
                 bounds.append(f"{symbol} {getattr(meta, name):g}")
     base = _strip_annotated(annotation)
-    words = {int: "an integer", float: "a number", str: "a string", bool: "true or false", dict: "a mapping",
-             list: "a list"}.get(get_origin(base) or base)
+    words = {
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        bool: "true or false",
+        dict: "a mapping",
+        list: "a list",
+    }.get(get_origin(base) or base)
     if isinstance(base, type) and issubclass(base, BaseModel):
         words = "a mapping"
     return " ".join([words or str(base), " and ".join(bounds)]).strip()

@@ -48,7 +48,8 @@ def import_litellm() -> ModuleType:
         return importlib.import_module("litellm")
     except ImportError:
         raise ValueError(
-            f"planner.kind: litellm needs the litellm package, which is not installed: {INSTALL}") from None
+            f"planner.kind: litellm needs the litellm package, which is not installed: {INSTALL}"
+        ) from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,8 +70,9 @@ class LiteLLMConfig(EndpointConfig):
             raise ValueError(f"planner.extra_body.{clash[0]}: set by the planner, not extra_body")
         if spec.base_url is not None and not spec.base_url.startswith(("http://", "https://")):
             raise ValueError(f"planner.base_url: an http(s) URL or null (the provider's own), got {spec.base_url!r}")
-        return cls(**fields, base_url=spec.base_url.rstrip("/") if spec.base_url else None,
-                   drop_params=spec.drop_params)
+        return cls(
+            **fields, base_url=spec.base_url.rstrip("/") if spec.base_url else None, drop_params=spec.drop_params
+        )
 
 
 class LiteLLMEndpoint(RetryingEndpoint):
@@ -115,8 +117,9 @@ def _failure(exc: Exception) -> Attempt:
         raise TransportError(f"{name}: {message}") from None
     code = "context_length_exceeded" if name == "ContextWindowExceededError" else getattr(exc, "code", None)
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-    retry_after = _retry_after(headers.get("retry-after") or headers.get("Retry-After")) \
-        if hasattr(headers, "get") else None
+    retry_after = (
+        _retry_after(headers.get("retry-after") or headers.get("Retry-After")) if hasattr(headers, "get") else None
+    )
     error = {"message": f"{name}: {message}", "code": code if isinstance(code, str) else None}
     return Attempt(status, encode({"error": error}), retry_after)
 
@@ -141,7 +144,9 @@ class LiteLLMPlanner(ChatPlanner):
         return {
             "model": self.config.model,
             "messages": chat_messages(observation.query, observation.history, observation.context),
-            "tools": observation.tools, "tool_choice": self.config.tool_choice, **self.config.body,
+            "tools": observation.tools,
+            "tool_choice": self.config.tool_choice,
+            **self.config.body,
         }
 
     async def _complete(self, observation: Observation) -> Completion:

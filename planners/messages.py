@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from sandbox.episode import FORMAT_ERROR_STEP, FORMAT_ERRORS, context_text
+from sandbox.episode import FORMAT_ERROR_STEP, context_text
 
 FORMAT_ERROR_KINDS = ("no_tool_call", "unknown_tool", "bad_arguments", "multiple_calls")
 """The kinds ``parse_reply`` finds in a reply's content; the endpoint adds truncated, oversized and
@@ -87,8 +87,9 @@ def system_message(context: Mapping[str, Any] | None = None) -> str:
     return f"{SYSTEM_PROMPT}\n\n{text}" if text else SYSTEM_PROMPT
 
 
-def chat_messages(query: str, history: Sequence[Mapping[str, Any]],
-                  context: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def chat_messages(
+    query: str, history: Sequence[Mapping[str, Any]], context: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """The chat for one request: system prompt with the phone's context, H0, the query, then one
     exchange per step.
 
@@ -109,10 +110,19 @@ def chat_messages(query: str, history: Sequence[Mapping[str, Any]],
             continue
         call_id = tool_call_id(step)
         action = said["action"]
-        messages.append({"role": "assistant", "content": None, "tool_calls": [{
-            "id": call_id, "type": "function",
-            "function": {"name": action["name"], "arguments": dumps(action["arguments"])},
-        }]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": action["name"], "arguments": dumps(action["arguments"])},
+                    }
+                ],
+            }
+        )
         messages.append({"role": "tool", "tool_call_id": call_id, "content": dumps(result["content"])})
     return messages
 
@@ -148,7 +158,9 @@ def parse_reply(message: Mapping[str, Any], offered: Collection[str], *, max_cha
     calls = message.get("tool_calls") or []
     calls = calls if isinstance(calls, list) else [calls]
     if nests_deeper(message, MAX_NESTING):
-        return ParsedReply(None, format_error="undecodable_reply", raw=clip(content) if isinstance(content, str) else "")
+        return ParsedReply(
+            None, format_error="undecodable_reply", raw=clip(content) if isinstance(content, str) else ""
+        )
     if not isinstance(content, str):  # a list of parts or another value: no text to read a call from
         content = dumps(content)
     if max_chars is not None and _reply_chars(content, calls) > max_chars:
@@ -217,7 +229,7 @@ def _clipped(content: str, calls: list[Any]) -> str:
     """An oversized reply as the model sees it again: its text and each call's name and arguments clipped."""
     if not calls:
         return clip(content)
-    views = []
+    views: list[Any] = []
     for view in map(_call_view, calls):
         if isinstance(view, dict):
             views.append({k: clip(v if isinstance(v, str) else dumps(v)) for k, v in view.items()})

@@ -120,11 +120,23 @@ class NoisyOraclePlanner:
 
     name = "noisy_oracle"
 
-    def __init__(self, seed: int = 0, p_skip_memory: float = 0.0, p_corrupt_argument: float = 0.0,
-                 p_skip_skill: float = 0.0, p_drop_handoff_field: float = 0.0, p_stop_early: float = 0.0) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        p_skip_memory: float = 0.0,
+        p_corrupt_argument: float = 0.0,
+        p_skip_skill: float = 0.0,
+        p_drop_handoff_field: float = 0.0,
+        p_stop_early: float = 0.0,
+    ) -> None:
         self.seed = seed
-        self.probabilities = dict(zip(PERTURBATIONS, (
-            p_skip_memory, p_corrupt_argument, p_skip_skill, p_drop_handoff_field, p_stop_early), strict=True))
+        self.probabilities = dict(
+            zip(
+                PERTURBATIONS,
+                (p_skip_memory, p_corrupt_argument, p_skip_skill, p_drop_handoff_field, p_stop_early),
+                strict=True,
+            )
+        )
         for p, value in self.probabilities.items():
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"planner.p_{p}: a probability in [0, 1], got {value!r}")
@@ -135,8 +147,9 @@ class NoisyOraclePlanner:
         known = {"name", "kind", "seed"} | {f"p_{p}" for p in PERTURBATIONS}
         unknown = sorted(set(config) - known)
         if unknown:
-            raise ValueError(f"planner.{unknown[0]}: unknown key for kind noisy_oracle; "
-                             f"known: {', '.join(sorted(known))}")
+            raise ValueError(
+                f"planner.{unknown[0]}: unknown key for kind noisy_oracle; known: {', '.join(sorted(known))}"
+            )
         seed = config.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"planner.seed: an integer, got {seed!r}")

@@ -97,14 +97,23 @@ def endpoint_fields(spec: specs.ModelPlanner, kind: str, environ: Mapping[str, s
     api_key = spec.api_key or (environ.get(spec.api_key_env) if spec.api_key_env else None)
     limits = spec.limits  # type: ignore[attr-defined]
     return dict(
-        name=spec.name or model, model=model, api_key=api_key or None, concurrency=spec.concurrency,
-        connect_timeout_s=spec.timeouts.connect, read_timeout_s=spec.timeouts.read,
-        total_timeout_s=spec.timeouts.total, max_retries=spec.retries.max, backoff_s=spec.retries.backoff_s,
-        max_backoff_s=spec.retries.max_backoff_s, max_reply_chars=limits.reply_chars,
+        name=spec.name or model,
+        model=model,
+        api_key=api_key or None,
+        concurrency=spec.concurrency,
+        connect_timeout_s=spec.timeouts.connect,
+        read_timeout_s=spec.timeouts.read,
+        total_timeout_s=spec.timeouts.total,
+        max_retries=spec.retries.max,
+        backoff_s=spec.retries.backoff_s,
+        max_backoff_s=spec.retries.max_backoff_s,
+        max_reply_chars=limits.reply_chars,
         max_response_bytes=getattr(limits, "response_bytes", EndpointConfig.max_response_bytes),
         requests_per_minute=spec.rate_limits.requests_per_minute,
         tokens_per_minute=spec.rate_limits.tokens_per_minute,
-        sampling=sampling, extra_body=dict(spec.extra_body), tool_choice=spec.tool_choice,
+        sampling=sampling,
+        extra_body=dict(spec.extra_body),
+        tool_choice=spec.tool_choice,
         reasoning_effort=spec.reasoning_effort,
     )
 
@@ -123,8 +132,10 @@ class OpenAIConfig(EndpointConfig):
         fields = endpoint_fields(spec, "openai", environ)
         base_url = spec.base_url
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise ValueError("planner.base_url: required for kind openai when no server is started "
-                             f"(an http(s) URL ending in /v1), got {base_url!r}")
+            raise ValueError(
+                "planner.base_url: required for kind openai when no server is started "
+                f"(an http(s) URL ending in /v1), got {base_url!r}"
+            )
         return cls(**fields, base_url=base_url.rstrip("/"))
 
 
@@ -149,8 +160,10 @@ class Completion:
 
 
 _CONTEXT_LIMIT = re.compile(r"maximum context length is (\d+)|is longer than the maximum model length of (\d+)")
-_OUTPUT_TOKENS = re.compile(r"requested (\d+) output tokens|'max_tokens' or 'max_completion_tokens' is too "
-                            r"large: (\d+)|(\d+) in the completion")
+_OUTPUT_TOKENS = re.compile(
+    r"requested (\d+) output tokens|'max_tokens' or 'max_completion_tokens' is too "
+    r"large: (\d+)|(\d+) in the completion"
+)
 
 
 def context_overflow(status: int, body: bytes) -> str | None:
@@ -177,8 +190,11 @@ def context_overflow(status: int, body: bytes) -> str | None:
     if error.get("code") != "context_length_exceeded" and limit is None:
         return None
     output = _OUTPUT_TOKENS.search(message)
-    if limit is not None and output is not None and \
-            int(next(g for g in output.groups() if g)) >= int(next(g for g in limit.groups() if g)):
+    if (
+        limit is not None
+        and output is not None
+        and int(next(g for g in output.groups() if g)) >= int(next(g for g in limit.groups() if g))
+    ):
         return None
     return message or str(error.get("code"))
 
@@ -196,9 +212,14 @@ class RateLimiter:
     it does not count against ``timeouts.total``. All in one event loop, nothing awaited between the
     check and the booking, so no lock is needed."""
 
-    def __init__(self, requests_per_minute: int | None, tokens_per_minute: int | None, *,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+    def __init__(
+        self,
+        requests_per_minute: int | None,
+        tokens_per_minute: int | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.requests_per_minute = requests_per_minute
         self.tokens_per_minute = tokens_per_minute
         self._clock = clock
@@ -264,8 +285,11 @@ class RetryingEndpoint:
 
     def __init__(self, config: EndpointConfig) -> None:
         self.config = config
-        self.limiter = RateLimiter(config.requests_per_minute, config.tokens_per_minute) \
-            if config.requests_per_minute or config.tokens_per_minute else None
+        self.limiter = (
+            RateLimiter(config.requests_per_minute, config.tokens_per_minute)
+            if config.requests_per_minute or config.tokens_per_minute
+            else None
+        )
         self._reply_tokens = int(config.sampling.get("max_completion_tokens") or config.sampling.get("max_tokens") or 0)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._gate: asyncio.Semaphore | None = None
@@ -329,8 +353,13 @@ class RetryingEndpoint:
                 RateLimiter.settle(booking, 0)
             if status == 200:
                 if body is None:  # the model's reply, too long to read: no retry would be shorter
-                    return Completion(None, latency, attempt, "oversized_reply",
-                                      f"(a reply of over {cfg.max_response_bytes} bytes, not read)")
+                    return Completion(
+                        None,
+                        latency,
+                        attempt,
+                        "oversized_reply",
+                        f"(a reply of over {cfg.max_response_bytes} bytes, not read)",
+                    )
                 try:
                     data = _completion(body)
                 except RecursionError:  # nested too deep to decode: the model wrote it, so it is its error
@@ -357,8 +386,10 @@ class RetryingEndpoint:
         raise InfraError(f"{self.url}: gave up after {cfg.max_retries + 1} attempt(s); last: {last}")
 
     def _overdue(self, attempts: int, last: str) -> str:
-        return (f"{self.url}: no usable reply within timeouts.total={self.config.total_timeout_s:g} s "
-                f"({attempts} attempt(s); last: {last if last != 'no attempt' else 'the reply was still arriving'})")
+        return (
+            f"{self.url}: no usable reply within timeouts.total={self.config.total_timeout_s:g} s "
+            f"({attempts} attempt(s); last: {last if last != 'no attempt' else 'the reply was still arriving'})"
+        )
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         """Exponential backoff with jitter (half to all of the step), at least Retry-After (capped
@@ -401,8 +432,7 @@ class ChatEndpoint(RetryingEndpoint):
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=cfg.concurrency),
             cookie_jar=aiohttp.DummyCookieJar(),  # an API takes no cookies; filtering the jar cost ~50 µs a request
-            timeout=aiohttp.ClientTimeout(total=None, sock_connect=cfg.connect_timeout_s,
-                                          sock_read=cfg.read_timeout_s),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=cfg.connect_timeout_s, sock_read=cfg.read_timeout_s),
             headers=headers,
         )
 
@@ -535,7 +565,8 @@ class ChatPlanner:
             if len(self._encoded_tools) >= TOOLS_LISTS_CACHE:
                 self._encoded_tools.clear()
             entry = self._encoded_tools[id(tools)] = _EncodedTools(
-                tools, b",".join(self._tool_json(t) for t in tools), frozenset(t["function"]["name"] for t in tools))
+                tools, b",".join(self._tool_json(t) for t in tools), frozenset(t["function"]["name"] for t in tools)
+            )
         return entry
 
     def _tool_json(self, tool: dict[str, Any]) -> bytes:
@@ -558,8 +589,11 @@ class ChatPlanner:
     def action(self, completion: Completion, offered: frozenset[str]) -> PlannerAction:
         """The step's action from a completion: the one tool call of the reply, or its format error."""
         if completion.data is None:  # unreadable for a reason of the model's: its format error
-            usage = {"latency_s": round(completion.latency_s, 6), "retries": completion.retries,
-                     "raw_reply": {"role": "assistant", "content": completion.raw, "clipped": True}}
+            usage = {
+                "latency_s": round(completion.latency_s, 6),
+                "retries": completion.retries,
+                "raw_reply": {"role": "assistant", "content": completion.raw, "clipped": True},
+            }
             return PlannerAction(None, raw=completion.raw, format_error=completion.format_error, usage=usage)
         choice = completion.data["choices"][0]
         try:
@@ -575,7 +609,8 @@ class ChatPlanner:
             "prompt_tokens": _count(tokens.get("prompt_tokens")),
             "completion_tokens": _count(tokens.get("completion_tokens")),
             "cached_prompt_tokens": _cached(tokens),
-            "latency_s": round(completion.latency_s, 6), "retries": completion.retries,
+            "latency_s": round(completion.latency_s, 6),
+            "retries": completion.retries,
             "finish_reason": finish_reason,
             "raw_reply": message if kept else {"role": "assistant", "content": parsed.raw, "clipped": True},
             "recovered_from_content": parsed.recovered_from_content,
@@ -599,8 +634,9 @@ class ChatPlanner:
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         await self.aclose()
 
 
@@ -627,7 +663,9 @@ class OpenAICompatPlanner(ChatPlanner):
         rest = {
             "model": self.config.model,
             "messages": chat_messages(observation.query, observation.history, observation.context),
-            "tool_choice": self.config.tool_choice, "stream": False, **self.config.body,
+            "tool_choice": self.config.tool_choice,
+            "stream": False,
+            **self.config.body,
         }
         if "tools" in rest:  # extra_body overrides the tools
             return encode(rest)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from planners.base import PlannerAction
 from sandbox.episode import Observation
 from sandbox.tasks import Task
-
-from planners.base import PlannerAction
 
 
 class OraclePlanner:

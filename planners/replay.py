@@ -45,8 +45,11 @@ def load_records(path: str | Path) -> dict[str, tuple[list[dict[str, Any]], str 
                 continue
             try:
                 record = json.loads(line)
-                overflow = (record.get("context_overflow") or "context overflow"
-                            if record.get("termination") == "context_overflow" else None)
+                overflow = (
+                    record.get("context_overflow") or "context overflow"
+                    if record.get("termination") == "context_overflow"
+                    else None
+                )
                 records[str(record["task_id"])] = (sorted(record["steps"], key=lambda s: s["index"]), overflow)
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
                 raise ValueError(f"{path}:{number}: not a trajectory record ({exc})") from exc
@@ -71,8 +74,7 @@ class ReplayPlanner:
             raise ValueError(f"planner.{unknown[0]}: unknown key for kind replay; known: kind, name, path")
         path = config.get("path")
         if not isinstance(path, str | Path) or str(path) in ("", "???"):
-            raise ValueError("planner.path: required for kind replay "
-                             "(a run directory or its trajectories.jsonl.gz)")
+            raise ValueError("planner.path: required for kind replay (a run directory or its trajectories.jsonl.gz)")
         planner = cls(path)
         planner.name = str(config.get("name") or cls.name)
         return planner

@@ -15,9 +15,10 @@ Retrieval studies and ablations (issue 19) refine a condition: a ``Variant`` com
 run time (``retrieval.method`` bm25 or dense, ``retrieval.top_n``, the gold-tool ``retrieval.repair``) and
 may withhold the memory tools (``ablation=memory_off``) or the skill loaders (``ablation=skills_off``).
 A refined condition is written ``<condition>.<variant label>`` (``both.bm25-n10``, ``sor.bm25-n5-norepair``,
-``mtsr.memory_off``, ``both.bm25-n10.skills_off``; characters MLflow accepts in a metric name): that label is what a results-store row's condition says, so every variant has its
-own episode keys, and every function here takes it. SOR and MTSR keep their meaning under a variant: SOR
-keeps, of the computed A0, the lookups its gold makes; MTSR offers the computed A0 and every loader.
+``mtsr.memory_off``, ``both.bm25-n10.skills_off``; characters MLflow accepts in a metric name): that label
+is what a results-store row's condition says, so every variant has its own episode keys, and every function
+here takes it. SOR and MTSR keep their meaning under a variant: SOR keeps, of the computed A0, the lookups
+its gold makes; MTSR offers the computed A0 and every loader.
 """
 
 from __future__ import annotations
@@ -84,9 +85,11 @@ class Variant:
         model_path = retrieval.get("model_path")
         if method == "stored" and (top_n != TOP_N or not repair):
             key, value = ("retrieval.top_n", top_n) if top_n != TOP_N else ("retrieval.repair", repair)
-            raise ValueError(f"{key}: {value} needs retrieval at run time (retrieval.method=bm25, or dense with a "
-                             f"local model); retrieval.method=stored is the task's A0, the build's top {TOP_N} "
-                             f"with the repair")
+            raise ValueError(
+                f"{key}: {value} needs retrieval at run time (retrieval.method=bm25, or dense with a "
+                f"local model); retrieval.method=stored is the task's A0, the build's top {TOP_N} "
+                f"with the repair"
+            )
         if method == "dense":
             check_dense_model(model_path)
         if ablation in (None, False, "off"):
@@ -131,8 +134,11 @@ def expand(tasks: Iterable[Task], condition: str) -> list[tuple[str, Task, str]]
     Variant.parse(rest)
     if base != BOTH:
         return [(t.task_id, t, condition) for t in tasks]
-    return [(f"{t.task_id}@{c}", t, c + plus + rest) if t.category == "skill" else (t.task_id, t, "default" + plus + rest)
-            for t in tasks for c in (CONDITIONS if t.category == "skill" else ("default",))]
+    return [
+        (f"{t.task_id}@{c}", t, c + plus + rest) if t.category == "skill" else (t.task_id, t, "default" + plus + rest)
+        for t in tasks
+        for c in (CONDITIONS if t.category == "skill" else ("default",))
+    ]
 
 
 def action_space_for(task: Task, condition: str, model_path: str | None = None) -> tuple[list[str], list[str]]:
@@ -140,10 +146,15 @@ def action_space_for(task: Task, condition: str, model_path: str | None = None) 
     retrieval runs now; ``model_path``: a dense variant's local model)."""
     base, variant = split_label(condition, model_path)
     if base not in KNOWN or base == BOTH:
-        raise ValueError(f"condition: {condition!r} is not a condition one episode runs under; "
-                         f"known: {', '.join(k for k in KNOWN if k != BOTH)}")
-    tools = list(task.candidate_tools) if variant.method == "stored" else \
-        runtime_tools(task, variant.method, variant.top_n, variant.repair, variant.model_path)
+        raise ValueError(
+            f"condition: {condition!r} is not a condition one episode runs under; "
+            f"known: {', '.join(k for k in KNOWN if k != BOTH)}"
+        )
+    tools = (
+        list(task.candidate_tools)
+        if variant.method == "stored"
+        else runtime_tools(task, variant.method, variant.top_n, variant.repair, variant.model_path)
+    )
     if base == "sor" and task.category == "skill":
         lookups = {a.name for a in task.gold}
         skills = [s for s in task.tags.get("sor_skills", task.required_skill_id or "").split(",") if s]

@@ -30,11 +30,11 @@ FORMAT_ERRORS = {
     "bad_arguments": "the tool arguments were not a valid JSON object",
     "multiple_calls": "call exactly one tool per step",
     "truncated_reply": "your reply was cut off at the token limit before it held a complete tool call; answer with "
-                       "exactly one short tool call",
+    "exactly one short tool call",
     "oversized_reply": "your reply was longer than the limit allowed and was clipped; answer with exactly one "
-                       "short tool call",
+    "short tool call",
     "undecodable_reply": "your reply could not be decoded (its JSON nests too deep); answer with exactly one tool "
-                         "call whose arguments are a plain JSON object",
+    "call whose arguments are a plain JSON object",
 }
 
 
@@ -52,8 +52,14 @@ class Step:
     def to_json(self) -> dict[str, Any]:
         """The step as a JSON-ready dict. Shallow: the values are already JSON data, and
         ``dataclasses.asdict`` deep-copying every envelope was most of the cost of storing a result."""
-        return {"index": self.index, "name": self.name, "arguments": self.arguments, "envelope": self.envelope,
-                "latency_s": self.latency_s, "planner": self.planner}
+        return {
+            "index": self.index,
+            "name": self.name,
+            "arguments": self.arguments,
+            "envelope": self.envelope,
+            "latency_s": self.latency_s,
+            "planner": self.planner,
+        }
 
 
 @dataclass
@@ -71,9 +77,13 @@ class Trajectory:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "task_id": self.task_id, "termination": self.termination, "steps": [s.to_json() for s in self.steps],
-            "diff": {t: d.to_json() for t, d in self.diff.items()}, "subagent_jobs": self.subagent_jobs,
-            "internal_errors": self.internal_errors, "infra_error": self.infra_error,
+            "task_id": self.task_id,
+            "termination": self.termination,
+            "steps": [s.to_json() for s in self.steps],
+            "diff": {t: d.to_json() for t, d in self.diff.items()},
+            "subagent_jobs": self.subagent_jobs,
+            "internal_errors": self.internal_errors,
+            "infra_error": self.infra_error,
             "context_overflow": self.context_overflow,
         }
 
@@ -90,8 +100,15 @@ class Observation:
     context: dict[str, Any] = field(default_factory=dict)
 
 
-_PROFILE = select(user_profile.c.name, user_profile.c.phone, user_profile.c.email, user_profile.c.locale,
-                  user_profile.c.timezone, user_profile.c.home_city, user_profile.c.work_city)
+_PROFILE = select(
+    user_profile.c.name,
+    user_profile.c.phone,
+    user_profile.c.email,
+    user_profile.c.locale,
+    user_profile.c.timezone,
+    user_profile.c.home_city,
+    user_profile.c.work_city,
+)
 
 
 def phone_context(conn: Connection, now: dt.datetime) -> dict[str, Any]:
@@ -100,8 +117,11 @@ def phone_context(conn: Connection, now: dt.datetime) -> dict[str, Any]:
     episode, so the request stays prefix-stable."""
     profile = conn.execute(_PROFILE).one()._asdict()
     return {
-        "date": now.strftime("%Y-%m-%d"), "weekday": now.strftime("%A"), "time": now.strftime("%H:%M"),
-        "timezone": profile.pop("timezone"), "user": {k: v for k, v in profile.items() if v},
+        "date": now.strftime("%Y-%m-%d"),
+        "weekday": now.strftime("%A"),
+        "time": now.strftime("%H:%M"),
+        "timezone": profile.pop("timezone"),
+        "user": {k: v for k, v in profile.items() if v},
     }
 
 
@@ -112,9 +132,17 @@ def context_text(context: dict[str, Any]) -> str:
     user = context["user"]
     lines = [f"Now: {context['weekday']} {context['date']}, {context['time']} ({context['timezone']})."]
     about = [f"The user is {user['name']}"]
-    about += [f"{label} {user[key]}" for key, label in (("phone", "phone"), ("email", "email"),
-                                                          ("home_city", "lives in"), ("work_city", "works in"),
-                                                          ("locale", "locale")) if key in user]
+    about += [
+        f"{label} {user[key]}"
+        for key, label in (
+            ("phone", "phone"),
+            ("email", "email"),
+            ("home_city", "lives in"),
+            ("work_city", "works in"),
+            ("locale", "locale"),
+        )
+        if key in user
+    ]
     lines.append(about[0] + (" (" + "; ".join(about[1:]) + ")." if len(about) > 1 else "."))
     return "\n".join(lines)
 
@@ -196,8 +224,15 @@ class Episode:
     Use as a context manager (or call ``close``) so the private database is released.
     """
 
-    def __init__(self, task: Task, *, t_max: int = T_MAX, candidate_tools: list[str] | None = None,
-                 candidate_skills: list[str] | None = None, withheld: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        task: Task,
+        *,
+        t_max: int = T_MAX,
+        candidate_tools: list[str] | None = None,
+        candidate_skills: list[str] | None = None,
+        withheld: frozenset[str] = frozenset(),
+    ) -> None:
         self.task = task
         self.t_max = t_max
         self.conn = db.open_database(world_image(task.initial_state.world), journal=False)
@@ -211,7 +246,8 @@ class Episode:
             visible=frozenset(task.candidate_tools if candidate_tools is None else candidate_tools),
             skills_offered=tuple(task.candidate_skills if candidate_skills is None else candidate_skills),
             user_script=tuple(UserAnswer(a.answer, a.slot, tuple(a.keywords), a.kind) for a in task.user_script),
-            user_reachable=reachable(task.tags), withheld=frozenset(withheld),
+            user_reachable=reachable(task.tags),
+            withheld=frozenset(withheld),
         )
         self.context = phone_context(self.conn, self.executor.now)
         self.steps: list[Step] = []
@@ -246,16 +282,18 @@ class Episode:
         schema["function"]["description"] += f" Offered skills: {offered}."
         return schema
 
-    def step(self, name: Any, arguments: Any, *, planner: dict[str, Any] | None = None,
-             latency_s: float = 0.0) -> Envelope:
+    def step(
+        self, name: Any, arguments: Any, *, planner: dict[str, Any] | None = None, latency_s: float = 0.0
+    ) -> Envelope:
         """Execute one planner action and append it and its feedback to the history."""
         if self.done:
             raise RuntimeError(f"episode {self.task.task_id} is over; no more steps")
         self.executor.step = len(self.steps) + 1
         started = time.perf_counter()
         result = self.executor.call(name, arguments)
-        self.steps.append(Step(self.executor.step, name, arguments, result,
-                               latency_s + time.perf_counter() - started, planner or {}))
+        self.steps.append(
+            Step(self.executor.step, name, arguments, result, latency_s + time.perf_counter() - started, planner or {})
+        )
         self.history.append({"role": "assistant", "action": {"name": name, "arguments": arguments}})
         self.history.append({"role": "tool", "name": name, "content": result})
         if name == "finish" and result["Status"] == "success":
@@ -266,9 +304,17 @@ class Episode:
         """A model reply that is not a usable call still costs a step, and the model is told why."""
         if self.done:
             raise RuntimeError(f"episode {self.task.task_id} is over; no more steps")
-        result: Envelope = {"Status": "error", "ErrorType": None, "Payload": {
-            "message": FORMAT_ERRORS.get(kind, "the reply could not be used as a tool call"), "format_error": kind}}
-        self.steps.append(Step(len(self.steps) + 1, FORMAT_ERROR_STEP, raw, result, 0.0, {**planner, "format_error": kind}))
+        result: Envelope = {
+            "Status": "error",
+            "ErrorType": None,
+            "Payload": {
+                "message": FORMAT_ERRORS.get(kind, "the reply could not be used as a tool call"),
+                "format_error": kind,
+            },
+        }
+        self.steps.append(
+            Step(len(self.steps) + 1, FORMAT_ERROR_STEP, raw, result, 0.0, {**planner, "format_error": kind})
+        )
         self.history.append({"role": "assistant", "content": raw})
         self.history.append({"role": "tool", "name": FORMAT_ERROR_STEP, "content": result})
         return result
@@ -286,8 +332,9 @@ class Episode:
         self.executor.step = len(self.steps) + 1
         subagents.fire_monitors(self.executor, settle_time)
 
-    def trajectory(self, termination: str | None = None, infra_error: str | None = None,
-                   context_overflow: str | None = None) -> Trajectory:
+    def trajectory(
+        self, termination: str | None = None, infra_error: str | None = None, context_overflow: str | None = None
+    ) -> Trajectory:
         """The record to verify. Unless the episode hit an infrastructure error, it settles first (a
         context overflow is the planner's turn ending, like truncation)."""
         if termination != "infra_error":
@@ -299,8 +346,16 @@ class Episode:
             job["handoff"] = json.loads(job.pop("handoff_json"))
             job["result"] = json.loads(job.pop("result_json"))
         term = termination or ("finished" if self.finished else "truncated")
-        return Trajectory(self.task.task_id, list(self.steps), term, diff, jobs, list(self.executor.internal_errors),
-                          infra_error, context_overflow)
+        return Trajectory(
+            self.task.task_id,
+            list(self.steps),
+            term,
+            diff,
+            jobs,
+            list(self.executor.internal_errors),
+            infra_error,
+            context_overflow,
+        )
 
     def snapshot(self) -> bytes:
         """The database's page image (a starting point for another connection)."""
@@ -320,4 +375,15 @@ class Episode:
         self.close()
 
 
-__all__ = ["Episode", "Observation", "context_text", "phone_context", "Step", "StateDiff", "TableDiff", "Trajectory", "T_MAX", "apply_changes"]
+__all__ = [
+    "T_MAX",
+    "Episode",
+    "Observation",
+    "StateDiff",
+    "Step",
+    "TableDiff",
+    "Trajectory",
+    "apply_changes",
+    "context_text",
+    "phone_context",
+]

@@ -18,13 +18,31 @@ from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-
 from typing import Any
 
 from sqlalchemy import (
-    ColumnElement, Connection, CursorResult, Integer, Select, Table, Text, bindparam, cast, func, insert, or_, select,
+    ColumnElement,
+    Connection,
+    CursorResult,
+    Integer,
+    Select,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    func,
+    insert,
+    or_,
+    select,
 )
 
 from sandbox.db import Prepared, transaction
 from sandbox.errors import ErrorType, ToolError
 from sandbox.schema import (
-    app_permissions, apps, device_settings, id_sequences, meta, operation_logs, user_interactions,
+    app_permissions,
+    apps,
+    device_settings,
+    id_sequences,
+    meta,
+    operation_logs,
+    user_interactions,
 )
 from sandbox.tooling import FRAMEWORK, INTERNAL, REGISTRY, ToolSpec, validate_arguments
 from sandbox.user import UserAnswer, choose
@@ -43,7 +61,9 @@ _LOG_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(","
 # The C encoder behind _LOG_JSON, made once: ``JSONEncoder.encode`` builds it again for every value, which
 # cost more than encoding a typical payload. No circular-reference markers: a cycle recurses until
 # RecursionError, which _dumps reports as it reports the ValueError the markers would raise.
-_LOG_ENCODE = c_make_encoder(None, str, encode_basestring, None, ":", ",", True, False, True) if c_make_encoder else None
+_LOG_ENCODE = (
+    c_make_encoder(None, str, encode_basestring, None, ":", ",", True, False, True) if c_make_encoder else None
+)
 
 
 def _dumps(value: Any) -> str:
@@ -110,9 +130,14 @@ def highest_id(conn: Connection, table: Table) -> int:
     """The largest NNN among the table's ``<prefix>_NNN`` ids (0 when none)."""
     pk = next(iter(table.primary_key.columns))
     prefix = id_prefix(table)
-    return int(conn.execute(
-        select(func.max(cast(func.substr(pk, len(prefix) + 2), Integer))).where(pk.like(f"{prefix}\\_%", escape="\\"))
-    ).scalar() or 0)
+    return int(
+        conn.execute(
+            select(func.max(cast(func.substr(pk, len(prefix) + 2), Integer))).where(
+                pk.like(f"{prefix}\\_%", escape="\\")
+            )
+        ).scalar()
+        or 0
+    )
 
 
 def sync_id_sequences(conn: Connection, tables: Iterable[Table]) -> None:
@@ -129,8 +154,11 @@ def note_inserted_ids(conn: Connection, table: Table, rows: Iterable[dict[str, A
     if len(table.primary_key.columns) != 1:
         return
     key, head = next(iter(table.primary_key.columns)).name, id_prefix(table) + "_"
-    numbers = [int(v[len(head):]) for r in rows
-               if isinstance(v := r.get(key), str) and v.startswith(head) and v[len(head):].isdigit()]
+    numbers = [
+        int(v[len(head) :])
+        for r in rows
+        if isinstance(v := r.get(key), str) and v.startswith(head) and v[len(head) :].isdigit()
+    ]
     if numbers:
         prefix = id_prefix(table)
         _SEQ_SET.run(conn, prefix=prefix, last=max(*numbers, _current(conn, prefix)))
@@ -146,14 +174,25 @@ _NOW = Prepared(select(meta.c.value).where(meta.c.key == bindparam("key")))
 _SEQ_GET = Prepared(select(id_sequences.c.last).where(id_sequences.c.prefix == bindparam("prefix_1")))
 _SEQ_SET = Prepared(id_sequences.insert().prefix_with("OR REPLACE"))
 _LOG = Prepared(insert(operation_logs))
-_LOG_COLUMNS = ("log_id", "step", "ts", "actor", "tool_name", "args_json", "status", "error_type", "payload_json",
-                "parent_job_id")
+_LOG_COLUMNS = (
+    "log_id",
+    "step",
+    "ts",
+    "actor",
+    "tool_name",
+    "args_json",
+    "status",
+    "error_type",
+    "payload_json",
+    "parent_job_id",
+)
 if _LOG.order != _LOG_COLUMNS:  # _write_log passes its values in this order
     raise RuntimeError(f"operation_logs columns changed: {_LOG.order}")
 _SETTINGS = Prepared(select(device_settings.c.key, device_settings.c.value))
 _GIVEN = Prepared(select(user_interactions.c.answer))
-_PERMISSIONS = Prepared(select(app_permissions.c.permission, app_permissions.c.state).where(
-    app_permissions.c.app_id == bindparam("app_id")))
+_PERMISSIONS = Prepared(
+    select(app_permissions.c.permission, app_permissions.c.state).where(app_permissions.c.app_id == bindparam("app_id"))
+)
 _APP_STATE = Prepared(select(apps.c.installed, apps.c.logged_in).where(apps.c.app_id == bindparam("app_id")))
 
 
@@ -202,8 +241,9 @@ class Executor:
             stamp = self._stamps[step] = (self.now + dt.timedelta(seconds=step)).isoformat(timespec="seconds")
         return stamp
 
-    def answer(self, question: str, slot: str | None = None, kind: str | None = None,
-               options: Sequence[str] | None = None) -> str | None:
+    def answer(
+        self, question: str, slot: str | None = None, kind: str | None = None, options: Sequence[str] | None = None
+    ) -> str | None:
         """The simulated user's answer to what is asked (``sandbox.user``); None when the task declares the
         user unreachable. Answers already given this episode are read back from ``user_interactions``."""
         if not self.user_reachable:
@@ -235,7 +275,12 @@ class Executor:
 
     # ---- the pipeline -------------------------------------------------------------------
     def call(
-        self, name: Any, arguments: Any, *, actor: str = PLANNER, parent_job_id: str | None = None,
+        self,
+        name: Any,
+        arguments: Any,
+        *,
+        actor: str = PLANNER,
+        parent_job_id: str | None = None,
     ) -> Envelope:
         """Execute one call and return its envelope; never raises for anything a caller sends.
 
@@ -281,7 +326,8 @@ class Executor:
         if actor == PLANNER and not self._in_action_space(spec):
             hint = "load_skill" if spec.is_domain_tool and self.skills_offered else None
             raise ToolError(
-                ErrorType.TOOL_NOT_AVAILABLE, f"{spec.name} is not in the current action space",
+                ErrorType.TOOL_NOT_AVAILABLE,
+                f"{spec.name} is not in the current action space",
                 **({"hint": hint} if hint else {}),
             )
 
@@ -289,13 +335,17 @@ class Executor:
         """Steps 6-9: network, OS services, the app's runtime permissions, the app installed and signed in."""
         settings = dict(_SETTINGS.run(self.conn).fetchall()) if spec.services or spec.network else {}
         if spec.network == "cellular" and settings.get("airplane_mode") == "1":
-            raise ToolError(ErrorType.NETWORK_UNAVAILABLE, f"{spec.name} needs the cellular network",
-                             hint="turn off airplane mode")
+            raise ToolError(
+                ErrorType.NETWORK_UNAVAILABLE, f"{spec.name} needs the cellular network", hint="turn off airplane mode"
+            )
         if spec.network == "internet" and not (
             settings.get("wifi") == "1" or (settings.get("mobile_data") == "1" and settings.get("airplane_mode") != "1")
         ):
-            raise ToolError(ErrorType.NETWORK_UNAVAILABLE, f"{spec.name} needs an internet connection",
-                             hint="turn on Wi-Fi or mobile data")
+            raise ToolError(
+                ErrorType.NETWORK_UNAVAILABLE,
+                f"{spec.name} needs an internet connection",
+                hint="turn on Wi-Fi or mobile data",
+            )
         for service in spec.services:
             if settings.get(service) != "1":
                 raise ToolError(ErrorType.SERVICE_DISABLED, f"{service} is turned off", service=service)
@@ -306,22 +356,39 @@ class Executor:
                 if state != "granted":
                     reason = "policy" if state == "policy_blocked" else "app_permission"
                     raise ToolError(
-                        ErrorType.PERMISSION_DENIED, f"app {spec.app!r} lacks the {permission} permission",
-                        app_id=spec.app, permission=permission, reason=reason,
+                        ErrorType.PERMISSION_DENIED,
+                        f"app {spec.app!r} lacks the {permission} permission",
+                        app_id=spec.app,
+                        permission=permission,
+                        reason=reason,
                     )
         installed, logged_in = _APP_STATE.run(self.conn, app_id=spec.app).fetchone() or (1, 1)
         if installed != 1:
-            raise ToolError(ErrorType.UNSUPPORTED_OPERATION, f"app {spec.app!r} is not installed", app_id=spec.app,
-                            hint="install_app")
-        if spec.needs_login:
-            if logged_in != 1:
-                raise ToolError(ErrorType.AUTHENTICATION_REQUIRED, f"app {spec.app!r} is signed out", app_id=spec.app)
+            raise ToolError(
+                ErrorType.UNSUPPORTED_OPERATION,
+                f"app {spec.app!r} is not installed",
+                app_id=spec.app,
+                hint="install_app",
+            )
+        if spec.needs_login and logged_in != 1:
+            raise ToolError(ErrorType.AUTHENTICATION_REQUIRED, f"app {spec.app!r} is signed out", app_id=spec.app)
 
     def _write_log(self, ctx: Ctx, name: Any, arguments: Any, result: Envelope) -> None:
-        _LOG.run_values(self.conn, [  # in _LOG_COLUMNS' order
-            None, ctx.step, ctx.ts(), ctx.actor, _clip(_storable(str(name))), _clip(_dumps(arguments)), result["Status"],
-            result["ErrorType"], _dumps(result["Payload"]), ctx.job_id,
-        ])
+        _LOG.run_values(
+            self.conn,
+            [  # in _LOG_COLUMNS' order
+                None,
+                ctx.step,
+                ctx.ts(),
+                ctx.actor,
+                _clip(_storable(str(name))),
+                _clip(_dumps(arguments)),
+                result["Status"],
+                result["ErrorType"],
+                _dumps(result["Payload"]),
+                ctx.job_id,
+            ],
+        )
 
 
 _CLIP = 4096

@@ -51,8 +51,16 @@ def retrieve(query: str, history: Sequence[str] = (), n: int = TOP_N, exclude: I
     return ranked[:n]
 
 
-def action_space(query: str, history: Sequence[str], gold_tools: Iterable[str], hidden: Iterable[str] = (),
-                 n: int = TOP_N, *, repair: bool = True, found: Sequence[str] | None = None) -> ActionSpace:
+def action_space(
+    query: str,
+    history: Sequence[str],
+    gold_tools: Iterable[str],
+    hidden: Iterable[str] = (),
+    n: int = TOP_N,
+    *,
+    repair: bool = True,
+    found: Sequence[str] | None = None,
+) -> ActionSpace:
     """A0 for a task: retrieval, then the repair that makes the gold solvable (``repair=False``: the
     retrieved tools as they are, so a gold tool retrieval missed stays missing).
 
@@ -95,8 +103,9 @@ def gold_tools(task: Task) -> list[str]:
     return [n for n in names if n in REGISTRY and REGISTRY[n].is_domain_tool]
 
 
-def runtime_tools(task: Task, method: str, n: int = TOP_N, repair: bool = True,
-                  model_path: str | None = None) -> list[str]:
+def runtime_tools(
+    task: Task, method: str, n: int = TOP_N, repair: bool = True, model_path: str | None = None
+) -> list[str]:
     """A0 of ``task`` computed now instead of read from the task: the top ``n`` tools for its query and
     H0 by ``method`` (``bm25`` as the build does, or ``dense`` with the local model at ``model_path``),
     the offered skills' tools left out, then the gold-tool repair unless ``repair`` is off. BM25 with
@@ -125,15 +134,18 @@ def check_dense_model(model_path: str | None) -> None:
     sentence-transformers model, and the package installed. The toolkit downloads no weights and ships
     none, so this names what is missing in one line."""
     if not model_path:
-        raise ValueError("retrieval.model_path: retrieval.method=dense needs a local sentence-transformers model "
-                         "folder (none ships with the toolkit and none is downloaded); give retrieval.model_path=DIR")
+        raise ValueError(
+            "retrieval.model_path: retrieval.method=dense needs a local sentence-transformers model "
+            "folder (none ships with the toolkit and none is downloaded); give retrieval.model_path=DIR"
+        )
     if not Path(model_path).is_dir():
         raise ValueError(f"retrieval.model_path: {model_path} is not a folder on this machine")
     try:
         import sentence_transformers  # noqa: F401
     except ImportError:
-        raise ValueError("retrieval.method: dense needs the sentence-transformers package "
-                         "(pip install sentence-transformers)") from None
+        raise ValueError(
+            "retrieval.method: dense needs the sentence-transformers package (pip install sentence-transformers)"
+        ) from None
 
 
 @functools.cache

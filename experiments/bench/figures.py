@@ -68,9 +68,14 @@ SCALING_SEEDS = "0,1,2"  # the scaling sweeps run three cells: a one-cell sweep 
 LLM_CLIENTS = 2  # client processes in the LLM-bound figure, as the default local cluster's two workers
 SPLITS = {"full.jsonl": "full", "handwritten.jsonl": "handwritten"}  # task file -> conf/split name
 TARGETS = {  # issue 7, on the 2-core reference machine
-    "reset_us": ("<=", 1000), "tool_calls_per_s": (">=", 5000), "overhead_vs_raw": ("<=", 3),
-    "oracle_episodes_per_s": (">=", 300), "sweep_wall_s": ("<=", 30), "llm_bound_efficiency": (">=", 0.9),
-    "scaling_2_over_1": (">=", 1.6), "peak_rss_mb": ("<=", 1000),
+    "reset_us": ("<=", 1000),
+    "tool_calls_per_s": (">=", 5000),
+    "overhead_vs_raw": ("<=", 3),
+    "oracle_episodes_per_s": (">=", 300),
+    "sweep_wall_s": ("<=", 30),
+    "llm_bound_efficiency": (">=", 0.9),
+    "scaling_2_over_1": (">=", 1.6),
+    "peak_rss_mb": ("<=", 1000),
 }
 
 
@@ -83,9 +88,16 @@ def machine() -> dict[str, Any]:
                 break
     ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else 0
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"cpu": model, "cpus": os.cpu_count(), "cpus_usable": usable, "ram_gb": round(ram / 2**30, 1),
-            "python": platform.python_version(), "sqlite": sqlite3.sqlite_version, "platform": platform.platform(),
-            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    return {
+        "cpu": model,
+        "cpus": os.cpu_count(),
+        "cpus_usable": usable,
+        "ram_gb": round(ram / 2**30, 1),
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "platform": platform.platform(),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
 
 
 def default_split() -> str:
@@ -217,9 +229,13 @@ def bench_sandbox(tasks: list[Task], repeats: int) -> dict[str, Any]:
     raw = statistics.median(r for _, r in passes)
     tools = {name for _, actions in mix for name, _ in actions if name in REGISTRY}
     return {
-        "world": world, "world_bytes": size, "reset_us": round(reset_us(probe, 200), 1),
+        "world": world,
+        "world_bytes": size,
+        "reset_us": round(reset_us(probe, 200), 1),
         "load_world_us": round(load_us(world_image(world), 50), 1),
-        "tool_calls": calls, "tools_in_mix": len(tools), "tool_calls_per_s": round(calls / spent, 1),
+        "tool_calls": calls,
+        "tools_in_mix": len(tools),
+        "tool_calls_per_s": round(calls / spent, 1),
         "raw_sqlite_calls_per_s": round(calls / raw, 1),
         "overhead_vs_raw": round(statistics.median(toolkit / r for (toolkit, _), r in passes), 2),
         "statements_per_call": round(statements / calls, 2),
@@ -227,6 +243,7 @@ def bench_sandbox(tasks: list[Task], repeats: int) -> dict[str, Any]:
 
 
 # ---- whole-split figures ------------------------------------------------------------------------
+
 
 async def _drain(results: Any) -> list[Any]:
     return [r async for r in results]
@@ -245,13 +262,24 @@ def bench_oracle(tasks: list[Task], repeats: int) -> dict[str, Any]:
         results = asyncio.run(_drain(run_many(tasks, OraclePlanner(), concurrency=64, condition="both")))
         rates.append(len(results) / (time.perf_counter() - started))
         passed, episodes = sum(r.verdict.passed for r in results), len(results)
-    return {"oracle_episodes": episodes, "oracle_passed": passed,
-            "oracle_episodes_per_s": round(statistics.median(rates), 1)}
+    return {
+        "oracle_episodes": episodes,
+        "oracle_passed": passed,
+        "oracle_episodes_per_s": round(statistics.median(rates), 1),
+    }
 
 
 def _sweep_args(split: str, tmp: Path, *extra: str, seeds: str = "0") -> list[str]:
-    return ["planner=oracle", f"split={SPLITS[split]}", f"seed={seeds}", f"store={tmp / 'results.db'}",
-            f"report_dir={tmp / 'report'}", f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}", "name=bench", *extra]
+    return [
+        "planner=oracle",
+        f"split={SPLITS[split]}",
+        f"seed={seeds}",
+        f"store={tmp / 'results.db'}",
+        f"report_dir={tmp / 'report'}",
+        f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
+        "name=bench",
+        *extra,
+    ]
 
 
 def bench_sweep(split: str, repeats: int) -> dict[str, Any]:
@@ -311,20 +339,27 @@ def bench_scaling(split: str, repeats: int) -> dict[str, Any]:
         return outcome.ran / outcome.run_s
 
     with contextlib.ExitStack() as stack:
-        clients = {workers: stack.enter_context(dask_client(
-            load_config(*parse_args(["tracking=none", f"cluster.n_workers={workers}"])).cluster)) for workers in (1, 2)}
+        clients = {
+            workers: stack.enter_context(
+                dask_client(load_config(*parse_args(["tracking=none", f"cluster.n_workers={workers}"])).cluster)
+            )
+            for workers in (1, 2)
+        }
         for client in clients.values():
             client.run(_warm_worker, split)
             rate(client)  # untimed: connections and statements warm
         samples: dict[int, list[float]] = {1: [], 2: []}
         for pair in range(repeats):
-            for workers in ((1, 2) if pair % 2 == 0 else (2, 1)):
+            for workers in (1, 2) if pair % 2 == 0 else (2, 1):
                 samples[workers].append(rate(clients[workers]))
         peak = max(clients[2].run(_peak_rss_mb).values())
     ratios = [two / one for one, two in zip(samples[1], samples[2], strict=True)]
-    return {"sweep_1_worker_episodes_per_s": round(statistics.median(samples[1]), 1),
-            "sweep_2_workers_episodes_per_s": round(statistics.median(samples[2]), 1),
-            "scaling_2_over_1": round(statistics.median(ratios), 2), "peak_rss_mb": round(peak, 1)}
+    return {
+        "sweep_1_worker_episodes_per_s": round(statistics.median(samples[1]), 1),
+        "sweep_2_workers_episodes_per_s": round(statistics.median(samples[2]), 1),
+        "scaling_2_over_1": round(statistics.median(ratios), 2),
+        "peak_rss_mb": round(peak, 1),
+    }
 
 
 def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
@@ -362,8 +397,9 @@ def _cpu_s(pid: int) -> float | None:
         return None
 
 
-def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: int, ready: Any, go: list[Any],
-                out: Any) -> None:
+def _llm_client(
+    split_file: str, shard: int, shards: int, port: int, in_flight: int, ready: Any, go: list[Any], out: Any
+) -> None:
     """One client process (as one worker of the default two-worker cluster): its share of the episodes
     and of the in-flight requests, run once per pass, each pass started together with the other clients."""
     from experiments.loop import run_many
@@ -376,10 +412,16 @@ def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: 
     tasks = sorted(split_tasks_for_unit(split_file, None, None).values(), key=lambda t: len(t.gold))[shard::shards]
     for persona in PERSONAS:
         world_image(persona)
-    config = {"kind": "openai", "model": "scripted", "base_url": f"http://127.0.0.1:{port}/v1",
-              "concurrency": in_flight, "timeouts": {"connect": 60, "read": 120},
-              "retries": {"max": 3, "backoff_s": 0.1, "max_backoff_s": 1.0},
-              "sampling": {"temperature": 0.0, "max_tokens": 256}, "tool_choice": "auto"}
+    config = {
+        "kind": "openai",
+        "model": "scripted",
+        "base_url": f"http://127.0.0.1:{port}/v1",
+        "concurrency": in_flight,
+        "timeouts": {"connect": 60, "read": 120},
+        "retries": {"max": 3, "backoff_s": 0.1, "max_backoff_s": 1.0},
+        "sampling": {"temperature": 0.0, "max_tokens": 256},
+        "tool_choice": "auto",
+    }
 
     async def drive() -> list[Any]:
         planner = build_planner(config)
@@ -394,9 +436,13 @@ def _llm_client(split_file: str, shard: int, shards: int, port: int, in_flight: 
         cpu = time.process_time()
         results = asyncio.run(drive())
         cpu = time.process_time() - cpu
-        part = {"episodes": len(results), "passed": sum(r.verdict.passed for r in results),
-                "infra_errors": sum(r.trajectory.termination == "infra_error" for r in results),
-                "completions": sum(len(r.trajectory.steps) for r in results), "cpu_s": cpu}
+        part = {
+            "episodes": len(results),
+            "passed": sum(r.verdict.passed for r in results),
+            "infra_errors": sum(r.trajectory.termination == "infra_error" for r in results),
+            "completions": sum(len(r.trajectory.steps) for r in results),
+            "cpu_s": cpu,
+        }
         del results
         freeze_warm_state()  # as a worker does after its first unit; before reporting, so the next pass starts warm
         out.put((index, part))
@@ -423,9 +469,14 @@ def bench_llm(split_file: str, warm_passes: int = 1) -> dict[str, Any]:
     try:
         watched = {"the scripted server": server}
         port = _next_from(ports, watched, 120, "the server's port")
-        clients = [spawn.Process(target=_llm_client, args=(split_file, i, LLM_CLIENTS, port,
-                                                           LLM_IN_FLIGHT // LLM_CLIENTS, ready, go, out), daemon=True)
-                   for i in range(LLM_CLIENTS)]
+        clients = [
+            spawn.Process(
+                target=_llm_client,
+                args=(split_file, i, LLM_CLIENTS, port, LLM_IN_FLIGHT // LLM_CLIENTS, ready, go, out),
+                daemon=True,
+            )
+            for i in range(LLM_CLIENTS)
+        ]
         for i, c in enumerate(clients):
             c.start()
             watched[f"LLM client {i}"] = c
@@ -449,9 +500,12 @@ def bench_llm(split_file: str, warm_passes: int = 1) -> dict[str, Any]:
                 p.terminate()
     cold, *warm = passes
     median = sorted(warm, key=lambda p: p["llm_bound_efficiency"])[(len(warm) - 1) // 2]
-    return {**median, "llm_bound_efficiency_passes": [p["llm_bound_efficiency"] for p in warm],
-            "llm_bound_efficiency_cold": cold["llm_bound_efficiency"],
-            "llm_client_cpu_ms_per_episode_cold": cold["llm_client_cpu_ms_per_episode"]}
+    return {
+        **median,
+        "llm_bound_efficiency_passes": [p["llm_bound_efficiency"] for p in warm],
+        "llm_bound_efficiency_cold": cold["llm_bound_efficiency"],
+        "llm_client_cpu_ms_per_episode_cold": cold["llm_client_cpu_ms_per_episode"],
+    }
 
 
 def _next_from(source: Any, processes: dict[str, Any], timeout_s: float, awaited: str) -> Any:
@@ -469,8 +523,10 @@ def _next_from(source: Any, processes: dict[str, Any], timeout_s: float, awaited
                 try:  # what it put just before exiting
                     return source.get(timeout=1.0)
                 except queue.Empty:
-                    raise RuntimeError(f"bench llm: {', '.join(dead)} exited while the bench waited for "
-                                       f"{awaited}; its traceback, if any, is above") from None
+                    raise RuntimeError(
+                        f"bench llm: {', '.join(dead)} exited while the bench waited for "
+                        f"{awaited}; its traceback, if any, is above"
+                    ) from None
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"bench llm: waited {timeout_s:.0f} s for {awaited}") from None
 
@@ -482,13 +538,17 @@ def _llm_pass(parts: list[dict[str, Any]], wall: float, server_s: float | None) 
     client_ms = sum(p["cpu_s"] for p in parts) / episodes * 1000
     server_ms = server_s / episodes * 1000 if server_s is not None else None
     ceiling = (os.cpu_count() or 1) * 1000 / (client_ms + (server_ms or 0.0))
-    return {"llm_episodes": episodes, "llm_passed": sum(p["passed"] for p in parts),
-            "llm_infra_errors": sum(p["infra_errors"] for p in parts),
-            "llm_episodes_per_s": round(episodes / wall, 1), "llm_ideal_episodes_per_s": round(ideal, 1),
-            "llm_bound_efficiency": round(episodes / wall / ideal, 3),
-            "llm_client_cpu_ms_per_episode": round(client_ms, 2),
-            "llm_server_cpu_ms_per_episode": round(server_ms, 2) if server_ms is not None else None,
-            "llm_cpu_ceiling_episodes_per_s": round(ceiling, 1)}
+    return {
+        "llm_episodes": episodes,
+        "llm_passed": sum(p["passed"] for p in parts),
+        "llm_infra_errors": sum(p["infra_errors"] for p in parts),
+        "llm_episodes_per_s": round(episodes / wall, 1),
+        "llm_ideal_episodes_per_s": round(ideal, 1),
+        "llm_bound_efficiency": round(episodes / wall / ideal, 3),
+        "llm_client_cpu_ms_per_episode": round(client_ms, 2),
+        "llm_server_cpu_ms_per_episode": round(server_ms, 2) if server_ms is not None else None,
+        "llm_cpu_ceiling_episodes_per_s": round(ceiling, 1),
+    }
 
 
 def short_of_target(figures: dict[str, Any]) -> list[str]:
@@ -502,17 +562,24 @@ def short_of_target(figures: dict[str, Any]) -> list[str]:
 BENCH_TARGETS = ("all", "sandbox", "llm")  # every stage, or the one of that name
 
 
-def run_all(split: str, repeats: int, suite_repeats: int, target: str,
-            log: Callable[[str], None]) -> dict[str, Any]:
+def run_all(split: str, repeats: int, suite_repeats: int, target: str, log: Callable[[str], None]) -> dict[str, Any]:
     tasks = load_split(split)
-    figures: dict[str, Any] = {"machine": machine(), "split": split, "tasks": len(tasks),
-                               "episodes": len(expand(tasks, "both")), "repeats": repeats}
+    figures: dict[str, Any] = {
+        "machine": machine(),
+        "split": split,
+        "tasks": len(tasks),
+        "episodes": len(expand(tasks, "both")),
+        "repeats": repeats,
+    }
     if target != "sandbox":
         figures["suite_repeats"] = suite_repeats
     every: dict[str, Callable[[], dict[str, Any]]] = {
-        "sandbox": lambda: bench_sandbox(tasks, repeats), "oracle": lambda: bench_oracle(tasks, suite_repeats),
-        "sweep": lambda: bench_sweep(split, suite_repeats), "scaling": lambda: bench_scaling(split, suite_repeats),
-        "llm": lambda: bench_llm(split, suite_repeats)}
+        "sandbox": lambda: bench_sandbox(tasks, repeats),
+        "oracle": lambda: bench_oracle(tasks, suite_repeats),
+        "sweep": lambda: bench_sweep(split, suite_repeats),
+        "scaling": lambda: bench_scaling(split, suite_repeats),
+        "llm": lambda: bench_llm(split, suite_repeats),
+    }
     for name in every if target == "all" else (target,):
         started = time.perf_counter()
         figures.update(every[name]())
@@ -523,30 +590,46 @@ def run_all(split: str, repeats: int, suite_repeats: int, target: str,
 
 def report(figures: dict[str, Any]) -> None:
     m = figures["machine"]
-    print(f"machine: {m['cpu']}, {m['cpus_usable']}/{m['cpus']} cores, {m['ram_gb']} GiB RAM, Python {m['python']}, "
-          f"SQLite {m['sqlite']} ({m['date']})")
+    print(
+        f"machine: {m['cpu']}, {m['cpus_usable']}/{m['cpus']} cores, {m['ram_gb']} GiB RAM, Python {m['python']}, "
+        f"SQLite {m['sqlite']} ({m['date']})"
+    )
     print(f"split: {figures['split']} ({figures['tasks']:,} tasks, {figures['episodes']:,} episodes)")
     if "reset_us" in figures:
-        print(f"episode reset (median, {figures['world']}, {figures['world_bytes']:,} bytes): {figures['reset_us']:.0f} µs "
-              f"(loading the world into a connection, once per connection and world: {figures['load_world_us']:.0f} µs)")
-        print(f"mixed tool calls: {figures['tool_calls_per_s']:,.0f}/s over {figures['tool_calls']:,} calls of "
-              f"{figures['tools_in_mix']} tools ({figures['statements_per_call']} SQL statements per call)")
-        print(f"same statements through raw sqlite3: {figures['raw_sqlite_calls_per_s']:,.0f}/s "
-              f"(overhead {figures['overhead_vs_raw']}x)")
+        print(
+            f"episode reset (median, {figures['world']}, {figures['world_bytes']:,} bytes): "
+            f"{figures['reset_us']:.0f} µs "
+            f"(loading the world into a connection, once per connection and world: {figures['load_world_us']:.0f} µs)"
+        )
+        print(
+            f"mixed tool calls: {figures['tool_calls_per_s']:,.0f}/s over {figures['tool_calls']:,} calls of "
+            f"{figures['tools_in_mix']} tools ({figures['statements_per_call']} SQL statements per call)"
+        )
+        print(
+            f"same statements through raw sqlite3: {figures['raw_sqlite_calls_per_s']:,.0f}/s "
+            f"(overhead {figures['overhead_vs_raw']}x)"
+        )
     if "oracle_episodes_per_s" in figures:
-        print(f"oracle + verification, one core: {figures['oracle_episodes_per_s']:,.1f} episodes/s "
-              f"({figures['oracle_passed']}/{figures['oracle_episodes']} passed)")
+        print(
+            f"oracle + verification, one core: {figures['oracle_episodes_per_s']:,.1f} episodes/s "
+            f"({figures['oracle_passed']}/{figures['oracle_episodes']} passed)"
+        )
         print(f"sweep end to end (cluster, store, MLflow, report): {figures['sweep_wall_s']:.1f} s")
-        print(f"sweep scaling 2 workers / 1: {figures['scaling_2_over_1']}x "
-              f"({figures['sweep_2_workers_episodes_per_s']} vs {figures['sweep_1_worker_episodes_per_s']} episodes/s); "
-              f"worker peak RSS {figures['peak_rss_mb']:.0f} MB")
+        print(
+            f"sweep scaling 2 workers / 1: {figures['scaling_2_over_1']}x "
+            f"({figures['sweep_2_workers_episodes_per_s']} vs {figures['sweep_1_worker_episodes_per_s']} episodes/s); "
+            f"worker peak RSS {figures['peak_rss_mb']:.0f} MB"
+        )
     if "llm_bound_efficiency" in figures:
-        print(f"LLM-bound ({LLM_LATENCY_MS} ms per completion, {LLM_IN_FLIGHT} in flight, {LLM_CLIENTS} client "
-              f"processes): {figures['llm_episodes_per_s']} episodes/s of an ideal {figures['llm_ideal_episodes_per_s']} "
-              f"(efficiency {figures['llm_bound_efficiency']}, warm clients{_median_of(figures['llm_bound_efficiency_passes'])}; their first pass: "
-              f"{figures['llm_bound_efficiency_cold']}); CPU per episode: clients "
-              f"{figures['llm_client_cpu_ms_per_episode']} ms, server {figures['llm_server_cpu_ms_per_episode']} ms, "
-              f"so this machine's cores allow at most {figures['llm_cpu_ceiling_episodes_per_s']} episodes/s")
+        print(
+            f"LLM-bound ({LLM_LATENCY_MS} ms per completion, {LLM_IN_FLIGHT} in flight, {LLM_CLIENTS} client "
+            f"processes): {figures['llm_episodes_per_s']} episodes/s of an ideal {figures['llm_ideal_episodes_per_s']} "
+            f"(efficiency {figures['llm_bound_efficiency']}, "
+            f"warm clients{_median_of(figures['llm_bound_efficiency_passes'])}; their first pass: "
+            f"{figures['llm_bound_efficiency_cold']}); CPU per episode: clients "
+            f"{figures['llm_client_cpu_ms_per_episode']} ms, server {figures['llm_server_cpu_ms_per_episode']} ms, "
+            f"so this machine's cores allow at most {figures['llm_cpu_ceiling_episodes_per_s']} episodes/s"
+        )
     for line in figures["short_of_target"]:
         print(f"short of target: {line}")
 
@@ -557,12 +640,21 @@ def _median_of(passes: list[float]) -> str:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="mobilepa bench", description=__doc__.splitlines()[0])
-    parser.add_argument("target", nargs="?", choices=BENCH_TARGETS, default="all",
-                        help="all figures (default), only reset and tool calls, or only the LLM-bound figure")
+    parser.add_argument(
+        "target",
+        nargs="?",
+        choices=BENCH_TARGETS,
+        default="all",
+        help="all figures (default), only reset and tool calls, or only the LLM-bound figure",
+    )
     parser.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the reset and tool-call figures")
-    parser.add_argument("--suite-repeats", type=int, default=3,
-                        help="repeats of the whole-split figures (this VM's speed drifts: medians of three)")
+    parser.add_argument(
+        "--suite-repeats",
+        type=int,
+        default=3,
+        help="repeats of the whole-split figures (this VM's speed drifts: medians of three)",
+    )
     parser.add_argument("--split", default=None, help="task file (default: full.jsonl, else handwritten.jsonl)")
     args = parser.parse_args(argv)
     split = args.split or default_split()

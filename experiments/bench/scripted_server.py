@@ -35,6 +35,7 @@ names) with msgspec, which skips the tool schemas, about 90 % of every body.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from collections import deque
@@ -51,7 +52,9 @@ from planners.messages import FORMAT_ERROR_KINDS
 from sandbox.tasks import Action, Task
 
 HOST = "127.0.0.1"
-LISTEN_BACKLOG = 2048  # as uvicorn (vLLM's server); a backlog of 128 drops connects past it, and the kernel retries them after 1 s
+LISTEN_BACKLOG = (
+    2048  # as uvicorn (vLLM's server); a backlog of 128 drops connects past it, and the kernel retries them after 1 s
+)
 MAX_HEAD_BYTES = 65536  # request line and headers; a longer head is refused (431)
 
 
@@ -208,7 +211,7 @@ class _Connection(asyncio.Protocol):
     async def _serve(self, request: Request, keep_alive: bool) -> None:
         try:
             reply = await self._server._dispatch(request)
-        except Exception as exc:  # noqa: BLE001 - a route's bug is the caller's 500, not a dropped connection
+        except Exception as exc:  # any: a route's bug is the caller's 500, not a dropped connection
             reply = _error(500, f"scripted server: {type(exc).__name__}: {exc}")
         self._serving = None
         self._send(reply, keep_alive)
@@ -293,17 +296,29 @@ class Policy:
                 return cls(kind, int(parts[0]))
         except ValueError:
             pass
-        raise ValueError(f"scripted server: unknown policy {text!r} (gold, content, malformed[:n], "
-                         "status:<code>[:n], hang, latency:<ms>)")
+        raise ValueError(
+            f"scripted server: unknown policy {text!r} (gold, content, malformed[:n], "
+            "status:<code>[:n], hang, latency:<ms>)"
+        )
 
 
 class ScriptedServer:
     """``async with ScriptedServer(tasks, "gold") as server:`` serves on ``host`` (127.0.0.1) at a free port;
     ``server.base_url`` is the ``/v1`` root an OpenAI client takes."""
 
-    def __init__(self, tasks: Sequence[Task], policy: str = "gold", *, model: str = "scripted",
-                 retry_after_s: float = 0.0, hang_s: float = 30.0, api_key: str | None = None,
-                 port: int | None = None, host: str = HOST, keep_bodies: bool = True) -> None:
+    def __init__(
+        self,
+        tasks: Sequence[Task],
+        policy: str = "gold",
+        *,
+        model: str = "scripted",
+        retry_after_s: float = 0.0,
+        hang_s: float = 30.0,
+        api_key: str | None = None,
+        port: int | None = None,
+        host: str = HOST,
+        keep_bodies: bool = True,
+    ) -> None:
         self.policy = Policy.parse(policy)
         self.model = model
         self.retry_after_s = retry_after_s
@@ -319,8 +334,10 @@ class ScriptedServer:
         self._listener: asyncio.Server | None = None
         self._connections: set[_Connection] = set()
         self._routes: dict[tuple[str, str], Callable[[Request], Awaitable[Reply]]] = {
-            ("POST", "/v1/chat/completions"): self._chat, ("GET", "/v1/models"): self._models,
-            ("GET", "/health"): self._health}
+            ("POST", "/v1/chat/completions"): self._chat,
+            ("GET", "/v1/models"): self._models,
+            ("GET", "/health"): self._health,
+        }
         self.port: int | None = port
         self.host = host
 
@@ -338,7 +355,8 @@ class ScriptedServer:
         sock.bind((self.host, self.port or 0))
         self.port = int(sock.getsockname()[1])
         self._listener = await asyncio.get_running_loop().create_server(
-            lambda: _Connection(self), sock=sock, backlog=LISTEN_BACKLOG)
+            lambda: _Connection(self), sock=sock, backlog=LISTEN_BACKLOG
+        )
 
     async def stop(self) -> None:
         """Stop listening and drop every open connection (requests in flight get no reply)."""
@@ -354,8 +372,9 @@ class ScriptedServer:
         await self.start()
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         await self.stop()
 
     async def _dispatch(self, request: Request) -> Reply:
@@ -405,12 +424,12 @@ class ScriptedServer:
             headers = {"Retry-After": f"{self.retry_after_s:g}"} if policy.value == 429 else None
             return _error(policy.value, f"scripted status {policy.value}", headers)
         if policy.kind == "hang":
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.hang_s)
-            except TimeoutError:
-                pass
         if policy.kind == "malformed" and misbehaving:
-            return self._reply(size, number, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body))
+            return self._reply(
+                size, number, _malformed(FORMAT_ERROR_KINDS[(number - 1) % len(FORMAT_ERROR_KINDS)], body)
+            )
         reply = self._gold_reply(body, size, number)
         if policy.kind == "latency":  # measured from arrival: the time spent reading and answering is part of it
             loop = asyncio.get_running_loop()
@@ -436,7 +455,7 @@ class ScriptedServer:
         """The task whose H0 and query open the request's conversation, and the turns since; of tasks
         opening alike, the first that offers skills exactly when the request offers ``load_skill``."""
         turns = [m for m in body.messages if m.role != "system"]
-        chat = tuple((m.role, m.text) for m in turns[:max(self._opening_lengths, default=0)])
+        chat = tuple((m.role, m.text) for m in turns[: max(self._opening_lengths, default=0)])
         skills_offered = "load_skill" in body.tool_names
         for n in self._opening_lengths:
             alike = self._openings.get(chat[:n])
@@ -450,11 +469,17 @@ class ScriptedServer:
         usage = {"prompt_tokens": size // 4, "completion_tokens": completion // 4 + 1}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         finish = "tool_calls" if message.get("tool_calls") else "stop"
-        return _json(200, {
-            "id": f"chatcmpl-scripted-{number}", "object": "chat.completion", "created": 0,
-            "model": self.model, "usage": usage,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        })
+        return _json(
+            200,
+            {
+                "id": f"chatcmpl-scripted-{number}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": self.model,
+                "usage": usage,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            },
+        )
 
 
 def _replays_gold(message: Message, task: Task) -> bool:
@@ -484,11 +509,18 @@ def _opening(task: Task) -> tuple[tuple[str, str], ...]:
 
 
 def _calls(actions: Sequence[Action], arguments: str | None = None) -> dict[str, Any]:
-    return {"role": "assistant", "content": None, "tool_calls": [
-        {"id": f"chatcmpl-tool-{i}", "type": "function",
-         "function": {"name": a.name, "arguments": json.dumps(a.arguments) if arguments is None else arguments}}
-        for i, a in enumerate(actions)
-    ]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": f"chatcmpl-tool-{i}",
+                "type": "function",
+                "function": {"name": a.name, "arguments": json.dumps(a.arguments) if arguments is None else arguments},
+            }
+            for i, a in enumerate(actions)
+        ],
+    }
 
 
 def _malformed(kind: str, body: ChatRequest) -> dict[str, Any]:

@@ -19,7 +19,12 @@ from pathlib import Path
 SEED = 0
 VOCAB_SIZE = 1024
 TOOL_TOKENS = [
-    "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<tools>", "</tools>",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_response>",
+    "</tool_response>",
+    "<tools>",
+    "</tools>",
 ]
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
@@ -66,23 +71,44 @@ CHAT_TEMPLATE = """\
 """
 
 _TOOLS = [
-    {"type": "function", "function": {
-        "name": "send_message", "description": "Send a text message to a contact.",
-        "parameters": {"type": "object", "required": ["contact", "text"],
-                       "properties": {"contact": {"type": "string"}, "text": {"type": "string"}}}}},
-    {"type": "function", "function": {
-        "name": "set_alarm", "description": "Set an alarm at a time of day.",
-        "parameters": {"type": "object", "properties": {
-            "time": {"type": "string", "description": "HH:MM"}, "label": {"type": "string"}},
-            "required": ["time"]}}},
-    {"type": "function", "function": {
-        "name": "finish", "description": "End the task with an answer.",
-        "parameters": {"type": "object", "properties": {"answer": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "send_message",
+            "description": "Send a text message to a contact.",
+            "parameters": {
+                "type": "object",
+                "required": ["contact", "text"],
+                "properties": {"contact": {"type": "string"}, "text": {"type": "string"}},
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "set_alarm",
+            "description": "Set an alarm at a time of day.",
+            "parameters": {
+                "type": "object",
+                "properties": {"time": {"type": "string", "description": "HH:MM"}, "label": {"type": "string"}},
+                "required": ["time"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "finish",
+            "description": "End the task with an answer.",
+            "parameters": {"type": "object", "properties": {"answer": {"type": "string"}}},
+        },
+    },
 ]
 
 
 # A benchmark request (system prompt, 15 tool schemas, history) is ~10k tokens for this small vocabulary.
 MAX_POSITIONS = 16384
+
 
 def corpus() -> list[str]:
     """Training text: prose, JSON tool schemas and calls, tool results and role markers, so common
@@ -131,24 +157,37 @@ def build_tiny_model(out_dir: str | Path) -> Path:
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=VOCAB_SIZE, special_tokens=SPECIAL_TOKENS,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+        vocab_size=VOCAB_SIZE,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     tok.train_from_iterator(corpus(), trainer=trainer)
     # Not special: the hermes parser must see them in the decoded text; vLLM drops special tokens.
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in TOOL_TOKENS])
 
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-        chat_template=CHAT_TEMPLATE, model_max_length=MAX_POSITIONS,
+        tokenizer_object=tok,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        chat_template=CHAT_TEMPLATE,
+        model_max_length=MAX_POSITIONS,
     )
     tokenizer.save_pretrained(tmp)
 
     eos, pad = tokenizer.convert_tokens_to_ids(["<|im_end|>", "<|endoftext|>"])
     config = Qwen2Config(
-        vocab_size=len(tokenizer), hidden_size=128, intermediate_size=256, num_hidden_layers=2,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=MAX_POSITIONS,
-        tie_word_embeddings=True, bos_token_id=pad, eos_token_id=eos, pad_token_id=pad,
+        vocab_size=len(tokenizer),
+        hidden_size=128,
+        intermediate_size=256,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=MAX_POSITIONS,
+        tie_word_embeddings=True,
+        bos_token_id=pad,
+        eos_token_id=eos,
+        pad_token_id=pad,
     )
     torch.manual_seed(SEED)
     model = Qwen2ForCausalLM(config).to(torch.bfloat16)  # what vLLM's CPU backend runs

@@ -22,15 +22,22 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Self
 
-from planners import InfraError, Planner, PlannerAction, build_planner
 from experiments.bench.scripted_server import HOST, ChatRequest, Reply, ScriptedServer, _error
+from planners import InfraError, Planner, PlannerAction, build_planner
 from sandbox.episode import Observation
 from sandbox.tasks import Task
 
 
 class FaultyServer(ScriptedServer):
-    def __init__(self, tasks: Sequence[Task], *, burst: range = range(0), fail_tasks: frozenset[str] = frozenset(),
-                 echo_auth: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        tasks: Sequence[Task],
+        *,
+        burst: range = range(0),
+        fail_tasks: frozenset[str] = frozenset(),
+        echo_auth: bool = False,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(tasks, "gold", **kwargs)
         self.burst = burst
         self.fail_tasks = fail_tasks

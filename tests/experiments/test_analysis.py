@@ -20,8 +20,8 @@ from experiments.analysis import (
     breakdowns,
     episode_facts,
     mcnemar_exact,
-    pass_hat_k,
     paired,
+    pass_hat_k,
     primary_cause,
     taxonomy,
     wilson,
@@ -30,16 +30,41 @@ from verification.scoring import CATEGORY_WEIGHTS
 
 
 def step(name: str, error: str | None = None, **usage: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": {}, "envelope": {"Status": "error" if error else "success", "ErrorType": error,
-                                                        "Payload": {}}, "planner": usage}
+    return {
+        "name": name,
+        "arguments": {},
+        "envelope": {"Status": "error" if error else "success", "ErrorType": error, "Payload": {}},
+        "planner": usage,
+    }
 
 
-def fact(task_id: str = "t1", *, category: str = "basic", passed: bool = True, reasons: tuple[str, ...] = (),
-         termination: str = "finished", steps: list[dict[str, Any]] | None = None, seed: int = 0,
-         planner: str = "p", scorable: bool = True) -> dict[str, Any]:
-    return episode_facts(None, key=task_id, planner=planner, seed=seed, passed=passed, scorable=scorable,
-                         termination=termination, reasons=reasons, steps=steps or [step("finish")],
-                         category=category, bucket="state_change", domain="D1", l2="1.1")
+def fact(
+    task_id: str = "t1",
+    *,
+    category: str = "basic",
+    passed: bool = True,
+    reasons: tuple[str, ...] = (),
+    termination: str = "finished",
+    steps: list[dict[str, Any]] | None = None,
+    seed: int = 0,
+    planner: str = "p",
+    scorable: bool = True,
+) -> dict[str, Any]:
+    return episode_facts(
+        None,
+        key=task_id,
+        planner=planner,
+        seed=seed,
+        passed=passed,
+        scorable=scorable,
+        termination=termination,
+        reasons=reasons,
+        steps=steps or [step("finish")],
+        category=category,
+        bucket="state_change",
+        domain="D1",
+        l2="1.1",
+    )
 
 
 # ---- Wilson ------------------------------------------------------------------------------------------
@@ -50,7 +75,10 @@ def test_wilson_on_a_known_table() -> None:
     lo, hi = wilson(8, 10)
     assert (round(lo, 2), round(hi, 2)) == (49.02, 94.33)
     assert wilson(0, 10)[0] == 0.0 and round(wilson(0, 10)[1], 2) == 27.75
-    assert wilson(10, 10) == (pytest.approx(100 - wilson(0, 10)[1]), 100.0)  # 0 of 10: z² / (n + z²) = 27.75 %, mirrored
+    assert wilson(10, 10) == (
+        pytest.approx(100 - wilson(0, 10)[1]),
+        100.0,
+    )  # 0 of 10: z² / (n + z²) = 27.75 %, mirrored
 
 
 @settings(deadline=None)  # a shared 2-core machine: timing says nothing here
@@ -116,8 +144,11 @@ TRUE_RATES = {"basic": 0.7, "subagent": 0.5, "memory": 0.4, "skill": 0.6}
 
 
 def simulated_planner(rng: random.Random, seed: int = 0, planner: str = "sim") -> list[dict[str, Any]]:
-    return [fact(f"{c}-{i}", category=c, passed=rng.random() < TRUE_RATES[c], seed=seed, planner=planner)
-            for c, n in SIZES.items() for i in range(n)]
+    return [
+        fact(f"{c}-{i}", category=c, passed=rng.random() < TRUE_RATES[c], seed=seed, planner=planner)
+        for c, n in SIZES.items()
+        for i in range(n)
+    ]
 
 
 def test_bootstrap_is_reproducible_under_a_seed_and_weights_the_categories() -> None:
@@ -192,8 +223,14 @@ def test_paired_interval_is_narrower_than_unpaired_for_correlated_planners() -> 
 
 
 def test_facts_count_calls_after_a_permission_denied_until_it_is_handled() -> None:
-    steps = [step("search_photos", "PermissionDenied"), step("search_photos", "PermissionDenied"),
-             step("list_albums"), step("grant_app_permission"), step("search_photos"), step("finish")]
+    steps = [
+        step("search_photos", "PermissionDenied"),
+        step("search_photos", "PermissionDenied"),
+        step("list_albums"),
+        step("grant_app_permission"),
+        step("search_photos"),
+        step("finish"),
+    ]
     f = fact(steps=steps)
     assert f["permission_denied"] and f["calls_before_handling"] == 2 and f["errors"].count("PermissionDenied") == 2
     never = fact(steps=[step("search_photos", "PermissionDenied"), step("search_photos")])
@@ -205,10 +242,17 @@ def test_facts_count_calls_after_a_permission_denied_until_it_is_handled() -> No
 
 
 def test_behaviour_recovery_clarification_skills_memory_format_and_tokens() -> None:
-    failing = fact("t1", passed=False, reasons=("answer: x",),
-                   steps=[step("get_x", "EntityNotFound", prompt_tokens=100, completion_tokens=5),
-                          step("<format_error>", prompt_tokens=120, completion_tokens=7),
-                          step("ask_user"), step("finish")])
+    failing = fact(
+        "t1",
+        passed=False,
+        reasons=("answer: x",),
+        steps=[
+            step("get_x", "EntityNotFound", prompt_tokens=100, completion_tokens=5),
+            step("<format_error>", prompt_tokens=120, completion_tokens=7),
+            step("ask_user"),
+            step("finish"),
+        ],
+    )
     passing = fact("t2", steps=[step("get_x", "EntityNotFound"), step("load_skill"), step("finish")])
     memory = fact("t3", category="memory", steps=[step("search_memory"), step("search_memory"), step("finish")])
     b = behaviour([failing, passing, memory])
@@ -222,8 +266,12 @@ def test_behaviour_recovery_clarification_skills_memory_format_and_tokens() -> N
 
 
 def test_breakdowns_count_by_axis_and_skip_unscorable() -> None:
-    facts = [fact("a", passed=True), fact("b", passed=False, reasons=("x",)), fact("c", category="memory"),
-             fact("d", scorable=False, passed=False, termination="infra_error")]
+    facts = [
+        fact("a", passed=True),
+        fact("b", passed=False, reasons=("x",)),
+        fact("c", category="memory"),
+        fact("d", scorable=False, passed=False, termination="infra_error"),
+    ]
     result = breakdowns(facts)
     assert result["category"]["basic"]["passed"] == 1 and result["category"]["basic"]["total"] == 2
     assert result["category"]["memory"]["total"] == 1
@@ -233,40 +281,110 @@ def test_breakdowns_count_by_axis_and_skip_unscorable() -> None:
 # ---- taxonomy ------------------------------------------------------------------------------------------
 
 CRAFTED = [
-    ("infra", dict(scorable=False, termination="infra_error",
-                   reasons=("infrastructure error: the episode did not run to completion",))),
-    ("context_overflow", dict(termination="context_overflow",
-                              reasons=("context overflow: the conversation outgrew the model's context",
-                                       "expected call #1 get_x({}): never called successfully"))),
-    ("format_errors", dict(steps=[step("<format_error>"), step("<format_error>"), step("finish")],
-                           reasons=("answer: the episode never finished with an answer",))),
-    ("step_budget", dict(termination="truncated", reasons=("events: expected a row inserted like {}; no row was inserted",))),
-    ("memory_gate", dict(reasons=("events: expected a row inserted like {}; closest inserted row 1: title: 'a' != 'b'",
-                                  "memory gate: required records never returned by search_memory: m1"))),
+    (
+        "infra",
+        dict(
+            scorable=False,
+            termination="infra_error",
+            reasons=("infrastructure error: the episode did not run to completion",),
+        ),
+    ),
+    (
+        "context_overflow",
+        dict(
+            termination="context_overflow",
+            reasons=(
+                "context overflow: the conversation outgrew the model's context",
+                "expected call #1 get_x({}): never called successfully",
+            ),
+        ),
+    ),
+    (
+        "format_errors",
+        dict(
+            steps=[step("<format_error>"), step("<format_error>"), step("finish")],
+            reasons=("answer: the episode never finished with an answer",),
+        ),
+    ),
+    (
+        "step_budget",
+        dict(termination="truncated", reasons=("events: expected a row inserted like {}; no row was inserted",)),
+    ),
+    (
+        "memory_gate",
+        dict(
+            reasons=(
+                "events: expected a row inserted like {}; closest inserted row 1: title: 'a' != 'b'",
+                "memory gate: required records never returned by search_memory: m1",
+            )
+        ),
+    ),
     ("skill_gate", dict(reasons=("skill gate: trip_booking was never loaded with load_skill",))),
     ("handoff", dict(reasons=("handoff: call_voice_agent at step 3: inputs.time: missing",))),
     ("handoff", dict(reasons=("route: call_gui_agent was never called successfully",))),
-    ("wrong_tool", dict(reasons=("expected call #1 send_sms({'to': 'Ana'}): never called successfully",
-                                 "unexpected side effect at step 2: send_email({'to': 'Ana'})"))),
-    ("wrong_tool", dict(steps=[step("send_mms", "ToolNotAvailable"), step("finish")],
-                        reasons=("expected call #1 send_sms({}): never called successfully",))),
-    ("wrong_argument", dict(reasons=("events: expected a row inserted like {'title': 'x'}; closest inserted row 9: "
-                                     "title: 'y' != 'x'", "events: unexpected row inserted: {'title': 'y'}"))),
-    ("wrong_argument", dict(reasons=("expected call #2 set_alarm({'time': '07:00'}): wrong arguments at step 1: "
-                                     "time: '08:00' != '07:00'",))),
-    ("wrong_argument", dict(reasons=("alarms: expected update of {'id': 1} to {'on': True}; the row was updated "
-                                     "but on: False != True",))),
-    ("wrong_argument", dict(steps=[step("update_contact", "InvalidArgumentType"), step("finish")],
-                            reasons=("contacts: expected update of {'contact_id': 'c1'} to {'phone': '1'}; "
-                                     "no row was updated",))),
+    (
+        "wrong_tool",
+        dict(
+            reasons=(
+                "expected call #1 send_sms({'to': 'Ana'}): never called successfully",
+                "unexpected side effect at step 2: send_email({'to': 'Ana'})",
+            )
+        ),
+    ),
+    (
+        "wrong_tool",
+        dict(
+            steps=[step("send_mms", "ToolNotAvailable"), step("finish")],
+            reasons=("expected call #1 send_sms({}): never called successfully",),
+        ),
+    ),
+    (
+        "wrong_argument",
+        dict(
+            reasons=(
+                "events: expected a row inserted like {'title': 'x'}; closest inserted row 9: title: 'y' != 'x'",
+                "events: unexpected row inserted: {'title': 'y'}",
+            )
+        ),
+    ),
+    (
+        "wrong_argument",
+        dict(
+            reasons=(
+                "expected call #2 set_alarm({'time': '07:00'}): wrong arguments at step 1: time: '08:00' != '07:00'",
+            )
+        ),
+    ),
+    (
+        "wrong_argument",
+        dict(
+            reasons=("alarms: expected update of {'id': 1} to {'on': True}; the row was updated but on: False != True",)
+        ),
+    ),
+    (
+        "wrong_argument",
+        dict(
+            steps=[step("update_contact", "InvalidArgumentType"), step("finish")],
+            reasons=("contacts: expected update of {'contact_id': 'c1'} to {'phone': '1'}; no row was updated",),
+        ),
+    ),
     ("collateral_write", dict(reasons=("messages: unexpected row inserted: {'body': 'hi'}",))),
     ("collateral_write", dict(reasons=("contacts: forbidden change 3 matches forbid {'id': 3}",))),
-    ("collateral_write", dict(reasons=("alarms: expected update of {'id': 1} to {'on': True}; it also changed "
-                                       "label: 'a' -> 'b'",))),
+    (
+        "collateral_write",
+        dict(reasons=("alarms: expected update of {'id': 1} to {'on': True}; it also changed label: 'a' -> 'b'",)),
+    ),
     ("missing_call", dict(reasons=("alarms: expected update of {'id': 1} to {'on': True}; no row was updated",))),
     ("missing_call", dict(reasons=("ask first: step 2 delete_photo({}) acted without asking the user to confirm",))),
-    ("missing_call", dict(reasons=("expected call #1 get_weather({}): never called successfully; no read-only call "
-                                   "returned its evidence", "answer: 'rain' not found"))),
+    (
+        "missing_call",
+        dict(
+            reasons=(
+                "expected call #1 get_weather({}): never called successfully; no read-only call returned its evidence",
+                "answer: 'rain' not found",
+            )
+        ),
+    ),
     ("wrong_answer", dict(reasons=("answer: 'Sunny' not found in the answer",))),
     ("other", dict(reasons=("something new",))),
 ]

@@ -33,7 +33,7 @@ def test_a_process_that_finished_cleanly_still_delivers_what_it_put() -> None:
 
 def test_a_live_process_that_sends_nothing_times_out_with_what_was_awaited() -> None:
     source = SPAWN.Queue()
-    with pytest.raises(TimeoutError, match="waited 0 s for the server.s port"):
+    with pytest.raises(TimeoutError, match=r"waited 0 s for the server.s port"):
         _next_from(source, {}, 0.2, "the server's port")
 
 
@@ -50,7 +50,8 @@ def test_bench_sandbox_ends_with_its_figures_as_one_json_object(capsys: pytest.C
     figures = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert figures["world_bytes"] >= 1_000_000 and figures["reset_us"] > 0 and figures["tool_calls"] > figures["tasks"]
     assert figures["overhead_vs_raw"] == pytest.approx(
-        figures["raw_sqlite_calls_per_s"] / figures["tool_calls_per_s"], rel=0.01)
+        figures["raw_sqlite_calls_per_s"] / figures["tool_calls_per_s"], rel=0.01
+    )
     assert "oracle_episodes_per_s" not in figures and "llm_bound_efficiency" not in figures
     assert isinstance(figures["short_of_target"], list)
 
@@ -63,11 +64,23 @@ def test_the_whole_bench_refuses_a_split_without_a_sweep_config_before_any_work(
 
 def test_the_report_prints_only_the_stages_that_ran(capsys: pytest.CaptureFixture[str]) -> None:
     """``mobilepa bench llm`` has no sandbox or sweep figures to print."""
-    report({"machine": machine(), "split": "full.jsonl", "tasks": 1705, "episodes": 1905,
-            "llm_bound_efficiency": 0.897, "llm_bound_efficiency_passes": [0.905, 0.897, 0.889],
-            "llm_bound_efficiency_cold": 0.8, "llm_episodes_per_s": 333.7, "llm_ideal_episodes_per_s": 372.0,
-            "llm_client_cpu_ms_per_episode": 3.62, "llm_server_cpu_ms_per_episode": 0.7,
-            "llm_cpu_ceiling_episodes_per_s": 461.9, "short_of_target": ["llm_bound_efficiency 0.897 (target >= 0.9)"]})
+    report(
+        {
+            "machine": machine(),
+            "split": "full.jsonl",
+            "tasks": 1705,
+            "episodes": 1905,
+            "llm_bound_efficiency": 0.897,
+            "llm_bound_efficiency_passes": [0.905, 0.897, 0.889],
+            "llm_bound_efficiency_cold": 0.8,
+            "llm_episodes_per_s": 333.7,
+            "llm_ideal_episodes_per_s": 372.0,
+            "llm_client_cpu_ms_per_episode": 3.62,
+            "llm_server_cpu_ms_per_episode": 0.7,
+            "llm_cpu_ceiling_episodes_per_s": 461.9,
+            "short_of_target": ["llm_bound_efficiency 0.897 (target >= 0.9)"],
+        }
+    )
     out = capsys.readouterr().out
     assert "the median of 3 passes: 0.905, 0.897, 0.889" in out and "short of target: llm_bound_efficiency" in out
     assert "episode reset" not in out and "sweep" not in out

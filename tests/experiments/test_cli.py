@@ -65,16 +65,22 @@ def test_an_unknown_command_or_option_is_one_line(capsys) -> None:
     assert code == 2 and err.count("\n") == 1
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["sed=0"], "sed: no such key; known keys: planner, split, condition, seed, t_max, concurrency"),
-    (["seed=abc"], "seed: an integer is required, got 'abc'"),
-    (["t_max=0"], "t_max: at least 1, got 0"),
-    (["planner=nope"], "planner: unknown planner 'nope'; known: gpt_oss_20b,"),
-    (["planner=qwen3_8b", "planner.timeouts.conect=5"], "planner.timeouts.conect: no such key; known keys of "
-                                                         "planner.timeouts: connect, read, total"),
-])
-def test_run_config_mistakes_are_one_line_before_any_work(args: list[str], message: str, tmp_path: Path,
-                                                          capsys) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sed=0"], "sed: no such key; known keys: planner, split, condition, seed, t_max, concurrency"),
+        (["seed=abc"], "seed: an integer is required, got 'abc'"),
+        (["t_max=0"], "t_max: at least 1, got 0"),
+        (["planner=nope"], "planner: unknown planner 'nope'; known: gpt_oss_20b,"),
+        (
+            ["planner=qwen3_8b", "planner.timeouts.conect=5"],
+            "planner.timeouts.conect: no such key; known keys of planner.timeouts: connect, read, total",
+        ),
+    ],
+)
+def test_run_config_mistakes_are_one_line_before_any_work(
+    args: list[str], message: str, tmp_path: Path, capsys
+) -> None:
     code, out, err = _cli(capsys, "run", *args, f"hydra.run.dir={tmp_path}")
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith(f"mobilepa run: {message}")
     assert not any(tmp_path.iterdir())
@@ -94,10 +100,16 @@ def test_a_run_with_infra_errors_names_the_first(tmp_path: Path, monkeypatch: py
     doc = json.loads(run_job(cfg, tmp_path).read_text())
     out = capsys.readouterr().out
     assert doc["terminations"]["infra_error"] == 1 and "Overall" in out  # the other episodes are scored
-    assert doc["infra_errors"] == {"episodes": 1, "first": slow_planner.BROKEN_TASK,
-                                   "error": "backend unreachable (test)", "endpoint": "planner oracle"}
-    assert infra_message(doc) == (f"1 of 34 episode(s) ended in infra_error and were not scored; first: "
-                                  f"{slow_planner.BROKEN_TASK} at planner oracle: backend unreachable (test)")
+    assert doc["infra_errors"] == {
+        "episodes": 1,
+        "first": slow_planner.BROKEN_TASK,
+        "error": "backend unreachable (test)",
+        "endpoint": "planner oracle",
+    }
+    assert infra_message(doc) == (
+        f"1 of 34 episode(s) ended in infra_error and were not scored; first: "
+        f"{slow_planner.BROKEN_TASK} at planner oracle: backend unreachable (test)"
+    )
 
 
 def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(tmp_path: Path) -> None:
@@ -106,13 +118,28 @@ def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(tmp_path: 
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}/v1"
     done = subprocess.run(
-        [sys.executable, "-m", "experiments.cli", "run", "planner=qwen3_8b", f"planner.base_url={url}",
-         "planner.retries.max=0", "split=handwritten", f"hydra.run.dir={tmp_path}"],
-        cwd=REPO, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "experiments.cli",
+            "run",
+            "planner=qwen3_8b",
+            f"planner.base_url={url}",
+            "planner.retries.max=0",
+            "split=handwritten",
+            f"hydra.run.dir={tmp_path}",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert "all 34 episodes ended in infra_error: nothing was scored" in lines and "Overall" not in done.stdout
     assert lines[-1] == str(tmp_path / "results.json")
     [message] = [line for line in done.stderr.splitlines() if line.startswith("mobilepa run:")]
-    assert message.startswith("mobilepa run: 34 of 34 episode(s) ended in infra_error and were not scored; "
-                              f"first: hw_basic_001: {url}/chat/completions: gave up after 1 attempt(s)")
+    assert message.startswith(
+        "mobilepa run: 34 of 34 episode(s) ended in infra_error and were not scored; "
+        f"first: hw_basic_001: {url}/chat/completions: gave up after 1 attempt(s)"
+    )

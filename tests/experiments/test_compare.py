@@ -17,8 +17,15 @@ from experiments.store import ResultsStore, episode_record, file_sha256
 from planners import build_planner
 from sandbox.suite import TASK_DIR, load_split
 
-NOISY = {"name": "noisy_oracle", "kind": "noisy_oracle", "p_skip_memory": 0.3, "p_corrupt_argument": 0.2,
-         "p_skip_skill": 0.3, "p_drop_handoff_field": 0.3, "p_stop_early": 0.2}
+NOISY = {
+    "name": "noisy_oracle",
+    "kind": "noisy_oracle",
+    "p_skip_memory": 0.3,
+    "p_corrupt_argument": 0.2,
+    "p_skip_skill": 0.3,
+    "p_drop_handoff_field": 0.3,
+    "p_stop_early": 0.2,
+}
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +38,10 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     async def fill(name: str, config: dict, seed: int) -> list[dict]:
         planner = build_planner({**config, "seed": seed})
-        return [episode_record(r, planner=name, split="handwritten", condition="both", seed=seed, dataset_hash=sha)
-                async for r in run_many(tasks, planner, condition="both")]
+        return [
+            episode_record(r, planner=name, split="handwritten", condition="both", seed=seed, dataset_hash=sha)
+            async for r in run_many(tasks, planner, condition="both")
+        ]
 
     for seed in (0, 1):
         store.upsert(asyncio.run(fill("oracle", {"name": "oracle", "kind": "oracle"}, seed)))
@@ -70,11 +79,28 @@ def test_compare_refuses_what_the_store_cannot_answer(store_path: Path) -> None:
         store.close()
 
 
-def test_compare_command_writes_table_flips_and_plot(store_path: Path, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_command_writes_table_flips_and_plot(
+    store_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "cmp"
-    assert cli_main(["compare", "oracle", "noisy_oracle", "--store", str(store_path), "--split", "handwritten",
-                     "--out", str(out), "--resamples", "200"]) == 0
+    assert (
+        cli_main(
+            [
+                "compare",
+                "oracle",
+                "noisy_oracle",
+                "--store",
+                str(store_path),
+                "--split",
+                "handwritten",
+                "--out",
+                str(out),
+                "--resamples",
+                "200",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "McNemar p" in printed and "passed by oracle only" in printed
     assert (out / "compare.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -108,8 +134,9 @@ def test_provenance_names_code_data_and_redacted_config(tmp_path: Path) -> None:
 
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text("{}\n")
-    record = provenance(task_file=tasks, planner_config={"kind": "openai", "api_key": "sk-x", "model": "m"},
-                        started=now(), ended=now())
+    record = provenance(
+        task_file=tasks, planner_config={"kind": "openai", "api_key": "sk-x", "model": "m"}, started=now(), ended=now()
+    )
     assert record["planner_config"] == {"kind": "openai", "api_key": "***", "model": "m"}
     assert record["task_file_sha256"] == file_sha256(tasks) and record["verifier_version"] == VERIFIER_VERSION
     assert record["versions"]["python"] and record["package_version"] == record["versions"]["mobilepa-bench"]

@@ -80,8 +80,9 @@ def test_main_job_writes_results(tmp_path: Path) -> None:
     assert all(c["rate"] == 100.0 and c["passed"] == c["total"] > 0 for c in doc["categories"].values())
     rows = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
     assert len(rows) == len(TASKS) + skill and all(r["passed"] for r in rows)
-    assert {r["task_id"] for r in rows if r["category"] == "skill"} == \
-        {f"{t.task_id}@{c}" for t in TASKS if t.category == "skill" for c in ("sor", "mtsr")}
+    assert {r["task_id"] for r in rows if r["category"] == "skill"} == {
+        f"{t.task_id}@{c}" for t in TASKS if t.category == "skill" for c in ("sor", "mtsr")
+    }
     assert (tmp_path / "trajectories.jsonl.gz").stat().st_size > 0
 
 
@@ -89,7 +90,7 @@ def test_main_job_writes_results(tmp_path: Path) -> None:
 def test_bad_planner_config_fails_before_work(tmp_path: Path) -> None:
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         cfg = compose(config_name="config", overrides=["planner=oracle", "planner.kind=gpt9"])
-    with pytest.raises(ValueError, match="planner.kind: unknown planner kind 'gpt9'"):
+    with pytest.raises(ValueError, match=r"planner.kind: unknown planner kind 'gpt9'"):
         run_job(cfg, tmp_path)
     assert not (tmp_path / "results.json").exists()
 
@@ -120,7 +121,10 @@ def test_console_script_prints_results_path_last(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("mobilepa")
     done = subprocess.run(
         [str(script), "run", "planner=noop", "split=handwritten", f"hydra.run.dir={tmp_path}"],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     last = done.stdout.strip().splitlines()[-1]
     assert last == str(tmp_path / "results.json")

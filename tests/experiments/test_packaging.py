@@ -30,8 +30,9 @@ def user_conf(tmp_path: Path) -> Path:
     (folder / "planner" / "my_oracle.yaml").write_text(oracle.replace("name: oracle", "name: my_oracle"))
     lines = (TASK_DIR / "handwritten.jsonl").read_text(encoding="utf-8").splitlines()[:3]
     (tmp_path / "three.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (folder / "split" / "mine.yaml").write_text(f"name: mine\nfile: {tmp_path / 'three.jsonl'}\n"
-                                                "categories: null\nsubset: null\n")
+    (folder / "split" / "mine.yaml").write_text(
+        f"name: mine\nfile: {tmp_path / 'three.jsonl'}\ncategories: null\nsubset: null\n"
+    )
     return folder
 
 
@@ -77,11 +78,20 @@ def test_run_takes_a_task_file_anywhere(user_conf: Path, tmp_path: Path, monkeyp
     assert code == 0 and json.loads((tmp_path / "out" / "results.json").read_text())["episodes"] == 3
 
 
-def test_sweep_plans_a_users_planner_and_split_from_their_folder(user_conf: Path, tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sweep_plans_a_users_planner_and_split_from_their_folder(
+    user_conf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
-    args = cli.config_dir_args(["--config-dir", str(user_conf), "planner=oracle,my_oracle", "split=mine",
-                                "tracking=none", f"store={tmp_path / 'results.db'}"])
+    args = cli.config_dir_args(
+        [
+            "--config-dir",
+            str(user_conf),
+            "planner=oracle,my_oracle",
+            "split=mine",
+            "tracking=none",
+            f"store={tmp_path / 'results.db'}",
+        ]
+    )
     plan = plan_sweep(load_config(*parse_args(args)))
     assert sorted({c.planner for c in plan.cells}) == ["my_oracle", "oracle"]
     assert {c.split_file for c in plan.cells} == {str(tmp_path / "three.jsonl")}

@@ -27,8 +27,9 @@ def gold(task_id: str) -> list[dict]:
     return [a.model_dump() for a in TASKS[task_id].gold]
 
 
-def run_play(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], args: list[str],
-             stdin: str = "") -> tuple[int, str]:
+def run_play(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], args: list[str], stdin: str = ""
+) -> tuple[int, str]:
     monkeypatch.setattr("sys.stdin", io.StringIO(stdin))  # not a terminal: actions come from these lines
     code = cli.main(["play", *args])
     return code, capsys.readouterr().out
@@ -56,7 +57,7 @@ def test_wrong_actions_fail_with_reasons(tmp_path, monkeypatch, capsys):
     actions = write_actions(tmp_path / "wrong.jsonl", [{"name": "finish", "arguments": {"answer": "Done."}}])
     code, out = run_play(monkeypatch, capsys, ["hw_basic_003", "--split", "handwritten", "--actions", str(actions)])
     assert code == 0
-    verdict = out[out.index("verdict: FAIL"):]
+    verdict = out[out.index("verdict: FAIL") :]
     assert "checker: fail" in verdict
     assert [line for line in verdict.splitlines() if line.startswith("- ")]  # the checker's reasons
 
@@ -66,7 +67,7 @@ def test_eof_before_finish_prints_the_state_without_a_verdict(tmp_path, monkeypa
     code, out = run_play(monkeypatch, capsys, ["hw_basic_003", "--split", "handwritten", "--actions", str(actions)])
     assert code == 0
     assert "verdict:" not in out  # the heading of a verdict
-    state = out[out.index("waiting for step 3 of 15"):]
+    state = out[out.index("waiting for step 3 of 15") :]
     assert "tools offered now (25)" in state and "send_sms" in state
     assert f"--actions {actions} < /dev/null" in state
     assert '"ErrorType": "PermissionDenied"' in out  # the last envelope, pretty-printed
@@ -91,8 +92,9 @@ def test_malformed_json_is_reported_and_costs_no_step(tmp_path, monkeypatch, cap
 
 
 def test_a_tool_name_alone_is_a_call_without_arguments(tmp_path, monkeypatch, capsys):
-    code, out = run_play(monkeypatch, capsys, ["hw_basic_003", "--split", "handwritten", "--save",
-                                               str(tmp_path / "s.jsonl")], "finish\n")
+    code, out = run_play(
+        monkeypatch, capsys, ["hw_basic_003", "--split", "handwritten", "--save", str(tmp_path / "s.jsonl")], "finish\n"
+    )
     assert code == 0 and "> finish {}" in out and "missing required argument(s) answer" in out
 
 
@@ -107,8 +109,11 @@ def test_the_same_actions_give_the_same_output(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("task_id", ["hw_basic_008", "hw_memory_001"])
 def test_nothing_of_the_answer_is_shown_before_the_verdict(tmp_path, monkeypatch, capsys, task_id):
     task = TASKS[task_id]
-    code, out = run_play(monkeypatch, capsys, [task_id, "--split", "handwritten", "--schemas", "--request",
-                                               "--save", str(tmp_path / "s.jsonl")])
+    code, out = run_play(
+        monkeypatch,
+        capsys,
+        [task_id, "--split", "handwritten", "--schemas", "--request", "--save", str(tmp_path / "s.jsonl")],
+    )
     assert code == 0 and task.query in out
     for action in task.gold:
         if action.arguments:
@@ -121,8 +126,11 @@ def test_nothing_of_the_answer_is_shown_before_the_verdict(tmp_path, monkeypatch
 def test_request_prints_the_planners_own_body(tmp_path, monkeypatch, capsys):
     first = gold("hw_skill_001")[0]
     actions = write_actions(tmp_path / "run.jsonl", [first])
-    code, out = run_play(monkeypatch, capsys, ["hw_skill_001", "--split", "handwritten", "--condition", "mtsr",
-                                               "--request", "--actions", str(actions)])
+    code, out = run_play(
+        monkeypatch,
+        capsys,
+        ["hw_skill_001", "--split", "handwritten", "--condition", "mtsr", "--request", "--actions", str(actions)],
+    )
     assert code == 0
     lines = out.splitlines()
     printed = lines[next(i for i, line in enumerate(lines) if "request body for step 2" in line) + 1]

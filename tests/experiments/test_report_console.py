@@ -39,9 +39,18 @@ def _plan(tmp: Path, *args: str):
 
 
 def test_dry_run_prints_grid_cells_episodes_and_endpoints_and_touches_nothing(tmp_path: Path, capsys) -> None:
-    code = sweep_main(["--dry-run", "planner=oracle,qwen3_8b", "split=handwritten", "seed=0,1",
-                       "planner.qwen3_8b.base_url=http://gpu-host:8000/v1", f"store={tmp_path / 'results.db'}",
-                       f"report_dir={tmp_path / 'report'}", f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}"])
+    code = sweep_main(
+        [
+            "--dry-run",
+            "planner=oracle,qwen3_8b",
+            "split=handwritten",
+            "seed=0,1",
+            "planner.qwen3_8b.base_url=http://gpu-host:8000/v1",
+            f"store={tmp_path / 'results.db'}",
+            f"report_dir={tmp_path / 'report'}",
+            f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "grid: planners oracle,qwen3_8b × splits handwritten × seeds 0,1 × conditions both = 4 cell(s)" in out
@@ -53,8 +62,16 @@ def test_dry_run_prints_grid_cells_episodes_and_endpoints_and_touches_nothing(tm
 
 
 def test_dry_run_names_the_vllm_server_a_gpu_worker_would_start(tmp_path: Path, capsys) -> None:
-    code = sweep_main(["--dry-run", "planner=qwen3_8b", "split=handwritten", "cluster.resources={GPU:1}",
-                       "cluster.n_workers=1", f"store={tmp_path / 'results.db'}"])
+    code = sweep_main(
+        [
+            "--dry-run",
+            "planner=qwen3_8b",
+            "split=handwritten",
+            "cluster.resources={GPU:1}",
+            "cluster.n_workers=1",
+            f"store={tmp_path / 'results.db'}",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "qwen3_8b: vLLM started on a GPU worker (GPU=1)" in out
     assert sweep_main(["--dry-run", "planner=qwen3_8b", "split=handwritten", f"store={tmp_path / 'x.db'}"]) == 2
@@ -82,12 +99,15 @@ def test_limit_and_task_ids_choose_the_tasks_of_each_cell(tmp_path: Path) -> Non
     assert plan.sweep_key != full.sweep_key  # a quick run logs into its own MLflow runs
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["limit=0"], "limit: at least 1, got 0"),
-    (["limit=abc"], "limit: an integer is required"),
-    (["task_ids=[nope]"], "task_ids: unknown task(s) 'nope' in split 'handwritten'"),
-    (["task_ids=[hw_basic_001@sor]"], "task_ids: 'hw_basic_001@sor' is an episode key"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["limit=0"], "limit: at least 1, got 0"),
+        (["limit=abc"], "limit: an integer is required"),
+        (["task_ids=[nope]"], "task_ids: unknown task(s) 'nope' in split 'handwritten'"),
+        (["task_ids=[hw_basic_001@sor]"], "task_ids: 'hw_basic_001@sor' is an episode key"),
+    ],
+)
 def test_bad_selections_are_one_line_naming_the_key(tmp_path: Path, args: list[str], message: str) -> None:
     with pytest.raises(SweepConfigError, match=re.escape(message)):
         _plan(tmp_path, "planner=oracle", "split=handwritten", *args)
@@ -159,17 +179,36 @@ def _rows(planners=("noisy_oracle", "oracle"), splits=("full", "mini"), seeds=(0
             for seed in seeds:
                 for i in range(26):
                     category = ("basic", "subagent", "memory", "skill")[i % 4]
-                    for condition in (("sor", "mtsr") if category == "skill" else (None,)):
-                        passed = planner == "oracle" and condition != "mtsr" or rng.random() < 0.5
-                        out.append({
-                            "planner": planner, "split": split, "condition": "both", "seed": seed,
-                            "task_id": f"{split}_{i:03d}" + (f"@{condition}" if condition else ""),
-                            "category": category, "bucket": ("tool_call", "state_change", "agent_behavior")[i % 3],
-                            "domain": f"D{1 + i % 13}", "l2": f"{1 + i % 13}.1", "passed": passed, "checker_passed": passed,
-                            "memory_gate": None, "skill_gate": None, "reasons": "[]", "termination": "finished",
-                            "scorable": True, "verdict": "pass" if passed else "fail", "error_kinds": "{}",
-                            "wall_s": 0.1, "steps": 3, "format_errors": 0, "prompt_tokens": None,
-                            "completion_tokens": None, "planner_latency_s": 0.0})
+                    for condition in ("sor", "mtsr") if category == "skill" else (None,):
+                        passed = (planner == "oracle" and condition != "mtsr") or rng.random() < 0.5
+                        out.append(
+                            {
+                                "planner": planner,
+                                "split": split,
+                                "condition": "both",
+                                "seed": seed,
+                                "task_id": f"{split}_{i:03d}" + (f"@{condition}" if condition else ""),
+                                "category": category,
+                                "bucket": ("tool_call", "state_change", "agent_behavior")[i % 3],
+                                "domain": f"D{1 + i % 13}",
+                                "l2": f"{1 + i % 13}.1",
+                                "passed": passed,
+                                "checker_passed": passed,
+                                "memory_gate": None,
+                                "skill_gate": None,
+                                "reasons": "[]",
+                                "termination": "finished",
+                                "scorable": True,
+                                "verdict": "pass" if passed else "fail",
+                                "error_kinds": "{}",
+                                "wall_s": 0.1,
+                                "steps": 3,
+                                "format_errors": 0,
+                                "prompt_tokens": None,
+                                "completion_tokens": None,
+                                "planner_latency_s": 0.0,
+                            }
+                        )
     return out
 
 
@@ -215,15 +254,29 @@ class _Store:
 
 
 def _sweep(name: str, splits: list[str], at: str, **extra: Any) -> dict[str, Any]:
-    return {"name": name, "planners": ["noisy_oracle", "oracle"], "splits": splits, "seeds": [0, 1, 2],
-            "conditions": ["both"], "recorded_at": at, **extra}
+    return {
+        "name": name,
+        "planners": ["noisy_oracle", "oracle"],
+        "splits": splits,
+        "seeds": [0, 1, 2],
+        "conditions": ["both"],
+        "recorded_at": at,
+        **extra,
+    }
 
 
 def test_a_report_is_about_the_latest_sweep_unless_told_otherwise() -> None:
-    store = _Store(_rows(), [("aaa", _sweep("on-full", ["full"], "2026-01-02T00:00:00")),
-                             ("bbb", _sweep("on-mini", ["mini"], "2026-01-01T00:00:00")),
-                             ("ccc", _sweep("quick", ["mini"], "2025-01-01T00:00:00",
-                                            selected={"mini/both": ["mini_000", "mini_003@sor"]}))])
+    store = _Store(
+        _rows(),
+        [
+            ("aaa", _sweep("on-full", ["full"], "2026-01-02T00:00:00")),
+            ("bbb", _sweep("on-mini", ["mini"], "2026-01-01T00:00:00")),
+            (
+                "ccc",
+                _sweep("quick", ["mini"], "2025-01-01T00:00:00", selected={"mini/both": ["mini_000", "mini_003@sor"]}),
+            ),
+        ],
+    )
     rows, about = report_scope(store)  # type: ignore[arg-type]
     assert {r["split"] for r in rows} == {"full"} and about.startswith("sweep on-full (") and "[key aaa]" in about
     rows, about = report_scope(store, sweep="on-mini")  # type: ignore[arg-type]
@@ -257,8 +310,9 @@ def test_traces_are_sampled_across_verdicts_and_categories() -> None:
 
 def test_a_run_can_be_recorded_like_a_one_cell_sweep(tmp_path: Path, capsys) -> None:
     store = tmp_path / "results.db"
-    code = cli.main(["run", "planner=oracle", "split=handwritten", "limit=3", f"store={store}",
-                     f"hydra.run.dir={tmp_path / 'run'}"])
+    code = cli.main(
+        ["run", "planner=oracle", "split=handwritten", "limit=3", f"store={store}", f"hydra.run.dir={tmp_path / 'run'}"]
+    )
     out = capsys.readouterr().out
     assert code == 0 and f"results store: {store} (3 episodes of oracle/handwritten/both/seed0)" in out
     opened = ResultsStore(store)

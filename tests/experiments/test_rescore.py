@@ -32,10 +32,26 @@ def client() -> Iterator[Client]:
 
 
 def _sweep(tmp: Path, client: Client, *extra: str) -> None:
-    run_sweep(load_config(*parse_args([
-        "planner=oracle,noop", "split=handwritten", "seed=0", "condition=default", "unit_size=16", "name=rescore-test",
-        f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}", f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
-        "tracking.trace_sample=0", *extra])), client=client)
+    run_sweep(
+        load_config(
+            *parse_args(
+                [
+                    "planner=oracle,noop",
+                    "split=handwritten",
+                    "seed=0",
+                    "condition=default",
+                    "unit_size=16",
+                    "name=rescore-test",
+                    f"store={tmp / 'results.db'}",
+                    f"report_dir={tmp / 'report'}",
+                    f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
+                    "tracking.trace_sample=0",
+                    *extra,
+                ]
+            )
+        ),
+        client=client,
+    )
 
 
 def _rows(tmp: Path) -> list[dict]:
@@ -49,20 +65,25 @@ def _rows(tmp: Path) -> list[dict]:
 def _oracle_overall(tmp: Path) -> float:
     mlflow = MlflowClient(tracking_uri=f"sqlite:///{tmp / 'mlflow.db'}")
     experiment = mlflow.get_experiment_by_name("rescore-test")
-    [child] = mlflow.search_runs([experiment.experiment_id],
-                                 filter_string="tags.mobilepa_cell = 'oracle/handwritten/default/seed0'")
+    [child] = mlflow.search_runs(
+        [experiment.experiment_id], filter_string="tags.mobilepa_cell = 'oracle/handwritten/default/seed0'"
+    )
     return float(child.data.metrics["overall"])
 
 
 def test_rescore_reports_changed_and_unchanged_verdicts_and_updates_mlflow(
-        tmp_path: Path, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     _sweep(tmp_path, client)
     assert {r["verifier_version"] for r in _rows(tmp_path)} == {VERIFIER_VERSION}
     with sqlite3.connect(tmp_path / "results.db") as conn:  # as an older verifier had judged them
         conn.execute("update episodes set verifier_version = null")
-        conn.execute("update episodes set verdict = 'fail', passed = 0, checker_passed = 0, "
-                     "reasons = '[\"an older verifier said no\"]' where planner = 'oracle' and task_id = ?", (TAMPERED,))
+        conn.execute(
+            "update episodes set verdict = 'fail', passed = 0, checker_passed = 0, "
+            "reasons = '[\"an older verifier said no\"]' where planner = 'oracle' and task_id = ?",
+            (TAMPERED,),
+        )
         conn.execute("update sweeps set logged = 0")
     assert report_main(["--sync", "--store", str(tmp_path / "results.db")]) == 0  # MLflow shows the old verdicts
     assert _oracle_overall(tmp_path) < 100.0
@@ -70,8 +91,10 @@ def test_rescore_reports_changed_and_unchanged_verdicts_and_updates_mlflow(
 
     assert rescore.main(["--store", str(tmp_path / "results.db")]) == 0
     out = capsys.readouterr().out
-    assert f"rescored 62 stored episode(s) of {tmp_path / 'results.db'} with verifier {VERIFIER_VERSION}: " \
-           "1 verdict(s) changed" in out
+    assert (
+        f"rescored 62 stored episode(s) of {tmp_path / 'results.db'} with verifier {VERIFIER_VERSION}: "
+        "1 verdict(s) changed" in out
+    )
     assert f"changed oracle/handwritten/default/0/{TAMPERED}: fail → pass" in out
     [oracle] = [line for line in out.splitlines() if line.startswith("oracle/handwritten/default/seed0")]
     before, after, changed = oracle.split()[-3:]
@@ -90,7 +113,8 @@ def test_rescore_reports_changed_and_unchanged_verdicts_and_updates_mlflow(
 
 
 def test_rescore_judges_by_changed_checks_and_refuses_tasks_changed_beyond_them(
-        tmp_path: Path, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, client: Client, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     _sweep(tmp_path, client, "planner=oracle", "tracking=none")
     tasks = {t.task_id: t for t in load_tasks(TASK_DIR / "handwritten.jsonl")}
     gated, moved = tasks["hw_basic_003"], tasks["hw_basic_004"]

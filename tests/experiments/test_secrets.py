@@ -63,9 +63,13 @@ def outputs(root: Path) -> Iterator[tuple[str, bytes]]:
             yield from _values(path)
 
 
-def test_the_api_key_appears_in_no_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                          capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture,
-                                          figures: Callable[[str], None]) -> None:
+def test_the_api_key_appears_in_no_output(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    figures: Callable[[str], None],
+) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     work = tmp_path / "cwd"
@@ -75,14 +79,28 @@ def test_the_api_key_appears_in_no_output(tmp_path: Path, monkeypatch: pytest.Mo
     server = FaultyServer(TASKS, api_key=KEY, fail_tasks=frozenset({DOWN_TASK}), echo_auth=True)
     p = "planner.qwen3_8b"
     with ServerThread(server) as thread:
-        code = sweep_main([
-            "planner=qwen3_8b", "split=handwritten", "seed=0", "condition=default", "unit_size=8",
-            "name=secrets-test", "infra_retries=1", f"store={tmp_path / 'results.db'}",
-            f"report_dir={tmp_path / 'report'}", f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
-            "cluster.processes=false", "cluster.n_workers=1", "cluster.threads_per_worker=2",
-            f"{p}.base_url={thread.base_url}", f"{p}.api_key_env={KEY_ENV}", f"{p}.retries.max=1",
-            f"{p}.retries.backoff_s=0.001", f"{p}.retries.max_backoff_s=0.01",
-        ])
+        code = sweep_main(
+            [
+                "planner=qwen3_8b",
+                "split=handwritten",
+                "seed=0",
+                "condition=default",
+                "unit_size=8",
+                "name=secrets-test",
+                "infra_retries=1",
+                f"store={tmp_path / 'results.db'}",
+                f"report_dir={tmp_path / 'report'}",
+                f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+                "cluster.processes=false",
+                "cluster.n_workers=1",
+                "cluster.threads_per_worker=2",
+                f"{p}.base_url={thread.base_url}",
+                f"{p}.api_key_env={KEY_ENV}",
+                f"{p}.retries.max=1",
+                f"{p}.retries.backoff_s=0.001",
+                f"{p}.retries.max_backoff_s=0.01",
+            ]
+        )
     out, err = capfd.readouterr()
 
     # The key was really in play: sent on every request, and echoed back in the down task's errors.
@@ -111,9 +129,11 @@ def test_the_api_key_appears_in_no_output(tmp_path: Path, monkeypatch: pytest.Mo
         searched["bytes"] += len(text)
         if KEY in text:
             leaks.append(where)
-    figures(f"SECRETS searched {searched['files']} files, {searched['values']} stored values, "
-          f"{searched['bytes']:,} bytes, {len(caplog.records)} log records, stdout and stderr: "
-          f"{len(leaks)} leaks; key sent on {server.stats.requests} requests, echoed back {server.faults['echoed']} times")
+    figures(
+        f"SECRETS searched {searched['files']} files, {searched['values']} stored values, "
+        f"{searched['bytes']:,} bytes, {len(caplog.records)} log records, stdout and stderr: "
+        f"{len(leaks)} leaks; key sent on {server.stats.requests} requests, echoed back {server.faults['echoed']} times"
+    )
     assert leaks == [], f"the API key leaked into {leaks}"
     assert searched["files"] >= 10 and searched["values"] > 1000
 
@@ -122,8 +142,10 @@ def test_the_api_key_appears_in_no_output(tmp_path: Path, monkeypatch: pytest.Mo
 def test_a_key_given_literally_is_masked_in_what_the_sweep_records() -> None:
     from experiments.sweep import redacted
 
-    config = {"planner_overrides": {"qwen": ["planner.api_key=sk-literal-123", "planner.base_url=http://h/v1"]},
-              "planner": {"api_key": "sk-literal-123", "api_key_env": "OPENAI_API_KEY", "token": None}}
+    config = {
+        "planner_overrides": {"qwen": ["planner.api_key=sk-literal-123", "planner.base_url=http://h/v1"]},
+        "planner": {"api_key": "sk-literal-123", "api_key_env": "OPENAI_API_KEY", "token": None},
+    }
     masked = redacted(config)
     assert "sk-literal-123" not in str(masked)
     assert masked["planner"] == {"api_key": "***", "api_key_env": "OPENAI_API_KEY", "token": None}
@@ -138,10 +160,25 @@ def test_a_key_given_on_the_command_line_is_never_written_by_a_run(tmp_path: Pat
     run_dir = tmp_path / "run"
     with ServerThread(server) as thread:
         done = subprocess.run(
-            [sys.executable, "-m", "experiments.cli", "run", "planner=qwen3_8b", "split=handwritten",
-             "condition=default", f"planner.base_url={thread.base_url}", f"planner.api_key={KEY}",
-             "planner.retries.max=0", f"hydra.run.dir={run_dir}"],
-            cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=240)
+            [
+                sys.executable,
+                "-m",
+                "experiments.cli",
+                "run",
+                "planner=qwen3_8b",
+                "split=handwritten",
+                "condition=default",
+                f"planner.base_url={thread.base_url}",
+                f"planner.api_key={KEY}",
+                "planner.retries.max=0",
+                f"hydra.run.dir={run_dir}",
+            ],
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
     assert done.returncode == 1, done.stderr[-3000:]  # the down task's infra_error: the run exits 1 naming it
     assert f"first: {DOWN_TASK}" in done.stderr
     assert set(server.stats.authorization) == {f"Bearer {KEY}"} and server.faults["echoed"] >= 1

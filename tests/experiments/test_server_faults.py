@@ -46,11 +46,26 @@ def client() -> Iterator[Client]:
 def sweep(client: Client, tmp: Path, base_url: str, *, retries: int, backoff_s: float) -> SweepOutcome:
     servers.reset_counts()
     p = f"planner.{PLANNER}"
-    args = [f"planner={PLANNER}", "split=handwritten", "seed=0", "condition=default", "unit_size=8", "max_in_flight=2", "tracking=none",
-            f"infra_retries={INFRA_RETRIES}", "planner_factory=tests.experiments.servers:build_counting",
-            f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}", f"{p}.base_url={base_url}",
-            f"{p}.concurrency=16", f"{p}.retries.max={retries}", f"{p}.retries.backoff_s={backoff_s}",
-            f"{p}.retries.max_backoff_s={4 * backoff_s}", f"{p}.timeouts.connect=2", f"{p}.timeouts.read=10"]
+    args = [
+        f"planner={PLANNER}",
+        "split=handwritten",
+        "seed=0",
+        "condition=default",
+        "unit_size=8",
+        "max_in_flight=2",
+        "tracking=none",
+        f"infra_retries={INFRA_RETRIES}",
+        "planner_factory=tests.experiments.servers:build_counting",
+        f"store={tmp / 'results.db'}",
+        f"report_dir={tmp / 'report'}",
+        f"{p}.base_url={base_url}",
+        f"{p}.concurrency=16",
+        f"{p}.retries.max={retries}",
+        f"{p}.retries.backoff_s={backoff_s}",
+        f"{p}.retries.max_backoff_s={4 * backoff_s}",
+        f"{p}.timeouts.connect=2",
+        f"{p}.timeouts.read=10",
+    ]
     return run_sweep(load_config(*parse_args(args)), client=client)
 
 
@@ -78,21 +93,34 @@ def accounted(name: str, tmp: Path, outcome: SweepOutcome, figures: Callable[[st
     assert all(r["scorable"] and r["passed"] for r in rows if r["termination"] != "infra_error")
     metrics = cell_metrics(rows)
     assert metrics["overall"] == 100.0 and metrics["unscorable"] == len(failed)  # infra errors are not scored
-    planner_retries = sum(step["planner"]["retries"] for r in rows if r["termination"] != "infra_error"
-                          for step in json.loads(trajectory_json(r))["steps"])
-    measured = {"keys": N, "episode_runs": outcome.ran, "infra_failed_runs": sum(infra.values()),
-               "infra_retried": outcome.infra_retried, "infra_errors": len(outcome.infra_errors),
-               "request_retries_in_kept_runs": planner_retries, "lost": N - len(set(keys)),
-               "counted_twice": len(keys) - len(set(keys)), "wall_s": round(outcome.wall_s, 1)}
+    planner_retries = sum(
+        step["planner"]["retries"]
+        for r in rows
+        if r["termination"] != "infra_error"
+        for step in json.loads(trajectory_json(r))["steps"]
+    )
+    measured = {
+        "keys": N,
+        "episode_runs": outcome.ran,
+        "infra_failed_runs": sum(infra.values()),
+        "infra_retried": outcome.infra_retried,
+        "infra_errors": len(outcome.infra_errors),
+        "request_retries_in_kept_runs": planner_retries,
+        "lost": N - len(set(keys)),
+        "counted_twice": len(keys) - len(set(keys)),
+        "wall_s": round(outcome.wall_s, 1),
+    }
     figures(f"FAULTS server {name}: {measured}")
     return measured
 
 
-def test_refused_connections_then_the_server_comes_back(client: Client, tmp_path: Path,
-                                                        figures: Callable[[str], None]) -> None:
+def test_refused_connections_then_the_server_comes_back(
+    client: Client, tmp_path: Path, figures: Callable[[str], None]
+) -> None:
     """Nothing listens on the planner's port until the first episode has failed all its retries."""
     server = FaultyServer(TASKS)
     with ServerThread(server, started=False) as thread:
+
         def bring_up() -> None:
             deadline = time.monotonic() + 60
             while not servers.INFRA and time.monotonic() < deadline:
@@ -109,8 +137,9 @@ def test_refused_connections_then_the_server_comes_back(client: Client, tmp_path
     assert measured["infra_failed_runs"] >= 1 and outcome.infra_retried >= 1  # the server came up only after one
 
 
-def test_a_burst_of_503s_and_a_task_whose_backend_stays_down(client: Client, tmp_path: Path,
-                                                             figures: Callable[[str], None]) -> None:
+def test_a_burst_of_503s_and_a_task_whose_backend_stays_down(
+    client: Client, tmp_path: Path, figures: Callable[[str], None]
+) -> None:
     """Requests 20-79 answer 503; every request of one task always does. With three attempts per request
     and 16 episodes in flight, the burst outlasts what request retries absorb (2 x 16 < 60)."""
     server = FaultyServer(TASKS, burst=range(20, 80), fail_tasks=frozenset({DOWN_TASK}))
@@ -123,8 +152,7 @@ def test_a_burst_of_503s_and_a_task_whose_backend_stays_down(client: Client, tmp
     assert measured["infra_failed_runs"] > 1 + INFRA_RETRIES  # the burst cost whole episodes too, all recovered
 
 
-def test_the_server_restarts_mid_sweep(client: Client, tmp_path: Path,
-                                       figures: Callable[[str], None]) -> None:
+def test_the_server_restarts_mid_sweep(client: Client, tmp_path: Path, figures: Callable[[str], None]) -> None:
     """After 40 requests the server stops (dropping its connections), stays down 0.4 s, and comes back on the
     same port; a run rides out up to 0.3-0.6 s of refusals, so no key needs a third run."""
     server = FaultyServer(TASKS)

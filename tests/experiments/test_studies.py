@@ -15,15 +15,26 @@ from experiments.store import ResultsStore, SettingsMismatch
 from experiments.studies import studies
 from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep, run_sweep, sweep_about
 
-GRID = ["planner=oracle", "split=handwritten", "seed=0", "unit_size=16", "name=test-studies", "tracking=none",
-        "retrieval.method=bm25", "retrieval.top_n=5,15", "ablation=none,memory_off"]
+GRID = [
+    "planner=oracle",
+    "split=handwritten",
+    "seed=0",
+    "unit_size=16",
+    "name=test-studies",
+    "tracking=none",
+    "retrieval.method=bm25",
+    "retrieval.top_n=5,15",
+    "ablation=none,memory_off",
+]
 CELLS = ["both.bm25-n5", "both.bm25-n5.memory_off", "both.bm25-n15", "both.bm25-n15.memory_off"]
 
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
-            Client(cluster) as dask:
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster,
+        Client(cluster) as dask,
+    ):
         yield dask
 
 
@@ -48,14 +59,17 @@ def test_the_axes_cross_every_condition_as_refined_cells(tmp_path: Path) -> None
     assert "action_space" not in plain.settings(plain.cells[0])  # stores filled before the axes still match
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["retrieval.top_n=5,15"], r"^retrieval.top_n: 5 needs retrieval at run time"),
-    (["retrieval.method=bm25", "retrieval.top_n=0"], r"^retrieval.top_n: "),
-    (["retrieval.method=tfidf"], r"^retrieval.method: unknown method 'tfidf'"),
-    (["retrieval.method=dense"], r"^retrieval.model_path: "),
-    (["ablation=memory"], r"^ablation: unknown ablation 'memory'"),
-    (["retrieval.repair=false"], r"^retrieval.repair: "),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["retrieval.top_n=5,15"], r"^retrieval.top_n: 5 needs retrieval at run time"),
+        (["retrieval.method=bm25", "retrieval.top_n=0"], r"^retrieval.top_n: "),
+        (["retrieval.method=tfidf"], r"^retrieval.method: unknown method 'tfidf'"),
+        (["retrieval.method=dense"], r"^retrieval.model_path: "),
+        (["ablation=memory"], r"^ablation: unknown ablation 'memory'"),
+        (["retrieval.repair=false"], r"^retrieval.repair: "),
+    ],
+)
 def test_bad_axes_fail_before_any_work_naming_the_key(tmp_path: Path, args: list[str], message: str) -> None:
     with pytest.raises(SweepConfigError, match=message):
         run_sweep(_config(tmp_path, "planner=oracle", "split=handwritten", "tracking=none", *args))
@@ -63,8 +77,10 @@ def test_bad_axes_fail_before_any_work_naming_the_key(tmp_path: Path, args: list
 
 
 def test_run_takes_the_same_keys() -> None:
-    assert run_condition(compose_checked(["retrieval.method=bm25", "retrieval.top_n=10", "ablation=skills_off"])) \
+    assert (
+        run_condition(compose_checked(["retrieval.method=bm25", "retrieval.top_n=10", "ablation=skills_off"]))
         == "both.bm25-n10.skills_off"
+    )
     assert run_condition(compose_checked([])) == "both"
     with pytest.raises(RunConfigError, match=r"^retrieval.top_n: "):
         compose_checked(["retrieval.top_n=5"])
@@ -123,9 +139,21 @@ def test_a_store_refuses_to_mix_settings_of_a_variant(swept, client: Client) -> 
 
 def test_studies_pair_each_ablation_with_its_own_baseline() -> None:
     def row(condition: str, task: str, category: str, passed: bool) -> dict:
-        return {"planner": "p", "split": "s", "condition": condition, "seed": 0, "task_id": task, "passed": passed,
-                "scorable": True, "termination": "finished", "reasons": "[]", "category": category,
-                "bucket": "tool_call", "domain": "D1", "l2": "1.1"}
+        return {
+            "planner": "p",
+            "split": "s",
+            "condition": condition,
+            "seed": 0,
+            "task_id": task,
+            "passed": passed,
+            "scorable": True,
+            "termination": "finished",
+            "reasons": "[]",
+            "category": category,
+            "bucket": "tool_call",
+            "domain": "D1",
+            "l2": "1.1",
+        }
 
     tasks = [(f"t{i}", "basic" if i < 6 else "memory") for i in range(10)]
     rows = [row("both.bm25-n10", t, c, True) for t, c in tasks]

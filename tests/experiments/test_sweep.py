@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from distributed import Client, LocalCluster
@@ -32,14 +33,25 @@ N_KEYS = 2 * 2 * N_TASKS
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
-            Client(cluster) as dask:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
+        Client(cluster) as dask,
+    ):
         yield dask
 
 
 def _config(tmp: Path, *extra: str):
-    return load_config(*parse_args([*GRID, f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}",
-                                    f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}", *extra]))
+    return load_config(
+        *parse_args(
+            [
+                *GRID,
+                f"store={tmp / 'results.db'}",
+                f"report_dir={tmp / 'report'}",
+                f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
+                *extra,
+            ]
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -77,18 +89,28 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
     assert {"git_commit", "planners", "seeds"} <= set(parent.data.params)
     children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
     assert sorted((c.data.params["planner"], c.data.params["seed"]) for c in children) == [
-        ("noop", "0"), ("noop", "1"), ("oracle", "0"), ("oracle", "1")]
+        ("noop", "0"),
+        ("noop", "1"),
+        ("oracle", "0"),
+        ("oracle", "1"),
+    ]
     store = ResultsStore(tmp / "results.db")
     try:
         for child in children:
             p, m = child.data.params, child.data.metrics
             assert p["split"] == "handwritten" and p["condition"] == "both"
-            expected = {"overall", "format_error_rate", "gate/memory", "gate/skill",
-                        *(f"category/{c}" for c in ("basic", "subagent", "memory", "skill")),
-                        *(f"bucket/{b}" for b in ("tool_call", "state_change", "agent_behavior"))}
+            expected = {
+                "overall",
+                "format_error_rate",
+                "gate/memory",
+                "gate/skill",
+                *(f"category/{c}" for c in ("basic", "subagent", "memory", "skill")),
+                *(f"bucket/{b}" for b in ("tool_call", "state_change", "agent_behavior")),
+            }
             assert expected <= set(m), expected - set(m)
-            assert m == pytest.approx({**cell_metrics(store.rows(planner=p["planner"], seed=int(p["seed"]))),
-                                       "missing": 0})
+            assert m == pytest.approx(
+                {**cell_metrics(store.rows(planner=p["planner"], seed=int(p["seed"]))), "missing": 0}
+            )
             assert child.info.status == "FINISHED"
             if p["planner"] == "oracle":
                 assert m["overall"] == 100.0 and m["gate/memory"] == m["gate/skill"] == 100.0
@@ -102,8 +124,15 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
     finally:
         store.close()
     names = {a.path for a in mlflow.list_artifacts(parent.info.run_id)}
-    assert {"category_scores.png", "domain_heatmap.png", "error_types.png", "leaderboard.html",
-            "leaderboard.md", "stability.json", "config.json"} <= names
+    assert {
+        "category_scores.png",
+        "domain_heatmap.png",
+        "error_types.png",
+        "leaderboard.html",
+        "leaderboard.md",
+        "stability.json",
+        "config.json",
+    } <= names
     traces = mlflow.search_traces(locations=[experiment.experiment_id], run_id=children[0].info.run_id)
     assert len(traces) == 3  # tracking.trace_sample episodes, one span per step under the episode's span
     assert all(len(t.data.spans) >= 2 and t.data.spans[0].span_type == "AGENT" for t in traces)
@@ -133,27 +162,45 @@ def test_resumed_sweep_runs_only_missing_and_infra_error_keys(client: Client, tm
     with store.engine.begin() as conn:  # an interrupted sweep: some keys missing, one an infra error
         conn.exec_driver_sql("delete from episodes where seed = 1 and task_id like 'hw_memory%'")
         missing = N_TASKS * 2 - conn.exec_driver_sql("select count(*) from episodes").scalar()
-        conn.exec_driver_sql("update episodes set termination = 'infra_error' where seed = 0 and task_id = "
-                             "(select min(task_id) from episodes)")
+        conn.exec_driver_sql(
+            "update episodes set termination = 'infra_error' where seed = 0 and task_id = "
+            "(select min(task_id) from episodes)"
+        )
     assert missing > 0
     resumed = run_sweep(cfg, client=client)
     assert resumed.ran == missing + 1 and resumed.skipped == 2 * N_TASKS - missing - 1
     after = store.rows(with_trajectories=True)
     store.close()
     ran_again = ("wall_s", "planner_latency_s", "trajectory", "started_at", "ended_at", "provenance_id")
-    strip = lambda rows: [{k: v for k, v in r.items() if k not in ran_again} for r in rows]
+
+    def strip(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in r.items() if k not in ran_again} for r in rows]
+
     assert strip(after) == strip(before)
 
 
 @pytest.mark.faults
 def test_killed_driver_then_rerun_finishes_only_the_missing_keys(client: Client, tmp_path: Path, figures) -> None:
     """SIGKILL the whole driver (and its cluster) mid-sweep; the same command then runs only what is missing."""
-    args = ["planner=oracle", "split=handwritten", "seed=0,1", "tracking=none", "unit_size=2", "max_in_flight=2",
-            f"store={tmp_path / 'results.db'}", f"report_dir={tmp_path / 'report'}"]
+    args = [
+        "planner=oracle",
+        "split=handwritten",
+        "seed=0,1",
+        "tracking=none",
+        "unit_size=2",
+        "max_in_flight=2",
+        f"store={tmp_path / 'results.db'}",
+        f"report_dir={tmp_path / 'report'}",
+    ]
     slow = ["planner_factory=tests.cluster.slow_planner:build", "cluster.dashboard_address=:0"]
-    driver = subprocess.Popen([sys.executable, "-m", "experiments.cli", "sweep", *args, *slow], cwd=REPO,
-                              env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "experiments.cli", "sweep", *args, *slow],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     stored = 0
     try:
         deadline = time.monotonic() + 120
@@ -177,15 +224,25 @@ def test_killed_driver_then_rerun_finishes_only_the_missing_keys(client: Client,
     keys = _keys(store)
     store.close()
     assert len(keys) == len(set(keys)) == 2 * N_TASKS
-    figures(f"FAULTS driver SIGKILL: {2 * N_TASKS} keys, {done} stored before the kill, re-run ran {resumed.ran} "
-            f"and skipped {resumed.skipped}; lost {2 * N_TASKS - len(set(keys))}, counted twice {len(keys) - len(set(keys))}")
+    figures(
+        f"FAULTS driver SIGKILL: {2 * N_TASKS} keys, {done} stored before the kill, re-run ran {resumed.ran} "
+        f"and skipped {resumed.skipped}; lost {2 * N_TASKS - len(set(keys))}, "
+        f"counted twice {len(keys) - len(set(keys))}"
+    )
 
 
 @pytest.mark.faults
-def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(client: Client,
-                                                                             tmp_path: Path, figures) -> None:
-    cfg = _config(tmp_path, "tracking=none", "planner=oracle", "seed=0", "infra_retries=2",
-                  "planner_factory=tests.cluster.slow_planner:build_broken")
+def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(
+    client: Client, tmp_path: Path, figures
+) -> None:
+    cfg = _config(
+        tmp_path,
+        "tracking=none",
+        "planner=oracle",
+        "seed=0",
+        "infra_retries=2",
+        "planner_factory=tests.cluster.slow_planner:build_broken",
+    )
     outcome = run_sweep(cfg, client=client)
     assert outcome.ran == N_TASKS + 2  # the broken episode ran 1 + infra_retries times
     assert outcome.infra_errors == [f"oracle/handwritten/both/0/{BROKEN_TASK}"]
@@ -195,24 +252,29 @@ def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(c
     store.close()
     again = run_sweep(cfg, client=client)  # an infra error is not finished: the next sweep tries again
     assert again.skipped == N_TASKS - 1 and again.ran == 3
-    figures(f"FAULTS backend down for one task: {outcome.ran} runs for {N_TASKS} keys (1 + {outcome.infra_retried} "
-            f"retries for it), {len(outcome.infra_errors)} infra_error key, unscorable; the next sweep re-ran only it")
+    figures(
+        f"FAULTS backend down for one task: {outcome.ran} runs for {N_TASKS} keys (1 + {outcome.infra_retried} "
+        f"retries for it), {len(outcome.infra_errors)} infra_error key, unscorable; the next sweep re-ran only it"
+    )
 
 
 @pytest.mark.faults
-@pytest.mark.parametrize(("args", "message"), [
-    (["planner=oracle,gpt5"], "planners: unknown planner 'gpt5'"),
-    (["split=nope"], "splits: unknown split 'nope'"),
-    (["condition=oracle_skills"], "conditions: unknown condition 'oracle_skills'"),
-    (["seed=a"], "seeds"),
-    (["cluster=address"], "cluster.address"),
-    (["planner=replay"], "planner.path"),
-    (["planner=qwen3_8b", "planner.qwen3_8b.vllm.tool_call_parser=null"], "planner.qwen3_8b.vllm.tool_call_parser"),
-    (["planner=oracle", "planner.noop.x=1"], "planner.noop"),
-    (["planner_factory=nowhere"], "planner_factory"),
-    (["planner_factory=nowhere.at_all:build"], "planner_factory"),
-    (["unit_size=0"], "unit_size"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["planner=oracle,gpt5"], "planners: unknown planner 'gpt5'"),
+        (["split=nope"], "splits: unknown split 'nope'"),
+        (["condition=oracle_skills"], "conditions: unknown condition 'oracle_skills'"),
+        (["seed=a"], "seeds"),
+        (["cluster=address"], "cluster.address"),
+        (["planner=replay"], "planner.path"),
+        (["planner=qwen3_8b", "planner.qwen3_8b.vllm.tool_call_parser=null"], "planner.qwen3_8b.vllm.tool_call_parser"),
+        (["planner=oracle", "planner.noop.x=1"], "planner.noop"),
+        (["planner_factory=nowhere"], "planner_factory"),
+        (["planner_factory=nowhere.at_all:build"], "planner_factory"),
+        (["unit_size=0"], "unit_size"),
+    ],
+)
 def test_bad_configs_fail_before_any_work_naming_the_key(tmp_path: Path, args: list[str], message: str) -> None:
     with pytest.raises(SweepConfigError, match=message):
         plan_sweep(load_config(*parse_args([*args, f"store={tmp_path / 'results.db'}"])))
@@ -226,7 +288,7 @@ def test_a_store_from_another_dataset_version_is_refused(tmp_path: Path) -> None
     store = ResultsStore(tmp_path / "results.db")
     store.check_dataset("handwritten", "handwritten.jsonl", "0" * 64)
     store.close()
-    with pytest.raises(DatasetMismatch, match="split 'handwritten' .* sha256 000000000000"):
+    with pytest.raises(DatasetMismatch, match=r"split 'handwritten' .* sha256 000000000000"):
         run_sweep(_config(tmp_path, "tracking=none"))
 
 

@@ -27,12 +27,14 @@ def client() -> Client:
 
 
 def _config(tmp: Path, uri: str):
-    return load_config(*parse_args([*GRID, f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}",
-                                    f"tracking.uri={uri}"]))
+    return load_config(
+        *parse_args([*GRID, f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}", f"tracking.uri={uri}"])
+    )
 
 
-def test_an_unreachable_tracking_server_fails_before_any_work(tmp_path: Path, client: Client,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unreachable_tracking_server_fails_before_any_work(
+    tmp_path: Path, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     with pytest.raises(SweepConfigError, match=r"tracking.uri: cannot reach MLflow at http://127.0.0.1:9"):
         run_sweep(_config(tmp_path, "http://127.0.0.1:9"), client=client)
@@ -44,7 +46,8 @@ def test_an_unreachable_tracking_server_fails_before_any_work(tmp_path: Path, cl
 
 
 def test_mlflow_down_after_the_work_loses_nothing_and_sync_logs_it_later(
-        tmp_path: Path, client: Client, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, client: Client, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
 
@@ -81,7 +84,8 @@ def test_mlflow_down_after_the_work_loses_nothing_and_sync_logs_it_later(
 
 
 def test_sync_completes_runs_that_lack_params_metrics_or_traces(
-        tmp_path: Path, client: Client, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, client: Client, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """MLflow dying between creating a run and logging it left a child FINISHED without params after
     ``--sync`` (runs found again by tag were never completed), and a child with 2 of its 3 traces."""
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
@@ -124,7 +128,8 @@ def test_sync_completes_runs_that_lack_params_metrics_or_traces(
     assert child.data.metrics["overall"] == 100.0 and child.info.status == "FINISHED"
     traces = mlflow.search_traces(locations=[experiment_id], run_id=child.info.run_id)
     assert sorted(t.info.tags["task_id"] for t in traces) == sorted(
-        r["task_id"] for r in tracking.trace_sample(_rows(tmp_path), 3))  # the three sampled episodes, each once
+        r["task_id"] for r in tracking.trace_sample(_rows(tmp_path), 3)
+    )  # the three sampled episodes, each once
     [parent] = mlflow.search_runs([experiment_id], filter_string="tags.mobilepa_role = 'parent'")
     assert parent.info.status == "FINISHED" and len(mlflow.search_runs([experiment_id])) == 2
 
@@ -166,5 +171,6 @@ def test_sweeps_starting_together_on_a_new_mlflow_store_all_start(tmp_path: Path
     mlflow = MlflowClient(tracking_uri=uri)
     experiment = mlflow.get_experiment_by_name("test-faults")
     assert len(mlflow.search_runs([experiment.experiment_id])) == 1  # the same sweep: one parent run
-    figures("FAULTS 3 sweeps starting together on a new MLflow SQLite store: 3 of 3 started, one experiment, "
-            "one parent run")
+    figures(
+        "FAULTS 3 sweeps starting together on a new MLflow SQLite store: 3 of 3 started, one experiment, one parent run"
+    )

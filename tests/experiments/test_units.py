@@ -34,11 +34,14 @@ def collector():
 
 
 def test_importing_and_loading_tasks_leave_the_collector_alone() -> None:
-    code = ("import gc; before = gc.get_threshold()\n"
-            "import experiments.run, experiments.sweep, experiments.units as u, planners, sandbox.suite as s\n"
-            "s.load_split('handwritten.jsonl'); u.split_tasks('handwritten.jsonl', None, None)\n"
-            "u.split_tasks_for_unit('handwritten.jsonl', None, None)\n"
-            "assert gc.get_threshold() == before and gc.get_freeze_count() == 0, (gc.get_threshold(), gc.get_freeze_count())\n")
+    code = (
+        "import gc; before = gc.get_threshold()\n"
+        "import experiments.run, experiments.sweep, experiments.units as u, planners, sandbox.suite as s\n"
+        "s.load_split('handwritten.jsonl'); u.split_tasks('handwritten.jsonl', None, None)\n"
+        "u.split_tasks_for_unit('handwritten.jsonl', None, None)\n"
+        "assert gc.get_threshold() == before and gc.get_freeze_count() == 0, "
+        "(gc.get_threshold(), gc.get_freeze_count())\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 
@@ -63,11 +66,14 @@ def test_worker_gc_tunes_the_workers_processes_and_not_the_driver(collector) -> 
     gc.set_threshold(700, 10, 10)
     WorkerGC().setup(None)  # in the driver's own process (a thread-based cluster's worker): nothing
     assert gc.get_threshold() == (700, 10, 10) and not units.worker_process_tuned()
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         client.register_plugin(WorkerGC(), name=WorkerGC.name)
-        tuned = client.run(lambda: (__import__("gc").get_threshold(),
-                                    __import__("experiments.units").units.worker_process_tuned()))
+        tuned = client.run(
+            lambda: (__import__("gc").get_threshold(), __import__("experiments.units").units.worker_process_tuned())
+        )
     assert [tuple(t) for t, _ in tuned.values()] == [WORKER_GC_THRESHOLD] and all(ok for _, ok in tuned.values())
     assert gc.get_threshold() == (700, 10, 10)
 

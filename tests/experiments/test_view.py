@@ -51,8 +51,12 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return [r async for r in run_many(TASKS.values(), planner, condition="both")]
 
     for name, planner in (("oracle", OraclePlanner()), ("noop", NoopPlanner())):
-        results.upsert([episode_record(r, planner=name, split="handwritten", condition="both", seed=0,
-                                       dataset_hash=sha256) for r in asyncio.run(episodes(planner))])
+        results.upsert(
+            [
+                episode_record(r, planner=name, split="handwritten", condition="both", seed=0, dataset_hash=sha256)
+                for r in asyncio.run(episodes(planner))
+            ]
+        )
     results.close()
     return path
 
@@ -84,7 +88,8 @@ def test_a_pipe_gets_every_episode_of_the_runs_as_tab_separated_lines(runs: Path
     assert {r["verdict"] for r in rows if r["planner"] == "oracle"} == {"pass"}
     written = [json.loads(line) for line in (runs / "noop" / "episodes.jsonl").read_text().splitlines()]
     assert sorted(r["key"] for r in rows if r["planner"] == "noop" and r["verdict"] == "pass") == sorted(
-        e["task_id"] for e in written if e["passed"])
+        e["task_id"] for e in written if e["passed"]
+    )
     assert f"{2 * N_EPISODES} episode(s)" in err
 
 
@@ -106,8 +111,9 @@ def test_filters_narrow_the_listing(store: Path, capsys) -> None:
 
 
 @pytest.mark.parametrize("kind", ["run", "store"])
-def test_one_episode_shows_the_conversation_calls_envelopes_diff_and_verdict(kind: str, runs: Path, store: Path,
-                                                                               capsys) -> None:
+def test_one_episode_shows_the_conversation_calls_envelopes_diff_and_verdict(
+    kind: str, runs: Path, store: Path, capsys
+) -> None:
     source = ["--run", runs] if kind == "run" else ["--store", store]
     code, out, _ = _view(capsys, "hw_basic_001", "--planner", "oracle", *source)
     task = TASKS["hw_basic_001"]
@@ -190,10 +196,20 @@ def test_format_errors_infra_errors_and_a_changed_task_file_are_said(store: Path
     source = view.StoreSource(store)
     row = next(r for r in source.rows() if r["planner"] == "noop" and r["key"] == "hw_basic_001")
     row = {**row, "verdict": "unscorable", "termination": "infra_error", "dataset_hash": "0" * 64}
-    trajectory = {**source.trajectory(row), "infra_error": "http://gpu:8000/v1: HTTP 503", "steps": [
-        {"index": 1, "name": FORMAT_ERROR_STEP, "arguments": "I think I should add a contact", "latency_s": 0.0,
-         "envelope": {"Status": "error", "ErrorType": None, "Payload": {"format_error": "no_tool_call"}},
-         "planner": {"format_error": "no_tool_call", "prompt_tokens": 900, "completion_tokens": 12}}]}
+    trajectory = {
+        **source.trajectory(row),
+        "infra_error": "http://gpu:8000/v1: HTTP 503",
+        "steps": [
+            {
+                "index": 1,
+                "name": FORMAT_ERROR_STEP,
+                "arguments": "I think I should add a contact",
+                "latency_s": 0.0,
+                "envelope": {"Status": "error", "ErrorType": None, "Payload": {"format_error": "no_tool_call"}},
+                "planner": {"format_error": "no_tool_call", "prompt_tokens": 900, "completion_tokens": 12},
+            }
+        ],
+    }
     source.close()
     stream = io.StringIO()
     view.write_episode(view.PlainOut(stream), row, trajectory)

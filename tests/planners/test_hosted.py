@@ -45,21 +45,39 @@ def test_the_generic_preset_needs_a_base_url_and_a_model(monkeypatch: pytest.Mon
     with pytest.raises(ValueError, match=r"^planner\.base_url: required for kind openai"):
         build_planner(planner_config("hosted_openai", "planner.model=m"))
     monkeypatch.setenv("HOSTED_API_KEY", "k")
-    planner = build_planner(planner_config("hosted_openai", "planner.model=org/model",
-                                           "planner.base_url=https://api.example.com/v1",
-                                           "planner.reasoning_effort=high"))
+    planner = build_planner(
+        planner_config(
+            "hosted_openai",
+            "planner.model=org/model",
+            "planner.base_url=https://api.example.com/v1",
+            "planner.reasoning_effort=high",
+        )
+    )
     assert planner.config.api_key == "k" and planner.config.reasoning_effort == "high"  # type: ignore[attr-defined]
 
 
 def test_a_sweep_names_a_preset_s_misspelt_key_in_one_line() -> None:
-    for typo, message in [("planner.hosted_openai.timeouts.conect=5",
-                           "planner.hosted_openai.timeouts.conect: unknown key; known: connect, read, total"),
-                          ("planner.hosted_openai.rate_limits.requests_per_minute=0",
-                           "planner.hosted_openai.rate_limits.requests_per_minute: must be an integer >= 1, got 0"),
-                          ("planner.hosted_openai.reasoning_effort=hihg",
-                           "planner.hosted_openai.reasoning_effort: one of none, minimal, low, medium, high")]:
-        args = ["planner=hosted_openai", "split=handwritten", "planner.hosted_openai.model=m",
-                "planner.hosted_openai.base_url=https://api.example.com/v1", typo]
+    for typo, message in [
+        (
+            "planner.hosted_openai.timeouts.conect=5",
+            "planner.hosted_openai.timeouts.conect: unknown key; known: connect, read, total",
+        ),
+        (
+            "planner.hosted_openai.rate_limits.requests_per_minute=0",
+            "planner.hosted_openai.rate_limits.requests_per_minute: must be an integer >= 1, got 0",
+        ),
+        (
+            "planner.hosted_openai.reasoning_effort=hihg",
+            "planner.hosted_openai.reasoning_effort: one of none, minimal, low, medium, high",
+        ),
+    ]:
+        args = [
+            "planner=hosted_openai",
+            "split=handwritten",
+            "planner.hosted_openai.model=m",
+            "planner.hosted_openai.base_url=https://api.example.com/v1",
+            typo,
+        ]
         with pytest.raises(SweepConfigError) as caught:
             plan_sweep(load_config(*parse_args(args)))
         assert str(caught.value).startswith(message) and "\n" not in str(caught.value), str(caught.value)
@@ -78,9 +96,15 @@ def test_the_litellm_base_lists_every_key_of_its_kind(monkeypatch: pytest.Monkey
 def test_max_completion_tokens_and_reasoning_effort_reach_the_request() -> None:
     async def go() -> list[dict[str, Any]]:
         async with ScriptedServer(TASKS, "gold") as server:
-            planner = build_planner({
-                "kind": "openai", "model": "scripted", "base_url": server.base_url, "reasoning_effort": "low",
-                "sampling": {"temperature": None, "max_tokens": 100, "max_completion_tokens": 2000}})
+            planner = build_planner(
+                {
+                    "kind": "openai",
+                    "model": "scripted",
+                    "base_url": server.base_url,
+                    "reasoning_effort": "low",
+                    "sampling": {"temperature": None, "max_tokens": 100, "max_completion_tokens": 2000},
+                }
+            )
             try:
                 assert (await run_episode(BY_ID["hw_basic_012"], planner)).verdict.passed
             finally:
@@ -154,8 +178,14 @@ def test_a_planner_s_requests_keep_to_its_rate_limit() -> None:
 
     async def go() -> list[float]:
         async with ScriptedServer(TASKS, "gold") as server:
-            planner = build_planner({"kind": "openai", "model": "scripted", "base_url": server.base_url,
-                                     "rate_limits": {"requests_per_minute": 2}})
+            planner = build_planner(
+                {
+                    "kind": "openai",
+                    "model": "scripted",
+                    "base_url": server.base_url,
+                    "rate_limits": {"requests_per_minute": 2},
+                }
+            )
             assert isinstance(planner, OpenAICompatPlanner) and planner.endpoint.limiter is not None
             limiter = planner.endpoint.limiter
             planner.endpoint.limiter = RateLimiter(limiter.requests_per_minute, None, clock=clock, sleep=clock.sleep)
@@ -174,8 +204,14 @@ def test_a_refused_request_books_no_tokens() -> None:
 
     async def go() -> None:
         async with ScriptedServer(TASKS, "status:401") as server:
-            planner = build_planner({"kind": "openai", "model": "scripted", "base_url": server.base_url,
-                                     "rate_limits": {"tokens_per_minute": 100_000}})
+            planner = build_planner(
+                {
+                    "kind": "openai",
+                    "model": "scripted",
+                    "base_url": server.base_url,
+                    "rate_limits": {"tokens_per_minute": 100_000},
+                }
+            )
             assert isinstance(planner, OpenAICompatPlanner)
             limiter = planner.endpoint.limiter = RateLimiter(None, 100_000, clock=clock, sleep=clock.sleep)
             with Episode(BY_ID["hw_basic_012"]) as episode, pytest.raises(Exception, match="HTTP 401"):
@@ -191,8 +227,14 @@ def test_the_booked_tokens_become_the_reply_s_usage() -> None:
 
     async def go() -> None:
         async with ScriptedServer(TASKS, "gold") as server:
-            planner = build_planner({"kind": "openai", "model": "scripted", "base_url": server.base_url,
-                                     "rate_limits": {"tokens_per_minute": 100_000}})
+            planner = build_planner(
+                {
+                    "kind": "openai",
+                    "model": "scripted",
+                    "base_url": server.base_url,
+                    "rate_limits": {"tokens_per_minute": 100_000},
+                }
+            )
             assert isinstance(planner, OpenAICompatPlanner)
             limiter = planner.endpoint.limiter = RateLimiter(None, 100_000, clock=clock, sleep=clock.sleep)
             with Episode(BY_ID["hw_basic_012"]) as episode:
@@ -227,13 +269,21 @@ def test_a_sweep_divides_a_planner_s_rate_limits_among_its_units_in_flight(monke
     assert settings["sampling"]["max_completion_tokens"] == 1024
 
 
-def test_a_dry_run_names_each_hosted_endpoint(tmp_path: Any, capsys: pytest.CaptureFixture[str],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_dry_run_names_each_hosted_endpoint(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from experiments.sweep_cli import sweep_main
 
     monkeypatch.setitem(__import__("sys").modules, "litellm", object())  # built, never called
-    code = sweep_main(["--dry-run", "planner=openai_gpt4o_mini,hosted_litellm", "split=handwritten",
-                       "planner.hosted_litellm.model=anthropic/some-model", f"store={tmp_path / 'results.db'}"])
+    code = sweep_main(
+        [
+            "--dry-run",
+            "planner=openai_gpt4o_mini,hosted_litellm",
+            "split=handwritten",
+            "planner.hosted_litellm.model=anthropic/some-model",
+            f"store={tmp_path / 'results.db'}",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "openai_gpt4o_mini: https://api.openai.com/v1 (model gpt-4o-mini)" in out

@@ -67,14 +67,21 @@ def fake_litellm(base_url: str) -> tuple[types.ModuleType, list[dict[str, Any]]]
 
     async def acompletion(**kwargs: Any) -> _Response:
         calls.append(kwargs)
-        body = {k: v for k, v in kwargs.items() if k not in ("api_key", "api_base", "num_retries", "timeout",
-                                                              "drop_params")}
+        body = {
+            k: v for k, v in kwargs.items() if k not in ("api_key", "api_base", "num_retries", "timeout", "drop_params")
+        }
         body["model"] = body["model"].partition("/")[2] or body["model"]  # provider/model -> the model
         headers = {"Authorization": f"Bearer {kwargs['api_key']}"} if kwargs.get("api_key") else {}
         try:
-            async with aiohttp.ClientSession() as session, session.post(
-                    f"{base_url}/chat/completions", json=body, headers=headers,
-                    timeout=aiohttp.ClientTimeout(sock_read=kwargs.get("timeout"))) as response:
+            async with (
+                aiohttp.ClientSession() as session,
+                session.post(
+                    f"{base_url}/chat/completions",
+                    json=body,
+                    headers=headers,
+                    timeout=aiohttp.ClientTimeout(sock_read=kwargs.get("timeout")),
+                ) as response,
+            ):
                 text = await response.text()
                 status, retry_after = response.status, response.headers.get("Retry-After")
         except (aiohttp.ClientError, TimeoutError) as exc:
@@ -94,15 +101,20 @@ def fake_litellm(base_url: str) -> tuple[types.ModuleType, list[dict[str, Any]]]
 
 def config(**overrides: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "name": "via-litellm", "kind": "litellm", "model": "anthropic/scripted", "concurrency": 8,
-        "timeouts": {"connect": 1.0, "read": 2.0}, "retries": {"max": 2, "backoff_s": 0.001, "max_backoff_s": 0.01},
+        "name": "via-litellm",
+        "kind": "litellm",
+        "model": "anthropic/scripted",
+        "concurrency": 8,
+        "timeouts": {"connect": 1.0, "read": 2.0},
+        "retries": {"max": 2, "backoff_s": 0.001, "max_backoff_s": 0.01},
         "sampling": {"temperature": 0.0, "max_tokens": 256},
     }
     return {**base, **overrides}
 
 
-def run(server: ScriptedServer, tasks: list[Any], monkeypatch: pytest.MonkeyPatch,
-        **overrides: Any) -> tuple[list[EpisodeResult], list[dict[str, Any]]]:
+def run(
+    server: ScriptedServer, tasks: list[Any], monkeypatch: pytest.MonkeyPatch, **overrides: Any
+) -> tuple[list[EpisodeResult], list[dict[str, Any]]]:
     async def go() -> tuple[list[EpisodeResult], list[dict[str, Any]]]:
         async with server:
             module, calls = fake_litellm(server.base_url)
@@ -127,20 +139,27 @@ def test_without_litellm_the_kind_is_one_line_naming_the_extra(monkeypatch: pyte
 
 def test_the_config_is_checked_before_litellm_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "litellm", None)
-    for change, message in [({"base_url": "host:1"}, "planner.base_url: an http(s) URL or null"),
-                            ({"vllm": {}}, "planner.vllm: unknown key for kind litellm"),
-                            ({"limits": {"response_bytes": 1}}, "planner.limits.response_bytes: unknown key"),
-                            ({"extra_body": {"num_retries": 3}}, "planner.extra_body.num_retries: set by the planner"),
-                            ({"model": None}, "planner.model: required for kind litellm")]:
+    for change, message in [
+        ({"base_url": "host:1"}, "planner.base_url: an http(s) URL or null"),
+        ({"vllm": {}}, "planner.vllm: unknown key for kind litellm"),
+        ({"limits": {"response_bytes": 1}}, "planner.limits.response_bytes: unknown key"),
+        ({"extra_body": {"num_retries": 3}}, "planner.extra_body.num_retries: set by the planner"),
+        ({"model": None}, "planner.model: required for kind litellm"),
+    ]:
         with pytest.raises(ValueError, match=re.escape(message)):
             build_planner(config(**change))
 
 
 def test_gold_episodes_pass_through_the_same_messages_and_tools(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MOBILEPA_LITELLM_KEY", KEY)
-    results, calls = run(ScriptedServer(TASKS[:4], "gold", api_key=KEY), TASKS[:4], monkeypatch,
-                         api_key_env="MOBILEPA_LITELLM_KEY", reasoning_effort="low",
-                         sampling={"temperature": 0.0, "max_tokens": 256, "max_completion_tokens": 300})
+    results, calls = run(
+        ScriptedServer(TASKS[:4], "gold", api_key=KEY),
+        TASKS[:4],
+        monkeypatch,
+        api_key_env="MOBILEPA_LITELLM_KEY",
+        reasoning_effort="low",
+        sampling={"temperature": 0.0, "max_tokens": 256, "max_completion_tokens": 300},
+    )
     assert all(r.verdict.passed for r in results)
     first = calls[0]
     assert first["model"] == "anthropic/scripted" and first["num_retries"] == 0 and first["timeout"] == 2.0
@@ -155,7 +174,7 @@ def test_format_errors_are_classified_as_for_the_openai_planner(monkeypatch: pyt
     task = BY_ID["hw_basic_001"]
     (result,), _ = run(ScriptedServer(TASKS, f"malformed:{len(FORMAT_ERROR_KINDS)}"), [task], monkeypatch)
     steps = result.trajectory.steps
-    assert [s.planner.get("format_error") for s in steps[:len(FORMAT_ERROR_KINDS)]] == list(FORMAT_ERROR_KINDS)
+    assert [s.planner.get("format_error") for s in steps[: len(FORMAT_ERROR_KINDS)]] == list(FORMAT_ERROR_KINDS)
     assert result.verdict.passed and len(steps) == len(FORMAT_ERROR_KINDS) + len(task.gold)
 
 
@@ -170,8 +189,9 @@ def test_transient_provider_errors_are_retried_then_an_infra_error(code: int, mo
 
 
 def test_a_refused_key_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    (result,), calls = run(ScriptedServer(TASKS, "gold", api_key="another"), [BY_ID["hw_basic_012"]], monkeypatch,
-                           api_key=KEY)
+    (result,), calls = run(
+        ScriptedServer(TASKS, "gold", api_key="another"), [BY_ID["hw_basic_012"]], monkeypatch, api_key=KEY
+    )
     assert result.trajectory.termination == "infra_error" and len(calls) == 1
     message = result.trajectory.infra_error or ""
     assert "HTTP 401 (not retried)" in message and "AuthenticationError" in message and KEY not in message

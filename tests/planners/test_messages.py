@@ -7,10 +7,17 @@ import re
 
 import pytest
 
-from planners.messages import (
-    FORMAT_ERROR_KINDS, SYSTEM_PROMPT, chat_messages, dumps, encode, h0_length, parse_reply, tool_call_id,
-)
 import sandbox.domains  # noqa: F401  (an Episode runs the registered tools)
+from planners.messages import (
+    FORMAT_ERROR_KINDS,
+    SYSTEM_PROMPT,
+    chat_messages,
+    dumps,
+    encode,
+    h0_length,
+    parse_reply,
+    tool_call_id,
+)
 from sandbox.episode import Episode
 from sandbox.suite import load_split
 from sandbox.world import PERSONAS
@@ -29,19 +36,27 @@ def test_one_tool_call_is_an_action() -> None:
     assert not parsed.recovered_from_content
 
 
-@pytest.mark.parametrize(("message", "kind"), [
-    ({"content": "I will add the contact."}, "no_tool_call"),
-    ({"content": None, "tool_calls": []}, "no_tool_call"),
-    ({"content": "<tool_call>{not json</tool_call>"}, "no_tool_call"),
-    ({"tool_calls": [_call("teleport", "{}")]}, "unknown_tool"),
-    ({"tool_calls": [_call("add_contact", '{"name": "Mo')]}, "bad_arguments"),
-    ({"tool_calls": [_call("add_contact", '["Mo"]')]}, "bad_arguments"),
-    ({"tool_calls": [_call("add_contact", "{}"), _call("finish", "{}")]}, "multiple_calls"),
-    ({"content": '<tool_call>{"name": "finish", "arguments": {}}</tool_call><tool_call>{"name": "finish", '
-                 '"arguments": {}}</tool_call>'}, "multiple_calls"),
-    ({"content": '<tool_call>{"name": "teleport", "arguments": {}}</tool_call>'}, "unknown_tool"),
-    ({"content": '<tool_call>{"name": "finish", "arguments": "done"}</tool_call>'}, "bad_arguments"),
-])
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ({"content": "I will add the contact."}, "no_tool_call"),
+        ({"content": None, "tool_calls": []}, "no_tool_call"),
+        ({"content": "<tool_call>{not json</tool_call>"}, "no_tool_call"),
+        ({"tool_calls": [_call("teleport", "{}")]}, "unknown_tool"),
+        ({"tool_calls": [_call("add_contact", '{"name": "Mo')]}, "bad_arguments"),
+        ({"tool_calls": [_call("add_contact", '["Mo"]')]}, "bad_arguments"),
+        ({"tool_calls": [_call("add_contact", "{}"), _call("finish", "{}")]}, "multiple_calls"),
+        (
+            {
+                "content": '<tool_call>{"name": "finish", "arguments": {}}</tool_call><tool_call>{"name": "finish", '
+                '"arguments": {}}</tool_call>'
+            },
+            "multiple_calls",
+        ),
+        ({"content": '<tool_call>{"name": "teleport", "arguments": {}}</tool_call>'}, "unknown_tool"),
+        ({"content": '<tool_call>{"name": "finish", "arguments": "done"}</tool_call>'}, "bad_arguments"),
+    ],
+)
 def test_format_errors_are_classified(message: dict, kind: str) -> None:
     parsed = parse_reply(message, OFFERED)
     assert parsed.name is None and parsed.format_error == kind and kind in FORMAT_ERROR_KINDS
@@ -67,8 +82,10 @@ def test_hermes_call_left_in_content_is_recovered() -> None:
 def test_raw_of_a_tool_call_reply_is_stable_json() -> None:
     message = {"content": "", "tool_calls": [_call("a", "{}"), _call("b", "{}")]}
     raw = parse_reply(message, OFFERED).raw
-    assert json.loads(raw) == {"content": None, "tool_calls": [{"name": "a", "arguments": "{}"},
-                                                                {"name": "b", "arguments": "{}"}]}
+    assert json.loads(raw) == {
+        "content": None,
+        "tool_calls": [{"name": "a", "arguments": "{}"}, {"name": "b", "arguments": "{}"}],
+    }
 
 
 def test_tool_call_ids_are_deterministic_and_fit_mistral() -> None:
@@ -87,12 +104,13 @@ def test_history_becomes_an_append_only_chat() -> None:
     first, second, third = chats
     assert first[0] == {"role": "system", "content": SYSTEM_PROMPT}
     assert first[1:] == [{"role": m.role, "content": m.content} for m in task.history] + [
-        {"role": "user", "content": task.query}]
+        {"role": "user", "content": task.query}
+    ]
     assert second[: len(first)] == first and third[: len(second)] == second
-    raw, feedback = second[len(first):]
+    raw, feedback = second[len(first) :]
     assert raw == {"role": "assistant", "content": "thinking out loud"}
     assert feedback["role"] == "user" and json.loads(feedback["content"])["Payload"]["format_error"] == "no_tool_call"
-    call, result = third[len(second):]
+    call, result = third[len(second) :]
     assert call["tool_calls"][0]["id"] == result["tool_call_id"] == tool_call_id(2)
     assert json.loads(call["tool_calls"][0]["function"]["arguments"]) == task.gold[0].arguments
     assert json.loads(result["content"])["Status"] == "success"

@@ -18,8 +18,13 @@ from sandbox.suite import load_split
 from sandbox.tasks import Action, Task
 
 TASKS = load_split("handwritten.jsonl")
-PROBABILITIES = {"p_skip_memory": 0.4, "p_corrupt_argument": 0.25, "p_skip_skill": 0.4,
-                 "p_drop_handoff_field": 0.4, "p_stop_early": 0.2}
+PROBABILITIES = {
+    "p_skip_memory": 0.4,
+    "p_corrupt_argument": 0.25,
+    "p_skip_skill": 0.4,
+    "p_drop_handoff_field": 0.4,
+    "p_stop_early": 0.2,
+}
 SEEDS = range(16)
 SIGMAS = 3.0  # tolerance: 3 standard deviations of the mean of independent Bernoulli outcomes
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import json
 import socket
 from typing import Any
 
 import pytest
 
+from experiments.bench.scripted_server import ScriptedServer
 from experiments.loop import EpisodeResult, run_episode, run_many
 from planners import InfraError, OpenAICompatPlanner, build_planner
 from planners.messages import FORMAT_ERROR_KINDS
-from experiments.bench.scripted_server import ScriptedServer
 from sandbox.episode import FORMAT_ERROR_STEP, T_MAX, Episode
 from sandbox.suite import load_split
 from sandbox.tasks import Task
@@ -26,9 +27,15 @@ KEY = "sk-scripted-0123456789"
 
 def config(base_url: str, **overrides: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "name": "scripted", "kind": "openai", "model": "scripted", "base_url": base_url, "concurrency": 8,
-        "timeouts": {"connect": 1.0, "read": 2.0}, "retries": {"max": 2, "backoff_s": 0.001, "max_backoff_s": 0.01},
-        "sampling": {"temperature": 0.0, "seed": 0, "max_tokens": 256}, "extra_body": {"top_k": 1},
+        "name": "scripted",
+        "kind": "openai",
+        "model": "scripted",
+        "base_url": base_url,
+        "concurrency": 8,
+        "timeouts": {"connect": 1.0, "read": 2.0},
+        "retries": {"max": 2, "backoff_s": 0.001, "max_backoff_s": 0.01},
+        "sampling": {"temperature": 0.0, "seed": 0, "max_tokens": 256},
+        "extra_body": {"top_k": 1},
         "tool_choice": "auto",
     }
     return {**base, **overrides}
@@ -40,11 +47,14 @@ def planner_for(server: ScriptedServer, **overrides: Any) -> OpenAICompatPlanner
     return planner
 
 
-async def episodes(policy: str, tasks: list[Task], *, server_kw: dict[str, Any] | None = None,
-                   at_once: int = 16, **overrides: Any) -> tuple[ScriptedServer, list[EpisodeResult]]:
-    async with ScriptedServer(TASKS, policy, **(server_kw or {})) as server:
-        async with planner_for(server, **overrides) as planner:
-            results = [r async for r in run_many(tasks, planner, concurrency=at_once)]
+async def episodes(
+    policy: str, tasks: list[Task], *, server_kw: dict[str, Any] | None = None, at_once: int = 16, **overrides: Any
+) -> tuple[ScriptedServer, list[EpisodeResult]]:
+    async with (
+        ScriptedServer(TASKS, policy, **(server_kw or {})) as server,
+        planner_for(server, **overrides) as planner,
+    ):
+        results = [r async for r in run_many(tasks, planner, concurrency=at_once)]
     return server, sorted(results, key=lambda r: r.task.task_id)
 
 
@@ -56,9 +66,8 @@ def test_gold_replays_like_the_oracle_where_steps_are_refused_or_openings_nest()
     cases = [t for t in suite if t.category == "skill" or t.history]
 
     async def run() -> list[EpisodeResult]:
-        async with ScriptedServer(suite, "gold") as server:
-            async with planner_for(server, concurrency=32) as planner:
-                return [r async for r in run_many(cases, planner, concurrency=32, condition="both")]
+        async with ScriptedServer(suite, "gold") as server, planner_for(server, concurrency=32) as planner:
+            return [r async for r in run_many(cases, planner, concurrency=32, condition="both")]
 
     results = asyncio.run(run())
     assert len(results) == len(cases) + sum(t.category == "skill" for t in cases)
@@ -85,7 +94,7 @@ def test_requests_are_append_only_and_deterministic() -> None:
     assert first.stats.bodies == second.stats.bodies
     chats = [b["messages"] for b in first.stats.bodies]
     assert len(chats) == len(task.gold)
-    for earlier, later in zip(chats, chats[1:], strict=False):
+    for earlier, later in itertools.pairwise(chats):
         assert later[: len(earlier)] == earlier and len(later) == len(earlier) + 2
 
 
@@ -156,9 +165,14 @@ def test_persistent_errors_end_the_episode_as_an_unscorable_infra_error(code: in
 @pytest.mark.faults
 def test_retry_after_is_honoured() -> None:
     wait = 0.25
-    server, (result,) = asyncio.run(episodes(
-        "status:429:2", [BY_ID["hw_basic_012"]], server_kw={"retry_after_s": wait},
-        retries={"max": 3, "backoff_s": 0.001, "max_backoff_s": 5.0}))
+    _server, (result,) = asyncio.run(
+        episodes(
+            "status:429:2",
+            [BY_ID["hw_basic_012"]],
+            server_kw={"retry_after_s": wait},
+            retries={"max": 3, "backoff_s": 0.001, "max_backoff_s": 5.0},
+        )
+    )
     first = result.trajectory.steps[0].planner
     assert result.verdict.passed and first["retries"] == 2
     assert first["planner_latency_s"] >= 2 * wait
@@ -167,11 +181,16 @@ def test_retry_after_is_honoured() -> None:
 @pytest.mark.faults
 def test_read_timeouts_are_retried_then_reported() -> None:
     async def scenario() -> tuple[ScriptedServer, str]:
-        async with ScriptedServer(TASKS, "hang") as server:
-            async with planner_for(server, timeouts={"connect": 1.0, "read": 0.2},
-                                   retries={"max": 1, "backoff_s": 0.001, "max_backoff_s": 0.01}) as planner:
-                with Episode(BY_ID["hw_basic_012"]) as episode, pytest.raises(InfraError) as caught:
-                    await planner.act(episode.task, episode.observation())
+        async with (
+            ScriptedServer(TASKS, "hang") as server,
+            planner_for(
+                server,
+                timeouts={"connect": 1.0, "read": 0.2},
+                retries={"max": 1, "backoff_s": 0.001, "max_backoff_s": 0.01},
+            ) as planner,
+        ):
+            with Episode(BY_ID["hw_basic_012"]) as episode, pytest.raises(InfraError) as caught:
+                await planner.act(episode.task, episode.observation())
         return server, str(caught.value)
 
     server, message = asyncio.run(scenario())
@@ -194,16 +213,18 @@ def test_a_dead_endpoint_is_an_infra_error() -> None:
 
 
 @pytest.mark.faults
-@pytest.mark.parametrize(("server_kw", "tasks", "status"), [
-    ({"api_key": "another-key"}, TASKS, 401),  # wrong key
-    ({}, TASKS[1:], 400),  # the server does not know the task: a bad request
-])
+@pytest.mark.parametrize(
+    ("server_kw", "tasks", "status"),
+    [
+        ({"api_key": "another-key"}, TASKS, 401),  # wrong key
+        ({}, TASKS[1:], 400),  # the server does not know the task: a bad request
+    ],
+)
 def test_other_client_errors_are_not_retried(server_kw: dict[str, Any], tasks: list[Task], status: int) -> None:
     async def scenario() -> tuple[ScriptedServer, str]:
-        async with ScriptedServer(tasks, "gold", **server_kw) as server:
-            async with planner_for(server, api_key=KEY) as planner:
-                with Episode(TASKS[0]) as episode, pytest.raises(InfraError) as caught:
-                    await planner.act(episode.task, episode.observation())
+        async with ScriptedServer(tasks, "gold", **server_kw) as server, planner_for(server, api_key=KEY) as planner:
+            with Episode(TASKS[0]) as episode, pytest.raises(InfraError) as caught:
+                await planner.act(episode.task, episode.observation())
         return server, str(caught.value)
 
     server, message = asyncio.run(scenario())
@@ -226,8 +247,9 @@ def test_concurrency_limit_is_respected(limit: int) -> None:
 @pytest.mark.faults
 def test_api_key_is_sent_as_a_header_and_never_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MOBILEPA_TEST_KEY", KEY)
-    server, results = asyncio.run(episodes("gold", TASKS[:3], server_kw={"api_key": KEY},
-                                           api_key_env="MOBILEPA_TEST_KEY"))
+    server, results = asyncio.run(
+        episodes("gold", TASKS[:3], server_kw={"api_key": KEY}, api_key_env="MOBILEPA_TEST_KEY")
+    )
     assert all(r.verdict.passed for r in results)
     assert set(server.stats.authorization) == {f"Bearer {KEY}"}
     recorded = json.dumps([r.trajectory.to_json() for r in results], default=str)

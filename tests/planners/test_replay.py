@@ -20,8 +20,13 @@ from sandbox.suite import load_split
 from sandbox.tasks import Task
 
 TASKS = load_split("handwritten.jsonl")
-NOISE = {"p_skip_memory": 0.5, "p_corrupt_argument": 0.3, "p_skip_skill": 0.5, "p_drop_handoff_field": 0.5,
-         "p_stop_early": 0.3}
+NOISE = {
+    "p_skip_memory": 0.5,
+    "p_corrupt_argument": 0.3,
+    "p_skip_skill": 0.5,
+    "p_drop_handoff_field": 0.5,
+    "p_stop_early": 0.3,
+}
 
 
 class StumblingPlanner:
@@ -71,9 +76,11 @@ def test_replay_reproduces_steps_and_verdicts(tmp_path: Path) -> None:
         again = replayed[task_id]
         assert again.verdict == r.verdict
         assert [(s.name, s.arguments, s.envelope) for s in again.trajectory.steps] == [
-            (s.name, s.arguments, s.envelope) for s in r.trajectory.steps]
+            (s.name, s.arguments, s.envelope) for s in r.trajectory.steps
+        ]
         assert [s.planner.get("format_error") for s in again.trajectory.steps] == [
-            s.planner.get("format_error") for s in r.trajectory.steps]
+            s.planner.get("format_error") for s in r.trajectory.steps
+        ]
         assert all(s.planner["replayed"] for s in again.trajectory.steps)
 
 
@@ -105,19 +112,22 @@ def test_a_recorded_context_overflow_replays_as_one(tmp_path: Path) -> None:
 
 
 def test_config_needs_a_path() -> None:
-    with pytest.raises(ValueError, match="planner.path: required for kind replay"):
+    with pytest.raises(ValueError, match=r"planner.path: required for kind replay"):
         build_planner({"kind": "replay", "path": "???"})
-    with pytest.raises(FileNotFoundError, match="planner.path: no trajectories"):
+    with pytest.raises(FileNotFoundError, match=r"planner.path: no trajectories"):
         build_planner({"kind": "replay", "path": "/nonexistent/run"})
 
 
 def test_main_job_replays_a_noisy_run(tmp_path: Path) -> None:
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         noisy = compose(config_name="config", overrides=["planner=noisy_oracle", "split=handwritten", "seed=5"])
-        replay = compose(config_name="config", overrides=["planner=replay", "split=handwritten",
-                                                          f"planner.path={tmp_path / 'noisy'}"])
+        replay = compose(
+            config_name="config",
+            overrides=["planner=replay", "split=handwritten", f"planner.path={tmp_path / 'noisy'}"],
+        )
     first = json.loads(run_job(noisy, tmp_path / "noisy").read_text())
     second = json.loads(run_job(replay, tmp_path / "replay").read_text())
     assert second["planner"] == "replay" and first["overall"] < 100.0
     assert {k: second[k] for k in ("overall", "categories", "buckets")} == {
-        k: first[k] for k in ("overall", "categories", "buckets")}
+        k: first[k] for k in ("overall", "categories", "buckets")
+    }

@@ -19,12 +19,12 @@ from typing import Any
 import msgspec
 import pytest
 
+from experiments.bench.scripted_server import ChatRequest, Reply, ScriptedServer, _calls, _json
 from experiments.loop import EpisodeResult, run_episode, run_many
 from experiments.store import episode_record
 from planners import InfraError, OpenAICompatPlanner, build_planner
 from planners.messages import CLIPPED_CHARS
 from planners.openai_compat import context_overflow
-from experiments.bench.scripted_server import ChatRequest, Reply, ScriptedServer, _calls, _json
 from sandbox.episode import FORMAT_ERROR_STEP
 from sandbox.suite import load_split
 from sandbox.tasks import Action, Task
@@ -34,8 +34,11 @@ pytestmark = pytest.mark.faults
 TASKS = load_split("handwritten.jsonl")
 BY_ID = {t.task_id: t for t in TASKS}
 LONG = BY_ID["hw_basic_003"]  # five gold steps
-BODIES: dict[str, dict[str, Any]] = {k: v for k, v in json.loads(
-    (Path(__file__).parent / "data" / "error_bodies.json").read_text()).items() if not k.startswith("_")}
+BODIES: dict[str, dict[str, Any]] = {
+    k: v
+    for k, v in json.loads((Path(__file__).parent / "data" / "error_bodies.json").read_text()).items()
+    if not k.startswith("_")
+}
 KEY = "sk-reply-faults-5f1e9a"
 
 Script = Callable[[ChatRequest, int], Reply | None]
@@ -58,8 +61,13 @@ def tool_results(body: ChatRequest) -> int:
 
 def planner_for(server: ScriptedServer, **overrides: Any) -> OpenAICompatPlanner:
     config = {
-        "name": "scripted", "kind": "openai", "model": "scripted", "base_url": server.base_url, "concurrency": 4,
-        "timeouts": {"connect": 1.0, "read": 5.0}, "retries": {"max": 2, "backoff_s": 0.001, "max_backoff_s": 0.01},
+        "name": "scripted",
+        "kind": "openai",
+        "model": "scripted",
+        "base_url": server.base_url,
+        "concurrency": 4,
+        "timeouts": {"connect": 1.0, "read": 5.0},
+        "retries": {"max": 2, "backoff_s": 0.001, "max_backoff_s": 0.01},
         **overrides,
     }
     planner = build_planner(config)
@@ -69,14 +77,14 @@ def planner_for(server: ScriptedServer, **overrides: Any) -> OpenAICompatPlanner
 
 def run(script: Script, task: Task = LONG, **overrides: Any) -> tuple[ScriptedReplies, EpisodeResult]:
     async def go() -> tuple[ScriptedReplies, EpisodeResult]:
-        async with ScriptedReplies(script) as server:
-            async with planner_for(server, **overrides) as planner:
-                return server, await run_episode(task, planner)
+        async with ScriptedReplies(script) as server, planner_for(server, **overrides) as planner:
+            return server, await run_episode(task, planner)
 
     return asyncio.run(go())
 
 
 # ---- context overflow -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", sorted(BODIES))
 def test_refusals_are_told_apart_by_their_error_structure(name: str) -> None:
@@ -89,13 +97,18 @@ def test_refusals_are_told_apart_by_their_error_structure(name: str) -> None:
 
 
 def test_bodies_that_are_not_error_objects_are_no_overflow() -> None:
-    for body in (b"", b"not json", b"[1, 2]", b'{"error": "maximum context length is 5 tokens"}', b'{"detail": null}',
-                 b"[" * 5000):
+    for body in (
+        b"",
+        b"not json",
+        b"[1, 2]",
+        b'{"error": "maximum context length is 5 tokens"}',
+        b'{"detail": null}',
+        b"[" * 5000,
+    ):
         assert context_overflow(400, body) is None
 
 
-@pytest.mark.parametrize("name", ["vllm_prompt_too_long", "vllm_legacy_object_error",
-                                  "openai_context_length_exceeded"])
+@pytest.mark.parametrize("name", ["vllm_prompt_too_long", "vllm_legacy_object_error", "openai_context_length_exceeded"])
 def test_a_context_overflow_ends_the_episode_scored_failed_and_not_retried(name: str) -> None:
     recorded = BODIES[name]
     refusal = Reply(recorded["status"], json.dumps(recorded["body"]).encode())
@@ -123,24 +136,35 @@ def test_a_refusal_of_the_configuration_stays_an_infrastructure_error() -> None:
 
 # ---- replies cut off, too long, too deep -------------------------------------------------------------
 
+
 def completion(message: dict[str, Any], finish_reason: str) -> Reply:
-    return _json(200, {"id": "x", "object": "chat.completion", "created": 0, "model": "scripted",
-                       "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-                       "usage": {"prompt_tokens": 10, "completion_tokens": 1024}})
+    return _json(
+        200,
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "scripted",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 1024},
+        },
+    )
 
 
 def test_a_reply_cut_off_at_max_tokens_is_a_truncated_reply() -> None:
-    cut = completion({"role": "assistant", "content": '<tool_call>\n{"name": "search_contacts", "arguments": {"qu'},
-                     "length")
-    server, result = run(lambda body, number: cut if number == 1 else None)
+    cut = completion(
+        {"role": "assistant", "content": '<tool_call>\n{"name": "search_contacts", "arguments": {"qu'}, "length"
+    )
+    _server, result = run(lambda body, number: cut if number == 1 else None)
     first = result.trajectory.steps[0]
     assert first.name == FORMAT_ERROR_STEP and first.planner["format_error"] == "truncated_reply"
     assert first.envelope["Payload"]["format_error"] == "truncated_reply"
     assert "cut off at the token limit" in first.envelope["Payload"]["message"]
     assert result.verdict.passed, "the gold resumes after the format error"
 
-    usable = completion({"role": "assistant", "content": None, "tool_calls": _calls(LONG.gold[:1])["tool_calls"]},
-                        "length")
+    usable = completion(
+        {"role": "assistant", "content": None, "tool_calls": _calls(LONG.gold[:1])["tool_calls"]}, "length"
+    )
     _, result = run(lambda body, number: usable if number == 1 else None)
     assert result.trajectory.steps[0].name == LONG.gold[0].name, "a complete call cut off after it is still used"
 
@@ -166,8 +190,9 @@ def test_an_oversized_reply_is_a_format_error_clipped_in_the_history() -> None:
 
 def test_a_body_over_the_response_limit_is_never_read() -> None:
     big = completion({"role": "assistant", "content": "z" * 300_000}, "stop")
-    _, result = run(lambda body, number: big if number == 1 else None,
-                    limits={"reply_chars": 1_000_000, "response_bytes": 100_000})
+    _, result = run(
+        lambda body, number: big if number == 1 else None, limits={"reply_chars": 1_000_000, "response_bytes": 100_000}
+    )
     first = result.trajectory.steps[0]
     assert first.planner["format_error"] == "oversized_reply"
     assert first.arguments == "(a reply of over 100000 bytes, not read)" and result.verdict.passed
@@ -176,9 +201,11 @@ def test_a_body_over_the_response_limit_is_never_read() -> None:
 def deep_reply(depth: int, *, as_string: bool) -> Reply:
     arguments = '{"a":' * depth + "1" + "}" * depth
     value = json.dumps(arguments) if as_string else arguments
-    body = ('{"id":"deep","object":"chat.completion","created":0,"model":"scripted","choices":[{"index":0,'
-            '"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[{"id":"c",'
-            f'"type":"function","function":{{"name":"finish","arguments":{value}}}}}]}}}}]}}')
+    body = (
+        '{"id":"deep","object":"chat.completion","created":0,"model":"scripted","choices":[{"index":0,'
+        '"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[{"id":"c",'
+        f'"type":"function","function":{{"name":"finish","arguments":{value}}}}}]}}}}]}}'
+    )
     json.loads(body) if depth < 500 else None  # well-formed (the deep ones are too deep for json itself)
     return Reply(200, body.encode())
 
@@ -198,11 +225,15 @@ def test_a_reply_nested_too_deep_is_that_episodes_format_error(depth: int, as_st
 
 def test_a_unit_of_episodes_survives_undecodable_replies() -> None:
     """The whole run over the split, every first reply 5,000 deep: each episode records it, none raises."""
+
     async def go() -> list[EpisodeResult]:
-        async with ScriptedReplies(lambda body, number: deep_reply(5000, as_string=False)
-                                   if tool_results(body) == 0 else None) as server:
-            async with planner_for(server) as planner:
-                return [r async for r in run_many(TASKS, planner, concurrency=8)]
+        async with (
+            ScriptedReplies(
+                lambda body, number: deep_reply(5000, as_string=False) if tool_results(body) == 0 else None
+            ) as server,
+            planner_for(server) as planner,
+        ):
+            return [r async for r in run_many(TASKS, planner, concurrency=8)]
 
     results = asyncio.run(go())
     assert len(results) == len(TASKS)
@@ -211,6 +242,7 @@ def test_a_unit_of_episodes_survives_undecodable_replies() -> None:
 
 
 # ---- the API key in replies --------------------------------------------------------------------------
+
 
 def test_the_api_key_repeated_in_a_reply_is_masked_everywhere_it_goes() -> None:
     escaped = KEY.replace("s", "\\u0073", 1)  # a JSON escape hides it from a search of the raw bytes
@@ -221,8 +253,15 @@ def test_the_api_key_repeated_in_a_reply_is_masked_everywhere_it_goes() -> None:
         if number == 1:
             return completion({"role": "assistant", "content": f"I hold {KEY}, ok?"}, "stop")
         if number == 2:
-            reply = msgspec.json.encode({"id": "k", "object": "chat.completion", "created": 0, "model": "scripted",
-                                         "choices": [{"index": 0, "finish_reason": "tool_calls", "message": "@"}]})
+            reply = msgspec.json.encode(
+                {
+                    "id": "k",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "scripted",
+                    "choices": [{"index": 0, "finish_reason": "tool_calls", "message": "@"}],
+                }
+            )
             return Reply(200, reply.replace(b'"@"', said.replace(KEY, escaped).encode()))
         return None
 
@@ -235,10 +274,13 @@ def test_the_api_key_repeated_in_a_reply_is_masked_everywhere_it_goes() -> None:
 
 # ---- a trickling endpoint ----------------------------------------------------------------------------
 
+
 async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """Reads a request, then sends a 200 whose body comes one byte every 0.1 s, forever."""
     head = await reader.readuntil(b"\r\n\r\n")
-    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+    length = next(
+        int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+    )
     await reader.readexactly(length)
     writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
     try:
@@ -254,9 +296,15 @@ def test_a_trickling_endpoint_ends_at_the_deadline_with_a_clear_infra_error() ->
     async def go() -> tuple[float, InfraError]:
         server = await asyncio.start_server(trickle, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
-        planner = build_planner({"kind": "openai", "model": "m", "base_url": f"http://127.0.0.1:{port}/v1",
-                                 "timeouts": {"connect": 1, "read": 1, "total": 1.5},
-                                 "retries": {"max": 3, "backoff_s": 0.001, "max_backoff_s": 0.01}})
+        planner = build_planner(
+            {
+                "kind": "openai",
+                "model": "m",
+                "base_url": f"http://127.0.0.1:{port}/v1",
+                "timeouts": {"connect": 1, "read": 1, "total": 1.5},
+                "retries": {"max": 3, "backoff_s": 0.001, "max_backoff_s": 0.01},
+            }
+        )
         assert isinstance(planner, OpenAICompatPlanner)
         started = time.monotonic()
         try:
@@ -269,4 +317,6 @@ def test_a_trickling_endpoint_ends_at_the_deadline_with_a_clear_infra_error() ->
 
     elapsed, error = asyncio.run(go())
     assert 1.4 < elapsed < 3.0, "the read timeout restarts with every byte; only the deadline ends it"
-    assert "no usable reply within timeouts.total=1.5 s (1 attempt(s); last: the reply was still arriving)" in str(error)
+    assert "no usable reply within timeouts.total=1.5 s (1 attempt(s); last: the reply was still arriving)" in str(
+        error
+    )

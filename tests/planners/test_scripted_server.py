@@ -31,16 +31,28 @@ async def _exchange(server_kw: dict[str, Any], *requests: tuple[str, str, bytes 
 
 def _opening(task_index: int) -> bytes:
     task = TASKS[task_index]
-    messages = [{"role": "system", "content": "sys"}, *({"role": m.role, "content": m.content} for m in task.history),
-                {"role": "user", "content": task.query}]
+    messages = [
+        {"role": "system", "content": "sys"},
+        *({"role": m.role, "content": m.content} for m in task.history),
+        {"role": "user", "content": task.query},
+    ]
     return json.dumps({"model": "scripted", "messages": messages, "tools": []}).encode()
 
 
 def test_routes_and_refusals_name_the_problem() -> None:
     (health, _), (models, listing), (missing, lost), (wrong, refused), (bad, unreadable), (typed, mistyped), _ = (
-        asyncio.run(_exchange({}, ("GET", "/health", None), ("GET", "/v1/models", None), ("GET", "/v2/x", None),
-                              ("GET", "/v1/chat/completions", None), ("POST", "/v1/chat/completions", b"{not json"),
-                              ("POST", "/v1/chat/completions", b'{"messages": "hello"}'))))
+        asyncio.run(
+            _exchange(
+                {},
+                ("GET", "/health", None),
+                ("GET", "/v1/models", None),
+                ("GET", "/v2/x", None),
+                ("GET", "/v1/chat/completions", None),
+                ("POST", "/v1/chat/completions", b"{not json"),
+                ("POST", "/v1/chat/completions", b'{"messages": "hello"}'),
+            )
+        )
+    )
     assert (health, models, missing, wrong, bad, typed) == (200, 200, 404, 405, 400, 400)
     assert listing["data"][0]["id"] == "scripted"
     assert "/v2/x" in lost["error"]["message"] and "GET" in refused["error"]["message"]
@@ -51,14 +63,18 @@ def test_routes_and_refusals_name_the_problem() -> None:
 def test_gold_reply_and_recorded_bodies() -> None:
     body = _opening(0)
     (status, reply), (requests, (bodies, authorization)) = asyncio.run(
-        _exchange({}, ("POST", "/v1/chat/completions", body)))
+        _exchange({}, ("POST", "/v1/chat/completions", body))
+    )
     call = reply["choices"][0]["message"]["tool_calls"][0]["function"]
     assert status == 200 and call["name"] == TASKS[0].gold[0].name
     assert json.loads(call["arguments"]) == TASKS[0].gold[0].arguments
     assert requests == 1 and bodies == [json.loads(body)] and authorization == [None]  # sent without a key
     (status, _), (requests, (bodies, authorization)) = asyncio.run(
-        _exchange({"keep_bodies": False}, ("POST", "/v1/chat/completions", body)))
-    assert status == 200 and requests == 1 and bodies == [] and authorization == []  # a long run keeps nothing per request
+        _exchange({"keep_bodies": False}, ("POST", "/v1/chat/completions", body))
+    )
+    assert (
+        status == 200 and requests == 1 and bodies == [] and authorization == []
+    )  # a long run keeps nothing per request
 
 
 async def _raw(data: bytes) -> bytes:
@@ -83,8 +99,14 @@ def _post(body: bytes, *headers: str) -> bytes:
 
 def test_kept_alive_requests_are_answered_in_order_and_close_when_asked() -> None:
     body = _opening(0)
-    out = asyncio.run(_raw(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n" + _post(body) + _post(body, "Connection: close")
-                           + b"GET /health HTTP/1.1\r\n\r\n"))  # after the close: never answered
+    out = asyncio.run(
+        _raw(
+            b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+            + _post(body)
+            + _post(body, "Connection: close")
+            + b"GET /health HTTP/1.1\r\n\r\n"
+        )
+    )  # after the close: never answered
     replies = out.split(b"HTTP/1.1 ")[1:]
     assert [r.split(b" ", 1)[0] for r in replies] == [b"200", b"200", b"200"]
     assert b"Connection: close" in replies[2] and b"Connection: close" not in replies[1]
@@ -96,7 +118,11 @@ def test_a_body_sent_after_100_continue_is_read() -> None:
         body = _opening(0)
         async with ScriptedServer(TASKS, "gold") as server:
             reader, writer = await asyncio.open_connection(server.host, server.port)
-            writer.write(_post(b"", "Expect: 100-continue").replace(b"Content-Length: 0", f"Content-Length: {len(body)}".encode()))
+            writer.write(
+                _post(b"", "Expect: 100-continue").replace(
+                    b"Content-Length: 0", f"Content-Length: {len(body)}".encode()
+                )
+            )
             interim = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
             writer.write(body)
             final = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
@@ -110,8 +136,9 @@ def test_a_body_sent_after_100_continue_is_read() -> None:
 def test_a_chunked_body_is_read() -> None:
     body = _opening(0)
     chunked = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:100], body[100:])) + b"0\r\n\r\n"
-    out = asyncio.run(_raw(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-                           + chunked))
+    out = asyncio.run(
+        _raw(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked)
+    )
     assert out.startswith(b"HTTP/1.1 200 OK") and out.count(TASKS[0].gold[0].name.encode()) == 1
 
 
@@ -153,12 +180,15 @@ def test_latency_counts_from_arrival_with_the_servers_own_work_inside_it(monkeyp
 
 def test_each_completion_id_names_the_request_it_answers_when_replies_overlap() -> None:
     """Under ``hang`` a later request arrives before an earlier one is answered; each id is its own."""
+
     async def overlapping() -> list[str]:
         async with ScriptedServer(TASKS, "hang", hang_s=0.3) as server, aiohttp.ClientSession() as session:
+
             async def one(delay: float) -> str:
                 await asyncio.sleep(delay)
                 async with session.post(server.base_url + "/chat/completions", data=_opening(0)) as response:
                     return (await response.json())["id"]
+
             return await asyncio.gather(one(0.0), one(0.1))
 
     assert asyncio.run(overlapping()) == ["chatcmpl-scripted-1", "chatcmpl-scripted-2"]

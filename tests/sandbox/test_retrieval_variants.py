@@ -77,17 +77,20 @@ def test_labels_round_trip_and_keep_episode_keys(handwritten: list[Task]) -> Non
     assert {c for _, t, c in refined if t.category == "skill"} == {"sor.bm25-n5", "mtsr.bm25-n5"}
 
 
-@pytest.mark.parametrize(("retrieval", "ablation", "key"), [
-    ({"method": "stored", "top_n": 5}, "none", "retrieval.top_n"),
-    ({"method": "stored", "repair": False}, "none", "retrieval.repair"),
-    ({"method": "bm25", "top_n": 0}, "none", "retrieval.top_n"),
-    ({"method": "bm25", "top_n": "ten"}, "none", "retrieval.top_n"),
-    ({"method": "tfidf"}, "none", "retrieval.method"),
-    ({"method": "dense"}, "none", "retrieval.model_path"),
-    ({"method": "dense", "model_path": "/nowhere/model"}, "none", "retrieval.model_path"),
-    ({"topn": 5}, "none", "retrieval.topn"),
-    ({}, "memory", "ablation"),
-])
+@pytest.mark.parametrize(
+    ("retrieval", "ablation", "key"),
+    [
+        ({"method": "stored", "top_n": 5}, "none", "retrieval.top_n"),
+        ({"method": "stored", "repair": False}, "none", "retrieval.repair"),
+        ({"method": "bm25", "top_n": 0}, "none", "retrieval.top_n"),
+        ({"method": "bm25", "top_n": "ten"}, "none", "retrieval.top_n"),
+        ({"method": "tfidf"}, "none", "retrieval.method"),
+        ({"method": "dense"}, "none", "retrieval.model_path"),
+        ({"method": "dense", "model_path": "/nowhere/model"}, "none", "retrieval.model_path"),
+        ({"topn": 5}, "none", "retrieval.topn"),
+        ({}, "memory", "ablation"),
+    ],
+)
 def test_bad_settings_name_their_key(retrieval: dict, ablation: str, key: str) -> None:
     with pytest.raises(ValueError, match=rf"^{key}: "):
         Variant.from_config(retrieval, ablation)
@@ -97,7 +100,7 @@ def test_dense_needs_a_local_model_folder_and_the_package(tmp_path) -> None:
     try:
         import sentence_transformers  # noqa: F401
     except ImportError:
-        with pytest.raises(ValueError, match="retrieval.method: dense needs the sentence-transformers package"):
+        with pytest.raises(ValueError, match=r"retrieval.method: dense needs the sentence-transformers package"):
             Variant.from_config({"method": "dense", "model_path": str(tmp_path)})
     else:
         assert Variant.from_config({"method": "dense", "model_path": str(tmp_path)}).model_path == str(tmp_path)
@@ -120,8 +123,9 @@ def test_memory_off_withholds_the_memory_tools_and_a_memory_task_then_fails(hand
     task = next(t for t in handwritten if t.category == "memory" and t.required_memory_ids)
     assert _gold_passes(task, "default")
     tools, skills = action_space_for(task, "default.memory_off")
-    with Episode(task, candidate_tools=tools, candidate_skills=skills,
-                 withheld=withheld_for("default.memory_off")) as episode:
+    with Episode(
+        task, candidate_tools=tools, candidate_skills=skills, withheld=withheld_for("default.memory_off")
+    ) as episode:
         offered = {s["function"]["name"] for s in episode.tool_schemas()}
         assert not offered & MEMORY_TOOLS and "finish" in offered
         refused = episode.step("search_memory", {"query": task.query})

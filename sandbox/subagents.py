@@ -65,15 +65,20 @@ class GuiFlow:
     def serves_app(self, ctx: Ctx, app_id: str) -> bool:
         return app_id == self.app_id if self.app_id else bool(self.serves and self.serves(ctx, app_id))
 
-    def fed_by(self, inputs: dict[str, Any]) -> bool:
-        """Whether ``inputs`` hold every value the flow needs (its slots)."""
-        return all(inputs.get(k) not in (None, "", []) for k in self.required_inputs)
+    def missing(self, slots: dict[str, Any]) -> list[str]:
+        """The slots the flow needs that ``slots`` leave empty."""
+        return [k for k in self.required_inputs if slots.get(k) in (None, "", [])]
 
 
-def match_flow(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any]) -> GuiFlow | None:
-    """The app's flow the goal names; when it names several, the one its inputs feed (else the first declared)."""
+def match_flow(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any]) -> tuple[GuiFlow, dict[str, Any]] | None:
+    """The app's flow the goal names and ``inputs`` as its slots; when the goal names several flows, the one the
+    inputs feed (else the first declared)."""
     named = [f for f in GUI_FLOWS if f.named_by(goal) and f.serves_app(ctx, app_id)]
-    return next((f for f in named if f.fed_by(flow_inputs(f, inputs))), named[0] if named else None)
+    for flow in named:
+        slots = flow_inputs(flow, inputs)
+        if not flow.missing(slots):
+            return flow, slots
+    return (named[0], flow_inputs(named[0], inputs)) if named else None
 
 
 GUI_FLOWS: list[GuiFlow] = []
@@ -191,22 +196,14 @@ def flow_inputs(flow: GuiFlow, given: dict[str, Any]) -> dict[str, Any]:
     """``given`` as the flow's slots: synonyms fill empty slots; an ISO date-time in an HH:MM slot gives its time,
     and its day a missing ``date``; then the flow's own ``adapt``."""
     inputs = dict(given)
-    for slot in flow.required_inputs:
-        if inputs.get(slot) in (None, "", []):
-            alias = next(
-                (
-                    k
-                    for k in given
-                    if k != slot
-                    and k not in flow.required_inputs
-                    and given[k] not in (None, "", [])
-                    and _INPUT_GROUP.get(k) is _INPUT_GROUP.get(slot)
-                    and slot in _INPUT_GROUP
-                ),
-                None,
-            )
-            if alias is not None:
-                inputs[slot] = given[alias]
+    for slot in flow.missing(inputs):
+        group = _INPUT_GROUP.get(slot, frozenset())
+        alias = next(
+            (k for k in given if k in group and k not in flow.required_inputs and given[k] not in (None, "", [])),
+            None,
+        )
+        if alias is not None:
+            inputs[slot] = given[alias]
     for slot in flow.required_inputs:
         m = _ISO_MINUTE.match(str(inputs.get(slot) or "")) if INPUT_FORMATS.get(slot) == "HH:MM" else None
         if m:
@@ -258,8 +255,8 @@ def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_o
             app_id=app_id,
             installed_apps=ctx.conn.execute(_INSTALLED_APPS).scalars().all(),
         )
-    flow = match_flow(ctx, app_id, goal, inputs)
-    if flow is None:
+    matched = match_flow(ctx, app_id, goal, inputs)
+    if matched is None:
         offered = [{"intent": f.intent, "inputs": _slots(f)} for f in GUI_FLOWS if f.serves_app(ctx, app_id)]
         raise ToolError(
             ErrorType.SUB_AGENT_FAILED,
@@ -267,8 +264,8 @@ def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_o
             reason="no_matching_flow",
             flows=offered,
         )
-    slots = flow_inputs(flow, inputs)
-    missing = [k for k in flow.required_inputs if slots.get(k) in (None, "", [])]
+    flow, slots = matched
+    missing = flow.missing(slots)
     if missing:
         named = "; ".join(f"{k} ({fmt})" for k, fmt in _slots(flow).items())
         raise ToolError(
@@ -741,8 +738,11 @@ FIELD_SYNONYMS: tuple[frozenset[str], ...] = tuple(
 _SYNONYMS_OF = {name: group for group in FIELD_SYNONYMS for name in group}
 
 
+_KEY_SEPARATORS = re.compile(r"[\s\-]+")
+
+
 def _field_key(name: str) -> str:
-    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+    return _KEY_SEPARATORS.sub("_", name.strip().lower())
 
 
 def field_value(fields: dict[str, Any], wanted: str) -> Any:
@@ -836,11 +836,12 @@ def answer_lines(text: str, fields: dict[str, Any], question: str) -> list[str]:
     values = {
         str(x).replace("_", " ").lower() for v in named for x in (v if isinstance(v, list) else [v]) if len(str(x)) > 1
     }
+    # a term at the start of a word; no terms: no line holds one
+    term = re.compile(rf"(?<![a-z0-9])(?:{'|'.join(map(re.escape, sorted(terms)))})") if terms else None
     return [
         ln
-        for ln in text.splitlines()
-        if any(re.search(rf"(?<![a-z0-9]){re.escape(t)}", ln.lower()) for t in terms)
-        or any(v in ln.lower() for v in values)
+        for ln, lowered in ((ln, ln.lower()) for ln in text.splitlines())
+        if (term is not None and term.search(lowered)) or any(v in lowered for v in values)
     ]
 
 

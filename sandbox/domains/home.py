@@ -20,6 +20,7 @@ from sqlalchemy import Column, Connection, Integer, Text, bindparam, func, inser
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from sandbox.domains.common import world_places
+from sandbox.domains.information import require_location_permission
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
 from sandbox.schema import USER, app_permissions, stamps, table
@@ -258,24 +259,6 @@ def _future(ctx: Ctx, value: str, field: str) -> None:
     if value <= _stamp(ctx):
         raise ToolError(
             ErrorType.INVALID_ARGUMENT_VALUE, f"{field} {value} is not in the future", fields=[field], now=_stamp(ctx)
-        )
-
-
-_LOCATION_PERMISSION = select(app_permissions.c.state).where(
-    app_permissions.c.app_id == bindparam("app_id"), app_permissions.c.permission == "LOCATION"
-)
-
-
-def _require_location(ctx: Ctx, app_id: str) -> None:
-    """The LOCATION gate for arguments that use the user's position (the decorator gates whole tools)."""
-    state = ctx.conn.execute(_LOCATION_PERMISSION, {"app_id": app_id}).scalar()
-    if state != "granted":
-        raise ToolError(
-            ErrorType.PERMISSION_DENIED,
-            f"app {app_id!r} lacks the LOCATION permission",
-            app_id=app_id,
-            permission="LOCATION",
-            reason="policy" if state == "policy_blocked" else "app_permission",
         )
 
 
@@ -907,7 +890,7 @@ def create_home_automation(
     """
     trig = trigger.model_dump(exclude_none=True)
     if trigger.type in ("arrive_home", "leave_home"):
-        _require_location(ctx, HOME)
+        require_location_permission(ctx, HOME)
     if trigger.type == "sensor":
         _device(ctx, str(trigger.value), "sensor", "camera")
     scenes = {s.casefold(): s for s in ctx.conn.execute(_SCENE_NAMES).scalars()}

@@ -202,6 +202,12 @@ def require_location(ctx: Ctx, app_id: str) -> None:
     take an explicit place as well gate only the phone's position (maps does too)."""
     if ctx.setting("location_service") != "1":
         raise ToolError(ErrorType.SERVICE_DISABLED, "location_service is turned off", service="location_service")
+    require_location_permission(ctx, app_id)
+
+
+def require_location_permission(ctx: Ctx, app_id: str) -> None:
+    """The LOCATION gate alone (step 8), for arguments that use the user's position (the decorator gates whole
+    tools)."""
     state = ctx.conn.execute(_LOCATION_PERMISSION, {"app_id": app_id}).scalar()
     if state != "granted":
         raise ToolError(

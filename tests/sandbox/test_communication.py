@@ -337,19 +337,7 @@ def test_create_social_post(ex: Executor) -> None:
 def test_create_social_post_same_text_later_is_fine(ex: Executor) -> None:
     prepare(
         ex.conn,
-        insert(social_posts).values(
-            post_id="post_900",
-            platform="social",
-            author="wanglei",
-            content="Hello",
-            photo_ids_json="[]",
-            visibility="friends",
-            location=None,
-            tags_json="[]",
-            is_own=1,
-            likes=0,
-            posted_at="2025-06-13T08:45:00",
-        ),
+        _hello_post("2025-06-13T08:45:00"),
     )
     ok(ex, "create_social_post", {"platform": "social", "content": "Hello"})
 
@@ -530,22 +518,25 @@ def _followed(conn: Connection) -> dict[str, Any]:
     }
 
 
+def _hello_post(posted_at: str) -> Any:
+    """The user's own post "Hello" on social, posted at ``posted_at``."""
+    return insert(social_posts).values(
+        post_id="post_900",
+        platform="social",
+        author="wanglei",
+        content="Hello",
+        photo_ids_json="[]",
+        visibility="friends",
+        location=None,
+        tags_json="[]",
+        is_own=1,
+        likes=0,
+        posted_at=posted_at,
+    )
+
+
 def _recent_post(_: Connection) -> list[Any]:
-    return [
-        insert(social_posts).values(
-            post_id="post_900",
-            platform="social",
-            author="wanglei",
-            content="Hello",
-            photo_ids_json="[]",
-            visibility="friends",
-            location=None,
-            tags_json="[]",
-            is_own=1,
-            likes=0,
-            posted_at="2025-06-13T08:55:00",
-        )
-    ]
+    return [_hello_post("2025-06-13T08:55:00")]
 
 
 def _signed_out(app: str) -> Prep:

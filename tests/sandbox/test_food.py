@@ -271,6 +271,17 @@ def test_get_restaurant_details(ex: Executor) -> None:
     assert diff(ex) == {}
 
 
+def _delivering_away(ex: Executor) -> dict[str, Any]:
+    """The first delivering restaurant outside the user's home city."""
+    return query(
+        ex,
+        select(world_restaurants)
+        .join(world_places, P.place_id == R.place_id)
+        .where(P.city != HOME, R.delivery == 1)
+        .order_by(R.restaurant_id),
+    )[0]
+
+
 def test_get_restaurant_details_shows_where_it_delivers(ex: Executor) -> None:
     """A delivering restaurant's page lists the saved addresses in its city (the ids an order needs)."""
     home = ok(ex, "get_restaurant_details", {"restaurant_id": restaurants(ex, R.delivery == 1)[0]["restaurant_id"]})
@@ -278,13 +289,7 @@ def test_get_restaurant_details_shows_where_it_delivers(ex: Executor) -> None:
         ("address_001", "Home", HOME),
         ("address_002", "Work", HOME),
     ]
-    away = query(
-        ex,
-        select(world_restaurants)
-        .join(world_places, P.place_id == R.place_id)
-        .where(P.city != HOME, R.delivery == 1)
-        .order_by(R.restaurant_id),
-    )[0]
+    away = _delivering_away(ex)
     assert all(
         a["city"] != HOME
         for a in ok(ex, "get_restaurant_details", {"restaurant_id": away["restaurant_id"]})["deliver_to"]
@@ -678,14 +683,7 @@ def _order_no_delivery(ex: Executor) -> dict[str, Any]:
 
 
 def _order_out_of_area(ex: Executor) -> dict[str, Any]:
-    away = query(
-        ex,
-        select(world_restaurants)
-        .join(world_places, P.place_id == R.place_id)
-        .where(P.city != HOME, R.delivery == 1)
-        .order_by(R.restaurant_id),
-    )[0]
-    return _order(ex, away)
+    return _order(ex, _delivering_away(ex))
 
 
 def _order_sold_out(ex: Executor) -> dict[str, Any]:

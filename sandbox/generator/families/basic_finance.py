@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox import db
-from sandbox.episode import apply_changes
 from sandbox.errors import ErrorType
-from sandbox.executor import Executor
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
-from sandbox.tasks import Changes
-from sandbox.world import world_image
+from sandbox.generator.families._common import peek
 
 ACCOUNTS = {
     "acct_001": ("checking", "pm_004"),
@@ -30,21 +26,6 @@ NOTES = (
     "lunch",
     "the birthday cake",
 )
-
-
-def peek(g: Gen, tool: str, patches: dict[str, Any] | None = None, **arguments: Any) -> dict[str, Any]:
-    """What a read-only tool returns on the world (with the draft's ``patches``): a gold answer states those
-    facts, and a draft knows them before the build replays its gold."""
-    conn = db.open_database(world_image(g.persona.persona_id), journal=False)
-    try:
-        conn.begin()
-        apply_changes(conn, Changes.model_validate(patches or {}))
-        result = Executor(conn, visible=frozenset({tool})).call(tool, arguments)
-    finally:
-        db.release(conn)
-    if result["Status"] != "success":
-        raise BuildError(f"{tool}({arguments}) failed on {g.persona.persona_id}: {result['ErrorType']}")
-    return dict(result["Payload"])
 
 
 def money(x: float, currency: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
-from sandbox.generator.families.basic_finance import peek
+from sandbox.generator.families._common import peek
 
 DT = "%Y-%m-%dT%H:%M"
 

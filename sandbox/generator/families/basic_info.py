@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
-from sandbox.generator.families.basic_media import family
+from sandbox.generator.families._common import family
 
 WEATHER_WORDS = ("weather", "forecast")
 

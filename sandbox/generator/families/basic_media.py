@@ -3,44 +3,13 @@ the gallery, the camera and casting."""
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable
 from typing import Any
 
 from sandbox.domains.entertainment import VIDEO_MB_PER_SEC
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
-from sandbox.generator.core import family as _family
-from sandbox.retrieval import action_space
-from sandbox.tooling import REGISTRY
-
-
-def family(category: str, l2: str | None = None, **tags: str) -> Callable[[Callable[[Gen], Draft]], Any]:
-    """``core.family`` plus a guard: a query whose retrieval cannot hold the gold's tools is a BuildError.
-
-    (``retrieval.action_space`` raises ValueError, which the builder does not catch, when BM25 finds
-    fewer tools than the gold needs; that would stop the whole build instead of trying another draft.)
-    """
-
-    def register(fn: Callable[[Gen], Draft]) -> Any:
-        @functools.wraps(fn)
-        def guarded(g: Gen) -> Draft:
-            try:
-                d = fn(g)
-            except (IndexError, KeyError, ValueError) as exc:  # a world that does not fit: try another draft
-                raise BuildError(f"{type(exc).__name__}: {exc}") from None
-            tools = [a["name"] for a in d.gold if a["name"] in REGISTRY and REGISTRY[a["name"]].is_domain_tool]
-            try:
-                action_space(d.query, [m["content"] for m in d.history], tools, ())
-            except ValueError as exc:
-                raise BuildError(f"retrieval: {exc}") from None
-            return d
-
-        return _family(category, l2, **tags)(guarded)
-
-    return register
-
+from sandbox.generator.families._common import family
 
 # playback_state columns a task does not ask about (the queue, the position...): never collateral damage.
 PLAYBACK_COLUMNS = (

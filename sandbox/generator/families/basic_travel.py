@@ -24,6 +24,7 @@ from sandbox.domains.travel import (
 )
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families._common import history
 
 # ---- retrieval guard --------------------------------------------------------------------------------
 
@@ -121,10 +122,6 @@ def nearest(g: Gen, category: str, lat: float, lon: float, radius: float = 5.0, 
         raise BuildError(f"no {category} within {radius} km")
     found.sort(key=lambda t: (t[0], t[1]))
     return found[0][2]
-
-
-def history(user: str, assistant: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
 
 
 def hm(value: str) -> str:

@@ -4,45 +4,17 @@ alarms, notes, email, documents, courses, focus sessions and the daily agenda.""
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
-from collections.abc import Callable
 from typing import Any
 
 from sandbox.domains.productivity import WEEKDAYS
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
-from sandbox.generator.core import family as _family
-from sandbox.retrieval import action_space
-from sandbox.tooling import REGISTRY
+from sandbox.generator.families._common import family
 
 FMT = "%Y-%m-%dT%H:%M"
 RECURRING = ("Team standup", "1:1 with Alex Turner", "Family dinner")
 NAMED = {"contact_001", "contact_002", "contact_003", "contact_004", "contact_005", "contact_006", "contact_007"}
-
-
-def solvable(d: Draft) -> Draft:
-    """Work around retrieval.action_space raising ValueError (not BuildError) when BM25 finds only gold tools
-    but misses another gold tool: such a draft is rejected so that the builder tries another one."""
-    tools = [a["name"] for a in d.gold if a["name"] in REGISTRY and REGISTRY[a["name"]].is_domain_tool]
-    try:
-        action_space(d.query, [m["content"] for m in d.history], tools)
-    except ValueError as exc:
-        raise BuildError(f"action space: {exc}") from exc
-    return d
-
-
-def family(category: str, l2: str | None = None, **tags: str) -> Callable[[Callable[[Gen], Draft]], Any]:
-    """``core.family`` with the retrieval guard above applied to every draft."""
-
-    def register(fn: Callable[[Gen], Draft]) -> Any:
-        @functools.wraps(fn)
-        def build(g: Gen) -> Draft:
-            return solvable(fn(g))
-
-        return _family(category, l2, **tags)(build)
-
-    return register
 
 
 # ---- helpers -----------------------------------------------------------------------------------

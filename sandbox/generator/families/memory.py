@@ -12,11 +12,10 @@ import json
 from typing import Any, Literal
 
 from sandbox.domains.travel import CITY_AIRPORT
-from sandbox.episode import Episode
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families._common import history as hist
+from sandbox.generator.families._common import peek
 from sandbox.memory import bm25_rank
-from sandbox.tasks import Task
-from sandbox.taxonomy import domain_of
 
 CATEGORY = "memory"
 
@@ -167,10 +166,6 @@ def dt_plus(stamp: str, minutes: int) -> str:
     return (dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M") + dt.timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M")
 
 
-def hist(user: str, assistant: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
-
-
 def away_city(g: Gen) -> str:
     return g.pick([c for c in CITIES if c not in (g.persona.home_city, g.persona.work_city)])
 
@@ -318,29 +313,6 @@ def weather_day(g: Gen) -> int:
 # -- what the gold's reads return, so its finish answer states the facts the user asked for --
 
 
-def peek(g: Gen, patches: dict[str, Any], tool: str, **arguments: Any) -> dict[str, Any]:
-    """The Payload of a read-only call on the draft's patched world (the gold answer states its facts)."""
-    probe = Task.model_validate(
-        {
-            "task_id": "peek",
-            "category": CATEGORY,
-            "domain": domain_of("12.1"),
-            "l2": "12.1",
-            "query": "peek",
-            "initial_state": {"world": g.persona.persona_id, "patches": patches},
-            "candidate_tools": [tool],
-            "bucket": "tool_call",
-            "gold": [done("peek")],
-            "check": {"calls": [{"tool": "finish"}]},
-        }
-    )
-    with Episode(probe) as episode:
-        result = episode.step(tool, arguments)
-    if result["Status"] != "success":
-        raise BuildError(f"{tool}({arguments}) fails: {result['ErrorType']}")
-    return result["Payload"]
-
-
 def _num(value: float) -> dict[str, Any]:
     """A number as stated: "22°C" and "22.3" both state 22.3 (the text's own rounding), "22.2" does not."""
     return {"$number": value}
@@ -385,7 +357,7 @@ def forecast(
     or F, never the rain chance; "how cold": the high or the low; "will it rain": the rain chance or the
     condition; a general forecast any of the high and the rain chance), the city where the user did not name
     it, the day where it came from elsewhere."""
-    payload = peek(g, patches, "get_weather", location=location, date=date)
+    payload = peek(g, "get_weather", patches, location=location, date=date)
     day, city = payload["days"][0], payload["location"]
     text = (
         f"On {day['date']} in {city}: {day['condition'].replace('_', ' ')}, "
@@ -424,7 +396,7 @@ def rain_word(condition: str) -> dict[str, Any]:
 
 
 def local_time(g: Gen, patches: dict[str, Any], location: str) -> tuple[str, list[Any]]:
-    payload = peek(g, patches, "get_world_time", location=location)
+    payload = peek(g, "get_world_time", patches, location=location)
     clock = payload["local_time"][11:]
     return (
         f"It is {clock} ({payload['weekday']}) in {payload['location']} now.",
@@ -447,7 +419,7 @@ def airport(code: str) -> dict[str, Any]:
 
 def brands_offered(g: Gen, city: str, check_in: str, check_out: str) -> list[str]:
     """The hotel brands with a room in ``city`` for those nights (a preferred brand the search finds)."""
-    offers = peek(g, {}, "search_hotels", city=city, check_in=check_in, check_out=check_out, limit=20)["offers"]
+    offers = peek(g, "search_hotels", {}, city=city, check_in=check_in, check_out=check_out, limit=20)["offers"]
     found = sorted({o["brand"] for o in offers if o["brand"]})
     if not found:
         raise BuildError(f"no branded hotel has rooms in {city}")
@@ -455,7 +427,7 @@ def brands_offered(g: Gen, city: str, check_in: str, check_out: str) -> list[str
 
 
 def flight_offers(g: Gen, patches: dict[str, Any], **search: Any) -> tuple[str, list[Any]]:
-    offers = peek(g, patches, "search_flights", **search)["offers"]
+    offers = peek(g, "search_flights", patches, **search)["offers"]
     if not offers:
         return "There are no flights that day.", [{"$none": True}]
     best = min(offers, key=lambda o: o["total_price"])
@@ -599,7 +571,7 @@ def restaurants_favourite_cuisine(g: Gen) -> Draft:
         where=where,
     )
     key = "favourite cuisine" if who == "my" else f"{owner} favourite cuisine"
-    found = peek(g, m.patches(), "search_restaurants", cuisine=cuisine, near=label)["restaurants"]
+    found = peek(g, "search_restaurants", m.patches(), cuisine=cuisine, near=label)["restaurants"]
     answer, facts = listed(found, "name", f"{cuisine} restaurants {where}")
     return Draft(
         query,
@@ -852,7 +824,7 @@ def directions_to_remembered_place(g: Gen) -> Draft:
         "what's the route from home {w}?",
         w=word,
     )
-    routes = peek(g, m.patches(), "get_directions", destination=place["address"], origin="home", mode=mode)["routes"]
+    routes = peek(g, "get_directions", m.patches(), destination=place["address"], origin="home", mode=mode)["routes"]
     if not routes:
         raise BuildError("no route")
     best = min(routes, key=lambda r: r["duration_min"])
@@ -897,7 +869,7 @@ def hotels_preferred_brand(g: Gen) -> Draft:
     mid = m.add("preference", f"Prefers {brand} hotels for the loyalty points", ["hotel", brand], old(g))
     m.add("preference", "Likes a quiet room on a high floor", ["room"], old(g))
     answer, facts = listed(
-        peek(g, m.patches(), "search_hotels", city=city, check_in=g.date(a), check_out=g.date(a + n), brand=brand)[
+        peek(g, "search_hotels", m.patches(), city=city, check_in=g.date(a), check_out=g.date(a + n), brand=brand)[
             "offers"
         ],
         "hotel_name",
@@ -1356,7 +1328,7 @@ def specificity_cuisine_for_occasion(g: Gen) -> Draft:
         ctx=ctx,
     )
     answer, facts = listed(
-        peek(g, m.patches(), "search_restaurants", cuisine=spec_c, near="home")["restaurants"],
+        peek(g, "search_restaurants", m.patches(), cuisine=spec_c, near="home")["restaurants"],
         "name",
         f"{spec_c} restaurants near home",
     )
@@ -1749,7 +1721,7 @@ def specificity_hotel_brand_with_kids(g: Gen) -> Draft:
     m.add("preference", f"Usually books {b1} hotels", ["hotels", "books"], ago(g, 5, 60))
     spec = m.add("preference", f"When travelling with {who}, books {b2} hotels", ["hotels", "books", who], old(g))
     answer, facts = listed(
-        peek(g, m.patches(), "search_hotels", city=city, check_in=g.date(a), check_out=g.date(a + n), brand=b2)[
+        peek(g, "search_hotels", m.patches(), city=city, check_in=g.date(a), check_out=g.date(a + n), brand=b2)[
             "offers"
         ],
         "hotel_name",
@@ -2068,7 +2040,7 @@ def restaurants_cuisine_and_diet(g: Gen) -> Draft:
         rel=rel,
     )
     answer, facts = listed(
-        peek(g, m.patches(), "search_restaurants", cuisine=cuisine, dietary=[diet], near="home")["restaurants"],
+        peek(g, "search_restaurants", m.patches(), cuisine=cuisine, dietary=[diet], near="home")["restaurants"],
         "name",
         f"{cuisine} restaurants near home for a {diet.replace('_', '-')} diet",
     )
@@ -2213,7 +2185,7 @@ def ride_fare_between_remembered_places(g: Gen) -> Draft:
         t=kind,
     )
     quote = peek(
-        g, m.patches(), "estimate_ride_fare", pickup=p1["address"], dropoff=p2["address"], ride_type=ride_type
+        g, "estimate_ride_fare", m.patches(), pickup=p1["address"], dropoff=p2["address"], ride_type=ride_type
     )["quotes"][0]
     answer = (
         f"{kind[:1].upper()}{kind[1:]} ride from {p1['name']} to {p2['name']} "
@@ -2284,7 +2256,7 @@ def convert_to_relative_currency(g: Gen) -> Draft:
         "what does that come to in the money they use there?",
     )
     to = CITY_CUR[city]
-    converted = peek(g, m.patches(), "convert_currency", amount=amount, from_currency=mine, to_currency=to)["converted"]
+    converted = peek(g, "convert_currency", m.patches(), amount=amount, from_currency=mine, to_currency=to)["converted"]
     return Draft(
         query,
         [

@@ -14,39 +14,17 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
-from sandbox.generator.families.subagent_shop_finance import told_agent
+from sandbox.generator.families._common import later, on_screen, screen_rows, told_agent
+from sandbox.generator.families.basic_apps import installed
+from sandbox.generator.families.basic_settings import setting
 
 ANY = {"$regex": "."}
 STORAGE = {"device_settings": [{"match": {"key": "storage_free_gb"}, "set": {"value": ANY}}]}
 
 
-def later(g: Gen, hours: int = 2) -> str:
-    return (g.now + dt.timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M")
-
-
 def screen_id(g: Gen) -> str:
     """The id of the screen the user shows (named in the query, as a phone's share sheet would)."""
     return f"snapshot_{g.rng.randint(101, 999)}"
-
-
-def snapshot(sid: str, app_id: str, text: str, fields: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "screen_snapshots": [
-            {"snapshot_id": sid, "app_id": app_id, "ocr_text": text, "fields_json": json.dumps(fields)}
-        ]
-    }
-
-
-def setting(key: str, value: Any) -> dict[str, Any]:
-    return {"match": {"key": key}, "set": {"value": value}}
-
-
-def installed(g: Gen, app_id: str) -> bool:
-    return any(r["installed"] == 1 for r in g.rows("apps", {"app_id": app_id}))
-
-
-def on_screen(sid: str) -> dict[str, Any]:
-    return {"source": {"type": "screen", "id": sid}}
 
 
 # ---- 4.1 monitor: install an app the day it goes free ---------------------------------------------------
@@ -166,7 +144,7 @@ def grant_prompt_on_screen(g: Gen) -> Draft:
             },
         },
         patches={
-            "insert": snapshot(
+            "insert": screen_rows(
                 snap, "settings", text, {"app": name, "app_id": row["app_id"], "permission": row["permission"]}
             ),
             "update": {
@@ -308,7 +286,7 @@ def restore_backup_on_screen(g: Gen) -> Draft:
             "state": {"update": {"backups": [{"match": {"backup_id": b["backup_id"]}, "set": {"restored_at": ANY}}]}},
         },
         patches={
-            "insert": snapshot(
+            "insert": screen_rows(
                 snap,
                 "cloud",
                 f"Cloud backups (newest first)\n{lines}",
@@ -347,7 +325,7 @@ def save_signup_on_screen(g: Gen) -> Draft:
             "handoff": on_screen(snap),
             "state": {"insert": {"credentials": [{"site": site, "username": user, "strength": "strong"}]}},
         },
-        patches={"insert": snapshot(snap, "browser", text, {"site": site, "username": user})},
+        patches={"insert": screen_rows(snap, "browser", text, {"site": site, "username": user})},
     )
 
 
@@ -704,7 +682,7 @@ def dnd_until_show_ends(g: Gen) -> Draft:
             "state": {"update": {"device_settings": [setting("dnd", "1"), setting("dnd_until", {"$contains": until})]}},
         },
         patches={
-            "insert": snapshot(
+            "insert": screen_rows(
                 snap, "tickets", text, {"film": film, "starts_at": start.strftime("%Y-%m-%dT%H:%M"), "ends_at": until}
             )
         },
@@ -751,5 +729,5 @@ def setup_from_note_on_screen(g: Gen) -> Draft:
             "handoff": on_screen(snap),
             "state": {"update": {"device_settings": [setting("language", code), setting(f"a11y_{option}", "1")]}},
         },
-        patches={"insert": snapshot(snap, "notes", text, {"language_code": code, "accessibility_on": [option]})},
+        patches={"insert": screen_rows(snap, "notes", text, {"language_code": code, "accessibility_on": [option]})},
     )

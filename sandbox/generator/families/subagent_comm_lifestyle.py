@@ -15,6 +15,7 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families._common import later, on_screen, snapshot_patch
 from sandbox.generator.families.basic_communication import (
     NOTES,
     PLATFORM_NAMES,
@@ -29,25 +30,11 @@ LAST = ("Ross", "Das", "Berg", "Tanaka", "Costa", "Haddad", "Moreno", "Aziz", "N
 
 def snapshot(g: Gen, app: str, text: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     sid = f"snapshot_{g.rng.randint(101, 999)}"
-    return sid, {
-        "insert": {
-            "screen_snapshots": [
-                {"snapshot_id": sid, "app_id": app, "ocr_text": text, "fields_json": json.dumps(fields)}
-            ]
-        }
-    }
-
-
-def later(g: Gen, hours: int) -> str:
-    return (g.now + dt.timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M")
+    return sid, snapshot_patch(sid, app, text, fields)
 
 
 def stamp(g: Gen, hours: int) -> str:
     return (g.now + dt.timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%S")
-
-
-def reader_check(sid: str) -> dict[str, Any]:
-    return {"source": {"type": "screen", "id": sid}}
 
 
 # ---- 3.1 screen reader: a business card becomes a contact ----------------------------------------
@@ -86,7 +73,7 @@ def contact_from_business_card(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
-            "handoff": reader_check(sid),
+            "handoff": on_screen(sid),
             "state": {"insert": {"contacts": [{"name": name, "phone_number": {"$phone": number}}]}},
         },
         patches=patches,
@@ -212,7 +199,7 @@ def forward_address_from_screenshot(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
-            "handoff": reader_check(sid),
+            "handoff": on_screen(sid),
             "state": {
                 "insert": {
                     "messages": [{"contact_id": c["contact_id"], "direction": "out", "body": {"$contains": address}}]
@@ -332,7 +319,7 @@ def block_scam_sender(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
-            "handoff": reader_check(sid),
+            "handoff": on_screen(sid),
             "state": {"insert": {"blocked_numbers": [{"number": {"$phone": number}, "reported_spam": 1}]}},
         },
         patches=patches,
@@ -792,7 +779,7 @@ def loyalty_card_from_screen(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
-            "handoff": reader_check(sid),
+            "handoff": on_screen(sid),
             "state": {
                 "insert": {
                     "membership_cards": [

@@ -8,6 +8,7 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families._common import on_screen, snapshot_patch
 from sandbox.generator.families.basic_food import (
     DIET_WORDS,
     DT,
@@ -27,17 +28,6 @@ from sandbox.generator.families.basic_food import (
     restaurants,
 )
 from sandbox.generator.families.basic_health import _busy, _doctors
-
-
-def snapshot(sid: str, app: str, text: str, fields: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "insert": {
-            "screen_snapshots": [
-                {"snapshot_id": sid, "app_id": app, "ocr_text": text, "fields_json": json.dumps(fields)}
-            ]
-        }
-    }
-
 
 # ---- 8.1 Restaurant Discovery: read a friend's post, then book the place --------------------------
 
@@ -76,7 +66,7 @@ def book_restaurant_from_screenshot(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
-            "handoff": {"source": {"type": "screen", "id": sid}},
+            "handoff": on_screen(sid),
             "state": {
                 "insert": {
                     "restaurant_reservations": [
@@ -85,7 +75,7 @@ def book_restaurant_from_screenshot(g: Gen) -> Draft:
                 }
             },
         },
-        patches=snapshot(
+        patches=snapshot_patch(
             sid, "social", text, {"restaurant": r["name"], "address": r["address"], "city": r["city"], "dish": dish}
         ),
     )
@@ -332,14 +322,14 @@ def grocery_list_from_photo(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
-            "handoff": {"source": {"type": "screen", "id": sid}},
+            "handoff": on_screen(sid),
             "state": {
                 "insert": {
                     "grocery_items": [{"name": {"$contains": n.split()[-1]}, "list_name": list_name} for n in items]
                 }
             },
         },
-        patches=snapshot(sid, "camera", "Shopping\n" + "\n".join(f"- {n}" for n in items), {"items": items}),
+        patches=snapshot_patch(sid, "camera", "Shopping\n" + "\n".join(f"- {n}" for n in items), {"items": items}),
     )
 
 
@@ -378,7 +368,7 @@ def workout_from_machine_screen(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
-            "handoff": {"source": {"type": "screen", "id": sid}},
+            "handoff": on_screen(sid),
             "state": {
                 "insert": {
                     "workouts": [
@@ -394,7 +384,7 @@ def workout_from_machine_screen(g: Gen) -> Draft:
             },
         },
         patches=merge(
-            snapshot(
+            snapshot_patch(
                 sid,
                 "camera",
                 f"{machine} summary\nTime {minutes}:00\nDistance {km} km\nCalories {kcal} kcal",
@@ -505,11 +495,11 @@ def meal_from_label(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
-            "handoff": {"source": {"type": "screen", "id": sid}},
+            "handoff": on_screen(sid),
             "state": {"insert": {"food_logs": [{"meal": meal, "date": g.date(0), "calories": kcal}]}},
         },
         patches=merge(
-            snapshot(
+            snapshot_patch(
                 sid,
                 "camera",
                 f"{food}\nNutrition facts\nPer pack: {kcal} kcal\nProtein 24 g",
@@ -675,11 +665,11 @@ def blood_pressure_from_monitor(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
-            "handoff": {"source": {"type": "screen", "id": sid}},
+            "handoff": on_screen(sid),
             "state": {"insert": {"body_metrics": [{"metric": "blood_pressure", "value": f"{hi}/{lo}"}]}},
         },
         patches=merge(
-            snapshot(
+            snapshot_patch(
                 sid,
                 "camera",
                 f"SYS {hi} mmHg\nDIA {lo} mmHg\nPULSE {pulse}/min",

@@ -14,16 +14,15 @@ from typing import Any
 from sandbox.errors import ErrorType
 from sandbox.generator.answers import ASKS_FACTS
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.families._common import family, told_agent
 from sandbox.generator.families.basic_media import (
     MONTHS,
-    family,
     music_playing,
     perm_ok,
     playback_ignore,
     tracks,
     watchable,
 )
-from sandbox.generator.families.subagent_shop_finance import told_agent
 
 
 def labelled(g: Gen, *labels: str) -> list[dict[str, Any]]:

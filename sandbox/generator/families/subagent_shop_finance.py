@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families._common import later, on_screen, snapshot_patch, told_agent
 from sandbox.generator.families.basic_finance import (
     BILL_NAMES,
     NAMES,
@@ -24,28 +24,12 @@ from sandbox.generator.families.basic_shopping import model_of, order_items
 
 def snapshot(g: Gen, app: str, text: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     sid = f"snapshot_{g.rng.randint(100, 999)}"
-    return sid, {
-        "insert": {
-            "screen_snapshots": [
-                {"snapshot_id": sid, "app_id": app, "ocr_text": text, "fields_json": json.dumps(fields)}
-            ]
-        }
-    }
-
-
-def told_agent(agent: str, *patterns: str) -> dict[str, Any]:
-    """A sub-agent job whose handoff says each of ``patterns`` somewhere (the objective, any fact, any input): the
-    facts the agent must learn, however the planner words and structures the handoff."""
-    return {"agent": agent, "handoff_json": {"$regex": "(?s)^" + "".join(f"(?=.*(?:{p}))" for p in patterns)}}
+    return sid, snapshot_patch(sid, app, text, fields)
 
 
 def digits(number: str) -> str:
     """A pattern for ``number`` not inside a longer number (a card's last four, not a phone's)."""
     return rf"(?<!\d){number}(?!\d)"
-
-
-def later(g: Gen, hours: int) -> str:
-    return (g.now + dt.timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M")
 
 
 def simple_product(g: Gen, exclude: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
@@ -94,7 +78,7 @@ def product_from_screenshot(g: Gen) -> Draft:
         patches=patch,
         check={
             "route": "call_screen_reader_agent",
-            "handoff": {"source": {"type": "screen", "id": sid}},
+            "handoff": on_screen(sid),
             "state": {"insert": {"cart_items": [{"product_id": p["product_id"], "quantity": 1}]}},
         },
     )
@@ -430,7 +414,7 @@ def pay_from_bank_details_screenshot(g: Gen) -> Draft:
         patches=patch,
         check={
             "route": "call_screen_reader_agent",
-            "handoff": {"source": {"type": "screen", "id": sid}},
+            "handoff": on_screen(sid),
             "state": {
                 "insert": {
                     "transfers": [{"recipient_key": iban, "amount": value, "currency": currency}],
@@ -480,7 +464,7 @@ def pay_bill_from_photo(g: Gen) -> Draft:
         patches=patch,
         check={
             "route": "call_screen_reader_agent",
-            "handoff": {"source": {"type": "screen", "id": sid}},
+            "handoff": on_screen(sid),
             "state": paid_check(bill),
         },
     )
@@ -694,7 +678,7 @@ def split_receipt_photo(g: Gen) -> Draft:
         patches=patch,
         check={
             "route": "call_screen_reader_agent",
-            "handoff": {"source": {"type": "screen", "id": sid}},
+            "handoff": on_screen(sid),
             "state": {
                 "insert": {
                     "splits": [

@@ -14,6 +14,7 @@ from typing import Any
 from sandbox.domains.home import dev_id
 from sandbox.domains.travel import AIRPORTS, CITY_AIRPORT
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.families._common import history, later, screen_rows, told_agent
 from sandbox.generator.families.basic_home import dev_update, devices
 from sandbox.generator.families.basic_travel import (
     PAID,
@@ -21,23 +22,11 @@ from sandbox.generator.families.basic_travel import (
     grant,
     guarded,
     here,
-    history,
     hm,
     nearest,
     soon_booking,
     trains_on,
 )
-from sandbox.generator.families.subagent_shop_finance import told_agent
-
-
-def snapshot(sid: str, app: str, text: str, fields: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "screen_snapshots": [{"snapshot_id": sid, "app_id": app, "ocr_text": text, "fields_json": json.dumps(fields)}]
-    }
-
-
-def later(g: Gen, hours: float) -> str:
-    return (g.now + dt.timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M")
 
 
 def phone_service(phone: str, name: str, handler: str, rules: dict[str, Any]) -> dict[str, Any]:
@@ -90,7 +79,7 @@ def navigate_to_address_on_screen(g: Gen) -> Draft:
             "state": {"insert": {"navigation_sessions": [{"destination_place_id": spot["place_id"], "mode": mode}]}},
         },
         patches={
-            "insert": snapshot(
+            "insert": screen_rows(
                 sid, "messages", text, {"venue": spot["name"], "address": spot["address"], "city": spot["city"]}
             ),
             "update": {"app_permissions": [grant("maps")]},
@@ -351,7 +340,7 @@ def book_train_from_screenshot(g: Gen) -> Draft:
             },
         },
         patches={
-            "insert": snapshot(
+            "insert": screen_rows(
                 sid,
                 "chat",
                 text,
@@ -746,7 +735,7 @@ def guest_code_from_message(g: Gen) -> Draft:
             "follow_up": {"tool": "ask_user", "args": {}},
             "state": {"insert": {"access_codes": [{"device_id": lock, "valid_until": until}]}},
         },
-        patches={"insert": snapshot(sid, "messages", text, {"guest": guest, "valid_until": until})},
+        patches={"insert": screen_rows(sid, "messages", text, {"guest": guest, "valid_until": until})},
         script=[{"answer": "Yes, go ahead.", "keywords": ["code", "confirm", "issue"], "kind": "confirm"}],
     )
 

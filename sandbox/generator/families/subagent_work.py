@@ -9,34 +9,22 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.families._common import family, snapshot_patch, told_agent
 from sandbox.generator.families.basic_work import (
     FMT,
     contact,
     day_phrase,
-    family,
     focus_effects,
     hm_words,
     is_free,
     now_minute,
     unique_future,
 )
-from sandbox.generator.families.subagent_shop_finance import told_agent
 
 PHARMACY, SALON = "+15550100002", "+15550100003"
-
-
-def snapshot(sid: str, app: str, text: str, fields: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "insert": {
-            "screen_snapshots": [
-                {"snapshot_id": sid, "app_id": app, "ocr_text": text, "fields_json": json.dumps(fields)}
-            ]
-        }
-    }
 
 
 # ---- 1.1 GUI: book a meeting room for an existing meeting; the flow needs the head count ------------------
@@ -269,7 +257,7 @@ def whiteboard_to_note(g: Gen) -> Draft:
             "handoff": {"source": {"type": "screen", "id": sid}},
             "state": {"insert": {"notes": [{"title": title, "content": {"$contains_all": items}}]}},
         },
-        patches=snapshot(sid, "camera", text, {"action_items": items}),
+        patches=snapshot_patch(sid, "camera", text, {"action_items": items}),
     )
 
 
@@ -407,7 +395,7 @@ def expenses_to_shared_sheet(g: Gen) -> Draft:
                 }
             },
         },
-        patches=snapshot(sid, "browser", text, {"expenses": [{"item": n, "amount": a} for n, a in items]}),
+        patches=snapshot_patch(sid, "browser", text, {"expenses": [{"item": n, "amount": a} for n, a in items]}),
     )
 
 
@@ -446,7 +434,7 @@ def course_page_deadline(g: Gen) -> Draft:
             "handoff": {"source": {"type": "screen", "id": sid}},
             "state": {"insert": {"assignments": [{"course_id": course["course_id"], "title": title, "due": due}]}},
         },
-        patches=snapshot(sid, "browser", text, fields),
+        patches=snapshot_patch(sid, "browser", text, fields),
     )
 
 
@@ -492,7 +480,7 @@ def block_top_app_in_focus(g: Gen) -> Draft:
                 "update": updates,
             },
         },
-        patches=snapshot(
+        patches=snapshot_patch(
             sid,
             "settings",
             text,

@@ -1,0 +1,97 @@
+"""Helpers shared by several family modules (no families here: this module has no CATEGORY or PLAN)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+from collections.abc import Callable
+from typing import Any
+
+from sandbox import db
+from sandbox.episode import apply_changes
+from sandbox.executor import Executor
+from sandbox.generator.core import BuildError, Draft, Gen
+from sandbox.generator.core import family as _family
+from sandbox.retrieval import action_space
+from sandbox.tasks import Changes
+from sandbox.tooling import REGISTRY
+from sandbox.world import world_image
+
+
+def family(category: str, l2: str | None = None, **tags: str) -> Callable[[Callable[[Gen], Draft]], Any]:
+    """``core.family`` plus a guard: a query whose retrieval cannot hold the gold's tools is a BuildError.
+
+    (``retrieval.action_space`` raises ValueError, which the builder does not catch, when the gold needs
+    more visible tools than A0 holds; that would stop the whole build instead of trying another draft.
+    Likewise an IndexError, KeyError or ValueError of the family itself: a world that does not fit.)
+    """
+
+    def register(fn: Callable[[Gen], Draft]) -> Any:
+        @functools.wraps(fn)
+        def guarded(g: Gen) -> Draft:
+            try:
+                d = fn(g)
+            except (IndexError, KeyError, ValueError) as exc:  # a world that does not fit: try another draft
+                raise BuildError(f"{type(exc).__name__}: {exc}") from None
+            tools = [a["name"] for a in d.gold if a["name"] in REGISTRY and REGISTRY[a["name"]].is_domain_tool]
+            try:
+                action_space(d.query, [m["content"] for m in d.history], tools)
+            except ValueError as exc:
+                raise BuildError(f"retrieval: {exc}") from None
+            return d
+
+        return _family(category, l2, **tags)(guarded)
+
+    return register
+
+
+def peek(g: Gen, tool: str, patches: dict[str, Any] | None = None, **arguments: Any) -> dict[str, Any]:
+    """What a read-only tool returns on the world (with the draft's ``patches``): a gold answer states those
+    facts, and a draft knows them before the build replays its gold."""
+    conn = db.open_database(world_image(g.persona.persona_id), journal=False)
+    try:
+        conn.begin()
+        apply_changes(conn, Changes.model_validate(patches or {}))
+        result = Executor(conn, visible=frozenset({tool})).call(tool, arguments)
+    finally:
+        db.release(conn)
+    if result["Status"] != "success":
+        raise BuildError(f"{tool}({arguments}) failed on {g.persona.persona_id}: {result['ErrorType']}")
+    return dict(result["Payload"])
+
+
+def history(user: str, assistant: str) -> list[dict[str, str]]:
+    """A one-exchange conversation before the query."""
+    return [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
+
+
+def later(g: Gen, hours: float) -> str:
+    """The persona's now plus ``hours``, to the minute."""
+    return (g.now + dt.timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M")
+
+
+# ---- sub-agent tasks ---------------------------------------------------------------------------------------
+
+
+def told_agent(agent: str, *patterns: str) -> dict[str, Any]:
+    """A sub-agent job whose handoff says each of ``patterns`` somewhere (the objective, any fact, any input): the
+    facts the agent must learn, however the planner words and structures the handoff."""
+    return {"agent": agent, "handoff_json": {"$regex": "(?s)^" + "".join(f"(?=.*(?:{p}))" for p in patterns)}}
+
+
+def on_screen(sid: str) -> dict[str, Any]:
+    """A screen-reader handoff that names the snapshot ``sid``."""
+    return {"source": {"type": "screen", "id": sid}}
+
+
+def screen_rows(sid: str, app: str, text: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The rows to insert for one screen snapshot (a draft's patch)."""
+    return {
+        "screen_snapshots": [{"snapshot_id": sid, "app_id": app, "ocr_text": text, "fields_json": json.dumps(fields)}]
+    }
+
+
+def snapshot_patch(sid: str, app: str, text: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """A patch that inserts one screen snapshot."""
+    return {"insert": screen_rows(sid, app, text, fields)}

@@ -315,9 +315,11 @@ def _state(operand: Any) -> tuple[str, str | None, tuple[str, ...]]:
 def _check_state(operand: Any, actual: Any, path: str) -> str | None:
     value, asked, subjects = _state(operand)
     of = f" of {subjects[0]}" if subjects else ""
-    if isinstance(actual, str) and False in facts.state_assertions(actual, value, asked, subjects):
+    # read once: ``facts.states_state`` is "some assertion, and none False" over the same list
+    found = facts.state_assertions(actual, value, asked, subjects) if isinstance(actual, str) else []
+    if False in found:
         return _fail(path, f"states the opposite of the state {value!r}{of}: {_show(actual)}")
-    return _stated(path, actual, lambda t: facts.states_state(t, value, asked, subjects), f"the state {value!r}{of}")
+    return _stated(path, actual, lambda _: bool(found), f"the state {value!r}{of}")
 
 
 _CHECKS: dict[str, Callable[[Any, Any, str], str | None]] = {
@@ -482,6 +484,9 @@ def _valid_none(operand: Any) -> None:
     _need(operand is True, "$none", operand, "needs true")
 
 
+_STATE_WORDS = ", ".join(sorted(w for g in facts.STATE_GROUPS for w in g[0] | g[1]))
+
+
 def _valid_state(operand: Any) -> None:
     ok_shape = isinstance(operand, str) or (
         isinstance(operand, dict) and "value" in operand and set(operand) <= {"value", "asked", "subject"}
@@ -489,8 +494,7 @@ def _valid_state(operand: Any) -> None:
     _need(ok_shape, "$state", operand, "needs a state word or an object with value, optionally asked and subject")
     value, asked, _subjects = _state(operand)
     group = facts.state_group(value) if isinstance(value, str) else None
-    words = sorted(w for g in facts.STATE_GROUPS for w in g[0] | g[1])
-    _need(group is not None, "$state", operand, f"value must be one of {', '.join(words)}")
+    _need(group is not None, "$state", operand, f"value must be one of {_STATE_WORDS}")
     _need(
         asked is None or (isinstance(asked, str) and facts.state_group(asked) == group),
         "$state",

@@ -12,7 +12,7 @@ unless the check expects a change in one of them (``ignored_tables_of``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import sandbox.domains  # noqa: F401  (registers every tool, so REGISTRY knows which ones mutate state)
@@ -92,7 +92,8 @@ def answer_failures(answer: Sequence[Any], steps: list[Step]) -> list[str]:
 def _match_calls(calls: Sequence[ExpectedCall], steps: list[Step]) -> tuple[set[int], list[str]]:
     """Distinct steps for all calls with every ``after`` call's step earlier, found by backtracking
     in dependency order (checks hold a handful of calls); else the reasons, from a maximum matching."""
-    fit = [[p for p, step in enumerate(steps) if _satisfies(call, step)] for call in calls]
+    reads = _evidence_reads(steps) if any(_has_evidence(call) for call in calls) else {}
+    fit = [_fitting_steps(call, steps, reads) for call in calls]
     placed: dict[int, int] = {}
 
     def place(order: list[int]) -> bool:
@@ -140,29 +141,52 @@ def _dependency_order(calls: Sequence[ExpectedCall]) -> list[int]:
     return order
 
 
-def _satisfies(call: ExpectedCall, step: Step) -> bool:
-    """Same tool and arguments, or (a read-only call with evidence) a read-only step whose result holds the evidence."""
-    if _fits(call, step):
-        return True
-    return (
-        not _is_mutating(step.name)
-        and step.name not in NO_EVIDENCE
-        and holds_evidence(call, step.envelope.get("Payload"))
-    )
+def _evidence_reads(steps: list[Step]) -> dict[int, list[dict[str, Any]]]:
+    """Per step that may stand in for an expected read (a read-only call, not a framework step echoing
+    the planner or the user), the objects its Payload holds: walked once, whatever the calls."""
+    return {
+        p: list(objects(s.envelope.get("Payload")))
+        for p, s in enumerate(steps)
+        if not _is_mutating(s.name) and s.name not in NO_EVIDENCE
+    }
+
+
+def _fitting_steps(call: ExpectedCall, steps: list[Step], reads: dict[int, list[dict[str, Any]]]) -> list[int]:
+    """Positions of the steps that satisfy the call: the same tool and arguments, or (a read-only
+    call with evidence) a read-only step whose result holds the evidence."""
+    args = _expected_args(call)
+    evidence = call.evidence if _has_evidence(call) else []
+    return [
+        p
+        for p, step in enumerate(steps)
+        if (step.name == call.tool and fits(args, step.arguments))
+        or (evidence and p in reads and _holds_all(evidence, reads[p]))
+    ]
+
+
+def _has_evidence(call: ExpectedCall) -> bool:
+    return bool(call.evidence) and not _is_mutating(call.tool)
 
 
 def holds_evidence(call: ExpectedCall, payload: Any) -> bool:
     """A read-only expected call with evidence, and a result that holds every item of it."""
-    return bool(call.evidence) and not _is_mutating(call.tool) and all(_holds(item, payload) for item in call.evidence)
+    return _has_evidence(call) and _holds_all(call.evidence, list(objects(payload)))
 
 
-def _holds(item: dict[str, Any], payload: Any) -> bool:
-    """Some object of the payload, at any depth, fits the evidence item."""
-    if isinstance(payload, dict):
-        return fits(item, payload) or any(_holds(item, v) for v in payload.values())
-    if isinstance(payload, list):
-        return any(_holds(item, v) for v in payload)
-    return False
+def _holds_all(evidence: Sequence[dict[str, Any]], found: list[dict[str, Any]]) -> bool:
+    """Every evidence item fits some object of a result (``found``: its objects at any depth)."""
+    return all(any(fits(item, obj) for obj in found) for item in evidence)
+
+
+def objects(value: Any) -> Iterator[dict[str, Any]]:
+    """Every object of a JSON value at any depth, the value itself first."""
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from objects(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from objects(item)
 
 
 def _fits(call: ExpectedCall, step: Step) -> bool:

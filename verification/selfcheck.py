@@ -50,12 +50,12 @@ from typing import Any
 
 from sandbox import facts
 from sandbox.conditions import CONDITIONS, action_space_for
-from sandbox.episode import Episode, Step, Trajectory
-from sandbox.generator.evidence import VOLATILE, gold_steps
+from sandbox.episode import Episode, Trajectory
+from sandbox.generator.evidence import VOLATILE, gold_steps, leaves
 from sandbox.skills import SKILLS
 from sandbox.tasks import Action, AgentBehaviorCheck, Task, ToolCallCheck
 from sandbox.tooling import REGISTRY
-from verification.checkers import holds_evidence
+from verification.checkers import holds_evidence, objects, successful_steps
 from verification.matchers import fits
 from verification.verify import Verdict, verify
 
@@ -122,18 +122,22 @@ def _changed(value: Any) -> Any:
     return "something else entirely"
 
 
-def decisive_step(task: Task) -> int | None:
-    """The last gold step that succeeded and is a domain or sub-agent call (what the task is about)."""
-    trajectory = replay(task, task.gold)
+def decisive_step(task: Task, trajectory: Trajectory | None = None) -> int | None:
+    """The last gold step that succeeded and is a domain or sub-agent call (what the task is about);
+    ``trajectory``: the gold replayed under the default condition, when the caller has it."""
+    trajectory = replay(task, task.gold) if trajectory is None else trajectory
     for step in reversed(trajectory.steps):
         if step.name not in FRAMEWORK_STEPS and step.envelope["Status"] == "success":
             return step.index - 1
     return None
 
 
-def perturbations(task: Task) -> Iterator[tuple[str, list[Action]]]:
+def perturbations(task: Task, trajectory: Trajectory | None = None) -> Iterator[tuple[str, list[Action]]]:
+    """The gold's perturbations (see the module docstring); ``trajectory``: the gold replayed under
+    the default condition, when the caller has it (else it is replayed here)."""
     gold = list(task.gold)
-    at = decisive_step(task)
+    trajectory = replay(task, gold) if trajectory is None else trajectory
+    at = decisive_step(task, trajectory)
     if at is not None and not task.noop_ok:
         action = gold[at]
         for name in REGISTRY[action.name].parameters.get("required", []):
@@ -144,7 +148,7 @@ def perturbations(task: Task) -> Iterator[tuple[str, list[Action]]]:
                     [*gold[:at], Action(name=action.name, arguments=args), *gold[at + 1 :]],
                 )
     if task.required_memory_ids:
-        yield from _dropped_searches(task, gold)
+        yield from _dropped_searches(task, gold, trajectory)
     yield "extra_call", [*gold[:-1], EXTRA_CALL, gold[-1]]
     if task.required_skill_id:
         yield "skill", [a for a in gold if a.name != "load_skill"]
@@ -160,8 +164,7 @@ def perturbations(task: Task) -> Iterator[tuple[str, list[Action]]]:
                 )
 
 
-def _dropped_searches(task: Task, gold: list[Action]) -> Iterator[tuple[str, list[Action]]]:
-    trajectory = replay(task, gold)
+def _dropped_searches(task: Task, gold: list[Action], trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
     returned = [
         (s.index - 1, {r.get("memory_id") for r in s.envelope["Payload"].get("records", [])})
         for s in trajectory.steps
@@ -206,10 +209,6 @@ TEXT_FIELDS = frozenset(
 )
 
 
-def _ok_steps(trajectory: Trajectory) -> list[Step]:
-    return [s for s in trajectory.steps if s.envelope.get("Status") == "success"]
-
-
 def _is_read(name: str) -> bool:
     return name in REGISTRY and REGISTRY[name].is_domain_tool and not REGISTRY[name].mutating
 
@@ -220,9 +219,10 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     if task.noop_ok:
         return
     if isinstance(task.check, ToolCallCheck):
-        yield from _reordered(task.check, gold, trajectory)
-        yield from _equivalents(task, gold, trajectory)
-    reads = [s.index - 1 for s in _ok_steps(trajectory) if _is_read(s.name)]
+        steps = _expected_steps(task.check, gold, trajectory)
+        yield from _reordered(task.check, gold, steps)
+        yield from _equivalents(task, gold, trajectory, steps)
+    reads = [s.index - 1 for s in successful_steps(trajectory) if _is_read(s.name)]
     if reads:
         yield "extra_read", [*gold[:-1], gold[reads[0]], gold[-1]]
     if not task.user_script:
@@ -231,13 +231,13 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
 
 
 def _expected_steps(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory) -> list[int | None]:
-    ok = [s.index - 1 for s in _ok_steps(trajectory)]
+    ok = [s.index - 1 for s in successful_steps(trajectory)]
     return gold_steps([c.model_dump() for c in check.calls], [a.model_dump() for a in gold], ok)
 
 
-def _reordered(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
-    """The first pair of expected reads that depend on each other in neither direction, swapped."""
-    steps = _expected_steps(check, gold, trajectory)
+def _reordered(check: ToolCallCheck, gold: list[Action], steps: list[int | None]) -> Iterator[tuple[str, list[Action]]]:
+    """The first pair of expected reads that depend on each other in neither direction, swapped
+    (``steps``: each expected call's gold step)."""
     before = _closure(check)
     for a in range(len(check.calls)):
         for b in range(a + 1, len(check.calls)):
@@ -273,9 +273,11 @@ def _closure(check: ToolCallCheck) -> list[set[int]]:
     return out
 
 
-def _equivalents(task: Task, gold: list[Action], trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
-    """Per expected read, argument variants whose replay returns every object of the gold's result."""
-    steps = _expected_steps(task.check, gold, trajectory)  # type: ignore[arg-type]
+def _equivalents(
+    task: Task, gold: list[Action], trajectory: Trajectory, steps: list[int | None]
+) -> Iterator[tuple[str, list[Action]]]:
+    """Per expected read, argument variants whose replay returns every object of the gold's result
+    (``steps``: each expected call's gold step)."""
     for call, n in zip(task.check.calls, steps):  # type: ignore[union-attr]
         if n is None or not call.evidence or not _is_read(call.tool):
             continue
@@ -322,20 +324,10 @@ def _covers(payload: Any, gold: Any, arguments: dict[str, Any]) -> bool:
             and (not isinstance(v, (dict, list)) or v == [])
             and not (isinstance(v, str) and facts.fold(v) in echoes)
         }
-        for obj in _objects(gold)
+        for obj in objects(gold)
     ]
-    found = list(_objects(payload))
+    found = list(objects(payload))
     return all(any(fits(item, obj) for obj in found) for item in wanted if item)
-
-
-def _objects(value: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(value, dict):
-        yield value
-        for item in value.values():
-            yield from _objects(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _objects(item)
 
 
 def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
@@ -344,7 +336,7 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
     answer = task.check.answer if isinstance(task.check, (ToolCallCheck, AgentBehaviorCheck)) else []
     if answer:
         # what the gold's calls returned (reads, memory, sub-agents' findings): where other entities' facts are
-        reads = [s.envelope["Payload"] for s in _ok_steps(trajectory) if s.name not in ("finish", "ask_user")]
+        reads = [s.envelope["Payload"] for s in successful_steps(trajectory) if s.name not in ("finish", "ask_user")]
         yield "other_entity", [*gold[:-1], _finish(_other_facts(answer, reads))]
         text = str(gold[-1].arguments.get("answer", ""))
         if any(_op(m) == "$none" for m in answer):
@@ -354,7 +346,9 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         if opposite := _opposite_state(text, answer):
             yield "opposite_state", [*gold[:-1], _finish(opposite)]
     said = " ".join([task.query, *(m.content for m in task.history)])
-    mutating = [gold[s.index - 1] for s in _ok_steps(trajectory) if s.name in REGISTRY and REGISTRY[s.name].mutating]
+    mutating = [
+        gold[s.index - 1] for s in successful_steps(trajectory) if s.name in REGISTRY and REGISTRY[s.name].mutating
+    ]
     dictated = next(
         (
             v
@@ -444,14 +438,7 @@ def _opposite_state(text: str, answer: list[Any]) -> str | None:
 
 
 def _numbers_in(value: Any) -> Iterator[float]:
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _numbers_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _numbers_in(item)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        yield value
+    return (v for v in leaves(value) if isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
 def _other_facts(answer: list[Any], reads: list[Any]) -> str:
@@ -459,7 +446,7 @@ def _other_facts(answer: list[Any], reads: list[Any]) -> str:
     fields = [
         (k, v)
         for read in reads
-        for obj in _objects(read)
+        for obj in objects(read)
         for k, v in obj.items()
         if not isinstance(v, (dict, list, bool)) and v is not None
     ]
@@ -516,7 +503,7 @@ def _same_evidence(task: Task, trajectory: Trajectory) -> bool:
     """A perturbed trajectory whose expected reads all still get their evidence: the same data, not a wrong call."""
     if not isinstance(task.check, ToolCallCheck) or not all(c.evidence for c in task.check.calls):
         return False
-    steps = _ok_steps(trajectory)
+    steps = successful_steps(trajectory)
     return all(
         any(s.name == c.tool and holds_evidence(c, s.envelope.get("Payload")) for s in steps) for c in task.check.calls
     )
@@ -527,8 +514,9 @@ def check_task(task: Task) -> list[Outcome]:
     out: list[Outcome] = []
     conditions = CONDITIONS if task.category == "skill" else ("default",)
     declared = set(filter(None, task.tags.get("recovers", "").split(",")))
+    golds: dict[str, Trajectory] = {}  # the gold's replay under each condition, reused below
     for condition in conditions:
-        trajectory = replay(task, task.gold, condition)
+        trajectory = golds[condition] = replay(task, task.gold, condition)
         verdict = verify(task, trajectory)
         # the gold must run as built under every condition: an error it does not declare as a recovery
         # (a lookup the condition does not offer) means the condition hides what the model needs
@@ -547,40 +535,29 @@ def check_task(task: Task) -> list[Outcome]:
         )
     )
     condition = "mtsr" if task.category == "skill" else "default"
-    for kind, gold in perturbations(task):
+    for kind, gold in perturbations(task, golds.get("default")):
         replayed = replay(task, gold, condition, extra_tools=[EXTRA_CALL.name])
         if kind.startswith("argument:") and _same_evidence(task, replayed):
             continue
-        verdict = verify(task, replayed)
-        out.append(
-            Outcome(
-                task.task_id,
-                f"perturb/{kind.split(':')[0]}",
-                verdict.passed,
-                f"{kind} still passes" if verdict.passed else "",
-            )
-        )
-    trajectory = replay(task, task.gold, condition)
+        out.append(_outcome(task.task_id, f"perturb/{kind.split(':')[0]}", kind, verify(task, replayed), False))
     # the gold's tools stay offered to the alternatives, but a skill's tools stay hidden until it is loaded
     # (a near-miss gold reaches for one too early on purpose, and must keep failing there)
     hidden = {t for s in task.candidate_skills for t in SKILLS[s].tools}
     gold_tools = [a.name for a in task.gold if a.name not in hidden]
-    for kind, gold in alternatives(task, trajectory):
-        verdict = run(task, gold, condition, extra_tools=gold_tools)
-        out.append(
-            Outcome(
-                task.task_id,
-                f"alt/{kind}",
-                not verdict.passed,
-                f"{kind} fails: {'; '.join(verdict.reasons)}" if not verdict.passed else "",
-            )
-        )
-    for kind, gold in wrong_endings(task, trajectory):
-        verdict = run(task, gold, condition, extra_tools=gold_tools)
-        out.append(
-            Outcome(task.task_id, f"wrong/{kind}", verdict.passed, f"{kind} still passes" if verdict.passed else "")
-        )
+    for prefix, variants, must_pass in (("alt", alternatives, True), ("wrong", wrong_endings, False)):
+        for kind, gold in variants(task, golds[condition]):
+            verdict = run(task, gold, condition, extra_tools=gold_tools)
+            out.append(_outcome(task.task_id, f"{prefix}/{kind}", kind, verdict, must_pass))
     return out
+
+
+def _outcome(task_id: str, check: str, kind: str, verdict: Verdict, must_pass: bool) -> Outcome:
+    """A variant of the gold that must pass (an alternative) or fail (a perturbation, a wrong ending)."""
+    if must_pass:
+        return Outcome(
+            task_id, check, not verdict.passed, "" if verdict.passed else f"{kind} fails: {'; '.join(verdict.reasons)}"
+        )
+    return Outcome(task_id, check, verdict.passed, f"{kind} still passes" if verdict.passed else "")
 
 
 @dataclass

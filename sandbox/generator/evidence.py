@@ -112,14 +112,14 @@ def _ancestors(
     gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], ok: list[int], said: str
 ) -> list[set[int]]:
     """Per gold step, the earlier successful steps whose results it uses, directly or through others."""
-    leaves = {n: list(_leaves(results[n].get("Payload"))) for n in ok}
+    by_step = {n: list(leaves(results[n].get("Payload"))) for n in ok}
     ancestors: list[set[int]] = []
     for n, action in enumerate(gold):
         found: set[int] = set()
-        for value in _leaves(action["arguments"]):
+        for value in leaves(action["arguments"]):
             if not isinstance(value, str) or len(fold(value)) < 3 or mentions(said, value):
                 continue
-            source = next((m for m in ok if m < n and any(_holds(leaf, value) for leaf in leaves[m])), None)
+            source = next((m for m in ok if m < n and any(_holds(leaf, value) for leaf in by_step[m])), None)
             if source is not None:
                 found |= {source, *ancestors[source]}
         ancestors.append(found)
@@ -131,13 +131,14 @@ def _holds(leaf: Any, value: str) -> bool:
     return isinstance(leaf, str) and (leaf == value or mentions(leaf, value))
 
 
-def _leaves(value: Any) -> Iterator[Any]:
+def leaves(value: Any) -> Iterator[Any]:
+    """Every scalar of a JSON value at any depth, in order."""
     if isinstance(value, dict):
         for v in value.values():
-            yield from _leaves(v)
+            yield from leaves(v)
     elif isinstance(value, list):
         for v in value:
-            yield from _leaves(v)
+            yield from leaves(v)
     else:
         yield value
 
@@ -149,9 +150,9 @@ def payload_evidence(
     records: list[tuple[Payload, str]] = []
     plain: list[Payload] = []
     _walk(payload, stable, records, plain)
-    used_later = {v for v in _leaves(later) if isinstance(v, str)}
+    used_later = {v for v in leaves(later) if isinstance(v, str)}
     used = [(obj, key) for obj, key in records if obj[key] in used_later or _named_in(obj, answer, stable)]
-    echoes = {_echo(v) for v in _leaves(arguments)} - {None}
+    echoes = {_echo(v) for v in leaves(arguments)} - {None}
     items = [item for obj in plain if (item := _scalars(obj, echoes, stable))]  # type: ignore[arg-type]  # None removed
     stated = [kept for item in items if (kept := {k: v for k, v in item.items() if mentions(answer, v)})]
     rows = [item for obj, key in used or records for item in _row_items(obj, key, echoes, stable)]  # type: ignore[arg-type]  # None removed

@@ -44,7 +44,7 @@ from sqlalchemy import Column, Connection, Table, Text, select
 import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the schema gate reads)
 from sandbox import db
 from sandbox.executor import id_prefix
-from sandbox.generator import lint
+from sandbox.generator import evidence, lint
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS
 from sandbox.tasks import Task
@@ -173,13 +173,7 @@ WORLDS = "(worlds)"  # the family named by a violation of a persona world itself
 @functools.cache
 def world_ids() -> frozenset[str]:
     """Every value of a single-text-column primary key in some persona world."""
-    found: set[str] = set()
-    for persona in PERSONAS:
-        conn = _world(persona)
-        for t in metadata.tables.values():
-            if (key := _text_key(t)) is not None:
-                found |= {v for (v,) in conn.execute(select(key))}
-    return frozenset(found)
+    return frozenset().union(*(evidence.world_ids(persona) for persona in PERSONAS))
 
 
 def schema_texts() -> dict[str, str]:

@@ -24,7 +24,7 @@ from rich.table import Table
 from sqlalchemy import select
 
 from experiments.analysis import Facts, analyse, paired, row_facts
-from experiments.store import ResultsStore, datasets, file_sha256
+from experiments.store import ResultsStore, datasets, file_sha256, record_key
 from sandbox.suite import TASK_DIR
 from sandbox.tasks import Task, load_tasks
 
@@ -47,21 +47,17 @@ def cells(store: ResultsStore, **where: Any) -> list[Cell]:
     return sorted({(r["planner"], r["split"], r["condition"], r["seed"]) for r in store.rows(**where)})
 
 
-def cell_facts(store: ResultsStore, cell: Cell, tasks: dict[str, dict[str, Task]]) -> list[Facts]:
+def cell_facts(
+    store: ResultsStore, cell: Cell, tasks: dict[str, dict[str, Task]], keys: set[tuple[Any, ...]] | None = None
+) -> list[Facts]:
+    """Facts of a cell's episodes; ``keys``: only those whose store key is among them (the others'
+    trajectories are never decompressed)."""
     planner, split, condition, seed = cell
     by_id = tasks.get(split, {})
     return [
         row_facts(r, json.loads(gzip.decompress(r["trajectory"])), by_id.get(r["task_id"].partition("@")[0]))
         for r in store.rows(with_trajectories=True, planner=planner, split=split, condition=condition, seed=seed)
-    ]
-
-
-def cell_keys(store: ResultsStore, cell: Cell) -> list[tuple[Any, ...]]:
-    """The keys of a cell's rows, in the order ``cell_facts`` returns their facts."""
-    planner, split, condition, seed = cell
-    return [
-        (r["planner"], r["split"], r["condition"], r["seed"], r["task_id"])
-        for r in store.rows(planner=planner, split=split, condition=condition, seed=seed)
+        if keys is None or record_key(r) in keys
     ]
 
 
@@ -91,9 +87,7 @@ def report_analysis(
     causes.add_column("top failure causes")
     chosen = sorted({k[:4] for k in keys}) if keys is not None else cells(store, **({"split": split} if split else {}))
     for cell in chosen:
-        facts = cell_facts(store, cell, tasks)
-        if keys is not None:
-            facts = [f for f, key in zip(facts, cell_keys(store, cell)) if key in keys]
+        facts = cell_facts(store, cell, tasks, keys)
         groups[cell[:3]].extend(facts)
         result = analyse(facts, seed=cell[3])
         label = "/".join(map(str, cell[:3])) + f"/seed{cell[3]}"

@@ -192,6 +192,11 @@ def _task_table(facts: Sequence[Facts]) -> dict[str, dict[str, tuple[int, int]]]
     return {c: {t: (p, n) for t, (p, n) in tasks.items()} for c, tasks in table.items()}
 
 
+def _table_overall(table: Mapping[str, Mapping[str, tuple[int, int]]]) -> float:
+    """Overall of a task table: each category's pass rate over all its episodes, the paper's weights."""
+    return overall({c: 100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()) for c, t in table.items()})
+
+
 def _resampled_rates(
     table: Mapping[str, Mapping[str, tuple[int, int]]], order: Sequence[str], rng: np.random.Generator, resamples: int
 ) -> dict[str, np.ndarray]:
@@ -221,7 +226,7 @@ def bootstrap_overall(facts: Iterable[Facts], *, resamples: int = RESAMPLES, see
     if not rows:
         return {"value": None, "ci": None, "resamples": resamples, "seed": seed}
     table = _task_table(rows)
-    value = overall({c: 100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()) for c, t in table.items()})
+    value = _table_overall(table)
     order = sorted({f["task_id"] for f in rows})
     draws = _weighted(_resampled_rates(table, order, np.random.default_rng(seed), resamples))
     lo, hi = np.percentile(draws, [2.5, 97.5])
@@ -481,12 +486,7 @@ def paired(a: Iterable[Facts], b: Iterable[Facts], *, resamples: int = RESAMPLES
         a_only = sum(fa[i]["passed"] and not fb[i]["passed"] for i in pick)
         b_only = sum(fb[i]["passed"] and not fa[i]["passed"] for i in pick)
         if name == "overall":
-            rate_a = overall(
-                {c: 100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()) for c, t in ta.items()}
-            )
-            rate_b = overall(
-                {c: 100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()) for c, t in tb.items()}
-            )
+            rate_a, rate_b = _table_overall(ta), _table_overall(tb)
             diffs = _weighted(ra) - _weighted(rb)
         else:
             rate_a = 100 * sum(fa[i]["passed"] for i in pick) / len(pick)

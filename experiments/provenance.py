@@ -64,10 +64,6 @@ def versions() -> dict[str, str]:
     return found
 
 
-def sha256_of(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def provenance(
     *,
     task_file: Path,
@@ -76,17 +72,20 @@ def provenance(
     ended: str | None,
     git: Mapping[str, Any] | None = None,
     task_sha256: str | None = None,
+    found: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The provenance record; ``git`` and ``task_sha256`` may be given when the caller already has them (a
-    sweep asks git once and hashes each task file once); ``ended`` None while the run is still going."""
+    """The provenance record; ``git``, ``task_sha256`` and ``found`` (``versions()``) may be given when the
+    caller already has them (a sweep asks git and the installed versions once and hashes each task file
+    once); ``ended`` None while the run is still going."""
+    from experiments.store import file_sha256  # not at the top: the store imports run, which imports this
     from experiments.sweep import redacted
 
-    found = versions()
+    found = dict(found if found is not None else versions())
     return {
         "git": dict(git if git is not None else git_state()),
         "package_version": found.get("mobilepa-bench"),
         "task_file": task_file.name,
-        "task_file_sha256": task_sha256 or sha256_of(task_file),
+        "task_file_sha256": task_sha256 or file_sha256(task_file),
         "verifier_version": VERIFIER_VERSION,
         "planner_config": redacted(dict(planner_config)),
         "versions": found,
@@ -104,9 +103,9 @@ def provenance_id(record: Mapping[str, Any]) -> str:
 def cell_provenance(
     cells: Sequence[Any], *, task_files: Mapping[str, tuple[Path, str]], started: str, sweep_key: str
 ) -> dict[str, tuple[str, dict[str, Any]]]:
-    """cell label -> (provenance id, record) for the cells of one sweep run (git asked once); ``task_files``:
-    split -> (task file path, sha256)."""
-    state = git_state()
+    """cell label -> (provenance id, record) for the cells of one sweep run (git and versions asked once);
+    ``task_files``: split -> (task file path, sha256)."""
+    state, found = git_state(), versions()
     out = {}
     for cell in cells:
         path, sha = task_files[cell.split]
@@ -118,6 +117,7 @@ def cell_provenance(
                 ended=None,
                 git=state,
                 task_sha256=sha,
+                found=found,
             ),
             "sweep_key": sweep_key,
             "cell": cell.label,

@@ -855,6 +855,6 @@ def _finish(plan: Plan, store: ResultsStore, outcome: SweepOutcome, tracker: Swe
         from experiments.tracking import log_sweep
 
         try:
-            outcome.parent_run_id = log_sweep(tracker, store, report_written=outcome.report is not None)
+            outcome.parent_run_id = log_sweep(tracker, store, report_written=outcome.report is not None, rows=rows)
         except (MlflowException, OSError, ReportError) as exc:  # the results are safe in the store; sync them later
             outcome.tracking_error = f"{type(exc).__name__}: {exc}"

@@ -322,16 +322,23 @@ def _tag_commit(client: MlflowClient, run_id: str) -> None:
         client.set_tag(run_id, "mlflow.source.git.commit", commit)
 
 
-def log_sweep(tracker: SweepTracker, store: ResultsStore, report_written: bool = False) -> str:
+def log_sweep(
+    tracker: SweepTracker,
+    store: ResultsStore,
+    report_written: bool = False,
+    rows: list[dict[str, Any]] | None = None,
+) -> str:
     """Log every cell as a child run and the stability analysis on the parent; returns the parent run id.
 
     Safe to repeat, and completes what an interrupted logging left: runs are found again by their tags
     and get their missing params, metrics are rewritten with the same values, artifacts replaced, and
     only the sampled traces a run lacks are logged. A cell with keys missing (``infra_error`` after
-    every retry, or never run) ends FAILED, and so does the parent when any cell does; else FINISHED."""
+    every retry, or never run) ends FAILED, and so does the parent when any cell does; else FINISHED.
+    ``rows``: the sweep's rows with their costs when the caller has read them already, else read here."""
     client, parent, plan = tracker.client, tracker.parent, tracker.plan
     config = plan.config
-    rows = with_costs(sweep_rows(plan, store.rows()), store.provenance())  # + cost_usd, gpu_s
+    if rows is None:
+        rows = with_costs(sweep_rows(plan, store.rows()), store.provenance())  # + cost_usd, gpu_s
     gaps = {g.cell: g for g in find_gaps(plan, rows)}
     parent_metrics: dict[str, float] = {"missing_keys": sum(g.missing for g in gaps.values())}
     stability_doc: dict[str, Any] = {}

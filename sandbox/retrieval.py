@@ -11,7 +11,7 @@ recall before that repair is reported as a dataset statistic.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,14 +93,16 @@ def hidden_tools(skills: Iterable[str]) -> set[str]:
     return {t for s in skills for t in SKILLS[s].tools}
 
 
-def gold_tools(task: Task) -> list[str]:
-    """The domain tools the task's gold needs in the action space, as the build counts them: each
-    call's tool and the steps of a monitor's plan."""
-    names: list[str] = []
-    for action in task.gold:
-        plan = action.arguments.get("on_trigger") if action.name == "call_monitor_agent" else None
-        names += [action.name, *(s["tool"] for s in plan or [] if isinstance(s, dict) and "tool" in s)]
+def tools_called(name: str, arguments: Mapping[str, Any]) -> list[str]:
+    """The domain tools one action needs in the action space: itself, and the steps of a monitor's plan."""
+    plan = arguments.get("on_trigger") if name == "call_monitor_agent" else None
+    names = [name, *(s["tool"] for s in plan or [] if isinstance(s, dict) and "tool" in s)]
     return [n for n in names if n in REGISTRY and REGISTRY[n].is_domain_tool]
+
+
+def gold_tools(task: Task) -> list[str]:
+    """The domain tools the task's gold needs in the action space, as the build counts them."""
+    return [n for action in task.gold for n in tools_called(action.name, action.arguments)]
 
 
 def runtime_tools(

@@ -31,13 +31,11 @@ from sandbox.errors import ErrorType
 from sandbox.executor import Envelope
 from sandbox.generator import gates
 from sandbox.generator.answers import complete_check
-from sandbox.retrieval import action_space
+from sandbox.retrieval import action_space, hidden_tools, tools_called
 from sandbox.schema import metadata
-from sandbox.skills import SKILLS
 from sandbox.subagents import read_path
 from sandbox.tasks import CATEGORIES, Task
 from sandbox.taxonomy import L2, domain_of
-from sandbox.tooling import REGISTRY
 from sandbox.world import PERSONAS, world_image
 
 FRICTIONS = (
@@ -249,10 +247,6 @@ class Replayed:
     context: str  # the phone's context as the system message states it
 
 
-def hidden_tools(skills: Iterable[str]) -> set[str]:
-    return {t for s in skills for t in SKILLS[s].tools}
-
-
 def replay(task: Task) -> Replayed:
     """Run the gold (references resolved step by step) with every gold tool visible."""
     gold: list[dict[str, Any]] = []
@@ -286,21 +280,13 @@ def replay(task: Task) -> Replayed:
     return Replayed(gold, errors, memories, results, context)
 
 
-def _tools_called(action: dict[str, Any]) -> list[str]:
-    """The tools an action needs in the action space: itself, and the steps of a monitor's plan."""
-    plan = action["arguments"].get("on_trigger") if action["name"] == "call_monitor_agent" else None
-    return [action["name"], *(s["tool"] for s in plan or [] if isinstance(s, dict) and "tool" in s)]
-
-
 def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task:
     """Turn a draft into a validated task whose gold is proven to run as intended."""
     l2 = draft.l2 or fam.l2
     if l2 is None:
         raise BuildError("neither the family nor the draft names a level-2 category")
     hidden = hidden_tools(draft.skills)
-    gold_tools = [
-        name for g in draft.gold for name in _tools_called(g) if name in REGISTRY and REGISTRY[name].is_domain_tool
-    ]
+    gold_tools = [name for g in draft.gold for name in tools_called(g["name"], g["arguments"])]
     record: dict[str, Any] = {
         "task_id": task_id,
         "category": fam.category,
@@ -334,7 +320,10 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
     if missing:
         raise BuildError(f"the draft says it recovers from {', '.join(missing)}, but the gold never hit it")
     history = [m["content"] for m in draft.history]
-    space = action_space(draft.query, history, gold_tools, hidden)
+    try:
+        space = action_space(draft.query, history, gold_tools, hidden)
+    except ValueError as exc:  # the query's retrieval cannot make room for every gold tool: another draft
+        raise BuildError(f"retrieval: {exc}") from None
     tags = {**fam.tags, **draft.tags, "recall_at_15": f"{space.recall:.2f}"}
     if replayed.errors:
         tags["recovers"] = ",".join(dict.fromkeys(replayed.errors))

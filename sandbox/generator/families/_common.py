@@ -13,33 +13,21 @@ from sandbox.episode import apply_changes
 from sandbox.executor import Executor
 from sandbox.generator.core import BuildError, Draft, Gen
 from sandbox.generator.core import family as _family
-from sandbox.retrieval import action_space
 from sandbox.tasks import Changes
-from sandbox.tooling import REGISTRY
 from sandbox.world import world_image
 
 
 def family(category: str, l2: str | None = None, **tags: str) -> Callable[[Callable[[Gen], Draft]], Any]:
-    """``core.family`` plus a guard: a query whose retrieval cannot hold the gold's tools is a BuildError.
-
-    (``retrieval.action_space`` raises ValueError, which the builder does not catch, when the gold needs
-    more visible tools than A0 holds; that would stop the whole build instead of trying another draft.
-    Likewise an IndexError, KeyError or ValueError of the family itself: a world that does not fit.)
-    """
+    """``core.family`` for families that read the world loosely: an IndexError, KeyError or ValueError of
+    the family itself means a world that does not fit, so the builder tries another draft."""
 
     def register(fn: Callable[[Gen], Draft]) -> Any:
         @functools.wraps(fn)
         def guarded(g: Gen) -> Draft:
             try:
-                d = fn(g)
-            except (IndexError, KeyError, ValueError) as exc:  # a world that does not fit: try another draft
+                return fn(g)
+            except (IndexError, KeyError, ValueError) as exc:
                 raise BuildError(f"{type(exc).__name__}: {exc}") from None
-            tools = [a["name"] for a in d.gold if a["name"] in REGISTRY and REGISTRY[a["name"]].is_domain_tool]
-            try:
-                action_space(d.query, [m["content"] for m in d.history], tools)
-            except ValueError as exc:
-                raise BuildError(f"retrieval: {exc}") from None
-            return d
 
         return _family(category, l2, **tags)(guarded)
 

@@ -32,8 +32,7 @@ from sandbox.generator.families._common import history
 def space_ok(draft: Draft) -> Draft:
     """BuildError instead of the ValueError ``retrieval.action_space`` raises when BM25 finds fewer tools
     than A0 holds and cannot make room for every gold tool (a framework limitation: very short queries)."""
-    from sandbox.generator.core import hidden_tools
-    from sandbox.retrieval import retrieve
+    from sandbox.retrieval import hidden_tools, retrieve
     from sandbox.tooling import REGISTRY
 
     hide = hidden_tools(draft.skills)

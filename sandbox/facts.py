@@ -205,11 +205,14 @@ def quantities(text: str) -> list[Quantity]:
     return found
 
 
+def count_words(text: str) -> list[int]:
+    """Whole numbers stated as words up to twenty ("three"), in order."""
+    return [COUNT_WORDS.index(w) for w in re.findall(r"[a-z]+", text.casefold()) if w in COUNT_WORDS]
+
+
 def counts(text: str) -> list[int]:
     """Whole numbers stated as digits (outside dates and times) or as words up to twenty."""
-    words = re.findall(r"[a-z]+", text.casefold())
-    stated = [COUNT_WORDS.index(w) for w in words if w in COUNT_WORDS]
-    return stated + [int(q.value) for q in quantities(text) if q.unit == 1 and q.value >= 0]
+    return count_words(text) + [int(q.value) for q in quantities(text) if q.unit == 1 and q.value >= 0]
 
 
 def dates(text: str) -> set[tuple[int | None, int, int]]:

@@ -246,7 +246,7 @@ def _numbers(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], reads: 
                 out.append({"$number": value})
         elif q.unit == 1 and int(q.value) in lengths | counts:
             out.append({"$count": int(q.value)})
-    worded = [facts.COUNT_WORDS.index(w) for w in re.findall(r"[a-z]+", answer.casefold()) if w in facts.COUNT_WORDS]
+    worded = facts.count_words(answer)
     out += [{"$count": n} for n in worded if n in lengths | counts and {"$count": n} not in out]
     return _unique(out)
 

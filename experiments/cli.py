@@ -31,23 +31,23 @@ def _run(args: list[str]) -> int:
     if _wants_help(args):
         print(_run_help())
         return 0
-    from experiments import run
+    from experiments.execution import config, run
 
     try:
         args = config_dir_args(args)
     except ValueError as exc:
         print(f"mobilepa run: {exc}", file=sys.stderr)
         return 2
-    from experiments.record_run import run_override
-    from experiments.selection import as_override
+    from experiments.execution.record_run import run_override
+    from experiments.plan.selection import as_override
 
     args = [run_override(as_override(a)) for a in args]  # limit=, task_ids=, store=, tracking=: added to the config
     if not any(a.startswith("-") for a in args):  # Hydra's own flags (--cfg job, -m, ...) go to Hydra as they are
         try:
-            run.compose_checked(
-                [a for a in args if not a.lstrip("+~").startswith("hydra")] + run.searchpath_overrides(args)
+            config.compose_checked(
+                [a for a in args if not a.lstrip("+~").startswith("hydra")] + config.searchpath_overrides(args)
             )
-        except run.RunConfigError as exc:
+        except config.RunConfigError as exc:
             print(f"mobilepa run: {exc}", file=sys.stderr)
             return 2
     sys.argv = ["mobilepa run", *args]
@@ -64,7 +64,7 @@ def _sweep(args: list[str]) -> int:
     except ValueError as exc:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 2
-    from experiments.sweep_cli import sweep_main
+    from experiments.commands.sweep import sweep_main
 
     return sweep_main(args)
 
@@ -104,19 +104,19 @@ def config_dir_args(args: list[str]) -> list[str]:
 
 
 def _report(args: list[str]) -> int:
-    from experiments.sweep_cli import report_main
+    from experiments.commands.sweep import report_main
 
     return report_main(args)
 
 
 def _compare(args: list[str]) -> int:
-    from experiments import compare
+    from experiments.analysis import compare
 
     return compare.main(args)
 
 
 def _rescore(args: list[str]) -> int:
-    from experiments import rescore
+    from experiments.commands import rescore
 
     return rescore.main(args)
 
@@ -139,13 +139,13 @@ def _catalog(args: list[str]) -> int:
 
 
 def _tasks(args: list[str]) -> int:
-    from experiments import tasks_cli
+    from experiments.commands import tasks as tasks_cli
 
     return tasks_cli.main(args)
 
 
 def _play(args: list[str]) -> int:
-    from experiments import play
+    from experiments.commands import play
 
     return play.main(args)
 
@@ -157,7 +157,7 @@ def _bench(args: list[str]) -> int:
 
 
 def _view(args: list[str]) -> int:
-    from experiments import view
+    from experiments.commands import view
 
     return view.main(args)
 
@@ -300,7 +300,7 @@ def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import DictConfig, ListConfig, OmegaConf
 
-    from experiments.run import CONF_DIR, CONF_MODULE
+    from experiments.execution.config import CONF_DIR, CONF_MODULE
 
     with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
         cfg = compose(config_name, return_hydra_config=True)
@@ -353,7 +353,7 @@ def _run_help() -> str:
 
 
 def _sweep_help() -> str:
-    from experiments.sweep import GRID_KEYS
+    from experiments.plan.model import GRID_KEYS
 
     groups, keys = _config_help("sweep", GRID_KEYS)
     return (

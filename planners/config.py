@@ -69,7 +69,7 @@ class RateLimits(Section):
 
 
 class Price(Section):
-    """US dollars per 1M tokens of a hosted model, read by the cost analysis only (``experiments.cost``);
+    """US dollars per 1M tokens of a hosted model, read by the cost analysis only (``experiments.analysis.cost``);
     null: tokens only."""
 
     prompt: NonNegative | None = None

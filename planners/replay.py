@@ -1,6 +1,6 @@
 """The replay planner: re-scores saved trajectories without calling any model.
 
-It reads the ``trajectories.jsonl.gz`` that ``experiments.run`` writes (one trajectory per line:
+It reads the ``trajectories.jsonl.gz`` that ``experiments.execution.run`` writes (one trajectory per line:
 ``task_id`` and ``steps`` [{index, name, arguments, envelope, planner, ...}]) and answers each step
 of a task with the action recorded at that step, so a changed checker, gate or sandbox can be
 re-applied to old runs. Format-error steps are replayed as format errors of the same kind. A task

@@ -251,7 +251,7 @@ async def _drain(results: Any) -> list[Any]:
 
 def bench_oracle(tasks: list[Task], repeats: int) -> dict[str, Any]:
     """Gold replay plus verification of every episode of the split, one process, one core."""
-    from experiments.loop import run_many
+    from experiments.episodes.loop import run_many
     from planners.reference import OraclePlanner
 
     for persona in PERSONAS:
@@ -284,7 +284,7 @@ def _sweep_args(split: str, tmp: Path, *extra: str, seeds: str = "0") -> list[st
 
 def bench_sweep(split: str, repeats: int) -> dict[str, Any]:
     """``mobilepa sweep planner=oracle split=<split> seed=0`` end to end, cluster start included."""
-    from experiments.sweep_cli import sweep_main
+    from experiments.commands.sweep import sweep_main
 
     walls, code = [], 0
     for _ in range(repeats):
@@ -304,7 +304,7 @@ def bench_sweep(split: str, repeats: int) -> dict[str, Any]:
 def _warm_worker(split_file: str) -> int:
     """Run on each worker before timing: its collector tuned as a sweep's workers are, worlds built, the
     split parsed (what a first unit would pay)."""
-    from experiments.units import split_tasks_for_unit, tune_worker_process
+    from experiments.execution.units import split_tasks_for_unit, tune_worker_process
 
     tune_worker_process()
     for persona in PERSONAS:
@@ -329,7 +329,7 @@ def bench_scaling(split: str, repeats: int) -> dict[str, Any]:
     and timing all of one cluster's sweeps before the other's measured that drift (1.33 to 1.91 for
     the same code)."""
     from cluster.dask_runner import dask_client
-    from experiments.sweep import load_config, parse_args, run_sweep
+    from experiments.execution.sweep import load_config, parse_args, run_sweep
 
     def rate(client: Any) -> float:
         with tempfile.TemporaryDirectory(prefix="mobilepa-bench-") as tmp:
@@ -367,7 +367,7 @@ def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
     uvloop where it is installed, as vLLM's server runs (it stands in for that server, whose CPU is not
     the client machine's: on this VM uvloop cut the server's CPU per request by about a tenth)."""
     from experiments.bench.scripted_server import ScriptedServer
-    from experiments.units import split_tasks_for_unit, tune_worker_process
+    from experiments.execution.units import split_tasks_for_unit, tune_worker_process
 
     async def serve() -> None:
         # loaded as a worker loads them: frozen out of the collector's sight (a full collection over them
@@ -402,8 +402,8 @@ def _llm_client(
 ) -> None:
     """One client process (as one worker of the default two-worker cluster): its share of the episodes
     and of the in-flight requests, run once per pass, each pass started together with the other clients."""
-    from experiments.loop import run_many
-    from experiments.units import freeze_warm_state, split_tasks_for_unit, tune_worker_process
+    from experiments.episodes.loop import run_many
+    from experiments.execution.units import freeze_warm_state, split_tasks_for_unit, tune_worker_process
     from planners import build_planner
 
     # as a worker loads them; dealt by gold length, so each client gets the same work, as Dask balances

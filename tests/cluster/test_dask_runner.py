@@ -20,8 +20,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 from cluster.dask_runner import ClusterConfigError, dask_client, stream_units
-from experiments.store import ResultsStore
-from experiments.sweep import load_config, parse_args, run_sweep
+from experiments.execution.sweep import load_config, parse_args, run_sweep
+from experiments.results.store import ResultsStore
 
 REPO = Path(__file__).resolve().parents[2]
 DASK = REPO / ".venv" / "bin" / "dask"

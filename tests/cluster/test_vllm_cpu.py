@@ -18,7 +18,7 @@ import aiohttp
 import pytest
 
 from cluster.vllm import VLLMServer, group_alive
-from experiments.loop import EpisodeResult, run_episode
+from experiments.episodes.loop import EpisodeResult, run_episode
 from planners.openai_compat import OpenAICompatPlanner
 from sandbox.episode import FORMAT_ERROR_STEP, FORMAT_ERRORS
 from sandbox.suite import load_split

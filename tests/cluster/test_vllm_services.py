@@ -24,16 +24,10 @@ from mlflow.tracking import MlflowClient
 from cluster.dask_runner import stream_units
 from cluster.services import ServiceSpec, place, service_specs, vllm_services
 from cluster.vllm import ServerStartupError, group_alive
-from experiments import sweep as sweep_module
-from experiments.store import ResultsStore
-from experiments.sweep import (
-    SweepConfigError,
-    endpoint_shares,
-    load_config,
-    parse_args,
-    plan_sweep,
-    run_sweep,
-)
+from experiments.execution import sweep as sweep_module
+from experiments.execution.sweep import endpoint_shares, load_config, parse_args, plan_sweep, run_sweep
+from experiments.plan.model import SweepConfigError
+from experiments.results.store import ResultsStore
 
 REPO = Path(__file__).resolve().parents[2]
 PLANNER = "qwen2_5_7b"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from experiments.store import ResultsStore
+from experiments.results.store import ResultsStore
 
 pytestmark = [pytest.mark.vllm, pytest.mark.timeout(1800)]
 

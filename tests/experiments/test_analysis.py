@@ -1,4 +1,4 @@
-"""Each statistic of experiments/analysis.py pinned to a hand-computed case, the bootstrap's coverage on a
+"""Each statistic of experiments/analysis/stats.py pinned to a hand-computed case, the bootstrap's coverage on a
 simulated planner of known pass rate, and the failure taxonomy on crafted verdicts."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.analysis import (
+from experiments.analysis.stats import (
     CAUSES,
     TAXONOMY_RULES,
     analyse,

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from experiments import cli, run
-from experiments.run import CONF_DIR, RunConfigError, infra_message, run_job
+from experiments import cli
+from experiments.execution import run
+from experiments.execution.config import CONF_DIR, RunConfigError
+from experiments.execution.run import infra_message, run_job
 from tests.cluster import slow_planner
 
 REPO = Path(__file__).resolve().parents[2]

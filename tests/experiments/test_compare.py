@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from experiments.analysis import mcnemar_exact
+from experiments.analysis.compare import CompareError, compare, report_analysis
+from experiments.analysis.stats import mcnemar_exact
 from experiments.cli import main as cli_main
-from experiments.compare import CompareError, compare, report_analysis
-from experiments.loop import run_many
-from experiments.store import ResultsStore, episode_record, file_sha256
+from experiments.episodes.loop import run_many
+from experiments.results.store import ResultsStore, episode_record, file_sha256
 from planners import build_planner
 from sandbox.suite import TASK_DIR, load_split
 
@@ -129,7 +129,7 @@ def test_report_analysis_per_cell_with_taxonomy_of_the_noisy_planner(store_path:
 
 
 def test_provenance_names_code_data_and_redacted_config(tmp_path: Path) -> None:
-    from experiments.provenance import now, provenance
+    from experiments.results.provenance import now, provenance
     from verification import VERIFIER_VERSION
 
     tasks = tmp_path / "tasks.jsonl"
@@ -148,7 +148,7 @@ def test_mlflow_metrics_carry_real_timestamps_and_the_git_commit(tmp_path: Path)
 
     from mlflow.tracking import MlflowClient
 
-    from experiments.tracking import _log_metrics, _tag_commit, git_commit
+    from experiments.reporting.tracking import _log_metrics, _tag_commit, git_commit
 
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
     run = client.create_run(client.create_experiment("t", artifact_location=(tmp_path / "a").as_uri()))

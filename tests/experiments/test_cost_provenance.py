@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
-from experiments.cost import PriceError, cell_cost, episode_cost, price_of, share_gpu_seconds, with_costs
-from experiments.leaderboard import cell_metrics, leaderboard, sections
-from experiments.store import ADDED_COLUMNS, ResultsStore
-from experiments.sweep import load_config, parse_args, plan_sweep, run_sweep
+from experiments.analysis.cost import PriceError, cell_cost, episode_cost, price_of, share_gpu_seconds, with_costs
+from experiments.execution.sweep import load_config, parse_args, plan_sweep, run_sweep
+from experiments.reporting.leaderboard import cell_metrics, leaderboard, sections
+from experiments.results.store import ADDED_COLUMNS, ResultsStore
 from planners.openai_compat import OpenAIConfig
 
 PRICE = {"price": {"prompt": 2.5, "cached_prompt": 1.25, "completion": 10.0}}
@@ -237,7 +237,7 @@ def test_an_old_store_gets_the_new_columns_when_opened(tmp_path: Path) -> None:
 def test_the_child_run_has_the_task_file_as_input_and_verdicts_on_its_traces(swept) -> None:
     from mlflow.tracking import MlflowClient
 
-    from experiments.tracking import git_commit
+    from experiments.reporting.tracking import git_commit
 
     tmp, outcome = swept
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp / 'mlflow.db'}")

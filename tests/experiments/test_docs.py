@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from experiments.tasks_cli import TASK_SCHEMA, task_json_schema
+from experiments.commands.tasks import TASK_SCHEMA, task_json_schema
 from verification.matchers import _CHECKS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

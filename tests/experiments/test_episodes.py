@@ -10,9 +10,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 import sandbox.domains  # noqa: F401
-from experiments.env import MobilePAEnv
-from experiments.loop import run_episode, run_many
-from experiments.run import CONF_DIR, run_job
+from experiments.episodes.env import MobilePAEnv
+from experiments.episodes.loop import run_episode, run_many
+from experiments.execution.config import CONF_DIR
+from experiments.execution.run import run_job
 from planners import NoopPlanner, OraclePlanner
 from sandbox.episode import T_MAX, Episode
 from sandbox.suite import load_split

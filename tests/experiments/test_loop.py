@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from itertools import pairwise
 
-from experiments.loop import Turnstile, run_many
+from experiments.episodes.loop import Turnstile, run_many
 from planners import OraclePlanner, PlannerAction
 from sandbox.episode import Observation
 from sandbox.suite import load_split
@@ -71,7 +71,7 @@ def test_each_request_leaves_before_the_next_episode_works() -> None:
 
 def test_without_turns_a_burst_writes_its_requests_only_after_all_of_it_worked() -> None:
     """What the turnstile prevents, shown on the same planner with every episode on its own turnstile."""
-    from experiments.loop import run_episode
+    from experiments.episodes.loop import run_episode
 
     log: list[tuple[str, str]] = []
     planner = DeferredWrites(log)

@@ -12,8 +12,9 @@ import pytest
 
 import conf
 from experiments import cli
-from experiments.run import CONF_DIR, group_options
-from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep
+from experiments.execution.config import CONF_DIR, group_options
+from experiments.execution.sweep import load_config, parse_args, plan_sweep
+from experiments.plan.model import SweepConfigError
 from sandbox.suite import TASK_DIR, task_path
 
 REPO = Path(__file__).resolve().parents[2]

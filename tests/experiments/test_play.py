@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli, play
+from experiments import cli
+from experiments.commands import play
 from planners.messages import dumps
 from sandbox.conditions import action_space_for
 from sandbox.episode import Episode

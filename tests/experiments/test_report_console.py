@@ -18,15 +18,17 @@ from hydra import compose, initialize_config_module
 from rich.console import Console
 
 from experiments import cli
-from experiments.console import library_logs
-from experiments.leaderboard import leaderboard, print_leaderboard, write_report
-from experiments.plots import _label, domain_order
-from experiments.progress import episode_progress, progress_line
-from experiments.run import CONF_MODULE, RunConfigError, check_config, run_job
-from experiments.store import ResultsStore
-from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep
-from experiments.sweep_cli import report_main, report_scope, sweep_main
-from experiments.tracking import trace_sample
+from experiments.commands.sweep import report_main, report_scope, sweep_main
+from experiments.execution.config import CONF_MODULE, RunConfigError, check_config
+from experiments.execution.run import run_job
+from experiments.execution.sweep import load_config, parse_args, plan_sweep
+from experiments.plan.model import SweepConfigError
+from experiments.reporting.console import library_logs
+from experiments.reporting.leaderboard import leaderboard, print_leaderboard, write_report
+from experiments.reporting.plots import _label, domain_order
+from experiments.reporting.progress import episode_progress, progress_line
+from experiments.reporting.tracking import trace_sample
+from experiments.results.store import ResultsStore
 
 HW_TASKS = 31  # hand-written tasks; 3 are skill tasks, run under SOR and MTSR with condition both
 

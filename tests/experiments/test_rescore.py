@@ -14,10 +14,10 @@ import pytest
 from distributed import Client
 from mlflow.tracking import MlflowClient
 
-from experiments import rescore
-from experiments.store import ResultsStore, file_sha256
-from experiments.sweep import load_config, parse_args, run_sweep
-from experiments.sweep_cli import report_main
+from experiments.commands import rescore
+from experiments.commands.sweep import report_main
+from experiments.execution.sweep import load_config, parse_args, run_sweep
+from experiments.results.store import ResultsStore, file_sha256
 from sandbox.suite import TASK_DIR
 from sandbox.tasks import dump_task, load_tasks
 from verification import VERIFIER_VERSION

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.store import ResultsStore
-from experiments.sweep_cli import sweep_main
+from experiments.commands.sweep import sweep_main
+from experiments.results.store import ResultsStore
 from sandbox.suite import load_split
 from tests.experiments.servers import FaultyServer, ServerThread
 
@@ -140,7 +140,7 @@ def test_the_api_key_appears_in_no_output(
 
 @pytest.mark.faults
 def test_a_key_given_literally_is_masked_in_what_the_sweep_records() -> None:
-    from experiments.sweep import redacted
+    from experiments.results.secrets import redacted
 
     config = {
         "planner_overrides": {"qwen": ["planner.api_key=sk-literal-123", "planner.base_url=http://h/v1"]},

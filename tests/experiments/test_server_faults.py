@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from distributed import Client
 
-from experiments.leaderboard import cell_metrics
-from experiments.store import ResultsStore, record_key, trajectory_json
-from experiments.sweep import SweepOutcome, load_config, parse_args, run_sweep
+from experiments.execution.sweep import SweepOutcome, load_config, parse_args, run_sweep
+from experiments.reporting.leaderboard import cell_metrics
+from experiments.results.store import ResultsStore, record_key, trajectory_json
 from sandbox.suite import load_split
 from tests.experiments import servers
 from tests.experiments.servers import FaultyServer, ServerThread

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiments.stability import stability
+from experiments.analysis.stability import stability
 
 
 def _seed(passed: dict[str, int], totals: dict[str, int]) -> dict[str, tuple[str, bool]]:

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
-from experiments.run import RunConfigError, compose_checked, run_condition
-from experiments.store import ResultsStore, SettingsMismatch
-from experiments.studies import studies
-from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep, run_sweep, sweep_about
+from experiments.analysis.studies import studies
+from experiments.execution.config import RunConfigError, compose_checked, run_condition
+from experiments.execution.sweep import load_config, parse_args, plan_sweep, run_sweep, sweep_about
+from experiments.plan.model import SweepConfigError
+from experiments.results.store import ResultsStore, SettingsMismatch
 
 GRID = [
     "planner=oracle",
@@ -169,7 +170,7 @@ def test_studies_pair_each_ablation_with_its_own_baseline() -> None:
 
 
 def test_mobilepa_report_finds_the_variant_cells_of_the_latest_sweep(swept, capsys) -> None:
-    from experiments.sweep_cli import report_main, report_scope
+    from experiments.commands.sweep import report_main, report_scope
 
     tmp, _ = swept
     store = ResultsStore(tmp / "results.db")

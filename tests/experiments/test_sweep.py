@@ -19,10 +19,11 @@ import pytest
 from distributed import Client, LocalCluster
 from mlflow.tracking import MlflowClient
 
-from experiments.leaderboard import cell_metrics, leaderboard
-from experiments.store import DatasetMismatch, ResultsStore
-from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep, run_sweep
-from experiments.sweep_cli import report_main
+from experiments.commands.sweep import report_main
+from experiments.execution.sweep import load_config, parse_args, plan_sweep, run_sweep
+from experiments.plan.model import SweepConfigError
+from experiments.reporting.leaderboard import cell_metrics, leaderboard
+from experiments.results.store import DatasetMismatch, ResultsStore
 from tests.cluster.slow_planner import BROKEN_TASK
 
 REPO = Path(__file__).resolve().parents[2]

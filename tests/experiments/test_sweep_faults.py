@@ -23,9 +23,10 @@ import pytest
 from distributed import Client
 from mlflow.tracking import MlflowClient
 
-from experiments.store import ResultsStore, SettingsMismatch
-from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep, run_sweep
-from experiments.sweep_cli import report_main, sweep_main
+from experiments.commands.sweep import report_main, sweep_main
+from experiments.execution.sweep import load_config, parse_args, plan_sweep, run_sweep
+from experiments.plan.model import SweepConfigError
+from experiments.results.store import ResultsStore, SettingsMismatch
 from sandbox.suite import load_split
 from sandbox.tasks import TaskFormatError, dump_task, load_tasks
 from tests.cluster.slow_planner import KILLER_TASK

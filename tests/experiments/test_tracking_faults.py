@@ -10,10 +10,11 @@ from distributed import Client
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
-from experiments import tracking
-from experiments.store import ResultsStore
-from experiments.sweep import SweepConfigError, load_config, parse_args, run_sweep
-from experiments.sweep_cli import report_main
+from experiments.commands.sweep import report_main
+from experiments.execution.sweep import load_config, parse_args, run_sweep
+from experiments.plan.model import SweepConfigError
+from experiments.reporting import tracking
+from experiments.results.store import ResultsStore
 
 pytestmark = pytest.mark.faults
 
@@ -156,7 +157,7 @@ def test_sweeps_starting_together_on_a_new_mlflow_store_all_start(tmp_path: Path
     ``CommandError``, ``duplicate column name: step``) while both created the schema."""
     import multiprocessing
 
-    from experiments.sweep import plan_sweep
+    from experiments.execution.sweep import plan_sweep
 
     plan = plan_sweep(_config(tmp_path, "sqlite:///unused.db"))
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"

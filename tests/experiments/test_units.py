@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from distributed import Client, LocalCluster
 
-from experiments import units
-from experiments.units import (
+from experiments.execution import units
+from experiments.execution.units import (
     WORKER_GC_THRESHOLD,
     WorkerGC,
     freeze_warm_state,
@@ -36,7 +36,8 @@ def collector():
 def test_importing_and_loading_tasks_leave_the_collector_alone() -> None:
     code = (
         "import gc; before = gc.get_threshold()\n"
-        "import experiments.run, experiments.sweep, experiments.units as u, planners, sandbox.suite as s\n"
+        "import experiments.execution.run, experiments.execution.sweep, planners, sandbox.suite as s\n"
+        "import experiments.execution.units as u\n"
         "s.load_split('handwritten.jsonl'); u.split_tasks('handwritten.jsonl', None, None)\n"
         "u.split_tasks_for_unit('handwritten.jsonl', None, None)\n"
         "assert gc.get_threshold() == before and gc.get_freeze_count() == 0, "
@@ -72,7 +73,10 @@ def test_worker_gc_tunes_the_workers_processes_and_not_the_driver(collector) -> 
     ):
         client.register_plugin(WorkerGC(), name=WorkerGC.name)
         tuned = client.run(
-            lambda: (__import__("gc").get_threshold(), __import__("experiments.units").units.worker_process_tuned())
+            lambda: (
+                __import__("gc").get_threshold(),
+                __import__("experiments.execution.units").execution.units.worker_process_tuned(),
+            )
         )
     assert [tuple(t) for t, _ in tuned.values()] == [WORKER_GC_THRESHOLD] and all(ok for _, ok in tuned.values())
     assert gc.get_threshold() == (700, 10, 10)

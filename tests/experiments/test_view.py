@@ -17,10 +17,11 @@ import pytest
 from hydra import compose, initialize_config_dir
 from rich.console import Console
 
-from experiments import view
-from experiments.loop import EpisodeResult, run_many
-from experiments.run import CONF_DIR, run_job
-from experiments.store import ResultsStore, episode_record, file_sha256
+from experiments.commands import view
+from experiments.episodes.loop import EpisodeResult, run_many
+from experiments.execution.config import CONF_DIR
+from experiments.execution.run import run_job
+from experiments.results.store import ResultsStore, episode_record, file_sha256
 from planners import NoopPlanner, OraclePlanner, Planner
 from planners.messages import SYSTEM_PROMPT
 from sandbox.episode import FORMAT_ERROR_STEP

@@ -11,9 +11,10 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from experiments.bench.scripted_server import ScriptedServer
-from experiments.loop import run_episode
-from experiments.run import CONF_DIR
-from experiments.sweep import SweepConfigError, load_config, parse_args, plan_sweep
+from experiments.episodes.loop import run_episode
+from experiments.execution.config import CONF_DIR
+from experiments.execution.sweep import load_config, parse_args, plan_sweep
+from experiments.plan.model import SweepConfigError
 from planners import LiteLLMPlanner, OpenAICompatPlanner, build_planner
 from planners.config import LiteLLMPlanner as LiteLLMSpec
 from planners.openai_compat import WINDOW_S, RateLimiter
@@ -252,7 +253,7 @@ class _EmptyStore:
 
 
 def test_a_sweep_divides_a_planner_s_rate_limits_among_its_units_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
-    from experiments import sweep
+    from experiments.execution import sweep
 
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     args = ["planner=openai_gpt4o_mini,oracle", "split=handwritten", "unit_size=8"]
@@ -272,7 +273,7 @@ def test_a_sweep_divides_a_planner_s_rate_limits_among_its_units_in_flight(monke
 def test_a_dry_run_names_each_hosted_endpoint(
     tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from experiments.sweep_cli import sweep_main
+    from experiments.commands.sweep import sweep_main
 
     monkeypatch.setitem(__import__("sys").modules, "litellm", object())  # built, never called
     code = sweep_main(

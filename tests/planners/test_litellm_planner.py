@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from experiments.bench.scripted_server import Reply, ScriptedServer
-from experiments.loop import EpisodeResult, run_episode, run_many
+from experiments.episodes.loop import EpisodeResult, run_episode, run_many
 from planners import PLANNER_KINDS, InfraError, LiteLLMPlanner, build_planner
 from planners.litellm_planner import LiteLLMConfig
 from planners.messages import FORMAT_ERROR_KINDS

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from experiments.loop import EpisodeResult, run_episode, run_many
+from experiments.episodes.loop import EpisodeResult, run_episode, run_many
 from planners import NoisyOraclePlanner, build_planner
 from planners.base import PlannerAction
 from planners.noisy import PERTURBATIONS, applicable_perturbations, perturb, variants

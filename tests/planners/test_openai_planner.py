@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from experiments.bench.scripted_server import ScriptedServer
-from experiments.loop import EpisodeResult, run_episode, run_many
+from experiments.episodes.loop import EpisodeResult, run_episode, run_many
 from planners import InfraError, OpenAICompatPlanner, build_planner
 from planners.messages import FORMAT_ERROR_KINDS
 from sandbox.episode import FORMAT_ERROR_STEP, T_MAX, Episode

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from experiments.loop import EpisodeResult, run_many
-from experiments.run import CONF_DIR, run_job
+from experiments.episodes.loop import EpisodeResult, run_many
+from experiments.execution.config import CONF_DIR
+from experiments.execution.run import run_job
 from planners import ContextOverflow, InfraError, NoisyOraclePlanner, Planner, ReplayPlanner, build_planner
 from planners.base import PlannerAction
 from sandbox.episode import FORMAT_ERROR_STEP, Observation
@@ -60,7 +61,7 @@ def _run(planner: Planner, tasks: list[Task] = TASKS) -> dict[str, EpisodeResult
 
 
 def _save(results: dict[str, EpisodeResult], path: Path) -> Path:
-    """As experiments.run writes them."""
+    """As experiments.execution.run writes them."""
     with gzip.open(path, "wt", encoding="utf-8") as fh:
         for r in results.values():
             fh.write(json.dumps(r.trajectory.to_json(), ensure_ascii=False, sort_keys=True, default=str) + "\n")

@@ -20,8 +20,8 @@ import msgspec
 import pytest
 
 from experiments.bench.scripted_server import ChatRequest, Reply, ScriptedServer, _calls, _json
-from experiments.loop import EpisodeResult, run_episode, run_many
-from experiments.store import episode_record
+from experiments.episodes.loop import EpisodeResult, run_episode, run_many
+from experiments.results.store import episode_record
 from planners import InfraError, OpenAICompatPlanner, build_planner
 from planners.messages import CLIPPED_CHARS
 from planners.openai_compat import context_overflow

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from experiments import tasks_cli
+from experiments.commands import tasks as tasks_cli
 from sandbox.generator import gates, lint
 from sandbox.generator.core import FAMILIES, Draft, Family, Gen, act, build_task, done
 from sandbox.generator.gates import Collector, GateError, Violation

@@ -155,7 +155,7 @@ def test_skill_conditions_keep_their_meaning_under_runtime_retrieval(handwritten
 
 
 def test_oracle_passes_every_handwritten_task_at_n5_with_the_repair(handwritten: list[Task]) -> None:
-    from experiments.loop import run_many
+    from experiments.episodes.loop import run_many
     from planners import build_planner
 
     async def run() -> list[bool]:

@@ -32,11 +32,13 @@ from mlflow.tracing.client import TracingClient
 from mlflow.tracking import MlflowClient
 from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
-from experiments.cost import with_costs
-from experiments.leaderboard import by_group, cell_metrics, group_stability, write_report
-from experiments.stability import Stability
-from experiments.store import ResultsStore, trajectory_json
-from experiments.sweep import Gap, find_gaps, redacted, sweep_rows
+from experiments.analysis.cost import with_costs
+from experiments.analysis.groups import by_group, group_stability
+from experiments.analysis.stability import Stability
+from experiments.reporting.leaderboard import cell_metrics, write_report
+from experiments.results.gaps import Gap, find_gaps, sweep_rows
+from experiments.results.secrets import redacted
+from experiments.results.store import ResultsStore, trajectory_json
 from sandbox.suite import task_path
 
 # MLflow says at exit that it flushes its trace queue: this toolkit logs no traces, and the line came
@@ -45,7 +47,7 @@ logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.W
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from experiments.sweep import Plan
+    from experiments.plan.model import Plan
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -8,7 +8,6 @@ import html
 import json
 import math
 import tempfile
-from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from experiments.cost import TOKEN_KINDS, cost_metrics, money, rows_cost, tokens_short
-from experiments.report import results_document
-from experiments.stability import Spread, Stability, stability
-from experiments.store import file_in_the_way, record_verdict
+from experiments.analysis.cost import TOKEN_KINDS, cost_metrics, money, rows_cost, tokens_short
+from experiments.analysis.groups import by_group, error_counts, group_stability
+from experiments.analysis.stability import Spread, Stability
+from experiments.results.store import file_in_the_way, record_verdict
+from experiments.results.summary import results_document
 from sandbox.tasks import BUCKETS, CATEGORIES
-
-Group = tuple[str, str, str]  # planner, split, condition
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -68,31 +66,6 @@ def cell_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
             for q in (50, 90, 99):
                 metrics[f"{column}/p{q}"] = percentile(values, q)
     return metrics
-
-
-def error_counts(rows: Iterable[dict[str, Any]]) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for r in rows:
-        counts.update(json.loads(r["error_kinds"]))
-    return counts
-
-
-def by_group(rows: Iterable[dict[str, Any]]) -> dict[Group, dict[int, list[dict[str, Any]]]]:
-    groups: dict[Group, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        groups[(r["planner"], r["split"], r["condition"])][r["seed"]].append(r)
-    return {g: dict(seeds) for g, seeds in sorted(groups.items())}
-
-
-def group_stability(seeds: dict[int, list[dict[str, Any]]]) -> Stability | None:
-    """The spread over the seeds that have a scorable episode; None when none has (e.g. every episode of
-    a dead endpoint ended in ``infra_error``): such a group has no score, only its unscorable count."""
-    scored = {
-        s: {r["task_id"]: (r["category"], bool(r["passed"])) for r in rows if r["scorable"]}
-        for s, rows in seeds.items()
-    }
-    scored = {s: outcomes for s, outcomes in scored.items() if outcomes}
-    return stability(scored) if scored else None
 
 
 def episode_condition(row: dict[str, Any]) -> str:
@@ -369,8 +342,8 @@ NOTE = (
 def _write_report(
     rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None
 ) -> tuple[list[dict[str, Any]], Path, Path]:
-    from experiments.plots import sweep_plots
-    from experiments.studies import studies, study_plots, study_tables
+    from experiments.analysis.studies import studies, study_plots, study_tables
+    from experiments.reporting.plots import sweep_plots
 
     board = leaderboard(rows)
     out_dir.mkdir(parents=True, exist_ok=True)

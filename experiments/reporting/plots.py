@@ -14,7 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from experiments.leaderboard import by_group, error_counts, group_stability
+from experiments.analysis.groups import by_group, error_counts, group_stability
 from sandbox.tasks import CATEGORIES
 from sandbox.taxonomy import DOMAINS
 

@@ -1,5 +1,5 @@
 """``mobilepa compare A B`` and the per-cell analysis of ``mobilepa report``: the statistics of
-``experiments.analysis`` over a results store.
+``experiments.analysis.stats`` over a results store.
 
 Episodes are read one cell at a time (their trajectories are decompressed for the behaviour metrics),
 and joined with their tasks for the tag axes: the task file is the one the store recorded for the
@@ -23,8 +23,8 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import select
 
-from experiments.analysis import Facts, analyse, paired, row_facts
-from experiments.store import ResultsStore, datasets, file_sha256, record_key
+from experiments.analysis.stats import Facts, analyse, paired, row_facts
+from experiments.results.store import ResultsStore, datasets, file_sha256, record_key
 from sandbox.suite import TASK_DIR
 from sandbox.tasks import Task, load_tasks
 

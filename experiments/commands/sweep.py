@@ -13,34 +13,30 @@ from rich.console import Console
 from cluster.dask_runner import ClusterConfigError
 from cluster.services import needs_server
 from cluster.vllm import ServerStartupError
-from experiments.compare import report_analysis
-from experiments.console import LOG_NAME, library_logs
-from experiments.cost import with_costs
-from experiments.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
-from experiments.selection import describe as describe_selection
-from experiments.store import (
+from experiments.analysis.compare import report_analysis
+from experiments.analysis.cost import with_costs
+from experiments.analysis.studies import report_study_lines
+from experiments.execution.sweep import (
+    check_local_resources,
+    cluster_summary,
+    load_config,
+    parse_args,
+    plan_sweep,
+    run_sweep,
+    sweep_about,
+)
+from experiments.plan.model import GRID_KEYS, Plan, SweepConfigError, axes_text, refined_conditions
+from experiments.plan.selection import describe as describe_selection
+from experiments.reporting.console import LOG_NAME, library_logs
+from experiments.reporting.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
+from experiments.results.secrets import redacted
+from experiments.results.store import (
     DatasetMismatch,
     ResultsStore,
     SettingsMismatch,
     StoreError,
     prepare_store_folder,
     record_key,
-)
-from experiments.studies import report_study_lines
-from experiments.sweep import (
-    GRID_KEYS,
-    Plan,
-    SweepConfigError,
-    axes_text,
-    check_local_resources,
-    cluster_summary,
-    load_config,
-    parse_args,
-    plan_sweep,
-    redacted,
-    refined_conditions,
-    run_sweep,
-    sweep_about,
 )
 
 LISTED = 10  # infra_error keys listed one by one; cells are summed up below them
@@ -313,8 +309,8 @@ def _sync(store: ResultsStore) -> int:
     from mlflow.exceptions import MlflowException
     from omegaconf import OmegaConf
 
-    from experiments.sweep import plan_sweep
-    from experiments.tracking import TrackingUnavailable, sync_store
+    from experiments.execution.sweep import plan_sweep
+    from experiments.reporting.tracking import TrackingUnavailable, sync_store
 
     try:
         parents = sync_store(store, lambda config: plan_sweep(OmegaConf.create(config)))  # type: ignore[arg-type]

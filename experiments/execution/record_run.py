@@ -14,10 +14,11 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.loop import EpisodeResult
-from experiments.provenance import cell_provenance, now
-from experiments.store import GOLD_PLANNERS, ResultsStore, episode_record, file_sha256
-from experiments.units import Cell, task_fingerprint
+from experiments.episodes.loop import EpisodeResult
+from experiments.execution.units import task_fingerprint
+from experiments.plan.model import Cell
+from experiments.results.provenance import cell_provenance, now
+from experiments.results.store import GOLD_PLANNERS, ResultsStore, episode_record, file_sha256
 
 RUN_KEYS = ("store", "tracking")
 
@@ -41,10 +42,10 @@ def wants_recording(cfg: DictConfig) -> bool:
 
 def run_plan(cfg: DictConfig, results: Sequence[EpisodeResult], split_file: str, sha256: str) -> Any:
     """The one-cell sweep ``Plan`` of a finished run (its episode keys those that ran)."""
-    from experiments.sweep import Plan
+    from experiments.plan.model import Plan
 
     planner_config: dict[str, Any] = OmegaConf.to_container(cfg.planner, resolve=True)  # type: ignore[assignment]
-    from experiments.run import run_condition, run_variant
+    from experiments.execution.config import run_condition, run_variant
 
     condition = run_condition(cfg)
     tracking = (
@@ -137,13 +138,13 @@ def record_run(
         lines.append(f"results store: {Path(config['store']).resolve()} ({len(records)} episodes of {cell.label})")
         tracker = None
         if config["tracking"].get("enabled"):
-            from experiments.tracking import log_sweep, start_tracking
+            from experiments.reporting.tracking import log_sweep, start_tracking
 
             tracker = start_tracking(plan)
         import time
 
         config["recorded_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        from experiments.sweep import redacted
+        from experiments.results.secrets import redacted
 
         store.record_sweep(plan.sweep_key, redacted(config), tracked=tracker is not None)
         if tracker is not None:

@@ -5,7 +5,7 @@ them) in the run's ``.hydra`` folder before the job starts. ``RedactSecrets``, a
 (``conf/config.yaml``), moves each secret given literally into an environment variable of this
 process before that happens: the config then holds ``${oc.env:MOBILEPA_SECRET_…}`` in its place, which
 the job resolves as before, and every other mention (override strings, ``override_dirname``) is
-masked. Sweeps record their config through ``experiments.sweep.redacted``; the planner masks the key's
+masked. Sweeps record their config through ``experiments.results.secrets.redacted``; the planner masks the key's
 value in replies (``planners.openai_compat``).
 """
 
@@ -127,3 +127,17 @@ class RedactSecrets(Callback):
         for path in (saved / name for name in SAVED):
             if path.is_file():
                 path.write_text(mask(path.read_text(encoding="utf-8"), secrets), encoding="utf-8")
+
+
+def redacted(value: Any) -> Any:
+    """``value`` with every secret masked: keys naming a key, token, secret or password, and
+    ``key=value`` override strings for such keys (a key given literally on the command line)."""
+    if isinstance(value, dict):
+        return {k: "***" if is_secret(str(k)) and v else redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    if isinstance(value, str) and "=" in value:
+        key, _, rest = value.partition("=")
+        if is_secret(key) and rest:
+            return f"{key}=***"
+    return value

@@ -103,7 +103,7 @@ def episode_facts(
 
 
 def result_facts(result: Any, *, planner: str, seed: int) -> Facts:
-    """Facts of a live ``experiments.loop.EpisodeResult`` (``mobilepa run``)."""
+    """Facts of a live ``experiments.episodes.loop.EpisodeResult`` (``mobilepa run``)."""
     v = result.verdict
     return episode_facts(
         result.task,

@@ -77,8 +77,8 @@ def provenance(
     """The provenance record; ``git``, ``task_sha256`` and ``found`` (``versions()``) may be given when the
     caller already has them (a sweep asks git and the installed versions once and hashes each task file
     once); ``ended`` None while the run is still going."""
-    from experiments.store import file_sha256  # not at the top: the store imports run, which imports this
-    from experiments.sweep import redacted
+    from experiments.results.secrets import redacted
+    from experiments.results.store import file_sha256  # not at the top: the store imports run, which imports this
 
     found = dict(found if found is not None else versions())
     return {

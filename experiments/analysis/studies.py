@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from experiments.analysis import Facts, bootstrap_overall, paired, row_facts
+from experiments.analysis.stats import Facts, bootstrap_overall, paired, row_facts
 from sandbox.conditions import Variant, condition_label, split_label
 
 Group = tuple[str, str, str]  # planner, split, condition label

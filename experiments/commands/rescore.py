@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.report import results_document
-from experiments.store import (
+from experiments.results.store import (
     GOLD_PLANNERS,
     Key,
     ResultsStore,
@@ -34,6 +33,7 @@ from experiments.store import (
     record_key,
     record_verdict,
 )
+from experiments.results.summary import results_document
 from sandbox.changes import TableDiff
 from sandbox.episode import Step, Trajectory
 from sandbox.suite import TASK_DIR
@@ -199,8 +199,9 @@ def update_mlflow(store: ResultsStore, changed_cells: set[Cell]) -> list[str]:
     from mlflow.exceptions import MlflowException
     from omegaconf import OmegaConf
 
-    from experiments.sweep import SweepConfigError, plan_sweep
-    from experiments.tracking import TrackingUnavailable, log_sweep, start_tracking
+    from experiments.execution.sweep import plan_sweep
+    from experiments.plan.model import SweepConfigError
+    from experiments.reporting.tracking import TrackingUnavailable, log_sweep, start_tracking
 
     lines = []
     for key, config in store.recorded_sweeps():

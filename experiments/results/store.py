@@ -41,8 +41,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import SQLAlchemyError
 
-from experiments.loop import EpisodeResult
-from experiments.run import episode_row
+from experiments.episodes.loop import EpisodeResult
 from sandbox.episode import FORMAT_ERROR_STEP
 from sandbox.tasks import Task
 from verification import VERIFIER_VERSION
@@ -598,3 +597,24 @@ class ResultsStore:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def episode_row(r: EpisodeResult) -> dict[str, Any]:
+    v = r.verdict
+    return {
+        "task_id": r.key or r.task.task_id,
+        "condition": r.condition,
+        "category": r.task.category,
+        "domain": r.task.domain,
+        "l2": r.task.l2,
+        "bucket": r.task.bucket,
+        "passed": v.passed,
+        "checker_passed": v.checker_passed,
+        "memory_gate": v.memory_gate,
+        "skill_gate": v.skill_gate,
+        "scorable": v.scorable,
+        "reasons": list(v.reasons),
+        "termination": r.trajectory.termination,
+        "steps": len(r.trajectory.steps),
+        "wall_s": round(r.wall_s, 6),
+    }

@@ -10,7 +10,6 @@ any work is submitted, so a bad config fails early, naming the key.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import sys
 import time
@@ -48,126 +47,36 @@ from cluster.services import (
     service_specs,
     vllm_services,
 )
-from experiments.cost import share_gpu_seconds, with_costs
-from experiments.leaderboard import ReportError, check_report_dir, write_report
-from experiments.progress import episode_progress
-from experiments.provenance import cell_provenance, now
-from experiments.run import SEARCHPATH, compose_config, group_options, searchpath_overrides
-from experiments.secrets import is_secret as _secret
-from experiments.selection import KEYS as SELECTION_KEYS
-from experiments.selection import SelectionError, as_override, selection
-from experiments.selection import describe as describe_selection
-from experiments.store import ResultsStore, StoreError, file_sha256, record_key
-from experiments.units import CONDITIONS, Cell, WorkerGC, WorkUnit, resolve_factory, run_unit
+from experiments.analysis.cost import share_gpu_seconds, with_costs
+from experiments.execution.config import SEARCHPATH, compose_config, group_options, searchpath_overrides
+from experiments.execution.units import WorkerGC, WorkUnit, resolve_factory, run_unit
+from experiments.plan.model import (
+    AXIS_KEYS,
+    CONDITIONS,
+    GRID_KEYS,
+    Cell,
+    Plan,
+    SweepConfigError,
+    axes_text,
+    refined_conditions,
+    variants,
+)
+from experiments.plan.selection import KEYS as SELECTION_KEYS
+from experiments.plan.selection import SelectionError, as_override, selection
+from experiments.plan.selection import describe as describe_selection
+from experiments.reporting.leaderboard import ReportError, check_report_dir, write_report
+from experiments.reporting.progress import episode_progress
+from experiments.results.gaps import Gap, find_gaps, sweep_rows
+from experiments.results.provenance import cell_provenance, now
+from experiments.results.secrets import redacted
+from experiments.results.store import ResultsStore, StoreError, file_sha256, record_key
 from planners import MODEL_KINDS
 from planners.openai_compat import OpenAIConfig
-from sandbox.conditions import Variant, condition_label, expand, split_label
+from sandbox.conditions import expand, split_label
 from sandbox.suite import TASK_DIR, load_split, task_path
 
 if TYPE_CHECKING:
-    from experiments.tracking import SweepTracker
-
-GRID_KEYS = {"planner": "planners", "split": "splits", "seed": "seeds", "condition": "conditions"}
-AXIS_KEYS = {
-    "retrieval.method": "method",
-    "retrieval.top_n": "top_n",
-    "retrieval.repair": "repair",
-    "ablation": "ablations",
-}
-"""The action-space axes (issue 19's retrieval studies and ablations): lists in ``conf/sweep.yaml`` under
-``retrieval`` (and ``ablations``), crossed with every condition; a cell's condition is then refined
-(``both.bm25-n10``, ``both.memory_off``)."""
-AXIS_DEFAULTS: dict[str, list[Any]] = {"method": ["stored"], "top_n": [15], "repair": [True], "ablations": ["none"]}
-
-
-def axis_lists(config: dict[str, Any]) -> dict[str, list[Any]]:
-    """The action-space axes' lists (``AXIS_DEFAULTS`` where the config has none)."""
-    retrieval: dict[str, Any] = config.get("retrieval") or {}
-    return {
-        axis: list((config if axis == "ablations" else retrieval).get(axis) or default)
-        for axis, default in AXIS_DEFAULTS.items()
-    }
-
-
-def axes_text(config: dict[str, Any]) -> str:
-    """The action-space axes a grid sets beyond their defaults, as the grid line adds them
-    (" × retrieval.top_n 5,10")."""
-    lists = axis_lists(config)
-    return "".join(
-        f" × {'' if axis == 'ablations' else 'retrieval.'}{axis} {','.join(map(str, lists[axis]))}"
-        for axis, default in AXIS_DEFAULTS.items()
-        if lists[axis] != default
-    )
-
-
-def refined_conditions(config: dict[str, Any]) -> list[str]:
-    """The condition labels of a (recorded) sweep's cells: each condition under each action-space variant
-    (a dense variant whose model folder is gone since is still named by its label)."""
-    try:
-        found = variants(config)
-    except SweepConfigError:
-        lists = axis_lists(config)
-        found = [
-            Variant(str(m), int(n), bool(r), str(a))
-            for m in lists["method"]
-            for n in lists["top_n"]
-            for r in lists["repair"]
-            for a in lists["ablations"]
-        ]
-    return [condition_label(str(c), v) for c in config["conditions"] for v in found]
-
-
-def variants(config: dict[str, Any]) -> list[Variant]:
-    """Every action-space variant of the grid, checked (one line naming the key), each once."""
-    retrieval = config.get("retrieval") or {}
-    for axis, key in (
-        ("method", "retrieval.method"),
-        ("top_n", "retrieval.top_n"),
-        ("repair", "retrieval.repair"),
-        ("ablations", "ablations"),
-    ):
-        value = (config if axis == "ablations" else retrieval).get(axis)
-        if (value is not None and not isinstance(value, list)) or value == []:
-            raise SweepConfigError(f"{key}: a non-empty list is required, got {value!r}")
-    lists = axis_lists(config)
-    found: list[Variant] = []
-    for method in lists["method"]:
-        for top_n in lists["top_n"]:
-            for repair in lists["repair"]:
-                for ablation in lists["ablations"]:
-                    try:
-                        variant = Variant.from_config(
-                            {
-                                "method": method,
-                                "top_n": top_n,
-                                "repair": repair,
-                                "model_path": retrieval.get("model_path"),
-                            },
-                            ablation,
-                        )
-                    except ValueError as exc:
-                        raise SweepConfigError(str(exc)) from None
-                    if variant not in found:
-                        found.append(variant)
-    return found
-
-
-def redacted(value: Any) -> Any:
-    """``value`` with every secret masked: keys naming a key, token, secret or password, and
-    ``key=value`` override strings for such keys (a key given literally on the command line)."""
-    if isinstance(value, dict):
-        return {k: "***" if _secret(str(k)) and v else redacted(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redacted(v) for v in value]
-    if isinstance(value, str) and "=" in value:
-        key, _, rest = value.partition("=")
-        if _secret(key) and rest:
-            return f"{key}=***"
-    return value
-
-
-class SweepConfigError(ValueError):
-    """The sweep cannot start; the message names the offending key."""
+    from experiments.reporting.tracking import SweepTracker
 
 
 def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
@@ -237,65 +146,6 @@ def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]]
     folders = OverridesParser.create().parse_overrides(searchpath[-1:])[0].value() if searchpath else []
     cfg.searchpath = [str(f) for f in folders]  # type: ignore[union-attr]
     return cfg
-
-
-OPERATIONAL_KEYS = frozenset(
-    {"base_url", "api_key", "api_key_env", "concurrency", "timeouts", "retries", "price", "rate_limits"}
-)
-"""Planner keys that say how its endpoint is reached (or what its tokens cost), not what an episode's result
-is: pointing a planner at another server, retrying it differently or pricing it keeps its stored results."""
-LATER_KEYS = frozenset({"reasoning_effort", "drop_params"})
-LATER_SAMPLING_KEYS = frozenset({"max_completion_tokens"})
-"""Planner keys added after stores were first written: left out of a cell's settings while null (not sent),
-so cells stored before them keep matching."""
-OPERATIONAL_VLLM_KEYS = frozenset(
-    {"gpus", "python", "module", "env", "log_dir", "startup_timeout_s", "stop_timeout_s", "poll_interval_s"}
-)
-
-
-@dataclass
-class Plan:
-    """The validated grid: its cells, each cell's task ids, and each split's dataset hash."""
-
-    cells: list[Cell]
-    task_ids: dict[tuple[str, str], list[str]]  # (split, condition) -> episode keys
-    datasets: dict[str, tuple[str, str]]  # split -> (file, sha256)
-    config: dict[str, Any]
-    services: list[ServiceSpec] = field(default_factory=list)  # vLLM servers to start (planners with base_url null)
-
-    def settings(self, cell: Cell) -> dict[str, Any]:
-        """What decides a cell's results beyond its key: T_max, the condition (how a skill task's action
-        space is retrieved), the planner factory and the planner's config (model, sampling, limits, the
-        server's parser and arguments...), without the keys that only say how its endpoint is reached
-        (``OPERATIONAL_KEYS``). The store keeps them per cell and refuses to mix results of others."""
-        planner = {k: v for k, v in cell.planner_config.items() if k not in OPERATIONAL_KEYS}
-        planner = {k: v for k, v in planner.items() if not (k in LATER_KEYS and v is None)}
-        if isinstance(planner.get("sampling"), dict):
-            planner["sampling"] = {
-                k: v for k, v in planner["sampling"].items() if not (k in LATER_SAMPLING_KEYS and v is None)
-            }
-        if isinstance(planner.get("vllm"), dict):
-            planner["vllm"] = {k: v for k, v in planner["vllm"].items() if k not in OPERATIONAL_VLLM_KEYS}
-        settings = {
-            "t_max": cell.t_max,
-            "condition": cell.condition,
-            "planner_factory": str(self.config["planner_factory"]),
-            "planner": planner,
-        }
-        variant = split_label(cell.condition, cell.retrieval_model)[1]
-        if variant.label:  # a retrieval variant or an ablation (absent for the stored A0: older stores match)
-            settings["action_space"] = variant.settings()
-        return settings
-
-    @property
-    def sweep_key(self) -> str:
-        """Identity of the sweep (name, grid, data and each cell's settings), so a re-run logs into the
-        same MLflow runs and a sweep with other settings into its own."""
-        grid = {k: self.config[k] for k in ("name", *GRID_KEYS.values())}
-        grid.update({k: self.config[k] for k in SELECTION_KEYS if self.config.get(k) is not None})  # a quick run's own
-        grid.update({k: v for k, v in axis_lists(self.config).items() if v != AXIS_DEFAULTS[k]})  # the study's axes
-        blob = json.dumps([grid, self.datasets, [self.settings(c) for c in self.cells]], sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 SEED_MAX = 2**63 - 1  # a seed is stored as an SQLite integer
@@ -461,31 +311,6 @@ def plan_sweep(cfg: DictConfig) -> Plan:
     return Plan(cells, task_ids, datasets, config, services)
 
 
-@dataclass(frozen=True)
-class Gap:
-    """A cell's keys without a usable result after the sweep: how many, why, and the planner's endpoint."""
-
-    cell: str  # planner/split/condition/seed<n>
-    planned: int
-    infra_errors: int  # stored as infra_error after every retry
-    not_run: int  # no row at all: a unit reported after its attempts, or a lost cluster
-    endpoint: str | None  # the OpenAI-kind planner's base URL
-    error: str | None  # an infrastructure error recorded for it (the first, by key)
-
-    @property
-    def missing(self) -> int:
-        return self.infra_errors + self.not_run
-
-    def describe(self) -> str:
-        what = ", ".join(
-            f"{n} {why}" for n, why in ((self.infra_errors, "infra_error"), (self.not_run, "not run")) if n
-        )
-        line = f"{self.cell}: {self.missing} of {self.planned} keys missing ({what})"
-        if self.endpoint:
-            line += f"; endpoint {self.endpoint}"
-        return line + (f"; {self.error}" if self.error else "")
-
-
 @dataclass
 class SweepOutcome:
     plan: Plan
@@ -508,35 +333,6 @@ class SweepOutcome:
     def complete(self) -> bool:
         """Every key of the grid has its final result, and the report and MLflow have it all."""
         return not (self.gaps or self.failures or self.lost or self.tracking_error or self.report_error)
-
-
-def sweep_rows(plan: Plan, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows of ``plan``'s own episodes: its cells, and of those only the tasks it chose (``limit=``,
-    ``task_ids=``), so a quick run's report is about the quick run, not about all the cell holds."""
-    wanted = {
-        (c.planner, c.split, c.condition, c.seed, key)
-        for c in plan.cells
-        for key in plan.task_ids[(c.split, c.condition)]
-    }
-    return [r for r in rows if record_key(r) in wanted]
-
-
-def find_gaps(plan: Plan, rows: list[dict[str, Any]]) -> list[Gap]:
-    """The cells of ``plan`` whose keys are not all finished in ``rows`` (the store's rows of the grid)."""
-    by_cell: dict[tuple[str, str, str, int], dict[str, dict[str, Any]]] = {}
-    for r in rows:
-        by_cell.setdefault(record_key(r)[:4], {})[r["task_id"]] = r
-    gaps = []
-    for cell in plan.cells:
-        stored = by_cell.get((cell.planner, cell.split, cell.condition, cell.seed), {})
-        planned = plan.task_ids[(cell.split, cell.condition)]
-        infra = [stored[k] for k in planned if k in stored and stored[k]["termination"] == "infra_error"]
-        not_run = sum(k not in stored for k in planned)
-        if infra or not_run:
-            error = json.loads(infra[0]["reasons"])[0] if infra and infra[0]["reasons"] else None
-            endpoint = cell.planner_config.get("base_url") if cell.planner_config.get("kind") == "openai" else None
-            gaps.append(Gap(cell.label, len(planned), len(infra), not_run, endpoint, error))
-    return gaps
 
 
 def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]:
@@ -645,7 +441,7 @@ def run_sweep(cfg: DictConfig, *, client: Client | None = None) -> SweepOutcome:
         if config["tracking"]["enabled"]:
             from mlflow.exceptions import MlflowException
 
-            from experiments.tracking import TrackingUnavailable, start_tracking
+            from experiments.reporting.tracking import TrackingUnavailable, start_tracking
 
             try:
                 tracker = start_tracking(plan)
@@ -852,7 +648,7 @@ def _finish(plan: Plan, store: ResultsStore, outcome: SweepOutcome, tracker: Swe
     if tracker is not None:
         from mlflow.exceptions import MlflowException
 
-        from experiments.tracking import log_sweep
+        from experiments.reporting.tracking import log_sweep
 
         try:
             outcome.parent_run_id = log_sweep(tracker, store, report_written=outcome.report is not None, rows=rows)

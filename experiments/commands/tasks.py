@@ -10,7 +10,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from experiments.progress import episode_progress
+from experiments.reporting.progress import episode_progress
 from sandbox.generator import gates
 from sandbox.generator.answers import answer_report, missing_answer
 from sandbox.generator.core import BuildError, replay
@@ -267,7 +267,7 @@ def task_json_schema() -> str:
 def card() -> int:
     """Write the dataset card (markdown with the counts), its chart and the task record's JSON Schema
     next to the task files."""
-    from experiments.plots import suite_composition
+    from experiments.reporting.plots import suite_composition
     from sandbox.generator.stats import card_markdown
 
     splits = committed_splits()

@@ -18,37 +18,14 @@ from typing import Any
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from experiments.loop import run_many
-from experiments.store import GOLD_PLANNERS, episode_fingerprint, episode_record
+from experiments.episodes.loop import run_many
+from experiments.plan.model import Cell
+from experiments.results.store import GOLD_PLANNERS, episode_fingerprint, episode_record
 from planners.base import Planner
-from sandbox.conditions import KNOWN
 from sandbox.suite import load_split
 from sandbox.tasks import Task
 
-CONDITIONS = KNOWN  # default, sor, mtsr: how skill tasks' initial action space is built (sandbox.conditions);
 # a cell's condition may be refined by a retrieval variant or an ablation (``both.bm25-n10``)
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One (planner, split, condition, seed) of the grid, with everything a worker needs to run it."""
-
-    planner: str
-    split: str
-    condition: str
-    seed: int
-    planner_config: Mapping[str, Any]
-    split_file: str
-    categories: tuple[str, ...] | None
-    subset: str | None
-    dataset_hash: str
-    concurrency: int
-    t_max: int
-    retrieval_model: str | None = None  # a dense retrieval variant's local model folder
-
-    @property
-    def label(self) -> str:
-        return f"{self.planner}/{self.split}/{self.condition}/seed{self.seed}"
 
 
 @dataclass(frozen=True)

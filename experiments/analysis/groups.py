@@ -1,0 +1,38 @@
+"""Store rows grouped by (planner, split, condition) and seed, and what a group's rows add up to: its
+stability over the seeds and its error kinds (the leaderboard, the plots and MLflow read them alike)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from experiments.analysis.stability import Stability, stability
+
+Group = tuple[str, str, str]  # planner, split, condition
+
+
+def error_counts(rows: Iterable[dict[str, Any]]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for r in rows:
+        counts.update(json.loads(r["error_kinds"]))
+    return counts
+
+
+def by_group(rows: Iterable[dict[str, Any]]) -> dict[Group, dict[int, list[dict[str, Any]]]]:
+    groups: dict[Group, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        groups[(r["planner"], r["split"], r["condition"])][r["seed"]].append(r)
+    return {g: dict(seeds) for g, seeds in sorted(groups.items())}
+
+
+def group_stability(seeds: dict[int, list[dict[str, Any]]]) -> Stability | None:
+    """The spread over the seeds that have a scorable episode; None when none has (e.g. every episode of
+    a dead endpoint ended in ``infra_error``): such a group has no score, only its unscorable count."""
+    scored = {
+        s: {r["task_id"]: (r["category"], bool(r["passed"])) for r in rows if r["scorable"]}
+        for s, rows in seeds.items()
+    }
+    scored = {s: outcomes for s, outcomes in scored.items() if outcomes}
+    return stability(scored) if scored else None

@@ -1,0 +1,134 @@
+"""The Hydra configs: composed from the shipped ``conf`` package (and a user's folders on the search
+path), checked before any work, their mistakes said in one line naming the key."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from hydra import compose, initialize_config_module
+from hydra.core.global_hydra import GlobalHydra
+from hydra.errors import HydraException
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+import conf
+from experiments.plan.selection import SelectionError, selection
+from sandbox.conditions import Variant, condition_label
+
+CONF_MODULE = "conf"  # the configs ship as the package ``conf``: found from the checkout and from a wheel
+
+
+CONF_PATH = f"pkg://{CONF_MODULE}"
+
+
+CONF_DIR = str(Path(conf.__file__).resolve().parent)  # where they lie on disk (their comments are read for --help)
+
+
+SEARCHPATH = "hydra.searchpath"
+
+
+INT_KEYS = {"seed": 0, "t_max": 1, "concurrency": 1}  # typed top-level keys and their least value
+
+
+class RunConfigError(ValueError):
+    """A config mistake, said in one line naming the key (instead of Hydra's text or a traceback)."""
+
+
+def check_config(cfg: DictConfig) -> None:
+    """Hydra takes ``seed=abc`` as a string; refuse it before it reaches results.json or a seeded RNG."""
+    for key, least in INT_KEYS.items():
+        value = cfg.get(key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RunConfigError(f"{key}: an integer is required, got {value!r}")
+        if value < least:
+            raise RunConfigError(f"{key}: at least {least}, got {value}")
+    try:
+        selection(cfg)  # limit=, task_ids=
+    except SelectionError as exc:
+        raise RunConfigError(str(exc)) from None
+    run_variant(cfg)
+
+
+def run_variant(cfg: DictConfig) -> Variant:
+    """The run's action-space variant (``retrieval.*``, ``ablation``), checked: one line naming the key."""
+    retrieval = cfg.get("retrieval")
+    try:
+        return Variant.from_config(
+            OmegaConf.to_container(retrieval, resolve=True) if OmegaConf.is_config(retrieval) else retrieval,  # type: ignore[arg-type]
+            cfg.get("ablation", "none"),
+        )
+    except ValueError as exc:
+        raise RunConfigError(str(exc)) from None
+
+
+def run_condition(cfg: DictConfig) -> str:
+    """The condition the run's episodes are stored under: the skill condition, refined by the variant
+    when there is one (``both.bm25-n10``)."""
+    return condition_label(str(cfg.condition.name), run_variant(cfg))
+
+
+def compose_checked(overrides: Sequence[str]) -> DictConfig:
+    """Compose ``conf/config.yaml`` as ``mobilepa run`` will and check it, so a mistake is one line
+    before Hydra starts the job (Hydra's own message for ``sed=0`` is "append with +sed=0")."""
+    try:
+        cfg = _compose(overrides)
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise RunConfigError(override_error(exc, overrides)) from None
+    check_config(cfg)
+    return cfg
+
+
+def _compose(overrides: Sequence[str], config_name: str = "config") -> DictConfig:
+    return compose_config(config_name, overrides)
+
+
+def compose_config(config_name: str, overrides: Sequence[str] = ()) -> DictConfig:
+    """``config_name`` composed from the shipped configs and any folder a ``hydra.searchpath=[...]``
+    override adds (a user's own ``planner/<name>.yaml`` or ``split/<name>.yaml``)."""
+    with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
+        return compose(config_name, overrides=list(overrides))
+
+
+def searchpath_overrides(overrides: Sequence[str]) -> list[str]:
+    """The ``hydra.searchpath=[...]`` overrides among ``overrides`` (they decide which configs exist)."""
+    return [o for o in overrides if o.lstrip("+~").partition("=")[0] == SEARCHPATH]
+
+
+def group_options(group: str, overrides: Sequence[str] = (), config_name: str = "config") -> list[str]:
+    """The options of a config group in Hydra's config repository: the shipped ones and those of the
+    folders on the search path, without the shared bases (``_*.yaml``)."""
+    with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
+        loader = GlobalHydra.instance().config_loader()
+        options = loader.get_group_options(group, config_name=config_name, overrides=searchpath_overrides(overrides))
+    return sorted(o for o in options if not o.startswith("_"))
+
+
+def override_error(exc: Exception, overrides: Sequence[str], config_name: str = "config") -> str:
+    """Hydra's multi-line composition error as one line: the key, and the keys or options it could be
+    (``config_name``: the primary config the overrides were for, e.g. ``sweep``)."""
+    text = str(exc)
+    if missing := re.search(r"Could not find '([^'/]+)/([^']+)'", text):
+        group, option = missing.groups()
+        listed = text.partition("Available options in")[2].partition("Config search path")[0].splitlines()[1:]
+        known = [name.strip() for name in listed if name.strip() and not name.strip().startswith("_")]
+        return f"{group}: unknown {group} {option!r}; known: {', '.join(known)}"
+    if unknown := re.match(r"Could not override '([^']+)'", text):
+        key = unknown.group(1).lstrip("+~")
+        parent = key.rpartition(".")[0]
+        try:  # the config the other overrides select (planner=..., split=...), to list what the key could be
+            base = _compose(
+                [o for o in overrides if "." not in o.partition("=")[0] and o.partition("=")[0] != key]
+                + searchpath_overrides(overrides),
+                config_name,
+            )
+        except (HydraException, OmegaConfBaseException):
+            return text.splitlines()[0]
+        node = OmegaConf.select(base, parent) if parent else base
+        if not isinstance(node, DictConfig):
+            return f"{key}: {parent} has no keys"
+        if key.rpartition(".")[2] in node:  # a known key given a value of the wrong shape
+            return f"{key}: {str(getattr(exc.__cause__, 'msg', text)).splitlines()[0]}"
+        return f"{key}: no such key; known keys{f' of {parent}' if parent else ''}: {', '.join(map(str, node))}"
+    return ": ".join(text.splitlines()[:2])

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test lint test-faults test-vllm clean ui
+.PHONY: install run test test-random lint test-faults test-vllm clean ui
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest
+
+# The property tests with fresh random examples (`make test` runs them derandomised, the same examples
+# on every machine); a failing example is remembered in Hypothesis's folder under the system's temp folder.
+test-random: $(STAMP)
+	HYPOTHESIS_PROFILE=random $(BIN)/pytest -k 'not faults' tests/sandbox tests/verification
 
 # ruff (the rule set and its ignores are in pyproject.toml), ruff's formatter as a check, and mypy
 # over the packages (non-strict). `$(BIN)/ruff format .` applies the formatting.

@@ -15,7 +15,7 @@ from sandbox.generator import gates
 from sandbox.generator.answers import answer_report, missing_answer
 from sandbox.generator.core import BuildError, replay
 from sandbox.generator.gates import GateError, Violation
-from sandbox.generator.stats import suite_stats, validation_record, write_validation
+from sandbox.generator.stats import VALIDATION, suite_stats, validation_record, write_validation
 from sandbox.generator.suite import TOTALS, Slot, allocation, build_slot, load_families, write_suite
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import Task, load_tasks
@@ -99,8 +99,11 @@ def _task_gates(task: Task, family: str) -> list[Violation]:
     return gates.task_violations(family, task, replayed.context, replayed.results)
 
 
-def validate(split: str, jobs: int) -> int:
-    """Self-validate a task file: oracle passes, noop fails, every perturbation is caught."""
+def validate(split: str, jobs: int, record: Path | None = None) -> int:
+    """Self-validate a task file: oracle passes, noop fails, every perturbation is caught.
+
+    With ``record`` the counts are written there for the dataset card; without, nothing is written
+    (an installed package's folder, or a checkout under test, stays as it was)."""
     tasks = load_split(split)
     families = family_of_slots(split)
     summary = Summary()
@@ -125,8 +128,9 @@ def validate(split: str, jobs: int) -> int:
     )
     unanswered = [t for t in tasks if missing_answer(t)]
     print(answer_report(tasks, families))
-    if split == "full.jsonl":  # the dataset card shows these counts (sandbox.generator.stats)
-        write_validation(validation_record(tasks, summary.table(), gates.gate_counts(violations)))
+    if record is not None:  # the dataset card shows these counts (sandbox.generator.stats)
+        counts = validation_record(tasks, summary.table(), gates.gate_counts(violations))
+        print(f"recorded in {write_validation(counts, record)}")
     for o in summary.surprises[:50]:
         print(f"SURPRISE {o.task_id} {o.check}: {o.detail[:300]}")
     print(
@@ -177,7 +181,7 @@ def stats(as_json: bool) -> int:
     )
     check = doc["selfcheck"]
     if check is None:
-        print(f"{'self-check':>14}: not recorded for these tasks (run mobilepa tasks validate)")
+        print(f"{'self-check':>14}: not recorded for these tasks (run mobilepa tasks validate --record)")
     else:
         for key in ("oracle", "noop", "perturbations", "alternatives", "wrong_endings"):
             print(f"{key:>14}: {check[key]['runs']} runs, {check[key]['surprises']} surprises")
@@ -297,6 +301,14 @@ def main(argv: list[str]) -> int:
     )
     v.add_argument("--split", default="full.jsonl", help="task file under sandbox/data/tasks")
     v.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    v.add_argument(
+        "--record",
+        type=Path,
+        nargs="?",
+        const=VALIDATION,
+        metavar="PATH",
+        help="write the counts the dataset card shows (default PATH: the suite's validation.json)",
+    )
     st = sub.add_parser("stats", help="counts by category, domain, level-2, bucket, memory type, turn, friction, split")
     st.add_argument("--json", action="store_true")
     sub.add_parser(
@@ -320,7 +332,7 @@ def main(argv: list[str]) -> int:
     if args.command == "build":
         return build(args.out, args.strict_gates)
     if args.command == "validate":
-        return validate(args.split, args.jobs)
+        return validate(args.split, args.jobs, args.record)
     if args.command == "card":
         return card()
     return stats(args.json)

@@ -266,7 +266,7 @@ def _checks_section(stats: dict[str, Any]) -> list[str]:
     ]
     if check is None:
         lines.append(
-            "- self-check and gates: not recorded for these tasks; run `mobilepa tasks validate` "
+            "- self-check and gates: not recorded for these tasks; run `mobilepa tasks validate --record` "
             f"(it writes `{VALIDATION.name}`), then `mobilepa tasks card`\n"
         )
         return lines

@@ -96,7 +96,7 @@ def test_a_cluster_without_workers_ends_the_stream_naming_it() -> None:
         outcome = stream_units(
             client, _unit, ["u1", "u2"], key_of=str, on_result=lambda u, r: [], no_worker_timeout_s=1.0
         )
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 60  # a hang guard: the 1 s no-worker timeout ended it
     assert outcome.lost and "no Dask worker" in outcome.lost and "cluster.no_worker_timeout_s" in outcome.lost
 
 

@@ -188,4 +188,4 @@ def test_stop_kills_the_process_group(tmp_path: Path, ignore_term: bool) -> None
     elapsed = time.monotonic() - started
     assert not alive(leader) and not alive(worker)
     assert server.process.returncode == (-9 if ignore_term else -15)
-    assert elapsed < 3
+    assert elapsed < 60  # a hang guard: stop_timeout is 1 s, then SIGKILL

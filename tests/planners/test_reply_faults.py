@@ -316,7 +316,9 @@ def test_a_trickling_endpoint_ends_at_the_deadline_with_a_clear_infra_error() ->
             server.close()
 
     elapsed, error = asyncio.run(go())
-    assert 1.4 < elapsed < 3.0, "the read timeout restarts with every byte; only the deadline ends it"
+    # The read timeout restarts with every byte, so only the 1.5 s deadline ends it (not sooner; the upper
+    # bound is a hang guard, not a figure).
+    assert 1.4 < elapsed < 60
     assert "no usable reply within timeouts.total=1.5 s (1 attempt(s); last: the reply was still arriving)" in str(
         error
     )

@@ -46,7 +46,7 @@ def test_a_record_of_other_tasks_is_not_shown(tmp_path: Path) -> None:
     path = write_validation(validation_record(TASKS[:-1], TABLE, {}), tmp_path / "v.json")
     stats = suite_stats({"full": TASKS}, path)
     assert stats["selfcheck"] is None
-    assert "not recorded for these tasks; run `mobilepa tasks validate`" in card_markdown(stats)
+    assert "not recorded for these tasks; run `mobilepa tasks validate --record`" in card_markdown(stats)
 
 
 def test_the_played_audit_shows_classes_before_and_after_the_fixes(tmp_path: Path) -> None:

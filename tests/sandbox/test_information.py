@@ -283,7 +283,7 @@ def test_calculate_refuses_quickly(ex: Executor, expression: str) -> None:
     started = time.monotonic()
     env = ex.call("calculate", {"expression": expression})
     assert env["ErrorType"] == "InvalidArgumentValue", env
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 30  # a hang guard (2**9**9 would take hours), not a figure
 
 
 def test_calculate_deep_unary_chain(ex: Executor) -> None:

@@ -31,14 +31,14 @@ def _run(args: list[str]) -> int:
     if _wants_help(args):
         print(_run_help())
         return 0
-    from experiments.execution import config, run
+    from experiments.commands import config, run
 
     try:
         args = config_dir_args(args)
     except ValueError as exc:
         print(f"mobilepa run: {exc}", file=sys.stderr)
         return 2
-    from experiments.execution.record_run import run_override
+    from experiments.commands.config import run_override
     from experiments.plan.selection import as_override
 
     args = [run_override(as_override(a)) for a in args]  # limit=, task_ids=, store=, tracking=: added to the config
@@ -300,7 +300,7 @@ def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import DictConfig, ListConfig, OmegaConf
 
-    from experiments.execution.config import CONF_DIR, CONF_MODULE
+    from experiments.commands.config import CONF_DIR, CONF_MODULE
 
     with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
         cfg = compose(config_name, return_hydra_config=True)

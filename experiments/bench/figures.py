@@ -329,13 +329,14 @@ def bench_scaling(split: str, repeats: int) -> dict[str, Any]:
     and timing all of one cluster's sweeps before the other's measured that drift (1.33 to 1.91 for
     the same code)."""
     from cluster.dask_runner import dask_client
-    from experiments.execution.sweep import load_config, parse_args, run_sweep
+    from experiments.commands.plans import load_config, parse_args, sweep_plan
+    from experiments.execution.sweep import run_sweep
 
     def rate(client: Any) -> float:
         with tempfile.TemporaryDirectory(prefix="mobilepa-bench-") as tmp:
-            run_cfg = load_config(*parse_args(_sweep_args(split, Path(tmp), "tracking=none", seeds=SCALING_SEEDS)))
+            plan = sweep_plan(_sweep_args(split, Path(tmp), "tracking=none", seeds=SCALING_SEEDS))
             with contextlib.redirect_stderr(io.StringIO()):
-                outcome = run_sweep(run_cfg, client=client)
+                outcome = run_sweep(plan, client=client)
         return outcome.ran / outcome.run_s
 
     with contextlib.ExitStack() as stack:

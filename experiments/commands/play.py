@@ -28,8 +28,8 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from rich.console import Console
 
+from experiments.commands.config import CONF_DIR
 from experiments.episodes.loop import EpisodeResult, run_episode
-from experiments.execution.config import CONF_DIR
 from planners.base import PlannerAction
 from planners.messages import dumps, parse_reply, system_message
 from planners.openai_compat import OpenAICompatPlanner, OpenAIConfig

@@ -199,7 +199,7 @@ def update_mlflow(store: ResultsStore, changed_cells: set[Cell]) -> list[str]:
     from mlflow.exceptions import MlflowException
     from omegaconf import OmegaConf
 
-    from experiments.execution.sweep import plan_sweep
+    from experiments.commands.plans import plan_sweep
     from experiments.plan.model import SweepConfigError
     from experiments.reporting.tracking import TrackingUnavailable, log_sweep, start_tracking
 

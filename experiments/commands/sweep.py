@@ -16,16 +16,17 @@ from cluster.vllm import ServerStartupError
 from experiments.analysis.compare import report_analysis
 from experiments.analysis.cost import with_costs
 from experiments.analysis.studies import report_study_lines
-from experiments.execution.sweep import (
-    check_local_resources,
-    cluster_summary,
-    load_config,
-    parse_args,
-    plan_sweep,
-    run_sweep,
+from experiments.commands.plans import sweep_plan
+from experiments.execution.sweep import check_local_resources, cluster_summary, run_sweep
+from experiments.plan.model import (
+    DEFAULT_STORE,
+    GRID_KEYS,
+    Plan,
+    SweepConfigError,
+    axes_text,
+    refined_conditions,
     sweep_about,
 )
-from experiments.plan.model import GRID_KEYS, Plan, SweepConfigError, axes_text, refined_conditions
 from experiments.plan.selection import describe as describe_selection
 from experiments.reporting.console import LOG_NAME, library_logs
 from experiments.reporting.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
@@ -51,13 +52,12 @@ def _console() -> Console:
 def describe_plan(plan: Plan) -> list[str]:
     """What ``mobilepa sweep --dry-run`` prints: the grid, each cell with its episodes, the total, the
     endpoints each planner will call, the cluster and where results would go."""
-    config = plan.config
-    chosen = describe_selection(config)
+    chosen = describe_selection(plan.record)
     lines = [
-        f"sweep {config['name']} (dry run: nothing is run, stored or logged)",
+        f"sweep {plan.name} (dry run: nothing is run, stored or logged)",
         "grid: "
-        + " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values())
-        + axes_text(config)
+        + " × ".join(f"{key} {','.join(map(str, plan.record[key]))}" for key in GRID_KEYS.values())
+        + axes_text(plan.record)
         + f" = {len(plan.cells)} cell(s)"
         + (f"; {chosen}" if chosen else ""),
     ]
@@ -68,7 +68,7 @@ def describe_plan(plan: Plan) -> list[str]:
         n = len(plan.task_ids[(cell.split, cell.condition)])
         total += n
         lines.append(f"  {cell.label:<{width}}  {n}")
-    lines.append(f"episodes: {total} in all (those already finished in {config['store']} are skipped when it runs)")
+    lines.append(f"episodes: {total} in all (those already finished in {plan.store} are skipped when it runs)")
     lines.append("endpoints:")
     for name, cell in {c.planner: c for c in plan.cells}.items():
         planner = cell.planner_config
@@ -82,17 +82,16 @@ def describe_plan(plan: Plan) -> list[str]:
         else:
             where = f"{planner.get('base_url')} (model {planner.get('model')})"
         lines.append(f"  {name}: {where}")
-    lines.append(f"cluster: {cluster_summary(config['cluster'])}")
-    tracking = config.get("tracking") or {}
+    lines.append(f"cluster: {cluster_summary(plan.cluster)}")
     mlflow = (
         (
-            f"MLflow {os.environ.get('MLFLOW_TRACKING_URI') or tracking.get('uri')}, experiment "
-            f"{tracking.get('experiment') or config['name']}"
+            f"MLflow {os.environ.get('MLFLOW_TRACKING_URI') or plan.tracking.uri}, experiment "
+            f"{plan.tracking.experiment or plan.name}"
         )
-        if tracking.get("enabled")
+        if plan.tracking.enabled
         else "MLflow off"
     )
-    lines.append(f"results: store {config['store']}, report {config['report_dir']}, {mlflow}")
+    lines.append(f"results: store {plan.store}, report {plan.report_dir}, {mlflow}")
     return lines
 
 
@@ -108,20 +107,17 @@ def sweep_main(args: list[str]) -> int:
     dry_run = "--dry-run" in args
     args = [a for a in args if a != "--dry-run"]
     try:
-        cfg = load_config(*parse_args(args))
+        plan = sweep_plan(args)
         if dry_run:
-            plan = plan_sweep(cfg)
             for line in describe_plan(plan):
                 console.print(line, soft_wrap=True, highlight=False, markup=False)
             check_local_resources(plan)  # a server no worker of a local cluster can host: as the sweep would say
             return 0
-        store_path = Path(str(cfg.store))
+        store_path = plan.store or DEFAULT_STORE
         prepare_store_folder(store_path)  # the log file goes beside the store
         log = store_path.parent / LOG_NAME
-        with library_logs(
-            log, title=f"mobilepa sweep {' '.join(redacted(args))}", import_mlflow=bool(cfg.tracking.enabled)
-        ):
-            outcome = run_sweep(cfg)
+        with library_logs(log, title=f"mobilepa sweep {' '.join(redacted(args))}", import_mlflow=plan.tracking.enabled):
+            outcome = run_sweep(plan)
     except (SweepConfigError, ClusterConfigError, DatasetMismatch, SettingsMismatch, StoreError, ReportError) as exc:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 2
@@ -135,14 +131,14 @@ def sweep_main(args: list[str]) -> int:
             file=sys.stderr,
         )
         return 130
-    config = outcome.plan.config
+    plan = outcome.plan
     for name, service in outcome.services.items():
         console.print(
             f"vLLM server for {name}: {service.base_url} on worker {service.worker} (log {service.log}; stopped)"
         )
     rate = f" ({outcome.ran / outcome.run_s:.0f} episodes/s while running)" if outcome.run_s > 0 else ""
     console.print(
-        f"sweep {config['name']}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
+        f"sweep {plan.name}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
         f"{outcome.wall_s:.1f} s{rate}"
     )
     if outcome.report is not None:
@@ -151,11 +147,11 @@ def sweep_main(args: list[str]) -> int:
         for line in report_study_lines(md.parent):  # the retrieval curve and ablation deltas, when swept
             console.print(line, soft_wrap=True, highlight=False, markup=False)
         console.print(f"report: {md.resolve()}  {html.resolve()}", soft_wrap=True)
-    console.print(f"results store: {Path(config['store']).resolve()}", soft_wrap=True)
+    console.print(f"results store: {store_path.resolve()}", soft_wrap=True)
     if outcome.parent_run_id:
-        uri = os.environ.get("MLFLOW_TRACKING_URI") or config["tracking"]["uri"]
+        uri = os.environ.get("MLFLOW_TRACKING_URI") or plan.tracking.uri
         console.print(
-            f"MLflow: {uri}, experiment {config['tracking'].get('experiment') or config['name']} "
+            f"MLflow: {uri}, experiment {plan.tracking.experiment or plan.name} "
             f"(parent run {outcome.parent_run_id}); browse with `mlflow ui --backend-store-uri {uri}`",
             soft_wrap=True,
         )
@@ -182,12 +178,12 @@ def sweep_main(args: list[str]) -> int:
     if outcome.report_error:
         say(
             f"[yellow]{outcome.report_error}[/yellow]; the results are in the store: "
-            f"`mobilepa report --store {config['store']} --out <folder>` writes it later"
+            f"`mobilepa report --store {store_path} --out <folder>` writes it later"
         )
     if outcome.tracking_error:
         say(
             f"[yellow]MLflow failed while logging ({outcome.tracking_error}); every result is in "
-            f"{Path(config['store']).resolve()}: run `mobilepa report --sync --store {config['store']}` "
+            f"{store_path.resolve()}: run `mobilepa report --sync --store {store_path}` "
             "when MLflow is back[/yellow]"
         )
     if not outcome.complete:
@@ -309,7 +305,7 @@ def _sync(store: ResultsStore) -> int:
     from mlflow.exceptions import MlflowException
     from omegaconf import OmegaConf
 
-    from experiments.execution.sweep import plan_sweep
+    from experiments.commands.plans import plan_sweep
     from experiments.reporting.tracking import TrackingUnavailable, sync_store
 
     try:

@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from experiments.execution.config import CONF_DIR
+from experiments.commands.config import CONF_DIR
 from experiments.results.store import ResultsStore, file_sha256, trajectory_json
 from planners.messages import dumps, system_message
 from sandbox.episode import FORMAT_ERROR_STEP, Episode

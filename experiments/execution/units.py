@@ -25,8 +25,6 @@ from planners.base import Planner
 from sandbox.suite import load_split
 from sandbox.tasks import Task
 
-# a cell's condition may be refined by a retrieval variant or an ablation (``both.bm25-n10``)
-
 
 @dataclass(frozen=True)
 class WorkUnit:

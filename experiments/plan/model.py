@@ -3,13 +3,16 @@ cell's settings and the sweep's identity."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.plan.selection import KEYS as SELECTION_KEYS
+from experiments.plan.selection import describe as describe_selection
 from sandbox.conditions import KNOWN, Variant, condition_label, split_label
 
 if TYPE_CHECKING:
@@ -17,6 +20,7 @@ if TYPE_CHECKING:
 
 
 CONDITIONS = KNOWN  # default, sor, mtsr: how skill tasks' initial action space is built (sandbox.conditions);
+# a cell's condition may be refined by a retrieval variant or an ablation (``both.bm25-n10``)
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ AXIS_KEYS = {
 AXIS_DEFAULTS: dict[str, list[Any]] = {"method": ["stored"], "top_n": [15], "repair": [True], "ablations": ["none"]}
 
 
-def axis_lists(config: dict[str, Any]) -> dict[str, list[Any]]:
+def axis_lists(config: Mapping[str, Any]) -> dict[str, list[Any]]:
     """The action-space axes' lists (``AXIS_DEFAULTS`` where the config has none)."""
     retrieval: dict[str, Any] = config.get("retrieval") or {}
     return {
@@ -67,7 +71,7 @@ def axis_lists(config: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
-def axes_text(config: dict[str, Any]) -> str:
+def axes_text(config: Mapping[str, Any]) -> str:
     """The action-space axes a grid sets beyond their defaults, as the grid line adds them
     (" × retrieval.top_n 5,10")."""
     lists = axis_lists(config)
@@ -78,7 +82,7 @@ def axes_text(config: dict[str, Any]) -> str:
     )
 
 
-def refined_conditions(config: dict[str, Any]) -> list[str]:
+def refined_conditions(config: Mapping[str, Any]) -> list[str]:
     """The condition labels of a (recorded) sweep's cells: each condition under each action-space variant
     (a dense variant whose model folder is gone since is still named by its label)."""
     try:
@@ -95,7 +99,7 @@ def refined_conditions(config: dict[str, Any]) -> list[str]:
     return [condition_label(str(c), v) for c in config["conditions"] for v in found]
 
 
-def variants(config: dict[str, Any]) -> list[Variant]:
+def variants(config: Mapping[str, Any]) -> list[Variant]:
     """Every action-space variant of the grid, checked (one line naming the key), each once."""
     retrieval = config.get("retrieval") or {}
     for axis, key in (
@@ -154,15 +158,86 @@ OPERATIONAL_VLLM_KEYS = frozenset(
 )
 
 
-@dataclass
-class Plan:
-    """The validated grid: its cells, each cell's task ids, and each split's dataset hash."""
+DEFAULT_STORE = Path("outputs") / "results.db"
 
-    cells: list[Cell]
-    task_ids: dict[tuple[str, str], list[str]]  # (split, condition) -> episode keys
-    datasets: dict[str, tuple[str, str]]  # split -> (file, sha256)
-    config: dict[str, Any]
-    services: list[ServiceSpec] = field(default_factory=list)  # vLLM servers to start (planners with base_url null)
+
+@dataclass(frozen=True)
+class Grid:
+    """The lists a sweep crosses: planners × splits × conditions (each under every action-space variant)
+    × seeds."""
+
+    planners: tuple[str, ...]
+    splits: tuple[str, ...]
+    seeds: tuple[int, ...]
+    conditions: tuple[str, ...]  # the skill conditions as given (``both``, ``sor``…)
+    variants: tuple[Variant, ...] = (Variant(),)  # the retrieval variants and ablations
+
+
+@dataclass(frozen=True)
+class Work:
+    """How the cells' episodes run: the step budget, how many at once, how they are cut into units and
+    retried, and which function turns a planner config into a planner."""
+
+    t_max: int
+    concurrency: int  # episodes in flight per unit unless the planner config sets its own
+    planner_factory: str = "planners:build_planner"
+    unit_size: int = 128
+    max_in_flight: int | None = None  # units submitted at once; None: 2 × the cluster's worker threads
+    unit_attempts: int = 3
+    infra_retries: int = 2
+
+
+@dataclass(frozen=True)
+class Tracking:
+    """MLflow: whether the sweep logs there, where, under which experiment, and how many traces per cell."""
+
+    enabled: bool = False
+    uri: str | None = None
+    experiment: str | None = None  # None: the sweep's name
+    trace_sample: int = 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A sweep (or a run, as a one-cell sweep) read once from its config and checked: every cell with its
+    planner config composed, each cell's episode keys, each split's dataset hash, how the work runs, the
+    cluster, MLflow, the store and the report folder. ``record`` is the resolved config as given, which
+    the store keeps with the sweep so ``mobilepa report`` names it and ``report --sync`` reads it again."""
+
+    name: str
+    grid: Grid
+    cells: tuple[Cell, ...]
+    task_ids: Mapping[tuple[str, str], tuple[str, ...]]  # (split, condition) -> episode keys
+    datasets: Mapping[str, tuple[str, str]]  # split -> (file, sha256)
+    work: Work
+    tracking: Tracking
+    store: Path | None  # the results store; None: a run kept in its own folder only
+    report_dir: Path
+    cluster: Mapping[str, Any] = field(default_factory=dict)  # the cluster section, as ``cluster.dask_runner`` reads it
+    services: tuple[ServiceSpec, ...] = ()  # vLLM servers to start (planners with base_url null)
+    record: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def about(self) -> str:
+        """One line saying which sweep this is: its name and grid (and a quick run's selection)."""
+        return sweep_about(self.record)
+
+    def served_by(self, urls: Mapping[str, str]) -> Plan:
+        """The plan with the started servers' base URLs filled into the cells of the planners they serve."""
+        return dataclasses.replace(
+            self,
+            cells=tuple(
+                dataclasses.replace(c, planner_config={**c.planner_config, "base_url": urls[c.planner]})
+                if c.planner in urls and c.planner_config.get("base_url") is None
+                else c
+                for c in self.cells
+            ),
+        )
+
+    def with_record(self, **extra: Any) -> Plan:
+        """The plan with ``extra`` in its record: when it was recorded, the servers it started, what they
+        used (the store keeps the record, secrets masked, and MLflow logs it)."""
+        return dataclasses.replace(self, record={**self.record, **extra})
 
     def settings(self, cell: Cell) -> dict[str, Any]:
         """What decides a cell's results beyond its key: T_max, the condition (how a skill task's action
@@ -180,7 +255,7 @@ class Plan:
         settings = {
             "t_max": cell.t_max,
             "condition": cell.condition,
-            "planner_factory": str(self.config["planner_factory"]),
+            "planner_factory": self.work.planner_factory,
             "planner": planner,
         }
         variant = split_label(cell.condition, cell.retrieval_model)[1]
@@ -192,8 +267,16 @@ class Plan:
     def sweep_key(self) -> str:
         """Identity of the sweep (name, grid, data and each cell's settings), so a re-run logs into the
         same MLflow runs and a sweep with other settings into its own."""
-        grid = {k: self.config[k] for k in ("name", *GRID_KEYS.values())}
-        grid.update({k: self.config[k] for k in SELECTION_KEYS if self.config.get(k) is not None})  # a quick run's own
-        grid.update({k: v for k, v in axis_lists(self.config).items() if v != AXIS_DEFAULTS[k]})  # the study's axes
+        grid = {k: self.record[k] for k in ("name", *GRID_KEYS.values())}
+        grid.update({k: self.record[k] for k in SELECTION_KEYS if self.record.get(k) is not None})  # a quick run's own
+        grid.update({k: v for k, v in axis_lists(self.record).items() if v != AXIS_DEFAULTS[k]})  # the study's axes
         blob = json.dumps([grid, self.datasets, [self.settings(c) for c in self.cells]], sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def sweep_about(config: Mapping[str, Any]) -> str:
+    """One line saying which sweep a report is about: its name and grid (and a quick run's selection)."""
+    grid = " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values()) + axes_text(config)
+    chosen = describe_selection(config)
+    when = f", {config['recorded_at']}" if config.get("recorded_at") else ""
+    return f"sweep {config['name']} ({grid}{' ' + chosen if chosen else ''}{when})"

@@ -47,13 +47,13 @@ logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.W
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from experiments.plan.model import Plan
+    from experiments.plan.model import Plan, Tracking
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def tracking_uri(config: dict[str, Any]) -> str:
-    uri = os.environ.get("MLFLOW_TRACKING_URI") or config["tracking"]["uri"]
+def tracking_uri(tracking: Tracking) -> str:
+    uri = os.environ.get("MLFLOW_TRACKING_URI") or tracking.uri
     if not uri:
         raise ValueError("tracking.uri: required when tracking is enabled (or set MLFLOW_TRACKING_URI)")
     if uri.startswith("sqlite:///"):
@@ -274,8 +274,7 @@ def first_use_lock(uri: str) -> Iterator[None]:
 
 def start_tracking(plan: Plan) -> SweepTracker:
     """Create (or find again, by the sweep's key) the experiment and the parent run, marked running."""
-    config = plan.config
-    uri = tracking_uri(config)
+    uri = tracking_uri(plan.tracking)
     check_reachable(uri)
     user_choice = os.environ.get("MLFLOW_TRACKING_URI")
     mlflow.set_tracking_uri(uri)  # traces are exported through the global URI; only the driver is here
@@ -287,28 +286,27 @@ def start_tracking(plan: Plan) -> SweepTracker:
         os.environ["MLFLOW_TRACKING_URI"] = user_choice
     with first_use_lock(uri):
         client = MlflowClient(tracking_uri=uri)
-        experiment_id = _experiment(client, str(config["tracking"]["experiment"] or config["name"]), uri)
+        experiment_id = _experiment(client, plan.tracking.experiment or plan.name, uri)
         return _open_parent(client, experiment_id, plan)
 
 
 def _open_parent(client: MlflowClient, experiment_id: str, plan: Plan) -> SweepTracker:
-    config = plan.config
     params = {
-        "name": config["name"],
-        "planners": ",".join(map(str, config["planners"])),
-        "splits": ",".join(map(str, config["splits"])),
-        "seeds": ",".join(map(str, config["seeds"])),
-        "conditions": ",".join(map(str, config["conditions"])),
-        "cluster": config["cluster"]["kind"],
+        "name": plan.name,
+        "planners": ",".join(plan.grid.planners),
+        "splits": ",".join(plan.grid.splits),
+        "seeds": ",".join(map(str, plan.grid.seeds)),
+        "conditions": ",".join(plan.grid.conditions),
+        "cluster": plan.cluster["kind"],
         "git_commit": git_commit() or "unknown",
-        "t_max": config["t_max"],
+        "t_max": plan.work.t_max,
         **{f"dataset/{split}": f"{file}@sha256:{sha}" for split, (file, sha) in plan.datasets.items()},
     }
     parent = _run(
         client,
         experiment_id,
         {"mobilepa_sweep_key": plan.sweep_key, "mobilepa_role": "parent"},
-        str(config["name"]),
+        plan.name,
         params,
     )
     client.update_run(parent, status="RUNNING")
@@ -338,7 +336,6 @@ def log_sweep(
     every retry, or never run) ends FAILED, and so does the parent when any cell does; else FINISHED.
     ``rows``: the sweep's rows with their costs when the caller has read them already, else read here."""
     client, parent, plan = tracker.client, tracker.parent, tracker.plan
-    config = plan.config
     if rows is None:
         rows = with_costs(sweep_rows(plan, store.rows()), store.provenance())  # + cost_usd, gpu_s
     gaps = {g.cell: g for g in find_gaps(plan, rows)}
@@ -357,12 +354,14 @@ def log_sweep(
             _log_metrics(client, parent, parent_metrics)
             report = Path(tmp) / "report"
             if report_written:  # the sweep just wrote it to report_dir: log that instead of rendering it again
-                shutil.copytree(Path(config["report_dir"]), report)
+                shutil.copytree(plan.report_dir, report)
             elif rows:
                 write_report(rows, report)
             report.mkdir(exist_ok=True)
             (report / "stability.json").write_text(json.dumps(stability_doc, indent=2, sort_keys=True))
-            (report / "config.json").write_text(json.dumps(redacted(config), indent=2, sort_keys=True, default=str))
+            (report / "config.json").write_text(
+                json.dumps(redacted(plan.record), indent=2, sort_keys=True, default=str)
+            )
             client.log_artifacts(parent, str(report))
     finally:  # traces are exported in the background: those ended must be in before anyone looks again
         mlflow.flush_trace_async_logging()
@@ -392,9 +391,7 @@ def _log_cell(
         "dataset_hash": cell.dataset_hash,
     }
     if cell.planner_config.get("kind") == "openai":  # given, or the server the sweep started
-        params["base_url"] = cell.planner_config.get("base_url") or (plan.config.get("endpoints") or {}).get(
-            cell.planner
-        )
+        params["base_url"] = cell.planner_config.get("base_url") or plan.record.get("endpoints", {}).get(cell.planner)
     child = _run(
         client,
         experiment_id,
@@ -416,7 +413,7 @@ def _log_cell(
     with (folder / "episodes.jsonl").open("w", encoding="utf-8") as fh:
         fh.writelines(json.dumps(r, sort_keys=True) + "\n" for r in rows)
     client.log_artifacts(child, str(folder))
-    sample = int(plan.config["tracking"].get("trace_sample") or 0)
+    sample = plan.tracking.trace_sample
     if sample:
         logged = {
             t.info.tags.get("task_id"): t.info

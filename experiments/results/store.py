@@ -42,6 +42,7 @@ from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import SQLAlchemyError
 
 from experiments.episodes.loop import EpisodeResult
+from experiments.results.secrets import redacted
 from sandbox.episode import FORMAT_ERROR_STEP
 from sandbox.tasks import Task
 from verification import VERIFIER_VERSION
@@ -541,9 +542,9 @@ class ResultsStore:
     def record_sweep(self, sweep_key: str, config: dict[str, Any], *, tracked: bool = True) -> None:
         """Remember the sweep, so ``mobilepa report`` finds its episodes and, when ``tracked``, ``mobilepa
         report --sync`` can log it to MLflow later (not yet logged); an untracked sweep waits for no logging
-        (a sweep already waiting keeps waiting)."""
+        (a sweep already waiting keeps waiting). Its secrets are masked here, so none reaches the file."""
         stmt = insert(sweeps).values(
-            sweep_key=sweep_key, config=json.dumps(config, sort_keys=True, default=str), logged=not tracked
+            sweep_key=sweep_key, config=json.dumps(redacted(config), sort_keys=True, default=str), logged=not tracked
         )
         update = {"config": stmt.excluded.config, **({"logged": False} if tracked else {})}
         with self.engine.begin() as conn:

@@ -20,7 +20,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 from cluster.dask_runner import ClusterConfigError, dask_client, stream_units
-from experiments.execution.sweep import load_config, parse_args, run_sweep
+from experiments.commands.plans import load_config, parse_args, plan_sweep
+from experiments.execution.sweep import run_sweep
 from experiments.results.store import ResultsStore
 
 REPO = Path(__file__).resolve().parents[2]
@@ -237,7 +238,7 @@ def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path, figures) -> None
             "planner_factory=tests.cluster.slow_planner:build",
         ]
         undisturbed = load_config(*parse_args([*common, f"store={tmp_path / 'calm.db'}"]))
-        calm = run_sweep(undisturbed)
+        calm = run_sweep(plan_sweep(undisturbed))
         assert calm.ran == 68 and calm.failures == []  # 2 seeds x (28 tasks + 3 skill tasks under SOR and MTSR)
 
         disturbed_db = tmp_path / "killed.db"
@@ -264,7 +265,7 @@ def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path, figures) -> None
 
         killer = threading.Thread(target=kill_a_busy_worker, daemon=True)
         killer.start()
-        outcome = run_sweep(disturbed)
+        outcome = run_sweep(plan_sweep(disturbed))
         killer.join(timeout=5)
         assert killed and killed[0][0] < 68 and killed[0][1], "a busy worker must die while the sweep runs"
         assert sorted(p.wait(timeout=10) for p in procs[1:] if p.poll() is not None) == [-signal.SIGKILL]

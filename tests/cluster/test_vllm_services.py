@@ -24,8 +24,9 @@ from mlflow.tracking import MlflowClient
 from cluster.dask_runner import stream_units
 from cluster.services import ServiceSpec, place, service_specs, vllm_services
 from cluster.vllm import ServerStartupError, group_alive
+from experiments.commands.plans import load_config, parse_args, plan_sweep, sweep_plan
 from experiments.execution import sweep as sweep_module
-from experiments.execution.sweep import endpoint_shares, load_config, parse_args, plan_sweep, run_sweep
+from experiments.execution.sweep import endpoint_shares, run_sweep
 from experiments.plan.model import SweepConfigError
 from experiments.results.store import ResultsStore
 
@@ -85,7 +86,7 @@ def test_sweep_starts_one_server_on_a_gpu_worker_and_stops_it(
 ) -> None:
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)  # an earlier sweep's mlflow.set_tracking_uri sets it
     cfg = load_config(*parse_args(_args(tmp_path, f"planner.{PLANNER}.concurrency=3")))
-    outcome = run_sweep(cfg, client=gpu_client)
+    outcome = run_sweep(plan_sweep(cfg), client=gpu_client)
     assert outcome.ran == N_TASKS and outcome.failures == [] and outcome.infra_errors == []
 
     # what it said while it happened: the start (model, worker, log), then ready with the time it took
@@ -131,7 +132,7 @@ def test_sweep_starts_one_server_on_a_gpu_worker_and_stops_it(
 def test_a_server_that_dies_at_start_up_fails_the_sweep_before_any_episode(gpu_client: Client, tmp_path: Path) -> None:
     cfg = load_config(*parse_args(_args(tmp_path, "tracking=none", env={"SCRIPTED_VLLM_EXIT": "3"})))
     with pytest.raises(ServerStartupError) as err:
-        run_sweep(cfg, client=gpu_client)
+        run_sweep(plan_sweep(cfg), client=gpu_client)
     message = str(err.value)
     assert f"planner.{PLANNER}: vLLM server on worker tcp://127.0.0.1:" in message
     assert "exited with code 3" in message and "CUDA out of memory while loading the weights" in message
@@ -155,7 +156,7 @@ def test_an_interrupted_sweep_stops_its_server(
 
     monkeypatch.setattr(sweep_module, "stream_units", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        run_sweep(load_config(*parse_args(_args(tmp_path, "tracking=none"))), client=gpu_client)
+        run_sweep(sweep_plan(_args(tmp_path, "tracking=none")), client=gpu_client)
     [server] = _started(tmp_path)
     assert _gone(server)
 
@@ -199,7 +200,7 @@ def test_no_gpu_worker_fails_before_any_work_naming_the_key(tmp_path: Path) -> N
     # the default local cluster declares no resources: refused before a cluster or a store exists
     cfg = load_config(*parse_args(_args(tmp_path, "tracking=none")))
     with pytest.raises(SweepConfigError, match=message):
-        run_sweep(cfg)
+        run_sweep(plan_sweep(cfg))
     assert not (tmp_path / "results.db").exists()
     # a running cluster without GPU workers: refused by the scheduler's view, before any unit
     with (
@@ -207,7 +208,7 @@ def test_no_gpu_worker_fails_before_any_work_naming_the_key(tmp_path: Path) -> N
         Client(cluster) as client,
         pytest.raises(SweepConfigError, match=message),
     ):
-        run_sweep(cfg, client=client)
+        run_sweep(plan_sweep(cfg), client=client)
     store = ResultsStore(tmp_path / "results.db")
     try:
         assert store.count() == 0

@@ -14,8 +14,9 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from experiments import cli
+from experiments.commands.config import CONF_DIR, RunConfigError
+from experiments.commands.plans import run_plan
 from experiments.execution import run
-from experiments.execution.config import CONF_DIR, RunConfigError
 from experiments.execution.run import infra_message, run_job
 from tests.cluster import slow_planner
 
@@ -92,14 +93,14 @@ def test_a_model_planner_without_a_base_url_is_one_config_error(tmp_path: Path) 
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         cfg = compose(config_name="config", overrides=["planner=qwen3_8b"])
     with pytest.raises(RunConfigError, match=r"^planner.base_url: required .*\(mobilepa run starts no vLLM server"):
-        run_job(cfg, tmp_path)
+        run_job(run_plan(cfg), tmp_path)
 
 
 def test_a_run_with_infra_errors_names_the_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setattr(run, "build_planner", slow_planner.build_broken)  # the oracle, its backend down for one task
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         cfg = compose(config_name="config", overrides=["planner=oracle", "split=handwritten"])
-    doc = json.loads(run_job(cfg, tmp_path).read_text())
+    doc = json.loads(run_job(run_plan(cfg), tmp_path).read_text())
     out = capsys.readouterr().out
     assert doc["terminations"]["infra_error"] == 1 and "Overall" in out  # the other episodes are scored
     assert doc["infra_errors"] == {

@@ -14,7 +14,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 from experiments.analysis.cost import PriceError, cell_cost, episode_cost, price_of, share_gpu_seconds, with_costs
-from experiments.execution.sweep import load_config, parse_args, plan_sweep, run_sweep
+from experiments.commands.plans import load_config, parse_args, plan_sweep, sweep_plan
+from experiments.execution.sweep import run_sweep
 from experiments.reporting.leaderboard import cell_metrics, leaderboard, sections
 from experiments.results.store import ADDED_COLUMNS, ResultsStore
 from planners.openai_compat import OpenAIConfig
@@ -168,7 +169,7 @@ def swept(client: Client, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pat
             ]
         )
     )
-    return tmp, run_sweep(cfg, client=client)
+    return tmp, run_sweep(plan_sweep(cfg), client=client)
 
 
 def test_store_rows_carry_their_provenance(swept) -> None:
@@ -289,7 +290,7 @@ def test_logging_again_adds_no_second_input_or_assessment(swept, client: Client)
         )
     )
     assert plan_sweep(cfg).sweep_key == outcome.plan.sweep_key
-    again = run_sweep(cfg, client=client)
+    again = run_sweep(plan_sweep(cfg), client=client)
     assert again.ran == 0
     mlflow = MlflowClient(tracking_uri=f"sqlite:///{tmp / 'mlflow.db'}")
     experiment = mlflow.get_experiment_by_name("prov-sweep")
@@ -315,9 +316,9 @@ def test_a_served_priced_model_gets_tokens_money_and_gpu_seconds(tmp_path: Path)
         ) as cluster,
         Client(cluster) as dask,
     ):
-        outcome = run_sweep(load_config(*parse_args(args)), client=dask)
+        outcome = run_sweep(sweep_plan(args), client=dask)
     assert outcome.ran == 4 and not outcome.gaps
-    usage = outcome.plan.config["services_usage"][PLANNER]
+    usage = outcome.plan.record["services_usage"][PLANNER]
     assert usage["gpus"] == 1 and usage["gpu_s"] == pytest.approx(usage["up_s"]) and usage["up_s"] > 0
     store = ResultsStore(tmp_path / "results.db")
     try:

@@ -10,9 +10,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 import sandbox.domains  # noqa: F401
+from experiments.commands.config import CONF_DIR
+from experiments.commands.plans import run_plan
 from experiments.episodes.env import MobilePAEnv
 from experiments.episodes.loop import run_episode, run_many
-from experiments.execution.config import CONF_DIR
 from experiments.execution.run import run_job
 from planners import NoopPlanner, OraclePlanner
 from sandbox.episode import T_MAX, Episode
@@ -70,7 +71,7 @@ def test_step_budget_truncates_and_stepping_after_the_end_raises() -> None:
 def test_main_job_writes_results(tmp_path: Path) -> None:
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         cfg = compose(config_name="config", overrides=["planner=oracle", "split=handwritten"])
-    path = run_job(cfg, tmp_path)
+    path = run_job(run_plan(cfg), tmp_path)
     doc = json.loads(path.read_text())
     assert doc["planner"] == "oracle" and doc["split"] == "handwritten" and doc["seed"] == 0
     skill = sum(t.category == "skill" for t in TASKS)
@@ -92,7 +93,7 @@ def test_bad_planner_config_fails_before_work(tmp_path: Path) -> None:
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         cfg = compose(config_name="config", overrides=["planner=oracle", "planner.kind=gpt9"])
     with pytest.raises(ValueError, match=r"planner.kind: unknown planner kind 'gpt9'"):
-        run_job(cfg, tmp_path)
+        run_job(run_plan(cfg), tmp_path)
     assert not (tmp_path / "results.json").exists()
 
 

@@ -12,8 +12,8 @@ import pytest
 
 import conf
 from experiments import cli
-from experiments.execution.config import CONF_DIR, group_options
-from experiments.execution.sweep import load_config, parse_args, plan_sweep
+from experiments.commands.config import CONF_DIR, group_options
+from experiments.commands.plans import load_config, parse_args, plan_sweep
 from experiments.plan.model import SweepConfigError
 from sandbox.suite import TASK_DIR, task_path
 
@@ -97,6 +97,6 @@ def test_sweep_plans_a_users_planner_and_split_from_their_folder(
     assert sorted({c.planner for c in plan.cells}) == ["my_oracle", "oracle"]
     assert {c.split_file for c in plan.cells} == {str(tmp_path / "three.jsonl")}
     assert {k: len(v) for k, v in plan.task_ids.items()} == {("mine", "both"): 3}
-    assert plan.config["searchpath"] == [f"file://{user_conf}"]
+    assert plan.record["searchpath"] == [f"file://{user_conf}"]
     with pytest.raises(SweepConfigError, match=r"unknown planner 'my_oracle'; known: .*oracle"):
         plan_sweep(load_config(*parse_args(["planner=my_oracle", "split=mini"])))

@@ -18,10 +18,10 @@ from hydra import compose, initialize_config_module
 from rich.console import Console
 
 from experiments import cli
+from experiments.commands.config import CONF_MODULE, RunConfigError, check_config
+from experiments.commands.plans import load_config, parse_args, plan_sweep, run_plan
 from experiments.commands.sweep import report_main, report_scope, sweep_main
-from experiments.execution.config import CONF_MODULE, RunConfigError, check_config
 from experiments.execution.run import run_job
-from experiments.execution.sweep import load_config, parse_args, plan_sweep
 from experiments.plan.model import SweepConfigError
 from experiments.reporting.console import library_logs
 from experiments.reporting.leaderboard import leaderboard, print_leaderboard, write_report
@@ -94,10 +94,10 @@ def test_limit_and_task_ids_choose_the_tasks_of_each_cell(tmp_path: Path) -> Non
     plan = _plan(tmp_path, "planner=oracle", "split=handwritten", "limit=2")
     assert [len(v) for v in plan.task_ids.values()] == [2]
     plan = _plan(tmp_path, "planner=oracle", "split=handwritten", "task_ids=[hw_basic_001,hw_skill_001]")
-    assert plan.task_ids[("handwritten", "both")] == ["hw_basic_001", "hw_skill_001@sor", "hw_skill_001@mtsr"]
-    assert plan.config["selected"] == {"handwritten/both": plan.task_ids[("handwritten", "both")]}
+    assert plan.task_ids[("handwritten", "both")] == ("hw_basic_001", "hw_skill_001@sor", "hw_skill_001@mtsr")
+    assert plan.record["selected"] == {"handwritten/both": list(plan.task_ids[("handwritten", "both")])}
     full = _plan(tmp_path, "planner=oracle", "split=handwritten")
-    assert len(full.task_ids[("handwritten", "both")]) == HW_TASKS + 3 and "selected" not in full.config
+    assert len(full.task_ids[("handwritten", "both")]) == HW_TASKS + 3 and "selected" not in full.record
     assert plan.sweep_key != full.sweep_key  # a quick run logs into its own MLflow runs
 
 
@@ -123,10 +123,10 @@ def test_run_checks_limit_and_task_ids_and_runs_only_them(tmp_path: Path) -> Non
     with pytest.raises(RunConfigError, match="limit: at least 1"):
         check_config(cfg("++limit=0"))
     with pytest.raises(RunConfigError, match="task_ids: unknown task"):
-        run_job(cfg("++task_ids=[nope]"), tmp_path / "bad")
+        run_job(run_plan(cfg("++task_ids=[nope]")), tmp_path / "bad")
     import json
 
-    doc = json.loads(run_job(cfg("++task_ids=[hw_basic_001,hw_skill_001]"), tmp_path / "ok").read_text())
+    doc = json.loads(run_job(run_plan(cfg("++task_ids=[hw_basic_001,hw_skill_001]")), tmp_path / "ok").read_text())
     assert doc["episodes"] == 3
     assert cli.main(["run", "planner=oracle", "limit=x", f"hydra.run.dir={tmp_path / 'cli'}"]) == 2
 

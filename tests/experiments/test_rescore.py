@@ -15,8 +15,9 @@ from distributed import Client
 from mlflow.tracking import MlflowClient
 
 from experiments.commands import rescore
+from experiments.commands.plans import load_config, parse_args, plan_sweep
 from experiments.commands.sweep import report_main
-from experiments.execution.sweep import load_config, parse_args, run_sweep
+from experiments.execution.sweep import run_sweep
 from experiments.results.store import ResultsStore, file_sha256
 from sandbox.suite import TASK_DIR
 from sandbox.tasks import dump_task, load_tasks
@@ -33,21 +34,23 @@ def client() -> Iterator[Client]:
 
 def _sweep(tmp: Path, client: Client, *extra: str) -> None:
     run_sweep(
-        load_config(
-            *parse_args(
-                [
-                    "planner=oracle,noop",
-                    "split=handwritten",
-                    "seed=0",
-                    "condition=default",
-                    "unit_size=16",
-                    "name=rescore-test",
-                    f"store={tmp / 'results.db'}",
-                    f"report_dir={tmp / 'report'}",
-                    f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
-                    "tracking.trace_sample=0",
-                    *extra,
-                ]
+        plan_sweep(
+            load_config(
+                *parse_args(
+                    [
+                        "planner=oracle,noop",
+                        "split=handwritten",
+                        "seed=0",
+                        "condition=default",
+                        "unit_size=16",
+                        "name=rescore-test",
+                        f"store={tmp / 'results.db'}",
+                        f"report_dir={tmp / 'report'}",
+                        f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
+                        "tracking.trace_sample=0",
+                        *extra,
+                    ]
+                )
             )
         ),
         client=client,

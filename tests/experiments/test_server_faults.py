@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 from distributed import Client
 
-from experiments.execution.sweep import SweepOutcome, load_config, parse_args, run_sweep
+from experiments.commands.plans import sweep_plan
+from experiments.execution.sweep import SweepOutcome, run_sweep
 from experiments.reporting.leaderboard import cell_metrics
 from experiments.results.store import ResultsStore, record_key, trajectory_json
 from sandbox.suite import load_split
@@ -66,7 +67,7 @@ def sweep(client: Client, tmp: Path, base_url: str, *, retries: int, backoff_s: 
         f"{p}.timeouts.connect=2",
         f"{p}.timeouts.read=10",
     ]
-    return run_sweep(load_config(*parse_args(args)), client=client)
+    return run_sweep(sweep_plan(args), client=client)
 
 
 def accounted(name: str, tmp: Path, outcome: SweepOutcome, figures: Callable[[str], None]) -> dict[str, Any]:

@@ -11,8 +11,9 @@ import pytest
 from distributed import Client, LocalCluster
 
 from experiments.analysis.studies import studies
-from experiments.execution.config import RunConfigError, compose_checked, run_condition
-from experiments.execution.sweep import load_config, parse_args, plan_sweep, run_sweep, sweep_about
+from experiments.commands.config import RunConfigError, compose_checked, run_condition
+from experiments.commands.plans import load_config, parse_args, plan_sweep
+from experiments.execution.sweep import run_sweep
 from experiments.plan.model import SweepConfigError
 from experiments.results.store import ResultsStore, SettingsMismatch
 
@@ -46,13 +47,13 @@ def _config(tmp: Path, *args: str):
 @pytest.fixture(scope="module")
 def swept(client: Client, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     tmp = tmp_path_factory.mktemp("studies")
-    return tmp, run_sweep(_config(tmp, *GRID), client=client)
+    return tmp, run_sweep(plan_sweep(_config(tmp, *GRID)), client=client)
 
 
 def test_the_axes_cross_every_condition_as_refined_cells(tmp_path: Path) -> None:
     plan = plan_sweep(_config(tmp_path, *GRID))
     assert [c.condition for c in plan.cells] == CELLS
-    assert "retrieval.method bm25 × retrieval.top_n 5,15 × ablations none,memory_off" in sweep_about(plan.config)
+    assert "retrieval.method bm25 × retrieval.top_n 5,15 × ablations none,memory_off" in plan.about
     settings = plan.settings(plan.cells[1])
     assert settings["action_space"] == {"method": "bm25", "top_n": 5, "repair": True, "ablation": "memory_off"}
     plain = plan_sweep(_config(tmp_path, "planner=oracle", "split=handwritten"))
@@ -73,7 +74,7 @@ def test_the_axes_cross_every_condition_as_refined_cells(tmp_path: Path) -> None
 )
 def test_bad_axes_fail_before_any_work_naming_the_key(tmp_path: Path, args: list[str], message: str) -> None:
     with pytest.raises(SweepConfigError, match=message):
-        run_sweep(_config(tmp_path, "planner=oracle", "split=handwritten", "tracking=none", *args))
+        run_sweep(plan_sweep(_config(tmp_path, "planner=oracle", "split=handwritten", "tracking=none", *args)))
     assert not (tmp_path / "results.db").exists()
 
 
@@ -134,7 +135,7 @@ def test_a_store_refuses_to_mix_settings_of_a_variant(swept, client: Client) -> 
             store.check_settings({(cell.planner, cell.split, cell.condition, cell.seed): other})
     finally:
         store.close()
-    again = run_sweep(_config(tmp, *GRID), client=client)  # the same settings: nothing to run again
+    again = run_sweep(plan_sweep(_config(tmp, *GRID)), client=client)  # the same settings: nothing to run again
     assert again.ran == 0 and again.skipped == 4 * 34
 
 

@@ -19,8 +19,9 @@ import pytest
 from distributed import Client, LocalCluster
 from mlflow.tracking import MlflowClient
 
+from experiments.commands.plans import load_config, parse_args, plan_sweep, sweep_plan
 from experiments.commands.sweep import report_main
-from experiments.execution.sweep import load_config, parse_args, plan_sweep, run_sweep
+from experiments.execution.sweep import run_sweep
 from experiments.plan.model import SweepConfigError
 from experiments.reporting.leaderboard import cell_metrics, leaderboard
 from experiments.results.store import DatasetMismatch, ResultsStore
@@ -58,7 +59,7 @@ def _config(tmp: Path, *extra: str):
 @pytest.fixture(scope="module")
 def swept(client: Client, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     tmp = tmp_path_factory.mktemp("sweep")
-    return tmp, run_sweep(_config(tmp), client=client)
+    return tmp, run_sweep(plan_sweep(_config(tmp)), client=client)
 
 
 def _keys(store: ResultsStore) -> list[tuple]:
@@ -145,7 +146,7 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
 
 def test_rerun_runs_nothing_new_and_reuses_the_runs(swept, client: Client) -> None:
     tmp, first = swept
-    again = run_sweep(_config(tmp), client=client)
+    again = run_sweep(plan_sweep(_config(tmp)), client=client)
     assert again.ran == 0 and again.skipped == N_KEYS
     assert again.parent_run_id == first.parent_run_id
     mlflow = MlflowClient(tracking_uri=f"sqlite:///{tmp / 'mlflow.db'}")
@@ -157,7 +158,7 @@ def test_rerun_runs_nothing_new_and_reuses_the_runs(swept, client: Client) -> No
 @pytest.mark.faults
 def test_resumed_sweep_runs_only_missing_and_infra_error_keys(client: Client, tmp_path: Path) -> None:
     cfg = _config(tmp_path, "tracking=none", "planner=oracle")
-    run_sweep(cfg, client=client)
+    run_sweep(plan_sweep(cfg), client=client)
     store = ResultsStore(tmp_path / "results.db")
     before = store.rows(with_trajectories=True)
     with store.engine.begin() as conn:  # an interrupted sweep: some keys missing, one an infra error
@@ -168,7 +169,7 @@ def test_resumed_sweep_runs_only_missing_and_infra_error_keys(client: Client, tm
             "(select min(task_id) from episodes)"
         )
     assert missing > 0
-    resumed = run_sweep(cfg, client=client)
+    resumed = run_sweep(plan_sweep(cfg), client=client)
     assert resumed.ran == missing + 1 and resumed.skipped == 2 * N_TASKS - missing - 1
     after = store.rows(with_trajectories=True)
     store.close()
@@ -219,7 +220,7 @@ def test_killed_driver_then_rerun_finishes_only_the_missing_keys(client: Client,
     done = store.count()
     store.close()
     assert 6 <= done < 2 * N_TASKS, "the driver must die mid-sweep"
-    resumed = run_sweep(load_config(*parse_args([*args, *slow])), client=client)  # the same command
+    resumed = run_sweep(sweep_plan([*args, *slow]), client=client)  # the same command
     assert resumed.skipped == done and resumed.ran == 2 * N_TASKS - done
     store = ResultsStore(tmp_path / "results.db")
     keys = _keys(store)
@@ -244,14 +245,14 @@ def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(
         "infra_retries=2",
         "planner_factory=tests.cluster.slow_planner:build_broken",
     )
-    outcome = run_sweep(cfg, client=client)
+    outcome = run_sweep(plan_sweep(cfg), client=client)
     assert outcome.ran == N_TASKS + 2  # the broken episode ran 1 + infra_retries times
     assert outcome.infra_errors == [f"oracle/handwritten/both/0/{BROKEN_TASK}"]
     store = ResultsStore(tmp_path / "results.db")
     [broken] = store.rows(task_id=BROKEN_TASK)
     assert broken["termination"] == "infra_error" and not broken["scorable"] and store.count() == N_TASKS
     store.close()
-    again = run_sweep(cfg, client=client)  # an infra error is not finished: the next sweep tries again
+    again = run_sweep(plan_sweep(cfg), client=client)  # an infra error is not finished: the next sweep tries again
     assert again.skipped == N_TASKS - 1 and again.ran == 3
     figures(
         f"FAULTS backend down for one task: {outcome.ran} runs for {N_TASKS} keys (1 + {outcome.infra_retried} "
@@ -280,7 +281,7 @@ def test_bad_configs_fail_before_any_work_naming_the_key(tmp_path: Path, args: l
     with pytest.raises(SweepConfigError, match=message):
         plan_sweep(load_config(*parse_args([*args, f"store={tmp_path / 'results.db'}"])))
     with pytest.raises(SweepConfigError, match=message):
-        run_sweep(load_config(*parse_args([*args, f"store={tmp_path / 'results.db'}"])))
+        run_sweep(sweep_plan([*args, f"store={tmp_path / 'results.db'}"]))
     assert not (tmp_path / "results.db").exists()
 
 
@@ -290,7 +291,7 @@ def test_a_store_from_another_dataset_version_is_refused(tmp_path: Path) -> None
     store.check_dataset("handwritten", "handwritten.jsonl", "0" * 64)
     store.close()
     with pytest.raises(DatasetMismatch, match=r"split 'handwritten' .* sha256 000000000000"):
-        run_sweep(_config(tmp_path, "tracking=none"))
+        run_sweep(plan_sweep(_config(tmp_path, "tracking=none")))
 
 
 def test_report_writes_the_leaderboard_as_markdown_and_self_contained_html(swept, capsys) -> None:

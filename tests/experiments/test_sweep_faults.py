@@ -23,8 +23,9 @@ import pytest
 from distributed import Client
 from mlflow.tracking import MlflowClient
 
+from experiments.commands.plans import load_config, parse_args, plan_sweep, sweep_plan
 from experiments.commands.sweep import report_main, sweep_main
-from experiments.execution.sweep import load_config, parse_args, plan_sweep, run_sweep
+from experiments.execution.sweep import run_sweep
 from experiments.plan.model import SweepConfigError
 from experiments.results.store import ResultsStore, SettingsMismatch
 from sandbox.suite import load_split
@@ -171,7 +172,7 @@ def test_a_killed_scheduler_ends_the_sweep_soon_after_the_client_gives_up(tmp_pa
                 )
             )
         )
-        outcome = run_sweep(cfg)
+        outcome = run_sweep(plan_sweep(cfg))
         ended = time.monotonic()
     finally:
         for proc in (worker, scheduler):
@@ -215,7 +216,7 @@ def test_a_unit_that_kills_its_worker_every_time_is_reported_after_its_attempts(
             )
         )
     )
-    outcome = run_sweep(cfg)
+    outcome = run_sweep(plan_sweep(cfg))
     took = time.monotonic() - started
     [failure] = outcome.failures
     assert failure.attempts == 2 and "KilledWorker" in failure.error and "oracle/handwritten/both/seed0/" in failure.key
@@ -236,17 +237,17 @@ def test_a_unit_that_kills_its_worker_every_time_is_reported_after_its_attempts(
 
 def test_values_that_change_results_are_never_mixed_in_one_store(tmp_path: Path, client: Client) -> None:
     args = _args(tmp_path, "planner=oracle", "tracking=none", "condition=default")
-    first = run_sweep(load_config(*parse_args([*args, "t_max=2"])), client=client)
+    first = run_sweep(sweep_plan([*args, "t_max=2"]), client=client)
     assert first.ran == 31 and first.complete
     with pytest.raises(SettingsMismatch, match=r"oracle/handwritten/default/seed0 .*t_max: stored 2, now 15"):
-        run_sweep(load_config(*parse_args(args)), client=client)  # it ran everything to truncated at 2 steps
-    again = run_sweep(load_config(*parse_args([*args, "t_max=2"])), client=client)
+        run_sweep(sweep_plan(args), client=client)  # it ran everything to truncated at 2 steps
+    again = run_sweep(sweep_plan([*args, "t_max=2"]), client=client)
     assert again.ran == 0 and again.skipped == 31
 
     noisy = _args(tmp_path / "noisy", "planner=noisy_oracle", "tracking=none", "condition=default")
-    run_sweep(load_config(*parse_args(noisy)), client=client)
+    run_sweep(sweep_plan(noisy), client=client)
     with pytest.raises(SettingsMismatch, match=r"planner.p_skip_memory: stored 0.3, now 0.9"):
-        run_sweep(load_config(*parse_args([*noisy, "planner.noisy_oracle.p_skip_memory=0.9"])), client=client)
+        run_sweep(sweep_plan([*noisy, "planner.noisy_oracle.p_skip_memory=0.9"]), client=client)
 
     empty = ResultsStore(tmp_path / "empty.db")  # settings of a sweep that stored nothing bind nothing
     try:
@@ -257,7 +258,7 @@ def test_values_that_change_results_are_never_mixed_in_one_store(tmp_path: Path,
 
     endpoint = _args(tmp_path / "endpoint", "planner=qwen3_8b", "tracking=none", "infra_retries=0")
     dead = run_sweep(
-        load_config(*parse_args([*endpoint, f"planner.qwen3_8b.base_url={DEAD}", "planner.qwen3_8b.retries.max=0"])),
+        sweep_plan([*endpoint, f"planner.qwen3_8b.base_url={DEAD}", "planner.qwen3_8b.retries.max=0"]),
         client=client,
     )
     assert len(dead.infra_errors) == N_TASKS  # stored, as infra_error: the cell's settings now bind
@@ -323,16 +324,18 @@ def test_values_that_change_results_are_never_mixed_in_one_store(tmp_path: Path,
 def test_every_numeric_key_is_checked_before_any_work_naming_it(tmp_path: Path, args: list[str], message: str) -> None:
     with pytest.raises(SweepConfigError, match=message.replace("(", r"\(").replace(".", r"\.")):
         run_sweep(
-            load_config(
-                *parse_args(
-                    [
-                        "planner=oracle",
-                        "split=handwritten",
-                        "tracking=none",
-                        *args,
-                        f"store={tmp_path / 'results.db'}",
-                        f"report_dir={tmp_path / 'report'}",
-                    ]
+            plan_sweep(
+                load_config(
+                    *parse_args(
+                        [
+                            "planner=oracle",
+                            "split=handwritten",
+                            "tracking=none",
+                            *args,
+                            f"store={tmp_path / 'results.db'}",
+                            f"report_dir={tmp_path / 'report'}",
+                        ]
+                    )
                 )
             )
         )

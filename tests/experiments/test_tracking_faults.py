@@ -10,8 +10,9 @@ from distributed import Client
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
+from experiments.commands.plans import load_config, parse_args, plan_sweep
 from experiments.commands.sweep import report_main
-from experiments.execution.sweep import load_config, parse_args, run_sweep
+from experiments.execution.sweep import run_sweep
 from experiments.plan.model import SweepConfigError
 from experiments.reporting import tracking
 from experiments.results.store import ResultsStore
@@ -38,7 +39,7 @@ def test_an_unreachable_tracking_server_fails_before_any_work(
 ) -> None:
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     with pytest.raises(SweepConfigError, match=r"tracking.uri: cannot reach MLflow at http://127.0.0.1:9"):
-        run_sweep(_config(tmp_path, "http://127.0.0.1:9"), client=client)
+        run_sweep(plan_sweep(_config(tmp_path, "http://127.0.0.1:9")), client=client)
     store = ResultsStore(tmp_path / "results.db")
     try:
         assert store.count() == 0
@@ -57,7 +58,7 @@ def test_mlflow_down_after_the_work_loses_nothing_and_sync_logs_it_later(
 
     with monkeypatch.context() as outage:
         outage.setattr(tracking, "_log_metrics", down)
-        outcome = run_sweep(_config(tmp_path, uri), client=client)
+        outcome = run_sweep(plan_sweep(_config(tmp_path, uri)), client=client)
     assert outcome.tracking_error and "simulated outage" in outcome.tracking_error
     store = ResultsStore(tmp_path / "results.db")
     try:
@@ -109,7 +110,7 @@ def test_sync_completes_runs_that_lack_params_metrics_or_traces(
 
     with monkeypatch.context() as outage:
         outage.setattr(MlflowClient, "log_batch", dies_after_creating_the_child)
-        outcome = run_sweep(_config(tmp_path, uri), client=client)
+        outcome = run_sweep(plan_sweep(_config(tmp_path, uri)), client=client)
     assert outcome.tracking_error and "simulated outage" in outcome.tracking_error
     with monkeypatch.context() as outage:
         outage.setattr(MlflowClient, "start_trace", dies_at_the_third_trace)
@@ -157,7 +158,7 @@ def test_sweeps_starting_together_on_a_new_mlflow_store_all_start(tmp_path: Path
     ``CommandError``, ``duplicate column name: step``) while both created the schema."""
     import multiprocessing
 
-    from experiments.execution.sweep import plan_sweep
+    from experiments.commands.plans import plan_sweep
 
     plan = plan_sweep(_config(tmp_path, "sqlite:///unused.db"))
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"

@@ -18,8 +18,9 @@ from hydra import compose, initialize_config_dir
 from rich.console import Console
 
 from experiments.commands import view
+from experiments.commands.config import CONF_DIR
+from experiments.commands.plans import run_plan
 from experiments.episodes.loop import EpisodeResult, run_many
-from experiments.execution.config import CONF_DIR
 from experiments.execution.run import run_job
 from experiments.results.store import ResultsStore, episode_record, file_sha256
 from planners import NoopPlanner, OraclePlanner, Planner
@@ -37,7 +38,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for planner in ("oracle", "noop"):
         with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
             cfg = compose(config_name="config", overrides=[f"planner={planner}", "split=handwritten"])
-        run_job(cfg, root / planner)
+        run_job(run_plan(cfg), root / planner)
     return root
 
 

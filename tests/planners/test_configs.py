@@ -9,8 +9,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from experiments.execution.config import CONF_DIR
-from experiments.execution.sweep import load_config, parse_args, plan_sweep
+from experiments.commands.config import CONF_DIR
+from experiments.commands.plans import load_config, parse_args, plan_sweep
 from experiments.plan.model import SweepConfigError
 from planners import PLANNER_KINDS, OpenAICompatPlanner, OpenAIConfig, build_planner
 from planners.openai_compat import KEYS, VLLM_KEYS

@@ -11,9 +11,9 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from experiments.bench.scripted_server import ScriptedServer
+from experiments.commands.config import CONF_DIR
+from experiments.commands.plans import load_config, parse_args, plan_sweep
 from experiments.episodes.loop import run_episode
-from experiments.execution.config import CONF_DIR
-from experiments.execution.sweep import load_config, parse_args, plan_sweep
 from experiments.plan.model import SweepConfigError
 from planners import LiteLLMPlanner, OpenAICompatPlanner, build_planner
 from planners.config import LiteLLMPlanner as LiteLLMSpec

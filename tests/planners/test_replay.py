@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
+from experiments.commands.config import CONF_DIR
+from experiments.commands.plans import run_plan
 from experiments.episodes.loop import EpisodeResult, run_many
-from experiments.execution.config import CONF_DIR
 from experiments.execution.run import run_job
 from planners import ContextOverflow, InfraError, NoisyOraclePlanner, Planner, ReplayPlanner, build_planner
 from planners.base import PlannerAction
@@ -126,8 +127,8 @@ def test_main_job_replays_a_noisy_run(tmp_path: Path) -> None:
             config_name="config",
             overrides=["planner=replay", "split=handwritten", f"planner.path={tmp_path / 'noisy'}"],
         )
-    first = json.loads(run_job(noisy, tmp_path / "noisy").read_text())
-    second = json.loads(run_job(replay, tmp_path / "replay").read_text())
+    first = json.loads(run_job(run_plan(noisy), tmp_path / "noisy").read_text())
+    second = json.loads(run_job(run_plan(replay), tmp_path / "replay").read_text())
     assert second["planner"] == "replay" and first["overall"] < 100.0
     assert {k: second[k] for k in ("overall", "categories", "buckets")} == {
         k: first[k] for k in ("overall", "categories", "buckets")

@@ -132,3 +132,16 @@ def override_error(exc: Exception, overrides: Sequence[str], config_name: str = 
             return f"{key}: {str(getattr(exc.__cause__, 'msg', text)).splitlines()[0]}"
         return f"{key}: no such key; known keys{f' of {parent}' if parent else ''}: {', '.join(map(str, node))}"
     return ": ".join(text.splitlines()[:2])
+
+
+def run_override(arg: str) -> str:
+    """``store=PATH`` -> ``++store=PATH``; ``tracking=mlflow`` -> ``+tracking=mlflow`` (the group the sweep
+    uses, added to the run's config); anything else unchanged."""
+    key, sep, value = arg.partition("=")
+    if not sep or key != key.lstrip("+~"):
+        return arg
+    if key == "store":
+        return f"++store={value}"
+    if key == "tracking":
+        return f"+tracking={value}"
+    return arg

@@ -1,0 +1,403 @@
+"""The configs read once into plans, before any work: ``plan_sweep`` for ``mobilepa sweep`` (every cell
+composed, its planner built, its tasks loaded) and ``run_plan`` for ``mobilepa run`` (one cell). Nothing
+below this layer sees a Hydra config."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from cluster.dask_runner import ClusterConfigError, check_cluster, config_number
+from cluster.services import PENDING_URL, ServiceConfigError, needs_server, service_specs
+from experiments.commands.config import (
+    SEARCHPATH,
+    RunConfigError,
+    check_config,
+    compose_config,
+    group_options,
+    run_condition,
+    run_variant,
+    searchpath_overrides,
+)
+from experiments.execution.units import resolve_factory
+from experiments.plan.model import (
+    AXIS_KEYS,
+    CONDITIONS,
+    DEFAULT_STORE,
+    GRID_KEYS,
+    Cell,
+    Grid,
+    Plan,
+    SweepConfigError,
+    Tracking,
+    Work,
+    refined_conditions,
+    variants,
+)
+from experiments.plan.selection import KEYS as SELECTION_KEYS
+from experiments.plan.selection import SelectionError, as_override, selection
+from experiments.results.store import file_sha256
+from planners import build_planner
+from sandbox.conditions import expand, split_label
+from sandbox.suite import TASK_DIR, load_split, task_path
+
+
+def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """Hydra overrides for ``conf/sweep.yaml`` and per-planner overrides from the command line.
+
+    ``planner=a,b`` / ``split=x`` / ``seed=0,1,2`` / ``condition=default`` set the grid lists;
+    ``planner.<name>.<key>=value`` overrides one planner's config (e.g. its ``base_url``), with or
+    without ``+``: applied as Hydra's ``++`` (set or add), so a misspelt key reaches the planner's own
+    check, which names it in one line;
+    anything else (``cluster=address cluster.address=tcp://…``, ``name=…``) goes to Hydra as is.
+    """
+    overrides: list[str] = []
+    per_planner: dict[str, list[str]] = {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if not sep:
+            raise SweepConfigError(f"{arg!r}: expected key=value")
+        if key in GRID_KEYS:
+            items = [v.strip() for v in value.strip("[]").split(",") if v.strip()]
+            if not items:
+                raise SweepConfigError(f"{key}: empty list")
+            overrides.append(f"{GRID_KEYS[key]}=[{','.join(items)}]")
+        elif key.lstrip("+") in AXIS_KEYS:  # retrieval.top_n=5,10 / ablation=none,memory_off: lists, as above
+            items = [v.strip() for v in value.strip("[]").split(",") if v.strip()]
+            if not items:
+                raise SweepConfigError(f"{key.lstrip('+')}: empty list")
+            name = key.lstrip("+")
+            overrides.append(
+                f"{'retrieval.' if name.startswith('retrieval.') else ''}{AXIS_KEYS[name]}=[{','.join(items)}]"
+            )
+        elif key.lstrip("+~") in SELECTION_KEYS:  # limit=N, task_ids=[a,b]: added to the config by Hydra
+            overrides.append(as_override(arg))
+        elif key.lstrip("+").startswith("planner.") and key.count(".") >= 2:
+            _, name, rest = key.lstrip("+").split(".", 2)
+            per_planner.setdefault(name, []).append(f"++planner.{rest}={value}")
+        else:
+            overrides.append(arg)
+    return overrides, per_planner
+
+
+def default_name(cfg: Any) -> str:
+    """A sweep's name when ``name=`` is not given: what it ran, ``sweep-<planners>-<splits>``."""
+    return "-".join(["sweep", "+".join(map(str, cfg["planners"])), "+".join(map(str, cfg["splits"]))])
+
+
+def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]] | None = None) -> DictConfig:
+    """The composed sweep config (per-planner overrides kept under ``planner_overrides``; a
+    ``hydra.searchpath=[...]`` override, a user's own config folders, under ``searchpath``, so every
+    cell's planner and split are composed from the same folders)."""
+    try:
+        cfg = compose_config("sweep", overrides)
+    except (HydraException, OmegaConfBaseException) as exc:  # their messages name the override that failed
+        raise SweepConfigError(str(exc)) from None
+    OmegaConf.set_struct(cfg, False)
+    cfg.planner_overrides = per_planner or {}
+    if cfg.get("name") in (None, "default") and not any(o.lstrip("+~").partition("=")[0] == "name" for o in overrides):
+        cfg.name = default_name(cfg)  # not `default`, beside MLflow's own `Default` experiment
+    searchpath = searchpath_overrides(overrides)
+    folders = OverridesParser.create().parse_overrides(searchpath[-1:])[0].value() if searchpath else []
+    cfg.searchpath = [str(f) for f in folders]  # type: ignore[union-attr]
+    return cfg
+
+
+SEED_MAX = 2**63 - 1  # a seed is stored as an SQLite integer
+
+
+COUNTS = {"t_max": 1, "concurrency": 1, "unit_size": 1, "max_in_flight": 1, "unit_attempts": 1, "infra_retries": 0}
+"""The sweep's integer keys and their least values; ``max_in_flight`` may also be null (2 × worker threads)."""
+
+
+def check_numbers(config: dict[str, Any]) -> list[int]:
+    """Every numeric key of the sweep, type and range, before any work, each problem naming its key
+    (``t_max=0`` ran every episode to nothing, ``concurrency=0`` hung, ``seed=1.5`` was stored as 1);
+    returns the seeds."""
+    try:
+        for key, least in COUNTS.items():
+            if not (key == "max_in_flight" and config.get(key) is None):
+                config_number(config.get(key), key, minimum=least)
+        seeds = [config_number(s, "seeds", minimum=0, maximum=SEED_MAX) for s in config["seeds"]]
+        if (config.get("tracking") or {}).get("trace_sample") is not None:
+            config_number(config["tracking"]["trace_sample"], "tracking.trace_sample", minimum=0)
+    except ValueError as exc:
+        raise SweepConfigError(str(exc)) from None
+    if len(set(seeds)) != len(seeds):
+        raise SweepConfigError(f"seeds: each seed once, got {config['seeds']}")
+    try:
+        check_cluster(config.get("cluster") or {})
+    except ClusterConfigError as exc:
+        raise SweepConfigError(str(exc)) from None
+    return seeds
+
+
+def _searchpath(config: dict[str, Any]) -> list[str]:
+    """The sweep's ``hydra.searchpath`` as an override (none when it adds no folder)."""
+    folders = config.get("searchpath") or []
+    return [f"{SEARCHPATH}=[{','.join(json.dumps(str(f)) for f in folders)}]"] if folders else []
+
+
+def _compose_cell(planner: str, split: str, seed: int, extra: list[str], searchpath: list[str]) -> DictConfig:
+    return compose_config("config", [*searchpath, f"planner={planner}", f"split={split}", f"seed={seed}", *extra])
+
+
+def plan_sweep(cfg: DictConfig) -> Plan:
+    """Compose and check every cell; raise SweepConfigError naming the key before any work starts."""
+    try:
+        config: dict[str, Any] = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)  # type: ignore[assignment]
+    except OmegaConfBaseException as exc:
+        raise SweepConfigError(f"{exc.full_key or 'config'}: {str(exc.msg).splitlines()[0]}") from None
+    for key in GRID_KEYS.values():
+        if not isinstance(config.get(key), list) or not config[key]:
+            raise SweepConfigError(f"{key}: a non-empty list is required")
+    searchpath = _searchpath(config)
+    try:  # Hydra's config repository: the shipped configs and a user's own folders; _*: shared bases
+        known = {kind: group_options(kind, searchpath) for kind in ("planner", "split")}
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise SweepConfigError(f"searchpath: {str(exc).splitlines()[0]}") from None
+    for kind, names in (("planner", config["planners"]), ("split", config["splits"])):
+        for name in names:
+            if str(name) not in known[kind]:
+                raise SweepConfigError(f"{kind}s: unknown {kind} {name!r}; known: {', '.join(known[kind])}")
+    for condition in config["conditions"]:
+        if condition not in CONDITIONS:  # the names of conf/condition/*.yaml (a test keeps them equal)
+            raise SweepConfigError(f"conditions: unknown condition {condition!r}; known: {', '.join(CONDITIONS)}")
+    for name in config.get("planner_overrides") or {}:
+        if name not in config["planners"]:
+            raise SweepConfigError(f"planner.{name}: overrides a planner that is not in the sweep")
+    seeds = check_numbers(config)
+    variants(config)  # checked: one line naming the key
+    refined = refined_conditions(config)  # each condition under each action-space variant
+    try:
+        chosen = selection(config)
+    except SelectionError as exc:
+        raise SweepConfigError(str(exc)) from None
+    known_ids: set[str] = set()
+    try:
+        factory = resolve_factory(str(config["planner_factory"]))
+    except (ImportError, ValueError, TypeError) as exc:
+        raise SweepConfigError(f"planner_factory: {exc}") from None
+    task_ids: dict[tuple[str, str], list[str]] = {}
+    datasets: dict[str, tuple[str, str]] = {}
+    cells: list[Cell] = []
+    for split in map(str, config["splits"]):
+        split_cfg = _compose_cell(str(config["planners"][0]), split, seeds[0], [], searchpath).split
+        if not task_path(split_cfg.file).is_relative_to(TASK_DIR):  # a user's own task file: by its full path,
+            split_cfg.file = str(task_path(split_cfg.file))  # as workers elsewhere do not share this cwd
+        try:
+            tasks = load_split(split_cfg.file, split_cfg.categories, split_cfg.get("subset"))
+        except (FileNotFoundError, ValueError) as exc:
+            raise SweepConfigError(f"split {split!r}: {exc}") from None
+        if not tasks:
+            raise SweepConfigError(f"split {split!r}: selects no tasks")
+        known_ids.update(t.task_id for t in tasks)
+        if not (tasks := chosen.apply(tasks)):
+            try:
+                chosen.check_known(
+                    {t.task_id for t in load_split(split_cfg.file, split_cfg.categories, split_cfg.get("subset"))},
+                    f"split {split!r}",
+                )
+            except SelectionError as exc:
+                raise SweepConfigError(str(exc)) from None
+            raise SweepConfigError(f"split {split!r}: {chosen.describe()} selects none of its tasks")
+        for condition in refined:
+            task_ids[(split, condition)] = [key for key, _, _ in expand(tasks, condition)]
+        datasets[split] = (split_cfg.file, file_sha256(task_path(split_cfg.file)))
+        for planner in map(str, config["planners"]):
+            for seed in seeds:
+                composed = _compose_cell(planner, split, seed, config["planner_overrides"].get(planner, []), searchpath)
+                try:
+                    planner_config = OmegaConf.to_container(composed.planner, resolve=True, throw_on_missing=True)
+                    # base_url null: the sweep starts a server and fills it in; check the rest now
+                    factory(
+                        {**planner_config, "base_url": PENDING_URL}  # type: ignore[arg-type, dict-item]
+                        if needs_server(planner_config)  # type: ignore[arg-type]
+                        else planner_config
+                    )
+                except OmegaConfBaseException as exc:
+                    raise SweepConfigError(
+                        f"planner {planner!r}: {exc.full_key}: {str(exc.msg).splitlines()[0]}"
+                    ) from None
+                except ValueError as exc:  # "planner.<key>: ..." becomes "planner.<name>.<key>: ..."
+                    message = str(exc)
+                    raise SweepConfigError(
+                        message.replace("planner.", f"planner.{planner}.", 1)
+                        if message.startswith("planner.")
+                        else f"planner {planner!r}: {message}"
+                    ) from None
+                categories = tuple(split_cfg.categories) if split_cfg.categories else None
+                concurrency = planner_config.get("concurrency")  # type: ignore[union-attr]
+                try:
+                    concurrency = (
+                        config["concurrency"]
+                        if concurrency is None
+                        else config_number(concurrency, f"planner.{planner}.concurrency")
+                    )
+                except ValueError as exc:
+                    raise SweepConfigError(str(exc)) from None
+                for condition in refined:
+                    cells.append(
+                        Cell(
+                            planner,
+                            split,
+                            condition,
+                            seed,
+                            planner_config,  # type: ignore[arg-type]
+                            split_cfg.file,
+                            categories,
+                            split_cfg.get("subset"),
+                            datasets[split][1],
+                            concurrency,
+                            int(config["t_max"]),
+                            (config.get("retrieval") or {}).get("model_path")
+                            if split_label(condition)[1].method == "dense"
+                            else None,
+                        )
+                    )
+    try:
+        chosen.check_known(known_ids, "split(s) " + ", ".join(map(str, config["splits"])))
+    except SelectionError as exc:
+        raise SweepConfigError(str(exc)) from None
+    try:
+        services = service_specs([(c.planner, c.planner_config) for c in cells])
+    except ServiceConfigError as exc:
+        raise SweepConfigError(str(exc)) from None
+    if chosen.active:  # a quick run's episode keys, recorded with the sweep so its report holds only them
+        config["selected"] = {f"{split}/{condition}": keys for (split, condition), keys in task_ids.items()}
+    tracking = config.get("tracking") or {}
+    return Plan(
+        name=str(config["name"]),
+        grid=Grid(
+            tuple(map(str, config["planners"])),
+            tuple(map(str, config["splits"])),
+            tuple(seeds),
+            tuple(map(str, config["conditions"])),
+            tuple(variants(config)),
+        ),
+        cells=tuple(cells),
+        task_ids={where: tuple(keys) for where, keys in task_ids.items()},
+        datasets=datasets,
+        work=Work(
+            t_max=int(config["t_max"]),
+            concurrency=int(config["concurrency"]),
+            planner_factory=str(config["planner_factory"]),
+            unit_size=int(config["unit_size"]),
+            max_in_flight=None if config.get("max_in_flight") is None else int(config["max_in_flight"]),
+            unit_attempts=int(config["unit_attempts"]),
+            infra_retries=int(config["infra_retries"]),
+        ),
+        tracking=Tracking(
+            enabled=bool(tracking.get("enabled")),
+            uri=tracking.get("uri"),
+            experiment=tracking.get("experiment"),
+            trace_sample=int(tracking.get("trace_sample") or 0),
+        ),
+        store=Path(config["store"]),
+        report_dir=Path(config["report_dir"]),
+        cluster=config["cluster"],
+        services=tuple(services),
+        record=config,
+    )
+
+
+def run_plan(cfg: DictConfig) -> Plan:
+    """``mobilepa run``'s config read once, as a one-cell sweep: its cell, its episode keys (``limit=``,
+    ``task_ids=`` applied), the split's dataset hash, and where it is recorded (``store=PATH``,
+    ``tracking=mlflow``; neither: only in the run's folder). The same cell and settings check as a
+    sweep's, so a run and a sweep of the same cell share stored results."""
+    check_config(cfg)
+    tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
+    if not tasks:
+        raise RunConfigError(f"split {cfg.split.name!r} selects no tasks")
+    chosen = selection(cfg)  # a quick run: limit=N, task_ids=[a,b]
+    try:
+        chosen.check_known((t.task_id for t in tasks), f"split {cfg.split.name!r}")
+    except SelectionError as exc:
+        raise RunConfigError(str(exc)) from None
+    condition = run_condition(cfg)
+    keys = tuple(key for key, _, _ in expand(chosen.apply(tasks), condition))
+    planner_config: dict[str, Any] = OmegaConf.to_container(cfg.planner, resolve=True)  # type: ignore[assignment]
+    try:
+        build_planner(planner_config)  # checked now: build_planner names the key
+    except ValueError as exc:
+        hint = (
+            " (mobilepa run starts no vLLM server; mobilepa sweep does on a GPU worker)"
+            if needs_server(planner_config)
+            else ""
+        )
+        raise RunConfigError(f"{exc}{hint}") from None
+    tracking: dict[str, Any] = (
+        OmegaConf.to_container(cfg.tracking, resolve=True)  # type: ignore[assignment]
+        if cfg.get("tracking")
+        else {"enabled": False, "uri": None, "experiment": None, "trace_sample": 0}
+    )
+    store = cfg.get("store") or (DEFAULT_STORE if tracking.get("enabled") else None)
+    split, split_file = str(cfg.split.name), str(cfg.split.file)
+    sha256 = file_sha256(task_path(split_file))
+    record: dict[str, Any] = {
+        "name": str(cfg.get("name") or f"run-{cfg.planner.name}-{split}"),
+        "planners": [str(cfg.planner.name)],
+        "splits": [split],
+        "seeds": [int(cfg.seed)],
+        "conditions": [condition],
+        "t_max": int(cfg.t_max),
+        "concurrency": int(cfg.concurrency),
+        "planner_factory": "planners:build_planner",
+        "store": str(store or DEFAULT_STORE),
+        "report_dir": str(Path(store or DEFAULT_STORE).parent / "report"),
+        "tracking": tracking,
+        "cluster": {"kind": "none (mobilepa run)"},
+        **{
+            k: OmegaConf.to_container(cfg[k]) if OmegaConf.is_config(cfg[k]) else cfg[k]
+            for k in ("limit", "task_ids")
+            if cfg.get(k) is not None
+        },
+    }
+    if chosen.active:
+        record["selected"] = {f"{split}/{condition}": list(keys)}
+    variant = run_variant(cfg)
+    cell = Cell(
+        str(cfg.planner.name),
+        split,
+        condition,
+        int(cfg.seed),
+        planner_config,
+        split_file,
+        tuple(cfg.split.categories) if cfg.split.categories else None,
+        cfg.split.get("subset"),
+        sha256,
+        int(cfg.concurrency),
+        int(cfg.t_max),
+        variant.model_path,
+    )
+    return Plan(
+        name=record["name"],
+        grid=Grid((cell.planner,), (split,), (cell.seed,), (condition,)),  # the condition refined by the variant
+        cells=(cell,),
+        task_ids={(split, condition): keys},
+        datasets={split: (split_file, sha256)},
+        work=Work(t_max=cell.t_max, concurrency=cell.concurrency),
+        tracking=Tracking(
+            enabled=bool(tracking.get("enabled")),
+            uri=tracking.get("uri"),
+            experiment=tracking.get("experiment"),
+            trace_sample=int(tracking.get("trace_sample") or 0),
+        ),
+        store=Path(store) if store else None,
+        report_dir=Path(record["report_dir"]),
+        cluster=record["cluster"],
+        record=record,
+    )
+
+
+def sweep_plan(args: Sequence[str]) -> Plan:
+    """``mobilepa sweep``'s arguments read into its checked plan (what ``sweep --dry-run`` describes)."""
+    return plan_sweep(load_config(*parse_args(args)))

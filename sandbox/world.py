@@ -24,13 +24,27 @@ from sqlalchemy import Connection, insert, select, update
 
 from sandbox.db import check_layout, empty_database, finish_image
 from sandbox.executor import sync_id_sequences
+from sandbox.locales import country_of
 from sandbox.schema import app_permissions, apps, device_settings, meta, metadata, user_profile
 from sandbox.tooling import REGISTRY
 
 
 @dataclass(frozen=True)
+class Address:
+    """Where the owner lives or works: the street line, its district, and the point it stands on (home
+    and work are apart, so "near work" and "near home" are different searches)."""
+
+    line: str
+    district: str
+    postal_code: str
+    lat: float
+    lon: float
+
+
+@dataclass(frozen=True)
 class Persona:
-    """The owner of a phone. Only name, phone, email, locale, timezone and now reach the prompt."""
+    """The owner of a phone. Only name, phone, email, locale, timezone, the home and work cities and now
+    reach the prompt; the addresses are found through the tools."""
 
     persona_id: str
     seed: int
@@ -42,9 +56,16 @@ class Persona:
     home_city: str
     work_city: str
     now: str  # the frozen clock, YYYY-MM-DDTHH:MM:SS
+    home: Address
+    work: Address
     contacts: int = 100
     memories: int = 40  # memory records, distractors and superseded ones included (the paper: 30-80)
     unset_permissions: int = 4  # non-core app permissions never requested or refused
+
+    @property
+    def currency(self) -> str:
+        """The currency the owner is paid and charged in: their home country's."""
+        return country_of(self.home_city).currency
 
 
 PERSONAS: dict[str, Persona] = {
@@ -61,6 +82,8 @@ PERSONAS: dict[str, Persona] = {
             "Beijing",
             "Beijing",
             "2025-06-13T09:00:00",
+            home=Address("18 Garden Road", "Chaoyang", "100020", 39.9219, 116.4436),
+            work=Address("88 Market Street, 12F", "Haidian", "100080", 39.9593, 116.3122),
             unset_permissions=0,
         ),
         Persona(
@@ -74,6 +97,8 @@ PERSONAS: dict[str, Persona] = {
             "San Francisco",
             "Palo Alto",
             "2025-03-04T08:30:00",
+            home=Address("18 Garden Road", "Mission District", "94110", 37.7599, -122.4148),
+            work=Address("88 Market Street, 12F", "University Avenue", "94301", 37.4455, -122.1611),
         ),
         Persona(
             "oliver_hughes",
@@ -86,6 +111,8 @@ PERSONAS: dict[str, Persona] = {
             "London",
             "London",
             "2025-10-21T07:45:00",
+            home=Address("18 Garden Road", "Islington", "N1 2UQ", 51.5416, -0.1022),
+            work=Address("88 Market Street, 12F", "Canary Wharf", "E14 5AB", 51.5054, -0.0235),
             contacts=120,
             memories=64,
             unset_permissions=6,
@@ -101,6 +128,8 @@ PERSONAS: dict[str, Persona] = {
             "Tokyo",
             "Tokyo",
             "2025-01-15T18:20:00",
+            home=Address("18 Garden Road", "Setagaya", "154-0004", 35.6464, 139.6533),
+            work=Address("88 Market Street, 12F", "Marunouchi", "100-0005", 35.6812, 139.7671),
             contacts=90,
             memories=33,
             unset_permissions=3,
@@ -116,6 +145,8 @@ PERSONAS: dict[str, Persona] = {
             "Berlin",
             "Berlin",
             "2025-08-02T10:10:00",
+            home=Address("18 Garden Road", "Prenzlauer Berg", "10405", 52.5388, 13.4244),
+            work=Address("88 Market Street, 12F", "Charlottenburg", "10585", 52.5058, 13.3040),
             contacts=80,
             memories=52,
         ),
@@ -130,6 +161,8 @@ PERSONAS: dict[str, Persona] = {
             "Madrid",
             "Madrid",
             "2025-05-28T21:05:00",
+            home=Address("18 Garden Road", "Chamberí", "28010", 40.4344, -3.7038),
+            work=Address("88 Market Street, 12F", "Salamanca", "28001", 40.4284, -3.6768),
             contacts=110,
             memories=78,
         ),
@@ -144,6 +177,8 @@ PERSONAS: dict[str, Persona] = {
             "Seoul",
             "Seoul",
             "2025-12-05T06:50:00",
+            home=Address("18 Garden Road", "Mapo-gu", "04001", 37.5563, 126.9100),
+            work=Address("88 Market Street, 12F", "Gangnam-gu", "06236", 37.4981, 127.0276),
             contacts=95,
             memories=45,
             unset_permissions=5,
@@ -159,6 +194,8 @@ PERSONAS: dict[str, Persona] = {
             "Toronto",
             "Toronto",
             "2025-02-11T12:00:00",
+            home=Address("18 Garden Road", "Leslieville", "M4M 1A1", 43.6626, -79.3304),
+            work=Address("88 Market Street, 12F", "Financial District", "M5H 2N2", 43.6481, -79.3815),
             contacts=130,
             memories=71,
         ),

@@ -6,15 +6,17 @@ address or point at a place; declaring those once here keeps one obvious place f
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
-from sqlalchemy import Column, Connection, Float, Integer, Text, bindparam, insert, select, update
+from sqlalchemy import Column, Connection, Float, Integer, Text, bindparam, func, insert, or_, select, update
 
 from sandbox.errors import ErrorType, ToolError
-from sandbox.executor import Ctx
+from sandbox.executor import Ctx, rows
+from sandbox.locales import CITIES, business_phone, local_money
 from sandbox.schema import USER, WORLD, stamps, table
-from sandbox.world import Persona, seeder
+from sandbox.world import Address, Persona, seeder
 
 world_places = table(
     "world_places",
@@ -41,6 +43,9 @@ addresses = table(
     Column("address_line", Text, nullable=False),
     Column("city", Text, nullable=False),
     Column("postal_code", Text),
+    Column("district", Text),
+    Column("lat", Float),  # the point it stands on; unknown for an address the user typed in (its city's centre)
+    Column("lon", Float),
     Column("is_default", Integer, nullable=False),
     *stamps(),
     natural_key=("label",),
@@ -176,20 +181,7 @@ def place(ctx: Ctx, place_id: str) -> dict[str, Any]:
     return dict(row._mapping)
 
 
-CITY_CENTRES = {
-    "Beijing": (39.90, 116.40),
-    "Shanghai": (31.23, 121.47),
-    "San Francisco": (37.77, -122.42),
-    "Palo Alto": (37.44, -122.14),
-    "London": (51.51, -0.13),
-    "Tokyo": (35.68, 139.69),
-    "Berlin": (52.52, 13.40),
-    "Madrid": (40.42, -3.70),
-    "Seoul": (37.57, 126.98),
-    "Toronto": (43.65, -79.38),
-    "Sydney": (-33.87, 151.21),
-    "Mumbai": (19.08, 72.88),
-}
+CITY_CENTRES = {name: (c.lat, c.lon) for name, c in CITIES.items()}
 PLACE_KINDS = [
     "cafe",
     "restaurant",
@@ -244,7 +236,7 @@ def seed_common(conn: Connection, rng: random.Random, persona: Persona) -> None:
                         "lat": round(lat0 + rng.uniform(-0.05, 0.05), 5),
                         "lon": round(lon0 + rng.uniform(-0.05, 0.05), 5),
                         "rating": round(rng.uniform(3.0, 5.0), 1),
-                        "phone": f"+1 555 01{n:02d}"[:15],
+                        "phone": business_phone(city, rng),
                         "open_now": int(rng.random() < 0.8),
                     }
                 )
@@ -253,33 +245,13 @@ def seed_common(conn: Connection, rng: random.Random, persona: Persona) -> None:
     conn.execute(
         insert(addresses),
         [
-            {
-                "address_id": "address_001",
-                "label": "Home",
-                "recipient": persona.name,
-                "phone": persona.phone,
-                "address_line": "18 Garden Road",
-                "city": persona.home_city,
-                "postal_code": "100010",
-                "is_default": 1,
-                "created_at": now,
-                "updated_at": now,
-            },
-            {
-                "address_id": "address_002",
-                "label": "Work",
-                "recipient": persona.name,
-                "phone": persona.phone,
-                "address_line": "88 Market Street, 12F",
-                "city": persona.work_city,
-                "postal_code": "100020",
-                "is_default": 0,
-                "created_at": now,
-                "updated_at": now,
-            },
+            _address_row(f"address_{n:03d}", label, where, city, persona, now)
+            for n, (label, where, city) in enumerate(
+                (("Home", persona.home, persona.home_city), ("Work", persona.work, persona.work_city)), start=1
+            )
         ],
     )
-    currency = "CNY" if persona.timezone.startswith("Asia/Shanghai") else "USD"
+    currency = persona.currency
     conn.execute(
         insert(payment_methods),
         [
@@ -290,7 +262,7 @@ def seed_common(conn: Connection, rng: random.Random, persona: Persona) -> None:
                 "last4": f"{rng.randint(1000, 9999)}",
                 "status": "active",
                 "is_default": 0,
-                "balance": 20000.0,
+                "balance": _balance(20000.0, currency),
                 "currency": currency,
                 "created_at": now,
                 "updated_at": now,
@@ -302,7 +274,7 @@ def seed_common(conn: Connection, rng: random.Random, persona: Persona) -> None:
                 "last4": f"{rng.randint(1000, 9999)}",
                 "status": "active",
                 "is_default": 1,
-                "balance": 8500.0,
+                "balance": _balance(8500.0, currency),
                 "currency": currency,
                 "created_at": now,
                 "updated_at": now,
@@ -314,10 +286,132 @@ def seed_common(conn: Connection, rng: random.Random, persona: Persona) -> None:
                 "last4": "0000",
                 "status": "active",
                 "is_default": 0,
-                "balance": 320.0,
+                "balance": _balance(320.0, currency),
                 "currency": currency,
                 "created_at": now,
                 "updated_at": now,
             },
         ],
     )
+
+
+def _balance(amount: float, currency: str) -> float:
+    """A seeded balance: the same figure in yuan and dollars (as the finance seed assumes), converted
+    from dollars in every other currency."""
+    return amount if currency in ("CNY", "USD") else local_money(amount, currency)
+
+
+def _address_row(address_id: str, label: str, where: Address, city: str, persona: Persona, now: str) -> dict[str, Any]:
+    return {
+        "address_id": address_id,
+        "label": label,
+        "recipient": persona.name,
+        "phone": persona.phone,
+        "address_line": where.line,
+        "city": city,
+        "postal_code": where.postal_code,
+        "district": where.district,
+        "lat": where.lat,
+        "lon": where.lon,
+        "is_default": int(label == "Home"),
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+# ---- locations --------------------------------------------------------------------------------------
+
+# what people call their saved places ("the office", "my house") -> the saved label
+LABEL_ALIASES = {
+    "office": "work",
+    "the office": "work",
+    "workplace": "work",
+    "house": "home",
+    "place": "home",
+    "home address": "home",
+}
+
+
+def km_between(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """Great-circle distance in km, to 0.1 km."""
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    return round(2 * 6371 * math.asin(math.sqrt(a)), 1)
+
+
+_CURRENT_ADDRESS = select(addresses).order_by(addresses.c.is_default.desc(), addresses.c.address_id)
+# a saved address by its id, its label, or its street line as the user knows it ("18 Garden Road", "…, Tokyo")
+_ADDRESS_NAMED = (
+    select(addresses)
+    .where(
+        or_(
+            func.lower(addresses.c.address_id) == bindparam("key"),
+            func.lower(addresses.c.label) == bindparam("label"),
+            func.lower(addresses.c.address_line) == bindparam("key"),
+            func.lower(addresses.c.address_line + ", " + addresses.c.city) == bindparam("key"),
+        )
+    )
+    .order_by(addresses.c.address_id)
+)
+_CITY_NAMED = select(world_places.c.city).where(func.lower(world_places.c.city) == bindparam("city"))
+_CITY_CENTRE = select(func.avg(world_places.c.lat), func.avg(world_places.c.lon)).where(
+    world_places.c.city == bindparam("city")
+)
+_PLACES_NAMED = (
+    select(world_places).where(func.lower(world_places.c.name) == bindparam("name")).order_by(world_places.c.place_id)
+)
+
+
+def find_address(ctx: Ctx, text: str) -> dict[str, Any] | None:
+    """The saved address a location argument names: "current" (the default one), an address id, a label
+    or what people call it ("home", "the office"), or its street line; None when it names none."""
+    key = " ".join(text.split()).lower()
+    if key == "current":
+        return dict(ctx.conn.execute(_CURRENT_ADDRESS).first()._mapping)
+    bare = key.removeprefix("my ")
+    found = ctx.conn.execute(_ADDRESS_NAMED, {"key": key, "label": LABEL_ALIASES.get(bare, bare)}).first()
+    return dict(found._mapping) if found is not None else None
+
+
+def locate(ctx: Ctx, near: str) -> dict[str, Any]:
+    """Resolve a location argument to a city and a point.
+
+    Accepted: a place id, "current" (the phone's position: the default address), a saved address (its id,
+    its label such as "home" or "work", or its street line), a city, or the exact name of a place. A
+    saved address resolves to its own point (home and work are apart), a city to its centre (the mean of
+    its places).
+    """
+    text = near.strip()
+    lowered = text.lower()
+    if lowered.startswith("place_"):
+        p = place(ctx, text)
+        return {"city": p["city"], "lat": p["lat"], "lon": p["lon"], "resolved": p["name"]}
+    address = find_address(ctx, text)
+    if address is not None and address["lat"] is not None:
+        where = ", ".join(x for x in (address["address_line"], address["district"], address["city"]) if x)
+        return {
+            "city": address["city"],
+            "lat": address["lat"],
+            "lon": address["lon"],
+            "resolved": f"{address['label']} ({where})",
+        }
+    city = address["city"] if address is not None else ctx.conn.execute(_CITY_NAMED, {"city": lowered}).scalar()
+    if city is not None:
+        lat, lon = ctx.conn.execute(_CITY_CENTRE, {"city": city}).one()
+        return {"city": city, "lat": lat or 0.0, "lon": lon or 0.0, "resolved": city}
+    named = rows(ctx.conn.execute(_PLACES_NAMED, {"name": lowered}))
+    if len(named) > 1:
+        raise ToolError(
+            ErrorType.AMBIGUOUS_ENTITY,
+            f"{len(named)} places are called {text!r}",
+            field="near",
+            candidates=[{k: p[k] for k in ("place_id", "name", "address", "city")} for p in named],
+        )
+    if not named:
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"cannot place {text!r}: give a place id, a city, home or work",
+            field="near",
+            hint="search_places",
+        )
+    return {"city": named[0]["city"], "lat": named[0]["lat"], "lon": named[0]["lon"], "resolved": named[0]["name"]}

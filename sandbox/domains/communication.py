@@ -29,6 +29,7 @@ from sqlalchemy import (
 
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows, word_values, words_match
+from sandbox.locales import mobile_phone
 from sandbox.schema import USER, stamps, table
 from sandbox.tooling import PHONE_PATTERN, Date, Email, Phone, tool
 from sandbox.world import Persona, seeder
@@ -961,25 +962,6 @@ SMS_TEMPLATES = [
 ]
 
 
-# A mobile number of the user's country: calling code -> (prefixes, lowest and highest subscriber number), e.g.
-# +1 415 2345678 (NANP: an area code, then seven digits starting 2-9), +86 139 12345678, +44 77 12345678.
-MOBILE_FORMATS: dict[str, tuple[tuple[str, ...], int, int]] = {
-    "+1": (("212", "305", "312", "415", "416", "503", "617", "647", "650", "702", "718", "905"), 2000000, 9999999),
-    "+86": (tuple(map(str, range(130, 200))), 10000000, 99999999),
-    "+44": (("71", "73", "74", "75", "77", "78", "79"), 10000000, 99999999),
-    "+81": (("70", "80", "90"), 10000000, 99999999),
-    "+49": (("151", "152", "160", "170", "171", "172", "175", "176", "177", "178", "179"), 10000000, 99999999),
-    "+34": (("6",), 10000000, 99999999),
-    "+82": (("10",), 10000000, 99999999),
-}
-
-
-def _phone(rng: random.Random, country: str) -> str:
-    """A well-formed mobile number in ``country`` (its calling code)."""
-    prefixes, low, high = MOBILE_FORMATS[country]
-    return f"{country}{rng.choice(prefixes)}{rng.randint(low, high)}"
-
-
 def _email_of(name: str, i: int) -> str:
     """``lily.1@example.com`` for contact_001 Lily Chen (a doctor's surname stands in for the first name)."""
     first = name.split()[-1 if name.startswith("Dr.") else 0].lower().strip(".")
@@ -1007,7 +989,7 @@ def seed_communication(conn: Connection, rng: random.Random, persona: Persona) -
             {
                 "contact_id": f"contact_{i:03d}",
                 "name": p["name"],
-                "phone_number": _phone(rng, country),
+                "phone_number": mobile_phone(rng, country),
                 "email": _email_of(p["name"], i) if rng.random() < 0.7 else None,
                 "relationship": p["relationship"],
                 "birthday": f"{rng.randint(1950, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"

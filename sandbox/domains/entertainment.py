@@ -53,6 +53,7 @@ from sandbox.executor import (
     word_values,
     words_match,
 )
+from sandbox.locales import local_money, to_step
 from sandbox.schema import USER, WORLD, meta, stamps, table
 from sandbox.tooling import EMAIL_PATTERN, PHONE_PATTERN, Date, tool
 from sandbox.world import Persona, seeder
@@ -2715,12 +2716,16 @@ def _receipt(
 ) -> tuple[str, dict[str, Any]]:
     """The printed text of a till receipt and its fields."""
     name, menu = merchant
-    rate = 1.0 if currency == "CNY" else 0.2
+
+    # yuan prices as printed in China; elsewhere the same meal at a fifth of the figure in dollars
+    def local(yuan: float) -> float:
+        return yuan if currency == "CNY" else local_money(yuan * 0.2, currency)
+
     items: list[dict[str, Any]] = [
-        {"name": item, "qty": rng.randint(1, 2), "price": round(price * rate, 2)}
+        {"name": item, "qty": rng.randint(1, 2), "price": local(price)}
         for item, price in rng.sample(menu, rng.randint(2, min(4, len(menu))))
     ]
-    total = round(sum(i["qty"] * i["price"] for i in items), 2)
+    total = to_step(sum(i["qty"] * i["price"] for i in items), currency)
     lines = [name.upper(), f"{rng.randint(1, 200)} Market Street, {city}", when.strftime("%Y-%m-%d %H:%M")]
     lines += [f"{i['name']} x{i['qty']}  {i['qty'] * i['price']:.2f}" for i in items]
     lines += [f"TOTAL {currency} {total:.2f}", f"PAID BY CARD ****{rng.randint(1000, 9999)}", "THANK YOU!"]
@@ -2955,7 +2960,7 @@ def _documents(
 
 def _seed_photos(conn: Connection, rng: random.Random, persona: Persona, now: dt.datetime, stamp: str) -> None:
     home = persona.home_city
-    currency = "CNY" if persona.timezone == "Asia/Shanghai" else "USD"
+    currency = persona.currency
     people = [name for name, rel in ANCHORS if rel in ("spouse", "mother", "father", "friend")]
     entries: list[dict[str, Any]] = []
 

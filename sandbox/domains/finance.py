@@ -38,6 +38,7 @@ from sandbox.domains.common import charge, payment_method, payment_methods, tran
 from sandbox.domains.communication import contacts, messages
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.locales import CURRENCIES, round_amount, to_step
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import PHONE_PATTERN, Date, tool
 from sandbox.world import Persona, seeder
@@ -1773,7 +1774,7 @@ EXCHANGES = {
 # (symbol, quantity, limit as a share of the price, status, days ago)
 SEED_LIMIT_ORDERS = [("MSFT", 5, 0.92, "pending", 2), ("NFLX", 2, 0.85, "cancelled", 40)]
 HOLDINGS = [("AAPL", 20), ("NVDA", 30), ("TSLA", 10), ("600519", 2), ("300750", 100), ("7203", 100)]
-USD_RATES = {"CNY": 7.18, "EUR": 0.88, "JPY": 144.6, "GBP": 0.74, "KRW": 1368.0}
+USD_RATES = {code: c.per_usd for code, c in CURRENCIES.items() if code != FX_BASE}
 FX_DAYS = 90
 
 # category -> (merchants, low, high) in CNY; other currencies are scaled by PROFILES
@@ -1822,8 +1823,19 @@ BILLERS = [
     ("Health insurance premium", "insurance", 860.0, 28, True, True),
 ]
 OVERDUE_BILLER = "Metro Gas Company"
-# currency -> (scale of the CNY amounts above, confirm threshold, daily transfer limit, budget rounding)
+# currency -> (scale of the CNY amounts above, confirm threshold, daily transfer limit, budget rounding); other
+# currencies take the dollar profile converted (``profile``)
 PROFILES = {"CNY": (1.0, 3000.0, 50000.0, 100.0), "USD": (0.15, 1000.0, 10000.0, 10.0)}
+
+
+def profile(currency: str) -> tuple[float, float, float, float]:
+    if currency in PROFILES:
+        return PROFILES[currency]
+    scale, threshold, limit, step = PROFILES["USD"]
+    rate = CURRENCIES[currency].per_usd
+    return scale * rate, round_amount(threshold, currency), round_amount(limit, currency), round_amount(step, currency)
+
+
 ACCOUNTS = [
     ("Checking", "checking", 42680.50),
     ("Savings", "savings", 150000.0),
@@ -1866,7 +1878,7 @@ class _Books:
         self.currency = str(
             conn.execute(select(payment_methods.c.currency).where(payment_methods.c.method_id == "pm_002")).scalar()
         )
-        self.scale, self.threshold, self.daily_limit, self.step = PROFILES.get(self.currency, PROFILES["USD"])
+        self.scale, self.threshold, self.daily_limit, self.step = profile(self.currency)
         self.method_of: dict[str, str] = {}
         self.txns: list[dict[str, Any]] = []
         people = conn.execute(select(contacts.c.contact_id, contacts.c.name).order_by(contacts.c.contact_id)).all()
@@ -1874,7 +1886,7 @@ class _Books:
         self.circle = [cid for cid, _ in people[:30]]
 
     def money(self, cny: float) -> float:
-        return round(cny * self.scale, 2)
+        return to_step(cny * self.scale, self.currency)
 
     def at(self, day: dt.date, lo: int = 7, hi: int = 22) -> str | None:
         """A time on ``day`` between the hours, or None when it is not in the past."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
-import math
 import random
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, NotRequired
@@ -40,14 +39,16 @@ from sandbox.domains.common import (
     STREETS,
     addresses,
     charge,
+    km_between,
+    locate,
     payment_method,
     payment_methods,
-    place,
     transactions,
     world_places,
 )
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, contains_bound, like_escaped, normalise_phone, row_by_key, rows, word_values
+from sandbox.locales import CURRENCIES, business_phone, round_amount
 from sandbox.schema import USER, WORLD, stamps, table, user_profile
 from sandbox.subagents import world_phone_services
 from sandbox.tooling import Date, DateTime, Phone, tool
@@ -262,63 +263,6 @@ def _get(ctx: Ctx, tbl: Table, value: str, hint: str | None = None) -> dict[str,
             **({"hint": hint} if hint else {}),
         )
     return dict(row._mapping)
-
-
-def km_between(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    """Great-circle distance in km, to 0.1 km."""
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
-    return round(2 * 6371 * math.asin(math.sqrt(a)), 1)
-
-
-_CURRENT_CITY = select(addresses.c.city).order_by(addresses.c.is_default.desc(), addresses.c.address_id)
-_CITY_OF_LABEL = select(addresses.c.city).where(func.lower(addresses.c.label) == bindparam("label"))
-_CITY_NAMED = select(world_places.c.city).where(func.lower(world_places.c.city) == bindparam("city"))
-_CITY_CENTRE = select(func.avg(world_places.c.lat), func.avg(world_places.c.lon)).where(
-    world_places.c.city == bindparam("city")
-)
-_PLACES_NAMED = (
-    select(world_places).where(func.lower(world_places.c.name) == bindparam("name")).order_by(world_places.c.place_id)
-)
-
-
-def locate(ctx: Ctx, near: str) -> dict[str, Any]:
-    """Resolve a location argument to a city and a point.
-
-    Accepted: "current" (the phone's position: the default address's city), a place id, a saved address
-    label ("home", "work"), a city, or the exact name of a place. Cities and labels resolve to the city's
-    centre (the mean of its places).
-    """
-    text = near.strip()
-    lowered = text.lower()
-    if lowered.startswith("place_"):
-        p = place(ctx, text)
-        return {"city": p["city"], "lat": p["lat"], "lon": p["lon"], "resolved": p["name"]}
-    if lowered == "current":
-        city = ctx.conn.execute(_CURRENT_CITY).scalar()
-    else:
-        city = ctx.conn.execute(_CITY_OF_LABEL, {"label": lowered}).scalar()
-    if city is None:
-        city = ctx.conn.execute(_CITY_NAMED, {"city": lowered}).scalar()
-    if city is not None:
-        lat, lon = ctx.conn.execute(_CITY_CENTRE, {"city": city}).one()
-        return {"city": city, "lat": lat or 0.0, "lon": lon or 0.0, "resolved": city}
-    named = rows(ctx.conn.execute(_PLACES_NAMED, {"name": lowered}))
-    if len(named) > 1:
-        raise ToolError(
-            ErrorType.AMBIGUOUS_ENTITY,
-            f"{len(named)} places are called {text!r}",
-            field="near",
-            candidates=[{k: p[k] for k in ("place_id", "name", "address", "city")} for p in named],
-        )
-    if not named:
-        raise ToolError(
-            ErrorType.ENTITY_NOT_FOUND,
-            f"cannot place {text!r}: give a place id, a city, home or work",
-            field="near",
-            hint="search_places",
-        )
-    return {"city": named[0]["city"], "lat": named[0]["lat"], "lon": named[0]["lon"], "resolved": named[0]["name"]}
 
 
 # ---- restaurants ------------------------------------------------------------------------------
@@ -1555,21 +1499,20 @@ HOURS = {  # cuisine -> opening windows
     "Beijing": [["11:00", "14:00"], ["17:00", "21:30"]],
 }
 DEFAULT_HOURS = ([["11:00", "14:30"], ["17:00", "22:00"]], [["11:30", "22:00"]], [["17:00", "23:00"]])
-DIAL = {
-    "Beijing": "+86 10",
-    "Shanghai": "+86 21",
-    "San Francisco": "+1 415",
-    "Palo Alto": "+1 650",
-    "London": "+44 20",
-    "Tokyo": "+81 3",
-    "Berlin": "+49 30",
-    "Madrid": "+34 91",
-    "Seoul": "+82 2",
-    "Toronto": "+1 416",
-    "Sydney": "+61 2",
-    "Mumbai": "+91 22",
-}
-FX = {"CNY": 5.0}  # USD-denominated seed prices -> local prices in the user's currency
+# USD-denominated seed prices -> local prices in the user's currency: what a meal costs there, where it differs
+# from the exchange rate (``locales.CURRENCIES``)
+FX = {"CNY": 5.0}
+
+
+def menu_price(usd: float, currency: str) -> float:
+    """A menu price: whole yuan, two round figures in yen and won, halves elsewhere."""
+    if currency in FX:
+        return float(round(usd * FX[currency]))
+    if CURRENCIES[currency].step >= 1:
+        return round_amount(usd, currency)
+    return round(usd * CURRENCIES[currency].per_usd * 2) / 2
+
+
 DISHES_PER_MENU = 6  # of the cuisine's eight, so that two places of one cuisine differ
 
 # Recipes: (title, cuisine, diets, minutes, servings, kcal/serving, tags, ingredients "qty unit name; ...").
@@ -2071,10 +2014,9 @@ def seed_food(conn: Connection, rng: random.Random, persona: Persona) -> None:
     now = dt.datetime.fromisoformat(persona.now)
     today, minute = now.date(), now.strftime(DT_FMT)
     currency = conn.execute(select(payment_methods.c.currency).where(payment_methods.c.is_default == 1)).scalar()
-    fx = FX.get(str(currency), 1.0)
 
     def price(usd: float) -> float:
-        return float(round(usd * fx)) if fx > 1 else round(usd * 2) / 2
+        return menu_price(usd, str(currency))
 
     cities = sorted(set(conn.execute(select(world_places.c.city)).scalars()))
     existing = rows(
@@ -2120,7 +2062,7 @@ def seed_food(conn: Connection, rng: random.Random, persona: Persona) -> None:
                     "lat": round(lat0 + rng.uniform(-0.05, 0.05), 5),
                     "lon": round(lon0 + rng.uniform(-0.05, 0.05), 5),
                     "rating": round(rng.uniform(3.4, 4.9), 1),
-                    "phone": f"{DIAL.get(city, '+1 555')} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}",
+                    "phone": business_phone(city, rng),
                     "open_now": int(_open_at(hours, minute)),
                 }
                 place_no += 1
@@ -2330,7 +2272,7 @@ def _seed_orders(
     by_city = {a["city"]: a for a in reversed(addr)}
     delivering = [r for r in restaurants if r["delivery"] and city_of[r["place_id"]] in by_city]
     favourites = delivering[:1] + rng.sample(delivering[1:], min(5, len(delivering) - 1))
-    tips = [0.0, 0.0, float(round(FX.get(method.currency, 1.0))), float(round(2 * FX.get(method.currency, 1.0)))]
+    tips = [0.0, 0.0, menu_price(1, method.currency), menu_price(2, method.currency)]
     dishes = {r["restaurant_id"]: [m for m in menu if m["restaurant_id"] == r["restaurant_id"]] for r in favourites}
     orders: list[dict[str, Any]] = []
     for i in range(36):

@@ -30,12 +30,13 @@ from sqlalchemy import (
 )
 from typing_extensions import TypedDict
 
-from sandbox.domains.common import CITY_CENTRES, STREETS, payment_methods, world_places
+from sandbox.domains.common import CITY_CENTRES, STREETS, km_between, locate, payment_methods, world_places
 from sandbox.domains.communication import contacts
-from sandbox.domains.food import DIAL, city_counts, km_between, locate, next_number
+from sandbox.domains.food import city_counts, next_number
 from sandbox.domains.productivity import calendar_events, tasks
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, row_by_key, rows
+from sandbox.locales import business_phone, round_amount
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
@@ -1717,7 +1718,7 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
                     "lon": round(lon0 + rng.uniform(-0.05, 0.05), 5),
                     "rating": round(rng.uniform(3.8, 4.9), 1),
                     "open_now": 1,
-                    "phone": f"{DIAL.get(city, '+1 555')} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}",
+                    "phone": business_phone(city, rng),
                 }
             )
             clinics[city].append(f"place_{place_no:03d}")
@@ -1727,7 +1728,7 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
     chinese, others = list(CHINESE_DOCTORS), list(OTHER_DOCTORS)
     rng.shuffle(chinese)
     rng.shuffle(others)
-    fees = FEES.get(currency, FEES["USD"])
+    fees = FEES.get(currency) or tuple(round_amount(fee, currency) for fee in FEES["USD"])
     doctors = [
         {
             "name": f"Dr. {DENTIST[0]}",

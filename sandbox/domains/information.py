@@ -37,6 +37,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sandbox.domains.common import CITY_CENTRES, addresses, world_places
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
+from sandbox.locales import CITIES, COUNTRIES, GLOBAL_OUTLETS
 from sandbox.schema import USER, WORLD, app_permissions, stamps, table, user_profile
 from sandbox.tooling import Date, DateTime, tool
 from sandbox.world import Persona, seeder
@@ -1276,20 +1277,9 @@ def _alert_rows(weather: list[dict[str, Any]], today: dt.date) -> list[dict[str,
     return out
 
 
-SOURCES = [
-    "Reuters",
-    "AP",
-    "BBC",
-    "Bloomberg",
-    "The Verge",
-    "Nature News",
-    "ESPN",
-    "Variety",
-    "Xinhua",
-    "The Guardian",
-    "Nikkei Asia",
-    "Financial Times",
-]
+# Outlets that cover a subject worldwide; a story from one country is reported by that country's outlets
+# (``locales.Country.outlets``), a story from nowhere in particular by these or ``locales.GLOBAL_OUTLETS``.
+SPECIALIST_OUTLETS = {"sports": "ESPN", "entertainment": "Variety", "science": "Nature News", "tech": "The Verge"}
 COMPANIES = [
     "Acme Corp",
     "Globex",
@@ -1456,11 +1446,11 @@ NEWS: dict[str, list[tuple[str, str, tuple[int, int]]]] = {
     ],
 }
 TEAMS = ["City FC", "United", "Rovers", "Dragons", "Tigers", "Harbor SC"]
-COUNTRIES = ["Norway", "Qatar", "Brazil", "Kenya", "Indonesia", "Chile"]
+FAR_COUNTRIES = ["Norway", "Qatar", "Brazil", "Kenya", "Indonesia", "Chile"]  # named in world news
 REGIONS = ["global", "global", "US", "CN", "GB", "JP", "DE", "IN"]
 
 
-def _news_rows(rng: random.Random, now: dt.datetime, home_city: str, home_region: str) -> list[dict[str, Any]]:
+def _news_rows(rng: random.Random, now: dt.datetime, home_city: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     while len(out) < 112:
@@ -1470,9 +1460,16 @@ def _news_rows(rng: random.Random, now: dt.datetime, home_city: str, home_region
             "company": rng.choice(COMPANIES),
             "n": rng.randint(lo, hi),
             "team": rng.choice(TEAMS),
-            "country": rng.choice(COUNTRIES),
+            "country": rng.choice(FAR_COUNTRIES),
             "city": home_city if category == "local" else rng.choice(sorted(CITY_CENTRES)),
         }
+        # where the story happens decides its region and who reports it
+        region = CITIES[fill["city"]].country if "{city}" in title_t else rng.choice(REGIONS)
+        if region in COUNTRIES:
+            source = rng.choice(COUNTRIES[region].outlets)
+        else:
+            specialist = (SPECIALIST_OUTLETS[category],) if category in SPECIALIST_OUTLETS else ()
+            source = rng.choice(GLOBAL_OUTLETS + specialist)
         title = title_t.format(**fill)
         story = re.sub(r"\d[\d,.]*", "#", title)  # one story per template fill, whatever its figure
         if story in seen:
@@ -1484,8 +1481,8 @@ def _news_rows(rng: random.Random, now: dt.datetime, home_city: str, home_region
                 "title": title,
                 "category": category,
                 "summary": summary_t.format(**fill),
-                "region": home_region if category == "local" else rng.choice(REGIONS),
-                "source": rng.choice(SOURCES),
+                "region": region,
+                "source": source,
                 "published_at": published.strftime(DT_FMT),
             }
         )
@@ -2371,8 +2368,7 @@ def seed_information(conn: Connection, rng: random.Random, persona: Persona) -> 
     weather = _weather_rows(rng, now.date(), persona.home_city)
     conn.execute(insert(world_weather), weather)
     conn.execute(insert(world_weather_alerts), _alert_rows(weather, now.date()))
-    country = next(c for city, c, *_ in TIMEZONES if city == persona.home_city)
-    news = _news_rows(rng, now, persona.home_city, country)
+    news = _news_rows(rng, now, persona.home_city)
     conn.execute(insert(world_news), news)
     conn.execute(
         insert(saved_articles),

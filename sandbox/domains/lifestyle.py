@@ -17,7 +17,16 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Column, Connection, Float, Integer, Text, bindparam, func, insert, select, update
 
-from sandbox.domains.common import STREETS, addresses, charge, payment_method, place, refund, world_places
+from sandbox.domains.common import (
+    STREETS,
+    addresses,
+    charge,
+    find_address,
+    payment_method,
+    place,
+    refund,
+    world_places,
+)
 from sandbox.domains.shopping import (
     CARRIERS,
     Id,
@@ -28,12 +37,12 @@ from sandbox.domains.shopping import (
     local_price,
     seed_payments,
     shipments,
-    shipping_address,
     tracking_number,
     world_currency,
 )
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
+from sandbox.locales import business_phone, country_of, figures, mobile_phone, shelf_price, to_step
 from sandbox.schema import USER, WORLD, apps, stamps, table, user_profile
 from sandbox.subagents import GuiFlow, gui_flow
 from sandbox.tooling import INTERNAL, Date, DateTime, Phone, tool
@@ -702,12 +711,11 @@ _SAVED_ADDRESSES = select(
 
 
 def saved_address(ctx: Ctx, ref: str) -> str:
-    """A saved address's id, from its id or its label ("home", "Work"), as a user names it; EntityNotFound lists
-    the saved addresses, so a model that guessed learns them from the error."""
-    every = rows(ctx.conn.execute(_SAVED_ADDRESSES))
-    wanted = ref.strip().lower().removeprefix("my ")
-    found = next((a for a in every if a["address_id"] == ref or a["label"].lower() == wanted), None)
+    """A saved address's id, from its id, its label ("home", "the office") or its street line, as a user names it;
+    EntityNotFound lists the saved addresses, so a model that guessed learns them from the error."""
+    found = find_address(ctx, ref) if ref.strip().lower() != "current" else None
     if found is None:
+        every = rows(ctx.conn.execute(_SAVED_ADDRESSES))
         raise ToolError(
             ErrorType.ENTITY_NOT_FOUND,
             f"no saved address {ref!r}",
@@ -788,10 +796,10 @@ def schedule_courier_pickup(
                 existing_id=order_id,
             )
     currency = method["currency"]
-    price = round(
-        COURIER_FEES.get(currency, COURIER_FEES["USD"])[package_size] + (insured_value or 0.0) * INSURANCE_RATE, 2
+    price = to_step(
+        figures(COURIER_FEES, currency, shelf_price)[package_size] + (insured_value or 0.0) * INSURANCE_RATE, currency
     )
-    carrier, prefix, digits = CARRIERS.get(currency, CARRIERS["USD"])[0]
+    carrier, prefix, digits = CARRIERS[currency][0]
     oid = ctx.new_id(courier_orders)
     charge(ctx, price, carrier, "courier", oid, method["method_id"])
     waybill = prefix + str(int(_qr(oid, ctx.ts()), 16))[-digits:].zfill(digits)
@@ -828,20 +836,18 @@ def schedule_courier_pickup(
 # ---- Home & Repair Services (13.3), Personal Care & Wellness (13.4) -----------------------------
 
 _HOME_CITY = select(user_profile.c.home_city)
-_ADDRESS_CITY = select(addresses.c.city).where(func.lower(addresses.c.label) == bindparam("label"))
 
 
 def _city_near(ctx: Ctx, near: str | None) -> str:
-    """The city a location reference points to: a saved address (id or label), a place id, or a city name."""
+    """The city a location reference points to: a saved address (id, label or street line), a place id, or a
+    city name."""
     if near is None:
         home = ctx.conn.execute(_HOME_CITY).scalar()
         return str(home)
-    if near.startswith("address_"):
-        return str(shipping_address(ctx, near)["city"])
     if near.startswith("place_"):
         return str(place(ctx, near)["city"])
-    saved = ctx.conn.execute(_ADDRESS_CITY, {"label": near.strip().lower()}).scalar()
-    return str(saved) if saved else near.strip()
+    saved = find_address(ctx, near)
+    return str(saved["city"]) if saved else near.strip()
 
 
 _OPEN_SLOTS = (
@@ -1444,7 +1450,7 @@ def _providers(
                     "city": city,
                     "rating": round(rng.uniform(3.6, 4.9), 1),
                     "review_count": rng.randint(15, 2400),
-                    "phone": f"+1 555 02{n:02d}" if currency == "USD" else f"+86 10 8{rng.randint(1000000, 9999999)}",
+                    "phone": business_phone(city, rng),
                     "online_booking": online,
                 }
             )
@@ -1508,7 +1514,6 @@ def _tickets(events: list[dict[str, Any]], now: dt.datetime, currency: str) -> l
 def _courier_orders(rng: random.Random, today: dt.date, currency: str, city: str) -> list[dict[str, Any]]:
     """A delivered document to Mom last week and a pickup booked for tomorrow."""
     carrier, prefix, digits = CARRIERS[currency][0]
-    country = "+86 139" if currency == "CNY" else "+1 415"
     made = []
     for i, (days, hm, size, status, name) in enumerate(
         [(-9, "10:00", "document", "delivered", "Zhang Min"), (1, "14:00", "small", "scheduled", "Tom Baker")], start=1
@@ -1518,7 +1523,7 @@ def _courier_orders(rng: random.Random, today: dt.date, currency: str, city: str
         recipient = {
             "name": name,
             "address": f"{rng.randint(1, 99)} {rng.choice(STREETS)}, {city}",
-            "phone": normalise_phone(f"{country} {rng.randint(100, 999)} {rng.randint(1000, 9999)}"),
+            "phone": normalise_phone(mobile_phone(rng, country_of(city).dial)),
         }
         made.append(
             {
@@ -1529,7 +1534,7 @@ def _courier_orders(rng: random.Random, today: dt.date, currency: str, city: str
                 "window_start": f"{day}T{hm}",
                 "window_end": f"{day}T{int(hm[:2]) + 2}:00",
                 "insured_value": 0.0,
-                "price": COURIER_FEES[currency][size],
+                "price": figures(COURIER_FEES, currency, shelf_price)[size],
                 "currency": currency,
                 "carrier": carrier,
                 "tracking_number": tracking_number(rng, prefix, digits),
@@ -1687,7 +1692,7 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
                 "created_at": stamp,
                 "updated_at": stamp,
             }
-            for i, (merchant, number, points) in enumerate(CARDS[currency], start=1)
+            for i, (merchant, number, points) in enumerate(CARDS.get(currency, CARDS["USD"]), start=1)
         ],
     )
 

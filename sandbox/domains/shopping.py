@@ -45,6 +45,7 @@ from sandbox.domains.common import (
 )
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, row_by_key, rows
+from sandbox.locales import CURRENCIES, figures, round_amount, shelf_price, to_step
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import Date, Phone, tool
 from sandbox.world import Persona, seeder
@@ -197,7 +198,8 @@ price_alerts = table(
 
 APP = "shop"
 MERCHANT = "Shop"
-CONFIRM_THRESHOLD = 3000.0  # an order total at or above this (in the payment method's currency) needs confirm
+# an order total at or above this (in the payment method's currency) needs confirm
+CONFIRM_THRESHOLD = {"CNY": 3000.0, "USD": 3000.0}
 RETURN_WINDOW_DAYS = 30
 MAX_LINE_QUANTITY = 99
 # Delivery fees per currency; standard delivery is free from ``free_over``.
@@ -404,7 +406,7 @@ def _usable_coupons(ctx: Ctx, lines: list[dict[str, Any]]) -> list[dict[str, Any
 
 
 def _fee(currency: str, delivery: str, subtotal: float) -> float:
-    fees = FEES.get(currency, FEES["USD"])
+    fees = figures(FEES, currency, shelf_price)
     return 0.0 if delivery == "standard" and subtotal >= fees["free_over"] else fees[delivery]
 
 
@@ -863,7 +865,8 @@ def checkout_cart(
         item_ids: Only these cart lines (default: every line).
         coupon_code: A claimed coupon's code to apply.
         delivery: Delivery speed; standard is free above a minimum spend.
-        confirm: Set true only after the user confirmed an order of 3000 or more.
+        confirm: Set true only after the user confirmed a large order: 3000 or more in yuan or dollars, the
+            like in other currencies (an order that needs it fails with ConfirmationRequired and its total).
     """
     shipping_address(ctx, address_id)
     method = payment_method(ctx, payment_method_id)
@@ -924,7 +927,8 @@ def checkout_cart(
     total = round(subtotal - discount + fee, 2)
     order_id = ctx.new_id(orders)
     txn_id = charge(ctx, total, MERCHANT, "shopping", order_id, payment_method_id)
-    if total >= CONFIRM_THRESHOLD and not confirm:  # raising rolls the charge back with the whole call
+    # raising rolls the charge back with the whole call
+    if total >= figures(CONFIRM_THRESHOLD, method["currency"]) and not confirm:
         raise ToolError(
             ErrorType.CONFIRMATION_REQUIRED,
             f"an order of {total:.2f} {method['currency']} needs the user's confirmation",
@@ -1734,21 +1738,44 @@ TIMELINE = [(10, "picked_up"), (20, "in_transit"), (44, "arrived_at_hub"), (68, 
 CARRIERS = {
     "CNY": [("SF Express", "SF", 12), ("JD Logistics", "JDV", 12), ("YTO Express", "YT", 13)],
     "USD": [("UPS", "1Z", 16), ("FedEx", "FX", 12), ("USPS", "9400", 18)],
+    "GBP": [("Royal Mail", "RM", 11), ("DPD UK", "15", 12), ("Evri", "H0", 14)],
+    "EUR": [("DHL Paket", "JJD", 16), ("DPD", "0150", 10), ("GLS", "ZX", 11)],
+    "JPY": [("Yamato Transport", "4", 11), ("Sagawa Express", "3", 11), ("Japan Post", "JP", 11)],
+    "KRW": [("CJ Logistics", "6", 11), ("Hanjin", "5", 11), ("Korea Post", "KP", 11)],
+    "CAD": [("Canada Post", "CP", 14), ("Purolator", "PUR", 9), ("UPS", "1Z", 16)],
 }
-WAREHOUSES = {"CNY": ["Shanghai", "Guangzhou", "Hangzhou"], "USD": ["Oakland", "Reno", "Los Angeles"]}
+WAREHOUSES = {
+    "CNY": ["Shanghai", "Guangzhou", "Hangzhou"],
+    "USD": ["Oakland", "Reno", "Los Angeles"],
+    "GBP": ["Milton Keynes", "Coventry", "Dartford"],
+    "EUR": ["Leipzig", "Madrid", "Bad Hersfeld"],
+    "JPY": ["Ichikawa", "Osaka", "Sagamihara"],
+    "KRW": ["Icheon", "Gimpo", "Busan"],
+    "CAD": ["Brampton", "Mississauga", "Calgary"],
+}
 STAMP = "%Y-%m-%dT%H:%M:%S"
 
 
 def local_price(usd: float, currency: str) -> float:
-    """A shelf price in the world's currency: yuan prices end in 9, dollar prices in .99."""
+    """A shelf price in the world's currency: yuan prices end in 9, dollar prices in .99, others as
+    ``locales.shelf_price`` writes them."""
     if currency == "CNY":
         return float(max(9, round(usd * 7, -1) - 1))
-    return round(max(1.0, float(int(usd))) - 0.01, 2)
+    if currency == "USD":
+        return round(max(1.0, float(int(usd))) - 0.01, 2)
+    return shelf_price(usd, currency)
 
 
 def local_amount(usd: float, currency: str) -> float:
     """A round amount (discount, threshold, surcharge) in the world's currency."""
-    return local_price(usd, currency) + (1 if currency == "CNY" else 0.01)
+    if currency in ("CNY", "USD"):
+        return local_price(usd, currency) + (1 if currency == "CNY" else 0.01)
+    return round_amount(usd, currency)
+
+
+def _per_usd(currency: str) -> float:
+    """Units per dollar as ``local_price`` converts (yuan shelf prices at 7)."""
+    return 7.0 if currency == "CNY" else CURRENCIES[currency].per_usd
 
 
 def tracking_number(rng: random.Random, prefix: str, digits: int) -> str:
@@ -1801,7 +1828,7 @@ def _history(rng: random.Random, price: float, today: dt.date, currency: str) ->
         points.append(
             [
                 dt.date(month.year, month.month, 1).isoformat(),
-                float(round(old, -1) - 1) if currency == "CNY" and old > 20 else round(old, 2),
+                float(round(old, -1) - 1) if currency == "CNY" and old > 20 else to_step(old, currency),
             ]
         )
     points.append([today.isoformat(), price])
@@ -1838,7 +1865,7 @@ def _products(rng: random.Random, currency: str, today: dt.date) -> list[dict[st
     anchor = next(p for p in made if p["title"] == ANCHOR)
     made.remove(anchor)
     made.insert(111, anchor)
-    anchor.update(price=ANCHOR_PRICE[currency], stock=20, variants_json="[]")
+    anchor.update(price=figures(ANCHOR_PRICE, currency, shelf_price), stock=20, variants_json="[]")
     for i, p in enumerate(made, start=1):
         p["product_id"] = f"product_{i:03d}"
         p["price_history_json"] = json.dumps(_history(rng, p["price"], today, currency))
@@ -1947,7 +1974,7 @@ def seed_shopping(conn: Connection, rng: random.Random, persona: Persona) -> Non
         for p in rng.sample(in_stock, rng.choice([1, 1, 2, 3])):
             variants = json.loads(p["variants_json"])
             qty = rng.choice([1, 1, 1, 2])
-            price = local_price(p["price"] * rng.uniform(0.95, 1.1) / (7 if currency == "CNY" else 1), currency)
+            price = local_price(p["price"] * rng.uniform(0.95, 1.1) / _per_usd(currency), currency)
             subtotal += price * qty
             item_rows.append(
                 {

@@ -41,6 +41,7 @@ from sqlalchemy import (
 
 from sandbox.domains.common import (
     CITY_CENTRES,
+    LABEL_ALIASES,
     addresses,
     charge,
     payment_method,
@@ -54,6 +55,7 @@ from sandbox.domains.communication import contacts
 from sandbox.domains.information import require_location
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, id_prefix, row_by_key, rows
+from sandbox.locales import CURRENCIES
 from sandbox.schema import SYSTEM, USER, WORLD, metadata, stamps, table, user_profile
 from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
@@ -403,17 +405,7 @@ AIRLINES: dict[str, tuple[tuple[str, str], ...]] = {
     "IN": (("AI", "Air India"),),
 }
 REALNAME_COUNTRIES = frozenset({"CN"})  # rail tickets there carry every passenger's id number
-USD_RATE = {
-    "USD": 1.0,
-    "CNY": 7.2,
-    "EUR": 0.92,
-    "GBP": 0.79,
-    "JPY": 150.0,
-    "KRW": 1350.0,
-    "CAD": 1.36,
-    "AUD": 1.5,
-    "INR": 83.0,
-}
+USD_RATE = {code: c.per_usd for code, c in CURRENCIES.items()}
 
 DT_FMT = "%Y-%m-%dT%H:%M"
 OFFER_MINUTES = 30  # how long a search's offers stay bookable
@@ -666,17 +658,6 @@ def _places_by_parts(ctx: Ctx, key: str) -> list[Any]:
         if not ids:
             return []
     return list(ctx.conn.execute(_PLACES_BY_ID, {"ids": sorted(ids or ())}).all())
-
-
-# what people call their saved places ("the office", "my house") -> the saved label
-LABEL_ALIASES = {
-    "office": "work",
-    "the office": "work",
-    "workplace": "work",
-    "house": "home",
-    "place": "home",
-    "home address": "home",
-}
 
 
 def _locate(ctx: Ctx, loc: str, field: str, app: str | None = None) -> Spot:
@@ -2787,19 +2768,11 @@ def _next_number(conn: Connection, tbl: Table, prefix: str) -> int:
 
 def _seed_places(s: _Seed, places: list[dict[str, Any]]) -> dict[str, Spot]:
     """Saved places (home, work, three favourites), where the phone is, and parking/fuel/charging details."""
-    home_city, work_city = s.persona.home_city, s.persona.work_city
-    lines = dict(s.conn.execute(select(addresses.c.label, addresses.c.address_line)).all())
-    spots: dict[str, Spot] = {}
-    for label, city in (("Home", home_city), ("Work", work_city)):
-        lat, lon = CITY_CENTRES[city]
-        spots[label] = Spot(
-            label,
-            lines[label],
-            city,
-            round(lat + s.rng.uniform(-0.03, 0.03), 5),
-            round(lon + s.rng.uniform(-0.03, 0.03), 5),
-        )
-    local = [p for p in places if p["city"] == home_city]
+    spots: dict[str, Spot] = {
+        a.label: Spot(a.label, a.address_line, a.city, a.lat, a.lon)
+        for a in s.conn.execute(select(addresses).where(addresses.c.label.in_(("Home", "Work"))))
+    }
+    local = [p for p in places if p["city"] == s.persona.home_city]
     for label, category in (("Gym", "gym"), ("Coffee", "cafe"), ("Groceries", "supermarket")):
         p = s.rng.choice([x for x in local if x["category"] == category])
         spots[label] = Spot(p["name"], p["address"], p["city"], p["lat"], p["lon"], p["place_id"])

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sandbox import db
+from sandbox.domains.common import LABEL_ALIASES
 from sandbox.episode import apply_changes
 from sandbox.executor import Executor
 from sandbox.generator.core import BuildError, Draft, Gen
@@ -83,3 +84,14 @@ def screen_rows(sid: str, app: str, text: str, fields: dict[str, Any]) -> dict[s
 def snapshot_patch(sid: str, app: str, text: str, fields: dict[str, Any]) -> dict[str, Any]:
     """A patch that inserts one screen snapshot."""
     return {"insert": screen_rows(sid, app, text, fields)}
+
+
+def origin_names(g: Gen, label: str) -> dict[str, Any]:
+    """Every way to name a saved address as a search's origin: its label and what people call it, its id,
+    its street line. A check of a "near work" search holds the search to that point: the city's centre or
+    another address (home) gives other distances, so neither passes."""
+    row = g.one("addresses", {"label": label.title()})
+    key = label.lower()
+    aliases = [alias for alias, target in LABEL_ALIASES.items() if target == key]
+    line = row["address_line"]
+    return {"$any": [key, f"my {key}", *aliases, row["address_id"], line, f"{line}, {row['city']}"]}

@@ -7,6 +7,7 @@ from typing import Any
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 from sandbox.generator.families._common import peek
+from sandbox.locales import CURRENCIES, money_unit
 
 ACCOUNTS = {
     "acct_001": ("checking", "pm_004"),
@@ -67,9 +68,15 @@ def unique_contact(g: Gen) -> dict[str, Any]:
     return g.pick(pool)
 
 
-def amount(g: Gen, lo: int, hi: int) -> float:
-    value = g.rng.randint(lo, hi)
-    return float(value) if g.rng.random() < 0.6 else value + g.pick([0.5, 0.25, 0.8])
+def amount(g: Gen, lo: float, hi: float) -> float:
+    """An amount from ``lo`` to ``hi`` in the user's currency, in its round units (``locales.money_unit``),
+    sometimes with cents where the currency has them."""
+    currency = cur(g)
+    unit = money_unit(currency)
+    value = float(g.rng.randint(max(1, int(lo / unit)), int(hi / unit)) * unit)
+    if CURRENCIES[currency].step < 1 and g.rng.random() >= 0.6:
+        value += g.pick([0.5, 0.25, 0.8])
+    return value
 
 
 def fmt(x: float) -> str:
@@ -225,7 +232,7 @@ def send_money(g: Gen) -> Draft:
 @family("basic", "7.2", pattern="lookup_then_act")
 def ask_contact_for_money(g: Gen) -> Draft:
     c, currency = unique_contact(g), cur(g)
-    value = amount(g, 5, 300)
+    value = amount(g, 5 * money_unit(cur(g)), 300 * money_unit(cur(g)))
     note = g.pick(NOTES)
     if g.rows("money_requests", {"contact_id": c["contact_id"], "amount": value}):
         raise BuildError("same request exists")
@@ -484,7 +491,7 @@ def pay_bill_after_sign_in(g: Gen) -> Draft:
 def new_budget(g: Gen) -> Draft:
     have = {b["category"] for b in g.rows("budgets")}
     cat = g.pick([c for c in ("bills", "health", "travel", "other") if c not in have])
-    limit = float(g.rng.randint(2, 30) * (100 if cur(g) == "CNY" else 10))
+    limit = float(g.rng.randint(2, 30) * 10 * money_unit(cur(g)))
     pct = g.pick([None, 75, 90])
     tail = f" and warn me at {pct}%" if pct else ""
     label = "other expenses" if cat == "other" else cat  # how a user names the catch-all category
@@ -943,7 +950,7 @@ def split_expense(g: Gen) -> Draft:
     if first["contact_id"] == second["contact_id"]:
         raise BuildError("same person")
     currency = cur(g)
-    total = float(g.rng.randint(30, 300) * (10 if currency == "CNY" else 1))
+    total = float(g.rng.randint(30, 300) * money_unit(currency))
     note = g.pick(list(EXPENSE_WORDS))
     query = g.say(
         "split {t} {c} for {note} equally between me, {a} and {b}",

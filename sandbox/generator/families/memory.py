@@ -14,7 +14,7 @@ from typing import Any, Literal
 from sandbox.domains.travel import CITY_AIRPORT
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 from sandbox.generator.families._common import history as hist
-from sandbox.generator.families._common import peek
+from sandbox.generator.families._common import origin_names, peek
 from sandbox.memory import bm25_rank
 
 CATEGORY = "memory"
@@ -551,7 +551,8 @@ def served(g: Gen, city: str, diet: str | None = None) -> list[str]:
 def restaurants_favourite_cuisine(g: Gen) -> Draft:
     m = Mem(g)
     who = g.pick(("my", "my partner's", "my kids'", "my team's", "my parents'", "my book club's"))
-    # where the user means: a saved label resolves to its city (search_restaurants sorts from the centre)
+    # where the user means: "near home" and "near work" name an origin (the check holds the search to it);
+    # "in town" names only the city
     where, label, city = g.pick(
         (
             ("near home", "home", g.persona.home_city),
@@ -581,7 +582,10 @@ def restaurants_favourite_cuisine(g: Gen) -> Draft:
             "calls": [
                 {
                     "tool": "search_restaurants",
-                    "args": {"cuisine": {"$contains": cuisine}, "near": {"$any": [label, city]}},
+                    "args": {
+                        "cuisine": {"$contains": cuisine},
+                        "near": origin_names(g, label) if where.startswith("near") else {"$any": [label, city]},
+                    },
                 }
             ]
         },
@@ -1344,7 +1348,7 @@ def specificity_cuisine_for_occasion(g: Gen) -> Draft:
             "calls": [
                 {
                     "tool": "search_restaurants",
-                    "args": {"cuisine": {"$contains": spec_c}, "near": {"$any": ["home", g.persona.home_city]}},
+                    "args": {"cuisine": {"$contains": spec_c}, "near": origin_names(g, "home")},
                 }
             ]
         },
@@ -2060,7 +2064,7 @@ def restaurants_cuisine_and_diet(g: Gen) -> Draft:
                     "args": {
                         "cuisine": {"$contains": cuisine},
                         "dietary": [diet],
-                        "near": {"$any": ["home", g.persona.home_city]},
+                        "near": origin_names(g, "home"),
                     },
                 }
             ]

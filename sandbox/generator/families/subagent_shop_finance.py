@@ -20,6 +20,7 @@ from sandbox.generator.families.basic_finance import (
     unique_contact,
 )
 from sandbox.generator.families.basic_shopping import model_of, order_items
+from sandbox.locales import country_of, money_unit
 
 
 def snapshot(g: Gen, app: str, text: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -212,11 +213,13 @@ def exchange_size_in_app(g: Gen) -> Draft:
         raise BuildError("nothing to exchange")
     order, item, new, p = g.pick(options)
     model = model_of(p)
+    the_model = model if model.lower().startswith("the ") else f"the {model}"  # "The North Face Nuptse"
     query = g.say(
-        "exchange the {m} I received for {v} in the shop app",
+        "exchange {tm} I received for {v} in the shop app",
         "swap my {m} ({old}) for the {v} version",
-        "the {m} doesn't fit - exchange it for {v}",
+        "{tm} doesn't fit - exchange it for {v}",
         m=model,
+        tm=the_model,
         v=new,
         old=item["variant"],
     )
@@ -228,7 +231,7 @@ def exchange_size_in_app(g: Gen) -> Draft:
             act(
                 "call_gui_agent",
                 app_id="shop",
-                goal=f"Exchange the {model} for {new}",
+                goal=f"Exchange {the_model} for {new}",
                 inputs=inputs,
                 expected_outputs=["exchange_id"],
             ),
@@ -382,10 +385,10 @@ def low_balance_watch(g: Gen) -> Draft:
 @family("subagent", "7.2", agent="screen_reader_agent")
 def pay_from_bank_details_screenshot(g: Gen) -> Draft:
     currency = cur(g)
-    country = "CN" if currency == "CNY" else "GB"
+    country = country_of(g.persona.home_city).code
     iban = f"{country}{g.rng.randint(10, 99)}BANK{g.rng.randint(10**11, 10**12 - 1)}"
     who = g.pick(["Green Leaf Gardening", "Maria Gomez", "Bright Tutoring", "Harbor Yoga Studio", "Sam Carter"])
-    value = float(g.rng.randint(3, 60) * (10 if currency == "CNY" else 1) * 5)
+    value = float(g.rng.randint(3, 60) * money_unit(currency) * 5)
     ref = f"INV-{g.rng.randint(1000, 9999)}"
     sid, patch = snapshot(
         g,

@@ -19,6 +19,7 @@ from sandbox.generator.families.basic_home import dev_update, devices
 from sandbox.generator.families.basic_travel import (
     PAID,
     cheapest_flight,
+    dest_any,
     grant,
     guarded,
     here,
@@ -465,7 +466,10 @@ def charger_free_alert(g: Gen) -> Draft:
         check={
             "route": "call_monitor_agent",
             "handoff": {
-                "condition": {"tool": "find_parking_or_charging", "args": {"kind": "ev_charging"}},
+                "condition": {
+                    "tool": "find_parking_or_charging",
+                    "args": {"kind": "ev_charging", "near": dest_any(spot)},
+                },
                 "notify_only": True,
             },
             # fired on the event, watching for a free charger: only those listed free now, or a free-space count

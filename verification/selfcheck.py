@@ -20,7 +20,9 @@ Legitimate alternatives must pass (``alt/…``):
   zone the result names for a city, a filter moved into ``query``, an optional filter dropped),
   kept only when the replay shows every object of the gold's result in the variant's;
 - ``clarify``: a clarifying question before the first domain call (tasks without a user script,
-  whose answers it could take).
+  whose answers it could take);
+- ``origin_alias``: where the query searches near home or work, the search's origin named by the
+  saved address's street line instead of its label (the same point).
 
 Wrong endings must fail (``wrong/…``):
 
@@ -34,7 +36,9 @@ Wrong endings must fail (``wrong/…``):
   successful mutating call that the query or dialogue states), wherever the gold writes it;
 - ``skipped_confirmation``: the gold's confirmation question dropped;
 - ``unconfirmed``: the gold's confirmation question replaced by an unrelated open one (a question
-  asked is no go-ahead).
+  asked is no go-ahead);
+- ``other_origin``: where the query searches near home or work, the search made near the other one
+  (home and work are apart: other distances, other places).
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from sandbox.generator.evidence import VOLATILE, gold_steps, leaves
 from sandbox.skills import SKILLS
 from sandbox.tasks import Action, AgentBehaviorCheck, Task, ToolCallCheck
 from sandbox.tooling import REGISTRY
+from sandbox.world import PERSONAS
 from verification.checkers import holds_evidence, objects, successful_steps
 from verification.matchers import fits
 from verification.verify import Verdict, verify
@@ -228,6 +233,32 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     if not task.user_script:
         first = next((n for n, a in enumerate(gold) if a.name in REGISTRY and REGISTRY[a.name].is_domain_tool), 0)
         yield "clarify", [*gold[:first], CLARIFY, *gold[first:]]
+    if (origin := _named_origin(task)) is not None:
+        persona = PERSONAS[task.initial_state.world]
+        yield "origin_alias", _with_origin(gold, origin, (persona.home if origin == "home" else persona.work).line)
+
+
+# the saved address a query's words name as where to search
+_ORIGIN_WORDS = re.compile(r"\b(?:near|around|close to|by)\s+(?:my\s+|the\s+)?(home|work|office)\b", re.IGNORECASE)
+
+
+def _named_origin(task: Task) -> str | None:
+    """The saved address a query names as where to search ("near work", "close to home") when the gold
+    searches from it by its label; else None."""
+    said = _ORIGIN_WORDS.search(task.query)
+    origin = {"office": "work"}.get(said.group(1).lower(), said.group(1).lower()) if said else None
+    near = {str(a.arguments.get("near", "")).lower() for a in task.gold if _is_read(a.name)}
+    return origin if origin in near else None
+
+
+def _with_origin(gold: list[Action], origin: str, name: str) -> list[Action]:
+    """The gold with every search near ``origin`` (by its label) made near ``name`` instead."""
+    return [
+        Action(name=a.name, arguments={**a.arguments, "near": name})
+        if _is_read(a.name) and str(a.arguments.get("near", "")).lower() == origin
+        else a
+        for a in gold
+    ]
 
 
 def _expected_steps(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory) -> list[int | None]:
@@ -370,6 +401,8 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
                 for a in gold
             ],
         )
+    if (origin := _named_origin(task)) is not None:
+        yield "other_origin", _with_origin(gold, origin, "work" if origin == "home" else "home")
     confirms = [n for n, a in enumerate(gold) if a.name == "ask_user" and a.arguments.get("kind") == "confirm"]
     if confirms:
         yield "skipped_confirmation", [a for n, a in enumerate(gold) if n not in confirms]

@@ -18,6 +18,11 @@ query's words.
 **Schema examples** (``schema_example``): any entity id printed in an offered tool's schema
 (descriptions included) that exists in some persona world; copying the example would pass by luck.
 
+**Skill fit** (``skill_fit``): a model follows a loaded skill's instructions literally, so every step
+of a loaded skill that changes something and says no condition (``sandbox.skills.Step``) must be done
+by the gold (some successful call of one of its tools that change state): otherwise the instructions
+ask for a side effect the task's check penalises.
+
 The query and world lint live in ``sandbox.generator.lint``; this module runs them too, so the build
 and ``mobilepa tasks gates`` see every gate through one list of ``Violation``.
 
@@ -51,7 +56,7 @@ from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
 from sandbox.world import PERSONAS, world_image
 
-GATES = ("unseen_id", "schema_example", "query_lint", "world_lint")
+GATES = ("unseen_id", "schema_example", "query_lint", "world_lint", "skill_fit")
 STRICT_ENV = "MOBILEPA_STRICT_GATES"
 
 
@@ -273,6 +278,34 @@ def task_world_violations(family: str, task: Task) -> list[Violation]:
     return [_as_violation(f, "world_lint", family, task.task_id) for f in found]
 
 
+# ---- the skill-fit gate -----------------------------------------------------------------------------------------
+
+
+def unfit_skill_steps(
+    family: str, task_id: str, gold: Sequence[dict[str, Any]], results: Sequence[Any]
+) -> list[Violation]:
+    """Unconditional state-changing steps of the skills the gold loads that the gold never does."""
+    done = {a["name"] for a, r in zip(gold, results, strict=True) if r.get("Status") == "success"}
+    loaded = [str(a["arguments"].get("skill_id")) for a in gold if a["name"] == "load_skill"]
+    return [
+        Violation(
+            "skill_fit",
+            family,
+            task_id,
+            None,
+            step.text,
+            f"is a step of {skill_id} on every job, but this job's gold does not do it: give the step a "
+            "condition, or offer a skill whose steps fit the job",
+        )
+        for skill_id in loaded
+        if skill_id in SKILLS
+        for step in SKILLS[skill_id].steps
+        if step.when is None
+        and (changes := [t for t in step.tools if REGISTRY[t].mutating])
+        and not set(changes) & done
+    ]
+
+
 def task_violations(family: str, task: Task, context: str, results: Sequence[Any]) -> list[Violation]:
     """Every per-task gate on a task whose gold has been replayed (``results``: its envelopes;
     ``context``: the phone's context text the system message states)."""
@@ -280,6 +313,7 @@ def task_violations(family: str, task: Task, context: str, results: Sequence[Any
     gold = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
     return [
         *unseen_ids(family, task.task_id, prompt, gold, results),
+        *unfit_skill_steps(family, task.task_id, gold, results),
         *query_violations(family, task),
         *task_world_violations(family, task),
     ]

@@ -572,6 +572,9 @@ def restaurants_favourite_cuisine(g: Gen) -> Draft:
         where=where,
     )
     key = "favourite cuisine" if who == "my" else f"{owner} favourite cuisine"
+    # "in town" names no origin: any point of the home city will do
+    same_city = ("home", "work", "current") if g.persona.work_city == city else ("home", "current")
+    in_town = {"$any": [*same_city, city]}
     found = peek(g, "search_restaurants", m.patches(), cuisine=cuisine, near=label)["restaurants"]
     answer, facts = listed(found, "name", f"{cuisine} restaurants {where}")
     return Draft(
@@ -584,7 +587,7 @@ def restaurants_favourite_cuisine(g: Gen) -> Draft:
                     "tool": "search_restaurants",
                     "args": {
                         "cuisine": {"$contains": cuisine},
-                        "near": origin_names(g, label) if where.startswith("near") else {"$any": [label, city]},
+                        "near": origin_names(g, label) if where.startswith("near") else in_town,
                     },
                 }
             ]

@@ -865,8 +865,8 @@ def checkout_cart(
         item_ids: Only these cart lines (default: every line).
         coupon_code: A claimed coupon's code to apply.
         delivery: Delivery speed; standard is free above a minimum spend.
-        confirm: Set true only after the user confirmed a large order: 3000 or more in yuan or dollars, the
-            like in other currencies (an order that needs it fails with ConfirmationRequired and its total).
+        confirm: Set true only after the user confirmed a large order (3000 or more in yuan or US dollars,
+            about as much in other currencies; such an order fails without it, naming its total).
     """
     shipping_address(ctx, address_id)
     method = payment_method(ctx, payment_method_id)

@@ -1,4 +1,4 @@
-"""The suite build's gates: unseen ids, schema examples, query lint and world lint."""
+"""The suite build's gates: unseen ids, schema examples, query lint, world lint and skill fit."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,10 +16,49 @@ from sandbox.generator import gates, lint
 from sandbox.generator.core import FAMILIES, Draft, Family, Gen, act, build_task, done
 from sandbox.generator.gates import Collector, GateError, Violation
 from sandbox.generator.suite import Slot, build_slot
+from sandbox.skills import SKILLS, Step
 from sandbox.suite import load_split
 from sandbox.tasks import Task
+from sandbox.tooling import REGISTRY
 
 NOW = dt.datetime(2025, 1, 15, 18, 20)  # a Wednesday
+
+
+# ---- skill fit -----------------------------------------------------------------------------------------------------
+
+BACKUP_ONLY = [
+    {"name": "load_skill", "arguments": {"skill_id": "device_cleanup_backup"}},
+    {"name": "backup_data", "arguments": {"scope": ["photos"]}},
+    {"name": "finish", "arguments": {"answer": "Backed up."}},
+]
+OK = {"Status": "success", "ErrorType": None, "Payload": {}}
+
+
+def test_a_skill_step_that_changes_something_on_every_job_must_be_done_by_the_gold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A backup-only job under instructions that say, unconditionally, to delete files: a model that obeys
+    deletes them and fails the strict check, so the gate flags the step; the shipped step says when."""
+    assert gates.unfit_skill_steps("fam.x", "t-1", BACKUP_ONLY, [OK] * 3) == []
+    skill = SKILLS["device_cleanup_backup"]
+    literal = replace(skill, steps=(*skill.steps[:-1], Step("Delete the files the user named", ("delete_files",))))
+    monkeypatch.setitem(SKILLS, skill.skill_id, literal)
+    found = gates.unfit_skill_steps("fam.x", "t-1", BACKUP_ONLY, [OK] * 3)
+    assert [(v.gate, v.subject) for v in found] == [("skill_fit", "Delete the files the user named")]
+    # a failed call does not do the step either; reading steps never need doing
+    failed = {**OK, "Status": "error"}
+    deleting = [*BACKUP_ONLY[:2], {"name": "delete_files", "arguments": {}}, BACKUP_ONLY[2]]
+    assert gates.unfit_skill_steps("fam.x", "t-1", deleting, [OK, OK, OK, OK]) == []
+    assert len(gates.unfit_skill_steps("fam.x", "t-1", deleting, [OK, OK, failed, OK])) == 1
+
+
+def test_instructions_say_when_each_optional_step_applies() -> None:
+    text = SKILLS["bedtime_routine"].instructions
+    assert "If the user gives a wake-up time: make sure exactly one alarm rings" in text
+    assert text.startswith("Do only what the user's request needs.")
+    for skill in SKILLS.values():
+        for step in skill.steps:
+            assert step.when is not None or not any(REGISTRY[t].mutating for t in step.tools), (skill.skill_id, step)
 
 
 # ---- entity ids and the unseen-id gate -------------------------------------------------------------------------
@@ -146,7 +186,7 @@ def test_collector_counts_every_gate_and_reads_its_setting(monkeypatch: pytest.M
     c = Collector()
     c.strict = False
     c.add([v, v])
-    assert c.counts() == {"unseen_id": 0, "schema_example": 0, "query_lint": 2, "world_lint": 0}
+    assert c.counts() == {"unseen_id": 0, "schema_example": 0, "query_lint": 2, "world_lint": 0, "skill_fit": 0}
     monkeypatch.setenv(gates.STRICT_ENV, "1")
     assert Collector().strict
     monkeypatch.setenv(gates.STRICT_ENV, "maybe")
@@ -362,7 +402,7 @@ def test_gates_report_groups_by_family_with_counts() -> None:
         Violation("unseen_id", "b.fam", "t-3", 1, "group_002", "never sent"),
     ]
     text = tasks_cli.gates_report(found, as_json=False)
-    assert text.splitlines()[0] == "gate counts: unseen_id 2, schema_example 0, query_lint 1, world_lint 0"
+    assert text.splitlines()[0] == "gate counts: unseen_id 2, schema_example 0, query_lint 1, world_lint 0, skill_fit 0"
     assert text.index("b.fam: 2 violation(s) in 2 task(s)") < text.index("a.fam: 1 violation(s)")
     doc = json.loads(tasks_cli.gates_report(found, as_json=True))
     assert doc["counts"]["unseen_id"] == 2 and [v["task_id"] for v in doc["families"]["b.fam"]] == ["t-2", "t-3"]

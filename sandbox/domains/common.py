@@ -366,10 +366,12 @@ def find_address(ctx: Ctx, text: str) -> dict[str, Any] | None:
     """The saved address a location argument names: "current" (the default one), an address id, a label
     or what people call it ("home", "the office"), or its street line; None when it names none."""
     key = " ".join(text.split()).lower()
-    if key == "current":
-        return dict(ctx.conn.execute(_CURRENT_ADDRESS).first()._mapping)
     bare = key.removeprefix("my ")
-    found = ctx.conn.execute(_ADDRESS_NAMED, {"key": key, "label": LABEL_ALIASES.get(bare, bare)}).first()
+    found = (
+        ctx.conn.execute(_CURRENT_ADDRESS).first()
+        if key == "current"
+        else ctx.conn.execute(_ADDRESS_NAMED, {"key": key, "label": LABEL_ALIASES.get(bare, bare)}).first()
+    )
     return dict(found._mapping) if found is not None else None
 
 

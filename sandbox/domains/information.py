@@ -1464,7 +1464,7 @@ def _news_rows(rng: random.Random, now: dt.datetime, home_city: str) -> list[dic
             "city": home_city if category == "local" else rng.choice(sorted(CITY_CENTRES)),
         }
         # where the story happens decides its region and who reports it
-        region = CITIES[fill["city"]].country if "{city}" in title_t else rng.choice(REGIONS)
+        region = CITIES[str(fill["city"])].country if "{city}" in title_t else rng.choice(REGIONS)
         if region in COUNTRIES:
             source = rng.choice(COUNTRIES[region].outlets)
         else:

@@ -37,6 +37,7 @@ from sandbox.domains.shopping import (
     local_price,
     seed_payments,
     shipments,
+    shipping_address,
     tracking_number,
     world_currency,
 )
@@ -844,6 +845,8 @@ def _city_near(ctx: Ctx, near: str | None) -> str:
     if near is None:
         home = ctx.conn.execute(_HOME_CITY).scalar()
         return str(home)
+    if near.startswith("address_"):
+        return str(shipping_address(ctx, near)["city"])
     if near.startswith("place_"):
         return str(place(ctx, near)["city"])
     saved = find_address(ctx, near)

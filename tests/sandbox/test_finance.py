@@ -94,7 +94,7 @@ def test_world_is_deterministic_and_seeded_as_promised() -> None:
             ]
             rates = all_rows(world_fx_rates)
             assert {r["base"] for r in rates} == {"USD"}
-            assert {r["quote"] for r in rates} == {"CNY", "EUR", "JPY", "GBP", "KRW"}
+            assert {r["quote"] for r in rates} == {"CNY", "EUR", "JPY", "GBP", "KRW", "CAD", "AUD", "INR"}
             assert max(r["date"] for r in rates) == "2025-06-13"
             stocks = {s["symbol"]: s for s in all_rows(world_stocks)}
             assert len(stocks) >= 30 and stocks["7203"]["market_open"] == 1 and stocks["AAPL"]["market_open"] == 0
@@ -371,18 +371,18 @@ def test_list_bills(ex: Executor) -> None:
 
 def test_pay_bill_now(ex: Executor) -> None:
     out = ok(ex, "pay_bill", {"bill_id": GAS_OVERDUE})
-    assert (out["status"], out["paid"], out["amount_due"], out["account_id"]) == ("paid", 115.32, 0.0, "acct_001")
+    assert (out["status"], out["paid"], out["amount_due"], out["account_id"]) == ("paid", 128.55, 0.0, "acct_001")
     d = diff(ex)
     [(before, after)] = updated(d, "bills")
-    assert (before["status"], after["status"], after["amount_paid"], after["paid_at"]) == ("due", "paid", 115.32, NOW)
+    assert (before["status"], after["status"], after["amount_paid"], after["paid_at"]) == ("due", "paid", 128.55, NOW)
     [txn] = d["transactions"]["inserted"]
     assert (txn["amount"], txn["merchant"], txn["category"], txn["ref_id"]) == (
-        -115.32,
+        -128.55,
         "Metro Gas Company",
         "bills",
         GAS_OVERDUE,
     )
-    assert balance(ex, CHECKING) == round(42680.5 - 115.32, 2)
+    assert balance(ex, CHECKING) == round(42680.5 - 128.55, 2)
 
 
 def test_pay_bill_partly_then_rest(ex: Executor) -> None:
@@ -418,9 +418,9 @@ def test_set_budget_new_and_overwrite(ex: Executor) -> None:
     [row] = diff(ex)["budgets"]["inserted"]
     assert (row["category"], row["monthly_limit"], row["alert_pct"], row["created_at"]) == ("health", 800.0, 80, NOW)
     again = ok(ex, "set_budget", {"category": "food", "monthly_limit": 3000, "alert_pct": 90, "overwrite": True})
-    assert again["budget_id"] == "budget_001" and again["replaced"]["monthly_limit"] == 4100.0
+    assert again["budget_id"] == "budget_001" and again["replaced"]["monthly_limit"] == 3500.0
     [(before, after)] = updated(diff(ex), "budgets")
-    assert (before["monthly_limit"], after["monthly_limit"], after["alert_pct"]) == (4100.0, 3000.0, 90)
+    assert (before["monthly_limit"], after["monthly_limit"], after["alert_pct"]) == (3500.0, 3000.0, 90)
 
 
 def test_get_budget_status(ex: Executor) -> None:

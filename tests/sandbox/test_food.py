@@ -232,7 +232,7 @@ def test_declarations() -> None:
 def test_search_restaurants_near_home(ex: Executor) -> None:
     out = ok(ex, "search_restaurants", {"near": "home", "limit": 50})
     home = restaurants(ex)
-    assert out["near"] == HOME and out["total_matches"] == len(home)
+    assert out["near"] == "Home (18 Garden Road, Chaoyang, Beijing)" and out["total_matches"] == len(home)
     assert {r["restaurant_id"] for r in out["restaurants"]} == {r["restaurant_id"] for r in home}
     distances = [r["distance_km"] for r in out["restaurants"]]
     assert distances == sorted(distances)

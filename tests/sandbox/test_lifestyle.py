@@ -433,7 +433,7 @@ def test_saved_addresses_are_named_by_label(ex: Executor) -> None:
         },
     )
     assert diff(ex)["service_appointments"]["inserted"][0]["address_id"] == "address_002"
-    error = fails(ex, "schedule_courier_pickup", {**PICKUP, "pickup_address_id": "office"}, ErrorType.ENTITY_NOT_FOUND)
+    error = fails(ex, "schedule_courier_pickup", {**PICKUP, "pickup_address_id": "cabin"}, ErrorType.ENTITY_NOT_FOUND)
     assert [a["label"] for a in error["saved_addresses"]] == ["Home", "Work"]
     assert out["courier_order_id"] == "courier_003"
 

@@ -11,7 +11,7 @@ from sqlalchemy import select
 import sandbox.domains  # noqa: F401  (registers every tool and seeder)
 from sandbox import locales
 from sandbox.db import open_database, transaction
-from sandbox.domains.common import addresses, km_between, payment_methods, world_places
+from sandbox.domains.common import km_between, payment_methods, world_places
 from sandbox.domains.information import world_news
 from sandbox.executor import Executor
 from sandbox.world import PERSONAS, world_image

@@ -110,7 +110,7 @@ def _report(args: list[str]) -> int:
 
 
 def _compare(args: list[str]) -> int:
-    from experiments.analysis import compare
+    from experiments.commands import compare
 
     return compare.main(args)
 
@@ -157,9 +157,9 @@ def _bench(args: list[str]) -> int:
 
 
 def _view(args: list[str]) -> int:
-    from experiments.commands import view
+    from experiments.commands.view import command
 
-    return view.main(args)
+    return command.main(args)
 
 
 COMMANDS: dict[str, Command] = {

@@ -1,4 +1,4 @@
-"""``mobilepa compare A B`` and the per-cell analysis of ``mobilepa report``: the statistics of
+"""The comparison behind ``mobilepa compare A B`` and the per-cell analysis of ``mobilepa report``: the statistics of
 ``experiments.analysis.stats`` over a results store.
 
 Episodes are read one cell at a time (their trajectories are decompressed for the behaviour metrics),
@@ -9,11 +9,9 @@ version of the suite.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import io
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -236,7 +234,7 @@ def compare_plot(result: dict[str, Any]) -> bytes:
     return buffer.getvalue()
 
 
-def _table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def compare_table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     header = [
         "",
         result["a"],
@@ -266,7 +264,7 @@ def _table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 def write_compare(result: dict[str, Any], out_dir: Path) -> tuple[Path, Path, Path]:
     """``compare.json``, ``compare.md`` (table and flipping episodes) and ``compare.png``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    header, body = _table(result)
+    header, body = compare_table(result)
     md = [
         f"# {result['a']} vs {result['b']} on {result['split']}/{result['condition']}",
         "",
@@ -294,51 +292,3 @@ def write_compare(result: dict[str, Any], out_dir: Path) -> tuple[Path, Path, Pa
     paths[1].write_text("\n".join(md), encoding="utf-8")
     paths[2].write_bytes(compare_plot(result))
     return paths
-
-
-def main(args: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="mobilepa compare", description="two planners of a results store on the same episodes"
-    )
-    parser.add_argument("a")
-    parser.add_argument("b")
-    parser.add_argument("--store", default="outputs/results.db", help="results store (SQLite)")
-    parser.add_argument("--split", help="the split (needed when both planners ran several)")
-    parser.add_argument("--condition", help="the skill condition (needed when both ran several)")
-    parser.add_argument("--out", help="folder for compare.json/.md/.png (default outputs/compare/A-vs-B)")
-    parser.add_argument("--resamples", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
-    parser.add_argument("--flips", type=int, default=20, help="flipping episodes printed per side")
-    ns = parser.parse_args(args)
-    if not Path(ns.store).is_file():
-        print(f"mobilepa compare: no results store at {ns.store}; run `mobilepa sweep` first", file=sys.stderr)
-        return 2
-    store = ResultsStore(Path(ns.store))
-    try:
-        result = compare(
-            store, ns.a, ns.b, split=ns.split, condition=ns.condition, resamples=ns.resamples, seed=ns.seed
-        )
-    except (CompareError, ValueError) as exc:
-        print(f"mobilepa compare: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        store.close()
-    out = Path(ns.out or f"outputs/compare/{ns.a}-vs-{ns.b}")
-    paths = write_compare(result, out)
-    console = Console() if sys.stdout.isatty() else Console(width=140)
-    header, body = _table(result)
-    table = Table(
-        title=f"{ns.a} vs {ns.b} on {result['split']}/{result['condition']}: {result['episodes']} paired "
-        f"episodes, seeds {','.join(map(str, result['seeds']))}"
-    )
-    for column in header:
-        table.add_column(column)
-    for row in body:
-        table.add_row(*row)
-    console.print(table)
-    for side in ("a_only", "b_only"):
-        flips = result["flips"][side]
-        shown = ", ".join(flips[: ns.flips]) + (f" … (+{len(flips) - ns.flips})" if len(flips) > ns.flips else "")
-        console.print(f"passed by {result[side[0]]} only ({len(flips)}): {shown or '–'}")
-    console.print("written: " + "  ".join(str(p.resolve()) for p in paths))
-    return 0

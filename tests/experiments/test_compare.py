@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,28 @@ def test_compare_command_writes_table_flips_and_plot(
     assert "## Passed by oracle only" in (out / "compare.md").read_text()
     assert json.loads((out / "compare.json").read_text())["rows"]["overall"]["a"] == 100.0
     assert cli_main(["compare", "oracle", "noisy_oracle", "--store", str(tmp_path / "none.db")]) == 2
+
+
+def test_compare_html_links_every_flipping_episode_to_its_side_by_side_page(
+    store_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "cmp"
+    args = ["compare", "oracle", "noisy_oracle", "--store", str(store_path), "--out", str(out), "--resamples", "50"]
+    assert cli_main([*args, "--html"]) == 0
+    assert str((out / "compare.html").resolve()) in capsys.readouterr().out
+    flips = json.loads((out / "compare.json").read_text())["flips"]
+    page = (out / "compare.html").read_text()
+    links = re.findall(r"<a href='(pairs/[^']+)'>([^<]+)</a>", page)
+    assert sorted(flip for _, flip in links) == sorted(flips["a_only"] + flips["b_only"]) != []
+    for link, flip in links:
+        pair = (out / link).read_text()
+        key, _, seed = flip.rpartition("#")
+        assert f"oracle/handwritten/both/{seed}/{key}" in pair and f"noisy_oracle/handwritten/both/{seed}/{key}" in pair
+        assert pair.count("class='verdict-box") == 2 and "href='../compare.html'" in pair
+        assert all(
+            (out / "pairs" / href).resolve().is_file() for href in re.findall(r"href='(\.\./episodes/[^']+)'", pair)
+        )
+    assert (out / "index.html").is_file() and "src='data:image/png;base64," in page
 
 
 def test_report_analysis_per_cell_with_taxonomy_of_the_noisy_planner(store_path: Path, tmp_path: Path) -> None:

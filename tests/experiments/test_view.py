@@ -216,6 +216,10 @@ def test_html_index_and_pages_link_each_other_wherever_they_are_written(store: P
     assert "href='../leaderboard.html'" in index
     assert "<select data-facet='cause'" in index and "<select data-facet='planner'" not in index  # one planner
     assert not re.search(r"(src|href)=['\"]?(https?:)?//", index)  # nothing fetched: self-contained
+    tools = (out_dir / "tools.html").read_text()
+    for link in links[:3]:
+        offered = re.findall(r"href='\.\./tools\.html#(tool-[^']+)'", (out_dir / link).read_text())
+        assert offered and all(f"id='{target}'" in tools for target in offered)
     failed = next(r for r in _stored(store, planner="noop") if not r["passed"])
     page = (out_dir / "episodes" / pages.page_name({"id": f"noop/handwritten/both/0/{failed['task_id']}"})).read_text()
     assert "<span class='badge fail'>FAIL</span>" in page and "href='../index.html'" in page

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from experiments.cli import main as cli_main
+from experiments.commands.view import pages
 from planners import NoopPlanner, OraclePlanner
 from sandbox.episode import FORMAT_ERRORS
 from tests.experiments.view_data import RAMBLE, ScriptedModel, fill_store
@@ -36,16 +37,20 @@ RAMBLING = "hw_basic_003"
 
 
 @pytest.fixture(scope="module")
-def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The view's pages (in a nested folder) and compare's, over the oracle, a scripted model and noop."""
+def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """The view's pages (in a nested folder) and compare's, over the oracle, a scripted model and noop; the
+    third folder holds the view's pages laid out 5 rows at a time."""
     root = tmp_path_factory.mktemp("browser")
     planners = {"oracle": OraclePlanner(), "model": ScriptedModel([RAMBLING]), "noop": NoopPlanner()}
     store = fill_store(root / "results.db", planners, TASK_IDS)
-    view_dir, compare_dir = root / "deep" / "view", root / "compare"
+    view_dir, compare_dir, paged = root / "deep" / "view", root / "compare", root / "paged"
     assert cli_main(["view", str(store), "--html", str(view_dir)]) == 0
     args = ["compare", "oracle", "model", "--store", str(store), "--out", str(compare_dir), "--resamples", "20"]
     assert cli_main([*args, "--html"]) == 0
-    return view_dir, compare_dir
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pages, "PAGE_ROWS", 5)
+        assert cli_main(["view", str(store), "--html", str(paged)]) == 0
+    return view_dir, compare_dir, paged
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +82,7 @@ def _shown(page: sync_api.Page) -> int:
     return int(page.text_content("#shown") or "-1")
 
 
-def test_the_index_sorts_searches_and_filters(written: tuple[Path, Path], page: sync_api.Page) -> None:
+def test_the_index_sorts_searches_and_filters(written: tuple[Path, Path, Path], page: sync_api.Page) -> None:
     page.goto(written[0].joinpath("index.html").as_uri())
     episodes = 3 * (len(TASK_IDS))
     assert _shown(page) == episodes == len(_column(page, "key"))
@@ -109,7 +114,7 @@ def test_the_index_sorts_searches_and_filters(written: tuple[Path, Path], page: 
 
 
 def test_an_episode_page_opens_verdict_first_with_the_models_words(
-    written: tuple[Path, Path], page: sync_api.Page
+    written: tuple[Path, Path, Path], page: sync_api.Page
 ) -> None:
     page.goto(written[0].joinpath("index.html").as_uri())
     page.select_option("select[data-facet=planner]", "model")
@@ -137,15 +142,18 @@ def test_an_episode_page_opens_verdict_first_with_the_models_words(
     assert system.get_attribute("open") is None and not system.locator("pre").is_visible()  # long: folded
     system.locator("summary").click()
     assert system.locator("pre").is_visible()
-    tool = page.locator(".tools details").first
-    assert not tool.locator("pre").is_visible()
-    tool.locator("summary").click()
-    assert json.loads(tool.locator("pre").text_content() or "")["type"] == "object"  # its schema, on demand
+    tool = page.locator(".tools a").first
+    name = tool.text_content()
+    tool.click()  # its description and schema, on demand
+    assert page.url.endswith(f"/deep/view/tools.html#tool-{name}")
+    assert json.loads(page.locator(f"details[id='tool-{name}'] pre").text_content() or "")["type"] == "object"
+    assert page.locator(f"details[id='tool-{name}'] pre").is_visible()
+    page.go_back()
     page.click("text=all episodes")
     assert page.url.endswith("/deep/view/index.html") and _shown(page) == 3 * len(TASK_IDS)
 
 
-def test_a_flipping_task_of_compare_opens_side_by_side(written: tuple[Path, Path], page: sync_api.Page) -> None:
+def test_a_flipping_task_of_compare_opens_side_by_side(written: tuple[Path, Path, Path], page: sync_api.Page) -> None:
     page.goto(written[1].joinpath("compare.html").as_uri())
     flip = page.locator("#a_only ~ table a").first
     assert flip.text_content() == f"{RAMBLING}#0"
@@ -163,3 +171,17 @@ def test_a_flipping_task_of_compare_opens_side_by_side(written: tuple[Path, Path
     )
     page.locator("#verdicts h2 a").first.click()  # the episode's own page
     assert page.url.endswith(f"oracle__handwritten__both__0__{RAMBLING}.html") and page.locator("#verdict").is_visible()
+
+
+def test_thousands_of_rows_are_laid_out_a_page_at_a_time(written: tuple[Path, Path, Path], page: sync_api.Page) -> None:
+    page.goto(written[2].joinpath("index.html").as_uri())
+    episodes = 3 * len(TASK_IDS)
+    assert _shown(page) == episodes and len(_column(page, "key")) == 5
+    page.click("th[data-col=steps] button")
+    page.click("th[data-col=steps] button")  # descending: the first five of the new order
+    assert [int(s) for s in _column(page, "steps")] == sorted(
+        (int(s) for s in page.eval_on_selector_all("#episodes td.steps", "t => t.map(c => c.textContent)")),
+        reverse=True,
+    )[:5]
+    page.click("#more")
+    assert len(_column(page, "key")) == episodes and not page.locator("#more").is_visible()

@@ -6,6 +6,7 @@ no server), linked to each other by relative paths so they work wherever they ar
 - ``episodes/<id>.html``: one episode, verdict first (gates, reasons with what was expected and what came
   closest, how it ended, tokens), then the offered tools, the conversation with the model's own words per
   step, long envelopes folded to a summary line, and the state diff as a table.
+- ``tools.html``: the description and argument schema of every tool offered, linked from the episodes.
 - ``pairs/<id>__vs__<id>.html``: two episodes of one task (two planners or two seeds) side by side,
   verdicts on top, steps aligned by index.
 """
@@ -52,14 +53,14 @@ code{background:#f3f3f3;padding:0 3px}.nowrap{white-space:nowrap}
 .verdict-box{border:2px solid #ccc;border-radius:6px;padding:8px 12px;margin:.5em 0}
 .verdict-box.v-pass{border-color:#2a2}.verdict-box.v-fail,.verdict-box.v-unscorable{border-color:#c33}
 .facts th{background:#fafafa;font-weight:normal;color:#555}.reasons td{max-width:60em;overflow-wrap:anywhere}
-.found{color:#a40}.reasons{margin-top:.6em}
+.found{color:#a40;min-width:14em}.reasons{margin-top:.6em}
 details>summary{cursor:pointer}details.fold>summary{font-family:monospace;color:#333}
 .step{border-left:4px solid #9c9;padding:2px 10px;margin:.8em 0}.step.err{border-color:#e99}
 .step.format{border-color:#eb6;background:#fffaf0}
 .label{font-size:.85em;color:#555;margin-top:.3em}.said pre{background:#eef4ff}.told pre{background:#fff3e0}
 .reasoning pre{background:#f4f0ff}
 .tools{display:flex;flex-wrap:wrap;gap:4px;padding:0;list-style:none}
-.tools li{border:1px solid #ddd;border-radius:3px;padding:1px 6px}.tools li:has(details[open]){flex-basis:100%}
+.tools li{border:1px solid #ddd;border-radius:3px;padding:1px 6px}:target{background:#fff6cc}
 table.diff tr.added td:first-child{color:#070}table.diff tr.deleted td:first-child{color:#b00}
 table.diff tr.changed td:first-child{color:#a60}del{color:#b00}ins{color:#070;text-decoration:none}
 .controls{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:.6em 0}
@@ -71,13 +72,16 @@ table.diff tr.changed td:first-child{color:#a60}del{color:#b00}ins{color:#070;te
 #episodes{font-size:.92em}#episodes tr.v-pass td.verdict{color:#070}
 #episodes tr.v-fail td.verdict,#episodes tr.v-unscorable td.verdict{color:#b00}body.wide{max-width:none}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:12px}.pair>div{min-width:0}
-table.aligned{table-layout:fixed;width:100%}table.aligned td{width:50%;overflow-wrap:anywhere}
+table.aligned{table-layout:fixed;width:100%}table.aligned thead th:first-child{width:3em}
+table.aligned td{overflow-wrap:anywhere}
 table.aligned tr.differs>th{background:#ffe9a8}
 """
 
+PAGE_ROWS = 500  # rows of the index laid out at once (the rest are a click away): a browser lays out more slowly
 INDEX_JS = """
 const table = document.getElementById('episodes'), head = table.tHead.rows[0], body = table.tBodies[0];
 const rows = [...body.rows];
+let limit = PAGE_ROWS;
 const texts = JSON.parse(document.getElementById('search-text').textContent);
 const search = document.getElementById('search');
 const facets = [...document.querySelectorAll('select[data-facet]')];
@@ -89,8 +93,12 @@ function apply() {
   const wanted = facets.map(s => s.value);
   const found = texts.map(t => terms.every(w => t.includes(w)));
   const keeps = (r, skip) => found[r] && wanted.every((w, f) => f === skip || !w || facetValues[r][f] === w);
-  let shown = 0;
-  rows.forEach((tr, r) => { tr.hidden = !keeps(r, -1); shown += !tr.hidden; });
+  let matching = 0;
+  for (const tr of body.rows) {  // in the order shown; beyond the page's rows, hidden (laying out thousands is slow)
+    const r = +tr.dataset.r, keep = keeps(r, -1);
+    matching += keep;
+    tr.hidden = !keep || matching > limit;
+  }
   facets.forEach((select, f) => {
     const counts = new Map();
     let all = 0;
@@ -101,7 +109,9 @@ function apply() {
     });
     for (const o of select.options) o.textContent = `${o.dataset.label} (${o.value ? counts.get(o.value) || 0 : all})`;
   });
-  document.getElementById('shown').textContent = shown;
+  document.getElementById('shown').textContent = matching;
+  document.getElementById('more').hidden = matching <= limit;
+  document.getElementById('more').textContent = `show all ${matching} (the first ${limit} are shown)`;
 }
 function sortBy(th) {
   const i = th.cellIndex, numeric = th.dataset.type === 'number';
@@ -112,7 +122,9 @@ function sortBy(th) {
   const order = rows.map((tr, r) => [key(tr), r]);
   order.sort((a, b) => (a[0] < b[0] ? -dir : a[0] > b[0] ? dir : a[1] - b[1]));
   body.append(...order.map(([, r]) => rows[r]));
+  apply();
 }
+document.getElementById('more').addEventListener('click', () => { limit = Infinity; apply(); });
 search.addEventListener('input', apply);
 facets.forEach(s => s.addEventListener('change', apply));
 for (const th of head.cells) th.querySelector('button').addEventListener('click', () => sortBy(th));
@@ -202,23 +214,50 @@ def verdict_html(view: EpisodeView, title: str = "") -> str:
     )
 
 
-_TOOL_HTML: dict[tuple[str, str], str] = {}  # a tool's entry, once per name and description (load_skill's varies)
+TOOLS_JS = """
+function openTarget() {
+  const target = location.hash && document.getElementById(location.hash.slice(1));
+  if (target && target.tagName === 'DETAILS') { target.open = true; target.scrollIntoView(); }
+}
+window.addEventListener('hashchange', openTarget);
+openTarget();
+"""
 
 
 def tools_html(tools: Sequence[dict[str, Any]]) -> str:
-    """The tools offered at the first step, by name; each opens to its description and argument schema."""
-    items = []
-    for tool in tools:
-        function = tool["function"]
-        key = (function["name"], function["description"])
-        if key not in _TOOL_HTML:
-            _TOOL_HTML[key] = (
-                f"<li><details><summary><code>{esc(function['name'])}</code></summary>"
-                f"<p>{esc(function['description'])}</p><pre>{esc(_pretty(function.get('parameters', {})))}</pre>"
-                "</details></li>"
-            )
-        items.append(_TOOL_HTML[key])
-    return f"<h2>Offered tools ({len(tools)})</h2><ul class='tools'>{''.join(items)}</ul>"
+    """The tools offered at the first step, by name, each linked to its description and argument schema on
+    ``tools.html`` beside the index (kept there once: inline, the schemas were most of every page); the
+    description of ``load_skill``, which names the skills this episode offered, in full."""
+    links = "".join(
+        f"<li><a href='../tools.html#tool-{esc(t['function']['name'])}' "
+        f"title='{esc(_first_line(t['function']['description']))}'><code>{esc(t['function']['name'])}</code></a></li>"
+        for t in tools
+    )
+    skills = "".join(
+        f"<p class='dim'>load_skill: {esc(t['function']['description'])}</p>"
+        for t in tools
+        if t["function"]["name"] == "load_skill"
+    )
+    return f"<h2>Offered tools ({len(tools)})</h2><ul class='tools'>{links}</ul>{skills}"
+
+
+def write_tools_page(tools: dict[str, dict[str, Any]], out_dir: Path) -> Path:
+    """``tools.html``: every tool offered in the episodes written, its description and argument schema (the
+    target of a link opens)."""
+    entries = "".join(
+        f"<details id='tool-{esc(name)}'><summary><code>{esc(name)}</code> "
+        f"<span class='dim'>{esc(_first_line(function['description']))}</span></summary>"
+        f"<p>{esc(function['description'])}</p><pre>{esc(_pretty(function.get('parameters', {})))}</pre></details>"
+        for name, function in sorted(tools.items())
+    )
+    body = (
+        f"{_links([('index.html', 'all episodes')])}<h1>Tools offered ({len(tools)})</h1><p class='dim'>"
+        "Each opens to its description and argument schema, as the planner received them (load_skill's list of "
+        f"offered skills differs per episode: each episode page states its own).</p>{entries}"
+    )
+    path = out_dir / "tools.html"
+    path.write_text(page("Tools offered", body, TOOLS_JS), encoding="utf-8")
+    return path
 
 
 def prompt_html(shown: Prompt) -> str:
@@ -347,7 +386,8 @@ def index_html(label: str, rows: Sequence[dict[str, Any]], texts: Sequence[str],
             if c == "key":
                 text = f"<a href='episodes/{esc(page_name(row))}'>{text}</a>"
             tds.append(f"<td class='{css}'{value}>{text}</td>")
-        body_rows.append(f"<tr class='v-{row['verdict']}'>{''.join(tds)}</tr>")
+        hidden = " hidden" if len(body_rows) >= PAGE_ROWS else ""
+        body_rows.append(f"<tr class='v-{row['verdict']}' data-r='{len(body_rows)}'{hidden}>{''.join(tds)}</tr>")
     selects = []
     for facet in (f for f in FACETS if f not in same):
         counts = Counter(row_cells(r)[facet] for r in rows)
@@ -366,21 +406,25 @@ def index_html(label: str, rows: Sequence[dict[str, Any]], texts: Sequence[str],
     texts_json = json.dumps(list(texts), ensure_ascii=False).replace("</", "<\\/")
     body = (
         f"<h1>Episodes</h1><p>{esc(label)}{esc(''.join(f', {k} {v}' for k, v in same.items()))}: "
-        f"<span id='shown'>{len(rows)}</span> of {len(rows)} shown; "
+        f"<span id='shown'>{len(rows)}</span> of {len(rows)} match; "
         f"{esc(tally(rows))}{board_link}</p>"
         "<div class='controls'><input id='search' type='search' placeholder='search ids, reasons and replies' "
         f"aria-label='search'>{''.join(selects)}</div>"
         f"<table id='episodes'><thead><tr>{head}</tr></thead><tbody>{''.join(body_rows)}</tbody></table>"
+        f"<p><button type='button' id='more'{'' if len(rows) > PAGE_ROWS else ' hidden'}>show all {len(rows)} "
+        f"(the first {PAGE_ROWS} are shown)</button></p>"
         f"<script type='application/json' id='search-text'>{texts_json}</script>"
     )
-    return page("MobilePA-Bench episodes", body, INDEX_JS, wide=True)
+    return page("MobilePA-Bench episodes", body, INDEX_JS.replace("PAGE_ROWS", str(PAGE_ROWS)), wide=True)
 
 
 def write_html(source: Source, rows: Sequence[dict[str, Any]], out_dir: Path) -> Path:
-    """``index.html`` and ``episodes/<id>.html`` per episode, each linking back and to its neighbours."""
+    """``index.html``, ``episodes/<id>.html`` per episode, each linking back and to its neighbours, and
+    ``tools.html`` (the offered tools' schemas)."""
     pages = out_dir / "episodes"
     pages.mkdir(parents=True, exist_ok=True)
     texts = []
+    offered: dict[str, dict[str, Any]] = {}
     for i, row in enumerate(rows):
         view = gather(row, source.trajectory(row))
         links = [("../index.html", "all episodes")]
@@ -390,6 +434,8 @@ def write_html(source: Source, rows: Sequence[dict[str, Any]], out_dir: Path) ->
             links.append((page_name(rows[i + 1]), "next"))
         (pages / page_name(row)).write_text(episode_html(view, _links(links)), encoding="utf-8")
         texts.append(" ".join([row["id"], row["cause"] or "", *row["reasons"], search_text(view)]).lower())
+        offered.update((t["function"]["name"], t["function"]) for t in view.prompt.tools)
+    write_tools_page(offered, out_dir)
     index = out_dir / "index.html"
     index.write_text(index_html(source.label, rows, texts, out_dir), encoding="utf-8")
     return index

@@ -371,7 +371,7 @@ def index_html(label: str, rows: Sequence[dict[str, Any]], texts: Sequence[str],
         f"<button type='button'>{esc(c)}</button></th>"
         for c in columns
     )
-    body_rows = []
+    body_rows: list[str] = []
     for row in rows:
         cells = row_cells(row)
         sort_values = {

@@ -56,7 +56,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--verdict", choices=VERDICTS)
     p.add_argument("--category", help="basic, subagent, memory or skill")
     p.add_argument("--termination", help="finished, truncated, context_overflow or infra_error")
-    p.add_argument("--cause", choices=CAUSES, help="the failure cause (the taxonomy of mobilepa report)")
+    p.add_argument(
+        "--cause",
+        choices=CAUSES,
+        metavar="CAUSE",
+        help=f"the failure cause of mobilepa report's taxonomy: {', '.join(CAUSES)}",
+    )
     p.add_argument("--reason", metavar="SUBSTRING", help="only episodes with a reason containing this (any case)")
     p.add_argument("--limit", type=int, default=200, help="most rows listed (default 200; 0: all)")
     p.add_argument(

@@ -262,6 +262,10 @@ def _stated_rule(name: str, check: Callable[..., Any] | None) -> str:
     return doc if doc.endswith(".") else doc + "."
 
 
+# The confirmation rule (docs/task-format.md), stated once on every guarded tool's ``confirm`` argument.
+CONFIRM_RULE = "The request itself is never the confirmation: ask the user (ask_user) first and act on their yes."
+
+
 def _args_model(fn: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseModel]:
     hints = get_type_hints(fn, include_extras=True)
     fields: dict[str, Any] = {}
@@ -270,7 +274,8 @@ def _args_model(fn: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseMo
             raise ValueError(f"tool {fn.__name__!r}: argument {pname!r} is not documented under Args:")
         annotation = hints[pname]
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[pname] = (annotation, Field(default, description=arg_docs[pname]))
+        doc = f"{arg_docs[pname]} {CONFIRM_RULE}" if pname == "confirm" else arg_docs[pname]
+        fields[pname] = (annotation, Field(default, description=doc))
     return create_model(f"{fn.__name__}_args", __config__=ConfigDict(strict=True, extra="forbid"), **fields)
 
 

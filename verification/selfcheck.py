@@ -20,7 +20,11 @@ Legitimate alternatives must pass (``alt/…``):
   zone the result names for a city, a filter moved into ``query``, an optional filter dropped),
   kept only when the replay shows every object of the gold's result in the variant's;
 - ``clarify``: a clarifying question before the first domain call (tasks without a user script,
-  whose answers it could take).
+  whose answers it could take);
+- ``confirm_in_other_words``: each confirmation question asked in other words, without ``kind``
+  ("Shall I go ahead with that?"): the user's yes is the go-ahead however it was asked;
+- ``asked_first``: the calls refused with ConfirmationRequired dropped, so the model asks before
+  trying the guarded action instead of after its refusal.
 
 Wrong endings must fail (``wrong/…``):
 
@@ -200,6 +204,7 @@ def _drop_path(value: dict[str, Any], path: tuple[str, ...]) -> None:
 # ---- legitimate alternatives (must pass) and wrong endings (must fail) ----------------------------
 
 CLARIFY = Action(name="ask_user", arguments={"question": "Before I start: is there anything else I should know?"})
+OTHER_WORDS = Action(name="ask_user", arguments={"question": "Shall I go ahead with that?"})
 # An open question in place of a confirmation: the user answers it, but gives no go-ahead.
 UNRELATED = Action(name="ask_user", arguments={"question": "What time zone are you in right now?"})
 PLACEHOLDER = "Lorem ipsum dolor sit amet."
@@ -228,6 +233,17 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     if not task.user_script:
         first = next((n for n, a in enumerate(gold) if a.name in REGISTRY and REGISTRY[a.name].is_domain_tool), 0)
         yield "clarify", [*gold[:first], CLARIFY, *gold[first:]]
+    confirms = _confirmation_questions(gold)
+    if confirms:
+        yield "confirm_in_other_words", [OTHER_WORDS if n in confirms else a for n, a in enumerate(gold)]
+        refused = {s.index - 1 for s in trajectory.steps if s.envelope["ErrorType"] == "ConfirmationRequired"}
+        if refused:
+            yield "asked_first", [a for n, a in enumerate(gold) if n not in refused]
+
+
+def _confirmation_questions(gold: list[Action]) -> list[int]:
+    """The gold steps that ask the user to confirm (``kind`` "confirm")."""
+    return [n for n, a in enumerate(gold) if a.name == "ask_user" and a.arguments.get("kind") == "confirm"]
 
 
 def _expected_steps(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory) -> list[int | None]:
@@ -370,7 +386,7 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
                 for a in gold
             ],
         )
-    confirms = [n for n, a in enumerate(gold) if a.name == "ask_user" and a.arguments.get("kind") == "confirm"]
+    confirms = _confirmation_questions(gold)
     if confirms:
         yield "skipped_confirmation", [a for n, a in enumerate(gold) if n not in confirms]
         yield "unconfirmed", [UNRELATED if n in confirms else a for n, a in enumerate(gold)]

@@ -124,6 +124,28 @@ def confirmed_tools(
     return tools
 
 
+def guarded_steps(gold: Sequence[dict[str, Any]]) -> list[int]:
+    """The gold steps that take a guarded action: a call passing ``confirm=true`` to a tool that has the
+    argument (a tool refuses such an action, irreversible, moving money or giving access, with
+    ConfirmationRequired until the call says the user confirmed it)."""
+    return [
+        n
+        for n, action in enumerate(gold)
+        if action.get("arguments", {}).get("confirm") is True
+        and "confirm" in REGISTRY[action["name"]].parameters.get("properties", {})
+    ]
+
+
+def required_confirmations(
+    gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], confirming: Collection[str]
+) -> list[str]:
+    """``ask_before``: the tools the gold acts with after a confirmation question, and every guarded
+    action it takes (the confirmation rule, docs/task-format.md: a guarded action waits for the user's
+    yes to a question, whatever the request said)."""
+    guarded = [gold[n]["name"] for n in guarded_steps(gold) if results[n].get("Status") == "success"]
+    return list(dict.fromkeys([*confirmed_tools(gold, results, confirming), *guarded]))
+
+
 def missing_by_family(tasks: Iterable[Task], family_of: dict[str, str]) -> Counter[str]:
     """How many information tasks of each family have no answer check (the build's report)."""
     return Counter(family_of.get(t.task_id, "?") for t in tasks if missing_answer(t))
@@ -143,8 +165,8 @@ def complete_check(
     draft: Draft, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], persona_id: str
 ) -> dict[str, Any]:
     """``draft.check`` with its calls' evidence and order, a state check's confirmations
-    (``ask_before``: the tools the gold asks a confirmation before calling; ``confirmed_by``: the
-    script's answers that give one) and, for an information task, its answer."""
+    (``ask_before``: the tools the gold asks a confirmation before calling and those of its guarded
+    actions; ``confirmed_by``: the script's answers that give one) and, for an information task, its answer."""
     said = " ".join([draft.query, *(m["content"] for m in draft.history)])
     answer = str(gold[-1]["arguments"].get("answer", ""))
     check = dict(draft.check)
@@ -154,8 +176,8 @@ def complete_check(
     else:
         state = check if draft.bucket == "state_change" else check.get("state")
         confirming = confirmations(draft.script)
-        confirmed = confirmed_tools(gold, results, confirming)
-        if state is not None and confirmed:
+        confirmed = required_confirmations(gold, results, confirming)
+        if state is not None and confirmed and confirming:
             state = {**state, "ask_before": confirmed, "confirmed_by": confirming}
             check = state if draft.bucket == "state_change" else {**check, "state": state}
     ok = [n for n, r in enumerate(results) if r.get("Status") == "success"]

@@ -18,6 +18,11 @@ query's words.
 **Schema examples** (``schema_example``): any entity id printed in an offered tool's schema
 (descriptions included) that exists in some persona world; copying the example would pass by luck.
 
+**Confirmation** (``confirmation``): every guarded action (a gold call passing ``confirm=true``:
+irreversible, moving money, giving access) follows the confirmation rule of docs/task-format.md: the
+gold asks first and the user's answer confirms, and the check requires it (``ask_before`` names the
+tool, ``confirmed_by`` the script's confirmations). The request never counts as the confirmation.
+
 The query and world lint live in ``sandbox.generator.lint``; this module runs them too, so the build
 and ``mobilepa tasks gates`` see every gate through one list of ``Violation``.
 
@@ -45,13 +50,14 @@ import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the s
 from sandbox import db
 from sandbox.executor import id_prefix
 from sandbox.generator import evidence, lint
+from sandbox.generator.answers import confirmations, guarded_steps
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
 from sandbox.world import PERSONAS, world_image
 
-GATES = ("unseen_id", "schema_example", "query_lint", "world_lint")
+GATES = ("unseen_id", "schema_example", "query_lint", "world_lint", "confirmation")
 STRICT_ENV = "MOBILEPA_STRICT_GATES"
 
 
@@ -273,6 +279,32 @@ def task_world_violations(family: str, task: Task) -> list[Violation]:
     return [_as_violation(f, "world_lint", family, task.task_id) for f in found]
 
 
+# ---- the confirmation gate -------------------------------------------------------------------------------------
+
+
+def unconfirmed_guards(family: str, task: Task, results: Sequence[Any]) -> list[Violation]:
+    """Guarded gold actions taken before the user confirmed one, or that the check lets a model take unasked."""
+    gold: list[dict[str, Any]] = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
+    confirming = set(confirmations([a.model_dump() for a in task.user_script]))
+    state = task.check if task.bucket == "state_change" else getattr(task.check, "state", None)
+    required = set(getattr(state, "ask_before", ()))
+    found: list[Violation] = []
+    for n in guarded_steps(gold):
+        tool = gold[n]["name"]
+        asked = any(
+            a["name"] == "ask_user" and (r.get("Payload") or {}).get("answer") in confirming
+            for a, r in zip(gold[:n], results[:n])
+        )
+        if not asked:
+            problem = "sets confirm=true before the user confirmed"
+        elif results[n].get("Status") == "success" and tool not in required:
+            problem = "acts unasked as far as the check goes (no ask_before)"
+        else:
+            continue
+        found.append(Violation("confirmation", family, task.task_id, n + 1, tool, problem))
+    return found
+
+
 def task_violations(family: str, task: Task, context: str, results: Sequence[Any]) -> list[Violation]:
     """Every per-task gate on a task whose gold has been replayed (``results``: its envelopes;
     ``context``: the phone's context text the system message states)."""
@@ -282,6 +314,7 @@ def task_violations(family: str, task: Task, context: str, results: Sequence[Any
         *unseen_ids(family, task.task_id, prompt, gold, results),
         *query_violations(family, task),
         *task_world_violations(family, task),
+        *unconfirmed_guards(family, task, results),
     ]
 
 

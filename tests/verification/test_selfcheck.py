@@ -153,7 +153,16 @@ def test_a_confirmation_the_gold_asks_is_required() -> None:
     task = rebuilt("hw_basic_011", gold=gold, user_script=[{"answer": "Yes, delete him.", "kind": "confirm"}])
     assert task.check.ask_before == ["delete_contact"] and task.check.confirmed_by == ["Yes, delete him."]
     seen = kinds(check_task(task))
-    assert {"wrong/skipped_confirmation", "wrong/unconfirmed"} <= set(seen) and not any(seen.values())
+    assert {"wrong/skipped_confirmation", "wrong/unconfirmed", "alt/confirm_in_other_words"} <= set(seen)
+    assert not any(seen.values())
+
+
+def test_a_guarded_action_passes_however_and_whenever_the_user_is_asked_first() -> None:
+    """The confirmation rule both ways on a suite task whose gold tries, is refused, asks and retries."""
+    task = next(t for t in load_split("full.jsonl") if t.tags.get("recovers") == "ConfirmationRequired")
+    seen = kinds(check_task(task))
+    expected = {"alt/confirm_in_other_words", "alt/asked_first", "wrong/skipped_confirmation", "wrong/unconfirmed"}
+    assert expected <= set(seen) and not any(seen.values())
 
 
 def test_an_unrelated_question_before_the_confirmation_still_needs_it() -> None:

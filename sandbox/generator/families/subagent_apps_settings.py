@@ -266,9 +266,8 @@ def restore_backup_on_screen(g: Gen) -> Draft:
         for r in reversed(done_backups[-3:])
     )
     query = g.say(
-        "restore my {cat} from the newest backup listed on my screen ({snap}); yes, overwrite what's on the phone",
-        "my cloud backups are on screen {snap}: bring back the {cat} from the latest one, I "
-        "confirm replacing the current {cat}",
+        "restore my {cat} from the newest backup listed on my screen ({snap})",
+        "my cloud backups are on screen {snap}: bring back the {cat} from the latest one",
         cat=cat,
         snap=snap,
     )
@@ -276,6 +275,12 @@ def restore_backup_on_screen(g: Gen) -> Draft:
         query=query,
         gold=[
             act("call_screen_reader_agent", source={"type": "screen", "id": snap}, extract_fields=["latest_backup_id"]),
+            act(
+                "ask_user",
+                question=f"Restoring replaces the {cat} on your phone with those of {b['completed_at'][:10]}. "
+                "Go ahead?",
+                kind="confirm",
+            ),
             act("restore_backup", backup_id=b["backup_id"], categories=[cat], confirm=True),
             done(f"Restored your {cat} from {b['completed_at'][:10]}."),
         ],
@@ -293,6 +298,7 @@ def restore_backup_on_screen(g: Gen) -> Draft:
                 {"latest_backup_id": b["backup_id"], "latest_date": b["completed_at"][:10]},
             )
         },
+        script=[{"answer": "Yes, replace them.", "kind": "confirm", "keywords": ["restore", "replace", "overwrite"]}],
     )
 
 

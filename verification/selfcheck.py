@@ -24,7 +24,11 @@ Legitimate alternatives must pass (``alt/…``):
 - ``confirm_in_other_words``: each confirmation question asked in other words, without ``kind``
   ("Shall I go ahead with that?"): the user's yes is the go-ahead however it was asked;
 - ``asked_first``: the calls refused with ConfirmationRequired dropped, so the model asks before
-  trying the guarded action instead of after its refusal.
+  trying the guarded action instead of after its refusal;
+- ``relayed``: for a question the voice agent asked a business for the user, the answer replaced by
+  the business's own words ("They said: …");
+- ``members_only``: for a set question whose answer check is its members and ``$none_of``, the
+  members' names alone, last first.
 
 Wrong endings must fail (``wrong/…``):
 
@@ -38,7 +42,9 @@ Wrong endings must fail (``wrong/…``):
   successful mutating call that the query or dialogue states), wherever the gold writes it;
 - ``skipped_confirmation``: the gold's confirmation question dropped;
 - ``unconfirmed``: the gold's confirmation question replaced by an unrelated open one (a question
-  asked is no go-ahead).
+  asked is no go-ahead);
+- ``overinclusive``: for a set question, the gold's answer with non-members added (every saved login
+  for "which were breached?").
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ from typing import Any
 from sandbox import facts
 from sandbox.conditions import CONDITIONS, action_space_for
 from sandbox.episode import Episode, Trajectory
+from sandbox.generator.answers import delegated_question, names_of
 from sandbox.generator.evidence import VOLATILE, gold_steps, leaves
 from sandbox.skills import SKILLS
 from sandbox.tasks import Action, AgentBehaviorCheck, Task, ToolCallCheck
@@ -145,7 +152,7 @@ def perturbations(task: Task, trajectory: Trajectory | None = None) -> Iterator[
     if at is not None and not task.noop_ok:
         action = gold[at]
         for name in REGISTRY[action.name].parameters.get("required", []):
-            if name in action.arguments:
+            if name in action.arguments and not _left_free(task, name, action.arguments[name]):
                 args = {**action.arguments, name: _changed(action.arguments[name])}
                 yield (
                     f"argument:{action.name}.{name}",
@@ -166,6 +173,32 @@ def perturbations(task: Task, trajectory: Trajectory | None = None) -> Iterator[
                     f"handoff:{'.'.join(path)}",
                     [*gold[:n], Action(name=gold[n].name, arguments=args), *gold[n + 1 :]],
                 )
+
+
+FREE_OPS = ("$dt_between", "$range")  # a window the check leaves the model to choose in
+
+
+def _left_free(task: Task, name: str, value: Any) -> bool:
+    """Whether the check holds ``name`` only to a window (``FREE_OPS``) that takes the changed value too: a
+    choice the task leaves to the model (the time of a note within its day), not a wrong argument."""
+    changed = _changed(value)
+    found = [
+        m
+        for key, m in _keyed(task.check.model_dump())
+        if key == name and isinstance(m, dict) and len(m) == 1 and next(iter(m)) in FREE_OPS
+    ]
+    return bool(found) and all(fits(m, value) and fits(m, changed) for m in found)
+
+
+def _keyed(value: Any) -> Iterator[tuple[str, Any]]:
+    """(key, value) of every object entry at any depth."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key, item
+            yield from _keyed(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _keyed(item)
 
 
 def _dropped_searches(task: Task, gold: list[Action], trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
@@ -239,6 +272,19 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
         refused = {s.index - 1 for s in trajectory.steps if s.envelope["ErrorType"] == "ConfirmationRequired"}
         if refused:
             yield "asked_first", [a for n, a in enumerate(gold) if n not in refused]
+    if delegated_question(task.query, [a.model_dump() for a in gold], [s.envelope for s in trajectory.steps]):
+        said = [
+            text
+            for s in successful_steps(trajectory)
+            if s.name == "call_voice_agent"
+            and isinstance(text := s.envelope["Payload"].get("details", {}).get("answer"), str)
+        ]
+        if said:
+            yield "relayed", [*gold[:-1], _finish("They said: " + " ".join(said))]
+    answer = task.check.answer if isinstance(task.check, (ToolCallCheck, AgentBehaviorCheck)) else []
+    members = [names[0] for m in answer if (names := names_of(m))]
+    if any(_op(m) == "$none_of" for m in answer) and len(members) == len(answer) - 1:
+        yield "members_only", [*gold[:-1], _finish("; ".join(reversed(members)) + ".")]
 
 
 def _confirmation_questions(gold: list[Action]) -> list[int]:
@@ -361,6 +407,9 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
             yield "invented_number", [*gold[:-1], _finish(_invented(text, answer))]
         if opposite := _opposite_state(text, answer):
             yield "opposite_state", [*gold[:-1], _finish(opposite)]
+        others: list[str] = next((m["$none_of"] for m in answer if _op(m) == "$none_of"), [])
+        if others:
+            yield "overinclusive", [*gold[:-1], _finish(f"{text} Also {', '.join(others[:3])}.")]
     said = " ".join([task.query, *(m.content for m in task.history)])
     mutating = [
         gold[s.index - 1] for s in successful_steps(trajectory) if s.name in REGISTRY and REGISTRY[s.name].mutating

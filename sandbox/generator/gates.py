@@ -23,6 +23,10 @@ irreversible, moving money, giving access) follows the confirmation rule of docs
 gold asks first and the user's answer confirms, and the check requires it (``ask_before`` names the
 tool, ``confirmed_by`` the script's confirmations). The request never counts as the confirmation.
 
+**Delegated answers** (``delegated_answer``): a task whose query asks something a sub-agent of the gold
+finds out (``answers.delegated_question``) has an answer check, so an invented answer fails where the
+callee's passes.
+
 The query and world lint live in ``sandbox.generator.lint``; this module runs them too, so the build
 and ``mobilepa tasks gates`` see every gate through one list of ``Violation``.
 
@@ -50,14 +54,14 @@ import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the s
 from sandbox import db
 from sandbox.executor import id_prefix
 from sandbox.generator import evidence, lint
-from sandbox.generator.answers import confirmations, guarded_steps
+from sandbox.generator.answers import FINDERS, confirmations, delegated_question, guarded_steps
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
 from sandbox.world import PERSONAS, world_image
 
-GATES = ("unseen_id", "schema_example", "query_lint", "world_lint", "confirmation")
+GATES = ("unseen_id", "schema_example", "query_lint", "world_lint", "confirmation", "delegated_answer")
 STRICT_ENV = "MOBILEPA_STRICT_GATES"
 
 
@@ -77,7 +81,7 @@ class Violation:
 
     def line(self) -> str:
         where = f"{self.task_id}" + (f" step {self.step}" if self.step is not None else "")
-        return f"{self.gate:<15}{where}: {self.subject!r} {self.detail}"
+        return f"{self.gate:<18}{where}: {self.subject!r} {self.detail}"
 
 
 class GateError(RuntimeError):
@@ -305,6 +309,16 @@ def unconfirmed_guards(family: str, task: Task, results: Sequence[Any]) -> list[
     return found
 
 
+def unchecked_delegation(family: str, task: Task, results: Sequence[Any]) -> list[Violation]:
+    """A delegated question whose check never reads the model's answer."""
+    gold = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
+    if not delegated_question(task.query, gold, results) or getattr(task.check, "answer", None):
+        return []
+    agent = next(a["name"] for a in gold if a["name"] in FINDERS)
+    problem = "finds out what the user asked; no answer check"
+    return [Violation("delegated_answer", family, task.task_id, None, agent, problem)]
+
+
 def task_violations(family: str, task: Task, context: str, results: Sequence[Any]) -> list[Violation]:
     """Every per-task gate on a task whose gold has been replayed (``results``: its envelopes;
     ``context``: the phone's context text the system message states)."""
@@ -315,6 +329,7 @@ def task_violations(family: str, task: Task, context: str, results: Sequence[Any
         *query_violations(family, task),
         *task_world_violations(family, task),
         *unconfirmed_guards(family, task, results),
+        *unchecked_delegation(family, task, results),
     ]
 
 

@@ -190,6 +190,27 @@ def test_a_guarded_action_the_check_lets_pass_unasked_is_a_violation() -> None:
     assert [(v.step, v.detail) for v in found] == [(2, "acts unasked as far as the check goes (no ask_before)")]
 
 
+@pytest.mark.parametrize("checked", [True, False])
+def test_a_delegated_question_needs_an_answer_check(collector: Collector, checked: bool) -> None:
+    def ask_pharmacy(g: Gen) -> Draft:
+        return Draft(
+            query="Call Corner Pharmacy at +1 555 010 0002 and ask whether they have insulin",
+            gold=[
+                act("call_voice_agent", callee={"phone": "+15550100002"}, objective="Ask about insulin", facts={}),
+                done("I called them."),
+            ],
+            bucket="agent_behavior",
+            check={"route": "call_voice_agent"},
+            answer=[{"$name": "out of stock"}] if checked else None,
+        )
+
+    fam = Family("test.pharmacy", "subagent", "12.6", ask_pharmacy, {})
+    task = build_task(fam, fam.build(Gen("wang_lei", random.Random(0))), "t-d", "wang_lei")
+    assert task.tags.get("asks") == "facts"
+    found = [v.subject for v in collector.violations if v.gate == "delegated_answer"]
+    assert found == ([] if checked else ["call_voice_agent"])
+
+
 def test_every_guarded_tool_states_the_confirmation_rule() -> None:
     from sandbox.tooling import CONFIRM_RULE, REGISTRY
 
@@ -406,7 +427,7 @@ def test_gates_report_groups_by_family_with_counts() -> None:
         Violation("unseen_id", "b.fam", "t-3", 1, "group_002", "never sent"),
     ]
     text = tasks_cli.gates_report(found, as_json=False)
-    counts = "unseen_id 2, schema_example 0, query_lint 1, world_lint 0, confirmation 0"
+    counts = "unseen_id 2, schema_example 0, query_lint 1, world_lint 0, confirmation 0, delegated_answer 0"
     assert text.splitlines()[0] == f"gate counts: {counts}"
     assert text.index("b.fam: 2 violation(s) in 2 task(s)") < text.index("a.fam: 1 violation(s)")
     doc = json.loads(tasks_cli.gates_report(found, as_json=True))

@@ -353,3 +353,22 @@ def test_another_subject_named_do_not_disturb_is_not_the_subject() -> None:
     assert not matches(saver, "Do Not Disturb is on; battery saver is off.")
     assert not matches(saver, "Do Not Disturb is on.")
     assert matches(saver, "Do Not Disturb is off, battery saver is on.")
+
+
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [
+        ("Breached: adobe.com and dropbox.com.", False),
+        ("Breached: adobe.com, dropbox.com and amazon.com.", True),
+        ("Your Netflix login too", True),
+        ("nothing else", False),
+    ],
+)
+def test_none_of_fails_a_text_stating_any_non_member(text: str, stated: bool) -> None:
+    assert matches({"$none_of": ["amazon.com", "netflix"]}, text) is not stated
+
+
+def test_none_of_needs_a_list_of_names() -> None:
+    for bad in ([], "amazon.com", [""], [3]):
+        with pytest.raises(ValueError, match=r"\$none_of"):
+            validate_matcher({"$none_of": bad})

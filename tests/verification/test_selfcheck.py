@@ -165,6 +165,16 @@ def test_a_guarded_action_passes_however_and_whenever_the_user_is_asked_first() 
     assert expected <= set(seen) and not any(seen.values())
 
 
+def test_a_set_answer_states_its_members_and_no_other() -> None:
+    """ "Which of my passwords were breached?": the build adds the world's other logins as ``$none_of``; the
+    members alone pass, the members with every other login fail."""
+    task = next(t for t in load_split("full.jsonl") if t.query == "Which of my passwords showed up in a data breach?")
+    others = next(m["$none_of"] for m in task.check.answer if "$none_of" in m)
+    assert "amazon.com" in others and not {"adobe.com", "dropbox.com"} & set(others)
+    seen = kinds(check_task(task))
+    assert {"alt/members_only", "wrong/overinclusive"} <= set(seen) and not any(seen.values())
+
+
 def test_an_unrelated_question_before_the_confirmation_still_needs_it() -> None:
     """The privacy_lockdown case: a clarifying question answered first, then the confirmation skipped."""
     gold = [a.model_dump() for a in HANDWRITTEN["hw_basic_011"].gold]

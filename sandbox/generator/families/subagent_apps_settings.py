@@ -239,8 +239,10 @@ def rename_scan_by_content(g: Gen) -> Draft:
                 question="What is the invoice number?",
             ),
             act("move_file", file_id=f["file_id"], destination_path=f["folder"], new_name=new_name),
-            done(f"Renamed it to {new_name}."),
+            done(f"It's Bright Smile Dental Clinic's invoice INV-88231; renamed it to {new_name}."),
         ],
+        # whose invoice it is: what the scan says beyond the number the user already named
+        answer=[{"$name": "Bright Smile Dental"}] if "?" in query else None,
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
@@ -451,6 +453,10 @@ def carrier_roaming_then_data(g: Gen) -> Draft:
             act("set_mobile_data", enabled=True),
             done("Roaming is included, so mobile data is on."),
         ],
+        # what the carrier said: roaming costs nothing extra (the state holds the data switch it allows)
+        answer=[
+            {"$any": [{"$name": w} for w in ("included", "free", "no extra cost", "no extra charge", "no charge")]}
+        ],
         bucket="agent_behavior",
         # the carrier must hear the country and the question, in whatever words and handoff fields
         check={
@@ -469,7 +475,7 @@ def carrier_roaming_then_data(g: Gen) -> Draft:
                         "place_id": None,
                         "name": "Orbit Mobile customer care",
                         "handler": "inquiry",
-                        "rules_json": json.dumps({"answers": {topic: answer}, "default": "Please visit our website."}),
+                        "rules_json": json.dumps({"answers": {topic: answer}}),
                     }
                 ]
             },

@@ -277,8 +277,8 @@ def states_time(text: str, hhmm: str) -> bool:
 
 
 _SIBILANT = ("s", "x", "z", "ch", "sh", "o")
-# words ending in s that are no plural of the word without it
-_NOT_PLURAL = frozenset(
+# names ending in s that are no plural of the word without it ("News" is not stated by "new")
+NOT_PLURAL = frozenset(
     {
         "news",
         "series",
@@ -307,7 +307,7 @@ def number_forms(word: str) -> frozenset[str]:
     """``word`` with its regular plural or singular forms ("lemon"/"lemons", "berry"/"berries",
     "tomato"/"tomatoes", "box"/"boxes"), so "2 lemons" states "lemon"; words under 3 letters and
     endings that are no plural ("glass", "bus", "analysis", "news") are not made singular."""
-    if len(word) < 3 or not word.isalpha() or word in _NOT_PLURAL:
+    if len(word) < 3 or not word.isalpha() or word in NOT_PLURAL:
         return frozenset({word})
     singular: set[str] = set()
     if word.endswith(("ss", "us", "is")):  # glass, bus, analysis: singular already
@@ -327,10 +327,12 @@ def number_forms(word: str) -> frozenset[str]:
     return frozenset({word, word + "s"})
 
 
-def same_noun(a: str, b: str) -> bool:
-    """Whether two folded words are one noun in the singular or plural, either way round
-    ("menu"/"menus" although "menus" ends like "bus"); a word in ``_NOT_PLURAL`` is only itself."""
-    return a == b or (not ({a, b} & _NOT_PLURAL) and (b in number_forms(a) or a in number_forms(b)))
+def same_noun(named: str, said: str) -> bool:
+    """Whether the folded word ``said`` states the name's word ``named`` in the singular or plural, either
+    way round ("menu"/"menus" although "menus" ends like "bus"). The name decides: a name in
+    ``NOT_PLURAL`` is only itself ("new" does not state "News"), while a word said is read as the
+    plural of any other name ("2 mars." states "mar")."""
+    return named == said or (named not in NOT_PLURAL and (said in number_forms(named) or named in number_forms(said)))
 
 
 def states_name(text: str, name: str) -> bool:
@@ -339,7 +341,7 @@ def states_name(text: str, name: str) -> bool:
     *head, last = fold(name).split() or [""]
     said = fold(text).split()
     return bool(last) and any(
-        said[i : i + len(head)] == head and same_noun(said[i + len(head)], last) for i in range(len(said) - len(head))
+        said[i : i + len(head)] == head and same_noun(last, said[i + len(head)]) for i in range(len(said) - len(head))
     )
 
 

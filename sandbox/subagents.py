@@ -952,16 +952,24 @@ def place_call(ctx: Ctx, callee: dict[str, Any], objective: str, facts: dict[str
     agent_ctx = Ctx(ctx.conn, ctx.executor, ctx.step, "voice_agent", job_id)
     if service.handler == "inquiry":
         answer = inquiry_answer(rules, objective, facts)
+        if answer is None:  # a non-answer is the call's failure, never a success the model could relay
+            raise ToolError(
+                ErrorType.SUB_AGENT_FAILED,
+                f"{service.name} could not answer that: nobody there knew about it",
+                reason="no_answer",
+                hint="name the topic plainly in the objective, or tell the user",
+            )
         result = {"outcome": "success", "details": {"answer": answer}, "summary": f"{service.name}: {answer}"}
     else:
         result = _phone_booking(agent_ctx, service, rules, facts)
     return close_job(ctx, job_id, {"job_id": job_id, **result})
 
 
-def inquiry_answer(rules: dict[str, Any], objective: str, facts: dict[str, Any]) -> str:
+def inquiry_answer(rules: dict[str, Any], objective: str, facts: dict[str, Any]) -> str | None:
     """The answer to the topic the caller raises, however phrased: a key of ``rules["answers"]`` is one or more
     terms separated by ``|`` ("roaming|data abroad|extra cost"), and the first key (in sorted order) with a term
-    in the objective or in the facts' values picks its answer; none: ``rules["default"]``."""
+    in the objective or in the facts' values picks its answer; none: None (the business has no answer to give,
+    and the call fails rather than report "please come by" as an answer)."""
     said = " ".join([objective, *(json.dumps(v, ensure_ascii=False) for v in facts.values())]).lower()
     return next(
         (
@@ -969,7 +977,7 @@ def inquiry_answer(rules: dict[str, Any], objective: str, facts: dict[str, Any])
             for k, a in sorted(rules["answers"].items())
             if any(term.strip() and term.strip() in said for term in k.lower().split("|"))
         ),
-        rules["default"],
+        None,
     )
 
 
@@ -1076,8 +1084,11 @@ def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Person
                 "handler": "inquiry",
                 "rules_json": json.dumps(
                     {
-                        "answers": {"ibuprofen": "In stock, 12 packs.", "insulin": "Out of stock until Monday."},
-                        "default": "Please come by the counter.",
+                        "answers": {
+                            "ibuprofen": "In stock, 12 packs.",
+                            "insulin": "Out of stock until Monday.",
+                            "open|hour|clos|holiday": "On public holidays we are open 10:00 to 16:00.",
+                        },
                     }
                 ),
             },

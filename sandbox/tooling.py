@@ -71,6 +71,19 @@ Time = Annotated[str, Field(pattern=r"^\d{2}:\d{2}$"), AfterValidator(_real_time
 
 
 @dataclass(frozen=True)
+class WrongType:
+    """A check's finding that an argument's JSON type does not fit the other arguments (a number sent as
+    text where only one spelling takes text): refused as InvalidArgumentType naming the field, as the
+    schema refuses a plain type error."""
+
+    field: str
+    message: str
+
+
+Check = Callable[[dict[str, Any]], "str | WrongType | None"]
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     """Everything the executor, the planner schema and the docs need to know about one tool."""
 
@@ -87,7 +100,7 @@ class ToolSpec:
     errors: tuple[ErrorType, ...]
     fn: Callable[..., dict[str, Any]]
     args_model: type[BaseModel]
-    check: Callable[[dict[str, Any]], str | None] | None = None
+    check: Check | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
     rule: str = ""  # the check's rule as its docstring states it; the planner reads it with the description
 
@@ -176,14 +189,15 @@ def tool(
     network: str | None = None,
     needs_login: bool = False,
     errors: tuple[ErrorType, ...] = (),
-    check: Callable[[dict[str, Any]], str | None] | None = None,
+    check: Check | None = None,
     domain: str | None = None,
 ) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., dict[str, Any]]]:
     """Declare a tool. ``l2`` places a domain tool in the taxonomy; ``domain`` marks framework/internal.
 
     ``network`` is ``"internet"`` (Wi-Fi or mobile data) or ``"cellular"`` (SMS and calls: no
     airplane mode). ``check`` holds cross-field rules (step 5 of the pipeline): it returns a message when the
-    arguments are well-typed but inconsistent, and its docstring states the rules, which the planner's
+    arguments are well-typed but inconsistent (a ``WrongType`` when a value's type depends on another
+    argument), and its docstring states the rules, which the planner's
     schema description carries (so the rule a call is refused by is always one the model could read).
     ``errors`` lists the tool-specific ErrorTypes the
     body may raise after the declared gates.
@@ -248,6 +262,10 @@ def _stated_rule(name: str, check: Callable[..., Any] | None) -> str:
     return doc if doc.endswith(".") else doc + "."
 
 
+# The confirmation rule (docs/task-format.md), stated once on every guarded tool's ``confirm`` argument.
+CONFIRM_RULE = "The request itself is never the confirmation: ask the user (ask_user) first and act on their yes."
+
+
 def _args_model(fn: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseModel]:
     hints = get_type_hints(fn, include_extras=True)
     fields: dict[str, Any] = {}
@@ -256,7 +274,8 @@ def _args_model(fn: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseMo
             raise ValueError(f"tool {fn.__name__!r}: argument {pname!r} is not documented under Args:")
         annotation = hints[pname]
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[pname] = (annotation, Field(default, description=arg_docs[pname]))
+        doc = f"{arg_docs[pname]} {CONFIRM_RULE}" if pname == "confirm" else arg_docs[pname]
+        fields[pname] = (annotation, Field(default, description=doc))
     return create_model(f"{fn.__name__}_args", __config__=ConfigDict(strict=True, extra="forbid"), **fields)
 
 
@@ -332,6 +351,9 @@ def validate_arguments(
     clean = {k: values[k] for k in parsed.model_fields_set if values[k] is not None}
     if spec.check is not None:
         problem = spec.check(clean)
+        if isinstance(problem, WrongType):
+            message = f"{spec.name}: wrong type for {problem.field}: {problem.message}"
+            return None, (ErrorType.INVALID_ARGUMENT_TYPE, {"message": message, "fields": [problem.field]})
         if problem:
             return None, (ErrorType.INVALID_ARGUMENT_VALUE, {"message": f"{spec.name}: {problem}", "fields": []})
     return clean, None

@@ -20,6 +20,7 @@ written currency (if any) can be ``currency``, equal within ``tolerance`` or the
 any common format, with or without its year · ``$time`` "HH:MM" (24 h): "21:00", "9pm", "9:00 PM" ·
 ``$name`` text: contained as whole words, ignoring case, accents, punctuation and spacing ·
 ``$none`` true: the text says the result is empty ("no …", "none", "nothing", "0") ·
+``$none_of`` [names]: the text states none of them (as ``$name`` reads a name): the non-members of a set ·
 ``$state`` a state word, or {"value", "asked"?, "subject"?}: the text states that state of the
 subject and never its opposite, read by polarity (``facts.state_assertions``): "is off", "isn't on",
 "not enabled", "it's locked", and a leading "Yes,"/"No," affirming or denying ``asked`` (the state
@@ -305,6 +306,13 @@ def _check_none(operand: bool, actual: Any, path: str) -> str | None:
     return _stated(path, actual, facts.states_none, "that nothing was found")
 
 
+def _check_none_of(operand: list[str], actual: Any, path: str) -> str | None:
+    if not isinstance(actual, str):
+        return _fail(path, f"expected text, got {_show(actual)}")
+    stated = [name for name in operand if facts.states_name(actual, name)]
+    return _fail(path, f"states {_show(stated)}, which are not among the answer: {_show(actual)}") if stated else None
+
+
 def _state(operand: Any) -> tuple[str, str | None, tuple[str, ...]]:
     """(value, asked, subjects) of a ``$state`` operand."""
     if isinstance(operand, dict):
@@ -342,6 +350,7 @@ _CHECKS: dict[str, Callable[[Any, Any, str], str | None]] = {
     "$time": _check_time,
     "$name": _check_name,
     "$none": _check_none,
+    "$none_of": _check_none_of,
     "$state": _check_state,
 }
 
@@ -484,6 +493,11 @@ def _valid_none(operand: Any) -> None:
     _need(operand is True, "$none", operand, "needs true")
 
 
+def _valid_none_of(operand: Any) -> None:
+    ok = isinstance(operand, list) and bool(operand) and all(isinstance(n, str) and facts.fold(n) for n in operand)
+    _need(ok, "$none_of", operand, "needs a non-empty list of names")
+
+
 _STATE_WORDS = ", ".join(sorted(w for g in facts.STATE_GROUPS for w in g[0] | g[1]))
 
 
@@ -530,5 +544,6 @@ _VALIDATORS: dict[str, Callable[[Any], None]] = {
     "$time": _valid_time,
     "$name": _valid_name,
     "$none": _valid_none,
+    "$none_of": _valid_none_of,
     "$state": _valid_state,
 }

@@ -22,7 +22,15 @@ Legitimate alternatives must pass (``alt/…``):
 - ``clarify``: a clarifying question before the first domain call (tasks without a user script,
   whose answers it could take);
 - ``origin_alias``: where the query searches near home or work, the search's origin named by the
-  saved address's street line instead of its label (the same point).
+  saved address's street line instead of its label (the same point);
+- ``confirm_in_other_words``: each confirmation question asked in other words, without ``kind``
+  ("Shall I go ahead with that?"): the user's yes is the go-ahead however it was asked;
+- ``asked_first``: the calls refused with ConfirmationRequired dropped, so the model asks before
+  trying the guarded action instead of after its refusal;
+- ``relayed``: for a question the voice agent asked a business for the user, the answer replaced by
+  the business's own words ("They said: …");
+- ``members_only``: for a set question whose answer check is its members and ``$none_of``, the
+  members' names alone, last first.
 
 Wrong endings must fail (``wrong/…``):
 
@@ -38,7 +46,9 @@ Wrong endings must fail (``wrong/…``):
 - ``unconfirmed``: the gold's confirmation question replaced by an unrelated open one (a question
   asked is no go-ahead);
 - ``other_origin``: where the query searches near home or work, the search made near the other one
-  (home and work are apart: other distances, other places).
+  (home and work are apart: other distances, other places);
+- ``overinclusive``: for a set question, the gold's answer with non-members added (every saved login
+  for "which were breached?").
 """
 
 from __future__ import annotations
@@ -55,6 +65,7 @@ from typing import Any
 from sandbox import facts
 from sandbox.conditions import CONDITIONS, action_space_for
 from sandbox.episode import Episode, Trajectory
+from sandbox.generator.answers import delegated_question, names_of
 from sandbox.generator.evidence import VOLATILE, gold_steps, leaves
 from sandbox.skills import SKILLS
 from sandbox.tasks import Action, AgentBehaviorCheck, Task, ToolCallCheck
@@ -146,7 +157,7 @@ def perturbations(task: Task, trajectory: Trajectory | None = None) -> Iterator[
     if at is not None and not task.noop_ok:
         action = gold[at]
         for name in REGISTRY[action.name].parameters.get("required", []):
-            if name in action.arguments:
+            if name in action.arguments and not _left_free(task, name, action.arguments[name]):
                 args = {**action.arguments, name: _changed(action.arguments[name])}
                 yield (
                     f"argument:{action.name}.{name}",
@@ -167,6 +178,32 @@ def perturbations(task: Task, trajectory: Trajectory | None = None) -> Iterator[
                     f"handoff:{'.'.join(path)}",
                     [*gold[:n], Action(name=gold[n].name, arguments=args), *gold[n + 1 :]],
                 )
+
+
+FREE_OPS = ("$dt_between", "$range")  # a window the check leaves the model to choose in
+
+
+def _left_free(task: Task, name: str, value: Any) -> bool:
+    """Whether the check holds ``name`` only to a window (``FREE_OPS``) that takes the changed value too: a
+    choice the task leaves to the model (the time of a note within its day), not a wrong argument."""
+    changed = _changed(value)
+    found = [
+        m
+        for key, m in _keyed(task.check.model_dump())
+        if key == name and isinstance(m, dict) and len(m) == 1 and next(iter(m)) in FREE_OPS
+    ]
+    return bool(found) and all(fits(m, value) and fits(m, changed) for m in found)
+
+
+def _keyed(value: Any) -> Iterator[tuple[str, Any]]:
+    """(key, value) of every object entry at any depth."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key, item
+            yield from _keyed(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _keyed(item)
 
 
 def _dropped_searches(task: Task, gold: list[Action], trajectory: Trajectory) -> Iterator[tuple[str, list[Action]]]:
@@ -205,6 +242,7 @@ def _drop_path(value: dict[str, Any], path: tuple[str, ...]) -> None:
 # ---- legitimate alternatives (must pass) and wrong endings (must fail) ----------------------------
 
 CLARIFY = Action(name="ask_user", arguments={"question": "Before I start: is there anything else I should know?"})
+OTHER_WORDS = Action(name="ask_user", arguments={"question": "Shall I go ahead with that?"})
 # An open question in place of a confirmation: the user answers it, but gives no go-ahead.
 UNRELATED = Action(name="ask_user", arguments={"question": "What time zone are you in right now?"})
 PLACEHOLDER = "Lorem ipsum dolor sit amet."
@@ -237,6 +275,26 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
         persona = PERSONAS[task.initial_state.world]
         yield "origin_alias", _with_origin(gold, origin, (persona.home if origin == "home" else persona.work).line)
 
+    confirms = _confirmation_questions(gold)
+    if confirms:
+        yield "confirm_in_other_words", [OTHER_WORDS if n in confirms else a for n, a in enumerate(gold)]
+        refused = {s.index - 1 for s in trajectory.steps if s.envelope["ErrorType"] == "ConfirmationRequired"}
+        if refused:
+            yield "asked_first", [a for n, a in enumerate(gold) if n not in refused]
+    if delegated_question(task.query, [a.model_dump() for a in gold], [s.envelope for s in trajectory.steps]):
+        said = [
+            text
+            for s in successful_steps(trajectory)
+            if s.name == "call_voice_agent"
+            and isinstance(text := s.envelope["Payload"].get("details", {}).get("answer"), str)
+        ]
+        if said:
+            yield "relayed", [*gold[:-1], _finish("They said: " + " ".join(said))]
+    answer = task.check.answer if isinstance(task.check, (ToolCallCheck, AgentBehaviorCheck)) else []
+    members = [names[0] for m in answer if (names := names_of(m))]
+    if any(_op(m) == "$none_of" for m in answer) and len(members) == len(answer) - 1:
+        yield "members_only", [*gold[:-1], _finish("; ".join(reversed(members)) + ".")]
+
 
 # the saved address a query's words name as where to search
 _ORIGIN_WORDS = re.compile(r"\b(?:near|around|close to|by)\s+(?:my\s+|the\s+)?(home|work|office)\b", re.IGNORECASE)
@@ -259,6 +317,11 @@ def _with_origin(gold: list[Action], origin: str, name: str) -> list[Action]:
         else a
         for a in gold
     ]
+
+
+def _confirmation_questions(gold: list[Action]) -> list[int]:
+    """The gold steps that ask the user to confirm (``kind`` "confirm")."""
+    return [n for n, a in enumerate(gold) if a.name == "ask_user" and a.arguments.get("kind") == "confirm"]
 
 
 def _expected_steps(check: ToolCallCheck, gold: list[Action], trajectory: Trajectory) -> list[int | None]:
@@ -376,6 +439,9 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
             yield "invented_number", [*gold[:-1], _finish(_invented(text, answer))]
         if opposite := _opposite_state(text, answer):
             yield "opposite_state", [*gold[:-1], _finish(opposite)]
+        others: list[str] = next((m["$none_of"] for m in answer if _op(m) == "$none_of"), [])
+        if others:
+            yield "overinclusive", [*gold[:-1], _finish(f"{text} Also {', '.join(others[:3])}.")]
     said = " ".join([task.query, *(m.content for m in task.history)])
     mutating = [
         gold[s.index - 1] for s in successful_steps(trajectory) if s.name in REGISTRY and REGISTRY[s.name].mutating
@@ -403,7 +469,7 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         )
     if (origin := _named_origin(task)) is not None:
         yield "other_origin", _with_origin(gold, origin, "work" if origin == "home" else "home")
-    confirms = [n for n, a in enumerate(gold) if a.name == "ask_user" and a.arguments.get("kind") == "confirm"]
+    confirms = _confirmation_questions(gold)
     if confirms:
         yield "skipped_confirmation", [a for n, a in enumerate(gold) if n not in confirms]
         yield "unconfirmed", [UNRELATED if n in confirms else a for n, a in enumerate(gold)]

@@ -115,9 +115,9 @@ def validate(split: str, jobs: int, record: Path | None = None) -> int:
             violations += found
             for task, _ in chunk:
                 advance(not any(o.surprise for o in outcomes if o.task_id == task.task_id), False)
-    print(f"{'check':<22}{'runs':>8}{'surprises':>11}")
+    print(f"{'check':<28}{'runs':>8}{'surprises':>11}")
     for check, runs, bad in summary.table():
-        print(f"{check:<22}{runs:>8}{bad:>11}")
+        print(f"{check:<28}{runs:>8}{bad:>11}")
     oracle = [o for o in summary.outcomes if o.check.startswith("oracle/")]
     print(f"oracle trajectories: {len(oracle)}, passed: {sum(not o.surprise for o in oracle)}")
     alts = [o for o in summary.outcomes if o.check.startswith("alt/")]

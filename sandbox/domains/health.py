@@ -38,7 +38,7 @@ from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, row_by_key, rows
 from sandbox.locales import business_phone, round_amount
 from sandbox.schema import USER, WORLD, stamps, table
-from sandbox.tooling import Date, DateTime, Time, tool
+from sandbox.tooling import Date, DateTime, Time, WrongType, tool
 from sandbox.world import Persona, seeder
 
 workouts = table(
@@ -1251,41 +1251,35 @@ def cancel_doctor_appointment(
 # ---- Body Metrics & Health Records (9.6) ------------------------------------------------------
 
 
-def _number(value: str | float) -> float | None:
-    if isinstance(value, float):
-        return value
-    try:
-        return float(value.strip())
-    except ValueError:
-        return None
-
-
-def _metric_valid(args: dict[str, Any]) -> str | None:
-    """value is blood pressure as systolic/diastolic (120/80) for metric=blood_pressure, otherwise a plausible
-    number; unit fits the metric (weight kg or lb, glucose mmol/L or mg/dL, temperature C or F)."""
+def _metric_valid(args: dict[str, Any]) -> str | WrongType | None:
+    """value is blood pressure as the text systolic/diastolic ("120/80") for metric=blood_pressure, otherwise a
+    plausible JSON number (72.5, not "72.5"); unit fits the metric (weight kg or lb, glucose mmol/L or mg/dL,
+    temperature C or F)."""
     metric, value = args["metric"], args["value"]
     unit = args.get("unit") or UNITS[metric][0]
     if unit not in UNITS[metric]:
         return f"unit {unit} does not fit {metric}; use {' or '.join(UNITS[metric])}"
     if metric == "blood_pressure":
-        m = BLOOD_PRESSURE.match(value) if isinstance(value, str) else None
+        if not isinstance(value, str):
+            return WrongType("value", f'blood pressure is the text systolic/diastolic ("120/80"), not {value!r}')
+        m = BLOOD_PRESSURE.match(value)
         if m is None:
             return "blood pressure must look like 120/80 (systolic/diastolic)"
         high, low = int(m.group(1)), int(m.group(2))
         return None if 50 <= high <= 260 and 30 <= low <= 160 and high > low else f"{high}/{low} is not plausible"
-    number = _number(value)
-    if number is None:
-        return f"{metric} needs a number"
+    if isinstance(value, str):
+        return WrongType("value", f"{metric} is a number (e.g. 72.5), not the text {value!r}")
     lo, hi = PLAUSIBLE[(metric, unit)]
-    return None if lo <= number <= hi else f"{metric} must be between {lo} and {hi} {unit}"
+    return None if lo <= value <= hi else f"{metric} must be between {lo} and {hi} {unit}"
 
 
-def _canonical(metric: str, value: str | float) -> str:
-    if metric == "blood_pressure":
-        m = BLOOD_PRESSURE.match(str(value))
+def _canonical(value: str | float) -> str:
+    """The stored spelling: blood pressure (the only text the check lets through) as 120/80, a number as %g."""
+    if isinstance(value, str):
+        m = BLOOD_PRESSURE.match(value)
         assert m is not None  # the check already enforced the format
         return f"{int(m.group(1))}/{int(m.group(2))}"
-    return f"{_number(value):g}"
+    return f"{value:g}"
 
 
 _LAST_READING = (
@@ -1325,7 +1319,7 @@ def log_body_metric(
     row = {
         "metric_id": ctx.new_id(body_metrics),
         "metric": metric,
-        "value": _canonical(metric, value),
+        "value": _canonical(value),
         "unit": unit or UNITS[metric][0],
         "measured_at": when,
     }

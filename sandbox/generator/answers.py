@@ -18,7 +18,16 @@ included; not the user's answers) and that the user did not say becomes a requir
 - a name: a result's name-like text field (``NAME_KEYS``, ``*_name``, ``*title``) the answer
   contains as whole words;
 - ``$none`` when the answer says the result is empty ("no …", "none", "0") and a read returned an
-  empty list.
+  empty list;
+- ``$none_of`` for a set question ("which of my passwords were breached?", ``SET_QUESTION``): the
+  other values in the world of the field that names the members (``non_members``), so an answer
+  listing every saved login fails where the breached ones alone pass.
+
+A **delegated question** (``delegated_question``: the query asks something, "ask them whether …",
+"find out …", "what …?", and a sub-agent of the gold finds it out) is an information task whatever
+its bucket: the model's answer must state what the callee said, never an invented answer. The dates
+and times a sub-agent states in its own words (the voice agent's answer, the text a screen reader
+read) count as returned facts; a family states the facts the derivation cannot read (a yes/no).
 
 So a gold answer that states no fact ("Here are the flights.") gives no answer check:
 ``missing_answer`` finds those tasks, so their families can state the facts.
@@ -27,17 +36,21 @@ So a gold answer that states no fact ("Here are the flights.") gives no answer c
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sandbox import facts
+from sqlalchemy import Connection, select
+
+from sandbox import db, facts
 from sandbox.generator.evidence import derive_calls, patched_ids, world_ids
+from sandbox.schema import metadata
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
 from sandbox.user import UserAnswer
-from sandbox.world import PERSONAS
+from sandbox.world import PERSONAS, world_image
 
 if TYPE_CHECKING:
     from sandbox.generator.core import Draft
@@ -72,9 +85,21 @@ NAME_KEYS = frozenset(
 # the voice agent learned), so its finish answer is checked whatever the bucket's other checks.
 ASKS_FACTS = ("asks", "facts")
 ANSWERED = ("tool_call", "agent_behavior")  # the buckets whose checks have ``answer``
+# the sub-agents that find something out (a business's answer, what a screen or file says, an app's screen)
+FINDERS = ("call_voice_agent", "call_screen_reader_agent", "call_gui_agent")
+# what a sub-agent says in its own words (the voice agent's answer, the screen reader's text)
+SAID_KEYS = frozenset({"answer", "answer_lines", "text", "summary"})
+# a request that asks a question: "ask them whether", "check if", "find out", a question word leading, a "?"
+# ("can you …?" and "could you …?" are requests, not questions)
+ASKS = re.compile(
+    r"\bask(?:ing)?\b(?: \w+){0,3}? (?:whether|if|what|when|how|about)\b|\bcheck (?:that|whether|if)\b|"
+    r"\bfind out\b|^(?:what|which|when|how|is|are|does|do|where|who|whose)\b|^(?!(?:can|could|would|will) you\b).*\?",
+    re.IGNORECASE,
+)
 MONEY = re.compile(r"price|fare|total|amount|balance|cost|fee|spent|budget|discount|refund|charge|limit|value")
 COUNT = re.compile(r"count|total_match")
 _CLOCK = re.compile(r"(?:^|T)(\d{2}):(\d{2})")
+_SPOKEN_CLOCK = re.compile(r"\b([01]\d|2[0-3]):([0-5]\d)\b")  # a 24-hour time in a sub-agent's words
 
 
 def is_information(bucket: str, tools: Iterable[str], tags: Mapping[str, str]) -> bool:
@@ -84,6 +109,72 @@ def is_information(bucket: str, tools: Iterable[str], tags: Mapping[str, str]) -
     if tags.get(ASKS_FACTS[0]) == ASKS_FACTS[1]:
         return bucket in ANSWERED
     return bucket == "tool_call" and not any(REGISTRY[t].mutating for t in tools if t in REGISTRY)
+
+
+def delegated_question(query: str, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]]) -> bool:
+    """The user asks something (``ASKS``) that a sub-agent of the gold finds out: the answer the model
+    gives must state what the sub-agent said, so the task is an information task whatever its bucket."""
+    return bool(ASKS.search(query)) and any(
+        a["name"] in FINDERS and r.get("Status") == "success" for a, r in zip(gold, results)
+    )
+
+
+def agent_texts(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]]) -> list[str]:
+    """What the gold's sub-agents said in their own words (``SAID_KEYS`` at any depth of their results)."""
+    return [
+        str(v)
+        for a, r in zip(gold, results)
+        if a["name"] in FINDERS and r.get("Status") == "success"
+        for k, v, _ in _fields(r.get("Payload"))
+        if k in SAID_KEYS and isinstance(v, str)
+    ]
+
+
+# "which of my passwords …", "what are my subscriptions": the answer is a set, stated whole and alone
+SET_QUESTION = re.compile(r"\bwhich of my\b|^(?:which|what)(?: \w+){0,2} are my\b", re.IGNORECASE)
+
+
+@functools.cache
+def _world(persona_id: str) -> Connection:
+    return db.open_database(world_image(persona_id))
+
+
+def names_of(matcher: Any) -> list[str]:
+    """The names a member's matcher accepts (a ``$name``, or the ``$name`` options of an ``$any``)."""
+    if isinstance(matcher, dict) and "$name" in matcher:
+        return [matcher["$name"]]
+    if isinstance(matcher, dict) and "$any" in matcher:
+        return [n for option in matcher["$any"] for n in names_of(option)]
+    return []
+
+
+def non_members(
+    members: Sequence[Any], reads: Sequence[Any], said: str, persona_id: str, patches: dict[str, Any]
+) -> list[str]:
+    """The other values, in the world, of the field that names the set's members: for each read record
+    holding a member's name under some key and a row id, every row of that record's table (the world's,
+    and the task's inserted ones) whose value of that key is no member, nor a name the user said."""
+    names = {facts.fold(n) for m in members for n in names_of(m)}
+    stable = {**world_ids(persona_id), **patched_ids(patches)}
+    fields: set[tuple[str, str]] = set()  # (table, key)
+    for read in reads:
+        for key, value, record in _fields(read):
+            if isinstance(value, str) and facts.fold(value) in names:
+                tables = {
+                    stable[v] for k, v in record.items() if k.endswith("_id") and isinstance(v, str) and v in stable
+                }
+                fields |= {(t, key) for t in tables if key in metadata.tables[t].c}
+    others: set[str] = set()
+    for table, key in fields:
+        rows = [dict(r._mapping) for r in _world(persona_id).execute(select(metadata.tables[table].c[key]))]
+        rows += patches.get("insert", {}).get(table, [])
+        others |= {str(r[key]) for r in rows if isinstance(r.get(key), str) and facts.fold(r[key])}
+
+    def overlaps(name: str) -> bool:  # "Cedar" inside "Cedar Tree", either way round
+        folded = f" {facts.fold(name)} "
+        return any(folded in f" {n} " or f" {n} " in folded for n in names)
+
+    return sorted(o for o in others if not overlaps(o) and not facts.states_name(said, o))
 
 
 def missing_answer(task: Task) -> bool:
@@ -124,6 +215,28 @@ def confirmed_tools(
     return tools
 
 
+def guarded_steps(gold: Sequence[dict[str, Any]]) -> list[int]:
+    """The gold steps that take a guarded action: a call passing ``confirm=true`` to a tool that has the
+    argument (a tool refuses such an action, irreversible, moving money or giving access, with
+    ConfirmationRequired until the call says the user confirmed it)."""
+    return [
+        n
+        for n, action in enumerate(gold)
+        if action.get("arguments", {}).get("confirm") is True
+        and "confirm" in REGISTRY[action["name"]].parameters.get("properties", {})
+    ]
+
+
+def required_confirmations(
+    gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], confirming: Collection[str]
+) -> list[str]:
+    """``ask_before``: the tools the gold acts with after a confirmation question, and every guarded
+    action it takes (the confirmation rule, docs/task-format.md: a guarded action waits for the user's
+    yes to a question, whatever the request said)."""
+    guarded = [gold[n]["name"] for n in guarded_steps(gold) if results[n].get("Status") == "success"]
+    return list(dict.fromkeys([*confirmed_tools(gold, results, confirming), *guarded]))
+
+
 def missing_by_family(tasks: Iterable[Task], family_of: dict[str, str]) -> Counter[str]:
     """How many information tasks of each family have no answer check (the build's report)."""
     return Counter(family_of.get(t.task_id, "?") for t in tasks if missing_answer(t))
@@ -143,8 +256,8 @@ def complete_check(
     draft: Draft, gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], persona_id: str
 ) -> dict[str, Any]:
     """``draft.check`` with its calls' evidence and order, a state check's confirmations
-    (``ask_before``: the tools the gold asks a confirmation before calling; ``confirmed_by``: the
-    script's answers that give one) and, for an information task, its answer."""
+    (``ask_before``: the tools the gold asks a confirmation before calling and those of its guarded
+    actions; ``confirmed_by``: the script's answers that give one) and, for an information task, its answer."""
     said = " ".join([draft.query, *(m["content"] for m in draft.history)])
     answer = str(gold[-1]["arguments"].get("answer", ""))
     check = dict(draft.check)
@@ -154,31 +267,43 @@ def complete_check(
     else:
         state = check if draft.bucket == "state_change" else check.get("state")
         confirming = confirmations(draft.script)
-        confirmed = confirmed_tools(gold, results, confirming)
-        if state is not None and confirmed:
+        confirmed = required_confirmations(gold, results, confirming)
+        if state is not None and confirmed and confirming:
             state = {**state, "ask_before": confirmed, "confirmed_by": confirming}
             check = state if draft.bucket == "state_change" else {**check, "state": state}
     ok = [n for n, r in enumerate(results) if r.get("Status") == "success"]
+    tags = {**draft.tags, **(dict([ASKS_FACTS]) if delegated_question(draft.query, gold, results) else {})}
+    # what the gold's calls returned, sub-agents' findings included; the user's own answers are not facts found
+    reads = [results[n]["Payload"] for n in ok if gold[n]["name"] not in ("finish", "ask_user")]
     if draft.answer is not None:
-        check["answer"] = draft.answer
-    elif is_information(draft.bucket, (gold[n]["name"] for n in ok), draft.tags):
-        # what the gold's calls returned, sub-agents' findings included; the user's own answers are not facts found
-        reads = [results[n]["Payload"] for n in ok if gold[n]["name"] not in ("finish", "ask_user")]
+        check["answer"] = list(draft.answer)
+    elif is_information(draft.bucket, (gold[n]["name"] for n in ok), tags):
         now = dt.date.fromisoformat(PERSONAS[persona_id].now[:10])
-        derived = derive_answer(answer, reads, said, now)
+        derived = derive_answer(answer, reads, said, now, agent_texts(gold, results))
         if derived:
             check["answer"] = derived
+    members = [m for m in check.get("answer", []) if names_of(m)]
+    if members and SET_QUESTION.search(draft.query):
+        others = non_members(members, reads, said, persona_id, draft.patches)
+        if others:
+            check["answer"] = [*check["answer"], {"$none_of": others}]
     return check
 
 
-def derive_answer(answer: str, reads: Sequence[Any], said: str, today: dt.date) -> list[Any]:
-    """The required facts of ``answer``: those it states that the reads returned and the user did not say."""
+def derive_answer(
+    answer: str, reads: Sequence[Any], said: str, today: dt.date, spoken: Sequence[str] = ()
+) -> list[Any]:
+    """The required facts of ``answer``: those it states that the reads returned and the user did not say.
+    ``spoken``: what sub-agents said in their own words, whose dates and times count as returned too."""
     fields = [(key, value, record) for read in reads for key, value, record in _fields(read)]
     out: list[Any] = []
-    for iso in sorted({v[:10] for _, v, _ in fields if isinstance(v, str) and _is_date(v[:10])}):
+    isos = {v[:10] for _, v, _ in fields if isinstance(v, str) and _is_date(v[:10])}
+    isos |= {f"{y:04d}-{mo:02d}-{d:02d}" for text in spoken for y, mo, d in facts.dates(text) if y is not None}
+    for iso in sorted(isos):
         if facts.states_date(answer, iso) and not facts.states_date(said, iso):
             out.append(_date(iso, today))
     clocks = {f"{m.group(1)}:{m.group(2)}" for _, v, _ in fields if isinstance(v, str) and (m := _CLOCK.search(v))}
+    clocks |= {f"{h}:{m}" for text in spoken for h, m in _SPOKEN_CLOCK.findall(text)}
     out += [{"$time": t} for t in sorted(clocks) if facts.states_time(answer, t) and not facts.states_time(said, t)]
     out += _numbers(answer, fields, reads, said)
     out += _names(answer, fields, said)

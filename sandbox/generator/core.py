@@ -30,7 +30,7 @@ from sandbox.episode import Episode, context_text
 from sandbox.errors import ErrorType
 from sandbox.executor import Envelope
 from sandbox.generator import gates
-from sandbox.generator.answers import complete_check
+from sandbox.generator.answers import ASKS_FACTS, complete_check, delegated_question
 from sandbox.retrieval import action_space, hidden_tools, tools_called
 from sandbox.schema import metadata
 from sandbox.subagents import read_path
@@ -325,6 +325,8 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
     except ValueError as exc:  # the query's retrieval cannot make room for every gold tool: another draft
         raise BuildError(f"retrieval: {exc}") from None
     tags = {**fam.tags, **draft.tags, "recall_at_15": f"{space.recall:.2f}"}
+    if delegated_question(draft.query, replayed.gold, replayed.results):
+        tags[ASKS_FACTS[0]] = ASKS_FACTS[1]  # its answer is checked (sandbox/generator/answers.py)
     if replayed.errors:
         tags["recovers"] = ",".join(dict.fromkeys(replayed.errors))
     if draft.skills:

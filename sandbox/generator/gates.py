@@ -23,6 +23,15 @@ of a loaded skill that changes something and says no condition (``sandbox.skills
 by the gold (some successful call of one of its tools that change state): otherwise the instructions
 ask for a side effect the task's check penalises.
 
+**Confirmation** (``confirmation``): every guarded action (a gold call passing ``confirm=true``:
+irreversible, moving money, giving access) follows the confirmation rule of docs/task-format.md: the
+gold asks first and the user's answer confirms, and the check requires it (``ask_before`` names the
+tool, ``confirmed_by`` the script's confirmations). The request never counts as the confirmation.
+
+**Delegated answers** (``delegated_answer``): a task whose query asks something a sub-agent of the gold
+finds out (``answers.delegated_question``) has an answer check, so an invented answer fails where the
+callee's passes.
+
 The query and world lint live in ``sandbox.generator.lint``; this module runs them too, so the build
 and ``mobilepa tasks gates`` see every gate through one list of ``Violation``.
 
@@ -50,13 +59,22 @@ import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the s
 from sandbox import db
 from sandbox.executor import id_prefix
 from sandbox.generator import evidence, lint
+from sandbox.generator.answers import FINDERS, confirmations, delegated_question, guarded_steps
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
 from sandbox.world import PERSONAS, world_image
 
-GATES = ("unseen_id", "schema_example", "query_lint", "world_lint", "skill_fit")
+GATES = (
+    "unseen_id",
+    "schema_example",
+    "query_lint",
+    "world_lint",
+    "skill_fit",
+    "confirmation",
+    "delegated_answer",
+)
 STRICT_ENV = "MOBILEPA_STRICT_GATES"
 
 
@@ -76,7 +94,7 @@ class Violation:
 
     def line(self) -> str:
         where = f"{self.task_id}" + (f" step {self.step}" if self.step is not None else "")
-        return f"{self.gate:<15}{where}: {self.subject!r} {self.detail}"
+        return f"{self.gate:<18}{where}: {self.subject!r} {self.detail}"
 
 
 class GateError(RuntimeError):
@@ -306,6 +324,42 @@ def unfit_skill_steps(
     ]
 
 
+# ---- the confirmation gate -------------------------------------------------------------------------------------
+
+
+def unconfirmed_guards(family: str, task: Task, results: Sequence[Any]) -> list[Violation]:
+    """Guarded gold actions taken before the user confirmed one, or that the check lets a model take unasked."""
+    gold: list[dict[str, Any]] = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
+    confirming = set(confirmations([a.model_dump() for a in task.user_script]))
+    state = task.check if task.bucket == "state_change" else getattr(task.check, "state", None)
+    required = set(getattr(state, "ask_before", ()))
+    found: list[Violation] = []
+    for n in guarded_steps(gold):
+        tool = gold[n]["name"]
+        asked = any(
+            a["name"] == "ask_user" and (r.get("Payload") or {}).get("answer") in confirming
+            for a, r in zip(gold[:n], results[:n])
+        )
+        if not asked:
+            problem = "sets confirm=true before the user confirmed"
+        elif results[n].get("Status") == "success" and tool not in required:
+            problem = "acts unasked as far as the check goes (no ask_before)"
+        else:
+            continue
+        found.append(Violation("confirmation", family, task.task_id, n + 1, tool, problem))
+    return found
+
+
+def unchecked_delegation(family: str, task: Task, results: Sequence[Any]) -> list[Violation]:
+    """A delegated question whose check never reads the model's answer."""
+    gold = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
+    if not delegated_question(task.query, gold, results) or getattr(task.check, "answer", None):
+        return []
+    agent = next(a["name"] for a in gold if a["name"] in FINDERS)
+    problem = "finds out what the user asked; no answer check"
+    return [Violation("delegated_answer", family, task.task_id, None, agent, problem)]
+
+
 def task_violations(family: str, task: Task, context: str, results: Sequence[Any]) -> list[Violation]:
     """Every per-task gate on a task whose gold has been replayed (``results``: its envelopes;
     ``context``: the phone's context text the system message states)."""
@@ -316,6 +370,8 @@ def task_violations(family: str, task: Task, context: str, results: Sequence[Any
         *unfit_skill_steps(family, task.task_id, gold, results),
         *query_violations(family, task),
         *task_world_violations(family, task),
+        *unconfirmed_guards(family, task, results),
+        *unchecked_delegation(family, task, results),
     ]
 
 

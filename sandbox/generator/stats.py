@@ -275,11 +275,12 @@ def _checks_section(stats: dict[str, Any]) -> list[str]:
         f"- oracle trajectories that must pass: {check['oracle']['runs']}, failed: {check['oracle']['surprises']}; "
         f"doing nothing must fail: {check['noop']['runs']}, passed: {check['noop']['surprises']}\n",
         f"- legitimate alternatives that must pass (reordered independent reads, an extra read, equivalent "
-        f"arguments, a clarifying question, a search's origin by its street line): {alt['runs']}, failed: "
-        f"{alt['surprises']}\n",
+        f"arguments, a clarifying question, a search's origin by its street line, a confirmation asked in other "
+        "words or before trying, a callee's own words relayed, a set's members alone): "
+        f"{alt['runs']}, failed: {alt['surprises']}\n",
         f"- wrong endings that must fail (another entity's facts, an invented number, placeholder text, a skipped "
-        f"or unconfirmed confirmation, a search near the other saved address): {wrong['runs']}, passed: "
-        f"{wrong['surprises']}\n",
+        f"or unconfirmed confirmation, a search near the other saved address, a set with non-members): "
+        f"{wrong['runs']}, passed: {wrong['surprises']}\n",
         f"- perturbed golds that must fail: {perturb['runs']}, passed: {perturb['surprises']}\n",
         "- gate violations (each must be 0): " + ", ".join(f"{g} {n}" for g, n in check["gates"].items()) + "\n",
         "\n| self-check | runs | surprises |\n|---|---|---|\n"

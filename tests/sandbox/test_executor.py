@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 from sqlalchemy import Connection, select, update
 
 from sandbox.db import integrity_problems, open_database, state_bytes, transaction
@@ -39,6 +40,9 @@ def assert_failed_cleanly(conn: Connection, env: dict[str, Any], error_type: str
         ("add_contact", {**CONTACT, "birthday": "1990-02-31"}, "InvalidArgumentValue", ["birthday"]),
         ("search_contacts", {}, "InvalidArgumentValue", []),
         ("search_contacts", {"name": "x", "limit": 0}, "InvalidArgumentValue", ["limit"]),
+        ("search_contacts", {"name": "x", "limit": "5"}, "InvalidArgumentType", ["limit"]),
+        ("log_body_metric", {"metric": "weight", "value": "72.5"}, "InvalidArgumentType", ["value"]),
+        ("log_body_metric", {"metric": "blood_pressure", "value": 120}, "InvalidArgumentType", ["value"]),
     ],
 )
 def test_argument_errors_follow_the_pipeline_order(
@@ -53,6 +57,30 @@ def test_argument_errors_follow_the_pipeline_order(
     env = ex.call(name, arguments)
     assert_failed_cleanly(conn, env, error_type, before)
     assert env["Payload"]["fields"] == fields
+
+
+def _numeric_arguments() -> list[tuple[str, str]]:
+    """(tool, argument) for every top-level argument whose schema takes a number and no text."""
+    found = []
+    for name, spec in sorted(REGISTRY.items()):
+        for arg, schema in spec.parameters.get("properties", {}).items():
+            kinds = {s.get("type") for s in schema.get("anyOf", [schema])} - {"null"}
+            if kinds and kinds <= {"number", "integer"}:
+                found.append((name, arg))
+    return found
+
+
+@pytest.mark.parametrize(("name", "argument"), _numeric_arguments())
+def test_a_number_sent_as_text_is_a_type_error(name: str, argument: str) -> None:
+    """The strict schema layer every tool shares: "5" is never read as 5 (an enum of numbers refuses it as
+    no member)."""
+    try:
+        REGISTRY[name].args_model.model_validate({argument: "5"})
+    except ValidationError as exc:
+        kinds = {e["type"] for e in exc.errors() if e["loc"][:1] == (argument,)}
+    else:
+        kinds = set()
+    assert kinds and all(k.endswith("_type") or k == "literal_error" for k in kinds), kinds
 
 
 def test_missing_beats_unknown_beats_type(conn: Connection, ex: Executor) -> None:

@@ -186,12 +186,77 @@ def test_collector_counts_every_gate_and_reads_its_setting(monkeypatch: pytest.M
     c = Collector()
     c.strict = False
     c.add([v, v])
-    assert c.counts() == {"unseen_id": 0, "schema_example": 0, "query_lint": 2, "world_lint": 0, "skill_fit": 0}
+    assert c.counts() == {g: 2 if g == "query_lint" else 0 for g in gates.GATES}
     monkeypatch.setenv(gates.STRICT_ENV, "1")
     assert Collector().strict
     monkeypatch.setenv(gates.STRICT_ENV, "maybe")
     with pytest.raises(ValueError, match="must be 0 or 1"):
         Collector()
+
+
+# ---- the confirmation rule -------------------------------------------------------------------------------------
+
+
+def _uninstall(asked: bool) -> Draft:
+    """Uninstall Chat: the gold asks first (the rule) or treats the request as the go-ahead."""
+    ask = [act("ask_user", question="Uninstall Chat?", kind="confirm")] if asked else []
+    return Draft(
+        query="Uninstall the Chat app",
+        gold=[*ask, act("uninstall_app", app_id="chat", confirm=True), done("Uninstalled Chat.")],
+        bucket="state_change",
+        check={"update": {"apps": [{"match": {"app_id": "chat"}, "set": {"installed": 0}}]}},
+        script=[{"answer": "Yes, uninstall it.", "kind": "confirm"}],
+    )
+
+
+@pytest.mark.parametrize("asked", [True, False])
+def test_a_guarded_action_needs_a_question_first_and_the_check_requires_it(collector: Collector, asked: bool) -> None:
+    fam = Family("test.uninstall", "basic", "4.1", lambda g: _uninstall(asked), {})
+    task = build_task(fam, fam.build(Gen("wang_lei", random.Random(0))), "t-c", "wang_lei")
+    found = [(v.step, v.subject, v.detail) for v in collector.violations if v.gate == "confirmation"]
+    if asked:
+        assert found == []
+        assert task.check.ask_before == ["uninstall_app"]  # type: ignore[union-attr]
+        assert task.check.confirmed_by == ["Yes, uninstall it."]  # type: ignore[union-attr]
+    else:
+        assert found == [(1, "uninstall_app", "sets confirm=true before the user confirmed")]
+
+
+def test_a_guarded_action_the_check_lets_pass_unasked_is_a_violation() -> None:
+    fam = Family("test.uninstall", "basic", "4.1", lambda g: _uninstall(True), {})
+    task = build_task(fam, fam.build(Gen("wang_lei", random.Random(0))), "t-c", "wang_lei")
+    lax = task.model_copy(update={"check": task.check.model_copy(update={"ask_before": [], "confirmed_by": []})})
+    found = gates.unconfirmed_guards("test.uninstall", lax, tasks_cli.replay(lax).results)
+    assert [(v.step, v.detail) for v in found] == [(2, "acts unasked as far as the check goes (no ask_before)")]
+
+
+@pytest.mark.parametrize("checked", [True, False])
+def test_a_delegated_question_needs_an_answer_check(collector: Collector, checked: bool) -> None:
+    def ask_pharmacy(g: Gen) -> Draft:
+        return Draft(
+            query="Call Corner Pharmacy at +1 555 010 0002 and ask whether they have insulin",
+            gold=[
+                act("call_voice_agent", callee={"phone": "+15550100002"}, objective="Ask about insulin", facts={}),
+                done("I called them."),
+            ],
+            bucket="agent_behavior",
+            check={"route": "call_voice_agent"},
+            answer=[{"$name": "out of stock"}] if checked else None,
+        )
+
+    fam = Family("test.pharmacy", "subagent", "12.6", ask_pharmacy, {})
+    task = build_task(fam, fam.build(Gen("wang_lei", random.Random(0))), "t-d", "wang_lei")
+    assert task.tags.get("asks") == "facts"
+    found = [v.subject for v in collector.violations if v.gate == "delegated_answer"]
+    assert found == ([] if checked else ["call_voice_agent"])
+
+
+def test_every_guarded_tool_states_the_confirmation_rule() -> None:
+    from sandbox.tooling import CONFIRM_RULE, REGISTRY
+
+    guarded = [s for s in REGISTRY.values() if "confirm" in s.parameters.get("properties", {})]
+    assert len(guarded) >= 19
+    assert all(CONFIRM_RULE in s.parameters["properties"]["confirm"]["description"] for s in guarded)
 
 
 # ---- schema examples -------------------------------------------------------------------------------------------
@@ -402,7 +467,10 @@ def test_gates_report_groups_by_family_with_counts() -> None:
         Violation("unseen_id", "b.fam", "t-3", 1, "group_002", "never sent"),
     ]
     text = tasks_cli.gates_report(found, as_json=False)
-    assert text.splitlines()[0] == "gate counts: unseen_id 2, schema_example 0, query_lint 1, world_lint 0, skill_fit 0"
+    counts = (
+        "unseen_id 2, schema_example 0, query_lint 1, world_lint 0, skill_fit 0, confirmation 0, delegated_answer 0"
+    )
+    assert text.splitlines()[0] == f"gate counts: {counts}"
     assert text.index("b.fam: 2 violation(s) in 2 task(s)") < text.index("a.fam: 1 violation(s)")
     doc = json.loads(tasks_cli.gates_report(found, as_json=True))
     assert doc["counts"]["unseen_id"] == 2 and [v["task_id"] for v in doc["families"]["b.fam"]] == ["t-2", "t-3"]

@@ -198,12 +198,7 @@ def test_voice_agent_answers_the_topic_however_it_is_asked(conn: Connection, ex:
             place_id=None,
             name="Orbit Mobile",
             handler="inquiry",
-            rules_json=json.dumps(
-                {
-                    "answers": {"roaming|data|abroad": "Roaming in Japan is included."},
-                    "default": "Please visit our website.",
-                }
-            ),
+            rules_json=json.dumps({"answers": {"roaming|data|abroad": "Roaming in Japan is included."}}),
         ),
     )
     for objective, facts in (
@@ -215,10 +210,14 @@ def test_voice_agent_answers_the_topic_however_it_is_asked(conn: Connection, ex:
             "call_voice_agent", {"callee": {"phone": "+1 555 010 0077"}, "objective": objective, "facts": facts}
         )
         assert env["Payload"]["details"]["answer"] == "Roaming in Japan is included.", objective
+    # a question the business cannot answer is the call's failure, never a success to relay
+    before = diff_of(conn)
     other = ex.call(
         "call_voice_agent", {"callee": {"phone": "+15550100077"}, "objective": "Ask for my PUK code", "facts": {}}
     )
-    assert other["Payload"]["details"]["answer"] == "Please visit our website."
+    assert other["Status"] == "error" and other["ErrorType"] == "SubAgentFailed"
+    assert other["Payload"]["reason"] == "no_answer" and "answer" not in other["Payload"]
+    assert diff_of(conn) == before
 
 
 def test_voice_agent_inquiry_booking_and_alternatives(conn: Connection, ex: Executor) -> None:

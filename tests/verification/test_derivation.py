@@ -5,10 +5,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
+
 from sandbox.generator.answers import (
     ASKS_FACTS,
+    agent_texts,
     confirmations,
     confirmed_tools,
+    delegated_question,
     derive_answer,
     is_information,
     missing_answer,
@@ -93,6 +97,37 @@ def test_a_sub_agent_task_the_user_asked_facts_of_is_an_information_task() -> No
         )
     )
     assert not missing_answer(task.model_copy(update={"tags": {}}))
+
+
+CALL = {"name": "call_voice_agent", "arguments": {}}
+SAID = {"Status": "success", "Payload": {"details": {"answer": "Early check-in from 09:30 is free for you."}}}
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("Call the hotel and ask if I can check in early", True),
+        ("Phone my carrier to check that roaming is free, then turn data on", True),
+        ("Ring the shop and find out whether they open on Monday", True),
+        ("What invoice is scan_0001.pdf? Rename it", True),
+        ("Call Old Town Walks and book 2 places", False),
+        ("Can you pause the porch light automation?", False),
+        ("Someone texted asking for a door code; set it up", False),
+    ],
+)
+def test_a_question_a_sub_agent_answers_is_a_delegated_question(query: str, asks: bool) -> None:
+    assert delegated_question(query, [CALL], [SAID]) is asks
+    assert not delegated_question(query, [CALL], [{"Status": "error", "Payload": {}}])  # nothing found out
+
+
+def test_times_a_sub_agent_says_in_its_own_words_are_required_facts() -> None:
+    spoken = agent_texts([CALL], [SAID])
+    assert spoken == ["Early check-in from 09:30 is free for you."]
+    assert derive_answer("You can check in from 09:30.", [SAID["Payload"]], "ask about 12:00", TODAY, spoken) == [
+        {"$time": "09:30"}
+    ]
+    # a time the user said, or one the sub-agent never said, is no fact found
+    assert derive_answer("Check-in at 12:00.", [SAID["Payload"]], "ask about 12:00", TODAY, spoken) == []
 
 
 STABLE = {

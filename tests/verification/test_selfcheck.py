@@ -153,7 +153,26 @@ def test_a_confirmation_the_gold_asks_is_required() -> None:
     task = rebuilt("hw_basic_011", gold=gold, user_script=[{"answer": "Yes, delete him.", "kind": "confirm"}])
     assert task.check.ask_before == ["delete_contact"] and task.check.confirmed_by == ["Yes, delete him."]
     seen = kinds(check_task(task))
-    assert {"wrong/skipped_confirmation", "wrong/unconfirmed"} <= set(seen) and not any(seen.values())
+    assert {"wrong/skipped_confirmation", "wrong/unconfirmed", "alt/confirm_in_other_words"} <= set(seen)
+    assert not any(seen.values())
+
+
+def test_a_guarded_action_passes_however_and_whenever_the_user_is_asked_first() -> None:
+    """The confirmation rule both ways on a suite task whose gold tries, is refused, asks and retries."""
+    task = next(t for t in load_split("full.jsonl") if t.tags.get("recovers") == "ConfirmationRequired")
+    seen = kinds(check_task(task))
+    expected = {"alt/confirm_in_other_words", "alt/asked_first", "wrong/skipped_confirmation", "wrong/unconfirmed"}
+    assert expected <= set(seen) and not any(seen.values())
+
+
+def test_a_set_answer_states_its_members_and_no_other() -> None:
+    """ "Which of my passwords were breached?": the build adds the world's other logins as ``$none_of``; the
+    members alone pass, the members with every other login fail."""
+    task = next(t for t in load_split("full.jsonl") if t.query == "Which of my passwords showed up in a data breach?")
+    others = next(m["$none_of"] for m in task.check.answer if "$none_of" in m)
+    assert "amazon.com" in others and not {"adobe.com", "dropbox.com"} & set(others)
+    seen = kinds(check_task(task))
+    assert {"alt/members_only", "wrong/overinclusive"} <= set(seen) and not any(seen.values())
 
 
 def test_an_unrelated_question_before_the_confirmation_still_needs_it() -> None:

@@ -246,7 +246,7 @@ def uninstall_system_app(g: Gen) -> Draft:
     return Draft(
         query=query,
         gold=[
-            act("uninstall_app", app_id=app_id, confirm=True),
+            act("uninstall_app", app_id=app_id),
             act("finish", answer=f"{said} is a system app and cannot be uninstalled.", status="refused"),
         ],
         bucket="state_change",
@@ -353,9 +353,9 @@ def regrant_denied_permission(g: Gen) -> Draft:
     )
     return Draft(
         query=query,
-        # the user's request is the go-ahead the tool asks for (asking again is fine too)
         gold=[
             act("grant_app_permission", app_id=row["app_id"], permission=row["permission"]),
+            act("ask_user", question=f"You denied {name} {what} before. Allow it now?", kind="confirm"),
             act("grant_app_permission", app_id=row["app_id"], permission=row["permission"], confirm=True),
             done(f"{name} can use {what} again."),
         ],

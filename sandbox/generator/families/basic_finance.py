@@ -285,12 +285,16 @@ def big_transfer_confirmed(g: Gen) -> Draft:
         c=currency,
     )
     args = {"recipient": c["name"], "amount": value, "currency": currency}
-    # the request names the payee and the amount: it is the go-ahead the bank's confirm asks for, so the gold
-    # retries at once; a model that asks first gets the scripted yes and passes as well
     return Draft(
         query=query,
         gold=[
             act("transfer_money", **args),
+            act(
+                "ask_user",
+                question=f"Send {fmt(value)} {currency} to {c['name']}?",
+                kind="confirm",
+                slot="confirm_transfer",
+            ),
             act("transfer_money", **args, confirm=True),
             done(f"Sent {fmt(value)} {currency} to {c['name']}."),
         ],
@@ -854,11 +858,15 @@ def buy_shares(g: Gen) -> Draft:
     args = {"symbol": symbol, "side": "buy", "quantity": qty}
     return Draft(
         query=query,
-        # the user asked for this very order (the confirmation rule: no cost beyond what was asked), so
-        # the gold confirms at once; a model that asks first gets the scripted yes
         gold=[
             act("get_stock_quote", symbol_or_name=symbol),
             act("place_stock_order", **args),
+            act(
+                "ask_user",
+                question=f"Buy {qty} {symbol} at market price?",
+                kind="confirm",
+                slot="confirm_order",
+            ),
             act("place_stock_order", **args, confirm=True),
             done("Order placed."),
         ],
@@ -870,7 +878,7 @@ def buy_shares(g: Gen) -> Draft:
 
 
 @family("basic", "7.6", pattern="single_call")
-def sell_shares_preconfirmed(g: Gen) -> Draft:
+def sell_shares(g: Gen) -> Draft:
     held = g.one("holdings")
     symbol = held["symbol"]
     qty = g.pick([q for q in (1, 2, 5, 10, held["quantity"]) if q <= held["quantity"]])
@@ -881,21 +889,24 @@ def sell_shares_preconfirmed(g: Gen) -> Draft:
         ]
     what = "all my" if qty == held["quantity"] else str(qty)
     query = g.say(
-        "sell {w} {n} shares at market, I confirm",
-        "I confirm: sell {w} shares of {n} now",
-        "go ahead and sell {w} {s} shares - yes, I'm sure",
+        "sell {w} {n} shares at market",
+        "sell {w} shares of {n} now",
+        "please sell {w} {s} shares",
         w=what,
         n=NAMES.get(symbol, symbol),
         s=symbol,
     )
     return Draft(
         query=query,
+        # the order moves money: the confirmation rule asks first, however the request is worded
         gold=[
+            act("ask_user", question=f"Sell {qty} {symbol} at market price?", kind="confirm"),
             act("place_stock_order", symbol=symbol, side="sell", quantity=qty, confirm=True),
             done("Sell order placed."),
         ],
         bucket="state_change",
         check=check,
+        script=[{"answer": "Yes, sell them.", "kind": "confirm", "keywords": ["sell", "confirm", "order"]}],
     )
 
 

@@ -239,8 +239,10 @@ def rename_scan_by_content(g: Gen) -> Draft:
                 question="What is the invoice number?",
             ),
             act("move_file", file_id=f["file_id"], destination_path=f["folder"], new_name=new_name),
-            done(f"Renamed it to {new_name}."),
+            done(f"It's Bright Smile Dental Clinic's invoice INV-88231; renamed it to {new_name}."),
         ],
+        # whose invoice it is: what the scan says beyond the number the user already named
+        answer=[{"$name": "Bright Smile Dental"}] if "?" in query else None,
         bucket="agent_behavior",
         check={
             "route": "call_screen_reader_agent",
@@ -266,9 +268,8 @@ def restore_backup_on_screen(g: Gen) -> Draft:
         for r in reversed(done_backups[-3:])
     )
     query = g.say(
-        "restore my {cat} from the newest backup listed on my screen ({snap}); yes, overwrite what's on the phone",
-        "my cloud backups are on screen {snap}: bring back the {cat} from the latest one, I "
-        "confirm replacing the current {cat}",
+        "restore my {cat} from the newest backup listed on my screen ({snap})",
+        "my cloud backups are on screen {snap}: bring back the {cat} from the latest one",
         cat=cat,
         snap=snap,
     )
@@ -276,6 +277,12 @@ def restore_backup_on_screen(g: Gen) -> Draft:
         query=query,
         gold=[
             act("call_screen_reader_agent", source={"type": "screen", "id": snap}, extract_fields=["latest_backup_id"]),
+            act(
+                "ask_user",
+                question=f"Restoring replaces the {cat} on your phone with those of {b['completed_at'][:10]}. "
+                "Go ahead?",
+                kind="confirm",
+            ),
             act("restore_backup", backup_id=b["backup_id"], categories=[cat], confirm=True),
             done(f"Restored your {cat} from {b['completed_at'][:10]}."),
         ],
@@ -293,6 +300,7 @@ def restore_backup_on_screen(g: Gen) -> Draft:
                 {"latest_backup_id": b["backup_id"], "latest_date": b["completed_at"][:10]},
             )
         },
+        script=[{"answer": "Yes, replace them.", "kind": "confirm", "keywords": ["restore", "replace", "overwrite"]}],
     )
 
 
@@ -445,6 +453,10 @@ def carrier_roaming_then_data(g: Gen) -> Draft:
             act("set_mobile_data", enabled=True),
             done("Roaming is included, so mobile data is on."),
         ],
+        # what the carrier said: roaming costs nothing extra (the state holds the data switch it allows)
+        answer=[
+            {"$any": [{"$name": w} for w in ("included", "free", "no extra cost", "no extra charge", "no charge")]}
+        ],
         bucket="agent_behavior",
         # the carrier must hear the country and the question, in whatever words and handoff fields
         check={
@@ -463,7 +475,7 @@ def carrier_roaming_then_data(g: Gen) -> Draft:
                         "place_id": None,
                         "name": "Orbit Mobile customer care",
                         "handler": "inquiry",
-                        "rules_json": json.dumps({"answers": {topic: answer}, "default": "Please visit our website."}),
+                        "rules_json": json.dumps({"answers": {topic: answer}}),
                     }
                 ]
             },

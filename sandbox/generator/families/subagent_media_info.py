@@ -846,6 +846,10 @@ def holiday_opening_call(g: Gen) -> Draft:
     month = int(date[5:7])
     service = g.one("world_phone_services", {"handler": "inquiry"})
     shown = f"+1 555 010 {service['phone'][-4:]}"
+    answers = json.loads(service["rules_json"])["answers"]
+    hours = next((a for k, a in answers.items() if "open" in k.split("|")), None)
+    if hours is None:
+        raise BuildError(f"{service['name']} has no answer about its opening hours")
     query = g.say(
         "call {s} at {p} and ask if they're open on {h}",
         "phone {s} ({p}) to check their hours on {h}",
@@ -864,7 +868,7 @@ def holiday_opening_call(g: Gen) -> Draft:
                 objective=f"Ask whether {service['name']} is open that day, and its hours",
                 facts={"date": date},
             ),
-            done(f"I asked {service['name']} about {name}."),
+            done(f"{service['name']} says: {hours}"),
         ],
         bucket="agent_behavior",
         # the shop must hear the question and the day (its date or the holiday's name), in any handoff field

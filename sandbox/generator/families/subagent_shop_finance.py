@@ -152,7 +152,6 @@ def ask_courier_by_phone(g: Gen) -> Draft:
             RECEPTION: "Noted: the driver will leave the parcel at reception.",
             "neighbour|neighbor|next door": "Noted: the driver will try a neighbour.",
         },
-        "default": "Your parcel is on schedule.",
     }
     query = g.say(
         "call {c} at {p} and ask them to leave my {m} parcel at reception",
@@ -527,7 +526,6 @@ def lost_card_replacement_call(g: Gen) -> Draft:
                 "A replacement card is on its way; it arrives in 5-7 business days."
             )
         },
-        "default": "Please hold for an agent.",
     }
     query = g.say(
         "I lost my {n}: freeze it and call the bank's card line at {p} to order a replacement",

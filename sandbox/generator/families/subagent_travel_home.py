@@ -220,7 +220,7 @@ def hotel_early_checkin_call(g: Gen) -> Draft:
     trip = g.rows("trips", {"trip_id": "trip_003"})[0]
     at = g.pick(("10:00", "11:00", "12:00"))
     answer = g.pick(
-        ("Early check-in from 11:00 is free for you.", "Rooms are ready from 12:00; bags can be left earlier.")
+        ("Early check-in from 09:30 is free for you.", "Rooms are ready from 14:00; bags can be left earlier.")
     )
     hist = history(
         "Which hotel do I have for my holiday?",
@@ -259,16 +259,19 @@ def hotel_early_checkin_call(g: Gen) -> Draft:
             "state": {
                 "insert": {
                     "trip_items": [
-                        {"trip_id": trip["trip_id"], "title": {"$regex": "check|early|arriv"}, "start": when}
+                        # the note's time is the model's choice (the user's or the hotel's): the check-in day holds
+                        {
+                            "trip_id": trip["trip_id"],
+                            "title": {"$regex": "check|early|arriv"},
+                            "start": {"$dt_between": [f"{b['check_in']}T00:00", f"{b['check_in']}T23:59"]},
+                        }
                     ],
                     "subagent_jobs": [told_agent("voice_agent", "early|check.?in|arriv")],
                 }
             },
         },
         patches={
-            "insert": phone_service(
-                HOTEL_PHONE, b["hotel_name"], "inquiry", {"answers": {"early|check": answer}, "default": answer}
-            )
+            "insert": phone_service(HOTEL_PHONE, b["hotel_name"], "inquiry", {"answers": {"early|check|arriv": answer}})
         },
     )
 

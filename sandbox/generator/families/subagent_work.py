@@ -210,6 +210,8 @@ def pharmacy_then_reminder(g: Gen) -> Draft:
             act("create_reminder", text="Pick up ibuprofen at Corner Pharmacy", remind_at=at),
             done("They have ibuprofen in stock (12 packs); I set the pick-up reminder."),
         ],
+        # what the pharmacy said: it has ibuprofen (the state holds the reminder that depends on it)
+        answer=[{"$any": [{"$name": w} for w in ("in stock", "have ibuprofen", "have it", "available")]}],
         bucket="agent_behavior",
         check={
             "route": "call_voice_agent",

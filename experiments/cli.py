@@ -44,7 +44,7 @@ def _run(args: list[str]) -> int:
     args = [run_override(as_override(a)) for a in args]  # limit=, task_ids=, store=, tracking=: added to the config
     if not any(a.startswith("-") for a in args):  # Hydra's own flags (--cfg job, -m, ...) go to Hydra as they are
         try:
-            config.compose_checked(
+            run.compose_checked(
                 [a for a in args if not a.lstrip("+~").startswith("hydra")] + config.searchpath_overrides(args)
             )
         except config.RunConfigError as exc:
@@ -199,7 +199,7 @@ COMMANDS: dict[str, Command] = {
         "the task suite: draft, build, self-validate, count, dataset card, gate violations",
         _tasks,
     ),
-    "bench": Command("[all|sandbox|llm]", "the performance figures side by side", _bench),
+    "bench": Command("[all|sandbox|llm|cli]", "the performance figures side by side", _bench),
 }
 
 

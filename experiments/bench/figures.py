@@ -23,9 +23,13 @@
   and the CPU milliseconds each episode costs the clients and the server, whose sum bounds what
   the machine's cores can deliver (``llm_cpu_ceiling_episodes_per_s``).
 
+- ``cli_help_s``: the slowest ``mobilepa [COMMAND] --help`` of every command (each listed in
+  ``cli_help_by_command_s``), and ``cli_run_one_task_s``: ``mobilepa run planner=oracle
+  split=handwritten limit=1`` end to end; each a fresh process, as a user types it.
+
 ``mobilepa bench sandbox`` runs only the first two (seconds instead of minutes), ``mobilepa bench llm``
-only the last (a cold pass and three warm ones, under a minute: for comparing changes to the LLM-bound
-path, run after run).
+the LLM-bound figure (a cold pass and three warm ones, under a minute: for comparing changes to the
+LLM-bound path, run after run), ``mobilepa bench cli`` only the CLI's (seconds).
 """
 
 from __future__ import annotations
@@ -41,9 +45,12 @@ import multiprocessing
 import os
 import platform
 import queue
+import re
 import resource
 import sqlite3
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -76,6 +83,8 @@ TARGETS = {  # issue 7, on the 2-core reference machine
     "llm_bound_efficiency": (">=", 0.9),
     "scaling_2_over_1": (">=", 1.6),
     "peak_rss_mb": ("<=", 1000),
+    "cli_help_s": ("<=", 0.5),  # the slowest command's --help
+    "cli_run_one_task_s": ("<=", 3),
 }
 
 
@@ -560,7 +569,45 @@ def short_of_target(figures: dict[str, Any]) -> list[str]:
     return short
 
 
-BENCH_TARGETS = ("all", "sandbox", "llm")  # every stage, or the one of that name
+BENCH_TARGETS = ("all", "sandbox", "llm", "cli")  # every stage, or the one of that name
+
+
+def _timed_cli(args: list[str], cwd: Path) -> float:
+    """Wall seconds of ``mobilepa ARGS`` in a fresh process, as a user types it; an error names the command."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"mobilepa {' '.join(args)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    return time.perf_counter() - started
+
+
+def bench_cli(repeats: int) -> dict[str, Any]:
+    """How soon the CLI answers: ``mobilepa [COMMAND] --help`` for every command, and a one-task
+    ``mobilepa run planner=oracle split=handwritten limit=1`` (world cache warm), each the median of
+    ``repeats`` fresh processes."""
+    listing = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", "--help"], capture_output=True, text=True, timeout=300
+    ).stdout
+    commands = re.findall(r"^    (\w+) ", listing.partition("\ncommands:")[2], re.MULTILINE)  # as a user finds them
+    with tempfile.TemporaryDirectory(prefix="mobilepa-bench-") as tmp:
+        help_s = {
+            name or "mobilepa": statistics.median(
+                _timed_cli([name, "--help"] if name else ["--help"], Path(tmp)) for _ in range(repeats)
+            )
+            for name in ("", *commands)
+        }
+        run = ["run", "planner=oracle", "split=handwritten", "limit=1", f"hydra.run.dir={tmp}/run"]
+        _timed_cli(run, Path(tmp))  # the persona's world built and cached once, as after any first run
+        run_s = statistics.median(_timed_cli(run, Path(tmp)) for _ in range(repeats))
+    slowest = max(help_s, key=help_s.__getitem__)
+    return {
+        "cli_help_s": round(help_s[slowest], 3),
+        "cli_help_slowest": slowest,
+        "cli_help_by_command_s": {k: round(v, 3) for k, v in help_s.items()},
+        "cli_run_one_task_s": round(run_s, 3),
+    }
 
 
 def run_all(split: str, repeats: int, suite_repeats: int, target: str, log: Callable[[str], None]) -> dict[str, Any]:
@@ -580,6 +627,7 @@ def run_all(split: str, repeats: int, suite_repeats: int, target: str, log: Call
         "sweep": lambda: bench_sweep(split, suite_repeats),
         "scaling": lambda: bench_scaling(split, suite_repeats),
         "llm": lambda: bench_llm(split, suite_repeats),
+        "cli": lambda: bench_cli(repeats),
     }
     for name in every if target == "all" else (target,):
         started = time.perf_counter()
@@ -631,6 +679,12 @@ def report(figures: dict[str, Any]) -> None:
             f"{figures['llm_client_cpu_ms_per_episode']} ms, server {figures['llm_server_cpu_ms_per_episode']} ms, "
             f"so this machine's cores allow at most {figures['llm_cpu_ceiling_episodes_per_s']} episodes/s"
         )
+    if "cli_help_s" in figures:
+        print(
+            f"CLI: --help {figures['cli_help_s']:.2f} s at most ({figures['cli_help_slowest']}; "
+            + ", ".join(f"{k} {v:.2f}" for k, v in figures["cli_help_by_command_s"].items())
+            + f"); a one-task mobilepa run {figures['cli_run_one_task_s']:.2f} s"
+        )
     for line in figures["short_of_target"]:
         print(f"short of target: {line}")
 
@@ -646,7 +700,7 @@ def main(argv: list[str]) -> int:
         nargs="?",
         choices=BENCH_TARGETS,
         default="all",
-        help="all figures (default), only reset and tool calls, or only the LLM-bound figure",
+        help="all figures (default), only reset and tool calls, only the LLM-bound figure, or only the CLI's",
     )
     parser.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the reset and tool-call figures")

@@ -14,8 +14,6 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 import conf
-from experiments.plan.selection import SelectionError, selection
-from sandbox.conditions import Variant, condition_label
 
 CONF_MODULE = "conf"  # the configs ship as the package ``conf``: found from the checkout and from a wheel
 
@@ -29,55 +27,8 @@ CONF_DIR = str(Path(conf.__file__).resolve().parent)  # where they lie on disk (
 SEARCHPATH = "hydra.searchpath"
 
 
-INT_KEYS = {"seed": 0, "t_max": 1, "concurrency": 1}  # typed top-level keys and their least value
-
-
 class RunConfigError(ValueError):
     """A config mistake, said in one line naming the key (instead of Hydra's text or a traceback)."""
-
-
-def check_config(cfg: DictConfig) -> None:
-    """Hydra takes ``seed=abc`` as a string; refuse it before it reaches results.json or a seeded RNG."""
-    for key, least in INT_KEYS.items():
-        value = cfg.get(key)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise RunConfigError(f"{key}: an integer is required, got {value!r}")
-        if value < least:
-            raise RunConfigError(f"{key}: at least {least}, got {value}")
-    try:
-        selection(cfg)  # limit=, task_ids=
-    except SelectionError as exc:
-        raise RunConfigError(str(exc)) from None
-    run_variant(cfg)
-
-
-def run_variant(cfg: DictConfig) -> Variant:
-    """The run's action-space variant (``retrieval.*``, ``ablation``), checked: one line naming the key."""
-    retrieval = cfg.get("retrieval")
-    try:
-        return Variant.from_config(
-            OmegaConf.to_container(retrieval, resolve=True) if OmegaConf.is_config(retrieval) else retrieval,  # type: ignore[arg-type]
-            cfg.get("ablation", "none"),
-        )
-    except ValueError as exc:
-        raise RunConfigError(str(exc)) from None
-
-
-def run_condition(cfg: DictConfig) -> str:
-    """The condition the run's episodes are stored under: the skill condition, refined by the variant
-    when there is one (``both.bm25-n10``)."""
-    return condition_label(str(cfg.condition.name), run_variant(cfg))
-
-
-def compose_checked(overrides: Sequence[str]) -> DictConfig:
-    """Compose ``conf/config.yaml`` as ``mobilepa run`` will and check it, so a mistake is one line
-    before Hydra starts the job (Hydra's own message for ``sed=0`` is "append with +sed=0")."""
-    try:
-        cfg = _compose(overrides)
-    except (HydraException, OmegaConfBaseException) as exc:
-        raise RunConfigError(override_error(exc, overrides)) from None
-    check_config(cfg)
-    return cfg
 
 
 def _compose(overrides: Sequence[str], config_name: str = "config") -> DictConfig:

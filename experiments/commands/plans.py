@@ -18,19 +18,14 @@ from cluster.dask_runner import ClusterConfigError, check_cluster, config_number
 from cluster.services import PENDING_URL, ServiceConfigError, needs_server, service_specs
 from experiments.commands.config import (
     SEARCHPATH,
-    RunConfigError,
-    check_config,
     compose_config,
     group_options,
-    run_condition,
-    run_variant,
     searchpath_overrides,
 )
 from experiments.execution.units import resolve_factory
 from experiments.plan.model import (
     AXIS_KEYS,
     CONDITIONS,
-    DEFAULT_STORE,
     GRID_KEYS,
     Cell,
     Grid,
@@ -44,7 +39,6 @@ from experiments.plan.model import (
 from experiments.plan.selection import KEYS as SELECTION_KEYS
 from experiments.plan.selection import SelectionError, as_override, selection
 from experiments.results.store import file_sha256
-from planners import build_planner
 from sandbox.conditions import expand, split_label
 from sandbox.suite import TASK_DIR, load_split, task_path
 
@@ -305,96 +299,6 @@ def plan_sweep(cfg: DictConfig) -> Plan:
         cluster=config["cluster"],
         services=tuple(services),
         record=config,
-    )
-
-
-def run_plan(cfg: DictConfig) -> Plan:
-    """``mobilepa run``'s config read once, as a one-cell sweep: its cell, its episode keys (``limit=``,
-    ``task_ids=`` applied), the split's dataset hash, and where it is recorded (``store=PATH``,
-    ``tracking=mlflow``; neither: only in the run's folder). The same cell and settings check as a
-    sweep's, so a run and a sweep of the same cell share stored results."""
-    check_config(cfg)
-    tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
-    if not tasks:
-        raise RunConfigError(f"split {cfg.split.name!r} selects no tasks")
-    chosen = selection(cfg)  # a quick run: limit=N, task_ids=[a,b]
-    try:
-        chosen.check_known((t.task_id for t in tasks), f"split {cfg.split.name!r}")
-    except SelectionError as exc:
-        raise RunConfigError(str(exc)) from None
-    condition = run_condition(cfg)
-    keys = tuple(key for key, _, _ in expand(chosen.apply(tasks), condition))
-    planner_config: dict[str, Any] = OmegaConf.to_container(cfg.planner, resolve=True)  # type: ignore[assignment]
-    try:
-        build_planner(planner_config)  # checked now: build_planner names the key
-    except ValueError as exc:
-        hint = (
-            " (mobilepa run starts no vLLM server; mobilepa sweep does on a GPU worker)"
-            if needs_server(planner_config)
-            else ""
-        )
-        raise RunConfigError(f"{exc}{hint}") from None
-    tracking: dict[str, Any] = (
-        OmegaConf.to_container(cfg.tracking, resolve=True)  # type: ignore[assignment]
-        if cfg.get("tracking")
-        else {"enabled": False, "uri": None, "experiment": None, "trace_sample": 0}
-    )
-    store = cfg.get("store") or (DEFAULT_STORE if tracking.get("enabled") else None)
-    split, split_file = str(cfg.split.name), str(cfg.split.file)
-    sha256 = file_sha256(task_path(split_file))
-    record: dict[str, Any] = {
-        "name": str(cfg.get("name") or f"run-{cfg.planner.name}-{split}"),
-        "planners": [str(cfg.planner.name)],
-        "splits": [split],
-        "seeds": [int(cfg.seed)],
-        "conditions": [condition],
-        "t_max": int(cfg.t_max),
-        "concurrency": int(cfg.concurrency),
-        "planner_factory": "planners:build_planner",
-        "store": str(store or DEFAULT_STORE),
-        "report_dir": str(Path(store or DEFAULT_STORE).parent / "report"),
-        "tracking": tracking,
-        "cluster": {"kind": "none (mobilepa run)"},
-        **{
-            k: OmegaConf.to_container(cfg[k]) if OmegaConf.is_config(cfg[k]) else cfg[k]
-            for k in ("limit", "task_ids")
-            if cfg.get(k) is not None
-        },
-    }
-    if chosen.active:
-        record["selected"] = {f"{split}/{condition}": list(keys)}
-    variant = run_variant(cfg)
-    cell = Cell(
-        str(cfg.planner.name),
-        split,
-        condition,
-        int(cfg.seed),
-        planner_config,
-        split_file,
-        tuple(cfg.split.categories) if cfg.split.categories else None,
-        cfg.split.get("subset"),
-        sha256,
-        int(cfg.concurrency),
-        int(cfg.t_max),
-        variant.model_path,
-    )
-    return Plan(
-        name=record["name"],
-        grid=Grid((cell.planner,), (split,), (cell.seed,), (condition,)),  # the condition refined by the variant
-        cells=(cell,),
-        task_ids={(split, condition): keys},
-        datasets={split: (split_file, sha256)},
-        work=Work(t_max=cell.t_max, concurrency=cell.concurrency),
-        tracking=Tracking(
-            enabled=bool(tracking.get("enabled")),
-            uri=tracking.get("uri"),
-            experiment=tracking.get("experiment"),
-            trace_sample=int(tracking.get("trace_sample") or 0),
-        ),
-        store=Path(store) if store else None,
-        report_dir=Path(record["report_dir"]),
-        cluster=record["cluster"],
-        record=record,
     )
 
 

@@ -12,10 +12,9 @@ import time
 from collections.abc import Mapping, Sequence
 
 from experiments.episodes.loop import EpisodeResult
-from experiments.execution.units import task_fingerprint
 from experiments.plan.model import DEFAULT_STORE, Plan
 from experiments.results.provenance import cell_provenance, now
-from experiments.results.store import GOLD_PLANNERS, ResultsStore, episode_record
+from experiments.results.store import GOLD_PLANNERS, ResultsStore, episode_record, task_fingerprint
 from sandbox.suite import task_path
 
 

@@ -20,7 +20,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from experiments.episodes.loop import run_many
 from experiments.plan.model import Cell
-from experiments.results.store import GOLD_PLANNERS, episode_fingerprint, episode_record
+from experiments.results.store import GOLD_PLANNERS, episode_record, task_fingerprint
 from planners.base import Planner
 from sandbox.suite import load_split
 from sandbox.tasks import Task
@@ -112,17 +112,6 @@ def freeze_warm_state() -> None:
     reference counting when dropped; only a frozen object that later ends in a reference cycle stays."""
     gc.collect()
     gc.freeze()
-
-
-_FINGERPRINTS: dict[tuple[int, bool], tuple[Task, str]] = {}  # the task is kept, so its id is never reused
-
-
-def task_fingerprint(task: Task, with_gold: bool) -> str:
-    """``episode_fingerprint`` once per task object and process, not once per episode."""
-    key = (id(task), with_gold)
-    if key not in _FINGERPRINTS:
-        _FINGERPRINTS[key] = (task, episode_fingerprint(task, with_gold=with_gold))
-    return _FINGERPRINTS[key][1]
 
 
 def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:

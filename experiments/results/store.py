@@ -619,3 +619,14 @@ def episode_row(r: EpisodeResult) -> dict[str, Any]:
         "steps": len(r.trajectory.steps),
         "wall_s": round(r.wall_s, 6),
     }
+
+
+_FINGERPRINTS: dict[tuple[int, bool], tuple[Task, str]] = {}  # the task is kept, so its id is never reused
+
+
+def task_fingerprint(task: Task, with_gold: bool) -> str:
+    """``episode_fingerprint`` once per task object and process, not once per episode."""
+    key = (id(task), with_gold)
+    if key not in _FINGERPRINTS:
+        _FINGERPRINTS[key] = (task, episode_fingerprint(task, with_gold=with_gold))
+    return _FINGERPRINTS[key][1]

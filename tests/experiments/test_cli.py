@@ -15,7 +15,7 @@ from hydra import compose, initialize_config_dir
 
 from experiments import cli
 from experiments.commands.config import CONF_DIR, RunConfigError
-from experiments.commands.plans import run_plan
+from experiments.commands.run import run_plan
 from experiments.execution import run
 from experiments.execution.run import infra_message, run_job
 from tests.cluster import slow_planner

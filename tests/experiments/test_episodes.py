@@ -11,7 +11,7 @@ from hydra import compose, initialize_config_dir
 
 import sandbox.domains  # noqa: F401
 from experiments.commands.config import CONF_DIR
-from experiments.commands.plans import run_plan
+from experiments.commands.run import run_plan
 from experiments.episodes.env import MobilePAEnv
 from experiments.episodes.loop import run_episode, run_many
 from experiments.execution.run import run_job

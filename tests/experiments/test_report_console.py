@@ -18,8 +18,9 @@ from hydra import compose, initialize_config_module
 from rich.console import Console
 
 from experiments import cli
-from experiments.commands.config import CONF_MODULE, RunConfigError, check_config
-from experiments.commands.plans import load_config, parse_args, plan_sweep, run_plan
+from experiments.commands.config import CONF_MODULE, RunConfigError
+from experiments.commands.plans import load_config, parse_args, plan_sweep
+from experiments.commands.run import check_config, run_plan
 from experiments.commands.sweep import report_main, report_scope, sweep_main
 from experiments.execution.run import run_job
 from experiments.plan.model import SweepConfigError

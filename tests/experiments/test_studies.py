@@ -11,8 +11,9 @@ import pytest
 from distributed import Client, LocalCluster
 
 from experiments.analysis.studies import studies
-from experiments.commands.config import RunConfigError, compose_checked, run_condition
+from experiments.commands.config import RunConfigError
 from experiments.commands.plans import load_config, parse_args, plan_sweep
+from experiments.commands.run import compose_checked, run_condition
 from experiments.execution.sweep import run_sweep
 from experiments.plan.model import SweepConfigError
 from experiments.results.store import ResultsStore, SettingsMismatch

@@ -18,7 +18,7 @@ from hydra import compose, initialize_config_dir
 from rich.console import Console
 
 from experiments.commands.config import CONF_DIR
-from experiments.commands.plans import run_plan
+from experiments.commands.run import run_plan
 from experiments.commands.view import command, pages, sources, terminal
 from experiments.commands.view.episode import gather, reason_parts
 from experiments.episodes.loop import EpisodeResult, run_many

@@ -12,7 +12,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from experiments.commands.config import CONF_DIR
-from experiments.commands.plans import run_plan
+from experiments.commands.run import run_plan
 from experiments.episodes.loop import EpisodeResult, run_many
 from experiments.execution.run import run_job
 from planners import ContextOverflow, InfraError, NoisyOraclePlanner, Planner, ReplayPlanner, build_planner

@@ -47,6 +47,8 @@ class GuiFlow:
     required_inputs: tuple[str, ...]
     run: Callable[[Ctx, str, dict[str, Any]], dict[str, Any]]
     serves: Callable[[Ctx, str], bool] | None = None
+    # inputs the screens take when given (a number of packs, a pickup choice); any other input is refused
+    optional_inputs: tuple[str, ...] = ()
     # what a person types on the screen for a value given its own way, e.g. a settings screen's one
     # {"Personalized ads": false} as {setting, value}; runs after the synonyms, before the slots are checked
     adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None
@@ -68,6 +70,13 @@ class GuiFlow:
     def missing(self, slots: dict[str, Any]) -> list[str]:
         """The slots the flow needs that ``slots`` leave empty."""
         return [k for k in self.required_inputs if slots.get(k) in (None, "", [])]
+
+    def unknown(self, slots: dict[str, Any]) -> list[str]:
+        """The inputs given that are neither a slot of the flow nor another name of one: the screens have no
+        field for them, so the agent refuses rather than guessing where they go."""
+        declared = (*self.required_inputs, *self.optional_inputs)
+        known = set(declared).union(*(_INPUT_GROUP.get(k, ()) for k in declared))
+        return [k for k, v in slots.items() if k not in known and v not in (None, "", [])]
 
 
 def match_flow(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any]) -> tuple[GuiFlow, dict[str, Any]] | None:
@@ -188,6 +197,18 @@ INPUT_FORMATS: dict[str, str] = {
     "new_name": "the new name",
     "post": "the post's id or its text",
     "visibility": "public, friends or private",
+    "packs": "a number of packs, 1 to 6",
+    "pickup": "pharmacy or delivery",
+    "title": "the booking's title",
+    "year": "YYYY",
+    "ride_id": "the ride's id",
+    "description": "what it looks like",
+    "contact_phone": "a phone number",
+    "platform": "the app's name",
+    "brightness": "0 to 100",
+    "diet": "a diet or none",
+    "units": "metric or imperial",
+    "servings": "a number of servings",
 }
 _ISO_MINUTE = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})")
 
@@ -196,10 +217,17 @@ def flow_inputs(flow: GuiFlow, given: dict[str, Any]) -> dict[str, Any]:
     """``given`` as the flow's slots: synonyms fill empty slots; an ISO date-time in an HH:MM slot gives its time,
     and its day a missing ``date``; then the flow's own ``adapt``."""
     inputs = dict(given)
-    for slot in flow.missing(inputs):
+    empty = [k for k in (*flow.required_inputs, *flow.optional_inputs) if inputs.get(k) in (None, "", [])]
+    for slot in empty:
         group = _INPUT_GROUP.get(slot, frozenset())
         alias = next(
-            (k for k in given if k in group and k not in flow.required_inputs and given[k] not in (None, "", [])),
+            (
+                k
+                for k in given
+                if k in group
+                and k not in (*flow.required_inputs, *flow.optional_inputs)
+                and given[k] not in (None, "", [])
+            ),
             None,
         )
         if alias is not None:
@@ -229,6 +257,10 @@ def labelled_value(label: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 def _slots(flow: GuiFlow) -> dict[str, str]:
     return {k: INPUT_FORMATS.get(k, "text") for k in flow.required_inputs}
+
+
+def _optional_slots(flow: GuiFlow) -> dict[str, str]:
+    return {k: INPUT_FORMATS.get(k, "text") for k in flow.optional_inputs}
 
 
 def _flow_output(outputs: dict[str, Any], name: str) -> Any:
@@ -274,6 +306,19 @@ def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_o
             f"with inputs named {named} (ask the user only for a value you do not know)",
             missing_inputs=missing,
             inputs=_slots(flow),
+            hint="retry_with_named_inputs",
+        )
+    unknown = flow.unknown(slots)
+    if unknown:
+        named = "; ".join(f"{k} ({fmt})" for k, fmt in _slots(flow).items())
+        optional = "; ".join(f"{k} ({fmt})" for k, fmt in _optional_slots(flow).items())
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"the {flow.intent} flow has no input {', '.join(unknown)}; it takes {named or 'no required inputs'}"
+            + (f", and optionally {optional}" if optional else ""),
+            unknown_inputs=unknown,
+            inputs=_slots(flow),
+            optional_inputs=_optional_slots(flow),
             hint="retry_with_named_inputs",
         )
     handoff = {"app_id": app_id, "goal": goal, "inputs": inputs, "expected_outputs": expected_outputs}
@@ -408,7 +453,16 @@ def _book_room(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     raise ToolError(ErrorType.SUB_AGENT_FAILED, "no free room fits that party at that time", reason="no_room")
 
 
-gui_flow(GuiFlow("roombook", "book_meeting_room", ("room", "book*"), ("date", "start", "end", "attendees"), _book_room))
+gui_flow(
+    GuiFlow(
+        "roombook",
+        "book_meeting_room",
+        ("room", "book*"),
+        ("date", "start", "end", "attendees"),
+        _book_room,
+        optional_inputs=("title",),
+    )
+)
 
 
 @seeder

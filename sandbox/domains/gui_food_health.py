@@ -83,7 +83,14 @@ def _set_recipe_preferences(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> di
 
 
 gui_flow(
-    GuiFlow("recipes", "set_recipe_preferences", ("preference", "setting", "default"), (), _set_recipe_preferences)
+    GuiFlow(
+        "recipes",
+        "set_recipe_preferences",
+        ("preference", "setting", "default"),
+        (),
+        _set_recipe_preferences,
+        optional_inputs=("diet", "units", "servings"),
+    )
 )
 
 
@@ -157,4 +164,6 @@ def _request_refill(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, 
     return {"refill_code": result["Payload"]["refill_id"], "packs": result["Payload"]["packs"], "status": "requested"}
 
 
-gui_flow(GuiFlow(APP, "request_refill", ("refill",), ("medication",), _request_refill))
+gui_flow(
+    GuiFlow(APP, "request_refill", ("refill",), ("medication",), _request_refill, optional_inputs=("packs", "pickup"))
+)

@@ -93,7 +93,9 @@ def _create_scene(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
     return {"scene_name": result["Payload"]["scene_name"], "devices": [s["device_id"] for s in steps]}
 
 
-gui_flow(GuiFlow(HOME, "create_scene", ("scene",), ("scene_name", "devices"), _create_scene))
+gui_flow(
+    GuiFlow(HOME, "create_scene", ("scene",), ("scene_name", "devices"), _create_scene, optional_inputs=("brightness",))
+)
 
 
 _AUTOMATION = select(home_automations).where(home_automations.c.automation_id == bindparam("automation_id"))

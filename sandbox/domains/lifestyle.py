@@ -1830,5 +1830,6 @@ gui_flow(
         ("visib*", "audience", "private", "public", "who can see"),
         ("post", "visibility"),
         _change_visibility,
+        optional_inputs=("platform",),
     )
 )

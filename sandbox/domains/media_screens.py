@@ -139,7 +139,9 @@ def _reading_goal(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
     return {"year": year, "books": books, "goal": f"{books} books in {year}", "status": f"goal set: {books} books"}
 
 
-gui_flow(GuiFlow("ebooks", "set_reading_goal", ("goal", "challenge"), ("books",), _reading_goal))
+gui_flow(
+    GuiFlow("ebooks", "set_reading_goal", ("goal", "challenge"), ("books",), _reading_goal, optional_inputs=("year",))
+)
 
 
 _CAMERA_OPTION = select(camera_settings.c.value).where(camera_settings.c.option == bindparam("option"))

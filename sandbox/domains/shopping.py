@@ -1097,6 +1097,18 @@ def cancel_order(
 
 # ---- Returns & Refunds (6.4) --------------------------------------------------------------------
 
+
+def check_return_window(ctx: Ctx, order: dict[str, Any]) -> None:
+    """Refuse a return or exchange of a delivered order after its return window closed."""
+    last_day = (dt.datetime.fromisoformat(order["delivered_at"]) + dt.timedelta(days=RETURN_WINDOW_DAYS)).date()
+    if ctx.now.date() > last_day:
+        raise ToolError(
+            ErrorType.STATE_CONFLICT,
+            f"the return window of {order['order_id']} closed on {last_day} ({RETURN_WINDOW_DAYS} days after delivery)",
+            delivered_at=order["delivered_at"],
+        )
+
+
 _RETURNS = select(returns).where(returns.c.order_id == bindparam("order_id"))
 _ADD_RETURN = insert(returns)
 _RETURNED_ITEMS = select(returns.c.item_ids_json).where(returns.c.order_id == bindparam("order_id"))
@@ -1142,13 +1154,7 @@ def request_return(
             status=order["status"],
             **({"hint": "cancel_order"} if order["status"] == "pending" else {}),
         )
-    last_day = (dt.datetime.fromisoformat(order["delivered_at"]) + dt.timedelta(days=RETURN_WINDOW_DAYS)).date()
-    if ctx.now.date() > last_day:
-        raise ToolError(
-            ErrorType.STATE_CONFLICT,
-            f"the return window of {order_id} closed on {last_day}",
-            delivered_at=order["delivered_at"],
-        )
+    check_return_window(ctx, order)
     for ret in rows(ctx.conn.execute(_RETURNS, {"order_id": order_id})):
         again = sorted(set(json.loads(ret["item_ids_json"])) & set(item_ids))
         if again:

@@ -19,6 +19,7 @@ from sandbox.domains.shopping import (
     _order_items,
     _pick_variant,
     _product,
+    check_return_window,
     coupons,
     get_row,
     orders,
@@ -115,6 +116,7 @@ def shop_request_exchange(
         raise ToolError(
             ErrorType.STATE_CONFLICT, f"{order_id} is {order['status']}; only delivered items can be exchanged"
         )
+    check_return_window(ctx, order)
     prod = _product(ctx, item["product_id"])
     chosen = _pick_variant(prod, new_variant)
     if chosen == item["variant"]:

@@ -92,4 +92,13 @@ def _report_lost_item(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str
     return {"report_id": result["Payload"]["report_id"], "ride_id": ride_id, "status": "reported"}
 
 
-gui_flow(GuiFlow("ride", "report_lost_item", ("lost", "left", "forg*"), ("item",), _report_lost_item))
+gui_flow(
+    GuiFlow(
+        "ride",
+        "report_lost_item",
+        ("lost", "left", "forg*"),
+        ("item",),
+        _report_lost_item,
+        optional_inputs=("ride_id", "description", "contact_phone"),
+    )
+)

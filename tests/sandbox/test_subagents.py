@@ -393,3 +393,21 @@ def test_screen_reader_answers_with_every_line_the_question_is_about(conn: Conne
         },
     )
     assert env["Payload"]["answer_lines"] == ["Language: Japanese (ja-JP)", "Mono audio: ON"]
+
+
+def test_gui_agent_refuses_a_setting_the_app_does_not_have(conn: Connection, ex: Executor) -> None:
+    """Volume has its own tool: the settings screen the GUI agent knows names its options and writes nothing."""
+    env = ex.call(
+        "call_gui_agent",
+        {"app_id": "settings", "goal": "Change the setting", "inputs": {"setting": "Media volume", "value": "30"}},
+    )
+    assert env["ErrorType"] == "SubAgentFailed" and "Ringtone" in env["Payload"]["settings"], env
+    assert "app_preferences" not in diff_of(conn)
+
+
+def test_gui_agent_refuses_an_input_its_flow_has_no_field_for(conn: Connection, ex: Executor) -> None:
+    """A refill given a "quantity" names its "packs" input rather than filing one pack."""
+    handoff = {"app_id": "health", "goal": "Request a refill", "inputs": {"medication": "x", "quantity": 3}}
+    env = ex.call("call_gui_agent", handoff)
+    assert env["ErrorType"] == "SubAgentFailed" and env["Payload"]["unknown_inputs"] == ["quantity"], env
+    assert "packs" in env["Payload"]["optional_inputs"]

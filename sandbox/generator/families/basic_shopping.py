@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any
 
-from sandbox.domains.shopping import _coupon_problem, _discount, _unit_price
+from sandbox.domains.shopping import RETURN_WINDOW_DAYS, _coupon_problem, _discount, _unit_price
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 from sandbox.generator.families._common import peek
@@ -624,7 +624,7 @@ REASONS = [
 
 
 def returnable(g: Gen) -> tuple[dict[str, Any], dict[str, Any], str]:
-    cutoff = (g.now - dt.timedelta(days=29)).isoformat()
+    cutoff = (g.now - dt.timedelta(days=RETURN_WINDOW_DAYS - 1)).isoformat()
     order = g.one("orders", {"status": "delivered"}, filter=lambda o: o["delivered_at"] >= cutoff)
     item = g.pick(order_items(g, order["order_id"]))
     model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})

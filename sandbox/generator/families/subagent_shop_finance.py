@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from typing import Any
 
+from sandbox.domains.shopping import RETURN_WINDOW_DAYS
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 from sandbox.generator.families._common import later, on_screen, snapshot_patch, told_agent
@@ -200,7 +202,10 @@ def ask_courier_by_phone(g: Gen) -> Draft:
 @family("subagent", "6.4", agent="gui_agent")
 def exchange_size_in_app(g: Gen) -> Draft:
     options = []
+    cutoff = (g.now - dt.timedelta(days=RETURN_WINDOW_DAYS - 1)).isoformat()
     for o in g.rows("orders", {"status": "delivered"}):
+        if o["delivered_at"] < cutoff:  # past the return window: the shop refuses the exchange
+            continue
         for it in order_items(g, o["order_id"]):
             if not it["variant"]:
                 continue

@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NoReturn
+from zoneinfo import ZoneInfo
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import (
@@ -55,7 +56,7 @@ from sandbox.domains.communication import contacts
 from sandbox.domains.information import require_location
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, id_prefix, row_by_key, rows
-from sandbox.locales import CURRENCIES
+from sandbox.locales import CITIES, CURRENCIES
 from sandbox.schema import SYSTEM, USER, WORLD, metadata, stamps, table, user_profile
 from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
@@ -508,6 +509,23 @@ def _at(value: str) -> dt.datetime:
 
 def _minutes_between(start: str, end: str) -> int:
     return int((_at(end) - _at(start)).total_seconds() // 60)
+
+
+def _zone(airport: str) -> ZoneInfo:
+    return ZoneInfo(CITIES[AIRPORTS[airport][0]].tz)
+
+
+def arrival_time(origin: str, destination: str, depart_at: str, minutes: int) -> str:
+    """When a flight leaving ``origin`` at ``depart_at`` (the origin's local time) lands after ``minutes``: the
+    destination's local time with its UTC offset, as its arrivals board shows it (2025-03-18T14:18+11:00)."""
+    leave = _at(depart_at).replace(tzinfo=_zone(origin))
+    return (leave + dt.timedelta(minutes=minutes)).astimezone(_zone(destination)).isoformat(timespec="minutes")
+
+
+def flight_minutes(flight: Any) -> int:
+    """A flight's time in the air and at its stops: from departure (origin clock) to arrival (with its offset)."""
+    leave = _at(flight["depart_at"]).replace(tzinfo=_zone(flight["origin"]))
+    return int((dt.datetime.fromisoformat(flight["arrive_at"]) - leave).total_seconds() // 60)
 
 
 _USER_CURRENCY = select(payment_methods.c.currency).order_by(
@@ -1524,7 +1542,7 @@ def _flights(
 
 
 def _leg(f: dict[str, Any]) -> dict[str, Any]:
-    return {k: f[k] for k in FLIGHT_KEYS} | {"duration_min": _minutes_between(f["depart_at"], f["arrive_at"])}
+    return {k: f[k] for k in FLIGHT_KEYS} | {"duration_min": flight_minutes(f)}
 
 
 @tool(
@@ -1551,7 +1569,8 @@ def search_flights(
     limit: Annotated[int, Field(ge=1, le=20)] = 5,
 ) -> dict[str, Any]:
     """Search flight offers, one-way or round trip; each offer can be booked for 30 minutes. Matching outbound
-    flights without enough seats are listed under sold_out (not bookable).
+    flights without enough seats are listed under sold_out (not bookable). Each flight departs at depart_at, the
+    origin's local time, and lands at arrive_at, the destination's local time with its UTC offset.
 
     Args:
         origin: Departure airport code (e.g. PEK) or city.
@@ -1794,6 +1813,7 @@ def get_flight_status(
     date: Day,
 ) -> dict[str, Any]:
     """Live status of a flight on a day: scheduled, delayed, boarding, departed, landed or cancelled; gate and delay.
+    Departures are in the origin's local time, expected_arrival in the destination's with its UTC offset.
 
     Args:
         flight_number: Flight number, e.g. CA1501.
@@ -1808,11 +1828,13 @@ def get_flight_status(
     live = ctx.conn.execute(_FLIGHT_STATUS, {"flight_number": number, "date": date}).first()
     delay = live.delay_min if live is not None else 0
     expected = (_at(flight.depart_at) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
-    landing = (_at(flight.arrive_at) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
+    landing = dt.datetime.fromisoformat(flight.arrive_at) + dt.timedelta(minutes=delay)
+    # the clock of the departure board (the phone's): when the flight lands, told on it
+    landed_by = (_at(expected) + dt.timedelta(minutes=flight_minutes(flight._mapping))).strftime(DT_FMT)
     status = (
         live.status
         if live is not None
-        else ("landed" if landing <= _now(ctx) else "departed" if expected <= _now(ctx) else "scheduled")
+        else ("landed" if landed_by <= _now(ctx) else "departed" if expected <= _now(ctx) else "scheduled")
     )
     return {
         "flight_number": number,
@@ -1825,7 +1847,7 @@ def get_flight_status(
         "delay_min": delay,
         "scheduled_departure": flight.depart_at,
         "expected_departure": expected,
-        "expected_arrival": landing,
+        "expected_arrival": landing.isoformat(timespec="minutes"),
     }
 
 
@@ -2852,7 +2874,7 @@ def _seed_flights(s: _Seed, world_cities: set[str]) -> list[dict[str, Any]]:
                 carrier, airline = carriers[n % len(carriers)]
                 numbers[carrier] = numbers.get(carrier, 100) + s.rng.randint(3, 60)
                 number, minute = f"{carrier}{numbers[carrier]}", s.rng.choice((0, 15, 30, 45))
-                length = dt.timedelta(minutes=round(km / 820 * 60 + 35 + 95 * stops))
+                length = round(km / 820 * 60 + 35 + 95 * stops)
                 cabins = [("economy", 1.0), ("business", 3.3)] if busy and n == 0 else [("economy", 1.0)]
                 for day in days:
                     depart = dt.datetime.combine(day, dt.time(hour, minute))
@@ -2870,7 +2892,7 @@ def _seed_flights(s: _Seed, world_cities: set[str]) -> list[dict[str, Any]]:
                                 "origin": a,
                                 "destination": b,
                                 "depart_at": depart.strftime(DT_FMT),
-                                "arrive_at": (depart + length).strftime(DT_FMT),
+                                "arrive_at": arrival_time(a, b, depart.strftime(DT_FMT), length),
                                 "stops": stops,
                                 "cabin": cabin,
                                 "price": s.money((60 + 0.085 * km) * factor * mult),
@@ -2900,7 +2922,7 @@ def _seed_flight_status(s: _Seed, flights: list[dict[str, Any]], on_time: set[st
         late = 0.04 <= roll < 0.24 and f["flight_number"] not in on_time
         delay = s.rng.choice((15, 25, 40, 65, 90, 140)) if late else 0
         leave = (_at(f["depart_at"]) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
-        land = (_at(f["arrive_at"]) + dt.timedelta(minutes=delay)).strftime(DT_FMT)
+        land = (_at(f["depart_at"]) + dt.timedelta(minutes=flight_minutes(f) + delay)).strftime(DT_FMT)
         status = (
             "cancelled"
             if cancelled

@@ -6,9 +6,11 @@ ErrorType; a failed call must leave the database exactly as it was (only its log
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Callable
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -377,6 +379,15 @@ def test_search_flights_one_way_and_round_trip(ex: Executor) -> None:
     assert diff(ex) == {}
     stored = row(ex, offers, "offer_001")
     assert stored["kind"] == "flight" and json.loads(stored["params_json"])["passengers"] == 2
+
+
+def test_a_flight_lands_at_the_destinations_local_time(ex: Executor) -> None:
+    """Beijing (UTC+8) to London (UTC+0 or +1): arrive_at is London's clock with its offset, duration the real one."""
+    leg = ok(ex, "search_flights", {"origin": "PEK", "destination": "LHR", "date": NEXT_WEEK})["offers"][0]["legs"][0]
+    leave = dt.datetime.fromisoformat(leg["depart_at"]).replace(tzinfo=ZoneInfo("Asia/Shanghai"))
+    land = dt.datetime.fromisoformat(leg["arrive_at"])
+    assert leg["arrive_at"][16:] in ("+00:00", "+01:00")
+    assert (land - leave) == dt.timedelta(minutes=leg["duration_min"])
 
 
 def test_search_flights_reports_sold_out_flights(ex: Executor) -> None:

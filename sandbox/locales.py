@@ -134,6 +134,17 @@ def to_step(value: float, currency: str) -> float:
     return round(value, 2) if step < 1 else float(round(value / step) * step)
 
 
+def decimals(currency: str) -> int:
+    """The decimals an amount in ``currency`` is written with: 2 for cents, 0 for yen and won (no minor unit)."""
+    known = CURRENCIES.get(currency)
+    return 0 if known is not None and known.step >= 1 else 2
+
+
+def minor_units(value: float, currency: str) -> float:
+    """An amount rounded to the currency's smallest coin: cents, or whole yen and won."""
+    return round(float(value), decimals(currency)) if decimals(currency) else float(round(value))
+
+
 def business_phone(city: str, rng: random.Random) -> str:
     """A landline number in the city's format: +1 415 555 0123 in North America, +81 3 1234 5678 in Tokyo."""
     c = CITIES[city]

@@ -38,7 +38,7 @@ from sandbox.domains.common import charge, payment_method, payment_methods, tran
 from sandbox.domains.communication import contacts, messages
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
-from sandbox.locales import CURRENCIES, round_amount, to_step
+from sandbox.locales import CURRENCIES, decimals, minor_units, round_amount, to_step
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import PHONE_PATTERN, Date, tool
 from sandbox.world import Persona, seeder
@@ -375,7 +375,7 @@ def _convert(ctx: Ctx, amount: float, source: str, target: str, day: str | None 
     """(amount in ``target``, rate) at the sandbox rates of ``day`` (default today)."""
     day = day or _today(ctx)
     rate = _usd_rate(ctx, target, day) / _usd_rate(ctx, source, day)
-    return round(amount * rate, 2), round(rate, 6)
+    return minor_units(amount * rate, target), round(rate, 6)
 
 
 _BALANCE_AND_CURRENCY = select(payment_methods.c.balance, payment_methods.c.currency).where(
@@ -1090,7 +1090,8 @@ def set_budget(
 
     Args:
         category: Spending category the budget covers.
-        monthly_limit: Most the user wants to spend in the category per calendar month.
+        monthly_limit: Most the user wants to spend in the category per calendar month, in the bank account's
+            currency.
         alert_pct: Warn when spending reaches this percentage of the limit.
         overwrite: Set true to replace the category's existing budget.
     """
@@ -1114,6 +1115,7 @@ def set_budget(
         "budget_id": budget_id,
         "category": category,
         "monthly_limit": monthly_limit,
+        "currency": _account(ctx)["currency"],
         "alert_pct": alert_pct,
         "replaced": previous,
     }
@@ -1155,22 +1157,23 @@ def get_budget_status(ctx: Ctx, category: BudgetCategory | None = None, month: M
         if bucket:
             spent[bucket] = spent.get(bucket, 0.0) - total
     out = []
+    currency = _account(ctx)["currency"]
     for b in found:
-        used = round(spent.get(b["category"], 0.0), 2)
+        used = minor_units(spent.get(b["category"], 0.0), currency)
         pct = round(100 * used / b["monthly_limit"], 1)
         out.append(
             {
                 "category": b["category"],
                 "monthly_limit": b["monthly_limit"],
                 "spent": used,
-                "remaining": round(b["monthly_limit"] - used, 2),
+                "remaining": minor_units(b["monthly_limit"] - used, currency),
                 "pct_used": pct,
                 "alert_pct": b["alert_pct"],
                 "alert_reached": pct >= b["alert_pct"],
                 "over_budget": used > b["monthly_limit"],
             }
         )
-    return {"month": month, "currency": _account(ctx)["currency"], "budgets": out}
+    return {"month": month, "currency": currency, "budgets": out}
 
 
 # ---- Cards & Wallet (7.5) ---------------------------------------------------------------------
@@ -1687,11 +1690,12 @@ def split_bill(
     _known_currency(ctx, currency)
     if shares is None:
         heads = len(people) + int(include_self)
-        base = round(total * 100) // heads
-        extra = round(total * 100) - base * heads  # leftover cents: the user's, else the first participants'
-        cents = {p["contact_id"]: base + (1 if not include_self and i < extra else 0) for i, p in enumerate(people)}
-        shares = {cid: c / 100 for cid, c in cents.items()}
-    self_share = round(total - sum(shares.values()), 2)
+        coin = 10 ** decimals(currency)  # cents, or whole yen and won
+        base = round(total * coin) // heads
+        extra = round(total * coin) - base * heads  # leftover coins: the user's, else the first participants'
+        coins = {p["contact_id"]: base + (1 if not include_self and i < extra else 0) for i, p in enumerate(people)}
+        shares = {cid: c / coin for cid, c in coins.items()}
+    self_share = minor_units(total - sum(shares.values()), currency)
     split_id = ctx.new_id(splits)
     ctx.conn.execute(
         _ADD_SPLIT,

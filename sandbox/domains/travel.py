@@ -56,7 +56,7 @@ from sandbox.domains.communication import contacts
 from sandbox.domains.information import require_location
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, id_prefix, row_by_key, rows
-from sandbox.locales import CITIES, CURRENCIES
+from sandbox.locales import CITIES, CURRENCIES, minor_units
 from sandbox.schema import SYSTEM, USER, WORLD, metadata, stamps, table, user_profile
 from sandbox.tooling import Date, DateTime, Time, tool
 from sandbox.world import Persona, seeder
@@ -1080,7 +1080,7 @@ def _ride_quote(ctx: Ctx, pickup: Spot, dropoff: Spot, ride_type: str) -> dict[s
     km = _apart(pickup, dropoff)
     return {
         "ride_type": ride_type,
-        "fare": round(_ride_fare_usd(km, ride_type) * rate, 2),
+        "fare": minor_units(_ride_fare_usd(km, ride_type) * rate, currency),
         "currency": currency,
         "pickup_eta_min": 3 + _hash(pickup.label) % 6 + RIDE_TYPES[ride_type][2],
         "trip_min": max(1, round(km * 1.3 / 28 * 60)),
@@ -3397,7 +3397,7 @@ def _seed_rides(
     found = []
     for i, (when, a, b, kind, status, scheduled) in enumerate(made, start=1):
         rid, method = f"ride_{i:03d}", "pm_002" if i % 3 else "pm_003"
-        fare = round(_ride_fare_usd(_apart(a, b), kind) * s.rate, 2)
+        fare = minor_units(_ride_fare_usd(_apart(a, b), kind) * s.rate, s.currency)
         found.append(
             {
                 "ride_id": rid,

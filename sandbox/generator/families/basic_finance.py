@@ -7,7 +7,7 @@ from typing import Any
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 from sandbox.generator.families._common import peek
-from sandbox.locales import CURRENCIES, money_unit
+from sandbox.locales import CURRENCIES, decimals, money_unit
 
 ACCOUNTS = {
     "acct_001": ("checking", "pm_004"),
@@ -974,7 +974,7 @@ def split_expense(g: Gen) -> Draft:
         b=second["name"],
     )
     ids = [first["contact_id"], second["contact_id"]]
-    share = {"$approx": [round(total / 3, 2), 0.02]}
+    share = {"$approx": [round(total / 3, 2), 0.02 if decimals(currency) else 1.0]}  # yen and won: whole units
     return Draft(
         query=query,
         gold=[

@@ -25,6 +25,7 @@ from sandbox.domains.travel import (
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
 from sandbox.generator.families._common import history
+from sandbox.locales import minor_units
 
 # ---- retrieval guard --------------------------------------------------------------------------------
 
@@ -446,7 +447,7 @@ def estimate_ride_cost(g: Gen) -> Draft:
         b=PLACE_WORDS[b["label"]],
     )
     cur = currency(g)  # the fare as estimate_ride_fare quotes it, in the user's currency
-    fare = round(_ride_fare_usd(_km(a["lat"], a["lon"], b["lat"], b["lon"]), kind) * USD_RATE.get(cur, 1.0), 2)
+    fare = minor_units(_ride_fare_usd(_km(a["lat"], a["lon"], b["lat"], b["lon"]), kind) * USD_RATE.get(cur, 1.0), cur)
     return Draft(
         query=query,
         gold=[

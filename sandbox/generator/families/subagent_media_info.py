@@ -23,6 +23,7 @@ from sandbox.generator.families.basic_media import (
     tracks,
     watchable,
 )
+from sandbox.locales import decimals, minor_units
 
 
 def labelled(g: Gen, *labels: str) -> list[dict[str, Any]]:
@@ -805,8 +806,8 @@ def split_receipt(g: Gen) -> Draft:
                 source={"type": "photo", "id": receipt["photo_id"]},
                 extract_fields=["total", "currency"],
             ),
-            act("calculate", expression=f"{total} / {n}", precision=2),
-            done(f"Each person owes {round(f['total'] / n, 2)} {f['currency']}."),
+            act("calculate", expression=f"{total} / {n}", precision=decimals(f["currency"])),
+            done(f"Each person owes {minor_units(f['total'] / n, f['currency'])} {f['currency']}."),
         ],
         bucket="agent_behavior",
         tags=dict([ASKS_FACTS]),

@@ -22,7 +22,7 @@ from sandbox.generator.families.basic_finance import (
     unique_contact,
 )
 from sandbox.generator.families.basic_shopping import model_of, order_items
-from sandbox.locales import country_of, money_unit
+from sandbox.locales import country_of, decimals, money_unit
 
 
 def snapshot(g: Gen, app: str, text: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -666,7 +666,7 @@ def split_receipt_photo(g: Gen) -> Draft:
         b=b["name"],
     )
     ids = [a["contact_id"], b["contact_id"]]
-    share = {"$approx": [round(total / 3, 2), 0.02]}
+    share = {"$approx": [round(total / 3, 2), 0.02 if decimals(currency) else 1.0]}  # yen and won: whole units
     return Draft(
         query=query,
         gold=[

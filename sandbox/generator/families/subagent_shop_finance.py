@@ -129,7 +129,8 @@ def add_when_back_in_stock(g: Gen) -> Draft:
         ],
         check={
             "route": "call_monitor_agent",
-            "handoff": {"condition": {"tool": "get_product_details", "args": {"product_id": pid}}},
+            # any read of the product that shows the restock: its details' stock, or a search's in_stock
+            "handoff": {"condition": {"tool": {"$any": ["get_product_details", "search_products"]}}},
             "state": {
                 "insert": {"monitors": [{"status": "triggered"}], "cart_items": [{"product_id": pid, "quantity": qty}]}
             },

@@ -27,6 +27,7 @@ from sqlalchemy import Column, Connection, Integer, Text, bindparam, insert, sel
 from sandbox.db import transaction
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone
+from sandbox.locales import business_phone
 from sandbox.schema import USER, WORLD, apps, metadata, stamps, subagent_jobs, table
 from sandbox.tooling import INTERNAL, REGISTRY, Date, Time, tool, validate_arguments
 from sandbox.world import Persona, seeder
@@ -1115,6 +1116,8 @@ def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Person
             },
         ],
     )
+    lines = random.Random(f"{persona.persona_id}:phone-services")  # apart from the fixtures' own stream
+    phones = [normalise_phone(business_phone(persona.home_city, lines)) for _ in range(3)]
     restaurant_rules = {
         "open": "11:00",
         "close": "22:00",
@@ -1125,14 +1128,14 @@ def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Person
         insert(world_phone_services),
         [
             {
-                "phone": "+15550100001",
+                "phone": phones[0],
                 "place_id": None,
                 "name": "Golden Dragon (phone bookings only)",
                 "handler": "booking",
                 "rules_json": json.dumps(restaurant_rules),
             },
             {
-                "phone": "+15550100002",
+                "phone": phones[1],
                 "place_id": None,
                 "name": "Corner Pharmacy",
                 "handler": "inquiry",
@@ -1147,7 +1150,7 @@ def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Person
                 ),
             },
             {
-                "phone": "+15550100003",
+                "phone": phones[2],
                 "place_id": None,
                 "name": "Style Studio salon",
                 "handler": "appointment",

@@ -902,7 +902,8 @@ def _place_order(
         "currency": method["currency"],
         "status": "scheduled" if scheduled_at else "placed",
         "scheduled_at": scheduled_at,
-        "eta": _shift(when, r["prep_min"] + COURIER_MIN),
+        # a scheduled order is cooked to arrive at its time (or as soon as it can, when that is too soon)
+        "eta": max(scheduled_at or "", _shift(_minute(ctx), r["prep_min"] + COURIER_MIN)),
     }
     ctx.conn.execute(
         _ADD_ORDER,

@@ -23,6 +23,7 @@ from sandbox.domains.common import world_places
 from sandbox.domains.information import require_location_permission
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
+from sandbox.locales import CITIES
 from sandbox.schema import USER, app_permissions, stamps, table
 from sandbox.tooling import DateTime, tool
 from sandbox.world import Persona, seeder
@@ -1190,6 +1191,33 @@ DEVICES: list[tuple[str, str, str, int, dict[str, Any]]] = [
 ]
 
 
+# The climate devices in the cold half of the year (the table above is the warm half's): heating, and rooms
+# cooler than in summer.
+COLD_SEASON: dict[str, dict[str, Any]] = {
+    "Living room thermostat": {"mode": "heat", "target_c": 21.0, "current_c": 19.0, "humidity_pct": 38},
+    "Bedroom AC": {"mode": "off", "target_c": 20.0, "current_c": 18.5, "humidity_pct": 40},
+}
+
+
+def cold_season(persona: Persona) -> bool:
+    """Whether the persona's clock falls in its city's cold half of the year (October to April in the north,
+    April to October in the south)."""
+    month = dt.date.fromisoformat(persona.now[:10]).month
+    north = CITIES[persona.home_city].lat >= 0
+    return (month >= 10 or month <= 4) if north else 4 <= month <= 10
+
+
+def seasonal(name: str, state: dict[str, Any], persona: Persona) -> dict[str, Any]:
+    """A device's seeded state in the persona's season."""
+    return {**state, **COLD_SEASON.get(name, {})} if cold_season(persona) else state
+
+
+def _scene_step(name: str, setting: dict[str, Any], persona: Persona) -> dict[str, Any]:
+    """A scene's setting of a device in the persona's season: a climate device keeps its season's mode."""
+    cold = COLD_SEASON.get(name) if cold_season(persona) else None
+    return {**setting, "mode": cold["mode"], "target_c": cold["target_c"]} if cold and "mode" in setting else setting
+
+
 def dev_id(name: str) -> str:
     """The seeded id of a device, by its name in ``DEVICES``."""
     return f"hdev_{[d[0] for d in DEVICES].index(name) + 1:03d}"
@@ -1324,7 +1352,7 @@ def seed_home(conn: Connection, rng: random.Random, persona: Persona) -> None:
                 "room": room,
                 "type": kind,
                 "online": online,
-                "state_json": json.dumps(state, sort_keys=True),
+                "state_json": json.dumps(seasonal(name, state, persona), sort_keys=True),
                 "created_at": now,
                 "updated_at": now,
             }
@@ -1336,7 +1364,9 @@ def seed_home(conn: Connection, rng: random.Random, persona: Persona) -> None:
         [
             {
                 "scene_name": scene,
-                "actions_json": json.dumps([{"device_id": dev_id(n), "set": s} for n, s in steps], sort_keys=True),
+                "actions_json": json.dumps(
+                    [{"device_id": dev_id(n), "set": _scene_step(n, s, persona)} for n, s in steps], sort_keys=True
+                ),
                 "created_at": now,
                 "updated_at": now,
             }

@@ -439,7 +439,7 @@ def test_order_food_delivery_scheduled(ex: Executor) -> None:
         },
     )
     assert (out["status"], out["scheduled_at"]) == ("scheduled", "2025-06-14T12:30")
-    assert out["eta"] == food._shift("2025-06-14T12:30", r["prep_min"] + food.COURIER_MIN)
+    assert out["eta"] == "2025-06-14T12:30"  # cooked to arrive at the time asked for
 
 
 def test_track_food_order(ex: Executor) -> None:

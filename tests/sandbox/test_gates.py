@@ -14,6 +14,7 @@ import pytest
 from experiments.commands import tasks as tasks_cli
 from sandbox.generator import gates, lint
 from sandbox.generator.core import FAMILIES, Draft, Family, Gen, act, build_task, done
+from sandbox.generator.families._common import service_phone
 from sandbox.generator.gates import Collector, GateError, Violation
 from sandbox.generator.suite import Slot, build_slot
 from sandbox.skills import SKILLS, Step
@@ -234,9 +235,14 @@ def test_a_guarded_action_the_check_lets_pass_unasked_is_a_violation() -> None:
 def test_a_delegated_question_needs_an_answer_check(collector: Collector, checked: bool) -> None:
     def ask_pharmacy(g: Gen) -> Draft:
         return Draft(
-            query="Call Corner Pharmacy at +1 555 010 0002 and ask whether they have insulin",
+            query=f"Call Corner Pharmacy at {service_phone(g, 'Corner Pharmacy')} and ask whether they have insulin",
             gold=[
-                act("call_voice_agent", callee={"phone": "+15550100002"}, objective="Ask about insulin", facts={}),
+                act(
+                    "call_voice_agent",
+                    callee={"phone": service_phone(g, "Corner Pharmacy")},
+                    objective="Ask about insulin",
+                    facts={},
+                ),
                 done("I called them."),
             ],
             bucket="agent_behavior",

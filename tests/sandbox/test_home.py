@@ -26,7 +26,7 @@ from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
 from sandbox.tooling import REGISTRY
-from sandbox.world import build_world
+from sandbox.world import PERSONAS, build_world
 from tests.sandbox.conftest import diff, diff_of, log_count, prepare
 
 HOME_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == home.__name__)
@@ -581,3 +581,12 @@ def test_home_tools_need_the_network(ex: Executor) -> None:
     )
     env = ex.call("set_light_state", {"target": "Kitchen", "on": False})
     assert env["ErrorType"] == "NetworkUnavailable" and diff(ex) == {}
+
+
+@pytest.mark.parametrize(
+    ("persona_id", "mode"), [("wang_lei", "cool"), ("yuki_sato", "heat"), ("amara_okafor", "heat")]
+)
+def test_the_thermostat_keeps_the_season_of_the_world(persona_id: str, mode: str) -> None:
+    """Beijing in June cools; Tokyo in January and Toronto in February heat."""
+    thermostat = dict(next(d for d in home.DEVICES if d[0] == "Living room thermostat")[4])
+    assert home.seasonal("Living room thermostat", thermostat, PERSONAS[persona_id])["mode"] == mode

@@ -846,7 +846,7 @@ def holiday_opening_call(g: Gen) -> Draft:
     date, name = upcoming[g.rng.randrange(min(3, len(upcoming)))]
     month = int(date[5:7])
     service = g.one("world_phone_services", {"handler": "inquiry"})
-    shown = f"+1 555 010 {service['phone'][-4:]}"
+    shown = service["phone"]
     answers = json.loads(service["rules_json"])["answers"]
     hours = next((a for k, a in answers.items() if "open" in k.split("|")), None)
     if hours is None:

@@ -9,8 +9,9 @@ from typing import Any
 
 from sandbox.domains.shopping import RETURN_WINDOW_DAYS
 from sandbox.errors import ErrorType
+from sandbox.executor import normalise_phone
 from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
-from sandbox.generator.families._common import later, on_screen, snapshot_patch, told_agent
+from sandbox.generator.families._common import later, local_line, on_screen, snapshot_patch, told_agent
 from sandbox.generator.families.basic_finance import (
     BILL_NAMES,
     NAMES,
@@ -149,7 +150,7 @@ def ask_courier_by_phone(g: Gen) -> Draft:
         raise BuildError("not shipped")
     item = order_items(g, order["order_id"])[0]
     model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
-    phone = f"+1555019{g.rng.randint(1000, 9999)}"
+    phone = normalise_phone(local_line(g))
     rules = {
         "answers": {
             RECEPTION: "Noted: the driver will leave the parcel at reception.",
@@ -525,7 +526,7 @@ def recategorize_in_bank_app(g: Gen) -> Draft:
 def lost_card_replacement_call(g: Gen) -> Draft:
     card, name = g.pick([("pm_001", "Visa credit card"), ("pm_002", "debit card")])
     last4 = g.rows("payment_methods", {"method_id": card})[0]["last4"]
-    phone = f"+1555018{g.rng.randint(1000, 9999)}"
+    phone = normalise_phone(local_line(g))
     rules = {
         "answers": {
             "replac|new card|reissu|another card|lost|stolen": (

@@ -1910,7 +1910,7 @@ class _Books:
     def txn(self, when: str, method: str, amount: float, merchant: str, category: str) -> dict[str, Any]:
         row = {
             "method_id": method,
-            "amount": round(amount, 2),
+            "amount": minor_units(amount, self.currency),
             "currency": self.currency,
             "merchant": merchant,
             "category": category,

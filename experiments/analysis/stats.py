@@ -360,6 +360,7 @@ def behaviour(facts: Iterable[Facts]) -> dict[str, Any]:
 # "unexpected row").
 CAUSES = (
     "infra",
+    "prompt_overflow",
     "context_overflow",
     "format_errors",
     "step_budget",
@@ -393,6 +394,7 @@ _HANDOFF = re.compile(r"^(route|handoff|follow-up)[ :]")
 
 TAXONOMY_RULES = {
     "infra": "not scorable, or the episode ended with infra_error",
+    "prompt_overflow": "the first request did not fit the model's context: the model never had its turn",
     "context_overflow": "the conversation outgrew the model's context",
     "format_errors": "format errors were at least half of the steps",
     "step_budget": "truncated at T_max without finishing",
@@ -418,8 +420,8 @@ def primary_cause(f: Facts) -> str | None:
     reasons = f["reasons"]
     if not f["scorable"] or f["termination"] == "infra_error":
         return "infra"
-    if f["termination"] == "context_overflow":
-        return "context_overflow"
+    if f["termination"] in ("prompt_overflow", "context_overflow"):
+        return str(f["termination"])
     if f["format_errors"] and 2 * f["format_errors"] >= f["steps"]:
         return "format_errors"
     if f["termination"] == "truncated":

@@ -55,7 +55,7 @@ def cell_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
                 metrics[f"{prefix}/{name}"] = tally["rate"]
     for kind, n in error_counts(rows).items():
         metrics[f"errors/{kind}"] = n
-    for termination, n in doc["terminations"].items():  # finished, truncated, context_overflow, infra_error
+    for termination, n in doc["terminations"].items():  # finished, truncated, context/prompt_overflow, infra_error
         metrics[f"termination/{termination}"] = n
     steps = sum(r["steps"] for r in rows)
     metrics["format_error_rate"] = 100.0 * sum(r["format_errors"] for r in rows) / steps if steps else 0.0
@@ -103,6 +103,7 @@ def leaderboard(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "per_seed": max(len(v) for v in seeds.values()),
                 "unscorable": sum(not r["scorable"] for r in every),
                 "infra_errors": sum(r["termination"] == "infra_error" for r in every),
+                "prompt_overflows": sum(r["termination"] == "prompt_overflow" for r in every),
                 "stability": s,
                 "buckets": {b: _rate_spread(seeds, lambda r, b=b: r["bucket"] == b) for b in BUCKETS},
                 "retrieval": {
@@ -153,6 +154,13 @@ Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
 
 def _seeds(e: dict[str, Any]) -> str:
     return ",".join(map(str, e["seeds"] or e["all_seeds"]))
+
+
+def _prompt_overflows(entries: Sequence[dict[str, Any]]) -> str:
+    """The episodes failed because their first request did not fit the model's context, counted apart
+    (the model never had its turn): "; first request beyond the context: smollm2 both 20"."""
+    found = [f"{e['planner']} {e['condition']} {e['prompt_overflows']}" for e in entries if e["prompt_overflows"]]
+    return f"; failed with the first request beyond the context: {', '.join(found)}" if found else ""
 
 
 def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]:
@@ -227,7 +235,7 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                         scores,
                     ),
                     (
-                        f"Buckets and skill retrieval, split {split} (percent)",
+                        f"Buckets and skill retrieval, split {split} (percent){_prompt_overflows(entries)}",
                         ["planner", "cond", *(SHORT[b] for b in BUCKETS), "SOR", "MTSR", "unscorable"],
                         buckets,
                     ),

@@ -43,13 +43,13 @@ def _run(args: list[str]) -> int:
 
     args = [run_override(as_override(a)) for a in args]  # limit=, task_ids=, store=, tracking=: added to the config
     if not any(a.startswith("-") for a in args):  # Hydra's own flags (--cfg job, -m, ...) go to Hydra as they are
+        composing = [a for a in args if not a.lstrip("+~").startswith("hydra")] + config.searchpath_overrides(args)
         try:
-            run.compose_checked(
-                [a for a in args if not a.lstrip("+~").startswith("hydra")] + config.searchpath_overrides(args)
-            )
+            cfg = run.compose_checked(composing)
         except config.RunConfigError as exc:
             print(f"mobilepa run: {exc}", file=sys.stderr)
             return 2
+        args += config.naming_overrides(cfg, composing)  # results named after the model and the task file
     sys.argv = ["mobilepa run", *args]
     run.main()  # Hydra's errors and run.main's exit codes are SystemExits
     return 0

@@ -619,7 +619,11 @@ class ChatPlanner:
         if parsed.format_error:
             kind = parsed.format_error
             if finish_reason == "length" and kind in FORMAT_ERROR_KINDS:  # cut off: by max_tokens or the context?
-                if (cut := self.cut_by_context(usage["prompt_tokens"], usage["completion_tokens"])) is not None:
+                if (
+                    cut := self.cut_by_context(
+                        _count(tokens.get("prompt_tokens")), _count(tokens.get("completion_tokens"))
+                    )
+                ) is not None:
                     raise ContextOverflow(cut)
                 kind = "truncated_reply"
             return PlannerAction(None, raw=parsed.raw, format_error=kind, usage=usage)

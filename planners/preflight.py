@@ -39,7 +39,12 @@ TOKENIZE_IN_FLIGHT = 8  # /tokenize requests at once: a server busy starting oth
 
 
 class PreflightError(RuntimeError):
-    """The endpoint cannot run the episodes; the message is one line saying what to change."""
+    """The endpoint cannot run the episodes; the message is one line saying what to change. ``infra``:
+    the endpoint failed (not there, a server error), rather than the config (key, model, budget)."""
+
+    def __init__(self, message: str, *, infra: bool = False) -> None:
+        super().__init__(message)
+        self.infra = infra
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,7 @@ async def check_endpoint(
     """Reachable, the key taken, ``config.model`` among the served models; ``raw``: the planner's config
     mapping (which variable the key comes from)."""
     headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-    where = f"planner.{config.name}: {config.base_url}"
+    where = f"planner {config.name}: {config.base_url}"
     try:
         async with (
             aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT_S), headers=headers) as session,
@@ -80,18 +85,22 @@ async def check_endpoint(
         ):
             status, body = response.status, await response.read()
     except (aiohttp.ClientError, TimeoutError) as exc:
-        raise PreflightError(f"{where} is not reachable ({type(exc).__name__}: {exc or 'timed out'})") from None
+        raise PreflightError(
+            f"{where} is not reachable ({type(exc).__name__}: {exc or 'timed out'})", infra=True
+        ) from None
     if status in (401, 403):
         raise PreflightError(f"{where} answered HTTP {status} to /models: {_key_hint(raw, environ)}")
     if status == 404:  # an endpoint without a model list: nothing to check it against
         return Served((), None)
     if status != 200:
-        raise PreflightError(f"{where}/models answered HTTP {status}: {body[:200].decode(errors='replace')}")
+        raise PreflightError(
+            f"{where}/models answered HTTP {status}: {body[:200].decode(errors='replace')}", infra=True
+        )
     try:
         data = msgspec.json.decode(body).get("data") or []
         served = {str(m["id"]): m for m in data if isinstance(m, dict) and "id" in m}
     except (msgspec.DecodeError, AttributeError, TypeError):
-        raise PreflightError(f"{where}/models is not an OpenAI model list") from None
+        raise PreflightError(f"{where}/models is not an OpenAI model list", infra=True) from None
     if config.model not in served:
         listed = ", ".join(sorted(served)) or "none"
         raise PreflightError(
@@ -178,14 +187,16 @@ class PromptBudget:
             return None
         named = ", ".join(too_long[:5]) + (f" and {len(too_long) - 5} more" if len(too_long) > 5 else "")
         return (
-            f"planner.{self.planner}: {len(too_long)} of {len(self.tokens)} episodes' first request does not fit "
+            f"planner {self.planner}: {len(too_long)} of {len(self.tokens)} episodes' first request does not fit "
             f"the context of {self.context:,} tokens (largest {max(self.tokens.values()):,}: {named}); raise the "
             "server's --max-model-len, offer fewer tools (retrieval.method=bm25 retrieval.top_n=5), or run them "
             "anyway as prompt_overflow with allow_prompt_overflow=true"
         )
 
 
-async def count_tokens(planner: OpenAICompatPlanner, observations: Sequence[tuple[str, Observation]]) -> tuple[dict[str, int], str]:
+async def count_tokens(
+    planner: OpenAICompatPlanner, observations: Sequence[tuple[str, Observation]]
+) -> tuple[dict[str, int], str]:
     """Each first request's tokens, by the server's ``/tokenize`` (vLLM), else by the stated estimate."""
     bodies = {key: planner.request_body(observation) for key, observation in observations}
     config = planner.config

@@ -39,6 +39,8 @@ from experiments.plan.model import (
 from experiments.plan.selection import KEYS as SELECTION_KEYS
 from experiments.plan.selection import SelectionError, as_override, selection
 from experiments.results.store import file_sha256
+from planners import MODEL_KINDS
+from planners.config import evaluated_name
 from sandbox.conditions import expand, split_label
 from sandbox.suite import TASK_DIR, load_split, task_path
 
@@ -143,6 +145,21 @@ def _compose_cell(planner: str, split: str, seed: int, extra: list[str], searchp
     return compose_config("config", [*searchpath, f"planner={planner}", f"split={split}", f"seed={seed}", *extra])
 
 
+def _label(planner: str, planner_config: Any, overrides: list[str], own: Any) -> str:
+    """What the planner's results are named (``planners.config.evaluated_name``): the config's name, or
+    ``<config>:<model>`` when its per-planner overrides chose another model than the config's own
+    (``own()``: the planner composed without them)."""
+    if planner_config.get("kind") not in MODEL_KINDS or not overrides:
+        return planner
+    base = own()
+    return evaluated_name(
+        planner,
+        planner_config.get("served_model_name") or planner_config.get("model"),
+        OmegaConf.select(base, "served_model_name", default=None)
+        or OmegaConf.select(base, "model", default=None, throw_on_missing=False),
+    )
+
+
 def plan_sweep(cfg: DictConfig) -> Plan:
     """Compose and check every cell; raise SweepConfigError naming the key before any work starts."""
     try:
@@ -227,6 +244,14 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                         if message.startswith("planner.")
                         else f"planner {planner!r}: {message}"
                     ) from None
+                own_overrides = config["planner_overrides"].get(planner, [])
+                label = _label(
+                    planner,
+                    planner_config,
+                    own_overrides,
+                    lambda: _compose_cell(planner, split, seed, [], searchpath).planner,  # noqa: B023 (called now)
+                )
+                config.setdefault("labels", {})[planner] = label
                 categories = tuple(split_cfg.categories) if split_cfg.categories else None
                 concurrency = planner_config.get("concurrency")  # type: ignore[union-attr]
                 try:
@@ -240,7 +265,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                 for condition in refined:
                     cells.append(
                         Cell(
-                            planner,
+                            label,
                             split,
                             condition,
                             seed,
@@ -287,6 +312,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
             max_in_flight=None if config.get("max_in_flight") is None else int(config["max_in_flight"]),
             unit_attempts=int(config["unit_attempts"]),
             infra_retries=int(config["infra_retries"]),
+            allow_prompt_overflow=bool(config.get("allow_prompt_overflow")),
         ),
         tracking=Tracking(
             enabled=bool(tracking.get("enabled")),

@@ -22,6 +22,7 @@ from experiments.plan.model import DEFAULT_STORE, Cell, Grid, Plan, Tracking, Wo
 from experiments.plan.selection import SelectionError, selection
 from experiments.results.store import file_sha256
 from planners import build_planner
+from planners.preflight import PreflightError
 from sandbox.conditions import Variant, condition_label, expand
 from sandbox.suite import load_split, task_path
 
@@ -150,7 +151,11 @@ def run_plan(cfg: DictConfig) -> Plan:
         cells=(cell,),
         task_ids={(split, condition): keys},
         datasets={split: (split_file, sha256)},
-        work=Work(t_max=cell.t_max, concurrency=cell.concurrency),
+        work=Work(
+            t_max=cell.t_max,
+            concurrency=cell.concurrency,
+            allow_prompt_overflow=bool(cfg.get("allow_prompt_overflow")),
+        ),
         tracking=Tracking(
             enabled=bool(tracking.get("enabled")),
             uri=tracking.get("uri"),
@@ -172,7 +177,11 @@ def main(cfg: DictConfig) -> None:
     except RunConfigError as exc:
         print(f"mobilepa run: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    path = run_job(plan, Path(HydraConfig.get().runtime.output_dir))
+    try:
+        path = run_job(plan, Path(HydraConfig.get().runtime.output_dir))
+    except PreflightError as exc:  # before any episode: the endpoint (exit 1) or its config (exit 2)
+        print(f"mobilepa run: {exc}", file=sys.stderr)
+        raise SystemExit(1 if exc.infra else 2) from None
     message = infra_message(json.loads(path.read_text(encoding="utf-8")))
     if message:
         print(f"mobilepa run: {message}", file=sys.stderr, flush=True)

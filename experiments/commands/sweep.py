@@ -17,7 +17,13 @@ from experiments.analysis.compare import report_analysis
 from experiments.analysis.cost import with_costs
 from experiments.analysis.studies import report_study_lines
 from experiments.commands.plans import sweep_plan
-from experiments.execution.sweep import check_local_resources, cluster_summary, run_sweep
+from experiments.execution.sweep import (
+    PreflightFailed,
+    check_local_resources,
+    cluster_summary,
+    first_requests,
+    run_sweep,
+)
 from experiments.plan.model import (
     DEFAULT_STORE,
     GRID_KEYS,
@@ -39,6 +45,7 @@ from experiments.results.store import (
     prepare_store_folder,
     record_key,
 )
+from planners.preflight import planned_budget
 
 LISTED = 10  # infra_error keys listed one by one; cells are summed up below them
 
@@ -82,6 +89,12 @@ def describe_plan(plan: Plan) -> list[str]:
         else:
             where = f"{planner.get('base_url')} (model {planner.get('model')})"
         lines.append(f"  {name}: {where}")
+    configs = {c.planner: c.planner_config for c in plan.cells}
+    for label, observations in first_requests(plan.cells, plan.task_ids).items():  # no server asked: the estimate
+        budget = planned_budget({**configs[label], "name": label}, observations)
+        lines.append(budget.summary())
+        if refusal := budget.refusal():
+            lines.append(f"  {refusal}" + ("" if plan.work.allow_prompt_overflow else " (the sweep would stop)"))
     lines.append(f"cluster: {cluster_summary(plan.cluster)}")
     mlflow = (
         (
@@ -121,7 +134,7 @@ def sweep_main(args: list[str]) -> int:
     except (SweepConfigError, ClusterConfigError, DatasetMismatch, SettingsMismatch, StoreError, ReportError) as exc:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 2
-    except ServerStartupError as exc:  # a vLLM server the sweep started never became ready; no episode ran
+    except (ServerStartupError, PreflightFailed) as exc:  # a server never became ready, or failed its pre-flight
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -287,7 +300,7 @@ def report_scope(
 def _recorded_rows(store: ResultsStore, config: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
     """A recorded sweep's rows: its cells, and for a quick run (limit=, task_ids=) only its tasks."""
     cells = {
-        (str(p), str(sp), str(c), int(seed))
+        (str((config.get("labels") or {}).get(p, p)), str(sp), str(c), int(seed))  # the names results carry
         for p in config["planners"]
         for sp in config["splits"]
         for c in refined_conditions(config)

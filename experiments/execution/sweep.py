@@ -9,6 +9,7 @@ with the gaps, the report and the MLflow runs, whatever went missing.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sys
 import time
@@ -32,7 +33,7 @@ from cluster.dask_runner import (
 )
 from cluster.services import Service, ServiceConfigError, ServiceSpec, place, vllm_services
 from experiments.analysis.cost import share_gpu_seconds, with_costs
-from experiments.execution.units import WorkerGC, WorkUnit, run_unit
+from experiments.execution.units import WorkerGC, WorkUnit, run_unit, split_tasks
 from experiments.plan.model import DEFAULT_STORE, Cell, Plan, SweepConfigError
 from experiments.reporting.leaderboard import ReportError, check_report_dir, write_report
 from experiments.reporting.progress import episode_progress
@@ -41,6 +42,7 @@ from experiments.results.provenance import cell_provenance, now
 from experiments.results.store import ResultsStore, StoreError, record_key
 from planners import MODEL_KINDS
 from planners.openai_compat import OpenAIConfig
+from planners.preflight import PreflightError, PromptBudget, first_observations, preflight
 from sandbox.suite import task_path
 
 if TYPE_CHECKING:
@@ -83,6 +85,44 @@ def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]
         skipped += len(keys) - len(ids)
         units += [WorkUnit(cell, tuple(ids[k : k + size]), plan.work.planner_factory) for k in range(0, len(ids), size)]
     return units, skipped
+
+
+def first_requests(cells: Sequence[Cell], task_ids: Mapping[tuple[str, str], Sequence[str]]) -> dict[str, list[Any]]:
+    """label -> (episode key, first observation) of each ``kind: openai`` planner's episodes (one seed:
+    seeds send the same first messages); keys are ``<split>/<condition>/<key>`` when it has several cells."""
+    chosen: dict[str, dict[tuple[str, str], Cell]] = {}
+    for cell in cells:
+        if cell.planner_config.get("kind") == "openai":
+            chosen.setdefault(cell.planner, {}).setdefault((cell.split, cell.condition), cell)
+    found: dict[str, list[Any]] = {}
+    for label, by_group in chosen.items():
+        for (split, condition), cell in by_group.items():
+            tasks = split_tasks(cell.split_file, cell.categories, cell.subset).values()
+            keys = task_ids[(split, condition)]
+            for key, observation in first_observations(tasks, condition, keys, cell.retrieval_model):
+                found.setdefault(label, []).append(
+                    (key if len(by_group) == 1 else f"{split}/{condition}/{key}", observation)
+                )
+    return found
+
+
+async def preflight_cells(
+    cells: Sequence[Cell], task_ids: Mapping[tuple[str, str], Sequence[str]]
+) -> list[PromptBudget]:
+    """Every ``kind: openai`` planner's endpoint checked and its prompt budget counted (``planners.preflight``)
+    before any episode; a ``PreflightError`` becomes the sweep's one line."""
+    budgets = []
+    configs = {c.planner: c.planner_config for c in cells}
+    for label, observations in first_requests(cells, task_ids).items():
+        try:
+            budgets.append(await preflight({**configs[label], "name": label}, observations))
+        except PreflightError as exc:
+            raise (PreflightFailed(str(exc)) if exc.infra else SweepConfigError(str(exc))) from None
+    return budgets
+
+
+class PreflightFailed(RuntimeError):
+    """A model endpoint failed its pre-flight (not there, a server error): no episode ran."""
 
 
 def endpoint_shares(units: list[WorkUnit], threads: int, max_in_flight: int | None) -> dict[str, tuple[int, int]]:
@@ -265,6 +305,10 @@ def _run_units(
                 outcome.services = services
                 outcome.plan = plan = plan.served_by(endpoints).with_record(endpoints=endpoints)
                 store.record_sweep(plan.sweep_key, plan.record, tracked=tracked)
+            for budget in asyncio.run(preflight_cells(plan.cells, plan.task_ids)):
+                print(budget.summary(), flush=True)
+                if (refusal := budget.refusal()) and not plan.work.allow_prompt_overflow:
+                    raise SweepConfigError(refusal)
             prov.update(
                 cell_provenance(
                     plan.cells,

@@ -185,6 +185,7 @@ class Work:
     max_in_flight: int | None = None  # units submitted at once; None: 2 × the cluster's worker threads
     unit_attempts: int = 3
     infra_retries: int = 2
+    allow_prompt_overflow: bool = False  # run episodes whose first request exceeds the model's context
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from experiments import cli
+from experiments.bench.scripted_server import ScriptedServer
 from experiments.commands.config import CONF_DIR, RunConfigError
 from experiments.commands.run import run_plan
 from experiments.execution import run
 from experiments.execution.run import infra_message, run_job
+from sandbox.suite import load_split
 from tests.cluster import slow_planner
+from tests.experiments.servers import ServerThread
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -115,7 +118,7 @@ def test_a_run_with_infra_errors_names_the_first(tmp_path: Path, monkeypatch: py
     )
 
 
-def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(tmp_path: Path) -> None:
+def test_a_run_against_an_endpoint_that_is_not_there_stops_at_its_pre_flight_and_exits_1(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a port nothing listens on: every request is refused at once
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -128,7 +131,6 @@ def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(tmp_path: 
             "run",
             "planner=qwen3_8b",
             f"planner.base_url={url}",
-            "planner.retries.max=0",
             "split=handwritten",
             f"hydra.run.dir={tmp_path}",
         ],
@@ -138,10 +140,33 @@ def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(tmp_path: 
         timeout=300,
     )
     assert done.returncode == 1, done.stderr
-    lines = done.stdout.splitlines()
-    assert "all 34 episodes ended in infra_error: nothing was scored" in lines and "Overall" not in done.stdout
+    [message] = done.stderr.splitlines()
+    assert message.startswith(f"mobilepa run: planner qwen3_8b: {url} is not reachable (")
+    assert not (tmp_path / "results.json").exists(), "no episode ran"
+
+
+def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ServerThread(ScriptedServer(load_split("handwritten.jsonl"), "status:503")) as server:
+        url = server.base_url
+        code = cli.main(
+            [
+                "run",
+                "planner=qwen3_8b",
+                f"planner.base_url={url}",
+                "planner.model=scripted",
+                "planner.retries.max=0",
+                "split=handwritten",
+                f"hydra.run.dir={tmp_path}",
+            ]
+        )
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    lines = out.splitlines()
+    assert "all 34 episodes ended in infra_error: nothing was scored" in lines and "Overall" not in out
     assert lines[-1] == str(tmp_path / "results.json")
-    [message] = [line for line in done.stderr.splitlines() if line.startswith("mobilepa run:")]
+    [message] = [line for line in err.splitlines() if line.startswith("mobilepa run:")]
     assert message.startswith(
         "mobilepa run: 34 of 34 episode(s) ended in infra_error and were not scored; "
         f"first: hw_basic_001: {url}/chat/completions: gave up after 1 attempt(s)"

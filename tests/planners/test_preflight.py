@@ -49,7 +49,7 @@ def test_an_endpoint_that_is_not_there_is_one_line() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    with pytest.raises(PreflightError, match=rf"^planner.hosted: http://127.0.0.1:{port}/v1 is not reachable \("):
+    with pytest.raises(PreflightError, match=rf"^planner hosted: http://127.0.0.1:{port}/v1 is not reachable \("):
         asyncio.run(preflight(config(f"http://127.0.0.1:{port}/v1"), OBSERVATIONS, environ={}))
 
 
@@ -89,12 +89,14 @@ def test_the_prompt_budget_is_counted_by_the_server_against_its_context() -> Non
     assert f"against a context of {median:,}; {len(too_long)} cannot fit" in summary
     refusal = small.refusal()
     assert refusal is not None and "\n" not in refusal
-    assert refusal.startswith(f"planner.hosted: {len(too_long)} of 34 episodes' first request does not fit")
+    assert refusal.startswith(f"planner hosted: {len(too_long)} of 34 episodes' first request does not fit")
     assert "--max-model-len" in refusal and "retrieval.top_n" in refusal and "allow_prompt_overflow=true" in refusal
 
 
 def test_without_a_server_the_budget_is_the_stated_estimate_against_the_configured_context() -> None:
-    raw = config(None, vllm={"serve_args": ["--enforce-eager", "--max-model-len", "4096"]}, sampling={"max_tokens": 512})
+    raw = config(
+        None, vllm={"serve_args": ["--enforce-eager", "--max-model-len", "4096"]}, sampling={"max_tokens": 512}
+    )
     assert configured_context(raw) == 4096
     assert configured_context({"vllm": {"serve_args": ["--max-model-len=2048"]}}) == 2048
     assert configured_context({"vllm": {"serve_args": []}}) is None

@@ -214,7 +214,7 @@ def test_a_failed_reply_goes_back_into_the_conversation_clipped() -> None:
     server, result = run(lambda body, number: rambling if number == 1 else None)
     assert result.trajectory.steps[0].planner["format_error"] == "no_tool_call"
     assert len(result.trajectory.steps[0].arguments) == 8500, "the trajectory keeps the reply whole"
-    said = [m for m in server.stats.bodies[1]["messages"] if m["role"] == "assistant"][0]["content"]
+    said = next(m for m in server.stats.bodies[1]["messages"] if m["role"] == "assistant")["content"]
     assert said.startswith("I will help you.") and said.endswith(f"[{8500 - CLIPPED_CHARS} more characters clipped]")
     assert len(said) < CLIPPED_CHARS + 50 and result.verdict.passed
 

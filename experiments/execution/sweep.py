@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ from cluster.dask_runner import (
 )
 from cluster.services import Service, ServiceConfigError, ServiceSpec, place, vllm_services
 from experiments.analysis.cost import share_gpu_seconds, with_costs
-from experiments.execution.units import WorkerGC, WorkUnit, run_unit, split_tasks
+from experiments.execution.units import EPISODE_TOPIC, WorkerGC, WorkUnit, run_unit, split_tasks
 from experiments.plan.model import DEFAULT_STORE, Cell, Plan, SweepConfigError
 from experiments.reporting.leaderboard import ReportError, check_report_dir, write_report
 from experiments.reporting.progress import episode_progress
@@ -73,13 +74,22 @@ class SweepOutcome:
         return not (self.gaps or self.failures or self.lost or self.tracking_error or self.report_error)
 
 
+def unit_size(cell: Cell, configured: int) -> int:
+    """Episodes per work unit: ``unit_size``, but for a model planner at most its endpoint's concurrency,
+    so a unit is one round of requests in flight and its results (and the sweep's) come back in minutes,
+    not after every episode of a large unit has crawled through a slow endpoint."""
+    if cell.planner_config.get("kind") not in MODEL_KINDS:
+        return configured
+    return max(1, min(configured, int(cell.planner_config.get("concurrency") or OpenAIConfig.concurrency)))
+
+
 def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]:
     """Work units for the keys the store has not finished, and how many keys were skipped."""
     done = store.finished_keys()
-    size = plan.work.unit_size
     units: list[WorkUnit] = []
     skipped = 0
     for cell in plan.cells:
+        size = unit_size(cell, plan.work.unit_size)
         keys = plan.task_ids[(cell.split, cell.condition)]
         ids = [i for i in keys if (cell.planner, cell.split, cell.condition, cell.seed, i) not in done]
         skipped += len(keys) - len(ids)
@@ -329,7 +339,7 @@ def _run_units(
             }
             units = [dataclasses.replace(u, cell=cells[u.cell.label]) for u in units]
 
-            with episode_progress(total, label) as advance:
+            with episode_progress(total, label) as advance, _episodes_seen(dask, units, advance) as seen:
 
                 def on_result(unit: WorkUnit, records: list[dict[str, Any]]) -> list[WorkUnit]:
                     for r in records:  # what made them: one record per cell and sweep run, named by id
@@ -347,7 +357,7 @@ def _run_units(
                                 outcome.infra_retried += 1
                                 retry.append(r["task_id"])
                                 continue
-                        advance(bool(r["passed"]), not r["scorable"])
+                        seen(unit.cell.label, r["task_id"], bool(r["passed"]), not r["scorable"])
                     return [WorkUnit(unit.cell, tuple(retry), unit.planner_factory)] if retry else []
 
                 running = time.perf_counter()
@@ -371,6 +381,37 @@ def _run_units(
     finally:
         if prov:
             _finish_provenance(outcome, store, prov, usage, latencies)
+
+
+@contextmanager
+def _episodes_seen(
+    dask: Client, units: Sequence[WorkUnit], advance: Callable[[bool, bool], None]
+) -> Iterator[Callable[[str, str, bool, bool], None]]:
+    """Progress per episode: ``advance`` once per episode of ``units``, as its worker announces it
+    (``units.announce``, Dask events) or, for one whose announcement never came, when its unit's records
+    arrive; yields that second path. An episode that ended in infra_error is left to the unit's records
+    (the sweep decides whether it runs again), and a unit run twice (a worker lost) counts once."""
+    expected = {(u.cell.label, key) for u in units for key in u.task_ids}
+    counted: set[tuple[str, str]] = set()
+    lock = threading.Lock()
+
+    def seen(cell: str, key: str, passed: bool, unscorable: bool) -> None:
+        with lock:
+            if (cell, key) in counted or (cell, key) not in expected:
+                return
+            counted.add((cell, key))
+        advance(passed, unscorable)
+
+    def on_event(event: tuple[float, dict[str, Any]]) -> None:
+        message = event[1]
+        if isinstance(message, dict) and not message.get("infra_error"):
+            seen(str(message["cell"]), str(message["key"]), bool(message["passed"]), not message["scorable"])
+
+    dask.subscribe_topic(EPISODE_TOPIC, on_event)
+    try:
+        yield seen
+    finally:
+        dask.unsubscribe_topic(EPISODE_TOPIC)
 
 
 @contextmanager

@@ -155,7 +155,9 @@ def test_without_a_terminal_progress_is_plain_lines_every_interval() -> None:
     first = r"sweep s: 1/4 episodes \(25%\), passed 1, errors 0, [\d.]+ episodes/s, elapsed \d+ s, ETA"
     assert re.match(first, lines[0])
     assert lines[-1].startswith("sweep s: 4/4 episodes (100%), passed 3, errors 1,") and lines[-1].endswith("ETA 0 s")
-    assert progress_line("x", 50, 100, 50, 0, 100.0).endswith("0.5 episodes/s, elapsed 1 min 40 s, ETA 1 min 40 s")
+    assert progress_line("x", 50, 100, 50, 0, 100.0).endswith("30.00 episodes/min, elapsed 1 min 40 s, ETA 1 min 40 s")
+    slow = progress_line("x", 3, 10, 0, 0, 360.0)  # a small model on a CPU: per minute, never "0.0 episodes/s"
+    assert slow.endswith("0.50 episodes/min, elapsed 6 min 00 s, ETA 14 min 00 s")
 
 
 def test_library_logs_and_warnings_go_to_the_log_file_not_the_console(tmp_path: Path, capsys) -> None:

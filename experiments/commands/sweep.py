@@ -36,6 +36,7 @@ from experiments.plan.model import (
 from experiments.plan.selection import describe as describe_selection
 from experiments.reporting.console import LOG_NAME, library_logs
 from experiments.reporting.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
+from experiments.reporting.progress import speed
 from experiments.results.secrets import redacted
 from experiments.results.store import (
     DatasetMismatch,
@@ -149,7 +150,7 @@ def sweep_main(args: list[str]) -> int:
         console.print(
             f"vLLM server for {name}: {service.base_url} on worker {service.worker} (log {service.log}; stopped)"
         )
-    rate = f" ({outcome.ran / outcome.run_s:.0f} episodes/s while running)" if outcome.run_s > 0 else ""
+    rate = f" ({speed(outcome.ran, outcome.run_s)} while running)" if outcome.run_s > 0 else ""
     console.print(
         f"sweep {plan.name}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
         f"{outcome.wall_s:.1f} s{rate}"

@@ -39,7 +39,7 @@ from experiments.plan.model import DEFAULT_STORE, Cell, Plan, SweepConfigError
 from experiments.reporting.leaderboard import ReportError, check_report_dir, write_report
 from experiments.reporting.progress import episode_progress
 from experiments.results.gaps import Gap, find_gaps, sweep_rows
-from experiments.results.provenance import cell_provenance, now
+from experiments.results.provenance import cell_provenance, now, server_provenance
 from experiments.results.store import ResultsStore, StoreError, record_key
 from planners import MODEL_KINDS
 from planners.openai_compat import OpenAIConfig
@@ -296,7 +296,7 @@ def _run_units(
     label = f"sweep {plan.name}: {len(plan.cells)} cells"
     attempts = plan.work.unit_attempts
     started_at = now()
-    usage: dict[str, dict[str, float]] = {}  # planner -> the GPUs its server held and for how long
+    usage: dict[str, dict[str, Any]] = {}  # planner -> the GPUs its server held and for how long
     latencies: dict[str, list[float]] = {}  # cell label -> its episodes' model latency in this run
     prov: dict[str, tuple[str, dict[str, Any]]] = {}  # cell label -> (provenance id, record)
     try:
@@ -319,12 +319,14 @@ def _run_units(
                 print(budget.summary(), flush=True)
                 if (refusal := budget.refusal()) and not plan.work.allow_prompt_overflow:
                     raise SweepConfigError(refusal)
+            configs = {c.planner: c.planner_config for c in plan.cells}
             prov.update(
                 cell_provenance(
                     plan.cells,
                     started=started_at,
                     sweep_key=plan.sweep_key,
                     task_files={split: (task_path(file), sha) for split, (file, sha) in plan.datasets.items()},
+                    servers={name: server_provenance(s, configs[name]) for name, s in services.items()},
                 )
             )
             store.record_provenance(dict(prov.values()))
@@ -416,24 +418,31 @@ def _episodes_seen(
 
 @contextmanager
 def _timed_services(
-    dask: Client, specs: Sequence[ServiceSpec], usage: dict[str, dict[str, float]], **kwargs: Any
+    dask: Client, specs: Sequence[ServiceSpec], usage: dict[str, dict[str, Any]], **kwargs: Any
 ) -> Iterator[dict[str, Service]]:
     """``vllm_services``, noting in ``usage`` the GPUs each server held and for how long: from the sweep
     asking for it until it was stopped (start-up included), whatever ended it."""
     began = time.monotonic()
+    devices: dict[str, str | None] = {}
     try:
         with vllm_services(dask, specs, **kwargs) as services:
+            devices.update({name: s.device for name, s in services.items()})
             yield services
     finally:
         up = time.monotonic() - began
-        usage.update({s.planner: {"gpus": s.gpus, "up_s": up, "gpu_s": s.gpus * up} for s in specs})
+        usage.update(
+            {
+                s.planner: {"gpus": s.gpus, "up_s": up, "gpu_s": s.gpus * up, "device": devices.get(s.planner)}
+                for s in specs
+            }
+        )
 
 
 def _finish_provenance(
     outcome: SweepOutcome,
     store: ResultsStore,
     prov: dict[str, tuple[str, dict[str, Any]]],
-    usage: dict[str, dict[str, float]],
+    usage: dict[str, dict[str, Any]],
     latencies: dict[str, list[float]],
 ) -> None:
     """The sweep run's end time into its provenance records, and each started server's GPU-seconds shared

@@ -16,7 +16,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from experiments.analysis.cost import TOKEN_KINDS, cost_metrics, money, rows_cost, tokens_short
+from experiments.analysis.cost import TOKEN_KINDS, cost_metrics, device_label, money, rows_cost, tokens_short
 from experiments.analysis.groups import by_group, error_counts, group_stability
 from experiments.analysis.stability import Spread, Stability
 from experiments.results.store import file_in_the_way, record_verdict
@@ -183,7 +183,9 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                     *(tokens_short(paid[f"{k}_per_episode"]) for k in TOKEN_KINDS),
                     money(paid["cost_usd_per_cell"]),
                     money(paid["cost_usd_per_episode"]),
-                    "–" if paid["gpu_s_per_cell"] is None else f"{paid['gpu_s_per_cell']:.0f}",
+                    "–"
+                    if paid["gpu_s_per_cell"] is None
+                    else f"{paid['gpu_s_per_cell']:.0f} {device_label(paid['server_device'])}",
                 ]
             )
             scores.append(
@@ -255,8 +257,8 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                     [
                         (
                             f"Cost, split {split} (tokens per episode; USD at the planner config's price, "
-                            "per cell (mean over seeds) and per episode; GPU-s of the vLLM server the sweep started, "
-                            "per cell; –: unknown)",
+                            "per cell (mean over seeds) and per episode; server-seconds of the vLLM server the sweep "
+                            "started, per cell, on the device it ran on (GPU-s × its GPUs, or CPU); –: unknown)",
                             [
                                 "planner",
                                 "cond",
@@ -266,7 +268,7 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                                 "completion",
                                 "USD/cell",
                                 "USD/ep",
-                                "GPU-s/cell",
+                                "server-s/cell",
                             ],
                             costs,
                         )

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from experiments.results.store import ResultsStore
-from tests.cluster.test_vllm_sweep import vllm_processes
+from tests.cluster.test_vllm_sweep import sweep_on_one_gpu_worker, vllm_processes
 
 pytestmark = [pytest.mark.vllm, pytest.mark.timeout(1800)]
 
-REPO = Path(__file__).resolve().parents[2]
 PLANNER = "smollm2_135m"
 SLICE = ["split=mini", "limit=6", "retrieval.method=bm25", "retrieval.top_n=5", "t_max=6"]
 
@@ -42,21 +39,8 @@ def test_a_real_model_sweeps_a_slice_of_mini_on_the_cpu(tmp_path: Path) -> None:
         f"{p}.model={model}",
         f"{p}.vllm.python={python}",
         f"{p}.vllm.startup_timeout_s=900",
-        "cluster.resources={GPU:1}",
-        "cluster.n_workers=1",
-        f"store={tmp_path / 'results.db'}",
-        f"report_dir={tmp_path / 'report'}",
-        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
     ]
-    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
-    done = subprocess.run(
-        [sys.executable, "-m", "experiments.cli", "sweep", *args],
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(REPO), "MOBILEPA_PROGRESS_S": "20"},
-        capture_output=True,
-        text=True,
-        timeout=1700,
-    )
+    done = sweep_on_one_gpu_worker(tmp_path, args, MOBILEPA_PROGRESS_S="20")
     out = done.stdout
     print(out[-6000:])
     assert done.returncode == 0, f"{done.stderr[-4000:]}\n{out[-4000:]}"

@@ -45,6 +45,27 @@ def vllm_processes(python: str) -> list[str]:
     return found
 
 
+def sweep_on_one_gpu_worker(tmp_path: Path, args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    """``mobilepa sweep`` in its own process as a user runs it, on a local cluster of one worker declaring
+    ``GPU``, its store, report and MLflow under ``tmp_path`` (``env``: more environment variables)."""
+    where = [
+        "cluster.resources={GPU:1}",
+        "cluster.n_workers=1",
+        f"store={tmp_path / 'results.db'}",
+        f"report_dir={tmp_path / 'report'}",
+        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+    ]
+    own = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    return subprocess.run(
+        [sys.executable, "-m", "experiments.cli", "sweep", *args, *where],
+        cwd=tmp_path,
+        env={**own, "PYTHONPATH": str(REPO), **env},
+        capture_output=True,
+        text=True,
+        timeout=1700,
+    )
+
+
 def test_the_sweep_starts_vllm_scores_every_episode_and_stops_it(tmp_path: Path) -> None:
     python, model = os.environ.get("VLLM_PYTHON", ""), os.environ.get("TINY_MODEL", "")
     if not python or not model:
@@ -67,21 +88,8 @@ def test_the_sweep_starts_vllm_scores_every_episode_and_stops_it(tmp_path: Path)
         f"{p}.sampling.max_tokens=48",
         f"{p}.timeouts.total=300",
         "allow_prompt_overflow=true",  # the tiny tokenizer's first prompts pass its context: run them as such
-        "cluster.resources={GPU:1}",
-        "cluster.n_workers=1",
-        f"store={tmp_path / 'results.db'}",
-        f"report_dir={tmp_path / 'report'}",
-        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
     ]
-    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
-    done = subprocess.run(
-        [sys.executable, "-m", "experiments.cli", "sweep", *args],
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=1700,
-    )
+    done = sweep_on_one_gpu_worker(tmp_path, args)
     out = done.stdout
     assert done.returncode == 0, f"{done.stderr[-4000:]}\n{out[-4000:]}"
 

@@ -223,7 +223,7 @@ def compare_plot(result: dict[str, Any]) -> bytes:
         color="tab:blue",
     )
     ax.axvline(0, color="grey", linewidth=1)
-    ax.set_yticks(list(y), [f"{n} (p={r['mcnemar_p']:.3g})" for n, r in zip(names, rows)])
+    ax.set_yticks(list(y), [f"{n} (p={r['p']:.3g})" for n, r in zip(names, rows)])
     ax.invert_yaxis()
     ax.set_xlabel(f"{result['a']} − {result['b']} (points, 95 % paired bootstrap)")
     ax.set_title(f"{result['split']}/{result['condition']}, seeds {','.join(map(str, result['seeds']))}")
@@ -240,9 +240,10 @@ def compare_table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         result["a"],
         result["b"],
         "difference [95 % CI]",
-        f"{result['a']} only",
-        f"{result['b']} only",
-        "McNemar p",
+        f"tasks {result['a']} better",
+        f"tasks {result['b']} better",
+        "p (tasks)",
+        "tasks",
         "episodes",
     ]
     body = [
@@ -251,9 +252,10 @@ def compare_table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             f"{r['a']:.2f}",
             f"{r['b']:.2f}",
             f"{r['difference']:+.2f} [{r['ci'][0]:+.2f}, {r['ci'][1]:+.2f}]",
-            str(r["a_only"]),
-            str(r["b_only"]),
-            f"{r['mcnemar_p']:.3g}",
+            str(r["a_better"]),
+            str(r["b_better"]),
+            f"{r['p']:.3g}",
+            str(r["tasks"]),
             str(r["episodes"]),
         ]
         for name, r in result["rows"].items()
@@ -262,27 +264,28 @@ def compare_table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def write_compare(result: dict[str, Any], out_dir: Path) -> tuple[Path, Path, Path]:
-    """``compare.json``, ``compare.md`` (table and flipping episodes) and ``compare.png``."""
+    """``compare.json``, ``compare.md`` (table and the tasks either passed more often) and ``compare.png``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     header, body = compare_table(result)
     md = [
         f"# {result['a']} vs {result['b']} on {result['split']}/{result['condition']}",
         "",
-        f"{result['episodes']} paired episodes (seeds {', '.join(map(str, result['seeds']))}); rates in percent; "
-        f"difference = {result['a']} − {result['b']} with a paired bootstrap over tasks ({result['resamples']} "
-        f"resamples, seed {result['seed']}); McNemar's exact test on the discordant episodes.",
+        f"{result['episodes']} paired episodes of {result['tasks']} tasks (seeds "
+        f"{', '.join(map(str, result['seeds']))}); rates in percent of episodes; difference = {result['a']} − "
+        f"{result['b']} with a paired bootstrap over tasks ({result['resamples']} resamples, seed {result['seed']}); "
+        f"p: {result['test']}. A task is better for a planner that passed more of its shared episodes.",
         "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
         *("| " + " | ".join(r) + " |" for r in body),
         "",
-        f"## Passed by {result['a']} only",
+        f"## Tasks {result['a']} passed more often",
         "",
-        *(f"- {k}" for k in result["flips"]["a_only"]),
+        *(f"- {k}" for k in result["flips"]["a_better"]),
         "",
-        f"## Passed by {result['b']} only",
+        f"## Tasks {result['b']} passed more often",
         "",
-        *(f"- {k}" for k in result["flips"]["b_only"]),
+        *(f"- {k}" for k in result["flips"]["b_better"]),
         "",
         "![differences](compare.png)",
         "",

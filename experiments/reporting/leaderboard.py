@@ -137,6 +137,7 @@ def _pm(spread: Spread | None) -> str:
 
 
 UNSCORED = "unscored"  # a group's Overall when none of its episodes could be scored
+ONE_SEED = "one seed"  # a stability figure of a group run under one seed: there is no spread to show
 SKILL_CONDITIONS = ("sor", "mtsr")
 SHORT = {
     "basic": "Basic",
@@ -200,17 +201,28 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                 ]
             )
             if s is None:
-                spread.append([*who, UNSCORED, "–", "–", "–"])
+                spread.append([*who, UNSCORED, "–", "–", "–", "–"])
                 ranges.append([*who, *("–" for _ in CATEGORIES)])
                 continue
+            if s.one_seed:  # a spread of one value is no stability figure
+                spread.append([*who, ONE_SEED, ONE_SEED, ONE_SEED, ONE_SEED, str(s.tasks)])
+                ranges.append([*who, *(ONE_SEED if c in s.categories else "–" for c in CATEGORIES)])
+                continue
             spread.append(
-                [*who, f"{s.overall.range:.2f}", f"{s.pass_all:.1f}", f"{s.pass_any:.1f}", str(len(s.flipping))]
+                [
+                    *who,
+                    f"{s.overall.range:.2f}",
+                    f"{s.pass_all:.1f}",
+                    f"{s.pass_any:.1f}",
+                    str(len(s.flipping)),
+                    str(s.tasks),
+                ]
             )
             ranges.append(
                 [
                     *who,
                     *(
-                        f"{s.categories[c].range:.2f} ({s.range_tasks[c]:.0f}) → {s.overall_shift[c]:.2f}"
+                        f"{s.categories[c].range:.2f} ({s.range_episodes[c]:.0f}) → {s.overall_shift[c]:.2f}"
                         if c in s.categories
                         else "–"
                         for c in CATEGORIES
@@ -232,13 +244,14 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                         buckets,
                     ),
                     (
-                        f"Stability across seeds, split {split} "
-                        "(points; pass^k, pass@k: % of tasks passed under all, any seed)",
-                        ["planner", "cond", "Overall range", "pass^k", "pass@k", "flipping tasks"],
+                        f"Stability across seeds, split {split} (Overall range in points; over base tasks, "
+                        "a skill task's SOR and MTSR runs as repeats of it: pass^k, pass@k with k = seeds, "
+                        "the % chance that k runs all pass / one passes; tasks whose outcome flips between seeds)",
+                        ["planner", "cond", "Overall range", "pass^k", "pass@k", "flipping tasks", "tasks"],
                         spread,
                     ),
                     (
-                        f"Category range over seeds, split {split}: points (tasks) → Overall points it moves",
+                        f"Category range over seeds, split {split}: points (episodes) → Overall points it moves",
                         ["planner", "cond", *(SHORT[c] for c in CATEGORIES)],
                         ranges,
                     ),

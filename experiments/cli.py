@@ -352,7 +352,8 @@ def _config_help(
     comments = _comments(Path(CONF_DIR) / f"{config_name}.yaml")
     skipped = {"hydra", *groups, *(grid or {}).values()}
     key_lines = []
-    for key, value in _leaves(OmegaConf.masked_copy(cfg, [k for k in cfg if k not in skipped])):  # type: ignore[arg-type]
+    kept = [str(k) for k in cfg if k not in skipped]
+    for key, value in _leaves(OmegaConf.masked_copy(cfg, kept)):
         if key in (lists or {}):
             shown = ",".join(v if isinstance(v, str) else json.dumps(v) for v in value)
         else:

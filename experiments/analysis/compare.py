@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import select
 
-from experiments.analysis.stats import Facts, analyse, paired, row_facts
+from experiments.analysis.stats import UNITS, Facts, analyse, paired, row_facts
 from experiments.results.store import ResultsStore, datasets, file_sha256, record_key
 from sandbox.suite import TASK_DIR
 from sandbox.tasks import Task, load_tasks
@@ -59,57 +59,56 @@ def cell_facts(
     ]
 
 
-# ---- mobilepa report -----------------------------------------------------------------------------------
+# ---- the report's analysis -----------------------------------------------------------------------------
 
 
-def report_analysis(
-    store: ResultsStore,
-    out_dir: Path,
-    split: str | None = None,
-    console: Console | None = None,
-    keys: set[tuple[Any, ...]] | None = None,
-) -> Path:
-    """``analysis.json`` (every cell's full analysis, and per planner/split/condition over its seeds)
-    beside the leaderboard, and a per-cell table on the console; returns the JSON's path. ``keys``: only
-    these episodes (the report's sweep or selection), else every one of the store (or of ``split``)."""
+def sweep_analysis(store: ResultsStore, keys: set[tuple[Any, ...]] | None = None) -> dict[str, Any]:
+    """``analysis.json``'s document: every cell's full analysis, and per planner/split/condition over its
+    seeds (Overall and categories with intervals, pass^k, failure causes, breakdowns, tokens), with the
+    unit each figure counts. ``keys``: only these episodes (a sweep's, or a report's selection), else
+    every episode of the store."""
     tasks = store_tasks(store)
-    doc: dict[str, Any] = {"cells": {}, "groups": {}}
+    doc: dict[str, Any] = {"units": UNITS, "cells": {}, "groups": {}}
     groups: dict[tuple[str, str, str], list[Facts]] = defaultdict(list)
-    # two narrow tables rather than one wide one, so each fits a 100-column console
+    for cell in sorted({k[:4] for k in keys}) if keys is not None else cells(store):
+        facts = cell_facts(store, cell, tasks, keys)
+        groups[cell[:3]].extend(facts)
+        result = analyse(facts, seed=cell[3])
+        del result["units"]  # once, at the top
+        doc["cells"]["/".join(map(str, cell[:3])) + f"/seed{cell[3]}"] = result
+    for (planner, split, condition), facts in groups.items():
+        result = analyse(facts)
+        doc["groups"][f"{planner}/{split}/{condition}"] = {
+            k: result[k] for k in ("overall", "pass_hat_k", "taxonomy", "breakdowns", "tokens")
+        }
+    return doc
+
+
+def print_analysis(doc: dict[str, Any], console: Console) -> None:
+    """The per-cell and per-group analysis as two narrow tables (each fits a 100-column console)."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for column in ("cell", "Overall [95 % CI]", "fmt err %", "recovered", "tokens/ep"):
         table.add_column(column, no_wrap=True)
     causes = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     causes.add_column("cell", no_wrap=True)
     causes.add_column("pass^k, k=1…", no_wrap=True)
-    causes.add_column("top failure causes")
-    chosen = sorted({k[:4] for k in keys}) if keys is not None else cells(store, **({"split": split} if split else {}))
-    for cell in chosen:
-        facts = cell_facts(store, cell, tasks, keys)
-        groups[cell[:3]].extend(facts)
-        result = analyse(facts, seed=cell[3])
-        label = "/".join(map(str, cell[:3])) + f"/seed{cell[3]}"
-        doc["cells"][label] = result
+    causes.add_column("top failure causes (episodes)")
+    for label, result in doc["cells"].items():
         table.add_row(label, _overall(result), _format_rate(result), _recovered(result), _tokens(result))
         causes.add_row(label, "", _causes(result))
-    for (planner, split_name, condition), facts in groups.items():
-        result = analyse(facts)
-        doc["groups"][f"{planner}/{split_name}/{condition}"] = {
-            k: result[k] for k in ("overall", "pass_hat_k", "taxonomy", "tokens")
-        }
-        label = f"{planner}/{split_name}/{condition} (all seeds)"
-        table.add_row(label, _overall(result), _format_rate(result), _recovered(result), _tokens(result))
+    for group, result in doc["groups"].items():
+        label = f"{group} (all seeds)"
+        table.add_row(label, _overall(result), "", "", _tokens(result))
         causes.add_row(label, " ".join(f"{v:.1f}" for v in result["pass_hat_k"].values()), _causes(result))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "analysis.json"
-    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    console = console or Console()
     console.print("[bold]Per cell: Overall with its 95 % bootstrap interval, behaviour[/bold]", soft_wrap=True)
     console.print(table)
     console.print()
-    console.print("[bold]Per cell: pass^k over seeds, the most frequent failure causes[/bold]", soft_wrap=True)
+    console.print(
+        "[bold]Per cell: pass^k over base tasks (seeds and SOR/MTSR runs as repeats), the most frequent "
+        "failure causes[/bold]",
+        soft_wrap=True,
+    )
     console.print(causes)
-    return path
 
 
 def _overall(result: dict[str, Any]) -> str:

@@ -36,3 +36,9 @@ def group_stability(seeds: dict[int, list[dict[str, Any]]]) -> Stability | None:
     }
     scored = {s: outcomes for s, outcomes in scored.items() if outcomes}
     return stability(scored) if scored else None
+
+
+def domain_order(domain: str) -> tuple[int, str]:
+    """D1, D2, …, D13: by number, not as text (D1, D10, D11, …, D2)."""
+    digits = "".join(ch for ch in domain if ch.isdigit())
+    return (int(digits) if digits else 10**6, domain)

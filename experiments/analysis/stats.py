@@ -77,6 +77,12 @@ def episode_facts(
         "domain": task.domain if task else domain,
         "l2": task.l2 if task else l2,
         "memory_type": tags.get("memory_type"),
+        # where a memory task's facts live (db | api) and the application domain it acts in (its
+        # level-1 domain), both read from the task as it is loaded
+        "memory_primary": tags.get("primary") if task and task.category == "memory" else None,
+        "memory_domain": (task.domain if task else domain)
+        if (task.category if task else category) == "memory"
+        else None,
         "memory_write": tags.get("write"),
         "turn": (tags.get("turn") or ("multi" if task.history else "single")) if task else None,
         "composition": tags.get("composition"),
@@ -219,23 +225,36 @@ def _weighted(rates: Mapping[str, np.ndarray]) -> np.ndarray:
 
 
 def bootstrap_overall(facts: Iterable[Facts], *, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
-    """Overall with a percentile bootstrap interval: tasks resampled with replacement within each
-    category (the suite's composition is fixed by design, so every resample has every category),
-    the 0.5/0.1/0.2/0.2 weights applied to each resample's category rates."""
+    """Overall and each category's rate with percentile bootstrap intervals: tasks resampled with
+    replacement within each category (the suite's composition is fixed by design, so every resample has
+    every category), the 0.5/0.1/0.2/0.2 weights applied to each resample's category rates."""
     rows = scored(facts)
     if not rows:
-        return {"value": None, "ci": None, "resamples": resamples, "seed": seed}
+        return {"value": None, "ci": None, "categories": {}, "resamples": resamples, "seed": seed}
     table = _task_table(rows)
     value = _table_overall(table)
     order = sorted({f["task_id"] for f in rows})
-    draws = _weighted(_resampled_rates(table, order, np.random.default_rng(seed), resamples))
-    lo, hi = np.percentile(draws, [2.5, 97.5])
+    rates = _resampled_rates(table, order, np.random.default_rng(seed), resamples)
+    categories = {
+        c: {
+            "value": round(100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()), 2),
+            "ci": _percentiles(rates[c]),
+            "tasks": len(t),
+        }
+        for c, t in sorted(table.items(), key=lambda ct: list(CATEGORY_WEIGHTS).index(ct[0]))
+    }
     return {
         "value": round(value, 2),
-        "ci": [round(float(lo), 2), round(float(hi), 2)],
+        "ci": _percentiles(_weighted(rates)),
+        "categories": categories,
         "resamples": resamples,
         "seed": seed,
     }
+
+
+def _percentiles(draws: np.ndarray) -> list[float]:
+    lo, hi = np.percentile(draws, [2.5, 97.5])
+    return [round(float(lo), 2), round(float(hi), 2)]
 
 
 def pass_hat_k(outcomes: Mapping[str, Sequence[bool]]) -> dict[int, float]:
@@ -304,6 +323,8 @@ AXES: dict[str, Callable[[Facts], Any]] = {
     "memory_turn": lambda f: f"{f['memory_type']}/{f['turn']}" if f["memory_type"] else None,
     "turn": lambda f: f["turn"],
     "memory_write": lambda f: f["memory_write"],
+    "memory_primary": lambda f: f["memory_primary"],
+    "memory_domain": lambda f: f["memory_domain"],
     "skill_composition": lambda f: f["composition"],
     "skill_condition": lambda f: f["condition"] if f["category"] == "skill" else None,
     "skill_composition_condition": lambda f: (

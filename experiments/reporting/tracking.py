@@ -32,13 +32,14 @@ from mlflow.tracing.client import TracingClient
 from mlflow.tracking import MlflowClient
 from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
+from experiments.analysis.compare import sweep_analysis
 from experiments.analysis.cost import with_costs
 from experiments.analysis.groups import by_group, group_stability
 from experiments.analysis.stability import Stability
 from experiments.reporting.leaderboard import cell_metrics, write_report
 from experiments.results.gaps import Gap, find_gaps, sweep_rows
 from experiments.results.secrets import redacted
-from experiments.results.store import ResultsStore, trajectory_json
+from experiments.results.store import ResultsStore, record_key, trajectory_json
 from sandbox.suite import task_path
 
 # MLflow says at exit that it flushes its trace queue: this toolkit logs no traces, and the line came
@@ -356,7 +357,7 @@ def log_sweep(
             if report_written:  # the sweep just wrote it to report_dir: log that instead of rendering it again
                 shutil.copytree(plan.report_dir, report)
             elif rows:
-                write_report(rows, report)
+                write_report(rows, report, analysis=sweep_analysis(store, {record_key(r) for r in rows}))
             report.mkdir(exist_ok=True)
             (report / "stability.json").write_text(json.dumps(stability_doc, indent=2, sort_keys=True))
             (report / "config.json").write_text(

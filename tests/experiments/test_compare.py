@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.analysis.compare import CompareError, compare, report_analysis
+from experiments.analysis.compare import CompareError, compare, sweep_analysis
 from experiments.analysis.stats import sign_flip_p
 from experiments.cli import main as cli_main
 from experiments.episodes.loop import run_many
@@ -140,10 +140,9 @@ def test_compare_html_links_every_flipping_episode_to_its_side_by_side_page(
 def test_report_analysis_per_cell_with_taxonomy_of_the_noisy_planner(store_path: Path, tmp_path: Path) -> None:
     store = ResultsStore(store_path)
     try:
-        path = report_analysis(store, tmp_path)
+        doc = sweep_analysis(store)
     finally:
         store.close()
-    doc = json.loads(path.read_text())
     assert sorted(doc["cells"]) == [f"{p}/handwritten/both/seed{s}" for p in ("noisy_oracle", "oracle") for s in (0, 1)]
     oracle = doc["cells"]["oracle/handwritten/both/seed0"]
     assert oracle["overall"]["value"] == 100.0 and oracle["taxonomy"] == {}

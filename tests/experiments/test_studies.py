@@ -177,7 +177,8 @@ def test_mobilepa_report_finds_the_variant_cells_of_the_latest_sweep(swept, caps
     tmp, _ = swept
     store = ResultsStore(tmp / "results.db")
     try:
-        rows, about = report_scope(store)
+        scope = report_scope(store)
+        rows, about = scope.rows, scope.about
     finally:
         store.close()
     assert sorted({r["condition"] for r in rows}) == sorted(CELLS) and len(rows) == 4 * 34

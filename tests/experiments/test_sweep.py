@@ -144,6 +144,29 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
     assert metrics["stability/oracle/handwritten/both/pass_all"] == 100.0
 
 
+def test_the_sweep_writes_one_self_contained_report_folder(swept) -> None:
+    """Two planners over two seeds: the folder holds the whole report and nothing else, the shareable files
+    carry the intervals and the failure causes, and analysis.json says what each figure counts."""
+    tmp, _ = swept
+    report = tmp / "report"
+    listed = json.loads((report / "report.json").read_text())
+    assert {p.name for p in report.iterdir()} == {*listed["files"], "report.json"}
+    assert {"leaderboard.md", "leaderboard.html", "leaderboard.txt", "analysis.json", "studies.json"} <= set(
+        listed["files"]
+    )
+    assert listed["about"].startswith("sweep test-sweep (") and "[key " in listed["about"]
+    for name in ("leaderboard.md", "leaderboard.html", "leaderboard.txt"):
+        text = (report / name).read_text()
+        assert "Intervals, split handwritten" in text and "100.0 (100.0–100.0)" in text, name
+        assert "Failure causes, split handwritten" in text and "Across planners, split handwritten" in text, name
+        assert "Memory by where its facts live" in text and "Memory by application domain" in text, name
+    analysis = json.loads((report / "analysis.json").read_text())
+    assert set(analysis["groups"]) == {"oracle/handwritten/both", "noop/handwritten/both"}
+    assert len(analysis["cells"]) == 4 and "base tasks" in analysis["units"]["pass_hat_k"]
+    noop = analysis["groups"]["noop/handwritten/both"]
+    assert noop["overall"]["value"] < 10 and sum(noop["taxonomy"]["noop"].values()) > 0
+
+
 def test_rerun_runs_nothing_new_and_reuses_the_runs(swept, client: Client) -> None:
     tmp, first = swept
     again = run_sweep(plan_sweep(_config(tmp)), client=client)

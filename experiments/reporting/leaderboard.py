@@ -18,8 +18,9 @@ from rich.console import Console
 from rich.table import Table
 
 from experiments.analysis.cost import TOKEN_KINDS, cost_metrics, money, rows_cost, tokens_short
-from experiments.analysis.groups import by_group, domain_order, error_counts, group_stability
+from experiments.analysis.groups import by_group, domain_order, error_counts, group_stability, row_outcomes
 from experiments.analysis.stability import Spread, Stability
+from experiments.analysis.stats import bootstrap_overall
 from experiments.results.store import file_in_the_way, record_verdict
 from experiments.results.summary import results_document
 from sandbox.tasks import BUCKETS, CATEGORIES
@@ -62,11 +63,37 @@ def cell_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     steps = sum(r["steps"] for r in rows)
     metrics["format_error_rate"] = 100.0 * sum(r["format_errors"] for r in rows) / steps if steps else 0.0
     metrics.update(cost_metrics(rows_cost(rows)))  # cost/*: tokens, USD when priced, GPU-s when served
+    metrics.update(interval_metrics(rows))
+    for condition in SKILL_CONDITIONS:  # skill episodes under SOR and under MTSR
+        picked = [
+            bool(r["passed"])
+            for r in rows
+            if r["scorable"] and r["category"] == "skill" and episode_condition(r) == condition
+        ]
+        if picked:
+            metrics[f"retrieval/{condition}"] = 100.0 * sum(picked) / len(picked)
+    domains: dict[str, list[bool]] = {}
+    for r in rows:
+        if r["scorable"]:
+            domains.setdefault(r["domain"], []).append(bool(r["passed"]))
+    metrics.update({f"domain/{d}": 100.0 * sum(v) / len(v) for d, v in domains.items()})
     for column in ("prompt_tokens", "completion_tokens", "planner_latency_s", "wall_s"):
         values = [r[column] for r in rows if r[column] is not None]
         if values and (column.endswith("_s") or any(values)):
             for q in (50, 90, 99):
                 metrics[f"{column}/p{q}"] = percentile(values, q)
+    return metrics
+
+
+def interval_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Overall's and each category's 95 % bootstrap interval over tasks (``overall/ci_low``,
+    ``category/basic/ci_high``, …), a skill task's SOR and MTSR episodes resampled together."""
+    result = bootstrap_overall(row_outcomes(rows))
+    if result["ci"] is None:
+        return {}
+    metrics = {"overall/ci_low": result["ci"][0], "overall/ci_high": result["ci"][1]}
+    for category, c in result["categories"].items():
+        metrics.update({f"category/{category}/ci_low": c["ci"][0], f"category/{category}/ci_high": c["ci"][1]})
     return metrics
 
 
@@ -158,8 +185,22 @@ SHORT = {
 Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
 
 
-def _seeds(e: dict[str, Any]) -> str:
-    return ",".join(map(str, e["seeds"] or e["all_seeds"]))
+SCORE_HEADER = ["planner", "cond", "seeds", "n", "Overall", *(SHORT[c] for c in CATEGORIES)]
+
+
+def score_row(
+    planner: str,
+    condition: str,
+    seeds: Sequence[int],
+    per_seed: int,
+    overall: Spread | None,
+    categories: dict[str, Spread],
+) -> list[str]:
+    """One row of the leaderboard's scores table, from the store or read back from MLflow alike."""
+    scores = (
+        [_pm(overall), *(_pm(categories.get(c)) for c in CATEGORIES)] if overall else [UNSCORED, "–", "–", "–", "–"]
+    )
+    return [planner, condition, ",".join(map(str, seeds)), str(per_seed), *scores]
 
 
 def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]:
@@ -186,16 +227,14 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                 ]
             )
             scores.append(
-                [
-                    *who,
-                    _seeds(e),
-                    str(e["per_seed"]),
-                    *(
-                        [_pm(s.overall), *(_pm(s.categories.get(c)) for c in CATEGORIES)]
-                        if s is not None
-                        else [UNSCORED, *("–" for _ in CATEGORIES)]
-                    ),
-                ]
+                score_row(
+                    e["planner"],
+                    e["condition"],
+                    e["seeds"] or e["all_seeds"],
+                    e["per_seed"],
+                    s.overall if s else None,
+                    s.categories if s else {},
+                )
             )
             unscorable = f"{e['unscorable']} ({e['infra_errors']} infra)" if e["infra_errors"] else str(e["unscorable"])
             buckets.append(
@@ -241,7 +280,7 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                 [
                     (
                         f"Leaderboard, split {split} (percent; mean±std over seeds; n: episodes per seed)",
-                        ["planner", "cond", "seeds", "n", "Overall", *(SHORT[c] for c in CATEGORIES)],
+                        SCORE_HEADER,
                         scores,
                     ),
                     (

@@ -333,8 +333,8 @@ BELOW = 70.0
 """The paper's threshold: how many planners fall below 70 % (seven of its 13 models did, on Overall)."""
 
 
-def _interval(value: float | None, ci: list[float] | None) -> str:
-    return "–" if value is None or ci is None else f"{value:.1f} ({ci[0]:.1f}–{ci[1]:.1f})"
+def _interval(ci: list[float] | None) -> str:
+    return "–" if ci is None else f"{ci[0]:.1f}–{ci[1]:.1f}"
 
 
 def _analysis_tables(split: str, entries: Sequence[dict[str, Any]]) -> list[Section]:
@@ -355,8 +355,8 @@ def _analysis_tables(split: str, entries: Sequence[dict[str, Any]]) -> list[Sect
         intervals.append(
             [
                 *who,
-                _interval(o["value"], o["ci"]),
-                *(_interval(per[c]["value"], per[c]["ci"]) if c in per else "–" for c in CATEGORIES),
+                _interval(o["ci"]),
+                *(_interval(per[c]["ci"]) if c in per else "–" for c in CATEGORIES),
             ]
         )
         failed = {cause: n for planner in a["taxonomy"].values() for cause, n in planner.items()}
@@ -369,7 +369,7 @@ def _analysis_tables(split: str, entries: Sequence[dict[str, Any]]) -> list[Sect
             domains.append([*who, *(_rate(memory["memory_domain"].get(d)) for d in domain_names)])
     tables: list[Section] = [
         (
-            f"Intervals, split {split} (% of episodes, all seeds; 95 % bootstrap interval over tasks)",
+            f"95 % intervals of the scores, split {split} (bootstrap over tasks, all seeds together)",
             ["planner", "cond", "Overall", *(SHORT[c] for c in CATEGORIES)],
             intervals,
         ),

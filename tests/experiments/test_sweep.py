@@ -193,7 +193,7 @@ def test_the_sweep_writes_one_self_contained_report_folder(swept) -> None:
     assert listed["about"].startswith("sweep test-sweep (") and "[key " in listed["about"]
     for name in ("leaderboard.md", "leaderboard.html", "leaderboard.txt"):
         text = (report / name).read_text()
-        assert "Intervals, split handwritten" in text and "100.0 (100.0–100.0)" in text, name
+        assert "95 % intervals of the scores, split handwritten" in text and "100.0–100.0" in text, name
         assert "Failure causes, split handwritten" in text and "Across planners, split handwritten" in text, name
         assert "Memory by where its facts live" in text and "Memory by application domain" in text, name
     analysis = json.loads((report / "analysis.json").read_text())

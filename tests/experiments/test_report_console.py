@@ -19,15 +19,10 @@ from hydra import compose, initialize_config_module
 from rich.console import Console
 
 from experiments import cli
-<<<<<<< HEAD
+from experiments.analysis.groups import domain_order
 from experiments.commands.config import CONF_MODULE, RunConfigError
 from experiments.commands.plans import load_config, parse_args, plan_sweep
 from experiments.commands.run import check_config, run_plan
-=======
-from experiments.analysis.groups import domain_order
-from experiments.commands.config import CONF_MODULE, RunConfigError, check_config
-from experiments.commands.plans import load_config, parse_args, plan_sweep, run_plan
->>>>>>> 2e60a4c (Reports that stand alone and belong to one sweep: a default name from the grid and a short hash, a report folder per sweep beside its store (report_dir null), analysis.json written by every sweep, leaderboard.md/.html/.txt with bootstrap intervals over tasks and failure causes, a manifest so a folder never holds two reports' files, 'one seed' instead of a spread; the cross-model table (each category's mean over planners, planners below 70 %) and memory by DB/API-primary and by application domain, derived from the task at load time)
 from experiments.commands.sweep import report_main, report_scope, sweep_main
 from experiments.execution.run import run_job
 from experiments.plan.model import SweepConfigError

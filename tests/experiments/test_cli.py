@@ -97,7 +97,8 @@ def test_every_key_the_sweep_help_names_is_one_the_sweep_takes(capsys, tmp_path:
 
 def test_every_key_the_run_help_names_is_one_the_run_takes(capsys, tmp_path: Path) -> None:
     """Each key of ``mobilepa run --help``, given as shown, composes and passes the run's checks."""
-    from experiments.commands.config import compose_checked, run_override
+    from experiments.commands.config import run_override
+    from experiments.commands.run import compose_checked
     from experiments.plan.selection import as_override
 
     _, out, _ = _cli(capsys, "run", "--help")

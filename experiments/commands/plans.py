@@ -33,6 +33,8 @@ from experiments.plan.model import (
     SweepConfigError,
     Tracking,
     Work,
+    default_name,
+    default_report_dir,
     refined_conditions,
     variants,
 )
@@ -83,11 +85,6 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
     return overrides, per_planner
 
 
-def default_name(cfg: Any) -> str:
-    """A sweep's name when ``name=`` is not given: what it ran, ``sweep-<planners>-<splits>``."""
-    return "-".join(["sweep", "+".join(map(str, cfg["planners"])), "+".join(map(str, cfg["splits"]))])
-
-
 def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]] | None = None) -> DictConfig:
     """The composed sweep config (per-planner overrides kept under ``planner_overrides``; a
     ``hydra.searchpath=[...]`` override, a user's own config folders, under ``searchpath``, so every
@@ -99,7 +96,9 @@ def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]]
     OmegaConf.set_struct(cfg, False)
     cfg.planner_overrides = per_planner or {}
     if cfg.get("name") in (None, "default") and not any(o.lstrip("+~").partition("=")[0] == "name" for o in overrides):
-        cfg.name = default_name(cfg)  # not `default`, beside MLflow's own `Default` experiment
+        cfg.name = default_name(OmegaConf.to_container(cfg, resolve=True))  # type: ignore[arg-type]  # not `default`
+    if cfg.get("report_dir") is None:  # each sweep's report in a folder of its own, beside its store
+        cfg.report_dir = str(default_report_dir(cfg.store, str(cfg.name)))
     searchpath = searchpath_overrides(overrides)
     folders = OverridesParser.create().parse_overrides(searchpath[-1:])[0].value() if searchpath else []
     cfg.searchpath = [str(f) for f in folders]  # type: ignore[union-attr]

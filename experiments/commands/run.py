@@ -18,7 +18,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from experiments.commands.config import CONF_PATH, RunConfigError, compose_config, override_error
 from experiments.execution.run import infra_message, run_job
-from experiments.plan.model import DEFAULT_STORE, Cell, Grid, Plan, Tracking, Work
+from experiments.plan.model import DEFAULT_STORE, Cell, Grid, Plan, Tracking, Work, default_report_dir
 from experiments.plan.selection import SelectionError, selection
 from experiments.results.store import file_sha256
 from planners import build_planner
@@ -109,8 +109,9 @@ def run_plan(cfg: DictConfig) -> Plan:
     store = cfg.get("store") or (DEFAULT_STORE if tracking.get("enabled") else None)
     split, split_file = str(cfg.split.name), str(cfg.split.file)
     sha256 = file_sha256(task_path(split_file))
+    name = str(cfg.get("name") or f"run-{cfg.planner.name}-{split}")
     record: dict[str, Any] = {
-        "name": str(cfg.get("name") or f"run-{cfg.planner.name}-{split}"),
+        "name": name,
         "planners": [str(cfg.planner.name)],
         "splits": [split],
         "seeds": [int(cfg.seed)],
@@ -119,7 +120,7 @@ def run_plan(cfg: DictConfig) -> Plan:
         "concurrency": int(cfg.concurrency),
         "planner_factory": "planners:build_planner",
         "store": str(store or DEFAULT_STORE),
-        "report_dir": str(Path(store or DEFAULT_STORE).parent / "report"),
+        "report_dir": str(default_report_dir(store or DEFAULT_STORE, name)),
         "tracking": tracking,
         "cluster": {"kind": "none (mobilepa run)"},
         **{

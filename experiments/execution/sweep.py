@@ -33,6 +33,7 @@ from cluster.dask_runner import (
     worker_resources,
 )
 from cluster.services import Service, ServiceConfigError, ServiceSpec, place, vllm_services
+from experiments.analysis.compare import sweep_analysis
 from experiments.analysis.cost import share_gpu_seconds, with_costs
 from experiments.execution.units import EPISODE_TOPIC, WorkerGC, WorkUnit, run_unit, split_tasks
 from experiments.plan.model import DEFAULT_STORE, Cell, Plan, SweepConfigError
@@ -62,7 +63,7 @@ class SweepOutcome:
     parent_run_id: str | None = None
     infra_retried: int = 0  # episodes that hit an infrastructure error and were run again
     tracking_error: str | None = None  # MLflow failed after the work: results are in the store, unlogged
-    report: tuple[list[dict[str, Any]], Path, Path] | None = None  # leaderboard, markdown and HTML paths
+    report: tuple[list[dict[str, Any]], Path] | None = None  # the leaderboard and the report's folder
     services: dict[str, Service] = field(default_factory=dict)  # the vLLM servers this sweep started, by planner
     gaps: list[Gap] = field(default_factory=list)  # cells with keys still missing, in grid order
     lost: str | None = None  # the cluster went away mid-sweep (scheduler or every worker); what is stored stays
@@ -469,7 +470,9 @@ def _finish(store: ResultsStore, outcome: SweepOutcome, tracker: SweepTracker | 
     outcome.gaps = find_gaps(plan, rows)
     if rows:
         try:
-            outcome.report = write_report(rows, plan.report_dir, about=plan.about)
+            analysis = sweep_analysis(store, {record_key(r) for r in rows})
+            about = f"{plan.about} [key {plan.sweep_key}]"
+            outcome.report = write_report(rows, plan.report_dir, about=about, analysis=analysis)
         except ReportError as exc:  # e.g. a full disk: the results are in the store; `mobilepa report` later
             outcome.report_error = str(exc)
     if tracker is not None:

@@ -275,6 +275,22 @@ class Plan:
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def default_name(config: Mapping[str, Any]) -> str:
+    """A sweep's name when ``name=`` is not given: what it ran and a short hash of its whole grid,
+    ``sweep-<planners>-<splits>-<hash>``, so two different sweeps of the same planners and splits (other
+    seeds, conditions, axes or a quick run's selection) never share a name, an MLflow experiment or a
+    report folder, and the same grid run again finds its own."""
+    grid = {key: config.get(key) for key in (*GRID_KEYS.values(), *SELECTION_KEYS)}
+    grid.update(axis_lists(config))
+    digest = hashlib.sha256(json.dumps(grid, sort_keys=True, default=str).encode()).hexdigest()[:6]
+    return "-".join(["sweep", "+".join(map(str, config["planners"])), "+".join(map(str, config["splits"])), digest])
+
+
+def default_report_dir(store: str | Path, name: str) -> Path:
+    """A report's folder when none is given: its own, by name, beside the results store it reads."""
+    return Path(store).parent / "reports" / name.replace("/", "_")
+
+
 def sweep_about(config: Mapping[str, Any]) -> str:
     """One line saying which sweep a report is about: its name and grid (and a quick run's selection)."""
     grid = " × ".join(f"{key} {','.join(map(str, config[key]))}" for key in GRID_KEYS.values()) + axes_text(config)

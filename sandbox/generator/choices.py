@@ -94,7 +94,7 @@ def free_choices(prompt: Sequence[str], gold: Sequence[dict[str, Any]], results:
             seen = _seen_text(texts)
             for name in spec.parameters.get("required", []):
                 value = action["arguments"].get(name)
-                if value not in _enum_values(action["name"], name) and is_free(value, seen):
+                if is_free(value, seen) and value not in _enum_values(action["name"], name):
                     told = (
                         tuple(w for w in _words(value) if facts.states_name(seen, w)) if isinstance(value, str) else ()
                     )

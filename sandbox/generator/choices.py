@@ -5,15 +5,18 @@ it: the phone's context, the dialogue, the query, and every earlier gold result 
 the memory it searched, the user's answers to its questions). It is **free** otherwise: the time of a
 note the user gave no time for, a temperature nobody named, a title in words of the gold's own.
 
-- a date-time is free when its time is not stated (its day is what the query's relative words fix);
-- a number when no stated quantity equals it; any other text when it is not stated as whole words;
-- booleans, enum values (the request's verb picks them: on/off, a kind), dates and entity ids (the
-  ``unseen_id`` gate holds those) are never free.
+- a time or date-time is free when its time is neither stated nor a stated time moved by a stated
+  number of minutes or hours (an alarm 30 minutes before a 07:00 class, an event's end after its
+  stated length); its day is what the query's relative words fix;
+- free text (words with spaces: a title, a note) is free when it is not stated as whole words;
+- anything else is never free: numbers and codes are read, counted or named (a party's size, a
+  currency, an app id), booleans and enum values are picked by the request's verb (on/off, a kind),
+  and entity ids are held by the ``unseen_id`` gate.
 
 A check **pins** a free value when it expects that very value (a plain value, ``$eq``, or inside
 ``$json``); the build relaxes each pinned free value to what the task determines (``relax``): a
-date-time to its day (``$dt_between``), a text to ``$contains_all`` of the words of it the model was
-told (present when none), a number to present (``$absent: false``). The build's ``free_choice``
+date-time to its day (``$dt_between``), a time to any time, a text to ``$contains_all`` of the words of
+it the model was told (present when none). The build's ``free_choice``
 gate counts the pinned free values left in a finished check.
 """
 
@@ -29,8 +32,11 @@ from sandbox import facts
 from sandbox.tooling import REGISTRY
 
 _DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2})?")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_ID = re.compile(r"[a-z][a-z0-9_]*_\d+")
+_TIME = re.compile(r"\d{2}:\d{2}")
+# a stated length of time: "90 minutes", "1.5 h", "2-hour", "an hour", a result's "duration_min": 45
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*-?\s*(minutes?|mins?|hours?|hrs?|h)\b", re.IGNORECASE)
+_DURATION_FIELD = re.compile(r'"\w*(?:_min|_minutes)": (\d+)')
+_AN_HOUR = re.compile(r"\b(half )?an hour\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
 # check keys whose values the planner does not write (rows to match, the call's bookkeeping, the answer)
 _NOT_ARGUMENTS = frozenset(
@@ -71,17 +77,28 @@ def _words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text) if (len(w) > 2 or w.isdigit()) and w.casefold() not in _STOP]
 
 
+def _derived_time(hhmm: str, seen: str) -> bool:
+    """``hhmm`` is a time stated in ``seen``, or one moved by a number of minutes or hours stated there."""
+    hour, minute = (int(p) for p in hhmm.split(":"))
+    stated = facts.times(seen)
+    if (hour, minute) in stated:
+        return True
+    shifts = {30 if half else 60 for half in _AN_HOUR.findall(seen)}
+    shifts |= {round(float(n) * (60 if unit[0].casefold() == "h" else 1)) for n, unit in _DURATION.findall(seen)}
+    shifts |= {int(n) for n in _DURATION_FIELD.findall(seen)}
+    at = hour * 60 + minute
+    return any((at - (h * 60 + m)) % (24 * 60) in shifts or (h * 60 + m - at) % (24 * 60) in shifts for h, m in stated)
+
+
 def is_free(value: Any, seen: str) -> bool:
     """Whether ``value`` is a choice of the planner's own, given the text ``seen`` it read."""
-    if isinstance(value, bool) or value is None:
-        return False
-    if isinstance(value, int | float):
-        return not facts.mentions(seen, value)
-    if not isinstance(value, str) or not value.strip() or _DATE.fullmatch(value) or _ID.fullmatch(value):
+    if not isinstance(value, str):
         return False
     if m := _DATETIME.fullmatch(value):
-        return value not in seen and not facts.states_time(seen, m.group(2))
-    return not facts.states_name(seen, value)
+        return not _derived_time(m.group(2), seen)
+    if _TIME.fullmatch(value):
+        return not _derived_time(value, seen)
+    return len(value.split()) > 1 and not facts.states_name(seen, value)
 
 
 def free_choices(prompt: Sequence[str], gold: Sequence[dict[str, Any]], results: Sequence[Any]) -> list[Choice]:
@@ -148,9 +165,11 @@ def _pins(node: Any, value: Any) -> Iterator[tuple[Any, Any]]:
 
 
 def relaxed(choice: Choice) -> Any:
-    """What the task determines of a free value: its day, the words the model was told, or any value."""
+    """What the task determines of a free value: its day, any time, the words the model was told, or any value."""
     if isinstance(choice.value, str) and (m := _DATETIME.fullmatch(choice.value)):
         return {"$dt_between": [f"{m.group(1)}T00:00", f"{m.group(1)}T23:59"]}
+    if isinstance(choice.value, str) and _TIME.fullmatch(choice.value):
+        return {"$regex": r"^\d{2}:\d{2}$"}
     if choice.told:
         return {"$contains_all": list(choice.told)}
     return {"$absent": False}

@@ -23,8 +23,6 @@ MAY_IMPORT = {
 LAYERS = ("episodes", "plan", "results", "analysis", "reporting", "execution", "commands", "bench", "cli")
 """``experiments``' layers, lowest first: a module may import its own layer and those before it."""
 KNOWN_CIRCLES = {
-    ("sandbox.world", "sandbox.domains"): "build_world imports the domains to register their seeders",
-    ("sandbox.generator.answers", "sandbox.generator.core"): "answers names core's Draft in its type hints",
     **{
         (f"sandbox.domains.{domain}", f"sandbox.domains.{screens}"): "the domain registers its app's GUI flows"
         for domain, screens in (

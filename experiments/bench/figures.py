@@ -63,10 +63,11 @@ import sandbox.domains  # noqa: F401
 from sandbox.conditions import expand
 from sandbox.db import Traced, open_database, raw, trace_statements
 from sandbox.episode import Episode
+from sandbox.personas import PERSONAS
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS, world_image
+from sandbox.world import world_image
 
 LLM_LATENCY_MS = 200
 LLM_IN_FLIGHT = 256

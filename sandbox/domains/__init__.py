@@ -21,7 +21,7 @@ from sandbox.domains import information  # noqa: F401
 from sandbox.domains import lifestyle  # noqa: F401
 from sandbox.domains import apps_security
 
-from sandbox.world import SEEDERS  # after every domain registered its seeders
+from sandbox.personas import SEEDERS  # after every domain registered its seeders
 
 # The app store lists every app the phone knows, so its seeder runs after every seeder that adds apps
 # (venue apps, …), whatever order cross-module imports registered the seeders in (a stable sort keeps

@@ -59,9 +59,9 @@ from sandbox.executor import (
     word_values,
     words_match,
 )
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, app_permissions, apps, device_settings, stamps, table
 from sandbox.tooling import PERMISSIONS, Date, Phone, tool
-from sandbox.world import Persona, seeder
 
 STORE, FILES, CLOUD, PASSWORDS, SECURITY = "app_store", "files", "cloud", "passwords", "security"
 STORAGE_TOTAL_GB = 128.0  # the phone's capacity; free space is device_settings.storage_free_gb

@@ -54,9 +54,9 @@ from sandbox.executor import (
     words_match,
 )
 from sandbox.locales import local_money, to_step
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, meta, stamps, table
 from sandbox.tooling import EMAIL_PATTERN, PHONE_PATTERN, Date, tool
-from sandbox.world import Persona, seeder
 
 # ---- Tables -----------------------------------------------------------------------------------
 

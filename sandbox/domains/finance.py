@@ -39,9 +39,9 @@ from sandbox.domains.communication import contacts, messages
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
 from sandbox.locales import CURRENCIES, round_amount, to_step
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import PHONE_PATTERN, Date, tool
-from sandbox.world import Persona, seeder
 
 bank_accounts = table(
     "bank_accounts",

@@ -49,10 +49,10 @@ from sandbox.domains.common import (
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, contains_bound, like_escaped, normalise_phone, row_by_key, rows, word_values
 from sandbox.locales import CURRENCIES, business_phone, round_amount
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, stamps, table, user_profile
 from sandbox.subagents import world_phone_services
 from sandbox.tooling import Date, DateTime, Phone, tool
-from sandbox.world import Persona, seeder
 
 world_restaurants = table(
     "world_restaurants",

@@ -37,9 +37,9 @@ from sandbox.domains.productivity import calendar_events, tasks
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, row_by_key, rows
 from sandbox.locales import business_phone, round_amount
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import Date, DateTime, Time, WrongType, tool
-from sandbox.world import Persona, seeder
 
 workouts = table(
     "workouts",

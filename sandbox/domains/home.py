@@ -23,9 +23,9 @@ from sandbox.domains.common import world_places
 from sandbox.domains.information import require_location_permission
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, app_permissions, stamps, table
 from sandbox.tooling import DateTime, tool
-from sandbox.world import Persona, seeder
 
 home_devices = table(
     "home_devices",

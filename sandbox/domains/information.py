@@ -38,9 +38,9 @@ from sandbox.domains.common import CITY_CENTRES, addresses, world_places
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
 from sandbox.locales import CITIES, COUNTRIES, GLOBAL_OUTLETS
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, app_permissions, stamps, table, user_profile
 from sandbox.tooling import Date, DateTime, tool
-from sandbox.world import Persona, seeder
 
 world_weather = table(
     "world_weather",

@@ -44,10 +44,10 @@ from sandbox.domains.shopping import (
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
 from sandbox.locales import business_phone, country_of, figures, mobile_phone, shelf_price, to_step
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, apps, stamps, table, user_profile
 from sandbox.subagents import GuiFlow, gui_flow
 from sandbox.tooling import INTERNAL, Date, DateTime, Phone, tool
-from sandbox.world import Persona, seeder
 
 world_events = table(
     "world_events",

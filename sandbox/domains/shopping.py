@@ -46,9 +46,9 @@ from sandbox.domains.common import (
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, row_by_key, rows
 from sandbox.locales import CURRENCIES, figures, round_amount, shelf_price, to_step
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import Date, Phone, tool
-from sandbox.world import Persona, seeder
 
 world_products = table(
     "world_products",

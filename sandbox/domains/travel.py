@@ -56,9 +56,9 @@ from sandbox.domains.information import require_location
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, id_prefix, row_by_key, rows
 from sandbox.locales import CURRENCIES
+from sandbox.personas import Persona, seeder
 from sandbox.schema import SYSTEM, USER, WORLD, metadata, stamps, table, user_profile
 from sandbox.tooling import Date, DateTime, Time, tool
-from sandbox.world import Persona, seeder
 
 # ---- Tables -----------------------------------------------------------------------------------
 

@@ -60,11 +60,12 @@ from sandbox import db
 from sandbox.executor import id_prefix
 from sandbox.generator import evidence, lint
 from sandbox.generator.answers import FINDERS, confirmations, delegated_question, guarded_steps
+from sandbox.personas import PERSONAS
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS, world_image
+from sandbox.world import world_image
 
 GATES = (
     "unseen_id",

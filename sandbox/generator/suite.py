@@ -20,11 +20,11 @@ from pathlib import Path
 
 from sandbox.generator import families as families_pkg
 from sandbox.generator.core import FAMILIES, BuildError, Family, Gen, build_task, seed_for
+from sandbox.personas import PERSONAS
 from sandbox.suite import TASK_DIR
 from sandbox.tasks import Task, dump_task
 from sandbox.taxonomy import DOMAINS, L2, domain_of
 from sandbox.tooling import domain_tools
-from sandbox.world import PERSONAS
 
 SUITE_SEED = 20250613
 TRAIN_SEED = 7919

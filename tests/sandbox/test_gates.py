@@ -13,7 +13,8 @@ import pytest
 
 from experiments.commands import tasks as tasks_cli
 from sandbox.generator import gates, lint
-from sandbox.generator.core import FAMILIES, Draft, Family, Gen, act, build_task, done
+from sandbox.generator.core import FAMILIES, Family, Gen, act, build_task, done
+from sandbox.generator.draft import Draft
 from sandbox.generator.gates import Collector, GateError, Violation
 from sandbox.generator.suite import Slot, build_slot
 from sandbox.skills import SKILLS, Step

@@ -12,7 +12,8 @@ from typing import Any
 
 from sandbox.domains.home import dev_id
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families.basic_travel import guarded
 
 

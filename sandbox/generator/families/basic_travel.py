@@ -23,7 +23,8 @@ from sandbox.domains.travel import (
     route_options,
 )
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import history
 
 # ---- retrieval guard --------------------------------------------------------------------------------

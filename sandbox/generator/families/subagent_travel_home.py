@@ -13,7 +13,8 @@ from typing import Any
 
 from sandbox.domains.home import dev_id
 from sandbox.domains.travel import AIRPORTS, CITY_AIRPORT
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import history, later, screen_rows, told_agent
 from sandbox.generator.families.basic_home import dev_update, devices
 from sandbox.generator.families.basic_travel import (

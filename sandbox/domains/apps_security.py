@@ -2329,6 +2329,3 @@ def seed_apps_security(conn: Connection, rng: random.Random, persona: Persona) -
     _seed_security(conn, security_rng, persona, now)
     _seed_cloud(conn, cloud_rng, persona, now)
 
-
-# GUI flows for in-app settings and companion-app pairing live in their own module (internal tools).
-from sandbox.domains import gui_apps_settings  # noqa: E402, F401  (its GUI flows; imports this module)

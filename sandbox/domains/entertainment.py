@@ -3181,5 +3181,3 @@ def seed_entertainment(conn: Connection, rng: random.Random, persona: Persona) -
     _seed_books(conn, rng, stamp)
     _seed_photos(conn, rng, persona, now, stamp)
 
-
-from sandbox.domains import media_screens  # noqa: E402, F401  (GUI flows of the media apps; imports this module)

@@ -2291,5 +2291,3 @@ def seed_finance(conn: Connection, rng: random.Random, persona: Persona) -> None
     conn.execute(insert(money_requests), requests)
     _seed_budgets(b)
 
-
-from sandbox.domains import finance_screens  # noqa: E402, F401  (the bank app's GUI flows; imports this module)

@@ -1815,6 +1815,3 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
         ],
     )
 
-
-# GUI flows of the recipes and health apps (internal tools, kept out of this module's tool list).
-from sandbox.domains import gui_food_health  # noqa: E402, F401  (its GUI flows; imports this module)

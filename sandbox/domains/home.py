@@ -1454,5 +1454,3 @@ def seed_home(conn: Connection, rng: random.Random, persona: Persona) -> None:
         ],
     )
 
-
-from sandbox.domains import home_screens  # noqa: E402, F401  (the app's GUI flows; imports this module)

@@ -2088,5 +2088,3 @@ def seed_shopping(conn: Connection, rng: random.Random, persona: Persona) -> Non
         ],
     )
 
-
-from sandbox.domains import shopping_screens  # noqa: E402, F401  (the shop app's GUI flows; imports this module)

@@ -241,6 +241,7 @@ def build_files(progress: Callable[[str], None] | None = None) -> dict[str, list
 def write_suite(out_dir: Path = TASK_DIR, progress: Callable[[str], None] | None = None) -> dict[str, Path]:
     written = {}
     for name, tasks in build_files(progress).items():
+        out_dir.mkdir(parents=True, exist_ok=True)
         path = out_dir / name
         path.write_text("".join(dump_task(t) + "\n" for t in tasks), encoding="utf-8")
         written[name] = path

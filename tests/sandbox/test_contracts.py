@@ -14,7 +14,8 @@ from sqlalchemy import Connection
 
 import sandbox.domains  # registers every tool
 import sandbox.framework  # noqa: F401  (registers the framework actions)
-from sandbox.domains import health, information, lifestyle, travel
+from sandbox.domains import health, information, lifestyle
+from sandbox.domains.travel import tools as travel
 from sandbox.executor import Executor
 from sandbox.skills import SKILLS
 from sandbox.subagents import GUI_FLOWS, path_parses, read_path

@@ -11,7 +11,7 @@ import datetime as dt
 import json
 from typing import Any, Literal
 
-from sandbox.domains.travel import CITY_AIRPORT
+from sandbox.domains.travel.schema import CITY_AIRPORT
 from sandbox.generator.core import BuildError, Gen, act, done, family
 from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import history as hist

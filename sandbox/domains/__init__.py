@@ -14,7 +14,7 @@ from sandbox.domains import productivity  # noqa: F401
 from sandbox.domains import entertainment  # noqa: F401
 from sandbox.domains import media_screens  # noqa: F401
 from sandbox.domains import settings  # noqa: F401
-from sandbox.domains import apps_security  # noqa: F401
+from sandbox.domains import apps_security
 from sandbox.domains import gui_apps_settings  # noqa: F401
 from sandbox.domains import work  # noqa: F401
 from sandbox.domains import social  # noqa: F401

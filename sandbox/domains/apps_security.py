@@ -2328,4 +2328,3 @@ def seed_apps_security(conn: Connection, rng: random.Random, persona: Persona) -
     _seed_files(conn, files_rng, persona, now)
     _seed_security(conn, security_rng, persona, now)
     _seed_cloud(conn, cloud_rng, persona, now)
-

@@ -2290,4 +2290,3 @@ def seed_finance(conn: Connection, rng: random.Random, persona: Persona) -> None
     conn.execute(insert(splits), split_rows)
     conn.execute(insert(money_requests), requests)
     _seed_budgets(b)
-

@@ -1814,4 +1814,3 @@ def _seed_doctors(conn: Connection, rng: random.Random, persona: Persona, illnes
             for i, (doc, slot, reason, status) in enumerate(visits, start=1)
         ],
     )
-

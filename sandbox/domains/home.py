@@ -1453,4 +1453,3 @@ def seed_home(conn: Connection, rng: random.Random, persona: Persona) -> None:
             for i, (ts, c) in enumerate(log, start=1)
         ],
     )
-

@@ -29,7 +29,7 @@ from sqlalchemy import (
 )
 
 from sandbox.domains.communication import contacts
-from sandbox.domains.entertainment import devices
+from sandbox.domains.entertainment.schema import devices
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
 from sandbox.personas import Persona, seeder

@@ -2087,4 +2087,3 @@ def seed_shopping(conn: Connection, rng: random.Random, persona: Persona) -> Non
             )
         ],
     )
-

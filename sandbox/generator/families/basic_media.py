@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandbox.domains.entertainment import VIDEO_MB_PER_SEC
+from sandbox.domains.entertainment.tools import VIDEO_MB_PER_SEC
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Gen, act, done
 from sandbox.generator.draft import Draft

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import Field
 from sqlalchemy import Column, Integer, Text, bindparam, insert, select, update
 
-from sandbox.domains.food import Diet
+from sandbox.domains.food.schema import Diet
 from sandbox.domains.health import APP, _medication
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx

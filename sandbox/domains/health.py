@@ -32,7 +32,7 @@ from typing_extensions import TypedDict
 
 from sandbox.domains.common import CITY_CENTRES, STREETS, km_between, locate, payment_methods, world_places
 from sandbox.domains.communication import contacts
-from sandbox.domains.food import city_counts, next_number
+from sandbox.domains.food.seed import city_counts, next_number
 from sandbox.domains.productivity import calendar_events, tasks
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, row_by_key, rows

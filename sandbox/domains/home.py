@@ -20,7 +20,7 @@ from sqlalchemy import Column, Connection, Integer, Text, bindparam, func, inser
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from sandbox.domains.common import world_places
-from sandbox.domains.information import require_location_permission
+from sandbox.domains.information.tools import require_location_permission
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
 from sandbox.personas import Persona, seeder

@@ -27,7 +27,7 @@ from sqlalchemy import (
     update,
 )
 
-from sandbox.domains.apps_security import folders
+from sandbox.domains.apps_security.schema import folders
 from sandbox.domains.communication import contacts
 from sandbox.domains.productivity import DT_FMT, WEEKDAYS, _one_of, _words, tasks
 from sandbox.errors import ErrorType, ToolError

@@ -26,7 +26,7 @@ from sandbox.domains.common import (
     world_places,
 )
 from sandbox.domains.communication import contacts
-from sandbox.domains.information import require_location
+from sandbox.domains.information.tools import require_location
 from sandbox.domains.travel.schema import (
     AIRPORTS,
     CITY_AIRPORT,

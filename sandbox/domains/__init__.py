@@ -25,7 +25,6 @@ from sandbox.domains import food  # noqa: F401
 from sandbox.domains import health  # noqa: F401
 from sandbox.domains import gui_food_health  # noqa: F401
 from sandbox.domains import home  # noqa: F401
-from sandbox.domains import home_screens  # noqa: F401
 from sandbox.domains import lifestyle  # noqa: F401
 
 from sandbox.domains.apps_security.seed import seed_apps_security

@@ -118,10 +118,15 @@ def _mix_permissions(conn: Connection, rng: random.Random, count: int) -> None:
         )
 
 
+def declare_phone() -> None:
+    """Import every domain, which registers the tools, tables and seeders a world is made of: on the first
+    use of a world, as importing them is not free and parsing a command's arguments never needs them."""
+    import sandbox.domains  # noqa: F401
+
+
 def build_world(persona_id: str) -> bytes:
     """Build a persona's world from scratch and return its database image."""
-    import sandbox.domains  # noqa: F401  (registers every tool and seeder)
-
+    declare_phone()
     persona = PERSONAS[persona_id]
     conn = empty_database()
     try:
@@ -146,6 +151,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 def world_image(persona_id: str) -> bytes:
     """The world's image, built once per process, or read from the disk cache of images built by the
     same code (a sweep's workers then skip the ~1 s build per world)."""
+    declare_phone()  # an image read from the cache needs the tools and tables it was built with
     if persona_id not in PERSONAS:
         raise KeyError(f"unknown world {persona_id!r}; known: {', '.join(sorted(PERSONAS))}")
     folder = cache_dir()

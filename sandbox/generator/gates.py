@@ -58,7 +58,7 @@ from sqlalchemy import Column, Connection, Table, Text, select
 import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the schema gate reads)
 from sandbox import db
 from sandbox.executor import id_prefix
-from sandbox.generator import evidence, lint
+from sandbox.generator import STRICT_ENV, evidence, lint
 from sandbox.generator.answers import FINDERS, confirmations, delegated_question, guarded_steps
 from sandbox.personas import PERSONAS
 from sandbox.schema import metadata
@@ -76,7 +76,6 @@ GATES = (
     "confirmation",
     "delegated_answer",
 )
-STRICT_ENV = "MOBILEPA_STRICT_GATES"
 
 
 @dataclass(frozen=True)

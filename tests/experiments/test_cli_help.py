@@ -39,4 +39,3 @@ def test_help_of_every_command_imports_nothing_heavy() -> None:
     loaded = json.loads(done.stdout)
     assert {command: code for command, (code, _) in loaded.items()} == dict.fromkeys(commands, 0)
     assert {command: heavy for command, (_, heavy) in loaded.items() if heavy} == {}
-

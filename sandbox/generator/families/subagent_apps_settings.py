@@ -13,7 +13,8 @@ import json
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import later, on_screen, screen_rows, told_agent
 from sandbox.generator.families.basic_apps import installed
 from sandbox.generator.families.basic_settings import setting

@@ -28,9 +28,9 @@ from sandbox.db import transaction
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone
 from sandbox.locales import business_phone
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, apps, metadata, stamps, subagent_jobs, table
 from sandbox.tooling import INTERNAL, REGISTRY, Date, Time, tool, validate_arguments
-from sandbox.world import Persona, seeder
 
 
 @dataclass(frozen=True)

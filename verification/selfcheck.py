@@ -73,10 +73,10 @@ from sandbox.conditions import CONDITIONS, action_space_for
 from sandbox.episode import Episode, Trajectory
 from sandbox.generator.answers import delegated_question, names_of
 from sandbox.generator.evidence import VOLATILE, gold_steps, leaves
+from sandbox.personas import PERSONAS
 from sandbox.skills import SKILLS
 from sandbox.tasks import Action, AgentBehaviorCheck, StateChangeCheck, Task, ToolCallCheck
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS
 from verification.checkers import holds_evidence, objects, successful_steps
 from verification.matchers import fits
 from verification.verify import Verdict, verify

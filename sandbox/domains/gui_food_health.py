@@ -11,8 +11,9 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import Field
 from sqlalchemy import Column, Integer, Text, bindparam, insert, select, update
 
-from sandbox.domains.food import Diet
-from sandbox.domains.health import APP, _medication
+from sandbox.domains.food.schema import Diet
+from sandbox.domains.health.schema import APP
+from sandbox.domains.health.tools import _medication
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import USER, stamps, table

@@ -12,13 +12,13 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 from sqlalchemy import Column, Connection, Integer, Text, bindparam, insert, select, update
 
-from sandbox.domains.entertainment import _SET_DEVICE, _device
+from sandbox.domains.entertainment.tools import _SET_DEVICE, _device
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, stamps, table
 from sandbox.subagents import GuiFlow, gui_flow, labelled_value
 from sandbox.tooling import INTERNAL, tool
-from sandbox.world import Persona, seeder
 
 reading_goals = table(
     "reading_goals",

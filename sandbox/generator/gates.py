@@ -62,13 +62,14 @@ from sqlalchemy import Column, Connection, Table, Text, select
 import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the schema gate reads)
 from sandbox import db
 from sandbox.executor import id_prefix
-from sandbox.generator import choices, evidence, lint
+from sandbox.generator import STRICT_ENV, choices, evidence, lint
 from sandbox.generator.answers import FINDERS, confirmations, delegated_question, guarded_steps
+from sandbox.personas import PERSONAS
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS, world_image
+from sandbox.world import world_image
 
 GATES = (
     "unseen_id",
@@ -80,7 +81,6 @@ GATES = (
     "delegated_answer",
     "free_choice",
 )
-STRICT_ENV = "MOBILEPA_STRICT_GATES"
 
 
 @dataclass(frozen=True)

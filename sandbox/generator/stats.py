@@ -20,7 +20,7 @@ from sandbox.conditions import CONDITIONS
 from sandbox.errors import ErrorType
 from sandbox.generator.answers import is_information, missing_answer
 from sandbox.skills import SKILLS
-from sandbox.suite import TASK_DIR
+from sandbox.suite import TASK_DIR, VALIDATION
 from sandbox.tasks import Task, dump_task
 from sandbox.taxonomy import DOMAINS, L2
 from sandbox.tooling import domain_tools
@@ -43,7 +43,6 @@ AXES = {
 }
 
 
-VALIDATION = TASK_DIR / "validation.json"
 AUDIT = TASK_DIR / "audit.json"  # the played audit: episodes, their classes, what was found and fixed
 AUDIT_CLASSES = (
     "passed-and-right",

@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import Executable, insert, select, update
 
 from sandbox.db import open_database, transaction
-from sandbox.domains import finance
 from sandbox.domains.common import payment_methods, transactions
 from sandbox.domains.communication import contacts
-from sandbox.domains.finance import (
+from sandbox.domains.finance import tools as finance
+from sandbox.domains.finance.schema import (
     bank_accounts,
     bills,
     budgets,

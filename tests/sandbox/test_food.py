@@ -17,9 +17,9 @@ import pytest
 from sqlalchemy import func, insert, select, update
 
 from sandbox.db import open_database, transaction
-from sandbox.domains import food
 from sandbox.domains.common import payment_methods, world_places
-from sandbox.domains.food import (
+from sandbox.domains.food import tools as food
+from sandbox.domains.food.schema import (
     food_orders,
     grocery_items,
     meal_plans,

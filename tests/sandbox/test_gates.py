@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from experiments.commands import task_suite
 from experiments.commands import tasks as tasks_cli
-from sandbox.generator import gates, lint
-from sandbox.generator.core import FAMILIES, Draft, Family, Gen, act, build_task, done
+from sandbox.generator import STRICT_ENV, gates, lint
+from sandbox.generator.core import FAMILIES, Family, Gen, act, build_task, done
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import service_phone
 from sandbox.generator.gates import Collector, GateError, Violation
 from sandbox.generator.suite import Slot, build_slot
@@ -188,9 +190,9 @@ def test_collector_counts_every_gate_and_reads_its_setting(monkeypatch: pytest.M
     c.strict = False
     c.add([v, v])
     assert c.counts() == {g: 2 if g == "query_lint" else 0 for g in gates.GATES}
-    monkeypatch.setenv(gates.STRICT_ENV, "1")
+    monkeypatch.setenv(STRICT_ENV, "1")
     assert Collector().strict
-    monkeypatch.setenv(gates.STRICT_ENV, "maybe")
+    monkeypatch.setenv(STRICT_ENV, "maybe")
     with pytest.raises(ValueError, match="must be 0 or 1"):
         Collector()
 
@@ -227,7 +229,7 @@ def test_a_guarded_action_the_check_lets_pass_unasked_is_a_violation() -> None:
     fam = Family("test.uninstall", "basic", "4.1", lambda g: _uninstall(True), {})
     task = build_task(fam, fam.build(Gen("wang_lei", random.Random(0))), "t-c", "wang_lei")
     lax = task.model_copy(update={"check": task.check.model_copy(update={"ask_before": [], "confirmed_by": []})})
-    found = gates.unconfirmed_guards("test.uninstall", lax, tasks_cli.replay(lax).results)
+    found = gates.unconfirmed_guards("test.uninstall", lax, task_suite.replay(lax).results)
     assert [(v.step, v.detail) for v in found] == [(2, "acts unasked as far as the check goes (no ask_before)")]
 
 
@@ -472,14 +474,14 @@ def test_gates_report_groups_by_family_with_counts() -> None:
         Violation("query_lint", "b.fam", "t-2", None, "a exam", "article"),
         Violation("unseen_id", "b.fam", "t-3", 1, "group_002", "never sent"),
     ]
-    text = tasks_cli.gates_report(found, as_json=False)
+    text = task_suite.gates_report(found, as_json=False)
     counts = (
         "unseen_id 2, schema_example 0, query_lint 1, world_lint 0, skill_fit 0, confirmation 0, delegated_answer 0, "
         "free_choice 0"
     )
     assert text.splitlines()[0] == f"gate counts: {counts}"
     assert text.index("b.fam: 2 violation(s) in 2 task(s)") < text.index("a.fam: 1 violation(s)")
-    doc = json.loads(tasks_cli.gates_report(found, as_json=True))
+    doc = json.loads(task_suite.gates_report(found, as_json=True))
     assert doc["counts"]["unseen_id"] == 2 and [v["task_id"] for v in doc["families"]["b.fam"]] == ["t-2", "t-3"]
 
 
@@ -502,5 +504,5 @@ def test_gates_command_builds_drafts_of_the_named_families(
 
 def test_validate_chunks_return_the_gate_violations_with_the_self_check() -> None:
     task = Task.model_validate({**load_split("full.jsonl")[0].model_dump(), "query": "Add a exam"})
-    outcomes, found = tasks_cli._check_chunk([(task, "some.family")])
+    outcomes, found = task_suite._check_chunk([(task, "some.family")])
     assert outcomes and [(v.gate, v.family, v.subject) for v in found] == [("query_lint", "some.family", "a exam")]

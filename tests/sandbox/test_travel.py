@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from sqlalchemy import Table, func, select, update
 
 from sandbox.db import open_database
-from sandbox.domains import travel
 from sandbox.domains.common import payment_methods, transactions, world_places
-from sandbox.domains.travel import (
+from sandbox.domains.travel import tools as travel
+from sandbox.domains.travel.schema import (
     flight_bookings,
     hotel_bookings,
     navigation_sessions,
@@ -29,6 +29,7 @@ from sandbox.domains.travel import (
     rides,
     saved_places,
     train_bookings,
+    travel_documents,
     trips,
     wallet_passes,
     world_flights,
@@ -160,7 +161,7 @@ def test_other_personas_get_their_own_hub() -> None:
         }
         assert origins == {"SFO"}
         assert row(ex, train_bookings, "tbooking_001")["origin"] in ("San Francisco", "Palo Alto")
-        assert query(ex, select(travel.travel_documents.c.kind)) == [{"kind": "passport"}]
+        assert query(ex, select(travel_documents.c.kind)) == [{"kind": "passport"}]
         assert row(ex, flight_bookings, "fbooking_003")["currency"] == "USD"
     finally:
         conn.close()

@@ -12,8 +12,9 @@ from sandbox import db
 from sandbox.domains.common import LABEL_ALIASES
 from sandbox.episode import apply_changes
 from sandbox.executor import Executor
-from sandbox.generator.core import BuildError, Draft, Gen
+from sandbox.generator.core import BuildError, Gen
 from sandbox.generator.core import family as _family
+from sandbox.generator.draft import Draft
 from sandbox.locales import CITIES, business_phone
 from sandbox.tasks import Changes
 from sandbox.world import world_image

@@ -7,7 +7,8 @@ import re
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 
 FIRST = (
     "Mike",

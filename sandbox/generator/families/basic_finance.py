@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import peek
 from sandbox.locales import CURRENCIES, decimals, money_unit
 

@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 
 PAY = ["payment_methods"]  # balances move with every charge; the transactions rows are checked instead
 CATEGORY_WORDS = {

@@ -8,9 +8,11 @@ import json
 import re
 from typing import Any
 
-from sandbox.domains.shopping import RETURN_WINDOW_DAYS, _coupon_problem, _discount, _unit_price
+from sandbox.domains.shopping.schema import RETURN_WINDOW_DAYS
+from sandbox.domains.shopping.tools import _coupon_problem, _discount, _unit_price
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import peek
 
 NOUNS = {  # a product title's noun -> how a user names it

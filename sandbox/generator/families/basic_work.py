@@ -9,7 +9,8 @@ from typing import Any
 
 from sandbox.domains.productivity import WEEKDAYS
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.core import BuildError, Gen, act, done
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import family
 
 FMT = "%Y-%m-%dT%H:%M"

@@ -21,10 +21,11 @@ import re
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import FAMILIES, BuildError, Draft, Gen, act, family
+from sandbox.generator.core import FAMILIES, BuildError, Gen, act, family
+from sandbox.generator.draft import Draft
+from sandbox.personas import PERSONAS
 from sandbox.skills import SKILLS
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS
 
 CATEGORY = "skill"
 

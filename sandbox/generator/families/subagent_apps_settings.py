@@ -14,7 +14,8 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.executor import normalise_phone
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import later, local_line, on_screen, screen_rows, told_agent
 from sandbox.generator.families.basic_apps import installed
 from sandbox.generator.families.basic_settings import setting

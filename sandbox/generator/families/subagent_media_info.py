@@ -13,7 +13,8 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.answers import ASKS_FACTS
-from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.core import BuildError, Gen, act, done
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import family, told_agent
 from sandbox.generator.families.basic_media import (
     MONTHS,

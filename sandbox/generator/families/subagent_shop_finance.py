@@ -7,10 +7,11 @@ import json
 import re
 from typing import Any
 
-from sandbox.domains.shopping import RETURN_WINDOW_DAYS
+from sandbox.domains.shopping.schema import RETURN_WINDOW_DAYS
 from sandbox.errors import ErrorType
 from sandbox.executor import normalise_phone
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import later, local_line, on_screen, snapshot_patch, told_agent
 from sandbox.generator.families.basic_finance import (
     BILL_NAMES,

@@ -11,10 +11,11 @@ import datetime as dt
 import json
 from typing import Any
 
-from sandbox.domains.home import dev_id
-from sandbox.domains.travel import AIRPORTS, CITY_AIRPORT
+from sandbox.domains.home.seed import dev_id
+from sandbox.domains.travel.schema import AIRPORTS, CITY_AIRPORT
 from sandbox.executor import normalise_phone
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import history, later, local_line, screen_rows, told_agent
 from sandbox.generator.families.basic_home import dev_update, devices
 from sandbox.generator.families.basic_travel import (
@@ -446,7 +447,7 @@ def charger_free_alert(g: Gen) -> Draft:
     details = {d["place_id"]: d for d in g.rows("world_parking_charging")}
     near = [p for p in g.rows("world_places", {"category": "ev_charger"}) if p["place_id"] in details]
     target = nearest(g, "ev_charger", spot["lat"], spot["lon"], extra=lambda p: p["place_id"] in details)
-    from sandbox.domains.travel import _km
+    from sandbox.domains.travel.tools import _km
 
     close = [p for p in near if _km(spot["lat"], spot["lon"], p["lat"], p["lon"]) <= 5.0]
     word = {"Work": "the office", "Gym": "the gym", "Groceries": "the supermarket", "Coffee": "my coffee place"}[label]

@@ -11,7 +11,8 @@ import datetime as dt
 import json
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.core import BuildError, Gen, act, done
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import family, service_phone, snapshot_patch, told_agent
 from sandbox.generator.families.basic_work import (
     FMT,

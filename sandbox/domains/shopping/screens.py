@@ -11,18 +11,15 @@ from typing import Annotated, Any
 from pydantic import Field
 from sqlalchemy import Column, ForeignKey, Text, bindparam, insert, select, update
 
-from sandbox.domains.shopping import (
+from sandbox.domains.shopping.schema import APP, Id, coupons, orders
+from sandbox.domains.shopping.tools import (
     _COUPON_BY_CODE,
-    APP,
-    Id,
     _available,
     _order_items,
     _pick_variant,
     _product,
     check_return_window,
-    coupons,
     get_row,
-    orders,
 )
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx

@@ -12,8 +12,8 @@ from typing import Annotated, Any
 from pydantic import Field
 from sqlalchemy import Column, ForeignKey, Text, bindparam, insert, select, update
 
-from sandbox.domains.apps_security import Ref, _installed_app
-from sandbox.domains.entertainment import devices
+from sandbox.domains.apps_security.tools import Ref, _installed_app
+from sandbox.domains.entertainment.schema import devices
 from sandbox.domains.settings import (
     _ADD_DEVICE,
     _BLUETOOTH_DEVICE_NAMED,

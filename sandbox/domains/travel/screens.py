@@ -7,7 +7,8 @@ from typing import Annotated, Any
 from pydantic import Field
 from sqlalchemy import Column, Text, insert, select
 
-from sandbox.domains.travel import Name, Note, _get, rides
+from sandbox.domains.travel.schema import rides
+from sandbox.domains.travel.tools import Name, Note, _get
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import USER, stamps, table

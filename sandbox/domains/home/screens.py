@@ -8,16 +8,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import bindparam, func, insert, select, update
 
-from sandbox.domains.home import (
-    HOME,
-    SWITCHABLE,
-    DeviceRef,
-    Name,
-    _device,
-    _devices,
-    home_automations,
-    home_scenes,
-)
+from sandbox.domains.home.schema import HOME, SWITCHABLE, DeviceRef, Name, home_automations, home_scenes
+from sandbox.domains.home.tools import _device, _devices
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
 from sandbox.subagents import GuiFlow, gui_flow

@@ -393,3 +393,12 @@ def test_screen_reader_answers_with_every_line_the_question_is_about(conn: Conne
         },
     )
     assert env["Payload"]["answer_lines"] == ["Language: Japanese (ja-JP)", "Mono audio: ON"]
+
+
+def test_monitor_refuses_a_condition_that_already_holds(conn: Connection, ex: Executor) -> None:
+    """A condition true now would fire at once: it watches for nothing, so the handoff fails and stores nothing."""
+    holds_now = {**WATCH_BOB, "value": 0}  # no Bob Stone yet: a count >= 0 holds already
+    env = ex.call("call_monitor_agent", {"condition": holds_now, "notify_only": True})
+    assert env["Status"] == "error" and "already holds" in env["Payload"]["message"]
+    assert "monitors" not in diff_of(conn) and "subagent_jobs" not in diff_of(conn)
+    assert ex.call("call_monitor_agent", {"condition": WATCH_BOB, "notify_only": True})["Status"] == "success"

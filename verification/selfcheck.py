@@ -285,12 +285,6 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
         persona = PERSONAS[task.initial_state.world]
         yield "origin_alias", _with_origin(gold, origin, (persona.home if origin == "home" else persona.work).line)
 
-    monitor = next((n for n, a in enumerate(gold) if a.name == "call_monitor_agent"), None)
-    if monitor is not None:
-        handoff = gold[monitor].arguments
-        at_once = {**handoff["condition"], "path": "$.no_such_field", "op": "exists", "value": False}
-        watch = Action(name="call_monitor_agent", arguments={**handoff, "condition": at_once})
-        yield "fires_at_once", [*gold[:monitor], watch, *gold[monitor + 1 :]]
     confirms = _confirmation_questions(gold)
     if confirms:
         yield "confirm_in_other_words", [OTHER_WORDS if n in confirms else a for n, a in enumerate(gold)]
@@ -498,7 +492,7 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         others: list[str] = next((m["$none_of"] for m in answer if _op(m) == "$none_of"), [])
         if others:
             yield "overinclusive", [*gold[:-1], _finish(f"{text} Also {', '.join(others[:3])}.")]
-        members = [m["$name"] for m in answer if _op(m) == "$name"]
+        members = [m["$name"] for m in answer if isinstance(m, dict) and list(m) == ["$name"]]
         if len(members) >= 2:
             yield "incomplete", [*gold[:-1], _finish(f"{members[0]}.")]
     said = " ".join([task.query, *(m.content for m in task.history)])

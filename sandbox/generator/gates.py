@@ -337,9 +337,7 @@ def unfit_skill_steps(
             "its steps for every job: its instructions are about something else; offer a skill whose steps fit",
         )
         for skill_id in dict.fromkeys(loaded)
-        if skill_id in SKILLS
-        and (mine := owned.get(skill_id))
-        and not suits(skill_id, decisive := mine[-1], done)
+        if skill_id in SKILLS and (mine := owned.get(skill_id)) and not suits(skill_id, decisive := mine[-1], done)
     ]
     return unsuited + [
         Violation(
@@ -474,7 +472,7 @@ def ambiguous_referents(family: str, task: Task, results: Sequence[Any], context
         return []
     said = f"{context.lower()} {request}"
     today = dt.date.fromisoformat(PERSONAS[task.initial_state.world].now[:10])
-    gold = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
+    gold: list[dict[str, Any]] = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
     found: list[Violation] = []
     for n, action in enumerate(gold):
         spec = REGISTRY.get(action["name"])

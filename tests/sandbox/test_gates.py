@@ -472,7 +472,7 @@ def test_gates_report_groups_by_family_with_counts() -> None:
     text = task_suite.gates_report(found, as_json=False)
     counts = (
         "unseen_id 2, schema_example 0, query_lint 1, world_lint 0, skill_fit 0, confirmation 0, delegated_answer 0, "
-        "free_choice 0"
+        "free_choice 0, ambiguous_referent 0"
     )
     assert text.splitlines()[0] == f"gate counts: {counts}"
     assert text.index("b.fam: 2 violation(s) in 2 task(s)") < text.index("a.fam: 1 violation(s)")
@@ -568,7 +568,8 @@ def test_a_change_on_one_of_several_rows_the_request_matches_needs_something_sai
     query: str, ambiguous: bool
 ) -> None:
     found = gates.ambiguous_referents("fam.x", _order_task(query), [ORDERS, OK, OK])
-    assert [(v.gate, v.subject, v.step) for v in found] == ([("ambiguous_referent", "order_014", 2)] if ambiguous else [])
+    expected = [("ambiguous_referent", "order_014", 2)] if ambiguous else []
+    assert [(v.gate, v.subject, v.step) for v in found] == expected
 
 
 def test_a_referent_the_gold_asks_the_user_about_is_resolved_by_the_scripted_answer() -> None:

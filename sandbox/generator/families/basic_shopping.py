@@ -541,7 +541,6 @@ def track_order_by_item(g: Gen) -> Draft:
 @family("basic", "6.3", pattern="lookup_then_act")
 def cancel_pending_order(g: Gen) -> Draft:
     order = g.one("orders", {"status": "pending"}, filter=lambda o: bool(sole_items(g, o["order_id"])))
-    items = order_items(g, order["order_id"])
     item = g.pick(sole_items(g, order["order_id"]))
     model = item_model(item)
     why, reason = g.pick(

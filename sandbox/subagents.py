@@ -566,7 +566,8 @@ def register_monitor(
     A monitor that could never fire would report "pending" as a success, so whatever can be checked now
     is: the condition's tool is an app tool that only reads, and its arguments pass that tool's own
     validation; each plan step is a tool the planner could call, with arguments that validate except
-    where a placeholder stands for a value an earlier step returns. (The path's syntax and the
+    where a placeholder stands for a value an earlier step returns; and the condition does not hold yet
+    (one that holds now would fire at once, watching for nothing). (The path's syntax and the
     rules between fields are call_monitor_agent's stated ``check``.)
     """
     spec = REGISTRY.get(condition["tool"])
@@ -616,6 +617,16 @@ def register_monitor(
         "description": description,
     }
     job_id = open_job(ctx, "monitor_agent", handoff, status="pending")
+    # a condition that already holds would fire at once: it watches for nothing (the refusal rolls back the job)
+    seen = ctx.executor.call(condition["tool"], condition.get("args", {}), actor="monitor_agent", parent_job_id=job_id)
+    observed = read_path(seen["Payload"], condition.get("path", "$"))
+    if seen["Status"] == "success" and OPS[condition["op"]](observed, condition.get("value")):
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"the condition already holds now ({condition.get('path', '$')} is {json.dumps(observed)[:120]}); "
+            "a monitor waits for a change the world does not show yet",
+            fields=["condition"],
+        )
     monitor_id = ctx.new_id(monitors)
     ctx.conn.execute(
         _ADD_MONITOR,

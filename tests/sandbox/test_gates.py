@@ -21,7 +21,7 @@ from sandbox.generator.gates import Collector, GateError, Violation
 from sandbox.generator.suite import Slot, build_slot
 from sandbox.skills import SKILLS, Step
 from sandbox.suite import load_split
-from sandbox.tasks import Task
+from sandbox.tasks import Action, Task
 from sandbox.tooling import REGISTRY
 
 NOW = dt.datetime(2025, 1, 15, 18, 20)  # a Wednesday
@@ -57,7 +57,8 @@ def test_a_skill_step_that_changes_something_on_every_job_must_be_done_by_the_go
 
 def test_instructions_say_when_each_optional_step_applies() -> None:
     text = SKILLS["bedtime_routine"].instructions
-    assert "If the user gives a wake-up time: make sure exactly one alarm rings" in text
+    assert "If the user gives a wake-up time: set one alarm at the wake-up time" in text
+    assert "If the user asks about the lights: set the lights as asked" in text
     assert text.startswith("Do only what the user's request needs.")
     for skill in SKILLS.values():
         for step in skill.steps:
@@ -477,7 +478,7 @@ def test_gates_report_groups_by_family_with_counts() -> None:
     text = task_suite.gates_report(found, as_json=False)
     counts = (
         "unseen_id 2, schema_example 0, query_lint 1, world_lint 0, skill_fit 0, confirmation 0, delegated_answer 0, "
-        "free_choice 0"
+        "free_choice 0, ambiguous_referent 0"
     )
     assert text.splitlines()[0] == f"gate counts: {counts}"
     assert text.index("b.fam: 2 violation(s) in 2 task(s)") < text.index("a.fam: 1 violation(s)")
@@ -506,3 +507,80 @@ def test_validate_chunks_return_the_gate_violations_with_the_self_check() -> Non
     task = Task.model_validate({**load_split("full.jsonl")[0].model_dump(), "query": "Add a exam"})
     outcomes, found = task_suite._check_chunk([(task, "some.family")])
     assert outcomes and [(v.gate, v.family, v.subject) for v in found] == [("query_lint", "some.family", "a exam")]
+
+
+# ---- skill fit: the job is the skill's --------------------------------------------------------------------------
+
+
+def test_a_job_whose_decisive_call_several_skills_share_needs_one_of_the_skills_every_job_steps() -> None:
+    """A plain chat message under the event planner: its steps are about events, so the job is not its."""
+    chat = [
+        {"name": "load_skill", "arguments": {"skill_id": "event_outing_planner"}},
+        {"name": "send_chat_message", "arguments": {"chat_id": "chat_001", "text": "hi"}},
+        {"name": "finish", "arguments": {"answer": "Sent."}},
+    ]
+    found = gates.unfit_skill_steps("fam.x", "t-1", chat, [OK] * 3)
+    assert [(v.gate, v.subject) for v in found] == [("skill_fit", "event_outing_planner")]
+    outing = [chat[0], {"name": "search_events", "arguments": {"query": "Jazz"}}, *chat[1:]]
+    assert gates.unfit_skill_steps("fam.x", "t-1", outing, [OK] * 4) == []
+
+
+# ---- ambiguous referents ---------------------------------------------------------------------------------------
+
+
+def _order_task(query: str, answers: list[str] = ()) -> Task:  # type: ignore[assignment]
+    return Task.model_validate(
+        {
+            "task_id": "t-amb",
+            "category": "basic",
+            "domain": "D6",
+            "l2": "6.4",
+            "query": query,
+            "initial_state": {"world": "lena_weber"},
+            "candidate_tools": ["list_orders", "cancel_order"],
+            "bucket": "state_change",
+            "gold": [
+                {"name": "list_orders", "arguments": {"query": "Roomba j7+"}},
+                {"name": "cancel_order", "arguments": {"order_id": "order_014"}},
+                {"name": "finish", "arguments": {"answer": "Cancelled."}},
+            ],
+            "check": {"update": {"orders": [{"match": {"order_id": "order_014"}, "set": {"status": "cancelled"}}]}},
+            "user_script": [{"answer": a} for a in answers],
+        }
+    )
+
+
+ORDERS = {
+    **OK,
+    "Payload": {
+        "orders": [
+            {"order_id": "order_014", "status": "pending", "placed_at": "2025-06-01T10:00", "items": ["Roomba j7+"]},
+            {"order_id": "order_017", "status": "shipped", "placed_at": "2025-05-20T10:00", "items": ["Roomba j7+"]},
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "ambiguous"),
+    [
+        ("Cancel my Roomba j7+ order", True),
+        ("Cancel my pending Roomba j7+ order", False),  # a value only the chosen row has
+        ("Cancel the Roomba j7+ order I placed on 2025-06-01", False),  # its date
+        ("Cancel my latest Roomba j7+ order", False),  # an order the rows carry
+    ],
+)
+def test_a_change_on_one_of_several_rows_the_request_matches_needs_something_said_that_picks_it(
+    query: str, ambiguous: bool
+) -> None:
+    found = gates.ambiguous_referents("fam.x", _order_task(query), [ORDERS, OK, OK])
+    expected = [("ambiguous_referent", "order_014", 2)] if ambiguous else []
+    assert [(v.gate, v.subject, v.step) for v in found] == expected
+
+
+def test_a_referent_the_gold_asks_the_user_about_is_resolved_by_the_scripted_answer() -> None:
+    task = _order_task("Cancel my Roomba j7+ order", ["The pending one."])
+    asked = task.model_copy(
+        update={"gold": [task.gold[0], Action(name="ask_user", arguments={"question": "Which order?"}), *task.gold[1:]]}
+    )
+    assert gates.ambiguous_referents("fam.x", asked, [ORDERS, OK, OK, OK]) == []

@@ -438,3 +438,12 @@ def test_gui_agent_refuses_an_input_its_flow_has_no_field_for(conn: Connection, 
     env = ex.call("call_gui_agent", handoff)
     assert env["ErrorType"] == "SubAgentFailed" and env["Payload"]["unknown_inputs"] == ["quantity"], env
     assert "packs" in env["Payload"]["optional_inputs"]
+
+
+def test_monitor_refuses_a_condition_that_already_holds(conn: Connection, ex: Executor) -> None:
+    """A condition true now would fire at once: it watches for nothing, so the handoff fails and stores nothing."""
+    holds_now = {**WATCH_BOB, "value": 0}  # no Bob Stone yet: a count >= 0 holds already
+    env = ex.call("call_monitor_agent", {"condition": holds_now, "notify_only": True})
+    assert env["Status"] == "error" and "already holds" in env["Payload"]["message"]
+    assert "monitors" not in diff_of(conn) and "subagent_jobs" not in diff_of(conn)
+    assert ex.call("call_monitor_agent", {"condition": WATCH_BOB, "notify_only": True})["Status"] == "success"

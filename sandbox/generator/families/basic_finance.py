@@ -566,13 +566,17 @@ def budget_left(g: Gen) -> Draft:
         f"{b['category']} budget this month ({state} budget), {money(mine['remaining'], currency)} left."
     )
     # either figure answers the question; the limit alone does not
-    facts = [{"$amount": {"value": mine[k], "currency": currency}} for k in ("spent", "remaining")]
+    facts: list[dict[str, Any]] = [
+        {"$any": [{"$amount": {"value": mine[k], "currency": currency}} for k in ("spent", "remaining")]}
+    ]
+    if "am i over" in query.lower():  # a yes/no question: the verdict is part of the answer
+        facts.append({"$state": {"value": state, "asked": "over"}})
     return Draft(
         query=query,
         gold=[act("get_budget_status", category=b["category"]), done(answer)],
         bucket="tool_call",
         check={"calls": [{"tool": "get_budget_status"}]},
-        answer=[{"$any": facts}],
+        answer=facts,
     )
 
 

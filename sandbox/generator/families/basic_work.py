@@ -964,8 +964,8 @@ def reply_to_email(g: Gen) -> Draft:
     return Draft(
         query=g.say(
             "reply to {first}'s latest email about '{subject}' saying {line}",
-            "answer the '{subject}' email from {first}: {line}",
-            "write back to {first} on '{subject}' that {line}",
+            "answer the latest '{subject}' email from {first}: {line}",
+            "write back to {first} on their latest '{subject}' email that {line}",
             first=first,
             subject=m["subject"],
             line=line,

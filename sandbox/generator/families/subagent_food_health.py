@@ -437,7 +437,14 @@ def raise_goal_when_steps_reached(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_monitor_agent",
-            "handoff": {"condition": {"tool": "get_activity_summary"}},
+            # the threshold the user named: a lower one would raise the goal too early
+            "handoff": {
+                "condition": {
+                    "tool": "get_activity_summary",
+                    "op": {"$any": ["ge", "gt"]},
+                    "value": {"$any": [first, first - 1]},
+                }
+            },
             "state": {
                 "update": {"health_goals": [{"match": {"metric": "steps"}, "set": {"target": target}}]},
                 "ignore_tables": ["monitors", "activity_daily"],

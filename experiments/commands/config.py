@@ -3,6 +3,7 @@ path), checked before any work, their mistakes said in one line naming the key."
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +41,23 @@ def compose_config(config_name: str, overrides: Sequence[str] = ()) -> DictConfi
     override adds (a user's own ``planner/<name>.yaml`` or ``split/<name>.yaml``)."""
     with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
         return compose(config_name, overrides=list(overrides))
+
+
+RUN_DIR = "outputs/run"  # where conf/config.yaml's hydra.run.dir lies unless one is given
+
+
+def run_dir_problem(overrides: Sequence[str]) -> str | None:
+    """Why the run's output folder (``hydra.run.dir=``, else under ``outputs/run``) cannot be made or
+    written, in one line; None when it can (Hydra would otherwise fail with a traceback)."""
+    given = [o.partition("=")[2] for o in overrides if o.lstrip("+~").partition("=")[0] == "hydra.run.dir"]
+    folder = Path(given[-1] if given else RUN_DIR).expanduser()
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    key = "hydra.run.dir" if given else "the output folder"
+    if not existing.is_dir():
+        return f"{key} {folder}: {existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{key} {folder}: {existing} is not writable (read-only)"
+    return None
 
 
 def searchpath_overrides(overrides: Sequence[str]) -> list[str]:

@@ -256,13 +256,13 @@ def main(args: list[str]) -> int:
         store = ResultsStore(Path(ns.store))
     except StoreError as exc:
         print(f"mobilepa rescore: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     try:
         try:
             outcome = rescore(store, split=ns.split, drop_changed=ns.drop_changed)
         except (RescoreRefused, StoreError) as exc:
             print(f"mobilepa rescore: {exc}", file=sys.stderr)
-            return 2
+            return getattr(exc, "exit_code", 2)  # 1: a full disk
         changed_cells = {c.cell for c in outcome.changes}
         _print(ns.store, outcome)
         if changed_cells and not ns.no_mlflow:

@@ -20,6 +20,7 @@ from experiments.commands.config import CONF_PATH, RunConfigError, compose_confi
 from experiments.execution.run import infra_message, run_job
 from experiments.plan.model import DEFAULT_STORE, Cell, Grid, Plan, Tracking, Work
 from experiments.plan.selection import SelectionError, selection
+from experiments.reporting.console import report_failure
 from experiments.results.store import file_sha256
 from planners import build_planner
 from sandbox.conditions import Variant, condition_label, expand
@@ -78,7 +79,10 @@ def run_plan(cfg: DictConfig) -> Plan:
     ``tracking=mlflow``; neither: only in the run's folder). The same cell and settings check as a
     sweep's, so a run and a sweep of the same cell share stored results."""
     check_config(cfg)
-    tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
+    try:
+        tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
+    except (FileNotFoundError, ValueError) as exc:  # a task file that cannot be used: its line names it
+        raise RunConfigError(f"split {cfg.split.name!r}: {exc}") from None
     if not tasks:
         raise RunConfigError(f"split {cfg.split.name!r} selects no tasks")
     chosen = selection(cfg)  # a quick run: limit=N, task_ids=[a,b]
@@ -169,10 +173,12 @@ def main(cfg: DictConfig) -> None:
     """The job; exits 2 on a config mistake, 1 when an episode ended in infra_error (the path still printed)."""
     try:
         plan = run_plan(cfg)
+        path = run_job(plan, Path(HydraConfig.get().runtime.output_dir))
     except RunConfigError as exc:
         print(f"mobilepa run: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    path = run_job(plan, Path(HydraConfig.get().runtime.output_dir))
+    except Exception as exc:  # one line here: Hydra would print its own traceback
+        raise SystemExit(report_failure("run", exc)) from None
     message = infra_message(json.loads(path.read_text(encoding="utf-8")))
     if message:
         print(f"mobilepa run: {message}", file=sys.stderr, flush=True)

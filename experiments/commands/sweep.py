@@ -99,9 +99,10 @@ def sweep_main(args: list[str]) -> int:
     """Run a sweep, then print its leaderboard and where the store, report and MLflow UI are.
 
     Exit codes: 0 every key of the grid has its result and everything was written down; 1 the sweep ran
-    but something is missing (each missing cell named, with its planner's endpoint), or a vLLM server
-    never became ready; 2 the sweep could not start, or could not store its results (a bad config, an
-    unreachable scheduler, an unusable store or report folder: one line naming the key or path);
+    but something is missing (each missing cell named, with its planner's endpoint), a vLLM server
+    never became ready, or the disk filled up (what was stored is kept); 2 the sweep could not start,
+    or could not store its results (a bad config, an unreachable scheduler, an unusable store or report
+    folder: one line naming the key or path);
     130 interrupted (what was stored stays; the same command finishes the rest)."""
     console = _console()
     dry_run = "--dry-run" in args
@@ -116,11 +117,13 @@ def sweep_main(args: list[str]) -> int:
         store_path = plan.store or DEFAULT_STORE
         prepare_store_folder(store_path)  # the log file goes beside the store
         log = store_path.parent / LOG_NAME
-        with library_logs(log, title=f"mobilepa sweep {' '.join(redacted(args))}", import_mlflow=plan.tracking.enabled):
+        with library_logs(
+            log, title=f"mobilepa sweep {' '.join(redacted(args))}", import_mlflow=plan.tracking.enabled
+        ) as log:
             outcome = run_sweep(plan)
     except (SweepConfigError, ClusterConfigError, DatasetMismatch, SettingsMismatch, StoreError, ReportError) as exc:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_code", 2)  # 1: a full disk
     except ServerStartupError as exc:  # a vLLM server the sweep started never became ready; no episode ran
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 1
@@ -245,7 +248,7 @@ def report_main(args: list[str]) -> int:
             store.close()
     except (StoreError, ReportError, ReportScopeError) as exc:
         print(f"mobilepa report: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_code", 2)  # 1: a full disk
     console.print(f"report: {md.resolve()}  {html.resolve()}  {analysis.resolve()}", soft_wrap=True)
     return 0
 

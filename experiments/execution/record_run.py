@@ -18,6 +18,19 @@ from experiments.results.store import GOLD_PLANNERS, ResultsStore, episode_recor
 from sandbox.suite import task_path
 
 
+def check_recording(plan: Plan) -> None:
+    """Before any work: the store opens and takes this cell (same task file, same settings), so a run is
+    never lost to a store it could not be written to afterwards (StoreError, DatasetMismatch,
+    SettingsMismatch name the problem in one line)."""
+    (cell,) = plan.cells
+    store = ResultsStore(plan.store or DEFAULT_STORE)
+    try:
+        store.check_dataset(cell.split, cell.split_file, cell.dataset_hash)
+        store.check_settings({(cell.planner, cell.split, cell.condition, cell.seed): plan.settings(cell)})
+    finally:
+        store.close()
+
+
 def record_run(
     plan: Plan,
     results: Sequence[EpisodeResult],

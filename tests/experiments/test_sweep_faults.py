@@ -427,7 +427,7 @@ def test_a_full_disk_and_a_truncated_store_are_one_line_and_the_store_stays_resu
     full = subprocess.run(
         args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180, preexec_fn=small_files
     )
-    assert full.returncode == 2, full.stdout + full.stderr
+    assert full.returncode == 1, full.stdout + full.stderr  # the machine, not what the user gave
     _one_line(full.stderr, f"results store {tmp_path / 'results.db'}", "free space and run again")
     store = ResultsStore(tmp_path / "results.db")
     try:

@@ -305,16 +305,18 @@ def _recorded_rows(store: ResultsStore, config: dict[str, Any], where: dict[str,
 
 
 def _sync(store: ResultsStore) -> int:
-    from mlflow.exceptions import MlflowException
     from omegaconf import OmegaConf
 
     from experiments.commands.plans import plan_sweep
-    from experiments.reporting.tracking import TrackingUnavailable, sync_store
+    from experiments.reporting.tracking import MLFLOW_ERRORS, mlflow_failure, sync_store
 
     try:
         parents = sync_store(store, lambda config: plan_sweep(OmegaConf.create(config)))  # type: ignore[arg-type]
-    except (MlflowException, OSError, TrackingUnavailable, SweepConfigError) as exc:
+    except SweepConfigError as exc:
         print(f"mobilepa report --sync: {exc}", file=sys.stderr)
+        return 1
+    except MLFLOW_ERRORS as exc:
+        print(f"mobilepa report --sync: {mlflow_failure(exc)}", file=sys.stderr)
         return 1
     print(
         f"logged {len(parents)} sweep(s) to MLflow"

@@ -153,15 +153,13 @@ def open_tracking(plan: Plan) -> SweepTracker | None:
     unreachable stops the sweep here, when nothing is lost."""
     if not plan.tracking.enabled:
         return None
-    from mlflow.exceptions import MlflowException
-
-    from experiments.reporting.tracking import TrackingUnavailable, start_tracking
+    from experiments.reporting.tracking import MLFLOW_ERRORS, TrackingUnavailable, mlflow_failure, start_tracking
 
     try:
         return start_tracking(plan)
-    except (MlflowException, OSError, TrackingUnavailable) as exc:
+    except MLFLOW_ERRORS as exc:
         raise SweepConfigError(
-            str(exc) if isinstance(exc, TrackingUnavailable) else f"tracking.uri: MLflow failed: {exc}"
+            str(exc) if isinstance(exc, TrackingUnavailable) else f"tracking.uri: MLflow failed: {mlflow_failure(exc)}"
         ) from None
 
 
@@ -379,13 +377,11 @@ def _finish(store: ResultsStore, outcome: SweepOutcome, tracker: SweepTracker | 
         except ReportError as exc:  # e.g. a full disk: the results are in the store; `mobilepa report` later
             outcome.report_error = str(exc)
     if tracker is not None:
-        from mlflow.exceptions import MlflowException
-
-        from experiments.reporting.tracking import log_sweep
+        from experiments.reporting.tracking import MLFLOW_ERRORS, log_sweep, mlflow_failure
 
         try:
             outcome.parent_run_id = log_sweep(
                 dataclasses.replace(tracker, plan=plan), store, report_written=outcome.report is not None, rows=rows
             )
-        except (MlflowException, OSError, ReportError) as exc:  # the results are safe in the store; sync them later
-            outcome.tracking_error = f"{type(exc).__name__}: {exc}"
+        except (*MLFLOW_ERRORS, ReportError) as exc:  # type: ignore[misc]  # the results are safe in the store; sync them later
+            outcome.tracking_error = mlflow_failure(exc)

@@ -3,6 +3,10 @@ loses nothing (the results are in the store) and ``mobilepa report --sync`` logs
 
 from __future__ import annotations
 
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -28,10 +32,66 @@ def client() -> Client:
         yield dask
 
 
-def _config(tmp: Path, uri: str):
+def _config(tmp: Path, uri: str, *extra: str):
     return load_config(
-        *parse_args([*GRID, f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}", f"tracking.uri={uri}"])
+        *parse_args(
+            [*GRID, f"store={tmp / 'results.db'}", f"report_dir={tmp / 'report'}", f"tracking.uri={uri}", *extra]
+        )
     )
+
+
+def _half_built_mlflow_store(path: Path) -> None:
+    """MLflow's first schema migration stopped by a full disk, as a file-size limit of 53 KB stops it: some
+    tables and the migration's mark, then SQLite's "database or disk is full" (or "disk I/O error")."""
+    code = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (53 * 1024, resource.RLIM_INFINITY)); "
+        "from mlflow.tracking import MlflowClient; MlflowClient(tracking_uri=sys.argv[1]).search_experiments()"
+    )
+    failed = subprocess.run([sys.executable, "-c", code, f"sqlite:///{path}"], capture_output=True, text=True)
+    assert failed.returncode != 0, failed.stderr[-2000:]
+    assert "disk is full" in failed.stderr or "disk I/O error" in failed.stderr, failed.stderr[-2000:]
+    with closing(sqlite3.connect(path)) as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "alembic_version" in tables and "registered_models" not in tables, tables  # half-built
+
+
+def test_a_half_built_mlflow_store_is_named_before_any_work_and_sync_refills_a_new_one(
+    tmp_path: Path, client: Client, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MLflow re-ran the interrupted migration on every later start ("duplicate column name: step"), so
+    every sweep failed with a long traceback until the file was deleted by hand."""
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    db = tmp_path / "mlflow.db"
+    uri = f"sqlite:///{db}"
+    first = run_sweep(plan_sweep(_config(tmp_path, uri)), client=client)
+    assert first.parent_run_id and first.ran == 34
+    db.rename(tmp_path / "lost.db")  # the sweep's runs are gone with it
+    _half_built_mlflow_store(db)
+    half = db.read_bytes()
+    with pytest.raises(SweepConfigError) as refused:
+        run_sweep(plan_sweep(_config(tmp_path, uri, "seed=1")), client=client)
+    line = str(refused.value)
+    assert "\n" not in line and f"MLflow store {db} was left half-built by an interrupted schema migration" in line
+    assert f"`mv {db} {db}.broken`" in line and f"`mobilepa report --sync --store {tmp_path / 'results.db'}`" in line
+    assert db.read_bytes() == half
+    store = ResultsStore(tmp_path / "results.db")
+    try:
+        assert store.count() == 34  # the refused sweep ran nothing
+    finally:
+        store.close()
+
+    db.rename(tmp_path / "mlflow.db.broken")  # what the line says; the sync then refills a new store
+    # in a process of its own, as a user runs it: MLflow keeps its stores' connections per process, and
+    # this one's still reach the file the first sweep wrote
+    sync = [sys.executable, "-m", "experiments.cli", "report", "--sync", "--store", str(tmp_path / "results.db")]
+    synced = subprocess.run(sync, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert synced.returncode == 0 and "logged 1 sweep(s) to MLflow" in synced.stdout, synced.stdout + synced.stderr
+    mlflow = MlflowClient(tracking_uri=uri)
+    experiment = mlflow.get_experiment_by_name("test-faults")
+    children = mlflow.search_runs([experiment.experiment_id], filter_string="tags.mobilepa_cell LIKE '%'")
+    assert len(children) == 1 and children[0].data.metrics["overall"] == 100.0
+    assert report_main(["--sync", "--store", str(tmp_path / "results.db")]) == 0
+    assert "nothing was waiting" in capsys.readouterr().out
 
 
 def test_an_unreachable_tracking_server_fails_before_any_work(

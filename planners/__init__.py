@@ -14,8 +14,14 @@ REFERENCE_PLANNERS: dict[str, type[Planner]] = {"oracle": OraclePlanner, "noop":
 
 
 def _reference(cls: type[Planner]) -> Callable[[Mapping[str, Any]], Planner]:
-    """A reference planner's factory: it takes no config."""
-    return lambda config: cls()
+    """A reference planner's factory: it takes no config, and refuses a key it would ignore."""
+
+    def build(config: Mapping[str, Any]) -> Planner:
+        if unknown := sorted(set(config) - {"name", "kind"}):
+            raise ValueError(f"planner.{unknown[0]}: unknown key for kind {config.get('kind')}; known: kind, name")
+        return cls()
+
+    return build
 
 
 PLANNER_KINDS: dict[str, Callable[[Mapping[str, Any]], Planner]] = {

@@ -16,9 +16,10 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from experiments.commands.config import CONF_PATH, RunConfigError, compose_config, override_error
+from experiments.commands.config import CONF_PATH, RunConfigError, check_added_keys, compose_config, override_error
 from experiments.execution.run import infra_message, run_job
 from experiments.plan.model import DEFAULT_STORE, Cell, Grid, Plan, Tracking, Work
+from experiments.plan.selection import KEYS as SELECTION_KEYS
 from experiments.plan.selection import SelectionError, selection
 from experiments.reporting.console import report_failure
 from experiments.results.store import file_sha256
@@ -27,6 +28,10 @@ from sandbox.conditions import Variant, condition_label, expand
 from sandbox.suite import load_split, task_path
 
 INT_KEYS = {"seed": 0, "t_max": 1, "concurrency": 1}  # typed top-level keys and their least value
+
+
+ADDED_KEYS = (*SELECTION_KEYS, "store", "tracking")
+"""Keys ``mobilepa run`` adds to conf/config.yaml itself (a quick run's selection; recording like a sweep)."""
 
 
 def check_config(cfg: DictConfig) -> None:
@@ -69,6 +74,7 @@ def compose_checked(overrides: Sequence[str]) -> DictConfig:
         cfg = compose_config("config", overrides)
     except (HydraException, OmegaConfBaseException) as exc:
         raise RunConfigError(override_error(exc, overrides)) from None
+    check_added_keys(overrides, allowed=ADDED_KEYS)
     check_config(cfg)
     return cfg
 

@@ -80,9 +80,15 @@ test-vllm-sweep: $(STAMP) $(VLLM_STAMP) $(TINY_MODEL)/config.json
 	VLLM_PYTHON=$(CURDIR)/$(VLLM_VENV)/bin/python TINY_MODEL=$(CURDIR)/$(TINY_MODEL) \
 		$(BIN)/pytest tests/cluster/test_vllm_sweep.py -m vllm -v -s
 
-# The MLflow UI on the sweeps' local tracking store (`mobilepa sweep` writes it).
+# The MLflow UI on the sweeps' local tracking store (`mobilepa sweep` writes it), at http://127.0.0.1:$(UI_PORT).
+# One server process without MLflow's job runner (MLflow's default, 4 workers and a job queue, took
+# minutes to serve on a loaded 2-core machine and outlived a SIGTERM to its process group); `exec`, so
+# a SIGTERM reaches the server itself, which stops within a few seconds.
+MLFLOW_URI ?= sqlite:///outputs/mlflow.db
+UI_PORT ?= 5000
 ui: $(STAMP)
-	$(BIN)/mlflow ui --backend-store-uri sqlite:///outputs/mlflow.db
+	exec env MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false $(BIN)/mlflow ui --backend-store-uri $(MLFLOW_URI) \
+		--port $(UI_PORT) --workers 1 --uvicorn-opts "--timeout-graceful-shutdown 2"
 
 clean:
 	rm -rf $(VENV) outputs .pytest_cache .hypothesis .ruff_cache .mypy_cache

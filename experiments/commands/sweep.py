@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -139,10 +140,13 @@ def sweep_main(args: list[str]) -> int:
         console.print(
             f"vLLM server for {name}: {service.base_url} on worker {service.worker} (log {service.log}; stopped)"
         )
-    rate = f" ({outcome.ran / outcome.run_s:.0f} episodes/s while running)" if outcome.run_s > 0 else ""
+    rate = f" ({outcome.ran / outcome.run_s:.0f} episodes/s)" if outcome.run_s > 0 else ""
+    logging = f", logging to MLflow {outcome.tracking_s:.1f} s" if plan.tracking.enabled else ""
     console.print(
-        f"sweep {plan.name}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
-        f"{outcome.wall_s:.1f} s{rate}"
+        f"sweep {plan.name}: ran {outcome.ran} episodes, {outcome.skipped} already finished; episodes "
+        f"{outcome.run_s:.1f} s{rate}{logging}, {outcome.wall_s:.1f} s in all (checks, cluster start and "
+        "report included)",
+        soft_wrap=True,
     )
     if outcome.report is not None:
         board, md, html = outcome.report
@@ -155,7 +159,7 @@ def sweep_main(args: list[str]) -> int:
         uri = os.environ.get("MLFLOW_TRACKING_URI") or plan.tracking.uri
         console.print(
             f"MLflow: {uri}, experiment {plan.tracking.experiment or plan.name} "
-            f"(parent run {outcome.parent_run_id}); browse with `mlflow ui --backend-store-uri {uri}`",
+            f"(parent run {outcome.parent_run_id}); {browse_hint(str(uri))}",
             soft_wrap=True,
         )
     console.print(f"library log: {log.resolve()}", soft_wrap=True)
@@ -164,7 +168,7 @@ def sweep_main(args: list[str]) -> int:
         console.print(line, soft_wrap=True)
 
     if outcome.lost:
-        say(f"[red]cluster lost[/red]: {outcome.lost}")
+        say(f"[red]cluster lost[/red]: {outcome.lost}; {lost_advice(plan.cluster, plan.store or DEFAULT_STORE)}")
     for failure in outcome.failures:
         say(f"[red]unit failed after {failure.attempts} attempts[/red]: {failure.key}: {failure.error}")
     if outcome.infra_retried or outcome.infra_errors:
@@ -201,6 +205,27 @@ def sweep_main(args: list[str]) -> int:
         say(f"[red]sweep incomplete[/red]: {'; '.join(why)}")
         return 1
     return 0
+
+
+def browse_hint(uri: str) -> str:
+    """How to look at the runs: a tracking server shows them itself; a local store needs ``mlflow ui``."""
+    if uri.startswith(("http://", "https://")):
+        return f"browse them at {uri}"
+    return f"browse with `mlflow ui --backend-store-uri {uri}`"
+
+
+def lost_advice(cluster: Mapping[str, Any], store: Path) -> str:
+    """What happened to the workers when the cluster went away, and what to run."""
+    if cluster.get("kind") == "address":
+        return (
+            f"the workers of the scheduler at {cluster.get('address')} exit on their own once they lose it "
+            f"(dask worker's --death-timeout); start `dask scheduler` and `dask worker {cluster.get('address')}` "
+            f"again, then run the same command: what {store} holds is kept and only the missing keys run"
+        )
+    return (
+        "the worker processes this sweep started are stopped with it; run the same command: it starts a new "
+        f"cluster, keeps what {store} holds and runs only the missing keys"
+    )
 
 
 def report_main(args: list[str]) -> int:

@@ -18,7 +18,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-LIBRARY_LOGGERS = ("mlflow", "alembic", "distributed", "py.warnings")
+LIBRARY_LOGGERS = ("mlflow", "alembic", "distributed", "tornado", "asyncio", "urllib3", "py.warnings")
+"""Loggers whose records go to the log file: MLflow and its migrations, Dask (a lost scheduler's
+"Failed to reconnect", "Couldn't gather", CommClosedError tracebacks, some through tornado's and
+asyncio's loggers), urllib3's retries of MLflow requests, and Python warnings."""
 LOG_NAME = "mobilepa.log"
 DEFAULT_LOG = Path("outputs") / LOG_NAME  # beside the default results store, for commands that name no folder
 FULL_DISK = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}  # a full disk, a file-size limit, a quota

@@ -90,12 +90,29 @@ def mlflow_failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
 
 
+MLFLOW_CLIENT_LIMITS = {
+    "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "1",  # MLflow's own default, 7 with backoff, waits about 4 minutes
+    "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
+    "MLFLOW_HTTP_REQUEST_TIMEOUT": "10",  # seconds per request (default 120)
+    "MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT": "true",  # its "View run ... at" lines: the sweep names the run
+}
+"""MLflow client settings for a tracking server, unless the user set them: one that stops answering is
+named within seconds (a refused connection at once, a silent one after 2 × 10 s), and the results wait
+in the store for ``mobilepa report --sync``."""
+
+
+def limit_mlflow_client() -> None:
+    for name, value in MLFLOW_CLIENT_LIMITS.items():
+        os.environ.setdefault(name, value)
+
+
 def check_tracking_store(uri: str, results_store: str | None = None) -> None:
     """Before any work: a local SQLite tracking store that MLflow could not open again is named, with the
     way out. A schema migration stopped half-way (a full disk, a killed process) leaves some of MLflow's
     tables and a migration mark; MLflow then re-runs the migration on every later start and fails
     ("duplicate column name: step"). The file is moved aside and recreated; ``mobilepa report --sync``
     logs every sweep of the results store into the new one, so nothing is lost."""
+    limit_mlflow_client()
     if not uri.startswith("sqlite:///"):
         check_reachable(uri)
         return

@@ -3,10 +3,15 @@ loses nothing (the results are in the store) and ``mobilepa report --sync`` logs
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
 import sqlite3
 import subprocess
 import sys
-from contextlib import closing
+import time
+import urllib.request
+from contextlib import closing, suppress
 from pathlib import Path
 
 import pytest
@@ -142,7 +147,7 @@ def test_mlflow_down_after_the_work_loses_nothing_and_sync_logs_it_later(
     assert "nothing was waiting" in capsys.readouterr().out
     # MLflow writes the URI into the environment; left there it would send the next sweep in this
     # process to this store instead of its own tracking.uri
-    assert "MLFLOW_TRACKING_URI" not in __import__("os").environ
+    assert "MLFLOW_TRACKING_URI" not in os.environ
 
 
 def test_sync_completes_runs_that_lack_params_metrics_or_traces(
@@ -236,3 +241,76 @@ def test_sweeps_starting_together_on_a_new_mlflow_store_all_start(tmp_path: Path
     figures(
         "FAULTS 3 sweeps starting together on a new MLflow SQLite store: 3 of 3 started, one experiment, one parent run"
     )
+
+
+@pytest.mark.timeout(300)
+def test_make_ui_serves_and_stops_on_sigterm_to_its_process_group(tmp_path: Path, figures) -> None:
+    """``make ui`` took 114 s to serve on a loaded machine and outlived a SIGTERM to its process group."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    repo = Path(__file__).resolve().parents[2]
+    make = [
+        "make",
+        "-s",
+        "-C",
+        str(repo),
+        "-o",
+        ".venv/.installed-stamp",  # the venv as it is: never reinstalled by a test
+        "ui",
+        f"MLFLOW_URI=sqlite:///{tmp_path / 'mlflow.db'}",
+        f"UI_PORT={port}",
+    ]
+    log = (tmp_path / "ui.log").open("w")
+    started = time.monotonic()
+    ui = subprocess.Popen(make, stdout=log, stderr=log, start_new_session=True)
+    try:
+        while True:  # a hang guard, not a figure: the figure is printed
+            assert ui.poll() is None and time.monotonic() - started < 240, (tmp_path / "ui.log").read_text()[-3000:]
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        served = time.monotonic() - started
+        os.killpg(ui.pid, signal.SIGTERM)
+        stopping = time.monotonic()
+        ui.wait(timeout=60)
+        while time.monotonic() - stopping < 60:  # every process of the group gone, not only make
+            try:
+                os.killpg(ui.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("a process of `make ui`'s group outlived the SIGTERM by 60 s")
+        stopped = time.monotonic() - stopping
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(ui.pid, signal.SIGKILL)
+        log.close()
+    figures(f"FAULTS make ui: served after {served:.1f} s, its process group gone {stopped:.1f} s after SIGTERM")
+
+
+def test_a_tracking_server_that_stops_answering_is_named_within_seconds(
+    monkeypatch: pytest.MonkeyPatch, figures
+) -> None:
+    """MLflow's own client retried a dead server for about 4 minutes (7 retries with backoff) before the
+    sweep could say so; the toolkit bounds its retries and timeout unless the user set them."""
+    for name in tracking.MLFLOW_CLIENT_LIMITS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MLFLOW_HTTP_REQUEST_TIMEOUT", "7")  # the user's own choice stays
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}"  # nothing listens once the socket is closed
+    with pytest.raises(tracking.TrackingUnavailable, match=f"cannot reach MLflow at {dead}"):
+        tracking.check_tracking_store(dead)
+    assert os.environ["MLFLOW_HTTP_REQUEST_MAX_RETRIES"] == "1" and os.environ["MLFLOW_HTTP_REQUEST_TIMEOUT"] == "7"
+    assert os.environ["MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT"] == "true"  # no "View run" lines on the console
+    started = time.monotonic()
+    with pytest.raises(MlflowException):  # what logging a finished sweep meets when the server died meanwhile
+        MlflowClient(tracking_uri=dead).search_experiments()
+    took = time.monotonic() - started
+    assert took < 60, took  # a hang guard, not a figure (MLflow's default took minutes)
+    figures(f"FAULTS MLflow server gone: the client gave up after {took:.1f} s (MLflow's default: about 4 minutes)")

@@ -48,6 +48,15 @@ test-wheel:
 test-faults: $(STAMP)
 	$(BIN)/pytest -m 'faults and not vllm'
 
+# The chaos soak (tests/chaos.py; not in `make test`): a real Dask scheduler and two workers, an MLflow server
+# and an OpenAI-compatible endpoint killed at random while sweeps run and re-run, then the store compared
+# with a clean run and MLflow checked for completeness. CHAOS_SECONDS of faults (15 minutes; 150 checks
+# that it works); the clean run and the set-up come on top.
+CHAOS_SECONDS ?= 900
+.PHONY: test-chaos
+test-chaos: $(STAMP)
+	$(BIN)/python -m tests.chaos --seconds $(CHAOS_SECONDS)
+
 # Every performance figure (docs/performance.md), one JSON object on the last line (a few minutes).
 .PHONY: bench
 bench: $(STAMP)

@@ -17,8 +17,11 @@ def _reference(cls: type[Planner]) -> Callable[[Mapping[str, Any]], Planner]:
     """A reference planner's factory: it takes no config, and refuses a key it would ignore."""
 
     def build(config: Mapping[str, Any]) -> Planner:
-        if unknown := sorted(set(config) - {"name", "kind"}):
-            raise ValueError(f"planner.{unknown[0]}: unknown key for kind {config.get('kind')}; known: kind, name")
+        known = {"name", "kind", "concurrency"}  # concurrency: episodes in flight, read by the sweep
+        if unknown := sorted(set(config) - known):
+            raise ValueError(
+                f"planner.{unknown[0]}: unknown key for kind {config.get('kind')}; known: {', '.join(sorted(known))}"
+            )
         return cls()
 
     return build

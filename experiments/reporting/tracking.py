@@ -102,6 +102,7 @@ in the store for ``mobilepa report --sync``."""
 
 
 def limit_mlflow_client() -> None:
+    """``MLFLOW_CLIENT_LIMITS`` into the environment, where MLflow reads them, except those the user set."""
     for name, value in MLFLOW_CLIENT_LIMITS.items():
         os.environ.setdefault(name, value)
 

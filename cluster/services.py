@@ -36,7 +36,15 @@ from typing import Any
 from distributed import Client, get_worker
 from distributed.comm.addressing import get_address_host
 
-from cluster.vllm import API_SERVER_MODULE, LOG_TAIL_LINES, ServerStartupError, VLLMServer, build_command, log_tail
+from cluster.vllm import (
+    API_SERVER_MODULE,
+    LOG_TAIL_LINES,
+    ServerStartupError,
+    VLLMServer,
+    build_command,
+    engine_facts,
+    log_tail,
+)
 from planners.openai_compat import vllm_section
 
 log = logging.getLogger(__name__)
@@ -222,7 +230,12 @@ class VLLMService:
             await self.server.astop()
             raise ServerStartupError("stopped while starting")
         assert self.server.process is not None
-        return {"base_url": self.server.base_url, "log": str(self.server.log_path), "pid": self.server.process.pid}
+        return {
+            "base_url": self.server.base_url,
+            "log": str(self.server.log_path),
+            "pid": self.server.process.pid,
+            **engine_facts(self.server.log_path),  # read here: the driver may not see this node's files
+        }
 
     async def stop(self) -> dict[str, Any]:
         """Stop the whole process group (SIGTERM, then SIGKILL after ``stop_timeout_s``); the exit code of
@@ -246,6 +259,8 @@ class Service:
     base_url: str
     log: str
     pid: int
+    vllm_version: str | None = None  # as the server's log says (cluster.vllm.engine_facts)
+    device: str | None = None  # cpu, cuda, ...: what its server-seconds were spent on
 
 
 def _safe(text: str) -> str:
@@ -336,7 +351,13 @@ def vllm_services(
                     ) from None
             logs[planner] = info["log"]
             services[planner] = Service(
-                planner, placements[planner].worker, info["base_url"], info["log"], int(info["pid"])
+                planner,
+                placements[planner].worker,
+                info["base_url"],
+                info["log"],
+                int(info["pid"]),
+                info.get("vllm_version"),
+                info.get("device"),
             )
             say(
                 f"vLLM for {planner}: ready in {time.monotonic() - began:.1f} s at {info['base_url']} "

@@ -111,6 +111,29 @@ def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
         return "(no log written)"
 
 
+_ENGINE = re.compile(r"Initializing a V1 LLM engine \(v([^)\s]+)\)")
+_DEVICE = re.compile(r"device_config=(\w+)")
+
+
+def engine_facts(log: Path | None) -> dict[str, str]:
+    """What a server's log says it ran: its vLLM version and the device (``cpu``, ``cuda``), from the
+    engine's start-up line; an empty mapping when the log says neither (another server, no log)."""
+    facts: dict[str, str] = {}
+    if log is None:
+        return facts
+    try:
+        with log.open(encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if (version := _ENGINE.search(line)) is not None:
+                    facts["vllm_version"] = version.group(1)
+                    if (device := _DEVICE.search(line)) is not None:
+                        facts["device"] = device.group(1)
+                    break
+    except OSError:
+        return {}
+    return facts
+
+
 def _root_url(base_url: str) -> str:
     """``http://h:p/v1`` -> ``http://h:p``: /health lives at the root, the OpenAI API under /v1."""
     return base_url.rstrip("/").removesuffix("/v1")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 from experiments.reporting import console  # the standard library only: `mobilepa --help` stays instant
 
@@ -46,16 +47,16 @@ def _run(args: list[str]) -> int:
 
     args = [run_override(as_override(a)) for a in args]  # limit=, task_ids=, store=, tracking=: added to the config
     if not any(a.startswith("-") for a in args):  # Hydra's own flags (--cfg job, -m, ...) go to Hydra as they are
+        composing = [a for a in args if not a.lstrip("+~").startswith("hydra")] + config.searchpath_overrides(args)
         try:
-            run.compose_checked(
-                [a for a in args if not a.lstrip("+~").startswith("hydra")] + config.searchpath_overrides(args)
-            )
+            cfg = run.compose_checked(composing)
         except config.RunConfigError as exc:
             print(f"mobilepa run: {exc}", file=sys.stderr)
             return 2
         if (problem := config.run_dir_problem(args)) is not None:
             print(f"mobilepa run: {problem}", file=sys.stderr)
             return 2
+        args += config.naming_overrides(cfg, composing)  # results named after the model and the task file
     sys.argv = ["mobilepa run", *args]
     full_error = os.environ.get("HYDRA_FULL_ERROR")
     os.environ["HYDRA_FULL_ERROR"] = "1"  # the job's errors reach main's one line, not Hydra's traceback print
@@ -303,8 +304,9 @@ RUN_EXAMPLES = """\
   mobilepa run planner=oracle split.file=/data/my_tasks.jsonl   # a task file anywhere"""
 SWEEP_DESCRIPTION = """\
 Run the planner x split x condition x seed grid on one Dask cluster into the results store, track it in
-MLflow, then print the leaderboard. planner=, split=, seed= and condition= take comma-separated lists;
-planner.<name>.<key>=value sets one planner's key; any other key=value overrides conf/sweep.yaml."""
+MLflow, then print the leaderboard. planner=, split=, seed= and condition= take comma-separated lists, and
+so do ablation= and retrieval.method=, retrieval.top_n=, retrieval.repair=; planner.<name>.<key>=value
+sets one planner's key; any other key=value overrides conf/sweep.yaml."""
 SWEEP_EXAMPLES = """\
   mobilepa sweep planner=oracle,noop split=mini seed=0,1,2
   mobilepa sweep --dry-run planner=oracle,qwen3_8b split=full seed=0,1,2   # what it would run, and where
@@ -312,15 +314,43 @@ SWEEP_EXAMPLES = """\
   mobilepa sweep planner=qwen3_8b planner.qwen3_8b.base_url=http://gpu-host:8000/v1 split=mini
   mobilepa sweep planner=qwen3_8b split=mini cluster=slurm_gpu cluster.jobs=1 tracking=none
   mobilepa sweep --config-dir ~/my_conf planner=oracle,my_model split=mini   # a user's own planner and split configs"""
-_COMMENTED = re.compile(r"^([A-Za-z_]\w*):\s*(.*?)\s*(?:#\s*(.*))?$")
+_COMMENTED = re.compile(r"^( *)([A-Za-z_]\w*):\s*(.*?)\s*(?:#\s*(.*))?$")
 
 
-def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
-    """Lines for a config's groups (options, the default starred) and top-level keys (value and comment);
-    ``grid`` names the keys a sweep sets from a group (planner -> planners)."""
+def _comments(source: Path) -> dict[str, str]:
+    """Dotted key -> the comment on its line in a config file (``retrieval.top_n``: two-space nesting)."""
+    comments: dict[str, str] = {}
+    parents: list[str] = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        if match := _COMMENTED.match(line):
+            depth = len(match.group(1)) // 2
+            parents = [*parents[:depth], match.group(2)]
+            comments[".".join(parents)] = match.group(4) or ""
+    return comments
+
+
+def _leaves(cfg: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """(dotted key, value) of every leaf under ``cfg``: the keys a user sets as ``retrieval.top_n=10``."""
+    from omegaconf import DictConfig
+
+    leaves = []
+    for key in cfg:
+        value = cfg[key]
+        name = f"{prefix}{key}"
+        leaves += _leaves(value, f"{name}.") if isinstance(value, DictConfig) else [(name, value)]
+    return leaves
+
+
+def _config_help(
+    config_name: str, grid: dict[str, str] | None = None, lists: dict[str, str] | None = None
+) -> tuple[list[str], list[str]]:
+    """Lines for a config's groups (options, the default starred) and keys, each as the command line
+    takes it (value and comment); ``grid`` names the keys a sweep sets from a group (planner ->
+    planners), ``lists`` the config keys of the list axes the command line names otherwise (ablations ->
+    ablation), shown comma-separated as they are given."""
     from hydra import compose, initialize_config_module
     from hydra.core.global_hydra import GlobalHydra
-    from omegaconf import DictConfig, ListConfig, OmegaConf
+    from omegaconf import ListConfig, OmegaConf
 
     from experiments.commands.config import CONF_DIR, CONF_MODULE
 
@@ -341,18 +371,17 @@ def _config_help(config_name: str, grid: dict[str, str] | None = None) -> tuple[
         f"  {g:<{width}}  " + ", ".join(f"{o}*" if o in defaults[g] else o for o in options or defaults[g])
         for g, options in groups.items()
     ]
-    comments = {}
-    source = Path(CONF_DIR) / f"{config_name}.yaml"
-    for line in source.read_text(encoding="utf-8").splitlines():
-        if match := _COMMENTED.match(line):
-            comments[match.group(1)] = match.group(3) or ""
+    comments = _comments(Path(CONF_DIR) / f"{config_name}.yaml")
+    skipped = {"hydra", *groups, *(grid or {}).values()}
     key_lines = []
-    for key in cfg:  # type: ignore[assignment]  # a DictConfig's keys are str
-        if key == "hydra" or key in groups or key in (grid or {}).values() or isinstance(cfg[key], DictConfig):
-            continue
-        value = json.dumps(OmegaConf.to_container(cfg[key]) if isinstance(cfg[key], ListConfig) else cfg[key])
+    kept = [str(k) for k in cfg if k not in skipped]
+    for key, value in _leaves(OmegaConf.masked_copy(cfg, kept)):
+        if key in (lists or {}):
+            shown = ",".join(v if isinstance(v, str) else json.dumps(v) for v in value)
+        else:
+            shown = json.dumps(OmegaConf.to_container(value) if isinstance(value, ListConfig) else value)
         note = f"  # {comments[key]}" if comments.get(key) else ""
-        key_lines.append(f"  {key}={value}{note}")
+        key_lines.append(f"  {(lists or {}).get(key, key)}={shown}{note}")
     return group_lines, key_lines
 
 
@@ -375,9 +404,10 @@ def _run_help() -> str:
 
 
 def _sweep_help() -> str:
-    from experiments.plan.model import GRID_KEYS
+    from experiments.plan.model import AXIS_KEYS, GRID_KEYS
 
-    groups, keys = _config_help("sweep", GRID_KEYS)
+    axes = {("retrieval." if key.startswith("retrieval.") else "") + leaf: key for key, leaf in AXIS_KEYS.items()}
+    groups, keys = _config_help("sweep", GRID_KEYS, axes)
     return (
         f"usage: mobilepa sweep [--dry-run] [--config-dir DIR] [key=value ...]\n\n{SWEEP_DESCRIPTION}\n\n"
         "options:\n  --dry-run  print the grid, the cells, their episodes and the endpoints, then exit: nothing "

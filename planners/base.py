@@ -34,7 +34,9 @@ class ContextOverflow(RuntimeError):
 
     The model's own replies and the tool results it asked for grew the conversation, so this is the
     model's failure: the episode ends as ``context_overflow`` and is scored as failed, never retried
-    (a re-run would overflow again)."""
+    (a re-run would overflow again). Raised for the first request, it ends the episode as
+    ``prompt_overflow``: scored as failed too, but counted apart (the model never had its turn).
+    A reply cut short by the room the context had left raises it as well."""
 
 
 @runtime_checkable

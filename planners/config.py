@@ -148,6 +148,16 @@ class LiteLLMPlanner(ModelPlanner):
     drop_params: bool = False  # LiteLLM drops parameters the provider does not take instead of refusing
 
 
+def evaluated_name(config_name: str, model: str | None, config_model: str | None) -> str:
+    """The name a planner's results carry (store row, leaderboard, MLflow, report): its config's name, or,
+    when the model evaluated is not the one the config names (``planner.model=<name>`` on the command
+    line, a hosted preset), ``<config>:<model>`` with the model's last path part (``hosted_openai:gpt-4o-mini``,
+    ``qwen3_8b:Qwen3-8B-AWQ``), so two models run from one config are never one row."""
+    if not model or model == config_model:
+        return config_name
+    return f"{config_name}:{model.rstrip('/').rpartition('/')[2]}"
+
+
 M = TypeVar("M", bound=BaseModel)
 
 

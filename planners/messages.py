@@ -35,7 +35,10 @@ SYSTEM_PROMPT = (
 )
 
 MAX_NESTING = 32  # containers inside one another in a reply or its arguments (a tool's take a few)
-CLIPPED_CHARS = 1024  # of an oversized reply's text, what goes back to the model and into the trajectory
+CLIPPED_CHARS = 1024
+"""Of a failed reply (a format error), the characters that go back into the conversation (about 300
+tokens), and of an oversized one also what the trajectory keeps: fed back whole, replies that repeat
+themselves up to ``max_tokens`` push a small model's conversation out of its context in a few steps."""
 
 _TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)</tool_call>|<tool_call>(.*)", re.DOTALL)
 
@@ -94,8 +97,8 @@ def chat_messages(
     exchange per step.
 
     An action becomes an assistant message with one ``tool_calls`` entry followed by its tool
-    result. A format error becomes the model's raw reply as assistant text followed by a *user*
-    message holding the error envelope: a tool message must answer a tool call id, and the raw
+    result. A format error becomes the model's raw reply, clipped to ``CLIPPED_CHARS``, as assistant
+    text followed by a *user* message holding the error envelope: a tool message must answer a tool call id, and the raw
     reply has none that the server would accept back.
     """
     h0 = h0_length(history)
@@ -104,8 +107,8 @@ def chat_messages(
     messages.append({"role": "user", "content": query})
     steps = history[h0:]
     for step, (said, result) in enumerate(zip(steps[0::2], steps[1::2], strict=True), start=1):
-        if result.get("name") == FORMAT_ERROR_STEP:
-            messages.append({"role": "assistant", "content": said.get("content") or ""})
+        if result.get("name") == FORMAT_ERROR_STEP:  # clipped: a model repeating itself to max_tokens would
+            messages.append({"role": "assistant", "content": clip(said.get("content") or "")})  # fill the context
             messages.append({"role": "user", "content": dumps(result["content"])})
             continue
         call_id = tool_call_id(step)

@@ -6,8 +6,9 @@ endpoint that trickles a byte at a time still ends), and bounded retries with ex
 and jitter on 429, 5xx, connection errors and timeouts. A reply without one usable tool call is the
 model's *format error* (recorded and fed back by the episode), and so is a reply cut off at
 ``max_tokens``, one over the size limits (clipped before it goes back into the conversation) and one
-nested too deep to decode. A request refused because the conversation outgrew the model's context
-raises ``ContextOverflow``: the model's failure, scored. Only an endpoint that keeps failing raises
+nested too deep to decode. A request refused because the conversation outgrew the model's context,
+and a reply cut short by the room the context had left (the usage says so), raise
+``ContextOverflow``: the model's failure, scored. Only an endpoint that keeps failing raises
 ``InfraError``, so the episode is marked ``infra_error`` and never scored. The API key's value is
 masked in every reply before anything reads it.
 """
@@ -617,10 +618,31 @@ class ChatPlanner:
         }
         if parsed.format_error:
             kind = parsed.format_error
-            if finish_reason == "length" and kind in FORMAT_ERROR_KINDS:  # cut off at max_tokens: that is why
+            if finish_reason == "length" and kind in FORMAT_ERROR_KINDS:  # cut off: by max_tokens or the context?
+                if (
+                    cut := self.cut_by_context(
+                        _count(tokens.get("prompt_tokens")), _count(tokens.get("completion_tokens"))
+                    )
+                ) is not None:
+                    raise ContextOverflow(cut)
                 kind = "truncated_reply"
             return PlannerAction(None, raw=parsed.raw, format_error=kind, usage=usage)
         return PlannerAction(parsed.name, parsed.arguments, raw=parsed.raw, usage=usage)
+
+    def cut_by_context(self, prompt_tokens: int | None, completion_tokens: int | None) -> str | None:
+        """Why a reply that stopped for its length was cut by the room the context had left, not by
+        ``max_tokens``; None when ``max_tokens`` cut it, or when nothing says which did.
+
+        A server may lower ``max_tokens`` to the room left instead of refusing the request (vLLM does:
+        an 8,190-token prompt against an 8,192-token context gets two tokens), so it is read from the
+        usage the reply reports: a reply shorter than the ``max_tokens`` asked for met the end of the
+        context. That is the conversation outgrowing it (``context_overflow``); ``truncated_reply`` is
+        the model using up its own ``max_tokens`` (or a cut no usage explains)."""
+        asked = self.config.sampling.get("max_completion_tokens") or self.config.sampling.get("max_tokens")
+        if completion_tokens is None or asked is None or completion_tokens >= int(asked):
+            return None
+        total = f"{prompt_tokens} + {completion_tokens} tokens" if prompt_tokens is not None else "the reply"
+        return f"the reply was cut at the end of the model's context ({total}; max_tokens {asked} not reached)"
 
     def _masked(self, message: dict[str, Any]) -> dict[str, Any]:
         """The reply with the API key's value masked, should the server or the model repeat it: the

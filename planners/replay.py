@@ -47,7 +47,7 @@ def load_records(path: str | Path) -> dict[str, tuple[list[dict[str, Any]], str 
                 record = json.loads(line)
                 overflow = (
                     record.get("context_overflow") or "context overflow"
-                    if record.get("termination") == "context_overflow"
+                    if record.get("termination") in ("context_overflow", "prompt_overflow")
                     else None
                 )
                 records[str(record["task_id"])] = (sorted(record["steps"], key=lambda s: s["index"]), overflow)

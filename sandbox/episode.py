@@ -68,12 +68,12 @@ class Trajectory:
 
     task_id: str
     steps: list[Step]
-    termination: str  # finished | truncated | context_overflow | infra_error
+    termination: str  # finished | truncated | context_overflow | prompt_overflow | infra_error
     diff: StateDiff
     subagent_jobs: list[dict[str, Any]]
     internal_errors: list[str]
     infra_error: str | None = None  # why the planner's backend stopped the episode, if it did
-    context_overflow: str | None = None  # the server's refusal once the conversation outgrew the model's context
+    context_overflow: str | None = None  # why the conversation (or the first prompt) did not fit the model's context
 
     def to_json(self) -> dict[str, Any]:
         return {

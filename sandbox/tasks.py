@@ -118,6 +118,9 @@ class StateChangeCheck(Changes):
     """
 
     forbid: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    # rows an action may insert or not where the user did not say (a share's notification email):
+    # neither required nor collateral; any other row of the table still is
+    optional_insert: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     ignore_columns: list[str] = Field(default_factory=list)
     ignore_tables: list[str] = Field(default_factory=list)
     strict: bool = True

@@ -278,7 +278,12 @@ def diff_failures(check: StateChangeCheck, diff: StateDiff) -> list[str]:
         # World catalogues (stock, seats, prices) move with scenario events: diffed only where asked.
         is_world = table in metadata.tables and metadata.tables[table].info["kind"] == WORLD
         strict = check.strict and table not in ignored_tables and not is_world
-        reasons += _align_rows(table, "inserted", check.insert.get(table, []), changes.inserted, strict)
+        expected = check.insert.get(table, [])
+        optional = check.optional_insert.get(table, [])
+        inserted = [
+            r for r in changes.inserted if not any(fits(o, r) for o in optional) or any(fits(e, r) for e in expected)
+        ]
+        reasons += _align_rows(table, "inserted", expected, inserted, strict)
         reasons += _align_updates(table, check.update.get(table, []), changes.updated, strict, ignored_columns)
         reasons += _align_rows(table, "deleted", check.delete.get(table, []), changes.deleted, strict)
     for table, specs in sorted(check.forbid.items()):
@@ -389,7 +394,12 @@ def _validate_state(check: StateChangeCheck) -> None:
     unknown = [t for t in check.ask_before if t not in REGISTRY]
     if unknown:
         raise ValueError(f"ask_before names unknown tool(s) {unknown}")
-    for specs in (*check.insert.values(), *check.delete.values(), *check.forbid.values()):
+    for specs in (
+        *check.insert.values(),
+        *check.delete.values(),
+        *check.forbid.values(),
+        *check.optional_insert.values(),
+    ):
         for spec in specs:
             validate_matcher(spec)
     for updates in check.update.values():

@@ -30,7 +30,11 @@ Legitimate alternatives must pass (``alt/…``):
 - ``relayed``: for a question the voice agent asked a business for the user, the answer replaced by
   the business's own words ("They said: …");
 - ``members_only``: for a set question whose answer check is its members and ``$none_of``, the
-  members' names alone, last first.
+  members' names alone, last first;
+- ``other_free_value``: a date-time argument of the decisive call that the check holds only to its
+  day (a free choice the build relaxed), set to another time of that day;
+- ``no_optional_row``: a share the user did not ask to notify about made with ``notify=false``
+  (the check's ``optional_insert``: its email may be sent or not).
 
 Wrong endings must fail (``wrong/…``):
 
@@ -48,7 +52,9 @@ Wrong endings must fail (``wrong/…``):
 - ``other_origin``: where the query searches near home or work, the search made near the other one
   (home and work are apart: other distances, other places);
 - ``overinclusive``: for a set question, the gold's answer with non-members added (every saved login
-  for "which were breached?").
+  for "which were breached?");
+- ``other_day``: a date-time the check holds to its day (``other_free_value``), set to the next day:
+  the day is the part the task determines.
 """
 
 from __future__ import annotations
@@ -68,7 +74,7 @@ from sandbox.episode import Episode, Trajectory
 from sandbox.generator.answers import delegated_question, names_of
 from sandbox.generator.evidence import VOLATILE, gold_steps, leaves
 from sandbox.skills import SKILLS
-from sandbox.tasks import Action, AgentBehaviorCheck, Task, ToolCallCheck
+from sandbox.tasks import Action, AgentBehaviorCheck, StateChangeCheck, Task, ToolCallCheck
 from sandbox.tooling import REGISTRY
 from sandbox.world import PERSONAS
 from verification.checkers import holds_evidence, objects, successful_steps
@@ -294,6 +300,46 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     members = [names[0] for m in answer if (names := names_of(m))]
     if any(_op(m) == "$none_of" for m in answer) and len(members) == len(answer) - 1:
         yield "members_only", [*gold[:-1], _finish("; ".join(reversed(members)) + ".")]
+    if (free := _free_day(task, trajectory)) is not None:
+        at, name, day = free
+        value = gold[at].arguments[name]
+        other = f"{day}T07:15" if not value.endswith("T07:15") else f"{day}T19:45"
+        yield "other_free_value", _with_argument(gold, at, name, other)
+    state = task.check if isinstance(task.check, StateChangeCheck) else getattr(task.check, "state", None)
+    if state is not None and state.optional_insert:
+        shares = [n for n, a in enumerate(gold) if a.name in REGISTRY and "notify" in _properties(a.name)]
+        if shares:
+            yield (
+                "no_optional_row",
+                [
+                    Action(name=a.name, arguments={**a.arguments, "notify": False}) if n in shares else a
+                    for n, a in enumerate(gold)
+                ],
+            )
+
+
+def _properties(tool: str) -> dict[str, Any]:
+    return dict(REGISTRY[tool].parameters.get("properties", {}))
+
+
+def _free_day(task: Task, trajectory: Trajectory) -> tuple[int, str, str] | None:
+    """(gold position, argument, day) of a date-time argument of the decisive call that the check
+    holds to its whole day: a time the task leaves to the model."""
+    at = decisive_step(task, trajectory)
+    if at is None or task.noop_ok:
+        return None
+    action = task.gold[at]
+    for name, value in action.arguments.items():
+        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", value):
+            day = value[:10]
+            window = {"$dt_between": [f"{day}T00:00", f"{day}T23:59"]}
+            if any(key == name and m == window for key, m in _keyed(task.check.model_dump())):
+                return at, name, day
+    return None
+
+
+def _with_argument(gold: list[Action], at: int, name: str, value: Any) -> list[Action]:
+    return [*gold[:at], Action(name=gold[at].name, arguments={**gold[at].arguments, name: value}), *gold[at + 1 :]]
 
 
 # the saved address a query's words name as where to search
@@ -469,6 +515,10 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         )
     if (origin := _named_origin(task)) is not None:
         yield "other_origin", _with_origin(gold, origin, "work" if origin == "home" else "home")
+    if (free := _free_day(task, trajectory)) is not None:
+        at, name, day = free
+        next_day = (dt.date.fromisoformat(day) + dt.timedelta(days=1)).isoformat()
+        yield "other_day", _with_argument(gold, at, name, next_day + gold[at].arguments[name][10:])
     confirms = _confirmation_questions(gold)
     if confirms:
         yield "skipped_confirmation", [a for n, a in enumerate(gold) if n not in confirms]

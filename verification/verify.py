@@ -10,7 +10,14 @@ from sandbox.episode import Trajectory
 from sandbox.tasks import Task
 from verification.checkers import check_agent_behavior, check_state_change, check_tool_calls, successful_steps
 
-TERMINATIONS = ("finished", "truncated", "context_overflow", "infra_error")
+TERMINATIONS = ("finished", "truncated", "context_overflow", "prompt_overflow", "infra_error")
+"""``prompt_overflow``: the first request did not fit the model's context (refused, or its reply cut
+short by the room left): the model never had its turn, so it is scored as failed but counted apart."""
+
+OVERFLOWS = {
+    "context_overflow": "context overflow: the conversation outgrew the model's context",
+    "prompt_overflow": "prompt overflow: the first request did not fit the model's context",
+}
 
 CHECKERS: dict[str, Callable[[Any, Trajectory], list[str]]] = {
     "tool_call": check_tool_calls,
@@ -64,11 +71,11 @@ def verify(task: Task, trajectory: Trajectory) -> Verdict:
         )
     reasons = CHECKERS[task.bucket](task.check, trajectory)
     checker_passed = not reasons
-    overflowed = trajectory.termination == "context_overflow"  # the model's failure: scored, never a pass
+    overflowed = trajectory.termination in OVERFLOWS  # the model's failure: scored, never a pass
     if overflowed:
         reasons.insert(
             0,
-            "context overflow: the conversation outgrew the model's context"
+            OVERFLOWS[trajectory.termination]
             + (f" ({trajectory.context_overflow})" if trajectory.context_overflow else ""),
         )
     memory_gate = skill_gate = None

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import select
 
-from experiments.analysis.stats import Facts, analyse, paired, row_facts
+from experiments.analysis.stats import UNITS, Facts, analyse, paired, row_facts
 from experiments.results.store import ResultsStore, datasets, file_sha256, record_key
 from sandbox.suite import TASK_DIR
 from sandbox.tasks import Task, load_tasks
@@ -59,57 +59,56 @@ def cell_facts(
     ]
 
 
-# ---- mobilepa report -----------------------------------------------------------------------------------
+# ---- the report's analysis -----------------------------------------------------------------------------
 
 
-def report_analysis(
-    store: ResultsStore,
-    out_dir: Path,
-    split: str | None = None,
-    console: Console | None = None,
-    keys: set[tuple[Any, ...]] | None = None,
-) -> Path:
-    """``analysis.json`` (every cell's full analysis, and per planner/split/condition over its seeds)
-    beside the leaderboard, and a per-cell table on the console; returns the JSON's path. ``keys``: only
-    these episodes (the report's sweep or selection), else every one of the store (or of ``split``)."""
+def sweep_analysis(store: ResultsStore, keys: set[tuple[Any, ...]] | None = None) -> dict[str, Any]:
+    """``analysis.json``'s document: every cell's full analysis, and per planner/split/condition over its
+    seeds (Overall and categories with intervals, pass^k, failure causes, breakdowns, tokens), with the
+    unit each figure counts. ``keys``: only these episodes (a sweep's, or a report's selection), else
+    every episode of the store."""
     tasks = store_tasks(store)
-    doc: dict[str, Any] = {"cells": {}, "groups": {}}
+    doc: dict[str, Any] = {"units": UNITS, "cells": {}, "groups": {}}
     groups: dict[tuple[str, str, str], list[Facts]] = defaultdict(list)
-    # two narrow tables rather than one wide one, so each fits a 100-column console
+    for cell in sorted({k[:4] for k in keys}) if keys is not None else cells(store):
+        facts = cell_facts(store, cell, tasks, keys)
+        groups[cell[:3]].extend(facts)
+        result = analyse(facts, seed=cell[3])
+        del result["units"]  # once, at the top
+        doc["cells"]["/".join(map(str, cell[:3])) + f"/seed{cell[3]}"] = result
+    for (planner, split, condition), facts in groups.items():
+        result = analyse(facts)
+        doc["groups"][f"{planner}/{split}/{condition}"] = {
+            k: result[k] for k in ("overall", "pass_hat_k", "taxonomy", "breakdowns", "tokens")
+        }
+    return doc
+
+
+def print_analysis(doc: dict[str, Any], console: Console) -> None:
+    """The per-cell and per-group analysis as two narrow tables (each fits a 100-column console)."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for column in ("cell", "Overall [95 % CI]", "fmt err %", "recovered", "tokens/ep"):
         table.add_column(column, no_wrap=True)
     causes = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     causes.add_column("cell", no_wrap=True)
     causes.add_column("pass^k, k=1…", no_wrap=True)
-    causes.add_column("top failure causes")
-    chosen = sorted({k[:4] for k in keys}) if keys is not None else cells(store, **({"split": split} if split else {}))
-    for cell in chosen:
-        facts = cell_facts(store, cell, tasks, keys)
-        groups[cell[:3]].extend(facts)
-        result = analyse(facts, seed=cell[3])
-        label = "/".join(map(str, cell[:3])) + f"/seed{cell[3]}"
-        doc["cells"][label] = result
+    causes.add_column("top failure causes (episodes)")
+    for label, result in doc["cells"].items():
         table.add_row(label, _overall(result), _format_rate(result), _recovered(result), _tokens(result))
         causes.add_row(label, "", _causes(result))
-    for (planner, split_name, condition), facts in groups.items():
-        result = analyse(facts)
-        doc["groups"][f"{planner}/{split_name}/{condition}"] = {
-            k: result[k] for k in ("overall", "pass_hat_k", "taxonomy", "tokens")
-        }
-        label = f"{planner}/{split_name}/{condition} (all seeds)"
-        table.add_row(label, _overall(result), _format_rate(result), _recovered(result), _tokens(result))
+    for group, result in doc["groups"].items():
+        label = f"{group} (all seeds)"
+        table.add_row(label, _overall(result), "", "", _tokens(result))
         causes.add_row(label, " ".join(f"{v:.1f}" for v in result["pass_hat_k"].values()), _causes(result))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "analysis.json"
-    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    console = console or Console()
     console.print("[bold]Per cell: Overall with its 95 % bootstrap interval, behaviour[/bold]", soft_wrap=True)
     console.print(table)
     console.print()
-    console.print("[bold]Per cell: pass^k over seeds, the most frequent failure causes[/bold]", soft_wrap=True)
+    console.print(
+        "[bold]Per cell: pass^k over base tasks (seeds and SOR/MTSR runs as repeats), the most frequent "
+        "failure causes[/bold]",
+        soft_wrap=True,
+    )
     console.print(causes)
-    return path
 
 
 def _overall(result: dict[str, Any]) -> str:
@@ -223,7 +222,7 @@ def compare_plot(result: dict[str, Any]) -> bytes:
         color="tab:blue",
     )
     ax.axvline(0, color="grey", linewidth=1)
-    ax.set_yticks(list(y), [f"{n} (p={r['mcnemar_p']:.3g})" for n, r in zip(names, rows)])
+    ax.set_yticks(list(y), [f"{n} (p={r['p']:.3g})" for n, r in zip(names, rows)])
     ax.invert_yaxis()
     ax.set_xlabel(f"{result['a']} − {result['b']} (points, 95 % paired bootstrap)")
     ax.set_title(f"{result['split']}/{result['condition']}, seeds {','.join(map(str, result['seeds']))}")
@@ -240,9 +239,10 @@ def compare_table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         result["a"],
         result["b"],
         "difference [95 % CI]",
-        f"{result['a']} only",
-        f"{result['b']} only",
-        "McNemar p",
+        f"tasks {result['a']} better",
+        f"tasks {result['b']} better",
+        "p (tasks)",
+        "tasks",
         "episodes",
     ]
     body = [
@@ -251,9 +251,10 @@ def compare_table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             f"{r['a']:.2f}",
             f"{r['b']:.2f}",
             f"{r['difference']:+.2f} [{r['ci'][0]:+.2f}, {r['ci'][1]:+.2f}]",
-            str(r["a_only"]),
-            str(r["b_only"]),
-            f"{r['mcnemar_p']:.3g}",
+            str(r["a_better"]),
+            str(r["b_better"]),
+            f"{r['p']:.3g}",
+            str(r["tasks"]),
             str(r["episodes"]),
         ]
         for name, r in result["rows"].items()
@@ -262,27 +263,28 @@ def compare_table(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def write_compare(result: dict[str, Any], out_dir: Path) -> tuple[Path, Path, Path]:
-    """``compare.json``, ``compare.md`` (table and flipping episodes) and ``compare.png``."""
+    """``compare.json``, ``compare.md`` (table and the tasks either passed more often) and ``compare.png``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     header, body = compare_table(result)
     md = [
         f"# {result['a']} vs {result['b']} on {result['split']}/{result['condition']}",
         "",
-        f"{result['episodes']} paired episodes (seeds {', '.join(map(str, result['seeds']))}); rates in percent; "
-        f"difference = {result['a']} − {result['b']} with a paired bootstrap over tasks ({result['resamples']} "
-        f"resamples, seed {result['seed']}); McNemar's exact test on the discordant episodes.",
+        f"{result['episodes']} paired episodes of {result['tasks']} tasks (seeds "
+        f"{', '.join(map(str, result['seeds']))}); rates in percent of episodes; difference = {result['a']} − "
+        f"{result['b']} with a paired bootstrap over tasks ({result['resamples']} resamples, seed {result['seed']}); "
+        f"p: {result['test']}. A task is better for a planner that passed more of its shared episodes.",
         "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
         *("| " + " | ".join(r) + " |" for r in body),
         "",
-        f"## Passed by {result['a']} only",
+        f"## Tasks {result['a']} passed more often",
         "",
-        *(f"- {k}" for k in result["flips"]["a_only"]),
+        *(f"- {k}" for k in result["flips"]["a_better"]),
         "",
-        f"## Passed by {result['b']} only",
+        f"## Tasks {result['b']} passed more often",
         "",
-        *(f"- {k}" for k in result["flips"]["b_only"]),
+        *(f"- {k}" for k in result["flips"]["b_better"]),
         "",
         "![differences](compare.png)",
         "",

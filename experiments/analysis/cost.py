@@ -8,10 +8,12 @@ cache, a part of ``prompt_tokens`` as in the OpenAI API) and ``completion``. ``p
 shown, never a guessed price. ``cached_prompt`` null bills cached tokens at the prompt price (a provider
 without a cache discount). An episode whose tokens were not reported (a reference planner) has no cost.
 
-A served model (``base_url: null``: the sweep started a vLLM server on a GPU worker) costs GPU-seconds:
-the GPUs the server held (``vllm.gpus``) times how long it was up, from the sweep asking for it until
-it was stopped (start-up included), shared among the cells that used it in that sweep by their summed
-model latency (by episodes when no latency was recorded).
+A served model (``base_url: null``: the sweep started a vLLM server on a worker offering GPU) costs
+server-seconds on the device it ran on (``server_device``: ``cuda``, or ``cpu`` for vLLM's CPU build, as the
+server's log says; kept in the provenance record): the GPUs the server held (``vllm.gpus``) times how long
+it was up, from the sweep asking for it until it was stopped (start-up included), shared among the cells
+that used it in that sweep by their summed model latency (by episodes when no latency was recorded).
+The column keeps its historical name ``gpu_s``.
 """
 
 from __future__ import annotations
@@ -166,9 +168,16 @@ def with_costs(rows: Sequence[Mapping[str, Any]], records: Mapping[str, Mapping[
                     prices.get(pid) if pid else None,
                 ),
                 "gpu_s": share,
+                "server_device": ((found or {}).get("server") or {}).get("device") if share is not None else None,
             }
         )
     return out
+
+
+def device_label(device: str | None) -> str:
+    """How server-seconds are labelled: ``CPU`` for vLLM's CPU build, else ``GPU`` (the device unknown:
+    a server started before the device was recorded was a GPU one)."""
+    return "CPU" if device == "cpu" else "GPU"
 
 
 def rows_cost(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -181,6 +190,7 @@ def rows_cost(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         cost_usd_per_episode=_mean(costs),
         gpu_s=sum(gpu) if gpu else None,
         gpu_s_per_episode=sum(gpu) / len(rows) if gpu and rows else None,
+        server_device=next((r["server_device"] for r in rows if r.get("server_device")), None),
     )
     del out["price"]
     return out
@@ -204,5 +214,5 @@ def cost_line(cost: Mapping[str, Any]) -> str | None:
     else:
         parts.append("no price in the planner config (price.prompt, price.completion): tokens only")
     if cost.get("gpu_s") is not None:
-        parts.append(f"{cost['gpu_s']:.0f} GPU-s")
+        parts.append(f"{cost['gpu_s']:.0f} {device_label(cost.get('server_device'))} server-s")
     return "; ".join(parts)

@@ -1,6 +1,10 @@
 """Stability across seeds: spread per category and Overall, pass^k / pass@k, flipping tasks, and how far
 each category's spread moves Overall (the paper: a 2.25-point Sub-agent range = 2 of 89 tasks, which
-moves Overall by 0.1 × 2.25 ≈ 0.23 points)."""
+moves Overall by 0.1 × 2.25 ≈ 0.23 points).
+
+Rates and ranges count episodes (a skill task has two under condition ``both``, SOR and MTSR); pass^k,
+pass@k and flips count base tasks, every episode of a task (its seeds, its SOR and MTSR runs) a run of
+that one task."""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from experiments.analysis.stats import pass_at_k, pass_hat_k
 from verification.scoring import CATEGORY_WEIGHTS, overall
 
-Outcomes = Mapping[int, Mapping[str, tuple[str, bool]]]  # seed -> task_id -> (category, passed)
+Outcomes = Mapping[int, Mapping[str, tuple[str, bool]]]  # seed -> episode key -> (category, passed)
 
 
 @dataclass(frozen=True)
@@ -41,21 +46,28 @@ class Stability:
     seeds: tuple[int, ...]
     categories: dict[str, Spread]
     overall: Spread
-    tasks: dict[str, int]  # category -> tasks scored per seed
-    range_tasks: dict[str, float]  # category -> its range in tasks (2.25 % of 89 = 2 tasks)
+    episodes: dict[str, int]  # category -> episodes scored per seed (the most of any seed)
+    range_episodes: dict[str, float]  # category -> its range in episodes (2.25 % of 89 = 2 sub-agent tasks)
     overall_shift: dict[str, float]  # category -> Overall points its range moves (weight × range)
-    pass_all: float  # pass^k: percent of tasks passed under every seed
-    pass_any: float  # pass@k: percent of tasks passed under at least one seed
-    flipping: tuple[str, ...]  # tasks whose outcome differs between seeds
+    tasks: int  # base tasks scored under every seed: the unit of pass^k, pass@k and flips
+    pass_all: float  # pass^k, k = seeds: percent chance that k runs of a base task all pass
+    pass_any: float  # pass@k, k = seeds: percent chance that one of k runs of a base task passes
+    flipping: tuple[str, ...]  # base tasks with an episode whose outcome differs between seeds
+
+    @property
+    def one_seed(self) -> bool:
+        """One seed has no spread and no flips to show: a report says "one seed" instead."""
+        return len(self.seeds) < 2
 
     def to_json(self) -> dict[str, Any]:
         return {
             "seeds": list(self.seeds),
             "overall": self.overall.to_json(),
             "categories": {c: s.to_json() for c, s in self.categories.items()},
-            "tasks": self.tasks,
-            "range_tasks": self.range_tasks,
+            "episodes": self.episodes,
+            "range_episodes": self.range_episodes,
             "overall_shift": self.overall_shift,
+            "tasks": self.tasks,
             "pass_all": self.pass_all,
             "pass_any": self.pass_any,
             "flipping": list(self.flipping),
@@ -63,7 +75,7 @@ class Stability:
 
 
 def stability(outcomes: Outcomes) -> Stability:
-    """Analyse one (planner, split, condition) over its seeds; tasks missing under a seed are ignored
+    """Analyse one (planner, split, condition) over its seeds; episodes missing under a seed are ignored
     for pass^k/pass@k and flips (they are not comparable), but still count in that seed's rates."""
     if not outcomes:
         raise ValueError("stability of no seeds")
@@ -73,12 +85,12 @@ def stability(outcomes: Outcomes) -> Stability:
     )
     rates: dict[str, list[float]] = {c: [] for c in categories}
     overall_values: list[float] = []
-    tasks: dict[str, int] = {}
+    episodes: dict[str, int] = {}
     for seed in seeds:
         per_category: dict[str, float] = {}
         for c in categories:
             passed = [p for cat, p in outcomes[seed].values() if cat == c]
-            tasks[c] = max(tasks.get(c, 0), len(passed))
+            episodes[c] = max(episodes.get(c, 0), len(passed))
             if passed:
                 per_category[c] = 100.0 * sum(passed) / len(passed)
                 rates[c].append(per_category[c])
@@ -86,16 +98,24 @@ def stability(outcomes: Outcomes) -> Stability:
     spreads = {c: Spread(tuple(v)) for c, v in rates.items() if v}
     weight = sum(CATEGORY_WEIGHTS[c] for c in spreads)
     common = set.intersection(*(set(outcomes[s]) for s in seeds))
-    results = {t: [outcomes[s][t][1] for s in seeds] for t in sorted(common)}
-    n = len(results) or 1
+    runs: dict[str, list[bool]] = {}  # base task -> every run (seeds × its episodes)
+    flipping: set[str] = set()
+    for key in sorted(common):
+        task = key.partition("@")[0]
+        per_seed = [outcomes[s][key][1] for s in seeds]
+        runs.setdefault(task, []).extend(per_seed)
+        if len(set(per_seed)) > 1:
+            flipping.add(task)
+    k = len(seeds)
     return Stability(
         seeds=seeds,
         categories=spreads,
         overall=Spread(tuple(overall_values)),
-        tasks=tasks,
-        range_tasks={c: s.range * tasks[c] / 100.0 for c, s in spreads.items()},
+        episodes=episodes,
+        range_episodes={c: s.range * episodes[c] / 100.0 for c, s in spreads.items()},
         overall_shift={c: CATEGORY_WEIGHTS[c] / weight * s.range for c, s in spreads.items()},
-        pass_all=100.0 * sum(all(v) for v in results.values()) / n,
-        pass_any=100.0 * sum(any(v) for v in results.values()) / n,
-        flipping=tuple(t for t, v in results.items() if len(set(v)) > 1),
+        tasks=len(runs),
+        pass_all=pass_hat_k(runs).get(k, 0.0) if runs else 0.0,
+        pass_any=pass_at_k(runs, k) if runs else 0.0,
+        flipping=tuple(sorted(flipping)),
     )

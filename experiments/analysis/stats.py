@@ -77,6 +77,12 @@ def episode_facts(
         "domain": task.domain if task else domain,
         "l2": task.l2 if task else l2,
         "memory_type": tags.get("memory_type"),
+        # where a memory task's facts live (db | api) and the application domain it acts in (its
+        # level-1 domain), both read from the task as it is loaded
+        "memory_primary": tags.get("primary") if task and task.category == "memory" else None,
+        "memory_domain": (task.domain if task else domain)
+        if (task.category if task else category) == "memory"
+        else None,
         "memory_write": tags.get("write"),
         "turn": (tags.get("turn") or ("multi" if task.history else "single")) if task else None,
         "composition": tags.get("composition"),
@@ -219,47 +225,91 @@ def _weighted(rates: Mapping[str, np.ndarray]) -> np.ndarray:
 
 
 def bootstrap_overall(facts: Iterable[Facts], *, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
-    """Overall with a percentile bootstrap interval: tasks resampled with replacement within each
-    category (the suite's composition is fixed by design, so every resample has every category),
-    the 0.5/0.1/0.2/0.2 weights applied to each resample's category rates."""
+    """Overall and each category's rate with percentile bootstrap intervals: tasks resampled with
+    replacement within each category (the suite's composition is fixed by design, so every resample has
+    every category), the 0.5/0.1/0.2/0.2 weights applied to each resample's category rates."""
     rows = scored(facts)
     if not rows:
-        return {"value": None, "ci": None, "resamples": resamples, "seed": seed}
+        return {"value": None, "ci": None, "categories": {}, "resamples": resamples, "seed": seed}
     table = _task_table(rows)
     value = _table_overall(table)
     order = sorted({f["task_id"] for f in rows})
-    draws = _weighted(_resampled_rates(table, order, np.random.default_rng(seed), resamples))
-    lo, hi = np.percentile(draws, [2.5, 97.5])
+    rates = _resampled_rates(table, order, np.random.default_rng(seed), resamples)
+    categories = {
+        c: {
+            "value": round(100 * sum(p for p, _ in t.values()) / sum(n for _, n in t.values()), 2),
+            "ci": _percentiles(rates[c]),
+            "tasks": len(t),
+        }
+        for c, t in sorted(table.items(), key=lambda ct: list(CATEGORY_WEIGHTS).index(ct[0]))
+    }
     return {
         "value": round(value, 2),
-        "ci": [round(float(lo), 2), round(float(hi), 2)],
+        "ci": _percentiles(_weighted(rates)),
+        "categories": categories,
         "resamples": resamples,
         "seed": seed,
     }
 
 
+def _percentiles(draws: np.ndarray) -> list[float]:
+    lo, hi = np.percentile(draws, [2.5, 97.5])
+    return [round(float(lo), 2), round(float(hi), 2)]
+
+
 def pass_hat_k(outcomes: Mapping[str, Sequence[bool]]) -> dict[int, float]:
-    """pass^k for k = 1…n (percent): the chance that k runs of a task drawn without replacement from
-    its n runs all pass, C(c,k)/C(n,k), averaged over tasks; unbiased for k ≤ n (τ-bench's estimator).
-    Tasks with fewer runs than k are left out of that k."""
+    """pass^k for k = 1…m (percent), ``outcomes`` keyed by base task with all of its runs: the chance that
+    k runs of a task drawn without replacement from its n runs all pass, C(c,k)/C(n,k), averaged over
+    tasks; unbiased for k ≤ n (τ-bench's estimator). m is the fewest runs any task has, so every k
+    averages over the same tasks (a skill task's SOR and MTSR runs are two runs of one task)."""
     if not outcomes:
         return {}
-    most = max(len(v) for v in outcomes.values())
-    result = {}
-    for k in range(1, most + 1):
-        terms = [math.comb(sum(v), k) / math.comb(len(v), k) for v in outcomes.values() if len(v) >= k]
-        result[k] = round(100 * sum(terms) / len(terms), 4)
-    return result
+    fewest = min(len(v) for v in outcomes.values())
+    return {
+        k: round(100 * sum(math.comb(sum(v), k) / math.comb(len(v), k) for v in outcomes.values()) / len(outcomes), 4)
+        for k in range(1, fewest + 1)
+    }
 
 
-def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p-value: under no difference each discordant pair is a fair coin, so
-    the smaller count is Binomial(a_only + b_only, 1/2); p = 2·P(X ≤ min), capped at 1."""
-    n = a_only + b_only
-    if n == 0:
+def pass_at_k(outcomes: Mapping[str, Sequence[bool]], k: int) -> float:
+    """pass@k (percent): the chance that at least one of k runs of a task, drawn without replacement from
+    its n ≥ k runs, passes, 1 − C(n−c,k)/C(n,k), averaged over the tasks."""
+    chances = [1 - math.comb(len(v) - sum(v), k) / math.comb(len(v), k) for v in outcomes.values()]
+    return 100 * sum(chances) / len(chances)
+
+
+def runs_by_task(facts: Iterable[Facts]) -> dict[str, list[bool]]:
+    """Base task -> the outcomes of its scored episodes (every seed and skill condition): the unit of
+    pass^k, pass@k and the paired test."""
+    runs: dict[str, list[bool]] = defaultdict(list)
+    for f in scored(facts):
+        runs[f["task_id"]].append(f["passed"])
+    return dict(runs)
+
+
+def sign_flip_p(differences: Sequence[int]) -> float:
+    """Two-sided exact p of the paired sign-flip (randomisation) test over tasks: ``differences`` holds,
+    per task, A's passes minus B's passes over the episodes the two share (its seeds and skill
+    conditions). Under no difference A and B are exchangeable within each task, so each task's
+    difference is as likely negated; the null distribution of their sum is built exactly by
+    convolution. With one episode per task this is McNemar's exact test on task outcomes."""
+    magnitudes = [abs(int(d)) for d in differences if d]
+    if not magnitudes:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(a_only, b_only) + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    observed = abs(int(sum(differences)))
+    if len(set(magnitudes)) == 1:  # every task differs by the same d: the sum is d·(2X − m), X ~ Bin(m, 1/2)
+        d, m = magnitudes[0], len(magnitudes)
+        return min(1.0, sum(math.comb(m, x) for x in range(m + 1) if d * abs(2 * x - m) >= observed) / 2**m)
+    total = sum(magnitudes)
+    dist = np.zeros(2 * total + 1)  # index i: a sum of i − total
+    dist[total] = 1.0
+    for d in magnitudes:  # the support stays inside ±total, so no mass is shifted off the ends
+        step = np.zeros_like(dist)
+        step[d:] += dist[:-d]
+        step[:-d] += dist[d:]
+        dist = 0.5 * step
+    tail = dist[np.abs(np.arange(-total, total + 1)) >= observed].sum()
+    return min(1.0, float(tail))
 
 
 # ---- breakdowns ------------------------------------------------------------------------------------
@@ -273,6 +323,8 @@ AXES: dict[str, Callable[[Facts], Any]] = {
     "memory_turn": lambda f: f"{f['memory_type']}/{f['turn']}" if f["memory_type"] else None,
     "turn": lambda f: f["turn"],
     "memory_write": lambda f: f["memory_write"],
+    "memory_primary": lambda f: f["memory_primary"],
+    "memory_domain": lambda f: f["memory_domain"],
     "skill_composition": lambda f: f["composition"],
     "skill_condition": lambda f: f["condition"] if f["category"] == "skill" else None,
     "skill_composition_condition": lambda f: (
@@ -360,6 +412,7 @@ def behaviour(facts: Iterable[Facts]) -> dict[str, Any]:
 # "unexpected row").
 CAUSES = (
     "infra",
+    "prompt_overflow",
     "context_overflow",
     "format_errors",
     "step_budget",
@@ -393,6 +446,7 @@ _HANDOFF = re.compile(r"^(route|handoff|follow-up)[ :]")
 
 TAXONOMY_RULES = {
     "infra": "not scorable, or the episode ended with infra_error",
+    "prompt_overflow": "the first request did not fit the model's context: the model never had its turn",
     "context_overflow": "the conversation outgrew the model's context",
     "format_errors": "format errors were at least half of the steps",
     "step_budget": "truncated at T_max without finishing",
@@ -418,8 +472,8 @@ def primary_cause(f: Facts) -> str | None:
     reasons = f["reasons"]
     if not f["scorable"] or f["termination"] == "infra_error":
         return "infra"
-    if f["termination"] == "context_overflow":
-        return "context_overflow"
+    if f["termination"] in ("prompt_overflow", "context_overflow"):
+        return str(f["termination"])
     if f["format_errors"] and 2 * f["format_errors"] >= f["steps"]:
         return "format_errors"
     if f["termination"] == "truncated":
@@ -466,10 +520,18 @@ def _episode_outcomes(facts: Iterable[Facts]) -> dict[tuple[str, int], Facts]:
     return {(f["key"], f["seed"]): f for f in scored(facts)}
 
 
+PAIRED_TEST = (
+    "sign-flip test over tasks (exact): per task, A's passes minus B's over the episodes both scored "
+    "(seeds and skill conditions together); equals McNemar's exact test on task outcomes when each task "
+    "has one episode; Overall's p pools every task unweighted"
+)
+
+
 def paired(a: Iterable[Facts], b: Iterable[Facts], *, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
     """A vs B on the episodes both scored (same episode key and seed): per category and Overall, the
-    two rates, B subtracted from A, its paired-bootstrap interval (the same task draws for both) and
-    McNemar's exact p on the discordant episodes; and the episodes that flip."""
+    two rates (over episodes), A minus B, its paired-bootstrap interval (the same task draws for both),
+    the tasks where either passed more often and the task-level p (``PAIRED_TEST``); and those tasks.
+    The task is the unit of inference: a task's seeds and its SOR and MTSR episodes share one draw."""
     left, right = _episode_outcomes(a), _episode_outcomes(b)
     common = sorted(left.keys() & right.keys())
     if not common:
@@ -480,11 +542,15 @@ def paired(a: Iterable[Facts], b: Iterable[Facts], *, resamples: int = RESAMPLES
     # one generator state per planner from the same seed: identical draws, so the resamples are paired
     ra = _resampled_rates(ta, order, np.random.default_rng(seed), resamples)
     rb = _resampled_rates(tb, order, np.random.default_rng(seed), resamples)
+    difference: dict[str, int] = defaultdict(int)  # base task -> A's passes minus B's
+    category_of = {}
+    for x, y in zip(fa, fb):
+        difference[x["task_id"]] += int(x["passed"]) - int(y["passed"])
+        category_of[x["task_id"]] = x["category"]
     rows = {}
     for name in [*sorted(ta, key=list(CATEGORY_WEIGHTS).index), "overall"]:
         pick = [i for i, f in enumerate(fa) if name == "overall" or f["category"] == name]
-        a_only = sum(fa[i]["passed"] and not fb[i]["passed"] for i in pick)
-        b_only = sum(fb[i]["passed"] and not fa[i]["passed"] for i in pick)
+        tasks = [t for t in order if name == "overall" or category_of[t] == name]
         if name == "overall":
             rate_a, rate_b = _table_overall(ta), _table_overall(tb)
             diffs = _weighted(ra) - _weighted(rb)
@@ -495,37 +561,61 @@ def paired(a: Iterable[Facts], b: Iterable[Facts], *, resamples: int = RESAMPLES
         lo, hi = np.percentile(diffs, [2.5, 97.5])
         rows[name] = {
             "episodes": len(pick),
+            "tasks": len(tasks),
             "a": round(rate_a, 2),
             "b": round(rate_b, 2),
             "difference": round(rate_a - rate_b, 2),
             "ci": [round(float(lo), 2), round(float(hi), 2)],
-            "a_only": a_only,
-            "b_only": b_only,
-            "mcnemar_p": mcnemar_exact(a_only, b_only),
+            "a_better": sum(difference[t] > 0 for t in tasks),
+            "b_better": sum(difference[t] < 0 for t in tasks),
+            "p": sign_flip_p([difference[t] for t in tasks]),
         }
-    flips = {
+    flips = {  # tasks
+        "a_better": [t for t in order if difference[t] > 0],
+        "b_better": [t for t in order if difference[t] < 0],
+    }
+    episode_flips = {  # the discordant episodes themselves, key#seed, for reading them side by side
         "a_only": [f"{k}#{s}" for (k, s), x, y in zip(common, fa, fb) if x["passed"] and not y["passed"]],
         "b_only": [f"{k}#{s}" for (k, s), x, y in zip(common, fa, fb) if y["passed"] and not x["passed"]],
     }
-    return {"episodes": len(common), "resamples": resamples, "seed": seed, "rows": rows, "flips": flips}
+    return {
+        "episodes": len(common),
+        "tasks": len(order),
+        "test": PAIRED_TEST,
+        "resamples": resamples,
+        "seed": seed,
+        "rows": rows,
+        "flips": flips,
+        "episode_flips": episode_flips,
+    }
 
 
 # ---- everything at once ------------------------------------------------------------------------------
+
+UNITS = {
+    "rates": "episodes (a skill task has two under condition both: SOR and MTSR)",
+    "overall.ci": "95 % percentile bootstrap over tasks, each task with all its episodes",
+    "breakdowns": "episodes, with Wilson intervals that treat them as independent",
+    "behaviour": "episodes (format errors: steps)",
+    "taxonomy": "failed episodes",
+    "pass_hat_k": "base tasks; every run of a task (its seeds, its SOR and MTSR episodes) a repeat; "
+    "k up to the fewest runs of any task",
+    "tokens": "episodes",
+}
+"""What every figure of ``analyse`` counts, written beside them."""
 
 
 def analyse(facts: Sequence[Facts], *, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
     """The analysis section of a run's ``results.json`` (one planner, one or more seeds)."""
     rows = list(facts)
-    by_task: dict[str, list[bool]] = defaultdict(list)
-    for f in scored(rows):
-        by_task[f["key"]].append(f["passed"])
     return {
+        "units": UNITS,
         "overall": bootstrap_overall(rows, resamples=resamples, seed=seed),
         "breakdowns": breakdowns(rows),
         "behaviour": behaviour(rows),
         "taxonomy": taxonomy(rows),
         "taxonomy_rules": TAXONOMY_RULES,
-        "pass_hat_k": {str(k): v for k, v in pass_hat_k(by_task).items()},
+        "pass_hat_k": {str(k): v for k, v in pass_hat_k(runs_by_task(rows)).items()},
         "tokens": tokens(rows),
     }
 

@@ -86,8 +86,8 @@ def studies(rows: Iterable[dict[str, Any]], *, resamples: int = 1000, seed: int 
                 "ablation": v.ablation,
                 "episodes": result["episodes"],
                 "rows": result["rows"],
-                "lost": len(result["flips"]["b_only"]),
-                "gained": len(result["flips"]["a_only"]),
+                "lost": len(result["flips"]["b_better"]),  # tasks, not episodes
+                "gained": len(result["flips"]["a_better"]),
             }
         )
     return {"curves": curves, "ablations": ablations, "resamples": resamples, "seed": seed}
@@ -138,14 +138,15 @@ def study_tables(study: dict[str, Any]) -> list[tuple[str, list[str], list[list[
                         f"{row['a']:.1f}",
                         f"{row['difference']:+.1f}",
                         _ci(row["ci"]),
-                        f"{row['mcnemar_p']:.3g}",
+                        f"{row['p']:.3g}",
+                        str(row["tasks"]),
                         str(row["episodes"]),
                     ]
                 )
         tables.append(
             (
                 "Ablations: the ablation's rate minus its baseline's on the same episodes (paired bootstrap "
-                "95 % interval over tasks; McNemar's exact p)",
+                "95 % interval over tasks; p: sign-flip test over tasks, exact)",
                 [
                     "planner",
                     "split",
@@ -157,6 +158,7 @@ def study_tables(study: dict[str, Any]) -> list[tuple[str, list[str], list[list[
                     "Δ",
                     "95 % CI",
                     "p",
+                    "tasks",
                     "episodes",
                 ],
                 body,
@@ -212,7 +214,7 @@ def study_lines(study: dict[str, Any]) -> list[str]:
         lines.append(
             f"ablation {a['ablation']} on {a['planner']}/{a['split']}/{a['baseline']}: Overall "
             f"{o['b']:.1f} → {o['a']:.1f} (Δ {o['difference']:+.1f}, 95 % CI {_ci(o['ci'])}, "
-            f"McNemar p {o['mcnemar_p']:.3g}; {a['episodes']} paired episodes)"
+            f"task-level p {o['p']:.3g}; {a['episodes']} paired episodes of {o['tasks']} tasks)"
         )
     return lines
 

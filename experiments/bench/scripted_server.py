@@ -1,7 +1,7 @@
 """A scripted OpenAI-compatible server for tests and client benchmarks (no model, no GPU).
 
-``POST /v1/chat/completions``, ``GET /v1/models`` and ``GET /health``, with a policy chosen per
-server:
+``POST /v1/chat/completions``, ``GET /v1/models`` (with vLLM's ``max_model_len`` when given), vLLM's
+``POST /tokenize`` (about four bytes a token) and ``GET /health``, with a policy chosen per server:
 
 - ``gold``: finds the task whose H0 and query open the conversation and answers with the gold action
   at the index given by how many tool results the conversation holds (so the gold resumes after a
@@ -315,6 +315,7 @@ class ScriptedServer:
         retry_after_s: float = 0.0,
         hang_s: float = 30.0,
         api_key: str | None = None,
+        max_model_len: int | None = None,
         port: int | None = None,
         host: str = HOST,
         keep_bodies: bool = True,
@@ -324,6 +325,7 @@ class ScriptedServer:
         self.retry_after_s = retry_after_s
         self.hang_s = hang_s
         self.api_key = api_key
+        self.max_model_len = max_model_len
         self.stats = ServerStats()
         self.keep_bodies = keep_bodies
         self._openings: dict[tuple[tuple[str, str], ...], list[Task]] = {}
@@ -336,6 +338,7 @@ class ScriptedServer:
         self._routes: dict[tuple[str, str], Callable[[Request], Awaitable[Reply]]] = {
             ("POST", "/v1/chat/completions"): self._chat,
             ("GET", "/v1/models"): self._models,
+            ("POST", "/tokenize"): self._tokenize,
             ("GET", "/health"): self._health,
         }
         self.port: int | None = port
@@ -388,9 +391,26 @@ class ScriptedServer:
     async def _health(self, request: Request) -> Reply:
         return Reply(200)
 
+    def _refused(self, request: Request) -> Reply | None:
+        if self.api_key is not None and request.headers.get("authorization") != f"Bearer {self.api_key}":
+            return _error(401, "invalid API key")
+        return None
+
     async def _models(self, request: Request) -> Reply:
-        model = {"id": self.model, "object": "model", "owned_by": "scripted"}
+        if refused := self._refused(request):
+            return refused
+        model: dict[str, Any] = {"id": self.model, "object": "model", "owned_by": "scripted"}
+        if self.max_model_len is not None:
+            model["max_model_len"] = self.max_model_len
         return _json(200, {"object": "list", "data": [model]})
+
+    async def _tokenize(self, request: Request) -> Reply:
+        """vLLM's ``/tokenize`` of a chat (messages and tools): the count, at the usage's four bytes a token."""
+        if refused := self._refused(request):
+            return refused
+        asked = json.loads(request.body)
+        size = len(json.dumps([asked.get("messages"), asked.get("tools")], separators=(",", ":")))
+        return _json(200, {"count": size // 4, "max_model_len": self.max_model_len, "tokens": []})
 
     async def _chat(self, request: Request) -> Reply:
         stats = self.stats
@@ -402,8 +422,8 @@ class ScriptedServer:
             authorization = request.headers.get("authorization")
             if self.keep_bodies:
                 stats.authorization.append(authorization)
-            if self.api_key is not None and authorization != f"Bearer {self.api_key}":
-                return _error(401, "invalid API key")
+            if refused := self._refused(request):
+                return refused
             raw = request.body
             try:
                 body = _DECODE(raw)

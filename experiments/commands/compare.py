@@ -33,7 +33,7 @@ def main(args: list[str]) -> int:
     parser.add_argument("--out", help="folder for compare.json/.md/.png (default outputs/compare/A-vs-B)")
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
-    parser.add_argument("--flips", type=int, default=20, help="flipping episodes printed per side")
+    parser.add_argument("--flips", type=int, default=20, help="tasks printed per side that one passed more often")
     parser.add_argument(
         "--html",
         action="store_true",
@@ -62,17 +62,18 @@ def main(args: list[str]) -> int:
     header, body = compare_table(result)
     table = Table(
         title=f"{ns.a} vs {ns.b} on {result['split']}/{result['condition']}: {result['episodes']} paired "
-        f"episodes, seeds {','.join(map(str, result['seeds']))}"
+        f"episodes of {result['tasks']} tasks, seeds {','.join(map(str, result['seeds']))}"
     )
     for column in header:
         table.add_column(column)
     for row in body:
         table.add_row(*row)
     console.print(table)
-    for side in ("a_only", "b_only"):
+    console.print(f"p: {result['test']}", soft_wrap=True)
+    for side in ("a_better", "b_better"):
         flips = result["flips"][side]
         shown = ", ".join(flips[: ns.flips]) + (f" … (+{len(flips) - ns.flips})" if len(flips) > ns.flips else "")
-        console.print(f"passed by {result[side[0]]} only ({len(flips)}): {shown or '–'}")
+        console.print(f"tasks {result[side[0]]} passed more often ({len(flips)}): {shown or '–'}")
     console.print("written: " + "  ".join(str(p.resolve()) for p in paths))
     return 0
 
@@ -88,7 +89,7 @@ def write_compare_html(result: dict[str, Any], store: Path, out_dir: Path) -> Pa
             if (r["split"], r["condition"]) == (result["split"], result["condition"])
         }
         pairs: dict[str, list[tuple[str, dict[str, Any], dict[str, Any]]]] = {}
-        for side, flips in result["flips"].items():
+        for side, flips in result["episode_flips"].items():
             pairs[side] = []
             for flip in flips:
                 key, _, seed = flip.rpartition("#")
@@ -122,7 +123,7 @@ def write_compare_html(result: dict[str, Any], store: Path, out_dir: Path) -> Pa
             for flip, left, right in found
         )
         sections.append(
-            f"<h2 id='{side}'>Passed by {html.escape(winner)} only ({len(found)})</h2>"
+            f"<h2 id='{side}'>Episodes passed by {html.escape(winner)} only ({len(found)})</h2>"
             + (
                 f"<table><thead><tr><th>episode#seed (side by side)</th><th>{html.escape(loser)}'s failure cause</th>"
                 f"<th>its first reason</th></tr></thead><tbody>{items}</tbody></table>"
@@ -134,9 +135,9 @@ def write_compare_html(result: dict[str, Any], store: Path, out_dir: Path) -> Pa
     flipping = " <a href='index.html'>The flipping episodes</a>, sortable and searchable." if links else ""
     title = f"{result['a']} vs {result['b']} on {result['split']}/{result['condition']}"
     body_html = (
-        f"<h1>{html.escape(title)}</h1><p>{result['episodes']} paired episodes, seeds "
+        f"<h1>{html.escape(title)}</h1><p>{result['episodes']} paired episodes of {result['tasks']} tasks, seeds "
         f"{', '.join(map(str, result['seeds']))}; rates in percent; difference = A − B with a paired bootstrap "
-        f"over tasks.{flipping}</p>{table}"
+        f"over tasks; p: {html.escape(result['test'])}.{flipping}</p>{table}"
         f"<img alt='differences' src='data:image/png;base64,{png}'>{''.join(sections)}"
     )
     path = out_dir / "compare.html"

@@ -3,6 +3,7 @@ path), checked before any work, their mistakes said in one line naming the key."
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Sequence
@@ -15,6 +16,8 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 import conf
+from planners import MODEL_KINDS
+from planners.config import evaluated_name
 
 CONF_MODULE = "conf"  # the configs ship as the package ``conf``: found from the checkout and from a wheel
 
@@ -152,3 +155,27 @@ def run_override(arg: str) -> str:
     if key == "tracking":
         return f"+tracking={value}"
     return arg
+
+
+def naming_overrides(cfg: DictConfig, overrides: Sequence[str]) -> list[str]:
+    """Overrides naming the run after what it evaluates: ``planner.name`` after the model when the command
+    line chose another than the config's (``planners.config.evaluated_name``), ``split.name`` after the
+    task file when ``split.file`` was given (``split.file=./my_tasks.jsonl`` is ``my_tasks``, not the
+    split it replaced). Every result (results.json, the store, MLflow, the run folder) carries them.
+    ``cfg``: ``overrides`` composed (outside a Hydra job: the config the command line replaced is composed here)."""
+    dotted = ("planner.", "split.", "+planner.", "+split.", "++planner.", "++split.")
+    try:
+        base = _compose([o for o in overrides if not o.startswith(dotted)])
+    except (HydraException, OmegaConfBaseException):
+        return []
+    named = []
+    if cfg.planner.get("kind") in MODEL_KINDS and cfg.planner.get("name"):
+        model = cfg.planner.get("served_model_name") or cfg.planner.get("model")
+        own = OmegaConf.select(base, "planner.served_model_name", default=None) or OmegaConf.select(
+            base, "planner.model", default=None, throw_on_missing=False
+        )
+        if (label := evaluated_name(str(cfg.planner.name), model, own)) != cfg.planner.name:
+            named.append(f"planner.name={json.dumps(label)}")
+    if cfg.split.get("file") != OmegaConf.select(base, "split.file", default=None):
+        named.append(f"split.name={json.dumps(Path(str(cfg.split.file)).name.split('.')[0])}")
+    return named

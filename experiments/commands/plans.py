@@ -35,12 +35,16 @@ from experiments.plan.model import (
     SweepConfigError,
     Tracking,
     Work,
+    default_name,
+    default_report_dir,
     refined_conditions,
     variants,
 )
 from experiments.plan.selection import KEYS as SELECTION_KEYS
 from experiments.plan.selection import SelectionError, as_override, selection
 from experiments.results.store import file_sha256
+from planners import MODEL_KINDS
+from planners.config import evaluated_name
 from sandbox.conditions import expand, split_label
 from sandbox.suite import TASK_DIR, load_split, task_path
 
@@ -89,11 +93,6 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
     return overrides, per_planner
 
 
-def default_name(cfg: Any) -> str:
-    """A sweep's name when ``name=`` is not given: what it ran, ``sweep-<planners>-<splits>``."""
-    return "-".join(["sweep", "+".join(map(str, cfg["planners"])), "+".join(map(str, cfg["splits"]))])
-
-
 def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]] | None = None) -> DictConfig:
     """The composed sweep config (per-planner overrides kept under ``planner_overrides``; a
     ``hydra.searchpath=[...]`` override, a user's own config folders, under ``searchpath``, so every
@@ -108,7 +107,9 @@ def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]]
     OmegaConf.set_struct(cfg, False)
     cfg.planner_overrides = per_planner or {}
     if cfg.get("name") in (None, "default") and not any(o.lstrip("+~").partition("=")[0] == "name" for o in overrides):
-        cfg.name = default_name(cfg)  # not `default`, beside MLflow's own `Default` experiment
+        cfg.name = default_name(OmegaConf.to_container(cfg, resolve=True))  # type: ignore[arg-type]  # not `default`
+    if cfg.get("report_dir") is None:  # each sweep's report in a folder of its own, beside its store
+        cfg.report_dir = str(default_report_dir(cfg.store, str(cfg.name)))
     searchpath = searchpath_overrides(overrides)
     folders = OverridesParser.create().parse_overrides(searchpath[-1:])[0].value() if searchpath else []
     cfg.searchpath = [str(f) for f in folders]  # type: ignore[union-attr]
@@ -152,6 +153,21 @@ def _searchpath(config: dict[str, Any]) -> list[str]:
 
 def _compose_cell(planner: str, split: str, seed: int, extra: list[str], searchpath: list[str]) -> DictConfig:
     return compose_config("config", [*searchpath, f"planner={planner}", f"split={split}", f"seed={seed}", *extra])
+
+
+def _label(planner: str, planner_config: Any, overrides: list[str], own: Any) -> str:
+    """What the planner's results are named (``planners.config.evaluated_name``): the config's name, or
+    ``<config>:<model>`` when its per-planner overrides chose another model than the config's own
+    (``own()``: the planner composed without them)."""
+    if planner_config.get("kind") not in MODEL_KINDS or not overrides:
+        return planner
+    base = own()
+    return evaluated_name(
+        planner,
+        planner_config.get("served_model_name") or planner_config.get("model"),
+        OmegaConf.select(base, "served_model_name", default=None)
+        or OmegaConf.select(base, "model", default=None, throw_on_missing=False),
+    )
 
 
 def plan_sweep(cfg: DictConfig) -> Plan:
@@ -238,6 +254,14 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                         if message.startswith("planner.")
                         else f"planner {planner!r}: {message}"
                     ) from None
+                own_overrides = config["planner_overrides"].get(planner, [])
+                label = _label(
+                    planner,
+                    planner_config,
+                    own_overrides,
+                    lambda: _compose_cell(planner, split, seed, [], searchpath).planner,  # noqa: B023 (called now)
+                )
+                config.setdefault("labels", {})[planner] = label
                 categories = tuple(split_cfg.categories) if split_cfg.categories else None
                 concurrency = planner_config.get("concurrency")  # type: ignore[union-attr]
                 try:
@@ -251,7 +275,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
                 for condition in refined:
                     cells.append(
                         Cell(
-                            planner,
+                            label,
                             split,
                             condition,
                             seed,
@@ -298,6 +322,7 @@ def plan_sweep(cfg: DictConfig) -> Plan:
             max_in_flight=None if config.get("max_in_flight") is None else int(config["max_in_flight"]),
             unit_attempts=int(config["unit_attempts"]),
             infra_retries=int(config["infra_retries"]),
+            allow_prompt_overflow=bool(config.get("allow_prompt_overflow")),
         ),
         tracking=Tracking(
             enabled=bool(tracking.get("enabled")),

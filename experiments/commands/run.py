@@ -18,12 +18,13 @@ from omegaconf.errors import OmegaConfBaseException
 
 from experiments.commands.config import CONF_PATH, RunConfigError, check_added_keys, compose_config, override_error
 from experiments.execution.run import infra_message, run_job
-from experiments.plan.model import DEFAULT_STORE, Cell, Grid, Plan, Tracking, Work
+from experiments.plan.model import DEFAULT_STORE, Cell, Grid, Plan, Tracking, Work, default_report_dir
 from experiments.plan.selection import KEYS as SELECTION_KEYS
 from experiments.plan.selection import SelectionError, selection
 from experiments.reporting.console import report_failure
 from experiments.results.store import file_sha256
 from planners import build_planner
+from planners.preflight import PreflightError
 from sandbox.conditions import Variant, condition_label, expand
 from sandbox.suite import load_split, task_path
 
@@ -118,8 +119,9 @@ def run_plan(cfg: DictConfig) -> Plan:
     store = cfg.get("store") or (DEFAULT_STORE if tracking.get("enabled") else None)
     split, split_file = str(cfg.split.name), str(cfg.split.file)
     sha256 = file_sha256(task_path(split_file))
+    name = str(cfg.get("name") or f"run-{cfg.planner.name}-{split}")
     record: dict[str, Any] = {
-        "name": str(cfg.get("name") or f"run-{cfg.planner.name}-{split}"),
+        "name": name,
         "planners": [str(cfg.planner.name)],
         "splits": [split],
         "seeds": [int(cfg.seed)],
@@ -128,7 +130,7 @@ def run_plan(cfg: DictConfig) -> Plan:
         "concurrency": int(cfg.concurrency),
         "planner_factory": "planners:build_planner",
         "store": str(store or DEFAULT_STORE),
-        "report_dir": str(Path(store or DEFAULT_STORE).parent / "report"),
+        "report_dir": str(default_report_dir(store or DEFAULT_STORE, name)),
         "tracking": tracking,
         "cluster": {"kind": "none (mobilepa run)"},
         **{
@@ -160,7 +162,11 @@ def run_plan(cfg: DictConfig) -> Plan:
         cells=(cell,),
         task_ids={(split, condition): keys},
         datasets={split: (split_file, sha256)},
-        work=Work(t_max=cell.t_max, concurrency=cell.concurrency),
+        work=Work(
+            t_max=cell.t_max,
+            concurrency=cell.concurrency,
+            allow_prompt_overflow=bool(cfg.get("allow_prompt_overflow")),
+        ),
         tracking=Tracking(
             enabled=bool(tracking.get("enabled")),
             uri=tracking.get("uri"),
@@ -183,6 +189,9 @@ def main(cfg: DictConfig) -> None:
     except RunConfigError as exc:
         print(f"mobilepa run: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    except PreflightError as exc:  # before any episode: the endpoint (exit 1) or its config (exit 2)
+        print(f"mobilepa run: {exc}", file=sys.stderr)
+        raise SystemExit(1 if exc.infra else 2) from None
     except Exception as exc:  # one line here: Hydra would print its own traceback
         raise SystemExit(report_failure("run", exc)) from None
     message = infra_message(json.loads(path.read_text(encoding="utf-8")))

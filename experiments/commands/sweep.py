@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,23 +15,31 @@ from rich.console import Console
 from cluster.dask_runner import ClusterConfigError
 from cluster.services import needs_server
 from cluster.vllm import ServerStartupError
-from experiments.analysis.compare import report_analysis
+from experiments.analysis.compare import print_analysis, sweep_analysis
 from experiments.analysis.cost import with_costs
 from experiments.analysis.studies import report_study_lines
 from experiments.commands.plans import sweep_plan
-from experiments.execution.sweep import check_local_resources, cluster_summary, run_sweep
+from experiments.execution.sweep import (
+    PreflightFailed,
+    check_local_resources,
+    cluster_summary,
+    first_requests,
+    run_sweep,
+)
 from experiments.plan.model import (
     DEFAULT_STORE,
     GRID_KEYS,
     Plan,
     SweepConfigError,
     axes_text,
+    default_report_dir,
     refined_conditions,
     sweep_about,
 )
 from experiments.plan.selection import describe as describe_selection
 from experiments.reporting.console import LOG_NAME, library_logs
 from experiments.reporting.leaderboard import ReportError, check_report_dir, print_leaderboard, write_report
+from experiments.reporting.progress import speed
 from experiments.results.secrets import redacted
 from experiments.results.store import (
     DatasetMismatch,
@@ -40,6 +49,7 @@ from experiments.results.store import (
     prepare_store_folder,
     record_key,
 )
+from planners.preflight import planned_budget
 
 LISTED = 10  # infra_error keys listed one by one; cells are summed up below them
 
@@ -83,6 +93,12 @@ def describe_plan(plan: Plan) -> list[str]:
         else:
             where = f"{planner.get('base_url')} (model {planner.get('model')})"
         lines.append(f"  {name}: {where}")
+    configs = {c.planner: c.planner_config for c in plan.cells}
+    for label, observations in first_requests(plan.cells, plan.task_ids).items():  # no server asked: the estimate
+        budget = planned_budget({**configs[label], "name": label}, observations)
+        lines.append(budget.summary())
+        if refusal := budget.refusal():
+            lines.append(f"  {refusal}" + ("" if plan.work.allow_prompt_overflow else " (the sweep would stop)"))
     lines.append(f"cluster: {cluster_summary(plan.cluster)}")
     mlflow = (
         (
@@ -125,7 +141,7 @@ def sweep_main(args: list[str]) -> int:
     except (SweepConfigError, ClusterConfigError, DatasetMismatch, SettingsMismatch, StoreError, ReportError) as exc:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 2)  # 1: a full disk
-    except ServerStartupError as exc:  # a vLLM server the sweep started never became ready; no episode ran
+    except (ServerStartupError, PreflightFailed) as exc:  # a server never became ready, or failed its pre-flight
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -140,7 +156,7 @@ def sweep_main(args: list[str]) -> int:
         console.print(
             f"vLLM server for {name}: {service.base_url} on worker {service.worker} (log {service.log}; stopped)"
         )
-    rate = f" ({outcome.ran / outcome.run_s:.0f} episodes/s)" if outcome.run_s > 0 else ""
+    rate = f" ({speed(outcome.ran, outcome.run_s)})" if outcome.run_s > 0 else ""
     logging = f", logging to MLflow {outcome.tracking_s:.1f} s" if plan.tracking.enabled else ""
     console.print(
         f"sweep {plan.name}: ran {outcome.ran} episodes, {outcome.skipped} already finished; episodes "
@@ -149,11 +165,11 @@ def sweep_main(args: list[str]) -> int:
         soft_wrap=True,
     )
     if outcome.report is not None:
-        board, md, html = outcome.report
+        board, folder = outcome.report
         print_leaderboard(board, console)
-        for line in report_study_lines(md.parent):  # the retrieval curve and ablation deltas, when swept
+        for line in report_study_lines(folder):  # the retrieval curve and ablation deltas, when swept
             console.print(line, soft_wrap=True, highlight=False, markup=False)
-        console.print(f"report: {md.resolve()}  {html.resolve()}", soft_wrap=True)
+        console.print(f"report: {folder.resolve()} (leaderboard.md, .html, .txt, analysis.json)", soft_wrap=True)
     console.print(f"results store: {store_path.resolve()}", soft_wrap=True)
     if outcome.parent_run_id:
         uri = os.environ.get("MLFLOW_TRACKING_URI") or plan.tracking.uri
@@ -234,7 +250,11 @@ def report_main(args: list[str]) -> int:
     or folder that cannot be used is one line naming it (exit 2)."""
     parser = argparse.ArgumentParser(prog="mobilepa report", description=report_main.__doc__)
     parser.add_argument("--store", default="outputs/results.db", help="results store (SQLite)")
-    parser.add_argument("--out", default="outputs/report", help="folder for leaderboard.md/.html and plots")
+    parser.add_argument(
+        "--out",
+        help="folder for the report (default: the sweep's own, <store folder>/reports/<sweep name>; for a "
+        "selection <store folder>/reports/<what it selects>)",
+    )
     parser.add_argument("--sweep", help="the sweep to report, by name or key (default: the latest one)")
     parser.add_argument("--all", action="store_true", help="every episode of the store instead of one sweep")
     parser.add_argument("--split", help="only this split (with no --sweep: of the whole store)")
@@ -251,35 +271,52 @@ def report_main(args: list[str]) -> int:
         print(f"mobilepa report: no results store at {ns.store}; run `mobilepa sweep` first", file=sys.stderr)
         return 2
     try:
-        if not ns.sync:
+        if ns.out is not None and not ns.sync:
             check_report_dir(Path(ns.out))
         store = ResultsStore(Path(ns.store))
         try:
             if ns.sync:
                 with library_logs(Path(ns.store).parent / LOG_NAME, title="mobilepa report --sync", import_mlflow=True):
                     return _sync(store)
-            rows, about = report_scope(store, sweep=ns.sweep, everything=ns.all, split=ns.split, planners=ns.planner)
-            if not rows:
-                print(f"mobilepa report: {ns.store} holds no episodes of {about}", file=sys.stderr)
+            scope = report_scope(store, sweep=ns.sweep, everything=ns.all, split=ns.split, planners=ns.planner)
+            if not scope.rows:
+                print(f"mobilepa report: {ns.store} holds no episodes of {scope.about}", file=sys.stderr)
                 return 2
+            out = Path(ns.out) if ns.out is not None else scope.folder
+            check_report_dir(out)
             console = _console()
-            console.print(f"report about {about}", soft_wrap=True, highlight=False, markup=False)
-            board, md, html = write_report(with_costs(rows, store.provenance()), Path(ns.out), about=about)
-            print_leaderboard(board, console)
-            for line in report_study_lines(md.parent):  # the retrieval curve and ablation deltas, when swept
+            console.print(f"report about {scope.about}", soft_wrap=True, highlight=False, markup=False)
+            for line in scope.notes:
                 console.print(line, soft_wrap=True, highlight=False, markup=False)
-            analysis = report_analysis(store, Path(ns.out), console=console, keys={record_key(r) for r in rows})
+            analysis = sweep_analysis(store, {record_key(r) for r in scope.rows})
+            board, _ = write_report(
+                with_costs(scope.rows, store.provenance()), out, about=scope.about, analysis=analysis
+            )
+            print_leaderboard(board, console)
+            for line in report_study_lines(out):  # the retrieval curve and ablation deltas, when swept
+                console.print(line, soft_wrap=True, highlight=False, markup=False)
+            print_analysis(analysis, console)
         finally:
             store.close()
     except (StoreError, ReportError, ReportScopeError) as exc:
         print(f"mobilepa report: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 2)  # 1: a full disk
-    console.print(f"report: {md.resolve()}  {html.resolve()}  {analysis.resolve()}", soft_wrap=True)
+    console.print(f"report: {out.resolve()} (leaderboard.md, .html, .txt, analysis.json)", soft_wrap=True)
     return 0
 
 
 class ReportScopeError(ValueError):
     """``--sweep`` names no sweep of the store; the message lists those it has."""
+
+
+@dataclass(frozen=True)
+class ReportScope:
+    """What a report is about: its rows, one line saying so, its folder by default, and notes to print."""
+
+    rows: list[dict[str, Any]]
+    about: str
+    folder: Path
+    notes: tuple[str, ...] = ()
 
 
 def report_scope(
@@ -289,17 +326,21 @@ def report_scope(
     everything: bool = False,
     split: str | None = None,
     planners: list[str] | None = None,
-) -> tuple[list[dict[str, Any]], str]:
-    """The rows a report is about, and one line saying what they are: the sweep named (by name or key; the
-    latest of that name), else with ``everything``, ``split`` or ``planners`` the store's rows so selected,
-    else the latest sweep the store recorded (every row, when it recorded none)."""
+) -> ReportScope:
+    """The rows a report is about: the sweep named (by name or key; of several sweeps of that name the
+    latest, and a note naming the others), else with ``everything``, ``split`` or ``planners`` the store's
+    rows so selected, else the latest sweep the store recorded (every row, when it recorded none). A
+    sweep's report goes to its own ``report_dir``; a selection's to a folder named after it."""
     where = {"split": split} if split else {}
     chosen = f"{', split ' + split if split else ''}{', planner(s) ' + ','.join(planners) if planners else ''}"
     recorded = store.recorded_sweeps()
     if sweep is None and (everything or split or planners or not recorded):
         rows = [r for r in store.rows(**where) if not planners or r["planner"] in planners]
         splits = ", ".join(sorted({r["split"] for r in rows}))
-        return rows, f"every episode of {store.path}{chosen}" + (f" (splits {splits})" if splits else "")
+        name = "-".join(["store", *([split] if split else []), *(planners or [])])
+        about = f"every episode of {store.path}{chosen}" + (f" (splits {splits})" if splits else "")
+        return ReportScope(rows, about, default_report_dir(store.path, name))
+    notes: tuple[str, ...] = ()
     if sweep is None:
         key, config = max(recorded, key=lambda kc: str(kc[1].get("recorded_at") or ""))
     else:
@@ -308,14 +349,21 @@ def report_scope(
             names = ", ".join(sorted({str(c.get("name")) for _, c in recorded})) or "none"
             raise ReportScopeError(f"--sweep {sweep}: no such sweep in the store; its sweeps: {names}")
         key, config = max(named, key=lambda kc: str(kc[1].get("recorded_at") or ""))
+        others = sorted(k for k, _ in named if k != key)
+        if others:
+            notes = (
+                f"--sweep {sweep}: {len(named)} sweeps match; reporting the latest, key {key} "
+                f"(the others: --sweep {', --sweep '.join(others)})",
+            )
     rows = [r for r in _recorded_rows(store, config, where) if not planners or r["planner"] in planners]
-    return rows, sweep_about(config) + f" [key {key}]" + chosen
+    folder = Path(config.get("report_dir") or default_report_dir(store.path, str(config["name"])))
+    return ReportScope(rows, sweep_about(config) + f" [key {key}]" + chosen, folder, notes)
 
 
 def _recorded_rows(store: ResultsStore, config: dict[str, Any], where: dict[str, Any]) -> list[dict[str, Any]]:
     """A recorded sweep's rows: its cells, and for a quick run (limit=, task_ids=) only its tasks."""
     cells = {
-        (str(p), str(sp), str(c), int(seed))
+        (str((config.get("labels") or {}).get(p, p)), str(sp), str(c), int(seed))  # the names results carry
         for p in config["planners"]
         for sp in config["splits"]
         for c in refined_conditions(config)

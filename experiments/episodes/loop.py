@@ -122,8 +122,9 @@ async def run_episode(
                 except InfraError as exc:
                     termination, infra_error = "infra_error", str(exc)
                     break
-                except ContextOverflow as exc:  # the model's conversation outgrew its context: scored, not retried
-                    termination, overflow = "context_overflow", str(exc)
+                except ContextOverflow as exc:  # scored, not retried; the first request's is the prompt's own
+                    termination = "context_overflow" if episode.steps else "prompt_overflow"
+                    overflow = str(exc)
                     break
                 usage = {**action.usage, "planner_latency_s": round(latency, 6)}
                 if action.format_error:

@@ -9,11 +9,13 @@ with the gaps, the report and the MLflow runs, whatever went missing.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sys
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,16 +33,18 @@ from cluster.dask_runner import (
     worker_resources,
 )
 from cluster.services import Service, ServiceConfigError, ServiceSpec, place, vllm_services
+from experiments.analysis.compare import sweep_analysis
 from experiments.analysis.cost import share_gpu_seconds, with_costs
-from experiments.execution.units import WorkerGC, WorkUnit, run_unit
+from experiments.execution.units import EPISODE_TOPIC, WorkerGC, WorkUnit, run_unit, split_tasks
 from experiments.plan.model import DEFAULT_STORE, Cell, Plan, SweepConfigError
 from experiments.reporting.leaderboard import ReportError, check_report_dir, write_report
 from experiments.reporting.progress import episode_progress
 from experiments.results.gaps import Gap, find_gaps, sweep_rows
-from experiments.results.provenance import cell_provenance, now
+from experiments.results.provenance import cell_provenance, now, server_provenance
 from experiments.results.store import ResultsStore, StoreError, record_key
 from planners import MODEL_KINDS
 from planners.openai_compat import OpenAIConfig
+from planners.preflight import PreflightError, PromptBudget, first_observations, preflight
 from sandbox.suite import task_path
 
 if TYPE_CHECKING:
@@ -60,7 +64,7 @@ class SweepOutcome:
     parent_run_id: str | None = None
     infra_retried: int = 0  # episodes that hit an infrastructure error and were run again
     tracking_error: str | None = None  # MLflow failed after the work: results are in the store, unlogged
-    report: tuple[list[dict[str, Any]], Path, Path] | None = None  # leaderboard, markdown and HTML paths
+    report: tuple[list[dict[str, Any]], Path] | None = None  # the leaderboard and the report's folder
     services: dict[str, Service] = field(default_factory=dict)  # the vLLM servers this sweep started, by planner
     gaps: list[Gap] = field(default_factory=list)  # cells with keys still missing, in grid order
     lost: str | None = None  # the cluster went away mid-sweep (scheduler or every worker); what is stored stays
@@ -72,18 +76,65 @@ class SweepOutcome:
         return not (self.gaps or self.failures or self.lost or self.tracking_error or self.report_error)
 
 
+def unit_size(cell: Cell, configured: int) -> int:
+    """Episodes per work unit: ``unit_size``, but for a model planner at most its endpoint's concurrency,
+    so a unit is one round of requests in flight and its results (and the sweep's) come back in minutes,
+    not after every episode of a large unit has crawled through a slow endpoint."""
+    if cell.planner_config.get("kind") not in MODEL_KINDS:
+        return configured
+    return max(1, min(configured, int(cell.planner_config.get("concurrency") or OpenAIConfig.concurrency)))
+
+
 def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]:
     """Work units for the keys the store has not finished, and how many keys were skipped."""
     done = store.finished_keys()
-    size = plan.work.unit_size
     units: list[WorkUnit] = []
     skipped = 0
     for cell in plan.cells:
+        size = unit_size(cell, plan.work.unit_size)
         keys = plan.task_ids[(cell.split, cell.condition)]
         ids = [i for i in keys if (cell.planner, cell.split, cell.condition, cell.seed, i) not in done]
         skipped += len(keys) - len(ids)
         units += [WorkUnit(cell, tuple(ids[k : k + size]), plan.work.planner_factory) for k in range(0, len(ids), size)]
     return units, skipped
+
+
+def first_requests(cells: Sequence[Cell], task_ids: Mapping[tuple[str, str], Sequence[str]]) -> dict[str, list[Any]]:
+    """label -> (episode key, first observation) of each ``kind: openai`` planner's episodes (one seed:
+    seeds send the same first messages); keys are ``<split>/<condition>/<key>`` when it has several cells."""
+    chosen: dict[str, dict[tuple[str, str], Cell]] = {}
+    for cell in cells:
+        if cell.planner_config.get("kind") == "openai":
+            chosen.setdefault(cell.planner, {}).setdefault((cell.split, cell.condition), cell)
+    found: dict[str, list[Any]] = {}
+    for label, by_group in chosen.items():
+        for (split, condition), cell in by_group.items():
+            tasks = split_tasks(cell.split_file, cell.categories, cell.subset).values()
+            keys = task_ids[(split, condition)]
+            for key, observation in first_observations(tasks, condition, keys, cell.retrieval_model):
+                found.setdefault(label, []).append(
+                    (key if len(by_group) == 1 else f"{split}/{condition}/{key}", observation)
+                )
+    return found
+
+
+async def preflight_cells(
+    cells: Sequence[Cell], task_ids: Mapping[tuple[str, str], Sequence[str]]
+) -> list[PromptBudget]:
+    """Every ``kind: openai`` planner's endpoint checked and its prompt budget counted (``planners.preflight``)
+    before any episode; a ``PreflightError`` becomes the sweep's one line."""
+    budgets = []
+    configs = {c.planner: c.planner_config for c in cells}
+    for label, observations in first_requests(cells, task_ids).items():
+        try:
+            budgets.append(await preflight({**configs[label], "name": label}, observations))
+        except PreflightError as exc:
+            raise (PreflightFailed(str(exc)) if exc.infra else SweepConfigError(str(exc))) from None
+    return budgets
+
+
+class PreflightFailed(RuntimeError):
+    """A model endpoint failed its pre-flight (not there, a server error): no episode ran."""
 
 
 def endpoint_shares(units: list[WorkUnit], threads: int, max_in_flight: int | None) -> dict[str, tuple[int, int]]:
@@ -245,7 +296,7 @@ def _run_units(
     label = f"sweep {plan.name}: {len(plan.cells)} cells"
     attempts = plan.work.unit_attempts
     started_at = now()
-    usage: dict[str, dict[str, float]] = {}  # planner -> the GPUs its server held and for how long
+    usage: dict[str, dict[str, Any]] = {}  # planner -> the GPUs its server held and for how long
     latencies: dict[str, list[float]] = {}  # cell label -> its episodes' model latency in this run
     prov: dict[str, tuple[str, dict[str, Any]]] = {}  # cell label -> (provenance id, record)
     try:
@@ -264,12 +315,18 @@ def _run_units(
                 outcome.services = services
                 outcome.plan = plan = plan.served_by(endpoints).with_record(endpoints=endpoints)
                 store.record_sweep(plan.sweep_key, plan.record, tracked=tracked)
+            for budget in asyncio.run(preflight_cells(plan.cells, plan.task_ids)):
+                print(budget.summary(), flush=True)
+                if (refusal := budget.refusal()) and not plan.work.allow_prompt_overflow:
+                    raise SweepConfigError(refusal)
+            configs = {c.planner: c.planner_config for c in plan.cells}
             prov.update(
                 cell_provenance(
                     plan.cells,
                     started=started_at,
                     sweep_key=plan.sweep_key,
                     task_files={split: (task_path(file), sha) for split, (file, sha) in plan.datasets.items()},
+                    servers={name: server_provenance(s, configs[name]) for name, s in services.items()},
                 )
             )
             store.record_provenance(dict(prov.values()))
@@ -284,7 +341,7 @@ def _run_units(
             }
             units = [dataclasses.replace(u, cell=cells[u.cell.label]) for u in units]
 
-            with episode_progress(total, label) as advance:
+            with episode_progress(total, label) as advance, _episodes_seen(dask, units, advance) as seen:
 
                 def on_result(unit: WorkUnit, records: list[dict[str, Any]]) -> list[WorkUnit]:
                     for r in records:  # what made them: one record per cell and sweep run, named by id
@@ -302,7 +359,7 @@ def _run_units(
                                 outcome.infra_retried += 1
                                 retry.append(r["task_id"])
                                 continue
-                        advance(bool(r["passed"]), not r["scorable"])
+                        seen(unit.cell.label, r["task_id"], bool(r["passed"]), not r["scorable"])
                     return [WorkUnit(unit.cell, tuple(retry), unit.planner_factory)] if retry else []
 
                 running = time.perf_counter()
@@ -329,25 +386,63 @@ def _run_units(
 
 
 @contextmanager
+def _episodes_seen(
+    dask: Client, units: Sequence[WorkUnit], advance: Callable[[bool, bool], None]
+) -> Iterator[Callable[[str, str, bool, bool], None]]:
+    """Progress per episode: ``advance`` once per episode of ``units``, as its worker announces it
+    (``units.announce``, Dask events) or, for one whose announcement never came, when its unit's records
+    arrive; yields that second path. An episode that ended in infra_error is left to the unit's records
+    (the sweep decides whether it runs again), and a unit run twice (a worker lost) counts once."""
+    expected = {(u.cell.label, key) for u in units for key in u.task_ids}
+    counted: set[tuple[str, str]] = set()
+    lock = threading.Lock()
+
+    def seen(cell: str, key: str, passed: bool, unscorable: bool) -> None:
+        with lock:
+            if (cell, key) in counted or (cell, key) not in expected:
+                return
+            counted.add((cell, key))
+        advance(passed, unscorable)
+
+    def on_event(event: tuple[float, dict[str, Any]]) -> None:
+        message = event[1]
+        if isinstance(message, dict) and not message.get("infra_error"):
+            seen(str(message["cell"]), str(message["key"]), bool(message["passed"]), not message["scorable"])
+
+    dask.subscribe_topic(EPISODE_TOPIC, on_event)
+    try:
+        yield seen
+    finally:
+        dask.unsubscribe_topic(EPISODE_TOPIC)
+
+
+@contextmanager
 def _timed_services(
-    dask: Client, specs: Sequence[ServiceSpec], usage: dict[str, dict[str, float]], **kwargs: Any
+    dask: Client, specs: Sequence[ServiceSpec], usage: dict[str, dict[str, Any]], **kwargs: Any
 ) -> Iterator[dict[str, Service]]:
     """``vllm_services``, noting in ``usage`` the GPUs each server held and for how long: from the sweep
     asking for it until it was stopped (start-up included), whatever ended it."""
     began = time.monotonic()
+    devices: dict[str, str | None] = {}
     try:
         with vllm_services(dask, specs, **kwargs) as services:
+            devices.update({name: s.device for name, s in services.items()})
             yield services
     finally:
         up = time.monotonic() - began
-        usage.update({s.planner: {"gpus": s.gpus, "up_s": up, "gpu_s": s.gpus * up} for s in specs})
+        usage.update(
+            {
+                s.planner: {"gpus": s.gpus, "up_s": up, "gpu_s": s.gpus * up, "device": devices.get(s.planner)}
+                for s in specs
+            }
+        )
 
 
 def _finish_provenance(
     outcome: SweepOutcome,
     store: ResultsStore,
     prov: dict[str, tuple[str, dict[str, Any]]],
-    usage: dict[str, dict[str, float]],
+    usage: dict[str, dict[str, Any]],
     latencies: dict[str, list[float]],
 ) -> None:
     """The sweep run's end time into its provenance records, and each started server's GPU-seconds shared
@@ -374,7 +469,9 @@ def _finish(store: ResultsStore, outcome: SweepOutcome, tracker: SweepTracker | 
     outcome.gaps = find_gaps(plan, rows)
     if rows:
         try:
-            outcome.report = write_report(rows, plan.report_dir, about=plan.about)
+            analysis = sweep_analysis(store, {record_key(r) for r in rows})
+            about = f"{plan.about} [key {plan.sweep_key}]"
+            outcome.report = write_report(rows, plan.report_dir, about=about, analysis=analysis)
         except ReportError as exc:  # e.g. a full disk: the results are in the store; `mobilepa report` later
             outcome.report_error = str(exc)
     if tracker is not None:

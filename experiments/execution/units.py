@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from experiments.episodes.loop import run_many
@@ -35,6 +36,29 @@ class WorkUnit:
     @property
     def key(self) -> str:
         return f"{self.cell.label}/{self.task_ids[0]}+{len(self.task_ids)}"
+
+
+EPISODE_TOPIC = "mobilepa-episode"
+"""The Dask event topic a worker announces each episode on as it ends (``announce``), so the driver's
+progress moves per episode, not per unit (a unit of slow model episodes can take many minutes)."""
+
+
+def announce(cell: Cell, record: dict[str, Any]) -> None:
+    """Tell the driver an episode ended (in a Dask worker; elsewhere there is no driver to tell)."""
+    try:
+        worker = get_worker()
+    except ValueError:
+        return
+    worker.log_event(
+        EPISODE_TOPIC,
+        {
+            "cell": cell.label,
+            "key": record["task_id"],
+            "passed": bool(record["passed"]),
+            "scorable": bool(record["scorable"]),
+            "infra_error": record["termination"] == "infra_error",
+        },
+    )
 
 
 WORKER_GC_THRESHOLD = (10_000, 10, 10)  # gc.set_threshold in a worker process (CPython's default: 700, 10, 10)
@@ -146,6 +170,7 @@ def run_unit(unit: WorkUnit) -> list[dict[str, Any]]:
                         task_hash=task_fingerprint(result.task, replays_gold),
                     )
                 )
+                announce(cell, records[-1])
         finally:
             close = getattr(planner, "aclose", None)
             if close is not None:

@@ -185,6 +185,7 @@ class Work:
     max_in_flight: int | None = None  # units submitted at once; None: 2 × the cluster's worker threads
     unit_attempts: int = 3
     infra_retries: int = 2
+    allow_prompt_overflow: bool = False  # run episodes whose first request exceeds the model's context
 
 
 @dataclass(frozen=True)
@@ -272,6 +273,22 @@ class Plan:
         grid.update({k: v for k, v in axis_lists(self.record).items() if v != AXIS_DEFAULTS[k]})  # the study's axes
         blob = json.dumps([grid, self.datasets, [self.settings(c) for c in self.cells]], sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def default_name(config: Mapping[str, Any]) -> str:
+    """A sweep's name when ``name=`` is not given: what it ran and a short hash of its whole grid,
+    ``sweep-<planners>-<splits>-<hash>``, so two different sweeps of the same planners and splits (other
+    seeds, conditions, axes or a quick run's selection) never share a name, an MLflow experiment or a
+    report folder, and the same grid run again finds its own."""
+    grid = {key: config.get(key) for key in (*GRID_KEYS.values(), *SELECTION_KEYS)}
+    grid.update(axis_lists(config))
+    digest = hashlib.sha256(json.dumps(grid, sort_keys=True, default=str).encode()).hexdigest()[:6]
+    return "-".join(["sweep", "+".join(map(str, config["planners"])), "+".join(map(str, config["splits"])), digest])
+
+
+def default_report_dir(store: str | Path, name: str) -> Path:
+    """A report's folder when none is given: its own, by name, beside the results store it reads."""
+    return Path(store).parent / "reports" / name.replace("/", "_")
 
 
 def sweep_about(config: Mapping[str, Any]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 import json
 import math
 import tempfile
@@ -16,13 +17,15 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from experiments.analysis.cost import TOKEN_KINDS, cost_metrics, money, rows_cost, tokens_short
-from experiments.analysis.groups import by_group, error_counts, group_stability
+from experiments.analysis.cost import TOKEN_KINDS, cost_metrics, device_label, money, rows_cost, tokens_short
+from experiments.analysis.groups import by_group, domain_order, error_counts, group_stability, row_outcomes
 from experiments.analysis.stability import Spread, Stability
+from experiments.analysis.stats import bootstrap_overall
 from experiments.reporting.console import FULL_DISK
 from experiments.results.store import file_in_the_way, record_verdict
 from experiments.results.summary import results_document
 from sandbox.tasks import BUCKETS, CATEGORIES
+from sandbox.taxonomy import DOMAINS
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -56,16 +59,42 @@ def cell_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
                 metrics[f"{prefix}/{name}"] = tally["rate"]
     for kind, n in error_counts(rows).items():
         metrics[f"errors/{kind}"] = n
-    for termination, n in doc["terminations"].items():  # finished, truncated, context_overflow, infra_error
+    for termination, n in doc["terminations"].items():  # finished, truncated, context/prompt_overflow, infra_error
         metrics[f"termination/{termination}"] = n
     steps = sum(r["steps"] for r in rows)
     metrics["format_error_rate"] = 100.0 * sum(r["format_errors"] for r in rows) / steps if steps else 0.0
     metrics.update(cost_metrics(rows_cost(rows)))  # cost/*: tokens, USD when priced, GPU-s when served
+    metrics.update(interval_metrics(rows))
+    for condition in SKILL_CONDITIONS:  # skill episodes under SOR and under MTSR
+        picked = [
+            bool(r["passed"])
+            for r in rows
+            if r["scorable"] and r["category"] == "skill" and episode_condition(r) == condition
+        ]
+        if picked:
+            metrics[f"retrieval/{condition}"] = 100.0 * sum(picked) / len(picked)
+    domains: dict[str, list[bool]] = {}
+    for r in rows:
+        if r["scorable"]:
+            domains.setdefault(r["domain"], []).append(bool(r["passed"]))
+    metrics.update({f"domain/{d}": 100.0 * sum(v) / len(v) for d, v in domains.items()})
     for column in ("prompt_tokens", "completion_tokens", "planner_latency_s", "wall_s"):
         values = [r[column] for r in rows if r[column] is not None]
         if values and (column.endswith("_s") or any(values)):
             for q in (50, 90, 99):
                 metrics[f"{column}/p{q}"] = percentile(values, q)
+    return metrics
+
+
+def interval_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Overall's and each category's 95 % bootstrap interval over tasks (``overall/ci_low``,
+    ``category/basic/ci_high``, …), a skill task's SOR and MTSR episodes resampled together."""
+    result = bootstrap_overall(row_outcomes(rows))
+    if result["ci"] is None:
+        return {}
+    metrics = {"overall/ci_low": result["ci"][0], "overall/ci_high": result["ci"][1]}
+    for category, c in result["categories"].items():
+        metrics.update({f"category/{category}/ci_low": c["ci"][0], f"category/{category}/ci_high": c["ci"][1]})
     return metrics
 
 
@@ -85,10 +114,13 @@ def _rate_spread(seeds: dict[int, list[dict[str, Any]]], chosen: Any) -> Spread 
     return Spread(tuple(values)) if values else None
 
 
-def leaderboard(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def leaderboard(rows: Iterable[dict[str, Any]], analysis: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One entry per (planner, split, condition), best Overall first, with spreads over the seeds that have
     a scorable episode (Overall and categories, the three buckets, and skill tasks under SOR and MTSR) and
-    the episodes per seed; groups with none come last, unscored, with their infra-error count."""
+    the episodes per seed; groups with none come last, unscored, with their infra-error count.
+    ``analysis``: the report's ``analysis.json`` document, whose group (intervals, failure causes,
+    breakdowns) each entry then carries."""
+    groups = (analysis or {}).get("groups", {})
     board = []
     for (planner, split, condition), seeds in by_group(rows).items():
         s = group_stability(seeds)
@@ -104,6 +136,7 @@ def leaderboard(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "per_seed": max(len(v) for v in seeds.values()),
                 "unscorable": sum(not r["scorable"] for r in every),
                 "infra_errors": sum(r["termination"] == "infra_error" for r in every),
+                "prompt_overflows": sum(r["termination"] == "prompt_overflow" for r in every),
                 "stability": s,
                 "buckets": {b: _rate_spread(seeds, lambda r, b=b: r["bucket"] == b) for b in BUCKETS},
                 "retrieval": {
@@ -111,6 +144,7 @@ def leaderboard(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                     for c in SKILL_CONDITIONS
                 },
                 "cost": group_cost(seeds),
+                "analysis": groups.get(f"{planner}/{split}/{condition}"),
             }
         )
     return sorted(
@@ -138,6 +172,7 @@ def _pm(spread: Spread | None) -> str:
 
 
 UNSCORED = "unscored"  # a group's Overall when none of its episodes could be scored
+ONE_SEED = "one seed"  # a stability figure of a group run under one seed: there is no spread to show
 SKILL_CONDITIONS = ("sor", "mtsr")
 SHORT = {
     "basic": "Basic",
@@ -152,8 +187,29 @@ SHORT = {
 Section = tuple[str, list[str], list[list[str]]]  # title, header, rows
 
 
-def _seeds(e: dict[str, Any]) -> str:
-    return ",".join(map(str, e["seeds"] or e["all_seeds"]))
+SCORE_HEADER = ["planner", "cond", "seeds", "n", "Overall", *(SHORT[c] for c in CATEGORIES)]
+
+
+def score_row(
+    planner: str,
+    condition: str,
+    seeds: Sequence[int],
+    per_seed: int,
+    overall: Spread | None,
+    categories: dict[str, Spread],
+) -> list[str]:
+    """One row of the leaderboard's scores table, from the store or read back from MLflow alike."""
+    scores = (
+        [_pm(overall), *(_pm(categories.get(c)) for c in CATEGORIES)] if overall else [UNSCORED, "–", "–", "–", "–"]
+    )
+    return [planner, condition, ",".join(map(str, seeds)), str(per_seed), *scores]
+
+
+def _prompt_overflows(entries: Sequence[dict[str, Any]]) -> str:
+    """The episodes failed because their first request did not fit the model's context, counted apart
+    (the model never had its turn): "; first request beyond the context: smollm2 both 20"."""
+    found = [f"{e['planner']} {e['condition']} {e['prompt_overflows']}" for e in entries if e["prompt_overflows"]]
+    return f"; failed with the first request beyond the context: {', '.join(found)}" if found else ""
 
 
 def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]:
@@ -176,20 +232,20 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                     *(tokens_short(paid[f"{k}_per_episode"]) for k in TOKEN_KINDS),
                     money(paid["cost_usd_per_cell"]),
                     money(paid["cost_usd_per_episode"]),
-                    "–" if paid["gpu_s_per_cell"] is None else f"{paid['gpu_s_per_cell']:.0f}",
+                    "–"
+                    if paid["gpu_s_per_cell"] is None
+                    else f"{paid['gpu_s_per_cell']:.0f} {device_label(paid['server_device'])}",
                 ]
             )
             scores.append(
-                [
-                    *who,
-                    _seeds(e),
-                    str(e["per_seed"]),
-                    *(
-                        [_pm(s.overall), *(_pm(s.categories.get(c)) for c in CATEGORIES)]
-                        if s is not None
-                        else [UNSCORED, *("–" for _ in CATEGORIES)]
-                    ),
-                ]
+                score_row(
+                    e["planner"],
+                    e["condition"],
+                    e["seeds"] or e["all_seeds"],
+                    e["per_seed"],
+                    s.overall if s else None,
+                    s.categories if s else {},
+                )
             )
             unscorable = f"{e['unscorable']} ({e['infra_errors']} infra)" if e["infra_errors"] else str(e["unscorable"])
             buckets.append(
@@ -201,17 +257,28 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                 ]
             )
             if s is None:
-                spread.append([*who, UNSCORED, "–", "–", "–"])
+                spread.append([*who, UNSCORED, "–", "–", "–", "–"])
                 ranges.append([*who, *("–" for _ in CATEGORIES)])
                 continue
+            if s.one_seed:  # a spread of one value is no stability figure
+                spread.append([*who, ONE_SEED, ONE_SEED, ONE_SEED, ONE_SEED, str(s.tasks)])
+                ranges.append([*who, *(ONE_SEED if c in s.categories else "–" for c in CATEGORIES)])
+                continue
             spread.append(
-                [*who, f"{s.overall.range:.2f}", f"{s.pass_all:.1f}", f"{s.pass_any:.1f}", str(len(s.flipping))]
+                [
+                    *who,
+                    f"{s.overall.range:.2f}",
+                    f"{s.pass_all:.1f}",
+                    f"{s.pass_any:.1f}",
+                    str(len(s.flipping)),
+                    str(s.tasks),
+                ]
             )
             ranges.append(
                 [
                     *who,
                     *(
-                        f"{s.categories[c].range:.2f} ({s.range_tasks[c]:.0f}) → {s.overall_shift[c]:.2f}"
+                        f"{s.categories[c].range:.2f} ({s.range_episodes[c]:.0f}) → {s.overall_shift[c]:.2f}"
                         if c in s.categories
                         else "–"
                         for c in CATEGORIES
@@ -224,32 +291,33 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                 [
                     (
                         f"Leaderboard, split {split} (percent; mean±std over seeds; n: episodes per seed)",
-                        ["planner", "cond", "seeds", "n", "Overall", *(SHORT[c] for c in CATEGORIES)],
+                        SCORE_HEADER,
                         scores,
                     ),
                     (
-                        f"Buckets and skill retrieval, split {split} (percent)",
+                        f"Buckets and skill retrieval, split {split} (percent){_prompt_overflows(entries)}",
                         ["planner", "cond", *(SHORT[b] for b in BUCKETS), "SOR", "MTSR", "unscorable"],
                         buckets,
                     ),
                     (
-                        f"Stability across seeds, split {split} "
-                        "(points; pass^k, pass@k: % of tasks passed under all, any seed)",
-                        ["planner", "cond", "Overall range", "pass^k", "pass@k", "flipping tasks"],
+                        f"Stability across seeds, split {split} (range: points; the rest: base tasks, k = seeds)",
+                        ["planner", "cond", "Overall range", "pass^k", "pass@k", "flipping tasks", "tasks"],
                         spread,
                     ),
                     (
-                        f"Category range over seeds, split {split}: points (tasks) → Overall points it moves",
+                        f"Category range over seeds, split {split}: points (episodes) → Overall points it moves",
                         ["planner", "cond", *(SHORT[c] for c in CATEGORIES)],
                         ranges,
                     ),
                 ]
+                + _analysis_tables(split, entries)
+                + _across_planners(split, entries)
                 + (
                     [
                         (
                             f"Cost, split {split} (tokens per episode; USD at the planner config's price, "
-                            "per cell (mean over seeds) and per episode; GPU-s of the vLLM server the sweep started, "
-                            "per cell; –: unknown)",
+                            "per cell (mean over seeds) and per episode; server-seconds of the vLLM server the sweep "
+                            "started, per cell, on the device it ran on (GPU-s × its GPUs, or CPU); –: unknown)",
                             [
                                 "planner",
                                 "cond",
@@ -259,7 +327,7 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
                                 "completion",
                                 "USD/cell",
                                 "USD/ep",
-                                "GPU-s/cell",
+                                "server-s/cell",
                             ],
                             costs,
                         )
@@ -270,6 +338,111 @@ def sections(board: Sequence[dict[str, Any]]) -> list[tuple[str, list[Section]]]
             )
         )  # none reported: no table
     return out
+
+
+BELOW = 70.0
+"""The paper's threshold: how many planners fall below 70 % (seven of its 13 models did, on Overall)."""
+
+
+def _interval(ci: list[float] | None) -> str:
+    return "–" if ci is None else f"{ci[0]:.1f}–{ci[1]:.1f}"
+
+
+def _analysis_tables(split: str, entries: Sequence[dict[str, Any]]) -> list[Section]:
+    """From each group's analysis: Overall and the categories with their 95 % bootstrap intervals over
+    tasks, the failure causes, and memory by where its facts live and by application domain."""
+    analysed = [e for e in entries if e.get("analysis")]
+    if not analysed:
+        return []
+    intervals, causes, primary, domains = [], [], [], []
+    domain_names = sorted(
+        {d for e in analysed for d in e["analysis"]["breakdowns"].get("memory_domain", {})}, key=domain_order
+    )
+    for e in analysed:
+        a = e["analysis"]
+        who = [e["planner"], e["condition"]]
+        o = a["overall"]
+        per = o.get("categories", {})
+        intervals.append(
+            [
+                *who,
+                _interval(o["ci"]),
+                *(_interval(per[c]["ci"]) if c in per else "–" for c in CATEGORIES),
+            ]
+        )
+        failed = {cause: n for planner in a["taxonomy"].values() for cause, n in planner.items()}
+        top = sorted(failed.items(), key=lambda cn: -cn[1])
+        causes.append([*who, str(sum(failed.values())), ", ".join(f"{c} {n}" for c, n in top[:4]) or "–"])
+        memory = a["breakdowns"]
+        if "memory_primary" in memory:
+            primary.append([*who, *(_tallied(memory["memory_primary"].get(k)) for k in ("db", "api"))])
+        if "memory_domain" in memory:
+            domains.append([*who, *(_rate(memory["memory_domain"].get(d)) for d in domain_names)])
+    tables: list[Section] = [
+        (
+            f"95 % intervals of the scores, split {split} (bootstrap over tasks, all seeds together)",
+            ["planner", "cond", "Overall", *(SHORT[c] for c in CATEGORIES)],
+            intervals,
+        ),
+        (
+            f"Failure causes, split {split} (failed episodes, all seeds; rules: analysis.json)",
+            ["planner", "cond", "failed", "most frequent causes"],
+            causes,
+        ),
+    ]
+    if primary:
+        tables.append(
+            (
+                f"Memory by where its facts live, split {split} (% of episodes, passed/episodes)",
+                ["planner", "cond", "DB-primary", "API-primary"],
+                primary,
+            )
+        )
+    if domains:
+        tables.append(
+            (
+                f"Memory by application domain, split {split} (% of episodes; the domains: see the note)",
+                ["planner", "cond", *domain_names],
+                domains,
+            )
+        )
+    return tables
+
+
+def _tallied(t: dict[str, Any] | None) -> str:
+    return "–" if not t or t["rate"] is None else f"{t['rate']:.1f} ({t['passed']}/{t['total']})"
+
+
+def _rate(t: dict[str, Any] | None) -> str:
+    return "–" if not t or t["rate"] is None else f"{t['rate']:.1f}"
+
+
+def _across_planners(split: str, entries: Sequence[dict[str, Any]]) -> list[Section]:
+    """The paper's cross-model figures, per condition: each category's mean over the planners (their
+    means over seeds) and how many planners are below ``BELOW`` percent."""
+    by_condition: dict[str, list[Stability]] = {}
+    for e in entries:
+        if e["stability"] is not None:
+            by_condition.setdefault(e["condition"], []).append(e["stability"])
+    body = []
+    for condition, scored in by_condition.items():
+        cells = []
+        columns: list[list[Spread | None]] = [[s.overall for s in scored]]
+        columns += [[s.categories.get(c) for s in scored] for c in CATEGORIES]
+        for spreads in columns:
+            means = [sp.mean for sp in spreads if sp is not None]
+            below = sum(m < BELOW for m in means)
+            cells.append(f"{sum(means) / len(means):.1f} ({below}/{len(means)})" if means else "–")
+        body.append([condition, str(len(scored)), *cells])
+    if not body:
+        return []
+    return [
+        (
+            f"Across planners, split {split}: mean of their means (planners below {BELOW:.0f} % / planners)",
+            ["cond", "planners", "Overall", *(SHORT[c] for c in CATEGORIES)],
+            body,
+        )
+    ]
 
 
 def print_leaderboard(board: Sequence[dict[str, Any]], console: Console | None = None) -> None:
@@ -327,13 +500,20 @@ def check_report_dir(out_dir: Path) -> None:
 
 
 def write_report(
-    rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None = None
-) -> tuple[list[dict[str, Any]], Path, Path]:
-    """Write ``leaderboard.md`` and a self-contained ``leaderboard.html`` (plots inlined as PNG), saying
-    what they are about (``about``: a sweep, or a selection of the store); a file that cannot be written
-    is one ``ReportError`` line naming the folder."""
+    rows: Sequence[dict[str, Any]],
+    out_dir: Path,
+    about: str | None = None,
+    analysis: dict[str, Any] | None = None,
+) -> tuple[list[dict[str, Any]], Path]:
+    """Write the report of ``rows`` into ``out_dir``, the whole of it and nothing else: ``leaderboard.md``,
+    ``leaderboard.txt`` (the console's tables) and a self-contained ``leaderboard.html`` (plots inlined
+    as PNG), each saying what it is about (``about``: a sweep, or a selection of the store), the plots,
+    ``studies.json`` and ``analysis.json`` (``analysis``, whose intervals and failure causes the
+    leaderboard shows); the files of an earlier report there that this one does not write are removed
+    (``report.json`` lists each report's files). A file that cannot be written is one ``ReportError``
+    line naming the folder. Returns the leaderboard and the folder."""
     try:
-        return _write_report(rows, out_dir, about)
+        return _write_report(rows, out_dir, about, analysis)
     except OSError as exc:
         where = f"{exc.filename}" if exc.filename else "a file there"
         raise ReportError(
@@ -344,18 +524,24 @@ def write_report(
 
 NOTE = (
     "Overall = 0.5·Basic + 0.1·Sub-agent + 0.2·Memory + 0.2·Skill (renormalised over the categories a split "
-    "contains). Buckets: tool_call, state_change, agent_behavior. SOR/MTSR: skill tasks under skill-oracle and "
-    "mixed tool-and-skill retrieval. A category's range over seeds moves Overall by its weight × range."
+    "contains). Units: rates count episodes (a skill task has two, SOR and MTSR); intervals are 95 % percentile "
+    "bootstraps over tasks, each task with all its seeds and episodes; pass^k and pass@k (k = seeds: the chance "
+    "that k runs of a task all pass / one passes) and flipping tasks count base tasks, a skill task's SOR and "
+    "MTSR runs as repeats of it; failure causes count failed episodes; a group run under one seed says 'one "
+    "seed' where a spread would be. Buckets: tool_call, state_change, agent_behavior. SOR/MTSR: skill tasks "
+    "under skill-oracle and mixed tool-and-skill retrieval. A category's range over seeds moves Overall by its "
+    "weight × range. Domains: " + "; ".join(f"{code} {name}" for code, name in DOMAINS.items()) + "."
 )
+MANIFEST = "report.json"  # what the report in a folder is about and which files are its own
 
 
 def _write_report(
-    rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None
-) -> tuple[list[dict[str, Any]], Path, Path]:
+    rows: Sequence[dict[str, Any]], out_dir: Path, about: str | None, analysis: dict[str, Any] | None
+) -> tuple[list[dict[str, Any]], Path]:
     from experiments.analysis.studies import studies, study_plots, study_tables
     from experiments.reporting.plots import sweep_plots
 
-    board = leaderboard(rows)
+    board = leaderboard(rows, analysis)
     out_dir.mkdir(parents=True, exist_ok=True)
     plots = sweep_plots(rows)
     split_names = sorted({r["split"] for r in rows})
@@ -368,8 +554,9 @@ def _write_report(
         for title, header, body in tables:
             md += [f"### {title}", "", _markdown_table(header, body), ""]
             page.append(f"<h3>{html.escape(title)}</h3>{_html_table(header, body)}")
+    files: dict[str, str | bytes] = {}
     study = studies(rows)  # the retrieval curve over N and the ablation deltas, when the rows hold them
-    (out_dir / "studies.json").write_text(json.dumps(study, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    files["studies.json"] = json.dumps(study, indent=2, sort_keys=True) + "\n"
     if study["curves"] or study["ablations"]:
         md += ["## Retrieval and ablation studies", ""]
         page.append("<h2>Retrieval and ablation studies</h2>")
@@ -378,21 +565,50 @@ def _write_report(
             page.append(f"<h3>{html.escape(title)}</h3>{_html_table(header, body)}")
         plots.update(study_plots(study))
     md += [f"![{name}]({name}.png)" for name in plots]
-    for name, png in plots.items():
-        (out_dir / f"{name}.png").write_bytes(png)
-    md_path = out_dir / "leaderboard.md"
-    md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
+    files.update({f"{name}.png": png for name, png in plots.items()})
+    files["leaderboard.md"] = "\n".join(md) + "\n"
     images = "".join(
         f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
         f"<figcaption>{name}</figcaption></figure>"
         for name, png in plots.items()
     )
-    page_html = (
+    files["leaderboard.html"] = (
         "<!doctype html><html><head><meta charset='utf-8'><title>MobilePA-Bench leaderboard</title><style>"
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}img{max-width:100%}</style></head><body>"
         f"{''.join(page)}{images}</body></html>\n"
     )
-    html_path = out_dir / "leaderboard.html"
-    html_path.write_text(page_html, encoding="utf-8")
-    return board, md_path, html_path
+    text = io.StringIO()
+    console = Console(file=text, width=TEXT_WIDTH, color_system=None, emoji=False, highlight=False)
+    console.print(f"MobilePA-Bench leaderboard. About: {about}.", soft_wrap=True)
+    console.print(NOTE, soft_wrap=True)
+    console.print()
+    print_leaderboard(board, console)
+    files["leaderboard.txt"] = text.getvalue()
+    if analysis is not None:
+        files["analysis.json"] = json.dumps(analysis, indent=2, sort_keys=True) + "\n"
+    _replace_report(out_dir, about, files)
+    return board, out_dir
+
+
+TEXT_WIDTH = 140  # leaderboard.txt: wide enough that no table wraps
+
+
+def _replace_report(out_dir: Path, about: str, files: dict[str, str | bytes]) -> None:
+    """Write ``files`` into ``out_dir`` and remove those of the report written there before that this one
+    does not have (an old ``retrieval_curve.png`` beside a leaderboard without a retrieval study), so a
+    folder never holds files of two reports."""
+    manifest = out_dir / MANIFEST
+    try:
+        earlier = json.loads(manifest.read_text(encoding="utf-8")).get("files", [])
+    except (OSError, ValueError, AttributeError):
+        earlier = []
+    for name in earlier:
+        if name not in files and "/" not in name and (out_dir / name).is_file():
+            (out_dir / name).unlink()
+    for name, content in files.items():
+        if isinstance(content, bytes):
+            (out_dir / name).write_bytes(content)
+        else:
+            (out_dir / name).write_text(content, encoding="utf-8")
+    manifest.write_text(json.dumps({"about": about, "files": sorted(files)}, indent=2) + "\n", encoding="utf-8")

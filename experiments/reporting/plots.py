@@ -14,7 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from experiments.analysis.groups import by_group, error_counts, group_stability
+from experiments.analysis.groups import by_group, domain_order, error_counts, group_stability
 from sandbox.tasks import CATEGORIES
 from sandbox.taxonomy import DOMAINS
 
@@ -30,12 +30,6 @@ def _label(group: tuple[str, str, str]) -> str:
     """A (planner, split, condition) group as plots name it: every label says its split."""
     planner, split, condition = group
     return f"{planner} / {split}" if condition == "default" else f"{planner} / {split} ({condition})"
-
-
-def domain_order(domain: str) -> tuple[int, str]:
-    """D1, D2, …, D13: by number, not as text (D1, D10, D11, …, D2)."""
-    digits = "".join(ch for ch in domain if ch.isdigit())
-    return (int(digits) if digits else 10**6, domain)
 
 
 def category_scores(rows: Sequence[dict[str, Any]]) -> bytes:

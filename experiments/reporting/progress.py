@@ -38,13 +38,20 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
+def speed(done: int, elapsed_s: float) -> str:
+    """Episodes a second, or below one a second, a minute (``0.75 episodes/min``, never ``0.0 episodes/s``)."""
+    rate = done / elapsed_s if elapsed_s > 0 else 0.0
+    return f"{rate:.1f} episodes/s" if rate >= 1 or done == 0 else f"{60 * rate:.2f} episodes/min"
+
+
 def progress_line(label: str, done: int, total: int, passed: int, errors: int, elapsed_s: float) -> str:
-    """``label: 120/1905 episodes (6%), passed 118, errors 0, 4.0 episodes/s, elapsed 30 s, ETA 7 min 26 s``."""
+    """``label: 120/1905 episodes (6%), passed 118, errors 0, 4.0 episodes/s, elapsed 30 s, ETA 7 min 26 s``
+    (below one episode a second, per minute: a slow model's ``0.75 episodes/min``, never ``0.0 episodes/s``)."""
     share = f" ({100 * done / total:.0f}%)" if total else ""
     rate = done / elapsed_s if elapsed_s > 0 else 0.0
     eta = _duration((total - done) / rate) if rate > 0 and done < total else ("–" if done < total else "0 s")
     return (
-        f"{label}: {done}/{total} episodes{share}, passed {passed}, errors {errors}, {rate:.1f} episodes/s, "
+        f"{label}: {done}/{total} episodes{share}, passed {passed}, errors {errors}, {speed(done, elapsed_s)}, "
         f"elapsed {_duration(elapsed_s)}, ETA {eta}"
     )
 

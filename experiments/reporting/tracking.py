@@ -35,15 +35,18 @@ from mlflow.tracking import MlflowClient
 from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 from sqlalchemy.exc import SQLAlchemyError
 
+from experiments.analysis.compare import sweep_analysis
 from experiments.analysis.cost import with_costs
-from experiments.analysis.groups import by_group, group_stability
-from experiments.analysis.stability import Stability
+from experiments.analysis.groups import by_group, group_stability, row_outcomes
+from experiments.analysis.stability import Spread, Stability
+from experiments.analysis.stats import pass_hat_k, runs_by_task
 from experiments.plan.model import Tracking
-from experiments.reporting.leaderboard import cell_metrics, write_report
+from experiments.reporting.leaderboard import cell_metrics, score_row, write_report
 from experiments.results.gaps import Gap, find_gaps, sweep_rows
 from experiments.results.secrets import redacted
-from experiments.results.store import ResultsStore, trajectory_json
+from experiments.results.store import ResultsStore, record_key, trajectory_json
 from sandbox.suite import task_path
+from sandbox.tasks import CATEGORIES
 
 # MLflow says at exit that it flushes its trace queue: this toolkit logs no traces, and the line came
 # after a command's own last line (``mobilepa bench --json`` ends with its JSON object).
@@ -53,7 +56,7 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from experiments.plan.model import Plan
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def tracking_uri(tracking: Tracking) -> str:
@@ -152,22 +155,29 @@ def check_reachable(uri: str, timeout_s: float = 5.0) -> None:
 
 
 def git_commit(root: Path = REPO) -> str | None:
-    """The checked-out commit, read from ``.git`` directly (no git binary needed on cluster nodes)."""
-    head = root / ".git" / "HEAD"
+    """The checked-out commit, read from ``.git`` directly (no git binary needed on cluster nodes); in a
+    worktree ``.git`` is a file naming its folder, whose branches live in the main repository's."""
+    gitdir = root / ".git"
+    if gitdir.is_file():
+        gitdir = (root / gitdir.read_text().strip().removeprefix("gitdir: ")).resolve()
+    head = gitdir / "HEAD"
     if not head.is_file():
         return None
+    common = gitdir / "commondir"
+    folders = [gitdir, *([(gitdir / common.read_text().strip()).resolve()] if common.is_file() else [])]
     ref = head.read_text().strip()
     if not ref.startswith("ref: "):
         return ref or None
     name = ref.removeprefix("ref: ")
-    loose = root / ".git" / name
-    if loose.is_file():
-        return loose.read_text().strip()
-    packed = root / ".git" / "packed-refs"
-    for line in packed.read_text().splitlines() if packed.is_file() else []:
-        sha, _, ref_name = line.partition(" ")
-        if ref_name == name:
-            return sha
+    for folder in folders:
+        loose = folder / name
+        if loose.is_file():
+            return loose.read_text().strip()
+        packed = folder / "packed-refs"
+        for line in packed.read_text().splitlines() if packed.is_file() else []:
+            sha, _, ref_name = line.partition(" ")
+            if ref_name == name:
+                return sha
     return None
 
 
@@ -194,17 +204,20 @@ def _run(
     name: str,
     params: dict[str, Any],
     parent: str | None = None,
+    start_ms: int | None = None,
 ) -> str:
-    """The run carrying ``tags`` (a new one when none does) with every one of ``params`` logged: a run
-    created just before MLflow went away gets its missing params here. Params never change once set, so
-    only the missing ones are logged (a restarted server's new URL leaves the first one in place)."""
+    """The run carrying ``tags`` (a new one when none does, started at ``start_ms`` when given) with every
+    one of ``params`` logged: a run created just before MLflow went away gets its missing params here.
+    Params never change once set, so only the missing ones are logged (a restarted server's new URL
+    leaves the first one in place)."""
     query = " and ".join(f"tags.{k} = '{v}'" for k, v in tags.items())
     found = client.search_runs([experiment_id], filter_string=query, max_results=1)
     if found:
         run_id, have = str(found[0].info.run_id), dict(found[0].data.params)
     else:
         run_tags = {**tags, **({"mlflow.parentRunId": parent} if parent else {})}
-        run_id, have = str(client.create_run(experiment_id, tags=run_tags, run_name=name).info.run_id), {}
+        created = client.create_run(experiment_id, start_time=start_ms, tags=run_tags, run_name=name)
+        run_id, have = str(created.info.run_id), {}
     missing = [Param(k, str(v)[:6000]) for k, v in params.items() if k not in have]
     if missing:
         client.log_batch(run_id, params=missing)
@@ -234,7 +247,7 @@ def _log_traces(client: MlflowClient, experiment_id: str, run_id: str, rows: lis
             run_id=run_id,
             start_time_ns=clock,
             inputs={"task_id": row["task_id"], "category": row["category"]},
-            tags={"task_id": row["task_id"], "verdict": row["verdict"]},
+            tags={"task_id": row["task_id"], "verdict": row["verdict"], **_commit_tag()},
         )
         for step in trajectory["steps"]:
             took = int(1e9 * (step.get("latency_s", 0.0) + step.get("planner", {}).get("planner_latency_s", 0.0)))
@@ -389,12 +402,17 @@ def _open_parent(client: MlflowClient, experiment_id: str, plan: Plan) -> SweepT
     return SweepTracker(client, experiment_id, parent, plan)
 
 
+def _commit_tag() -> dict[str, str]:
+    """MLflow's source tag with the checked-out commit (none when unknown), for runs and traces alike."""
+    commit = git_commit()
+    return {"mlflow.source.git.commit": commit} if commit else {}
+
+
 def _tag_commit(client: MlflowClient, run_id: str) -> None:
     """MLflow's own source tag, which its UI shows; set apart from the tags that find a run again, so a
     re-run from a newer commit updates the same run and names that commit."""
-    commit = git_commit()
-    if commit:
-        client.set_tag(run_id, "mlflow.source.git.commit", commit)
+    for key, value in _commit_tag().items():
+        client.set_tag(run_id, key, value)
 
 
 def log_sweep(
@@ -419,9 +437,12 @@ def log_sweep(
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for (planner, split, condition), per_seed in by_group(rows).items():
+                # pass^k of the group over its seeds, on each of its children too, so runs alone compare
+                passes = pass_hat_k(runs_by_task(row_outcomes(r for v in per_seed.values() for r in v)))
+                over_seeds = {f"pass_hat_k/{k}": v for k, v in passes.items()}
                 for seed, cell_rows in sorted(per_seed.items()):
                     label = f"{planner}/{split}/{condition}/seed{seed}"
-                    _log_cell(tracker, store, label, cell_rows, gaps.get(label), Path(tmp))
+                    _log_cell(tracker, store, label, cell_rows, gaps.get(label), Path(tmp), over_seeds)
                 s = group_stability(per_seed)
                 if s is not None:  # else no seed has a scorable episode: no spread to log
                     stability_doc[f"{planner}/{split}/{condition}"] = s.to_json()
@@ -431,7 +452,7 @@ def log_sweep(
             if report_written:  # the sweep just wrote it to report_dir: log that instead of rendering it again
                 shutil.copytree(plan.report_dir, report)
             elif rows:
-                write_report(rows, report)
+                write_report(rows, report, analysis=sweep_analysis(store, {record_key(r) for r in rows}))
             report.mkdir(exist_ok=True)
             (report / "stability.json").write_text(json.dumps(stability_doc, indent=2, sort_keys=True))
             (report / "config.json").write_text(
@@ -446,10 +467,18 @@ def log_sweep(
 
 
 def _log_cell(
-    tracker: SweepTracker, store: ResultsStore, label: str, rows: list[dict[str, Any]], gap: Gap | None, tmp: Path
+    tracker: SweepTracker,
+    store: ResultsStore,
+    label: str,
+    rows: list[dict[str, Any]],
+    gap: Gap | None,
+    tmp: Path,
+    group_metrics: dict[str, float],
 ) -> None:
-    """One cell's child run: params (completed if missing), metrics, artifacts, the sampled traces it
-    lacks, and its status (FAILED when keys are missing)."""
+    """One cell's child run, timed by when its episodes ran: params (completed if missing) with the model,
+    the name it is served under, its sampling and its whole planner config, metrics (the cell's and
+    ``group_metrics``), artifacts, the sampled traces it lacks, and its status (FAILED when keys are
+    missing)."""
     client, experiment_id, plan = tracker.client, tracker.experiment_id, tracker.plan
     first = rows[0]
     where = {
@@ -464,6 +493,7 @@ def _log_cell(
         "planner_kind": cell.planner_config.get("kind"),
         "t_max": cell.t_max,
         "dataset_hash": cell.dataset_hash,
+        **planner_params(cell.planner_config),
     }
     if cell.planner_config.get("kind") == "openai":  # given, or the server the sweep started
         params["base_url"] = cell.planner_config.get("base_url") or plan.record.get("endpoints", {}).get(cell.planner)
@@ -474,13 +504,14 @@ def _log_cell(
         label,
         params,
         parent=tracker.parent,
+        start_ms=_cell_time(rows, "started_at", min),
     )
     _tag_commit(client, child)
     inputs = client.get_run(child).inputs
     logged_inputs = {d.dataset.digest for d in inputs.dataset_inputs} if inputs is not None else set()
     if cell.dataset_hash[:32] not in logged_inputs:  # a re-run finds it there already
         _log_dataset(client, child, cell.split, cell.split_file, cell.dataset_hash)
-    _log_metrics(client, child, {**cell_metrics(rows), "missing": gap.missing if gap else 0})
+    _log_metrics(client, child, {**cell_metrics(rows), **group_metrics, "missing": gap.missing if gap else 0})
     folder = tmp / label.replace("/", "_")
     folder.mkdir()
     with gzip.open(folder / "trajectories.jsonl.gz", "wt", encoding="utf-8") as fh:  # one cell in memory at a time
@@ -512,7 +543,39 @@ def _log_cell(
                 _assess(tracing, new[task_id], row)
             elif task_id in logged:
                 _assess(tracing, logged[task_id].trace_id, row, logged[task_id].assessments or ())
-    client.set_terminated(child, status="FAILED" if gap else "FINISHED")
+    client.set_terminated(child, status="FAILED" if gap else "FINISHED", end_time=_cell_time(rows, "ended_at", max))
+
+
+def planner_params(config: dict[str, Any] | Any) -> dict[str, Any]:
+    """What tells two planners apart on a dashboard: ``model``, ``served_model`` (the name the endpoint
+    serves it under: ``served_model_name`` where set, else the model) and the whole planner config as
+    ``planner.<key>`` (``planner.sampling.temperature``…), secrets masked."""
+    params: dict[str, Any] = {}
+    if config.get("model") is not None:
+        params["model"] = config["model"]
+        params["served_model"] = config.get("served_model_name") or config["model"]
+
+    def flatten(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for key, item in value.items():
+                flatten(f"{prefix}.{key}", item)
+        else:
+            params[prefix] = json.dumps(value, default=str) if isinstance(value, list | dict) else value
+
+    flatten("planner", redacted(dict(config)))
+    return params
+
+
+def _cell_time(rows: list[dict[str, Any]], column: str, pick: Any) -> int | None:
+    """The cell's first start (``min`` of ``started_at``) or last end (``max`` of ``ended_at``) in epoch
+    milliseconds, from its episodes' recorded times; None when none was recorded (MLflow then uses now)."""
+    stamps = []
+    for r in rows:
+        try:
+            stamps.append(round(dt.datetime.fromisoformat(r[column]).timestamp() * 1000))
+        except (KeyError, TypeError, ValueError):  # not recorded (a row stored before these columns)
+            continue
+    return pick(stamps) if stamps else None
 
 
 def trace_sample(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
@@ -554,6 +617,43 @@ def _has_parent_run(record: dict[str, Any], sweep_key: str) -> bool:
     ids = [e.experiment_id for e in client.search_experiments()]
     query = f"tags.mobilepa_sweep_key = '{sweep_key}' and tags.mobilepa_role = 'parent'"
     return bool(ids) and bool(client.search_runs(ids, filter_string=query, max_results=1))
+
+
+def leaderboard_from_runs(runs: Any) -> dict[str, list[list[str]]]:
+    """The leaderboard's scores table per split (``leaderboard.sections``' first table), rebuilt from the
+    child runs alone: ``runs`` is what ``mlflow.search_runs`` returns over an experiment (a DataFrame or
+    its records), so a dashboard over one experiment reads the figures the report prints."""
+    records = runs.to_dict("records") if hasattr(runs, "to_dict") else list(runs)
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for run in records:
+        if isinstance(run.get("tags.mobilepa_cell"), str):  # a child run: one cell
+            groups.setdefault((run["params.planner"], run["params.split"], run["params.condition"]), []).append(run)
+    entries = []
+    for (planner, split, condition), cells in sorted(groups.items()):
+        cells = sorted(cells, key=lambda r: int(r["params.seed"]))
+        scored = [r for r in cells if _metric(r, "overall") is not None]
+        categories = {
+            c: Spread(tuple(v for r in scored if (v := _metric(r, f"category/{c}")) is not None)) for c in CATEGORIES
+        }
+        overall = Spread(tuple(_metric(r, "overall") for r in scored)) if scored else None  # type: ignore[misc]
+        row = score_row(
+            planner,
+            condition,
+            [int(r["params.seed"]) for r in scored or cells],
+            max(int(_metric(r, "episodes") or 0) for r in cells),
+            overall,
+            {c: s for c, s in categories.items() if s.values},
+        )
+        entries.append(((split, overall is None, -overall.mean if overall else 0), row))
+    tables: dict[str, list[list[str]]] = {}
+    for (split, _, _), row in sorted(entries, key=lambda e: e[0]):
+        tables.setdefault(split, []).append(row)
+    return tables
+
+
+def _metric(run: dict[str, Any], name: str) -> float | None:
+    value = run.get(f"metrics.{name}")
+    return None if value is None or value != value else float(value)  # NaN: not logged for this run
 
 
 def sync_store(store: ResultsStore, plan_of: Any) -> list[str]:

@@ -100,11 +100,35 @@ def provenance_id(record: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
+BATCH_FLAGS = ("--max-num-seqs", "--max-num-batched-tokens")
+
+
+def server_provenance(service: Any, planner_config: Mapping[str, Any]) -> dict[str, Any]:
+    """What served a model, as far as it decides the replies: the vLLM version and the device its log
+    names (``cluster.services.Service``), and how requests were batched: the server's batch flags (vLLM's
+    defaults where not given) and the requests in flight the sweep allowed. A served model's replies at
+    temperature 0 still vary with the batch they were computed in (docs/real-models.md)."""
+    args = [str(a) for a in ((planner_config.get("vllm") or {}).get("serve_args") or [])]
+    batch: dict[str, Any] = {}
+    for flag in BATCH_FLAGS:
+        given = [args[i + 1] for i, a in enumerate(args[:-1]) if a == flag]
+        given += [a.partition("=")[2] for a in args if a.startswith(f"{flag}=")]
+        batch[flag.lstrip("-").replace("-", "_")] = given[-1] if given else "vLLM's default"
+    batch["requests_in_flight"] = planner_config.get("concurrency")
+    return {"vllm_version": service.vllm_version, "device": service.device, "batch": batch}
+
+
 def cell_provenance(
-    cells: Sequence[Any], *, task_files: Mapping[str, tuple[Path, str]], started: str, sweep_key: str
+    cells: Sequence[Any],
+    *,
+    task_files: Mapping[str, tuple[Path, str]],
+    started: str,
+    sweep_key: str,
+    servers: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, tuple[str, dict[str, Any]]]:
     """cell label -> (provenance id, record) for the cells of one sweep run (git and versions asked once);
-    ``task_files``: split -> (task file path, sha256)."""
+    ``task_files``: split -> (task file path, sha256); ``servers``: planner -> ``server_provenance`` of the
+    vLLM server the sweep started for it."""
     state, found = git_state(), versions()
     out = {}
     for cell in cells:
@@ -121,6 +145,7 @@ def cell_provenance(
             ),
             "sweep_key": sweep_key,
             "cell": cell.label,
+            **({"server": dict(servers[cell.planner])} if servers and cell.planner in servers else {}),
         }
         out[cell.label] = (provenance_id(record), record)
     return out

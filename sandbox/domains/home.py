@@ -390,7 +390,7 @@ def activate_scene(ctx: Ctx, scene_name: Name) -> dict[str, Any]:
 def set_thermostat(
     ctx: Ctx,
     target: DeviceRef,
-    target_c: Annotated[float, Field(ge=10, le=32)],
+    target_c: Annotated[float, Field(ge=10, le=32)] | None = None,
     mode: Literal["heat", "cool", "auto", "off", "eco"] | None = None,
     fan: Literal["auto", "on"] | None = None,
     hold_until: DateTime | None = None,
@@ -399,8 +399,8 @@ def set_thermostat(
 
     Args:
         target: The thermostat's device id (hdev_911) or its room name.
-        target_c: Target temperature in degrees Celsius (rounded to 0.5).
-        mode: heat, cool, auto, off or eco (unchanged when omitted).
+        target_c: Target temperature in degrees Celsius (rounded to 0.5; unchanged when omitted, as for mode off).
+        mode: heat, cool, auto, off or eco (unchanged when omitted); give target_c, mode or both.
         fan: Fan auto or always on (unchanged when omitted).
         hold_until: Keep this setting until YYYY-MM-DDTHH:MM, then resume the schedule.
     """
@@ -408,7 +408,11 @@ def set_thermostat(
         _future(ctx, hold_until, "hold_until")
     dev = _one_target(ctx, target, "thermostat")
     _online(dev)
-    changes: dict[str, Any] = {"target_c": round(target_c * 2) / 2, "hold_until": hold_until}
+    if target_c is None and not mode:
+        raise ToolError(ErrorType.INVALID_ARGUMENT_VALUE, "give target_c, mode or both", fields=["target_c", "mode"])
+    changes: dict[str, Any] = {"hold_until": hold_until}
+    if target_c is not None:
+        changes["target_c"] = round(target_c * 2) / 2
     if mode:
         changes["mode"] = mode
     if fan:

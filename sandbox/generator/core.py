@@ -29,7 +29,7 @@ from sandbox import db
 from sandbox.episode import Episode, context_text
 from sandbox.errors import ErrorType
 from sandbox.executor import Envelope
-from sandbox.generator import gates
+from sandbox.generator import choices, gates
 from sandbox.generator.answers import ASKS_FACTS, complete_check, delegated_question
 from sandbox.retrieval import action_space, hidden_tools, tools_called
 from sandbox.schema import metadata
@@ -340,7 +340,10 @@ def build_task(fam: Family, draft: Draft, task_id: str, persona_id: str) -> Task
             "candidate_tools": space.tools,
             "gold": replayed.gold,
             "tags": tags,
-            "check": complete_check(draft, replayed.gold, replayed.results, persona_id),
+            "check": choices.relax(
+                complete_check(draft, replayed.gold, replayed.results, persona_id),
+                choices.free_choices([replayed.context, *history, draft.query], replayed.gold, replayed.results),
+            ),
         }
     )
     gates.COLLECTED.add_suite_wide()

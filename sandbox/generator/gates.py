@@ -32,6 +32,10 @@ tool, ``confirmed_by`` the script's confirmations). The request never counts as 
 finds out (``answers.delegated_question``) has an answer check, so an invented answer fails where the
 callee's passes.
 
+**Free choices** (``free_choice``): a check never pins a required argument whose value nothing the model
+read determines (``sandbox.generator.choices``: a time nobody gave, a title in the gold's own words);
+the build relaxes such a value to what the task determines (the day, the user's words, any value).
+
 The query and world lint live in ``sandbox.generator.lint``; this module runs them too, so the build
 and ``mobilepa tasks gates`` see every gate through one list of ``Violation``.
 
@@ -58,7 +62,7 @@ from sqlalchemy import Column, Connection, Table, Text, select
 import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the schema gate reads)
 from sandbox import db
 from sandbox.executor import id_prefix
-from sandbox.generator import evidence, lint
+from sandbox.generator import choices, evidence, lint
 from sandbox.generator.answers import FINDERS, confirmations, delegated_question, guarded_steps
 from sandbox.schema import metadata
 from sandbox.skills import SKILLS
@@ -74,6 +78,7 @@ GATES = (
     "skill_fit",
     "confirmation",
     "delegated_answer",
+    "free_choice",
 )
 STRICT_ENV = "MOBILEPA_STRICT_GATES"
 
@@ -360,6 +365,24 @@ def unchecked_delegation(family: str, task: Task, results: Sequence[Any]) -> lis
     return [Violation("delegated_answer", family, task.task_id, None, agent, problem)]
 
 
+def pinned_free_choices(family: str, task: Task, prompt: Sequence[str], results: Sequence[Any]) -> list[Violation]:
+    """Required arguments the planner chooses freely whose chosen value the check still expects exactly."""
+    gold = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
+    check = task.check.model_dump(exclude_defaults=True)
+    return [
+        Violation(
+            "free_choice",
+            family,
+            task.task_id,
+            c.step,
+            f"{c.tool}.{c.argument}={c.value!r}",
+            "is a choice of the planner's own (nothing it read states it), but the check pins it",
+        )
+        for c in choices.free_choices(prompt, gold, results)
+        if choices.pinned(check, c.value)
+    ]
+
+
 def task_violations(family: str, task: Task, context: str, results: Sequence[Any]) -> list[Violation]:
     """Every per-task gate on a task whose gold has been replayed (``results``: its envelopes;
     ``context``: the phone's context text the system message states)."""
@@ -372,6 +395,7 @@ def task_violations(family: str, task: Task, context: str, results: Sequence[Any
         *task_world_violations(family, task),
         *unconfirmed_guards(family, task, results),
         *unchecked_delegation(family, task, results),
+        *pinned_free_choices(family, task, prompt, results),
     ]
 
 

@@ -55,6 +55,10 @@ AUDIT_CLASSES = (
 )
 
 
+# pinned free choices on the suite before the build relaxed them (a folder path the user never named)
+FREE_CHOICES_BEFORE = 1
+
+
 def fingerprint(tasks: Sequence[Task]) -> str:
     """The tasks' identity: the digest of their canonical lines (what the task file holds, byte for byte)."""
     digest = hashlib.sha256()
@@ -276,13 +280,18 @@ def _checks_section(stats: dict[str, Any]) -> list[str]:
         f"doing nothing must fail: {check['noop']['runs']}, passed: {check['noop']['surprises']}\n",
         f"- legitimate alternatives that must pass (reordered independent reads, an extra read, equivalent "
         f"arguments, a clarifying question, a search's origin by its street line, a confirmation asked in other "
-        "words or before trying, a callee's own words relayed, a set's members alone): "
+        "words or before trying, a callee's own words relayed, a set's members alone, another time of a day the "
+        "task leaves free, a share without its optional notification): "
         f"{alt['runs']}, failed: {alt['surprises']}\n",
         f"- wrong endings that must fail (another entity's facts, an invented number, placeholder text, a skipped "
-        f"or unconfirmed confirmation, a search near the other saved address, a set with non-members): "
+        f"or unconfirmed confirmation, a search near the other saved address, a set with non-members, the day "
+        f"after a free time's day): "
         f"{wrong['runs']}, passed: {wrong['surprises']}\n",
         f"- perturbed golds that must fail: {perturb['runs']}, passed: {perturb['surprises']}\n",
         "- gate violations (each must be 0): " + ", ".join(f"{g} {n}" for g, n in check["gates"].items()) + "\n",
+        f"- free choices pinned by a check (a time or text nothing the model read determines; "
+        f"sandbox/generator/choices.py): {FREE_CHOICES_BEFORE} before the rule, "
+        f"{check['gates'].get('free_choice', 0)} now\n",
         "\n| self-check | runs | surprises |\n|---|---|---|\n"
         + "\n".join(f"| {k} | {v['runs']} | {v['surprises']} |" for k, v in sorted(check["by_check"].items()))
         + "\n",

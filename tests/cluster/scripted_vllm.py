@@ -51,6 +51,11 @@ def main() -> None:
     parser.add_argument("--enable-auto-tool-choice", action="store_true", required=True)
     args, rest = parser.parse_known_args()
     print(f"scripted vllm: model={args.model} host={args.host} port={args.port} extra={rest}", flush=True)
+    # the engine's start-up line as vLLM's CPU build logs it (cluster.vllm.engine_facts reads it)
+    print(
+        f"Initializing a V1 LLM engine (v0.0.0+scripted) with config: model='{args.model}', device_config=cpu",
+        flush=True,
+    )
     worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     record = os.environ.get("SCRIPTED_VLLM_RECORD")
     if record:

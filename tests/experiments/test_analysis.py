@@ -7,6 +7,7 @@ import math
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,10 +20,11 @@ from experiments.analysis.stats import (
     bootstrap_overall,
     breakdowns,
     episode_facts,
-    mcnemar_exact,
     paired,
+    pass_at_k,
     pass_hat_k,
     primary_cause,
+    sign_flip_p,
     taxonomy,
     wilson,
 )
@@ -118,23 +120,62 @@ def test_pass_hat_1_is_the_pass_rate_and_pass_hat_k_never_rises(outcomes: dict[s
     assert result[3] == pytest.approx(100 * sum(all(v) for v in outcomes.values()) / len(outcomes), abs=1e-3)
 
 
-# ---- McNemar -----------------------------------------------------------------------------------------
+def test_pass_hat_k_stops_at_the_fewest_runs_so_every_k_has_the_same_tasks() -> None:
+    """A skill task's SOR and MTSR runs are runs of one task: 2 seeds give basic 2 runs, skill 4; k stops at 2."""
+    runs = {"basic-1": [True, False], "skill-1": [True, True, True, False]}
+    assert pass_hat_k(runs) == {1: round(100 * (1 / 2 + 3 / 4) / 2, 4), 2: round(100 * (0 + 3 / 6) / 2, 4)}
+    assert pass_at_k(runs, 2) == pytest.approx(100 * (1 + 1) / 2)
 
 
-def test_mcnemar_on_a_known_table() -> None:
-    # 10 pairs only A passed, 2 only B: p = 2 · (C(12,0) + C(12,1) + C(12,2)) / 2^12 = 158 / 4096
-    assert mcnemar_exact(10, 2) == pytest.approx(158 / 4096)
-    assert mcnemar_exact(2, 10) == mcnemar_exact(10, 2)
-    assert mcnemar_exact(0, 0) == 1.0 and mcnemar_exact(3, 3) == 1.0
-    assert mcnemar_exact(0, 6) == pytest.approx(2 / 64)
+# ---- the paired test over tasks ------------------------------------------------------------------------
+
+
+def test_sign_flip_test_with_one_episode_per_task_is_mcnemars_exact_test() -> None:
+    # 10 tasks only A passed, 2 only B: p = 2 · (C(12,0) + C(12,1) + C(12,2)) / 2^12 = 158 / 4096
+    assert sign_flip_p([1] * 10 + [-1] * 2 + [0] * 30) == pytest.approx(158 / 4096)
+    assert sign_flip_p([-1] * 10 + [1] * 2) == pytest.approx(158 / 4096)
+    assert sign_flip_p([]) == 1.0 and sign_flip_p([0, 0]) == 1.0 and sign_flip_p([1, 1, 1, -1, -1, -1]) == 1.0
+    assert sign_flip_p([-1] * 6) == pytest.approx(2 / 64)
+
+
+def test_sign_flip_test_weighs_each_task_by_its_difference() -> None:
+    """Differences 3 and -1: of the four sign patterns, sums ±2 and ±4; |sum| ≥ 2 always: p = 1.
+    Differences 3, 1, 1: sums 5, 3, 3, 1 and their negatives; |sum| ≥ 5 in 2 of 8: p = 1/4."""
+    assert sign_flip_p([3, -1]) == 1.0
+    assert sign_flip_p([3, 1, 1]) == pytest.approx(2 / 8)
 
 
 @settings(max_examples=50, deadline=None)  # the first example imports scipy
 @given(st.integers(0, 60), st.integers(0, 60))
-def test_mcnemar_equals_scipys_exact_binomial_test(a: int, b: int) -> None:
+def test_sign_flip_test_equals_scipys_exact_binomial_test(a: int, b: int) -> None:
     stats = pytest.importorskip("scipy.stats")
     expected = 1.0 if a + b == 0 else stats.binomtest(a, a + b, 0.5).pvalue
-    assert mcnemar_exact(a, b) == pytest.approx(expected, rel=1e-9)
+    assert sign_flip_p([1] * a + [-1] * b) == pytest.approx(expected, rel=1e-9)
+
+
+def simulated_pair(rng: np.random.Generator, tasks: int, runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two planners with equal true rates over the task population but not on each task: each task's
+    chance of a pass, per planner, is drawn from the same Beta(0.6, 0.4) (mean 60 %), and its runs
+    (seeds, SOR and MTSR) share that chance. Returns (tasks × runs) pass matrices."""
+    pa, pb = rng.beta(0.6, 0.4, tasks), rng.beta(0.6, 0.4, tasks)
+    return rng.random((tasks, runs)) < pa[:, None], rng.random((tasks, runs)) < pb[:, None]
+
+
+def test_the_task_level_test_holds_its_nominal_level_where_episode_counting_does_not() -> None:
+    """400 simulated comparisons of two planners with equal true rates (100 tasks, 4 runs each): the
+    task-level test rejects at 5 % about 5 % of the time (within 2.5 binomial standard deviations, 1.1
+    points each), while McNemar over the pooled episodes (each a pair) calls the noise a difference far
+    more often. Fixed seed: the same 400 comparisons on every machine."""
+    rng = np.random.default_rng(20240601)
+    trials, alpha = 400, 0.05
+    by_task = by_episode = 0
+    for _ in range(trials):
+        a, b = simulated_pair(rng, tasks=100, runs=4)
+        by_task += sign_flip_p((a.sum(axis=1) - b.sum(axis=1)).tolist()) < alpha
+        by_episode += sign_flip_p((a.astype(int) - b.astype(int)).ravel().tolist()) < alpha
+    sd = math.sqrt(alpha * (1 - alpha) / trials)
+    assert abs(by_task / trials - alpha) <= 2.5 * sd, by_task / trials
+    assert by_episode / trials > 3 * alpha, by_episode / trials
 
 
 # ---- bootstrap ---------------------------------------------------------------------------------------
@@ -181,25 +222,36 @@ def test_bootstrap_keeps_a_tasks_seeds_together() -> None:
 # ---- paired comparison ---------------------------------------------------------------------------------
 
 
-def test_paired_comparison_counts_discordant_episodes_and_flips() -> None:
+def test_paired_comparison_counts_tasks_and_tests_them() -> None:
     a = [fact(f"t{i}", passed=i < 8, planner="a") for i in range(12)]  # passes t0..t7
     b = [fact(f"t{i}", passed=i < 2 or i >= 10, planner="b") for i in range(12)]  # passes t0, t1, t10, t11
     result = paired(a, b, seed=0)
     row = result["rows"]["basic"]
     assert (row["a"], row["b"], row["difference"]) == (round(800 / 12, 2), round(400 / 12, 2), round(400 / 12, 2))
-    assert (row["a_only"], row["b_only"]) == (6, 2)
-    assert row["mcnemar_p"] == pytest.approx(2 * (1 + 8 + 28) / 256)
+    assert (row["a_better"], row["b_better"], row["tasks"], row["episodes"]) == (6, 2, 12, 12)
+    assert row["p"] == pytest.approx(2 * (1 + 8 + 28) / 256)  # one episode per task: McNemar's exact test
     assert row["ci"][0] <= row["difference"] <= row["ci"][1]
     assert result["rows"]["overall"]["difference"] == row["difference"]
-    assert result["flips"]["a_only"] == [f"t{i}#0" for i in range(2, 8)]
-    assert result["flips"]["b_only"] == ["t10#0", "t11#0"]
+    assert result["flips"]["a_better"] == [f"t{i}" for i in range(2, 8)]
+    assert result["flips"]["b_better"] == ["t10", "t11"]
+
+
+def test_paired_comparison_counts_a_tasks_seeds_and_conditions_once() -> None:
+    """Three seeds × SOR and MTSR of five skill tasks, A passing each everywhere and B nowhere: 30
+    discordant episodes but five tasks, so p = 2 / 2^5, not 2 / 2^30."""
+    keys = [(f"s{i}@{c}", seed) for i in range(5) for c in ("sor", "mtsr") for seed in range(3)]
+    a = [fact(k, category="skill", passed=True, seed=seed, planner="a") for k, seed in keys]
+    b = [fact(k, category="skill", passed=False, seed=seed, planner="b") for k, seed in keys]
+    row = paired(a, b, resamples=100)["rows"]["skill"]
+    assert (row["episodes"], row["tasks"], row["a_better"]) == (30, 5, 5)
+    assert row["p"] == pytest.approx(2 / 32)
 
 
 def test_paired_comparison_of_a_planner_with_itself_is_zero() -> None:
     facts = simulated_planner(random.Random(2))
     result = paired(facts, facts, resamples=200)
     for row in result["rows"].values():
-        assert row["difference"] == 0 and row["ci"] == [0.0, 0.0] and row["mcnemar_p"] == 1.0
+        assert row["difference"] == 0 and row["ci"] == [0.0, 0.0] and row["p"] == 1.0
 
 
 def test_paired_comparison_needs_shared_episodes() -> None:

@@ -14,11 +14,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from experiments import cli
+from experiments.bench.scripted_server import ScriptedServer
 from experiments.commands.config import CONF_DIR, RunConfigError
 from experiments.commands.run import run_plan
 from experiments.execution import run
 from experiments.execution.run import infra_message, run_job
+from sandbox.suite import load_split
 from tests.cluster import slow_planner
+from tests.experiments.servers import ServerThread
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -59,6 +62,53 @@ def test_hydra_commands_show_their_config_keys(capsys) -> None:
     _, out, _ = _cli(capsys, "sweep", "planner=oracle", "--help")
     assert re.search(r"^  cluster\s+address, kubernetes, local\*", out, re.MULTILINE)
     assert re.search(r"^  seed\s+0\*$", out, re.MULTILINE) and "  unit_size=128  # " in out
+
+
+EXAMPLE = {"N": "1", "[a,b]": "[hw_basic_001]", "PATH": "{tmp}/results.db", "value": None}
+"""What a placeholder of the help stands for when the test runs its key (value: the key's own example)."""
+
+
+DEFAULT_OPTION = re.compile(r"(\w+)\*")
+
+
+def _help_keys(out: str) -> list[str]:
+    """Every ``key=value`` the help names, groups (at their default) and keys, as the command line takes them."""
+    groups, keys = out.split("\nkeys (")
+    named = []
+    for group, options in re.findall(r"^  (\w+) +(.*\*.*)$", groups, re.M):
+        named.append(f"{group}={DEFAULT_OPTION.search(options).group(1)}")  # type: ignore[union-attr]
+    return named + re.findall(r"^  (\S+=\S+)", keys.split("\n\nexamples")[0], re.M)
+
+
+def _runnable(item: str, tmp: Path) -> str:
+    key, _, value = item.partition("=")
+    if "<" in key:  # planner.<name>.<key>=value: one key of the oracle's config
+        return "planner.oracle.name=oracle" if key.count(".") == 2 else "planner.name=oracle"
+    return f"{key}={EXAMPLE.get(value, value).format(tmp=tmp)}"  # type: ignore[union-attr]
+
+
+def test_every_key_the_sweep_help_names_is_one_the_sweep_takes(capsys, tmp_path: Path) -> None:
+    """Every key of ``mobilepa sweep --help``, given as shown, passes a dry run (``ablations=`` once did not;
+    a key that fails names itself in the one line)."""
+    _, out, _ = _cli(capsys, "sweep", "--help")
+    items = _help_keys(out)
+    assert "ablation=none" in items and not any(i.startswith("ablations=") for i in items)
+    args = [_runnable(item, tmp_path) for item in items]
+    code, _, err = _cli(capsys, "sweep", "--dry-run", *args, "planner=oracle", "split=handwritten")
+    assert code == 0, err
+
+
+def test_every_key_the_run_help_names_is_one_the_run_takes(capsys, tmp_path: Path) -> None:
+    """Each key of ``mobilepa run --help``, given as shown, composes and passes the run's checks."""
+    from experiments.commands.config import run_override
+    from experiments.commands.run import compose_checked
+    from experiments.plan.selection import as_override
+
+    _, out, _ = _cli(capsys, "run", "--help")
+    items = _help_keys(out)
+    assert {"retrieval.top_n=15", 'ablation="none"'} <= set(items)
+    for item in items:
+        compose_checked([run_override(as_override(_runnable(item, tmp_path)))])
 
 
 def test_an_unknown_command_or_option_is_one_line(capsys) -> None:
@@ -119,7 +169,7 @@ def test_a_run_with_infra_errors_names_the_first(tmp_path: Path, monkeypatch: py
     )
 
 
-def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(tmp_path: Path) -> None:
+def test_a_run_against_an_endpoint_that_is_not_there_stops_at_its_pre_flight_and_exits_1(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a port nothing listens on: every request is refused at once
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -132,7 +182,6 @@ def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(tmp_path: 
             "run",
             "planner=qwen3_8b",
             f"planner.base_url={url}",
-            "planner.retries.max=0",
             "split=handwritten",
             f"hydra.run.dir={tmp_path}",
         ],
@@ -142,10 +191,33 @@ def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(tmp_path: 
         timeout=300,
     )
     assert done.returncode == 1, done.stderr
-    lines = done.stdout.splitlines()
-    assert "all 34 episodes ended in infra_error: nothing was scored" in lines and "Overall" not in done.stdout
+    [message] = done.stderr.splitlines()
+    assert message.startswith(f"mobilepa run: planner qwen3_8b: {url} is not reachable (")
+    assert not (tmp_path / "results.json").exists(), "no episode ran"
+
+
+def test_a_run_whose_every_episode_is_infra_error_says_so_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ServerThread(ScriptedServer(load_split("handwritten.jsonl"), "status:503")) as server:
+        url = server.base_url
+        code = cli.main(
+            [
+                "run",
+                "planner=qwen3_8b",
+                f"planner.base_url={url}",
+                "planner.model=scripted",
+                "planner.retries.max=0",
+                "split=handwritten",
+                f"hydra.run.dir={tmp_path}",
+            ]
+        )
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    lines = out.splitlines()
+    assert "all 34 episodes ended in infra_error: nothing was scored" in lines and "Overall" not in out
     assert lines[-1] == str(tmp_path / "results.json")
-    [message] = [line for line in done.stderr.splitlines() if line.startswith("mobilepa run:")]
+    [message] = [line for line in err.splitlines() if line.startswith("mobilepa run:")]
     assert message.startswith(
         "mobilepa run: 34 of 34 episode(s) ended in infra_error and were not scored; "
         f"first: hw_basic_001: {url}/chat/completions: gave up after 1 attempt(s)"

@@ -136,7 +136,7 @@ def test_gpu_seconds_are_shared_by_latency_and_reach_the_rows() -> None:
     assert [r["gpu_s"] for r in rows] == [30.0, 10.0]
     assert cell_metrics(rows)["cost/gpu_s"] == 40.0
     ((_, tables),) = sections(leaderboard(rows))
-    assert tables[-1][2][0][-1] == "40"
+    assert tables[-1][2][0][-1] == "40 GPU"  # no device recorded: a GPU server
 
 
 # ---- a tiny sweep: provenance rows, MLflow dataset inputs and assessments --------------------------------
@@ -337,4 +337,11 @@ def test_a_served_priced_model_gets_tokens_money_and_gpu_seconds(tmp_path: Path)
     ((_, tables),) = sections(leaderboard(costed))
     title, header, (line,) = tables[-1]
     assert title.startswith("Cost") and line[header.index("USD/cell")] != "–"
-    assert line[header.index("GPU-s/cell")] == f"{usage['gpu_s']:.0f}"
+    assert line[header.index("server-s/cell")] == f"{usage['gpu_s']:.0f} CPU"  # the device its log names
+    assert usage["device"] == "cpu" and records[pid]["server"]["device"] == "cpu"
+    assert records[pid]["server"]["vllm_version"] == "0.0.0+scripted"
+    assert records[pid]["server"]["batch"] == {
+        "max_num_seqs": "vLLM's default",
+        "max_num_batched_tokens": "vLLM's default",
+        "requests_in_flight": records[pid]["planner_config"]["concurrency"],
+    }

@@ -6,6 +6,7 @@ into a store. No cluster is started: everything here runs in-process, in tempora
 from __future__ import annotations
 
 import io
+import json
 import logging
 import random
 import re
@@ -18,6 +19,7 @@ from hydra import compose, initialize_config_module
 from rich.console import Console
 
 from experiments import cli
+from experiments.analysis.groups import domain_order
 from experiments.commands.config import CONF_MODULE, RunConfigError
 from experiments.commands.plans import load_config, parse_args, plan_sweep
 from experiments.commands.run import check_config, run_plan
@@ -26,7 +28,7 @@ from experiments.execution.run import run_job
 from experiments.plan.model import SweepConfigError
 from experiments.reporting.console import library_logs
 from experiments.reporting.leaderboard import leaderboard, print_leaderboard, write_report
-from experiments.reporting.plots import _label, domain_order
+from experiments.reporting.plots import _label
 from experiments.reporting.progress import episode_progress, progress_line
 from experiments.reporting.tracking import trace_sample
 from experiments.results.store import ResultsStore
@@ -60,7 +62,7 @@ def test_dry_run_prints_grid_cells_episodes_and_endpoints_and_touches_nothing(tm
     assert re.search(r"^  qwen3_8b/handwritten/both/seed1\s+34$", out, re.MULTILINE)
     assert "episodes: 136 in all" in out
     assert "oracle: in process" in out and "qwen3_8b: http://gpu-host:8000/v1" in out
-    assert "experiment sweep-oracle+qwen3_8b-handwritten" in out
+    assert re.search(r"experiment sweep-oracle\+qwen3_8b-handwritten-[0-9a-f]{6}\b", out)
     assert list(tmp_path.iterdir()) == []  # no store, no report folder, no MLflow database
 
 
@@ -132,9 +134,17 @@ def test_run_checks_limit_and_task_ids_and_runs_only_them(tmp_path: Path) -> Non
     assert cli.main(["run", "planner=oracle", "limit=x", f"hydra.run.dir={tmp_path / 'cli'}"]) == 2
 
 
-def test_a_sweep_without_a_name_is_named_after_what_it_runs(tmp_path: Path) -> None:
-    assert load_config(*parse_args(["planner=oracle,noop", "split=mini"])).name == "sweep-oracle+noop-mini"
-    assert load_config(*parse_args(["planner=oracle", "name=mine"])).name == "mine"
+def test_a_sweep_without_a_name_is_named_after_its_grid_and_reports_beside_its_store(tmp_path: Path) -> None:
+    """Three different sweeps of oracle on mini once shared `sweep-oracle-mini`: the grid's hash tells them apart."""
+    names = {
+        load_config(*parse_args(["planner=oracle", "split=mini", *more])).name
+        for more in ([], ["seed=0,1"], ["limit=5"], ["ablation=none,memory_off"])
+    }
+    assert len(names) == 4 and all(re.fullmatch(r"sweep-oracle-mini-[0-9a-f]{6}", n) for n in names)
+    again = load_config(*parse_args(["planner=oracle", "split=mini"]))
+    assert again.name in names and again.report_dir == f"outputs/reports/{again.name}"
+    mine = load_config(*parse_args(["planner=oracle", "name=mine", f"store={tmp_path / 'r.db'}"]))
+    assert mine.name == "mine" and mine.report_dir == str(tmp_path / "reports" / "mine")
 
 
 # ---- console -------------------------------------------------------------------------------------------
@@ -155,7 +165,9 @@ def test_without_a_terminal_progress_is_plain_lines_every_interval() -> None:
     first = r"sweep s: 1/4 episodes \(25%\), passed 1, errors 0, [\d.]+ episodes/s, elapsed \d+ s, ETA"
     assert re.match(first, lines[0])
     assert lines[-1].startswith("sweep s: 4/4 episodes (100%), passed 3, errors 1,") and lines[-1].endswith("ETA 0 s")
-    assert progress_line("x", 50, 100, 50, 0, 100.0).endswith("0.5 episodes/s, elapsed 1 min 40 s, ETA 1 min 40 s")
+    assert progress_line("x", 50, 100, 50, 0, 100.0).endswith("30.00 episodes/min, elapsed 1 min 40 s, ETA 1 min 40 s")
+    slow = progress_line("x", 3, 10, 0, 0, 360.0)  # a small model on a CPU: per minute, never "0.0 episodes/s"
+    assert slow.endswith("0.50 episodes/min, elapsed 6 min 00 s, ETA 14 min 00 s")
 
 
 def test_library_logs_and_warnings_go_to_the_log_file_not_the_console(tmp_path: Path, capsys) -> None:
@@ -236,10 +248,34 @@ def test_the_leaderboard_has_buckets_sor_mtsr_and_counts_per_split_within_100_co
 
 
 def test_report_files_label_every_split_and_say_what_they_are_about(tmp_path: Path) -> None:
-    _, md, html = write_report(_rows(), tmp_path, about="sweep s (test)")
+    _, folder = write_report(_rows(), tmp_path, about="sweep s (test)")
+    md, html = folder / "leaderboard.md", folder / "leaderboard.html"
     text = md.read_text()
     assert "About: sweep s (test)." in text and "## Split full" in text and "## Split mini" in text
     assert "| oracle | both | 0,1,2 | 32 |" in text and "<h2>Split mini</h2>" in html.read_text()
+
+
+def test_a_report_folder_holds_one_report_and_a_single_seed_says_so(tmp_path: Path) -> None:
+    """The files of the report written there before that this one lacks go (an old retrieval curve); a file
+    that was never a report's stays; a group run under one seed shows "one seed", not range 0.00 and pass^k 100."""
+    (tmp_path / "retrieval_curve.png").write_bytes(b"old")
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "report.json").write_text(json.dumps({"files": ["retrieval_curve.png", "analysis.json"]}))
+    (tmp_path / "analysis.json").write_text("{}")
+    write_report(_rows(seeds=(4,)), tmp_path, about="sweep one (test)")
+    md = tmp_path / "leaderboard.md"
+    assert not (tmp_path / "retrieval_curve.png").exists() and not (tmp_path / "analysis.json").exists()
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    listed = json.loads((tmp_path / "report.json").read_text())
+    assert listed["about"] == "sweep one (test)" and {p.name for p in tmp_path.iterdir()} == {
+        *listed["files"],
+        "report.json",
+        "notes.txt",
+    }
+    text = (tmp_path / "leaderboard.txt").read_text()
+    stability = next(line for line in text.splitlines() if line.startswith("oracle") and "one seed" in line)
+    assert stability.split()[2:6] == ["one", "seed", "one", "seed"]
+    assert "| oracle | both | one seed | one seed | one seed | one seed | 26 |" in md.read_text()
 
 
 class _Store:
@@ -281,18 +317,25 @@ def test_a_report_is_about_the_latest_sweep_unless_told_otherwise() -> None:
             ),
         ],
     )
-    rows, about = report_scope(store)  # type: ignore[arg-type]
-    assert {r["split"] for r in rows} == {"full"} and about.startswith("sweep on-full (") and "[key aaa]" in about
-    rows, about = report_scope(store, sweep="on-mini")  # type: ignore[arg-type]
-    assert {r["split"] for r in rows} == {"mini"} and len(rows) == 2 * 3 * 32
-    rows, _ = report_scope(store, sweep="quick")  # type: ignore[arg-type]
-    assert {r["task_id"] for r in rows} == {"mini_000", "mini_003@sor"}
-    rows, about = report_scope(store, everything=True)  # type: ignore[arg-type]
-    assert len(rows) == len(store.rows()) and "splits full, mini" in about
-    rows, _ = report_scope(store, split="mini", planners=["oracle"])  # type: ignore[arg-type]
-    assert {(r["split"], r["planner"]) for r in rows} == {("mini", "oracle")}
+    scope = report_scope(store)  # type: ignore[arg-type]
+    assert {r["split"] for r in scope.rows} == {"full"} and scope.about.startswith("sweep on-full (")
+    assert "[key aaa]" in scope.about and scope.folder == Path("reports/on-full") and not scope.notes
+    scope = report_scope(store, sweep="on-mini")  # type: ignore[arg-type]
+    assert {r["split"] for r in scope.rows} == {"mini"} and len(scope.rows) == 2 * 3 * 32
+    scope = report_scope(store, sweep="quick")  # type: ignore[arg-type]
+    assert {r["task_id"] for r in scope.rows} == {"mini_000", "mini_003@sor"}
+    scope = report_scope(store, everything=True)  # type: ignore[arg-type]
+    assert len(scope.rows) == len(store.rows()) and "splits full, mini" in scope.about
+    assert scope.folder == Path("reports/store")
+    scope = report_scope(store, split="mini", planners=["oracle"])  # type: ignore[arg-type]
+    assert {(r["split"], r["planner"]) for r in scope.rows} == {("mini", "oracle")}
+    assert scope.folder == Path("reports/store-mini-oracle")
     with pytest.raises(ValueError, match="--sweep nope: no such sweep in the store; its sweeps: on-full, on-mini"):
         report_scope(store, sweep="nope")  # type: ignore[arg-type]
+    store._sweeps.append(("ddd", _sweep("on-mini", ["mini"], "2026-01-03T00:00:00", report_dir="elsewhere")))
+    scope = report_scope(store, sweep="on-mini")  # type: ignore[arg-type]
+    assert "[key ddd]" in scope.about and scope.folder == Path("elsewhere")  # the latest of the name, and it says so
+    assert scope.notes == ("--sweep on-mini: 2 sweeps match; reporting the latest, key ddd (the others: --sweep bbb)",)
 
 
 def test_plots_sort_domains_by_number_and_name_the_split() -> None:

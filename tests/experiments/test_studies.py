@@ -168,7 +168,7 @@ def test_studies_pair_each_ablation_with_its_own_baseline() -> None:
     (ablation,) = study["ablations"]
     assert ablation["baseline"] == "both.bm25-n10" and ablation["episodes"] == 10
     assert ablation["rows"]["memory"]["difference"] == -100.0 and ablation["rows"]["basic"]["difference"] == 0.0
-    assert ablation["rows"]["memory"]["b_only"] == 4
+    assert ablation["rows"]["memory"]["b_better"] == 4
 
 
 def test_mobilepa_report_finds_the_variant_cells_of_the_latest_sweep(swept, capsys) -> None:
@@ -177,7 +177,8 @@ def test_mobilepa_report_finds_the_variant_cells_of_the_latest_sweep(swept, caps
     tmp, _ = swept
     store = ResultsStore(tmp / "results.db")
     try:
-        rows, about = report_scope(store)
+        scope = report_scope(store)
+        rows, about = scope.rows, scope.about
     finally:
         store.close()
     assert sorted({r["condition"] for r in rows}) == sorted(CELLS) and len(rows) == 4 * 34

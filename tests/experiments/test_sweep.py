@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ from experiments.commands.plans import load_config, parse_args, plan_sweep, swee
 from experiments.commands.sweep import report_main
 from experiments.execution.sweep import run_sweep
 from experiments.plan.model import SweepConfigError
-from experiments.reporting.leaderboard import cell_metrics, leaderboard
+from experiments.reporting.leaderboard import cell_metrics, leaderboard, sections
+from experiments.reporting.tracking import git_commit, leaderboard_from_runs
 from experiments.results.store import DatasetMismatch, ResultsStore
 from tests.cluster.slow_planner import BROKEN_TASK
 
@@ -110,9 +112,23 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
                 *(f"bucket/{b}" for b in ("tool_call", "state_change", "agent_behavior")),
             }
             assert expected <= set(m), expected - set(m)
-            assert m == pytest.approx(
-                {**cell_metrics(store.rows(planner=p["planner"], seed=int(p["seed"]))), "missing": 0}
-            )
+            cell_rows = store.rows(planner=p["planner"], seed=int(p["seed"]))
+            over_seeds = {k: v for k, v in m.items() if k.startswith("pass_hat_k/")}
+            assert m == pytest.approx({**cell_metrics(cell_rows), **over_seeds, "missing": 0})
+            assert set(over_seeds) == {"pass_hat_k/1", "pass_hat_k/2"}  # two seeds: k = 1, 2 over base tasks
+            assert {
+                "overall/ci_low",
+                "overall/ci_high",
+                "category/memory/ci_high",
+                "retrieval/sor",
+                "retrieval/mtsr",
+            } <= set(m)
+            assert any(k.startswith("domain/D") for k in m)
+            # timed by when the cell's episodes ran, not when it was logged
+            started = min(datetime.fromisoformat(r["started_at"]) for r in cell_rows)
+            ended = max(datetime.fromisoformat(r["ended_at"]) for r in cell_rows)
+            assert child.info.start_time == round(started.timestamp() * 1000)
+            assert child.info.end_time == round(ended.timestamp() * 1000)
             assert child.info.status == "FINISHED"
             if p["planner"] == "oracle":
                 assert m["overall"] == 100.0 and m["gate/memory"] == m["gate/skill"] == 100.0
@@ -137,11 +153,54 @@ def test_sweep_is_tracked_in_mlflow(swept) -> None:
     } <= names
     traces = mlflow.search_traces(locations=[experiment.experiment_id], run_id=children[0].info.run_id)
     assert len(traces) == 3  # tracking.trace_sample episodes, one span per step under the episode's span
+    assert {t.info.tags.get("mlflow.source.git.commit") for t in traces} == {git_commit()} != {None}
     assert all(len(t.data.spans) >= 2 and t.data.spans[0].span_type == "AGENT" for t in traces)
     metrics = parent.data.metrics
     assert metrics["stability/oracle/handwritten/both/overall/mean"] == 100.0
     assert metrics["stability/noop/handwritten/both/overall/std"] == 0.0
     assert metrics["stability/oracle/handwritten/both/pass_all"] == 100.0
+
+
+def test_the_mlflow_experiment_rebuilds_the_leaderboard_through_search_runs(swept) -> None:
+    """Two planners over two seeds: the child runs alone, as `mlflow.search_runs` returns them, give the
+    leaderboard's scores table the report printed."""
+    import mlflow as mlflow_module
+
+    tmp, _ = swept
+    mlflow = MlflowClient(tracking_uri=f"sqlite:///{tmp / 'mlflow.db'}")
+    experiment = mlflow.get_experiment_by_name("test-sweep")
+    mlflow_module.set_tracking_uri(f"sqlite:///{tmp / 'mlflow.db'}")
+    runs = mlflow_module.search_runs(experiment_ids=[experiment.experiment_id])
+    store = ResultsStore(tmp / "results.db")
+    try:
+        [(split, tables)] = sections(leaderboard(store.rows()))
+    finally:
+        store.close()
+    assert leaderboard_from_runs(runs) == {split: tables[0][2]}
+    assert [row[:4] for row in tables[0][2]] == [["oracle", "both", "0,1", "34"], ["noop", "both", "0,1", "34"]]
+
+
+def test_the_sweep_writes_one_self_contained_report_folder(swept) -> None:
+    """Two planners over two seeds: the folder holds the whole report and nothing else, the shareable files
+    carry the intervals and the failure causes, and analysis.json says what each figure counts."""
+    tmp, _ = swept
+    report = tmp / "report"
+    listed = json.loads((report / "report.json").read_text())
+    assert {p.name for p in report.iterdir()} == {*listed["files"], "report.json"}
+    assert {"leaderboard.md", "leaderboard.html", "leaderboard.txt", "analysis.json", "studies.json"} <= set(
+        listed["files"]
+    )
+    assert listed["about"].startswith("sweep test-sweep (") and "[key " in listed["about"]
+    for name in ("leaderboard.md", "leaderboard.html", "leaderboard.txt"):
+        text = (report / name).read_text()
+        assert "95 % intervals of the scores, split handwritten" in text and "100.0–100.0" in text, name
+        assert "Failure causes, split handwritten" in text and "Across planners, split handwritten" in text, name
+        assert "Memory by where its facts live" in text and "Memory by application domain" in text, name
+    analysis = json.loads((report / "analysis.json").read_text())
+    assert set(analysis["groups"]) == {"oracle/handwritten/both", "noop/handwritten/both"}
+    assert len(analysis["cells"]) == 4 and "base tasks" in analysis["units"]["pass_hat_k"]
+    noop = analysis["groups"]["noop/handwritten/both"]
+    assert noop["overall"]["value"] < 10 and sum(noop["taxonomy"]["noop"].values()) > 0
 
 
 def test_rerun_runs_nothing_new_and_reuses_the_runs(swept, client: Client) -> None:
@@ -321,3 +380,26 @@ def test_report_writes_the_leaderboard_as_markdown_and_self_contained_html(swept
     html = (tmp / "board" / "leaderboard.html").read_text()
     assert html.count("data:image/png;base64,") == 3 and "<td>oracle</td>" in html
     assert report_main(["--store", str(tmp / "missing.db")]) == 2
+
+
+def test_child_params_tell_two_models_behind_one_config_apart() -> None:
+    """The model, the name it is served under and the sampling are params; a key is masked."""
+    from experiments.reporting.tracking import planner_params
+
+    config = {
+        "kind": "openai",
+        "name": "hosted_openai",
+        "model": "Qwen/Qwen3-8B",
+        "served_model_name": "qwen3",
+        "api_key": "sk-secret",
+        "sampling": {"temperature": 0.0, "top_p": None},
+        "limits": {},
+        "vllm": {"serve_args": ["--max-model-len", "16384"]},
+    }
+    params = planner_params(config)
+    assert params["model"] == "Qwen/Qwen3-8B" and params["served_model"] == "qwen3"
+    assert params["planner.sampling.temperature"] == 0.0 and params["planner.sampling.top_p"] is None
+    assert params["planner.api_key"] == "***" and params["planner.vllm.serve_args"] == '["--max-model-len", "16384"]'
+    assert params["planner.limits"] == "{}" and "sk-secret" not in json.dumps(params)
+    other = planner_params({**config, "model": "meta-llama/Llama-3.1-8B", "served_model_name": None})
+    assert other["served_model"] == "meta-llama/Llama-3.1-8B" != params["served_model"]

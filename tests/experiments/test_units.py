@@ -20,6 +20,7 @@ from experiments.execution.units import (
     split_tasks,
     split_tasks_for_unit,
 )
+from experiments.plan.model import Cell
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -95,3 +96,58 @@ def test_a_worker_freezes_its_warm_state_once_after_its_first_unit() -> None:
     assert gc.get_freeze_count() <= frozen
     walked = {id(o) for o in gc.get_objects()}
     assert all(id(s) in walked for s in later)
+
+
+# ---- progress per episode ------------------------------------------------------------------------------
+
+
+def _cell(planner_config: dict[str, object]) -> Cell:
+    return Cell("p", "handwritten", "both", 0, planner_config, "handwritten.jsonl", None, None, "h", 8, 15)
+
+
+def test_a_model_planner_s_units_are_one_round_of_its_endpoint_s_requests() -> None:
+    from experiments.execution.sweep import unit_size
+
+    assert unit_size(_cell({"kind": "openai", "concurrency": 4}), 128) == 4
+    assert unit_size(_cell({"kind": "openai", "concurrency": 256}), 128) == 128
+    assert unit_size(_cell({"kind": "oracle"}), 128) == 128
+
+
+def _announce_all(cell: Cell, records: list[dict[str, object]]) -> int:
+    for record in records:
+        units.announce(cell, record)
+    return len(records)
+
+
+def test_the_driver_counts_each_episode_as_its_worker_announces_it_and_once() -> None:
+    """The episodes of a unit still running move the progress (a unit of slow model episodes took 19.5
+    minutes to show anything); what no announcement brought is counted from the unit's records, once."""
+    import threading
+
+    from experiments.execution.sweep import _episodes_seen
+
+    cell = _cell({"kind": "openai"})
+    unit = units.WorkUnit(cell, ("a", "b", "c", "d"), "planners:build_planner")
+    other = units.WorkUnit(_cell({"kind": "openai"}), ("e",), "planners:build_planner")
+    advanced: list[tuple[bool, bool]] = []
+    arrived = threading.Event()
+
+    def advance(passed: bool, unscorable: bool) -> None:
+        advanced.append((passed, unscorable))
+        if len(advanced) == 2:
+            arrived.set()
+
+    def record(key: str, passed: bool, termination: str = "finished") -> dict[str, object]:
+        return {"task_id": key, "passed": passed, "scorable": termination != "infra_error", "termination": termination}
+
+    records = [record("a", True), record("b", False), record("c", False, "infra_error"), record("x", True)]
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster,
+        Client(cluster) as client,
+        _episodes_seen(client, [unit, other], advance) as seen,
+    ):
+        assert client.submit(_announce_all, cell, records).result(timeout=60) == 4
+        assert arrived.wait(timeout=60), "a and b, announced by the worker: no unit result needed"
+        seen(cell.label, "a", True, False)  # the unit's records arrive: a was counted already
+        seen(cell.label, "d", True, False)  # never announced: counted now
+    assert sorted(advanced) == [(False, False), (True, False), (True, False)]  # c (infra) and x (not ours): not

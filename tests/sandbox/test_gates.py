@@ -468,7 +468,8 @@ def test_gates_report_groups_by_family_with_counts() -> None:
     ]
     text = tasks_cli.gates_report(found, as_json=False)
     counts = (
-        "unseen_id 2, schema_example 0, query_lint 1, world_lint 0, skill_fit 0, confirmation 0, delegated_answer 0"
+        "unseen_id 2, schema_example 0, query_lint 1, world_lint 0, skill_fit 0, confirmation 0, delegated_answer 0, "
+        "free_choice 0"
     )
     assert text.splitlines()[0] == f"gate counts: {counts}"
     assert text.index("b.fam: 2 violation(s) in 2 task(s)") < text.index("a.fam: 1 violation(s)")

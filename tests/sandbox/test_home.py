@@ -27,7 +27,7 @@ from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
 from sandbox.tooling import REGISTRY
 from sandbox.world import build_world
-from tests.sandbox.conftest import diff, diff_of, log_count, prepare
+from tests.sandbox.conftest import diff, diff_of, fails, log_count, prepare
 
 HOME_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == home.__name__)
 LIVING_LIGHTS = [dev_id("Ceiling light"), dev_id("Floor lamp")]
@@ -173,6 +173,12 @@ def test_set_thermostat(ex: Executor) -> None:
     ac = dev_id("Bedroom AC")
     assert out["device_id"] == ac
     assert states(ex) == {ac: {**seeded_state(ac), "mode": "cool", "target_c": 23.5, "hold_until": "2025-06-13T22:00"}}
+
+
+def test_a_thermostat_turned_off_keeps_its_target_and_needs_a_target_or_a_mode(ex: Executor) -> None:
+    ok(ex, "set_thermostat", {"target": THERMOSTAT, "mode": "off"})
+    assert states(ex)[THERMOSTAT] == {**seeded_state(THERMOSTAT), "mode": "off", "hold_until": None}
+    fails(ex, "set_thermostat", {"target": THERMOSTAT}, ErrorType.INVALID_ARGUMENT_VALUE)
 
 
 # ---- 10.3 Home Security & Locks ---------------------------------------------------------------

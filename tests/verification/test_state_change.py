@@ -70,6 +70,23 @@ def test_collateral_insert_fails_when_strict_and_passes_when_not() -> None:
     assert diff_failures(SEND.model_copy(update={"ignore_tables": ["contacts"]}), diff) == []
 
 
+def test_an_optional_row_may_be_inserted_or_not_and_any_other_row_of_its_table_is_collateral() -> None:
+    share = SEND.model_copy(
+        update={"optional_insert": {"emails": [{"folder": "sent", "to_json": {"$contains": "a@x.org"}}]}}
+    )
+    sent = sms("msg_010", "+8613900001234", "Harbor Coffee, 12 Bay Rd")
+    notified = {"email_id": "email_050", "folder": "sent", "to_json": '["a@x.org"]'}
+    other = {"email_id": "email_051", "folder": "sent", "to_json": '["b@x.org"]'}
+    assert diff_failures(share, {"messages": TableDiff(inserted=[sent])}) == []
+    assert (
+        diff_failures(share, {"messages": TableDiff(inserted=[sent]), "emails": TableDiff(inserted=[notified])}) == []
+    )
+    reasons = diff_failures(
+        share, {"messages": TableDiff(inserted=[sent]), "emails": TableDiff(inserted=[notified, other])}
+    )
+    assert len(reasons) == 1 and reasons[0].startswith("emails: unexpected row inserted") and "email_051" in reasons[0]
+
+
 def test_duplicate_insert_is_collateral() -> None:
     row = sms("msg_010", "+8613900001234", "Harbor Coffee, 12 Bay Rd")
     diff = {"messages": TableDiff(inserted=[row, {**row, "message_id": "msg_011"}])}

@@ -55,7 +55,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int)
     p.add_argument("--verdict", choices=VERDICTS)
     p.add_argument("--category", help="basic, subagent, memory or skill")
-    p.add_argument("--termination", help="finished, truncated, context_overflow or infra_error")
+    p.add_argument("--termination", help="finished, truncated, context_overflow, prompt_overflow or infra_error")
     p.add_argument(
         "--cause",
         choices=CAUSES,

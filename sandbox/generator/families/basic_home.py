@@ -458,7 +458,6 @@ def vacuum_rooms(g: Gen) -> Draft:
 @guarded
 def thermostat_power_off(g: Gen) -> Draft:
     d = device(g, "Living room thermostat")
-    temp = d["state"]["target_c"]
     query = g.say(
         "switch off the living room thermostat",
         "power off the thermostat in the living room",
@@ -472,11 +471,12 @@ def thermostat_power_off(g: Gen) -> Draft:
         gold=[
             act("list_smart_devices", room="Living room", type="thermostat"),
             act("set_device_power", device_id=d["device_id"], on=False),
-            act("set_thermostat", target=d["device_id"], target_c=temp, mode="off"),
+            act("set_thermostat", target=d["device_id"], mode="off"),
             done("The thermostat is off."),
         ],
         bucket="state_change",
-        check={"update": {"home_devices": [dev_update(d["device_id"], mode="off", target_c=temp)]}},
+        # the user named no temperature: off keeps the target it had
+        check={"update": {"home_devices": [dev_update(d["device_id"], mode="off")]}},
         recovers=(ErrorType.UNSUPPORTED_OPERATION,),
     )
 

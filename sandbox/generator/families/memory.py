@@ -132,6 +132,11 @@ class Mem:
         return out
 
 
+def shifted(at: str, *, minutes: int) -> str:
+    """A YYYY-MM-DDTHH:MM moved by ``minutes``."""
+    return (dt.datetime.fromisoformat(at) + dt.timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M")
+
+
 def ago(g: Gen, lo: int, hi: int) -> str:
     return g.date(-g.rng.randint(lo, hi))
 
@@ -768,8 +773,8 @@ def flights_from_usual_airport(g: Gen) -> Draft:
     )
     query = g.say(
         "find me flights there that day from the airport I usually use",
-        "search flights for it from my usual airport",
-        "what flights are there from my regular airport?",
+        "search flights on that very day from my usual airport",
+        "what flights are there that day from my regular airport?",
     )
     answer, facts = flight_offers(g, m.patches(), origin=home, destination=CITY_AIRPORT[dest], date=g.date(d))
     return Draft(
@@ -1101,7 +1106,8 @@ def replace_lesson_time_then_calendar(g: Gen) -> Draft:
         )
     )
     dur = g.pick((45, 60, 90))
-    oldday, newday = g.rng.sample(DAYS[:6], 2)
+    # never today's weekday: "the next one" would be tonight or a week away
+    oldday, newday = g.rng.sample([d for d in DAYS[:6] if d != g.weekday(0)[:3]], 2)
     oldt, newt = hhmm(g.rng.randint(16, 18), 0), hhmm(g.rng.randint(17, 20), 30)
     mid = m.add(
         "routine", f"{a.capitalize()} on {DAY_NAME[oldday]}s at {oldt}, at {place}, {dur} minutes", [a, place], old(g)
@@ -1808,7 +1814,8 @@ def ask_ride_type_then_forget_wrong(g: Gen) -> Draft:
                     "rides": [
                         {
                             "ride_type": t2,
-                            "scheduled_at": at,
+                            # the user named an arrival time: a pickup up to 90 minutes before it arrives in time
+                            "scheduled_at": {"$dt_between": [shifted(at, minutes=-90), at]},
                             "pickup": from_home(g),
                             "dropoff": {"$contains": dest["address"]},
                         }

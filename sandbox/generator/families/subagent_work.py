@@ -381,7 +381,6 @@ def expenses_to_shared_sheet(g: Gen) -> Draft:
         check={
             "route": "call_screen_reader_agent",
             "handoff": {"source": {"type": "screen", "id": sid}},
-            # sharing emails the link (share_document's default notify)
             "state": {
                 "insert": {
                     "documents": [
@@ -393,8 +392,9 @@ def expenses_to_shared_sheet(g: Gen) -> Draft:
                         }
                     ],
                     "file_shares": [{"grantee": boss["email"], "access": "edit"}],
-                    "emails": [{"folder": "sent", "to_json": {"$contains": boss["email"]}}],
-                }
+                },
+                # the user asked only to share: the share's notification email may be sent or not
+                "optional_insert": {"emails": [{"folder": "sent", "to_json": {"$contains": boss["email"]}}]},
             },
         },
         patches=snapshot_patch(sid, "browser", text, {"expenses": [{"item": n, "amount": a} for n, a in items]}),

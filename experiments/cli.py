@@ -10,6 +10,7 @@ import difflib
 import json
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -258,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     console.forget_log()  # a log file chosen by an earlier command of this process is not this one's
     try:
-        return _dispatch(args)
+        return _finished(_dispatch(args), program=argv is None)
     except SystemExit as exc:
         if isinstance(exc.code, str):
             print(exc.code, file=sys.stderr)
@@ -268,6 +269,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:
         return console.report_failure(args[0], exc)
+
+
+def _finished(code: int, *, program: bool) -> int:
+    """The command is done; as the program, only the interpreter's exit is left (MLflow flushes its trace
+    queue then), which a Ctrl-C would break with a traceback: it is ignored from here on."""
+    if program:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return code
 
 
 def _dispatch(args: list[str]) -> int:

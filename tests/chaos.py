@@ -163,6 +163,7 @@ class Soak:
             f"seed={','.join(map(str, seeds))}",
             f"name=chaos-{seeds.start}",
             f"planner.qwen3_8b.base_url=http://127.0.0.1:{self.ports['model']}/v1",
+            "planner.qwen3_8b.model=scripted",  # the model the scripted server serves (the pre-flight asks)
             f"store={store}",
             f"report_dir={store.parent / 'report'}",
             "unit_size=8",

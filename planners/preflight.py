@@ -27,7 +27,6 @@ from typing import Any
 import aiohttp
 import msgspec
 
-import sandbox.domains  # noqa: F401  (registers every tool: the first requests carry their schemas)
 from planners.openai_compat import OpenAICompatPlanner, OpenAIConfig
 from sandbox.conditions import action_space_for, expand, withheld_for
 from sandbox.episode import Episode, Observation

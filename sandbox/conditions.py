@@ -144,6 +144,8 @@ def expand(tasks: Iterable[Task], condition: str) -> list[tuple[str, Task, str]]
 def action_space_for(task: Task, condition: str, model_path: str | None = None) -> tuple[list[str], list[str]]:
     """(candidate tools, offered skills) of ``task`` under ``condition`` (refined by a variant, whose
     retrieval runs now; ``model_path``: a dense variant's local model)."""
+    import sandbox.domains  # noqa: F401  (registers every tool: which are domain tools is read from them)
+
     base, variant = split_label(condition, model_path)
     if base not in KNOWN or base == BOTH:
         raise ValueError(

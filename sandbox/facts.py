@@ -383,8 +383,9 @@ STATE_GROUPS = (
     (frozenset({"closed", "shut"}), frozenset({"open", "opened"})),
     (frozenset({"connected", "online"}), frozenset({"disconnected", "offline"})),
     (frozenset({"charging"}), frozenset({"discharging"})),
+    (frozenset({"over"}), frozenset({"within", "under"})),  # a budget: "over budget", "within budget"
 )
-_AMBIGUOUS = frozenset({"on", "off", "open", "active", "running", "online"})  # also a preposition, verb...
+_AMBIGUOUS = frozenset({"on", "off", "open", "active", "running", "online", "over", "under"})  # also a preposition...
 _COPULAS = frozenset(
     {
         "is",
@@ -471,6 +472,8 @@ _FOLLOWERS = frozenset(
         "in",
     }
 )
+# what may follow "over"/"under" stating a budget's state ("over budget", "over your limit by 20")
+_BUDGET_FOLLOWERS = frozenset({"budget", "the", "your", "my", "limit", "by"})
 _ANSWER = re.compile(r"^\W*(?P<word>yes|yeah|yep|yup|no|nope)\b(?=\s*(?:[^\w\s]|$))", re.IGNORECASE)
 _CLAUSES = re.compile(r"[,;:.!()\n—–]|\s-\s|\b(?:but|and|while|whereas|so|though|although)\b")
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -527,7 +530,8 @@ def state_assertions(text: str, value: str, asked: str | None = None, subjects: 
 def _asserted(tokens: list[str], i: int, subject_words: set[str] | None) -> bool | None:
     """Whether tokens[i], a state word, is stated negated (True) or plainly (False); None if it is
     not stated of the subject (``subject_words`` None: of anything)."""
-    if tokens[i] in _AMBIGUOUS and i + 1 < len(tokens) and tokens[i + 1] not in _FOLLOWERS:
+    followers = _FOLLOWERS | _BUDGET_FOLLOWERS if tokens[i] in ("over", "under") else _FOLLOWERS
+    if tokens[i] in _AMBIGUOUS and i + 1 < len(tokens) and tokens[i + 1] not in followers:
         return None
     negated, j = False, i - 1
     while j >= 0 and (tokens[j] in _SKIPPED or tokens[j] in _NEGATION):

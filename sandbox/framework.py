@@ -292,7 +292,8 @@ def call_monitor_agent(
     expires_at: DateTime | None = None,
     description: str | None = None,
 ) -> dict[str, Any]:
-    """Ask the monitor agent to watch a condition and act (or notify the user) when it holds.
+    """Ask the monitor agent to watch a condition and act (or notify the user) when it holds; a condition
+    that already holds now is refused.
 
     Args:
         condition: {tool: an app tool that only reads, args: its arguments (validated as that tool validates

@@ -71,30 +71,31 @@ GLOBAL_OUTLETS = ("Reuters", "Bloomberg", "Al Jazeera")
 
 @dataclass(frozen=True)
 class City:
-    """A city of the worlds: its country, its centre and the local area code of its landlines."""
+    """A city of the worlds: its country, its centre, the local area code of its landlines and its time zone."""
 
     name: str
     country: str
     lat: float
     lon: float
     area: str
+    tz: str  # IANA zone: its clocks (and a flight's arrival there) are in it
 
 
 CITIES: dict[str, City] = {
     c.name: c
     for c in (
-        City("Beijing", "CN", 39.90, 116.40, "10"),
-        City("Shanghai", "CN", 31.23, 121.47, "21"),
-        City("San Francisco", "US", 37.77, -122.42, "415"),
-        City("Palo Alto", "US", 37.44, -122.14, "650"),
-        City("London", "GB", 51.51, -0.13, "20"),
-        City("Tokyo", "JP", 35.68, 139.69, "3"),
-        City("Berlin", "DE", 52.52, 13.40, "30"),
-        City("Madrid", "ES", 40.42, -3.70, "91"),
-        City("Seoul", "KR", 37.57, 126.98, "2"),
-        City("Toronto", "CA", 43.65, -79.38, "416"),
-        City("Sydney", "AU", -33.87, 151.21, "2"),
-        City("Mumbai", "IN", 19.08, 72.88, "22"),
+        City("Beijing", "CN", 39.90, 116.40, "10", "Asia/Shanghai"),
+        City("Shanghai", "CN", 31.23, 121.47, "21", "Asia/Shanghai"),
+        City("San Francisco", "US", 37.77, -122.42, "415", "America/Los_Angeles"),
+        City("Palo Alto", "US", 37.44, -122.14, "650", "America/Los_Angeles"),
+        City("London", "GB", 51.51, -0.13, "20", "Europe/London"),
+        City("Tokyo", "JP", 35.68, 139.69, "3", "Asia/Tokyo"),
+        City("Berlin", "DE", 52.52, 13.40, "30", "Europe/Berlin"),
+        City("Madrid", "ES", 40.42, -3.70, "91", "Europe/Madrid"),
+        City("Seoul", "KR", 37.57, 126.98, "2", "Asia/Seoul"),
+        City("Toronto", "CA", 43.65, -79.38, "416", "America/Toronto"),
+        City("Sydney", "AU", -33.87, 151.21, "2", "Australia/Sydney"),
+        City("Mumbai", "IN", 19.08, 72.88, "22", "Asia/Kolkata"),
     )
 }
 
@@ -131,6 +132,17 @@ def to_step(value: float, currency: str) -> float:
     """An amount in ``currency`` rounded to the step its prices are written in (cents, yen, ten won)."""
     step = CURRENCIES[currency].step
     return round(value, 2) if step < 1 else float(round(value / step) * step)
+
+
+def decimals(currency: str) -> int:
+    """The decimals an amount in ``currency`` is written with: 2 for cents, 0 for yen and won (no minor unit)."""
+    known = CURRENCIES.get(currency)
+    return 0 if known is not None and known.step >= 1 else 2
+
+
+def minor_units(value: float, currency: str) -> float:
+    """An amount rounded to the currency's smallest coin: cents, or whole yen and won."""
+    return round(float(value), decimals(currency)) if decimals(currency) else float(round(value))
 
 
 def business_phone(city: str, rng: random.Random) -> str:

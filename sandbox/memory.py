@@ -13,8 +13,8 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
+from sandbox.personas import Persona, seeder
 from sandbox.schema import memory_records
-from sandbox.world import Persona, seeder
 
 CATEGORIES = ("profile", "preference", "past_record", "relationship", "routine", "commitment")
 

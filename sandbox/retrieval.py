@@ -94,9 +94,16 @@ def hidden_tools(skills: Iterable[str]) -> set[str]:
 
 
 def tools_called(name: str, arguments: Mapping[str, Any]) -> list[str]:
-    """The domain tools one action needs in the action space: itself, and the steps of a monitor's plan."""
-    plan = arguments.get("on_trigger") if name == "call_monitor_agent" else None
-    names = [name, *(s["tool"] for s in plan or [] if isinstance(s, dict) and "tool" in s)]
+    """The domain tools one action needs in the action space: itself, and a monitor's condition tool and the steps
+    of its plan (a planner can only watch with a tool it has been shown)."""
+    monitor = name == "call_monitor_agent"
+    plan = arguments.get("on_trigger") if monitor else None
+    watched = arguments.get("condition") if monitor else None
+    names = [
+        name,
+        *([watched["tool"]] if isinstance(watched, dict) and "tool" in watched else []),
+        *(s["tool"] for s in plan or [] if isinstance(s, dict) and "tool" in s),
+    ]
     return [n for n in names if n in REGISTRY and REGISTRY[n].is_domain_tool]
 
 

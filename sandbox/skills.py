@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from sandbox.tooling import REGISTRY
@@ -265,17 +266,14 @@ SKILLS: dict[str, Skill] = {
                 "the user wants quiet or do-not-disturb",
             ),
             (
-                "Make sure exactly one alarm rings at the wake-up time (update an existing alarm rather than adding a "
-                "duplicate)",
+                "Set one alarm at the wake-up time (set_alarm refuses a twin of an enabled alarm and names it; "
+                "change that one with update_alarm only if it needs a new label or days)",
                 "set_alarm update_alarm",
                 "the user gives a wake-up time",
             ),
             ("Set the ringer to vibrate or silent", "set_ringer_mode", "asked"),
-            (
-                "Dim the screen and set the lights as asked",
-                "set_brightness set_light_state",
-                "the user asks about the screen or the lights",
-            ),
+            ("Dim the screen as asked", "set_brightness", "the user asks about the screen"),
+            ("Set the lights as asked", "set_light_state", "the user asks about the lights"),
             ("Look up the people the user names (who may still ring)", "search_contacts", "someone is named"),
         ),
         _skill(
@@ -323,6 +321,16 @@ SKILLS: dict[str, Skill] = {
         ),
     )
 }
+
+
+def suits(skill_id: str, decisive: str, done: Collection[str]) -> bool:
+    """Whether a job is ``skill_id``'s: its decisive tool (the call doing what the user asked) is this skill's
+    alone, or the job (the tools it calls, ``done``) does one of the skill's steps for every job. A tool
+    several skills share (a chat message, a calendar event) alone is no skill's job: the skill's other
+    steps would be about something else."""
+    skill = SKILLS[skill_id]
+    shared = sum(decisive in s.tools for s in SKILLS.values()) > 1
+    return not shared or any(step.when is None and set(step.tools) & set(done) for step in skill.steps)
 
 
 def check_skills() -> list[str]:

@@ -27,9 +27,10 @@ from sqlalchemy import Column, Connection, Integer, Text, bindparam, insert, sel
 from sandbox.db import transaction
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone
+from sandbox.locales import business_phone
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, apps, metadata, stamps, subagent_jobs, table
 from sandbox.tooling import INTERNAL, REGISTRY, Date, Time, tool, validate_arguments
-from sandbox.world import Persona, seeder
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class GuiFlow:
     required_inputs: tuple[str, ...]
     run: Callable[[Ctx, str, dict[str, Any]], dict[str, Any]]
     serves: Callable[[Ctx, str], bool] | None = None
+    # inputs the screens take when given (a number of packs, a pickup choice); any other input is refused
+    optional_inputs: tuple[str, ...] = ()
     # what a person types on the screen for a value given its own way, e.g. a settings screen's one
     # {"Personalized ads": false} as {setting, value}; runs after the synonyms, before the slots are checked
     adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None
@@ -68,6 +71,13 @@ class GuiFlow:
     def missing(self, slots: dict[str, Any]) -> list[str]:
         """The slots the flow needs that ``slots`` leave empty."""
         return [k for k in self.required_inputs if slots.get(k) in (None, "", [])]
+
+    def unknown(self, slots: dict[str, Any]) -> list[str]:
+        """The inputs given that are neither a slot of the flow nor another name of one: the screens have no
+        field for them, so the agent refuses rather than guessing where they go."""
+        declared = (*self.required_inputs, *self.optional_inputs)
+        known = set(declared).union(*(_INPUT_GROUP.get(k, ()) for k in declared))
+        return [k for k, v in slots.items() if k not in known and v not in (None, "", [])]
 
 
 def match_flow(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any]) -> tuple[GuiFlow, dict[str, Any]] | None:
@@ -188,6 +198,18 @@ INPUT_FORMATS: dict[str, str] = {
     "new_name": "the new name",
     "post": "the post's id or its text",
     "visibility": "public, friends or private",
+    "packs": "a number of packs, 1 to 6",
+    "pickup": "pharmacy or delivery",
+    "title": "the booking's title",
+    "year": "YYYY",
+    "ride_id": "the ride's id",
+    "description": "what it looks like",
+    "contact_phone": "a phone number",
+    "platform": "the app's name",
+    "brightness": "0 to 100",
+    "diet": "a diet or none",
+    "units": "metric or imperial",
+    "servings": "a number of servings",
 }
 _ISO_MINUTE = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})")
 
@@ -196,10 +218,17 @@ def flow_inputs(flow: GuiFlow, given: dict[str, Any]) -> dict[str, Any]:
     """``given`` as the flow's slots: synonyms fill empty slots; an ISO date-time in an HH:MM slot gives its time,
     and its day a missing ``date``; then the flow's own ``adapt``."""
     inputs = dict(given)
-    for slot in flow.missing(inputs):
+    empty = [k for k in (*flow.required_inputs, *flow.optional_inputs) if inputs.get(k) in (None, "", [])]
+    for slot in empty:
         group = _INPUT_GROUP.get(slot, frozenset())
         alias = next(
-            (k for k in given if k in group and k not in flow.required_inputs and given[k] not in (None, "", [])),
+            (
+                k
+                for k in given
+                if k in group
+                and k not in (*flow.required_inputs, *flow.optional_inputs)
+                and given[k] not in (None, "", [])
+            ),
             None,
         )
         if alias is not None:
@@ -229,6 +258,10 @@ def labelled_value(label: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 def _slots(flow: GuiFlow) -> dict[str, str]:
     return {k: INPUT_FORMATS.get(k, "text") for k in flow.required_inputs}
+
+
+def _optional_slots(flow: GuiFlow) -> dict[str, str]:
+    return {k: INPUT_FORMATS.get(k, "text") for k in flow.optional_inputs}
 
 
 def _flow_output(outputs: dict[str, Any], name: str) -> Any:
@@ -274,6 +307,19 @@ def run_gui(ctx: Ctx, app_id: str, goal: str, inputs: dict[str, Any], expected_o
             f"with inputs named {named} (ask the user only for a value you do not know)",
             missing_inputs=missing,
             inputs=_slots(flow),
+            hint="retry_with_named_inputs",
+        )
+    unknown = flow.unknown(slots)
+    if unknown:
+        named = "; ".join(f"{k} ({fmt})" for k, fmt in _slots(flow).items())
+        optional = "; ".join(f"{k} ({fmt})" for k, fmt in _optional_slots(flow).items())
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"the {flow.intent} flow has no input {', '.join(unknown)}; it takes {named or 'no required inputs'}"
+            + (f", and optionally {optional}" if optional else ""),
+            unknown_inputs=unknown,
+            inputs=_slots(flow),
+            optional_inputs=_optional_slots(flow),
             hint="retry_with_named_inputs",
         )
     handoff = {"app_id": app_id, "goal": goal, "inputs": inputs, "expected_outputs": expected_outputs}
@@ -408,7 +454,16 @@ def _book_room(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     raise ToolError(ErrorType.SUB_AGENT_FAILED, "no free room fits that party at that time", reason="no_room")
 
 
-gui_flow(GuiFlow("roombook", "book_meeting_room", ("room", "book*"), ("date", "start", "end", "attendees"), _book_room))
+gui_flow(
+    GuiFlow(
+        "roombook",
+        "book_meeting_room",
+        ("room", "book*"),
+        ("date", "start", "end", "attendees"),
+        _book_room,
+        optional_inputs=("title",),
+    )
+)
 
 
 @seeder
@@ -511,7 +566,8 @@ def register_monitor(
     A monitor that could never fire would report "pending" as a success, so whatever can be checked now
     is: the condition's tool is an app tool that only reads, and its arguments pass that tool's own
     validation; each plan step is a tool the planner could call, with arguments that validate except
-    where a placeholder stands for a value an earlier step returns. (The path's syntax and the
+    where a placeholder stands for a value an earlier step returns; and the condition does not hold yet
+    (one that holds now would fire at once, watching for nothing). (The path's syntax and the
     rules between fields are call_monitor_agent's stated ``check``.)
     """
     spec = REGISTRY.get(condition["tool"])
@@ -561,6 +617,16 @@ def register_monitor(
         "description": description,
     }
     job_id = open_job(ctx, "monitor_agent", handoff, status="pending")
+    # a condition that already holds would fire at once: it watches for nothing (the refusal rolls back the job)
+    seen = ctx.executor.call(condition["tool"], condition.get("args", {}), actor="monitor_agent", parent_job_id=job_id)
+    observed = read_path(seen["Payload"], condition.get("path", "$"))
+    if seen["Status"] == "success" and OPS[condition["op"]](observed, condition.get("value")):
+        raise ToolError(
+            ErrorType.INVALID_ARGUMENT_VALUE,
+            f"the condition already holds now ({condition.get('path', '$')} is {json.dumps(observed)[:120]}); "
+            "a monitor waits for a change the world does not show yet",
+            fields=["condition"],
+        )
     monitor_id = ctx.new_id(monitors)
     ctx.conn.execute(
         _ADD_MONITOR,
@@ -1061,6 +1127,8 @@ def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Person
             },
         ],
     )
+    lines = random.Random(f"{persona.persona_id}:phone-services")  # apart from the fixtures' own stream
+    phones = [normalise_phone(business_phone(persona.home_city, lines)) for _ in range(3)]
     restaurant_rules = {
         "open": "11:00",
         "close": "22:00",
@@ -1071,14 +1139,14 @@ def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Person
         insert(world_phone_services),
         [
             {
-                "phone": "+15550100001",
+                "phone": phones[0],
                 "place_id": None,
                 "name": "Golden Dragon (phone bookings only)",
                 "handler": "booking",
                 "rules_json": json.dumps(restaurant_rules),
             },
             {
-                "phone": "+15550100002",
+                "phone": phones[1],
                 "place_id": None,
                 "name": "Corner Pharmacy",
                 "handler": "inquiry",
@@ -1093,7 +1161,7 @@ def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Person
                 ),
             },
             {
-                "phone": "+15550100003",
+                "phone": phones[2],
                 "place_id": None,
                 "name": "Style Studio salon",
                 "handler": "appointment",

@@ -22,25 +22,6 @@ MAY_IMPORT = {
 }
 LAYERS = ("episodes", "plan", "results", "analysis", "reporting", "execution", "commands", "bench", "cli")
 """``experiments``' layers, lowest first: a module may import its own layer and those before it."""
-KNOWN_CIRCLES = {
-    ("sandbox.world", "sandbox.domains"): "build_world imports the domains to register their seeders",
-    ("sandbox.generator.answers", "sandbox.generator.core"): "answers names core's Draft in its type hints",
-    **{
-        (f"sandbox.domains.{domain}", f"sandbox.domains.{screens}"): "the domain registers its app's GUI flows"
-        for domain, screens in (
-            ("apps_security", "gui_apps_settings"),
-            ("entertainment", "media_screens"),
-            ("finance", "finance_screens"),
-            ("health", "gui_food_health"),
-            ("home", "home_screens"),
-            ("shopping", "shopping_screens"),
-            ("travel", "travel_screens"),
-        )
-    },
-}
-"""Edges that still close a circle inside ``sandbox``, left for the split of its domains and generator
-families into packages; each is checked to be still there, so the list only shrinks."""
-
 Graph = dict[str, set[str]]
 
 
@@ -132,11 +113,7 @@ def layer(module: str) -> str | None:
 
 
 def test_no_module_imports_itself_back() -> None:
-    graph = import_graph()
-    for importer, imported in KNOWN_CIRCLES:
-        assert imported in graph[importer], f"{importer} no longer imports {imported}: drop it from KNOWN_CIRCLES"
-        graph[importer].discard(imported)
-    assert circles(graph) == []
+    assert circles(import_graph()) == []
 
 
 def test_packages_import_one_way() -> None:

@@ -12,15 +12,16 @@ unless the check expects a change in one of them (``ignored_tables_of``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import sandbox.domains  # noqa: F401  (registers every tool, so REGISTRY knows which ones mutate state)
+from sqlalchemy import Table
+
 from sandbox.changes import StateDiff, TableDiff
 from sandbox.episode import Step, Trajectory
 from sandbox.schema import WORLD, metadata
 from sandbox.tasks import AgentBehaviorCheck, ExpectedCall, RowUpdate, StateChangeCheck, ToolCallCheck
-from sandbox.tooling import REGISTRY
+from sandbox.tooling import REGISTRY, ToolSpec
 from verification.alignment import max_matching
 from verification.matchers import explain, fits, validate_matcher
 
@@ -43,6 +44,20 @@ DEFAULT_IGNORED_TABLES = frozenset(
 
 # Framework steps whose payloads echo the planner or the user, never the phone's data.
 NO_EVIDENCE = frozenset({"finish", "ask_user", "load_skill"})
+
+
+def _tools() -> dict[str, ToolSpec]:
+    """Every declared tool. The phone's domains declare theirs on the first check that asks: importing
+    them is not free, and a command that only parses its arguments or reads the store never needs them."""
+    import sandbox.domains  # noqa: F401
+
+    return REGISTRY
+
+
+def _tables() -> Mapping[str, Table]:
+    """Every declared table, by name (declared with the tools)."""
+    _tools()
+    return metadata.tables
 
 
 def successful_steps(trajectory: Trajectory) -> list[Step]:
@@ -216,12 +231,12 @@ def _missing_call(what: str, call: ExpectedCall, steps: list[Step]) -> str:
 
 def _is_mutating(name: Any) -> bool:
     """A tool the registry does not know is treated as mutating: nothing shows it was harmless."""
-    spec = REGISTRY.get(name) if isinstance(name, str) else None
+    spec = _tools().get(name) if isinstance(name, str) else None
     return spec is None or spec.mutating
 
 
 def _validate_call(call: ExpectedCall) -> None:
-    if call.tool not in REGISTRY:
+    if call.tool not in _tools():
         raise ValueError(f"check expects unknown tool {call.tool!r}")
     validate_matcher(call.args)
     for item in call.evidence:
@@ -276,7 +291,7 @@ def diff_failures(check: StateChangeCheck, diff: StateDiff) -> list[str]:
     for table in sorted(set(diff) | set(check.insert) | set(check.update) | set(check.delete)):
         changes = diff.get(table, TableDiff())
         # World catalogues (stock, seats, prices) move with scenario events: diffed only where asked.
-        is_world = table in metadata.tables and metadata.tables[table].info["kind"] == WORLD
+        is_world = table in _tables() and _tables()[table].info["kind"] == WORLD
         strict = check.strict and table not in ignored_tables and not is_world
         expected = check.insert.get(table, [])
         optional = check.optional_insert.get(table, [])
@@ -391,7 +406,7 @@ def _render_changes(before: dict[str, Any], after: dict[str, Any], columns: list
 
 
 def _validate_state(check: StateChangeCheck) -> None:
-    unknown = [t for t in check.ask_before if t not in REGISTRY]
+    unknown = [t for t in check.ask_before if t not in _tools()]
     if unknown:
         raise ValueError(f"ask_before names unknown tool(s) {unknown}")
     for specs in (
@@ -457,7 +472,7 @@ def _validate_behavior(check: AgentBehaviorCheck) -> None:
         raise ValueError("agent_behavior check checks nothing: give route, follow_up or state")
     if check.route is None and check.handoff:
         raise ValueError("agent_behavior check has handoff fields but no route")
-    if check.route is not None and check.route not in REGISTRY:
+    if check.route is not None and check.route not in _tools():
         raise ValueError(f"agent_behavior check routes to unknown tool {check.route!r}")
     validate_matcher(check.handoff)
     for matcher in check.answer:

@@ -27,8 +27,8 @@ subject and never its opposite, read by polarity (``facts.state_assertions``): "
 the question asked about: "is DND on?" asks "on"); actions ("turn it off"), questions and "on" as a
 preposition are not read, and with ``subject`` (names, e.g. ["Do Not Disturb", "DND"]) neither is
 what is said of another subject. States: on/off (enabled/disabled, active/inactive, running),
-locked/unlocked, closed/open, connected/disconnected, charging/discharging. A regex cannot do this:
-"Yes, DND is on, so no calls ring" holds "no".
+locked/unlocked, closed/open, connected/disconnected, charging/discharging, over/within (under) a
+budget. A regex cannot do this: "Yes, DND is on, so no calls ring" holds "no".
 
 Matchers are validated as a whole before use, so a malformed task raises ValueError instead of
 silently passing or failing.

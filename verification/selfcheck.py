@@ -54,7 +54,11 @@ Wrong endings must fail (``wrong/…``):
 - ``overinclusive``: for a set question, the gold's answer with non-members added (every saved login
   for "which were breached?");
 - ``other_day``: a date-time the check holds to its day (``other_free_value``), set to the next day:
-  the day is the part the task determines.
+  the day is the part the task determines;
+- ``incomplete``: for a list the query's window or set determines (two or more ``$name`` facts), only
+  its first member named;
+- ``fires_at_once``: the monitor's condition replaced by one that holds already (a missing field
+  "exists": false), which would fire at once and watch for nothing.
 """
 
 from __future__ import annotations
@@ -73,10 +77,10 @@ from sandbox.conditions import CONDITIONS, action_space_for
 from sandbox.episode import Episode, Trajectory
 from sandbox.generator.answers import delegated_question, names_of
 from sandbox.generator.evidence import VOLATILE, gold_steps, leaves
+from sandbox.personas import PERSONAS
 from sandbox.skills import SKILLS
 from sandbox.tasks import Action, AgentBehaviorCheck, StateChangeCheck, Task, ToolCallCheck
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS
 from verification.checkers import holds_evidence, objects, successful_steps
 from verification.matchers import fits
 from verification.verify import Verdict, verify
@@ -488,6 +492,9 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         others: list[str] = next((m["$none_of"] for m in answer if _op(m) == "$none_of"), [])
         if others:
             yield "overinclusive", [*gold[:-1], _finish(f"{text} Also {', '.join(others[:3])}.")]
+        members = [m["$name"] for m in answer if isinstance(m, dict) and list(m) == ["$name"]]
+        if len(members) >= 2:
+            yield "incomplete", [*gold[:-1], _finish(f"{members[0]}.")]
     said = " ".join([task.query, *(m.content for m in task.history)])
     mutating = [
         gold[s.index - 1] for s in successful_steps(trajectory) if s.name in REGISTRY and REGISTRY[s.name].mutating
@@ -519,6 +526,12 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         at, name, day = free
         next_day = (dt.date.fromisoformat(day) + dt.timedelta(days=1)).isoformat()
         yield "other_day", _with_argument(gold, at, name, next_day + gold[at].arguments[name][10:])
+    monitor = next((n for n, a in enumerate(gold) if a.name == "call_monitor_agent"), None)
+    if monitor is not None:
+        handoff = gold[monitor].arguments
+        at_once = {**handoff["condition"], "path": "$.no_such_field", "op": "exists", "value": False}
+        watch = Action(name="call_monitor_agent", arguments={**handoff, "condition": at_once})
+        yield "fires_at_once", [*gold[:monitor], watch, *gold[monitor + 1 :]]
     confirms = _confirmation_questions(gold)
     if confirms:
         yield "skipped_confirmation", [a for n, a in enumerate(gold) if n not in confirms]

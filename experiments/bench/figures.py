@@ -59,14 +59,14 @@ from typing import Any
 
 from sqlalchemy import text
 
-import sandbox.domains  # noqa: F401
 from sandbox.conditions import expand
 from sandbox.db import Traced, open_database, raw, trace_statements
 from sandbox.episode import Episode
+from sandbox.personas import PERSONAS
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS, world_image
+from sandbox.world import world_image
 
 LLM_LATENCY_MS = 200
 LLM_IN_FLIGHT = 256
@@ -313,6 +313,7 @@ def bench_sweep(split: str, repeats: int) -> dict[str, Any]:
 def _warm_worker(split_file: str) -> int:
     """Run on each worker before timing: its collector tuned as a sweep's workers are, worlds built, the
     split parsed (what a first unit would pay)."""
+    import sandbox.domains  # noqa: F401  (registers every tool: in the process that runs episodes, not at import)
     from experiments.execution.units import split_tasks_for_unit, tune_worker_process
 
     tune_worker_process()
@@ -376,6 +377,7 @@ def _serve(split_file: str, policy: str, ports: Any, stop: Any) -> None:
     """The scripted server, in its own process so its work does not share the client's event loop, on
     uvloop where it is installed, as vLLM's server runs (it stands in for that server, whose CPU is not
     the client machine's: on this VM uvloop cut the server's CPU per request by about a tenth)."""
+    import sandbox.domains  # noqa: F401  (registers every tool: in the process that runs episodes, not at import)
     from experiments.bench.scripted_server import ScriptedServer
     from experiments.execution.units import split_tasks_for_unit, tune_worker_process
 
@@ -412,6 +414,7 @@ def _llm_client(
 ) -> None:
     """One client process (as one worker of the default two-worker cluster): its share of the episodes
     and of the in-flight requests, run once per pass, each pass started together with the other clients."""
+    import sandbox.domains  # noqa: F401  (registers every tool: in the process that runs episodes, not at import)
     from experiments.episodes.loop import run_many
     from experiments.execution.units import freeze_warm_state, split_tasks_for_unit, tune_worker_process
     from planners import build_planner
@@ -611,6 +614,8 @@ def bench_cli(repeats: int) -> dict[str, Any]:
 
 
 def run_all(split: str, repeats: int, suite_repeats: int, target: str, log: Callable[[str], None]) -> dict[str, Any]:
+    import sandbox.domains  # noqa: F401  (registers every tool: in the process that runs episodes, not at import)
+
     tasks = load_split(split)
     figures: dict[str, Any] = {
         "machine": machine(),

@@ -12,20 +12,9 @@ from typing import Any
 
 from rich.console import Console
 
-from cluster.dask_runner import ClusterConfigError
-from cluster.services import needs_server
-from cluster.vllm import ServerStartupError
 from experiments.analysis.compare import print_analysis, sweep_analysis
 from experiments.analysis.cost import with_costs
 from experiments.analysis.studies import report_study_lines
-from experiments.commands.plans import sweep_plan
-from experiments.execution.sweep import (
-    PreflightFailed,
-    check_local_resources,
-    cluster_summary,
-    first_requests,
-    run_sweep,
-)
 from experiments.plan.model import (
     DEFAULT_STORE,
     GRID_KEYS,
@@ -63,6 +52,9 @@ def _console() -> Console:
 def describe_plan(plan: Plan) -> list[str]:
     """What ``mobilepa sweep --dry-run`` prints: the grid, each cell with its episodes, the total, the
     endpoints each planner will call, the cluster and where results would go."""
+    from cluster.services import needs_server
+    from experiments.execution.sweep import cluster_summary, first_requests
+
     chosen = describe_selection(plan.record)
     lines = [
         f"sweep {plan.name} (dry run: nothing is run, stored or logged)",
@@ -121,6 +113,12 @@ def sweep_main(args: list[str]) -> int:
     or could not store its results (a bad config, an unreachable scheduler, an unusable store or report
     folder: one line naming the key or path);
     130 interrupted (what was stored stays; the same command finishes the rest)."""
+    # the cluster, the vLLM services and the sweep's machinery only when a sweep runs (not for report, or --help)
+    from cluster.dask_runner import ClusterConfigError
+    from cluster.vllm import ServerStartupError
+    from experiments.commands.plans import sweep_plan
+    from experiments.execution.sweep import PreflightFailed, check_local_resources, run_sweep
+
     console = _console()
     dry_run = "--dry-run" in args
     args = [a for a in args if a != "--dry-run"]

@@ -15,8 +15,8 @@ from sqlalchemy import Column, Connection, Float, Integer, Text, bindparam, func
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
 from sandbox.locales import CITIES, business_phone, local_money
+from sandbox.personas import Address, Persona, seeder
 from sandbox.schema import USER, WORLD, stamps, table
-from sandbox.world import Address, Persona, seeder
 
 world_places = table(
     "world_places",

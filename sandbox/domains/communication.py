@@ -30,9 +30,9 @@ from sqlalchemy import (
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows, word_values, words_match
 from sandbox.locales import mobile_phone
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, stamps, table
 from sandbox.tooling import PHONE_PATTERN, Date, Email, Phone, tool
-from sandbox.world import Persona, seeder
 
 contacts = table(
     "contacts",

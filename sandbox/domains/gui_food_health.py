@@ -11,8 +11,9 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import Field
 from sqlalchemy import Column, Integer, Text, bindparam, insert, select, update
 
-from sandbox.domains.food import Diet
-from sandbox.domains.health import APP, _medication
+from sandbox.domains.food.schema import Diet
+from sandbox.domains.health.schema import APP
+from sandbox.domains.health.tools import _medication
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import USER, stamps, table
@@ -83,7 +84,14 @@ def _set_recipe_preferences(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> di
 
 
 gui_flow(
-    GuiFlow("recipes", "set_recipe_preferences", ("preference", "setting", "default"), (), _set_recipe_preferences)
+    GuiFlow(
+        "recipes",
+        "set_recipe_preferences",
+        ("preference", "setting", "default"),
+        (),
+        _set_recipe_preferences,
+        optional_inputs=("diet", "units", "servings"),
+    )
 )
 
 
@@ -157,4 +165,6 @@ def _request_refill(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, 
     return {"refill_code": result["Payload"]["refill_id"], "packs": result["Payload"]["packs"], "status": "requested"}
 
 
-gui_flow(GuiFlow(APP, "request_refill", ("refill",), ("medication",), _request_refill))
+gui_flow(
+    GuiFlow(APP, "request_refill", ("refill",), ("medication",), _request_refill, optional_inputs=("packs", "pickup"))
+)

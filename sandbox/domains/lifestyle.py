@@ -27,27 +27,16 @@ from sandbox.domains.common import (
     refund,
     world_places,
 )
-from sandbox.domains.shopping import (
-    CARRIERS,
-    Id,
-    Limit,
-    Money,
-    Query,
-    get_row,
-    local_price,
-    seed_payments,
-    shipments,
-    shipping_address,
-    tracking_number,
-    world_currency,
-)
+from sandbox.domains.shopping.schema import Id, Limit, Money, Query, shipments
+from sandbox.domains.shopping.seed import CARRIERS, local_price, seed_payments, tracking_number, world_currency
+from sandbox.domains.shopping.tools import get_row, shipping_address
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
 from sandbox.locales import business_phone, country_of, figures, mobile_phone, shelf_price, to_step
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, apps, stamps, table, user_profile
 from sandbox.subagents import GuiFlow, gui_flow
 from sandbox.tooling import INTERNAL, Date, DateTime, Phone, tool
-from sandbox.world import Persona, seeder
 
 world_events = table(
     "world_events",
@@ -1830,5 +1819,6 @@ gui_flow(
         ("visib*", "audience", "private", "public", "who can see"),
         ("post", "visibility"),
         _change_visibility,
+        optional_inputs=("platform",),
     )
 )

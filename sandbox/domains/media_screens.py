@@ -12,13 +12,13 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 from sqlalchemy import Column, Connection, Integer, Text, bindparam, insert, select, update
 
-from sandbox.domains.entertainment import _SET_DEVICE, _device
+from sandbox.domains.entertainment.tools import _SET_DEVICE, _device
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, stamps, table
 from sandbox.subagents import GuiFlow, gui_flow, labelled_value
 from sandbox.tooling import INTERNAL, tool
-from sandbox.world import Persona, seeder
 
 reading_goals = table(
     "reading_goals",
@@ -139,7 +139,9 @@ def _reading_goal(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
     return {"year": year, "books": books, "goal": f"{books} books in {year}", "status": f"goal set: {books} books"}
 
 
-gui_flow(GuiFlow("ebooks", "set_reading_goal", ("goal", "challenge"), ("books",), _reading_goal))
+gui_flow(
+    GuiFlow("ebooks", "set_reading_goal", ("goal", "challenge"), ("books",), _reading_goal, optional_inputs=("year",))
+)
 
 
 _CAMERA_OPTION = select(camera_settings.c.value).where(camera_settings.c.option == bindparam("option"))

@@ -29,9 +29,9 @@ from sqlalchemy import (
 from sandbox.domains.communication import contacts
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, row_by_key, rows, word_values, words_match
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import Date, DateTime, Time, tool
-from sandbox.world import Persona, seeder
 
 calendar_events = table(
     "calendar_events",

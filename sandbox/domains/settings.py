@@ -29,12 +29,12 @@ from sqlalchemy import (
 )
 
 from sandbox.domains.communication import contacts
-from sandbox.domains.entertainment import devices
+from sandbox.domains.entertainment.schema import devices
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, apps, device_settings, stamps, table
 from sandbox.tooling import DateTime, Time, tool
-from sandbox.world import Persona, seeder
 
 APP = "settings"
 LOW_POWER_BRIGHTNESS_CAP = 60

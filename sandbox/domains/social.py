@@ -18,9 +18,9 @@ from sqlalchemy import Column, Connection, Integer, Text, bindparam, func, inser
 from sandbox.domains.communication import contacts
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, stamps, table
 from sandbox.tooling import tool
-from sandbox.world import Persona, seeder
 
 
 def _platform_name(value: Any) -> Any:

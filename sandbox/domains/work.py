@@ -27,14 +27,14 @@ from sqlalchemy import (
     update,
 )
 
-from sandbox.domains.apps_security import folders
+from sandbox.domains.apps_security.schema import folders
 from sandbox.domains.communication import contacts
 from sandbox.domains.productivity import DT_FMT, WEEKDAYS, _one_of, _words, tasks
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, row_by_key, rows
+from sandbox.personas import Persona, seeder
 from sandbox.schema import USER, WORLD, apps, device_settings, stamps, table, user_profile
 from sandbox.tooling import EMAIL_PATTERN, Date, DateTime, tool
-from sandbox.world import Persona, seeder
 
 emails = table(
     "emails",

@@ -40,20 +40,19 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Connection, select
 
 from sandbox import db, facts
+from sandbox.generator.draft import Draft
 from sandbox.generator.evidence import derive_calls, patched_ids, world_ids
+from sandbox.personas import PERSONAS
 from sandbox.schema import metadata
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
 from sandbox.user import UserAnswer
-from sandbox.world import PERSONAS, world_image
-
-if TYPE_CHECKING:
-    from sandbox.generator.core import Draft
+from sandbox.world import world_image
 
 NAME_KEYS = frozenset(
     {

@@ -18,8 +18,8 @@ import functools
 import json
 import random
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, and_, select
@@ -31,12 +31,14 @@ from sandbox.errors import ErrorType
 from sandbox.executor import Envelope
 from sandbox.generator import choices, gates
 from sandbox.generator.answers import ASKS_FACTS, complete_check, delegated_question
+from sandbox.generator.draft import Draft
+from sandbox.personas import PERSONAS
 from sandbox.retrieval import action_space, hidden_tools, tools_called
 from sandbox.schema import metadata
 from sandbox.subagents import read_path
 from sandbox.tasks import CATEGORIES, Task
 from sandbox.taxonomy import L2, domain_of
-from sandbox.world import PERSONAS, world_image
+from sandbox.world import world_image
 
 FRICTIONS = (
     "missing_argument",
@@ -61,27 +63,6 @@ FRICTIONS = (
 
 class BuildError(RuntimeError):
     """A family produced a task that cannot be used; the message names the family and the reason."""
-
-
-@dataclass
-class Draft:
-    """What a family decides; the build adds the id, domain, A0 and the replay's facts."""
-
-    query: str
-    gold: list[dict[str, Any]]
-    bucket: str
-    check: dict[str, Any]
-    patches: dict[str, Any] = field(default_factory=dict)
-    history: list[dict[str, str]] = field(default_factory=list)
-    memory_ids: list[str] = field(default_factory=list)
-    skill: str | None = None
-    skills: Sequence[str] = ()  # loaders offered (the gold skill(s) and any distractors)
-    script: list[dict[str, Any]] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    recovers: Sequence[ErrorType] = ()  # the ErrorTypes gold steps are meant to hit and recover from
-    tags: dict[str, str] = field(default_factory=dict)
-    l2: str | None = None  # overrides the family's level-2 category (memory and skill families span several)
-    answer: list[Any] | None = None  # the answer check's matchers; None: derived (sandbox/generator/answers.py)
 
 
 Builder = Callable[["Gen"], Draft]

@@ -21,7 +21,9 @@ query's words.
 **Skill fit** (``skill_fit``): a model follows a loaded skill's instructions literally, so every step
 of a loaded skill that changes something and says no condition (``sandbox.skills.Step``) must be done
 by the gold (some successful call of one of its tools that change state): otherwise the instructions
-ask for a side effect the task's check penalises.
+ask for a side effect the task's check penalises. And the job must be the skill's
+(``sandbox.skills.suits``): a job whose decisive call several skills offer (a chat message) and that
+does none of the skill's every-job steps would follow instructions about something else.
 
 **Confirmation** (``confirmation``): every guarded action (a gold call passing ``confirm=true``:
 irreversible, moving money, giving access) follows the confirmation rule of docs/task-format.md: the
@@ -35,6 +37,11 @@ callee's passes.
 **Free choices** (``free_choice``): a check never pins a required argument whose value nothing the model
 read determines (``sandbox.generator.choices``: a time nobody gave, a title in the gold's own words);
 the build relaxes such a value to what the task determines (the day, the user's words, any value).
+
+**Ambiguous referents** (``ambiguous_referent``): when a gold lookup by the request's own words (a
+``query``, ``name`` or ``title`` argument the query or history says) lists several rows that all match
+those words, and a later gold change acts on one of them, the request or the user's scripted answers
+must name something of the chosen row that the other candidates lack; otherwise the model must guess.
 
 The query and world lint live in ``sandbox.generator.lint``; this module runs them too, so the build
 and ``mobilepa tasks gates`` see every gate through one list of ``Violation``.
@@ -62,13 +69,14 @@ from sqlalchemy import Column, Connection, Table, Text, select
 import sandbox.domains  # noqa: F401  (registers every tool, whose schemas the schema gate reads)
 from sandbox import db
 from sandbox.executor import id_prefix
-from sandbox.generator import choices, evidence, lint
+from sandbox.generator import STRICT_ENV, choices, evidence, lint
 from sandbox.generator.answers import FINDERS, confirmations, delegated_question, guarded_steps
+from sandbox.personas import PERSONAS
 from sandbox.schema import metadata
-from sandbox.skills import SKILLS
+from sandbox.skills import SKILLS, suits
 from sandbox.tasks import Task
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS, world_image
+from sandbox.world import world_image
 
 GATES = (
     "unseen_id",
@@ -79,8 +87,8 @@ GATES = (
     "confirmation",
     "delegated_answer",
     "free_choice",
+    "ambiguous_referent",
 )
-STRICT_ENV = "MOBILEPA_STRICT_GATES"
 
 
 @dataclass(frozen=True)
@@ -310,7 +318,28 @@ def unfit_skill_steps(
     """Unconditional state-changing steps of the skills the gold loads that the gold never does."""
     done = {a["name"] for a, r in zip(gold, results, strict=True) if r.get("Status") == "success"}
     loaded = [str(a["arguments"].get("skill_id")) for a in gold if a["name"] == "load_skill"]
-    return [
+    owned: dict[str, list[str]] = {}  # each skill's calls: a call belongs to the latest loaded skill offering it
+    for a, r in zip(gold, results, strict=True):
+        if a["name"] == "load_skill":
+            owned.setdefault(str(a["arguments"].get("skill_id")), [])
+        elif r.get("Status") == "success":
+            owner = next((s for s in reversed(owned) if s in SKILLS and a["name"] in SKILLS[s].tools), None)
+            if owner is not None:
+                owned[owner].append(a["name"])
+    unsuited = [
+        Violation(
+            "skill_fit",
+            family,
+            task_id,
+            None,
+            skill_id,
+            f"is loaded for a job whose decisive call {decisive} other skills offer too, and the gold does none of "
+            "its steps for every job: its instructions are about something else; offer a skill whose steps fit",
+        )
+        for skill_id in dict.fromkeys(loaded)
+        if skill_id in SKILLS and (mine := owned.get(skill_id)) and not suits(skill_id, decisive := mine[-1], done)
+    ]
+    return unsuited + [
         Violation(
             "skill_fit",
             family,
@@ -383,6 +412,116 @@ def pinned_free_choices(family: str, task: Task, prompt: Sequence[str], results:
     ]
 
 
+_LOOKUP_ARGS = ("query", "name", "title")
+# words that pick one row of several by an order the rows carry (dates, distances, prices)
+_ORDERING = re.compile(
+    r"\b(?:latest|newest|most recent|recent|last|next|upcoming|first|earliest|oldest|nearest|closest|cheapest)\b"
+)
+_GONE = frozenset({"superseded", "deleted", "cancelled", "canceled", "archived", "expired"})
+_ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}))?")
+_MARK_WORD = re.compile(r"[a-z0-9][a-z0-9'+.-]*[a-z0-9+]|[a-z0-9]")
+
+
+def _rows_with(value: Any, entity: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """The key and the list of rows (at any depth of a result) in which one row holds ``entity``."""
+    if isinstance(value, dict):
+        for v in value.values():
+            if hit := _rows_with(v, entity):
+                return hit
+    elif isinstance(value, list):
+        rows = [r for r in value if isinstance(r, dict)]
+        for r in rows:
+            key = next((k for k, v in r.items() if v == entity), None)
+            if key is not None:
+                return key, rows
+        for v in value:
+            if hit := _rows_with(v, entity):
+                return hit
+    return None
+
+
+def _marks(row: dict[str, Any], today: dt.date) -> set[str]:
+    """How a request could name a row: its strings and their words, its numbers, and for a date or time
+    its date, time, weekday and "today"/"tomorrow" (all lower-cased)."""
+    found: set[str] = set()
+    for s in _strings(row):
+        found |= {s.lower(), *_MARK_WORD.findall(s.lower())}
+        if m := _ISO.match(s):
+            day = dt.date.fromisoformat(m.group(1))
+            found |= {m.group(1), day.strftime("%A").lower(), *([m.group(2)] if m.group(2) else [])}
+            found |= {"today"} if day == today else {"tomorrow"} if day == today + dt.timedelta(days=1) else set()
+    found |= {str(v) for v in row.values() if isinstance(v, int | float) and not isinstance(v, bool)}
+    return found
+
+
+def _says(said: str, mark: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(mark)}(?![\w])", said) is not None
+
+
+def _name_words(row: dict[str, Any], said: str) -> set[str]:
+    """The words of a row's name or title that the request does not say."""
+    name = str(row.get("title") or row.get("name") or "").lower()
+    return {w for w in _MARK_WORD.findall(name) if not _says(said, w)}
+
+
+def ambiguous_referents(family: str, task: Task, results: Sequence[Any], context: str = "") -> list[Violation]:
+    """Gold changes on a row that a lookup by the request's words could not tell from its siblings
+    (``context``: the phone's context the model is sent, which says where the user is)."""
+    request = " ".join([*(m.content for m in task.history), task.query]).lower()
+    if _ORDERING.search(request):
+        return []
+    said = f"{context.lower()} {request}"
+    today = dt.date.fromisoformat(PERSONAS[task.initial_state.world].now[:10])
+    gold: list[dict[str, Any]] = [{"name": a.name, "arguments": a.arguments} for a in task.gold]
+    found: list[Violation] = []
+    for n, action in enumerate(gold):
+        spec = REGISTRY.get(action["name"])
+        if spec is None or not spec.mutating or results[n].get("Status") != "success":
+            continue
+        if any(a["name"] == "ask_user" for a in gold[:n]):
+            continue  # the gold asked: the user's scripted answer decides
+        used = set(ids_in_value(action["arguments"]))
+        for entity in sorted(used):
+            for k in range(n):
+                words = [
+                    v.lower()
+                    for a, v in gold[k]["arguments"].items()
+                    if a in _LOOKUP_ARGS and isinstance(v, str) and v.lower() in said
+                ]
+                hit = _rows_with(results[k].get("Payload"), entity)
+                if hit is None:
+                    continue
+                key, rows = hit
+                alike = [
+                    r
+                    for r in rows
+                    if words
+                    and all(w in _dumps(r).lower() for w in words)
+                    and (r.get(key) in used or str(r.get("status", "")).lower() not in _GONE)
+                ]
+                chosen = next(r for r in rows if r.get(key) == entity)
+                # a row whose name adds words nobody said ("iPhone 16 Pro" for "iPhone 16") is not what was named
+                unsaid = _name_words(chosen, said)
+                others = [r for r in alike if r.get(key) not in used and not _name_words(r, said) > unsaid]
+                if chosen in alike and others:
+                    marks = _marks(chosen, today) - set().union(*(_marks(r, today) for r in others))
+                    if not any(_says(said, m) for m in marks - {entity}):
+                        found.append(
+                            Violation(
+                                "ambiguous_referent",
+                                family,
+                                task.task_id,
+                                n + 1,
+                                entity,
+                                f"is one of {len(alike)} rows {gold[k]['name']} lists for "
+                                f"{', '.join(repr(w) for w in words)}; nothing said picks it: let the request "
+                                "determine it or script the user's answer to a which question",
+                            )
+                        )
+                break
+    return found
+
+
 def task_violations(family: str, task: Task, context: str, results: Sequence[Any]) -> list[Violation]:
     """Every per-task gate on a task whose gold has been replayed (``results``: its envelopes;
     ``context``: the phone's context text the system message states)."""
@@ -396,6 +535,7 @@ def task_violations(family: str, task: Task, context: str, results: Sequence[Any
         *unconfirmed_guards(family, task, results),
         *unchecked_delegation(family, task, results),
         *pinned_free_choices(family, task, prompt, results),
+        *ambiguous_referents(family, task, results, context),
     ]
 
 

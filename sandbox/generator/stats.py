@@ -20,7 +20,7 @@ from sandbox.conditions import CONDITIONS
 from sandbox.errors import ErrorType
 from sandbox.generator.answers import is_information, missing_answer
 from sandbox.skills import SKILLS
-from sandbox.suite import TASK_DIR
+from sandbox.suite import TASK_DIR, VALIDATION
 from sandbox.tasks import Task, dump_task
 from sandbox.taxonomy import DOMAINS, L2
 from sandbox.tooling import domain_tools
@@ -43,7 +43,6 @@ AXES = {
 }
 
 
-VALIDATION = TASK_DIR / "validation.json"
 AUDIT = TASK_DIR / "audit.json"  # the played audit: episodes, their classes, what was found and fixed
 AUDIT_CLASSES = (
     "passed-and-right",
@@ -123,13 +122,18 @@ def _count(tasks: list[Task], key: Any) -> dict[str, int]:
     return dict(sorted(Counter(str(v) for t in tasks if (v := key(t)) is not None).items()))
 
 
-def audit_summary(path: Path = AUDIT) -> dict[str, Any] | None:
-    """The played audit (``AUDIT``): classes as first played and after the fixes (an episode re-played after
-    its finding was fixed takes its new class), and the findings with their causes and fixes."""
+def audit_summary(path: Path = AUDIT) -> list[dict[str, Any]] | None:
+    """The played audits (``AUDIT``), oldest first: each one's classes as first played and after the fixes
+    (an episode re-played after its finding was fixed takes its new class), its findings with their
+    causes and fixes, and the rule classes it counted before and after (``rules``)."""
     if not path.is_file():
         return None
     doc = json.loads(path.read_text(encoding="utf-8"))
-    episodes = doc["episodes"]
+    return [_one_audit(path, audit) for audit in doc["audits"]]
+
+
+def _one_audit(path: Path, audit: dict[str, Any]) -> dict[str, Any]:
+    episodes = audit["episodes"]
     for e in episodes:
         for key in ("class", "final_class"):
             if e.get(key, e["class"]) not in AUDIT_CLASSES:
@@ -140,11 +144,13 @@ def audit_summary(path: Path = AUDIT) -> dict[str, Any] | None:
         return {c: counts[c] for c in AUDIT_CLASSES if counts[c]}
 
     return {
-        "method": doc["method"],
+        "title": audit["title"],
+        "method": audit["method"],
         "episodes": len(episodes),
         "by_category": dict(sorted(Counter(e["category"] for e in episodes).items())),
         "played": tally("class"),
         "final": tally("final_class"),
+        "rules": audit.get("rules", []),
         "findings": [e for e in episodes if e.get("finding")],
         "keys": [e["key"] for e in episodes],
     }
@@ -299,27 +305,36 @@ def _checks_section(stats: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _audit_section(audit: dict[str, Any] | None) -> list[str]:
-    """The played audit: the sample, the classes as played and after the fixes, and each finding."""
-    if audit is None:
+def _audit_section(audits: list[dict[str, Any]] | None) -> list[str]:
+    """The played audits, each with its sample, the classes as played and after the fixes, the rule
+    classes it counted before and after, and each finding."""
+    if not audits:
         return []
-    lines = [
-        "## Played audit\n",
-        audit["method"] + "\n",
-        f"{audit['episodes']} episodes (" + ", ".join(f"{c} {n}" for c, n in audit["by_category"].items()) + "):\n",
-        "| class | as first played | after the fixes |\n|---|---|---|\n"
-        + "\n".join(f"| {c} | {audit['played'].get(c, 0)} | {audit['final'].get(c, 0)} |" for c in AUDIT_CLASSES)
-        + "\n",
-    ]
-    if audit["findings"]:
-        lines.append(
-            "| episode | class as played | after | finding | fixed at the source |\n|---|---|---|---|---|\n"
-            + "\n".join(
-                f"| {e['key']} | {e['class']} | {e.get('final_class', e['class'])} | "
-                f"{e['finding']} | {e.get('fix', '')} |"
-                for e in audit["findings"]
+    lines = ["## Played audits\n"]
+    for audit in audits:
+        lines += [
+            f"### {audit['title']}\n",
+            audit["method"] + "\n",
+            f"{audit['episodes']} episodes (" + ", ".join(f"{c} {n}" for c, n in audit["by_category"].items()) + "):\n",
+            "| class | as first played | after the fixes |\n|---|---|---|\n"
+            + "\n".join(f"| {c} | {audit['played'].get(c, 0)} | {audit['final'].get(c, 0)} |" for c in AUDIT_CLASSES)
+            + "\n",
+        ]
+        if audit["rules"]:
+            lines.append(
+                "| counted over the suite | before | after |\n|---|---|---|\n"
+                + "\n".join(f"| {r['what']} | {r['before']} | {r['after']} |" for r in audit["rules"])
+                + "\n"
             )
-            + "\n"
-        )
-    lines.append("Sample: " + ", ".join(audit["keys"]) + "\n")
+        if audit["findings"]:
+            lines.append(
+                "| episode | class as played | after | finding | fixed at the source |\n|---|---|---|---|---|\n"
+                + "\n".join(
+                    f"| {e['key']} | {e['class']} | {e.get('final_class', e['class'])} | "
+                    f"{e['finding']} | {e.get('fix', '')} |"
+                    for e in audit["findings"]
+                )
+                + "\n"
+            )
+        lines.append("Sample: " + ", ".join(audit["keys"]) + "\n")
     return lines

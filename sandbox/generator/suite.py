@@ -20,11 +20,11 @@ from pathlib import Path
 
 from sandbox.generator import families as families_pkg
 from sandbox.generator.core import FAMILIES, BuildError, Family, Gen, build_task, seed_for
+from sandbox.personas import PERSONAS
 from sandbox.suite import TASK_DIR
 from sandbox.tasks import Task, dump_task
 from sandbox.taxonomy import DOMAINS, L2, domain_of
 from sandbox.tooling import domain_tools
-from sandbox.world import PERSONAS
 
 SUITE_SEED = 20250613
 TRAIN_SEED = 7919
@@ -241,6 +241,7 @@ def build_files(progress: Callable[[str], None] | None = None) -> dict[str, list
 def write_suite(out_dir: Path = TASK_DIR, progress: Callable[[str], None] | None = None) -> dict[str, Path]:
     written = {}
     for name, tasks in build_files(progress).items():
+        out_dir.mkdir(parents=True, exist_ok=True)
         path = out_dir / name
         path.write_text("".join(dump_task(t) + "\n" for t in tasks), encoding="utf-8")
         written[name] = path

@@ -38,6 +38,9 @@ class FaultyServer(ScriptedServer):
         echo_auth: bool = False,
         **kwargs: Any,
     ) -> None:
+        # The sweeps under test point planner=qwen3_8b at this server, whose pre-flight asks /v1/models for
+        # that config's model.
+        kwargs.setdefault("model", "Qwen/Qwen3-8B")
         super().__init__(tasks, "gold", **kwargs)
         self.burst = burst
         self.fail_tasks = fail_tasks

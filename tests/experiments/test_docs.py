@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from experiments import cli
-from experiments.commands.tasks import TASK_SCHEMA, task_json_schema
+from experiments.commands.task_suite import TASK_SCHEMA, task_json_schema
 from verification.matchers import _CHECKS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -168,7 +168,7 @@ def test_every_python_block_runs(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_the_figures_the_docs_state_are_those_the_code_prints() -> None:
-    from experiments.commands.tasks import committed_splits
+    from experiments.commands.task_suite import committed_splits
     from sandbox.generator.stats import suite_stats
 
     bm25 = suite_stats(committed_splits())["retrieval"]["bm25"]

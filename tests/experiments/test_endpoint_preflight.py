@@ -136,7 +136,7 @@ def test_a_sweep_names_the_model_in_its_rows_and_refuses_what_cannot_fit(
     finally:
         store.close()
     assert {r["planner"] for r in rows} == {"hosted_openai:scripted"} and len(rows) == 4
-    assert outcome.report is not None and "hosted_openai:scripted" in outcome.report[1].read_text()
+    assert outcome.report is not None and "hosted_openai:scripted" in (outcome.report[1] / "leaderboard.md").read_text()
 
 
 def test_a_dry_run_prints_the_estimated_prompt_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

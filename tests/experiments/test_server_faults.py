@@ -118,12 +118,16 @@ def accounted(name: str, tmp: Path, outcome: SweepOutcome, figures: Callable[[st
 def test_refused_connections_then_the_server_comes_back(
     client: Client, tmp_path: Path, figures: Callable[[str], None]
 ) -> None:
-    """Nothing listens on the planner's port until the first episode has failed all its retries."""
+    """The server answers the pre-flight, then nothing listens on the planner's port from the first episode's
+    request until an episode has failed all its retries."""
     server = FaultyServer(TASKS)
-    with ServerThread(server, started=False) as thread:
+    with ServerThread(server) as thread:
 
         def bring_up() -> None:
             deadline = time.monotonic() + 60
+            while not server.stats.requests and time.monotonic() < deadline:
+                time.sleep(0.001)
+            thread.stop()
             while not servers.INFRA and time.monotonic() < deadline:
                 time.sleep(0.005)
             thread.start()

@@ -31,12 +31,19 @@ from experiments.results.store import ResultsStore, SettingsMismatch
 from sandbox.suite import load_split
 from sandbox.tasks import TaskFormatError, dump_task, load_tasks
 from tests.cluster.slow_planner import KILLER_TASK
+from tests.experiments.servers import FaultyServer, ServerThread
 
 pytestmark = pytest.mark.faults
 
 REPO = Path(__file__).resolve().parents[2]
 N_TASKS = 34  # handwritten under condition both
-DEAD = "http://127.0.0.1:1/v1"  # nothing listens on port 1
+HANDWRITTEN = load_split("handwritten.jsonl")
+
+
+def down_backend() -> ServerThread:
+    """An endpoint that passes the pre-flight (it serves the model) and then answers every episode's request
+    with 503: its backend is down, as when a served model dies after the sweep has started."""
+    return ServerThread(FaultyServer(HANDWRITTEN, fail_tasks=frozenset(t.task_id for t in HANDWRITTEN)))
 
 
 @pytest.fixture(scope="module")
@@ -68,25 +75,26 @@ def test_a_dead_endpoint_beside_a_working_planner_ends_with_the_leaderboard_nami
 ) -> None:
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     p = "planner.qwen3_8b"
-    code = sweep_main(
-        _args(
-            tmp_path,
-            "planner=oracle,qwen3_8b",
-            "name=dead-endpoint",
-            "infra_retries=1",
-            "cluster.processes=false",
-            "cluster.n_workers=1",
-            "cluster.threads_per_worker=2",
-            f"{p}.base_url={DEAD}",
-            f"{p}.retries.max=0",
-            f"{p}.timeouts.connect=1",
+    with down_backend() as thread:
+        code = sweep_main(
+            _args(
+                tmp_path,
+                "planner=oracle,qwen3_8b",
+                "name=dead-endpoint",
+                "infra_retries=1",
+                "cluster.processes=false",
+                "cluster.n_workers=1",
+                "cluster.threads_per_worker=2",
+                f"{p}.base_url={thread.base_url}",
+                f"{p}.retries.max=0",
+                f"{p}.timeouts.connect=1",
+            )
         )
-    )
     out = capsys.readouterr().out
     assert code == 1, out
     assert "Leaderboard" in out and "100.0" in out  # the oracle's results are shown
     assert "unscored" in out
-    assert f"qwen3_8b/handwritten/both/seed0: 34 of 34 keys missing (34 infra_error); endpoint {DEAD}" in out
+    assert f"qwen3_8b/handwritten/both/seed0: 34 of 34 keys missing (34 infra_error); endpoint {thread.base_url}" in out
     assert "sweep incomplete" in out
     md = (tmp_path / "report" / "leaderboard.md").read_text()
     assert "| qwen3_8b | both | 0 | 34 | unscored | – | – | – | – |" in md
@@ -259,10 +267,11 @@ def test_values_that_change_results_are_never_mixed_in_one_store(tmp_path: Path,
         empty.close()
 
     endpoint = _args(tmp_path / "endpoint", "planner=qwen3_8b", "tracking=none", "infra_retries=0")
-    dead = run_sweep(
-        sweep_plan([*endpoint, f"planner.qwen3_8b.base_url={DEAD}", "planner.qwen3_8b.retries.max=0"]),
-        client=client,
-    )
+    with down_backend() as thread:
+        dead = run_sweep(
+            sweep_plan([*endpoint, f"planner.qwen3_8b.base_url={thread.base_url}", "planner.qwen3_8b.retries.max=0"]),
+            client=client,
+        )
     assert len(dead.infra_errors) == N_TASKS  # stored, as infra_error: the cell's settings now bind
     store = ResultsStore(tmp_path / "endpoint" / "results.db")
     try:

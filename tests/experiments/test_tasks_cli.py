@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from experiments.cli import main
-from sandbox.generator.stats import VALIDATION
+from sandbox.suite import VALIDATION
 
 
 def test_the_committed_suite_self_validates_as_its_record_says(

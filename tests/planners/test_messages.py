@@ -19,8 +19,8 @@ from planners.messages import (
     tool_call_id,
 )
 from sandbox.episode import Episode
+from sandbox.personas import PERSONAS
 from sandbox.suite import load_split
-from sandbox.world import PERSONAS
 
 OFFERED = {"add_contact", "finish"}
 TASKS = {t.task_id: t for t in load_split("handwritten.jsonl")}

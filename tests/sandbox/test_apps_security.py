@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import Executable, delete, select, update
 
 from sandbox.db import open_database, transaction
-from sandbox.domains import apps_security
-from sandbox.domains.apps_security import (
+from sandbox.domains.apps_security import tools as apps_security
+from sandbox.domains.apps_security.schema import (
     accounts,
     app_installs,
     backups,

@@ -18,9 +18,10 @@ from sandbox.domains import communication, social
 from sandbox.domains.communication import blocked_numbers, call_log, contacts, groups, messages
 from sandbox.domains.social import social_comments, social_follows, social_likes, social_posts, world_social_accounts
 from sandbox.executor import Executor
+from sandbox.personas import PERSONAS
 from sandbox.schema import app_permissions, apps, device_settings
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS, world_image
+from sandbox.world import world_image
 from tests.sandbox.conftest import diff, diff_of, log_count, ok, prepare
 
 D3_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ in (communication.__name__, social.__name__))

@@ -54,36 +54,53 @@ def test_the_played_audit_shows_classes_before_and_after_the_fixes(tmp_path: Pat
     audit.write_text(
         json.dumps(
             {
-                "method": "Players played a stratified sample.",
-                "episodes": [
-                    {"key": "basic-1.1-01", "category": "basic", "class": "passed-and-right"},
+                "audits": [
+                    {"title": "Pilot", "method": "Two players.", "episodes": []},
                     {
-                        "key": "skill-040@sor",
-                        "category": "skill",
-                        "class": "task-flawed",
-                        "final_class": "passed-and-right",
-                        "finding": "SOR hid the contacts search",
-                        "fix": "SOR offers the job's lookups",
+                        "title": "Second audit",
+                        "method": "Players played a stratified sample.",
+                        "rules": [{"what": "guarded actions without the confirmation rule", "before": 14, "after": 0}],
+                        "episodes": [
+                            {"key": "basic-1.1-01", "category": "basic", "class": "passed-and-right"},
+                            {
+                                "key": "skill-040@sor",
+                                "category": "skill",
+                                "class": "task-flawed",
+                                "final_class": "passed-and-right",
+                                "finding": "SOR hid the contacts search",
+                                "fix": "SOR offers the job's lookups",
+                            },
+                            {"key": "memory-252", "category": "memory", "class": "failed-own-mistake"},
+                        ],
                     },
-                    {"key": "memory-252", "category": "memory", "class": "failed-own-mistake"},
-                ],
+                ]
             }
         ),
         encoding="utf-8",
     )
-    summary = audit_summary(audit)
-    assert summary is not None
+    audits = audit_summary(audit)
+    assert audits is not None and [a["title"] for a in audits] == ["Pilot", "Second audit"]
+    summary = audits[1]
     assert summary["played"] == {"passed-and-right": 1, "failed-own-mistake": 1, "task-flawed": 1}
     assert summary["final"] == {"passed-and-right": 2, "failed-own-mistake": 1}
     card = card_markdown(suite_stats({"full": TASKS}, Path("/nonexistent"), audit))
     assert "| task-flawed | 1 | 0 |" in card and "| skill-040@sor | task-flawed | passed-and-right |" in card
+    assert "| guarded actions without the confirmation rule | 14 | 0 |" in card
+    assert card.index("### Pilot") < card.index("### Second audit")
     assert "SOR offers the job's lookups" in card and "Sample: basic-1.1-01, skill-040@sor, memory-252" in card
 
 
 def test_an_audit_class_outside_the_list_is_refused(tmp_path: Path) -> None:
     audit = tmp_path / "audit.json"
     audit.write_text(
-        json.dumps({"method": "m", "episodes": [{"key": "k", "category": "basic", "class": "fine"}]}), encoding="utf-8"
+        json.dumps(
+            {
+                "audits": [
+                    {"title": "t", "method": "m", "episodes": [{"key": "k", "category": "basic", "class": "fine"}]}
+                ]
+            }
+        ),
+        encoding="utf-8",
     )
     with pytest.raises(ValueError, match="unknown class 'fine'"):
         audit_summary(audit)

@@ -14,13 +14,14 @@ import pytest
 from sqlalchemy import insert, select, update
 
 from sandbox.db import open_database, transaction
-from sandbox.domains import entertainment
 from sandbox.domains.communication import contacts
-from sandbox.domains.entertainment import (
+from sandbox.domains.entertainment import tools as entertainment
+from sandbox.domains.entertainment.schema import (
     album_photos,
     albums,
     bookshelf,
     devices,
+    media_subscriptions,
     photos,
     play_history,
     playback_state,
@@ -30,10 +31,13 @@ from sandbox.domains.entertainment import (
     video_rentals,
     watch_history,
     watchlist,
+    world_books,
     world_episodes,
+    world_podcasts,
     world_tracks,
     world_videos,
 )
+from sandbox.domains.entertainment.seed import NOTED_BOOKS
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings, meta
@@ -146,13 +150,7 @@ def test_world_is_deterministic_and_rich() -> None:
                 assert conn.execute(select(world_tracks).where(world_tracks.c.title == track["title"])).first()
             shelved = set(conn.execute(select(bookshelf.c.book_id)).scalars())
             noted = (
-                conn.execute(
-                    select(entertainment.world_books.c.book_id).where(
-                        entertainment.world_books.c.title.in_(entertainment.NOTED_BOOKS)
-                    )
-                )
-                .scalars()
-                .all()
+                conn.execute(select(world_books.c.book_id).where(world_books.c.title.in_(NOTED_BOOKS))).scalars().all()
             )
             assert len(noted) == 3 and not shelved & set(noted)
             music = conn.execute(select(playback_state).where(playback_state.c.player == "music")).one()
@@ -294,9 +292,7 @@ def test_play_music_on_the_phone_when_bluetooth_is_off(ex: Executor) -> None:
 def test_play_music_premium_track_with_premium_plan(ex: Executor) -> None:
     prepare(
         ex.conn,
-        update(entertainment.media_subscriptions)
-        .where(entertainment.media_subscriptions.c.service == "music")
-        .values(plan="premium"),
+        update(media_subscriptions).where(media_subscriptions.c.service == "music").values(plan="premium"),
     )
     track = resolve(ex, "$premium_track")
     out = ok(ex, "play_music", {"item_id": track})
@@ -490,9 +486,7 @@ def test_play_video_rented_movie_on_a_connected_tv(ex: Executor) -> None:
 def test_play_video_subscription_needs_the_plan(ex: Executor) -> None:
     prepare(
         ex.conn,
-        update(entertainment.media_subscriptions)
-        .where(entertainment.media_subscriptions.c.service == "video")
-        .values(plan="free"),
+        update(media_subscriptions).where(media_subscriptions.c.service == "video").values(plan="free"),
     )
     fails(ex, "play_video", {"video_id": "video_001"}, ErrorType.RESOURCE_UNAVAILABLE)
     ok(ex, "play_video", {"video_id": resolve(ex, "$free_movie")})
@@ -528,9 +522,9 @@ def test_search_podcasts(ex: Executor) -> None:
 def test_subscribe_podcast(ex: Executor) -> None:
     show = scalar(
         ex,
-        select(entertainment.world_podcasts.c.show_id)
-        .where(entertainment.world_podcasts.c.show_id.not_in(select(podcast_subscriptions.c.show_id)))
-        .order_by(entertainment.world_podcasts.c.show_id),
+        select(world_podcasts.c.show_id)
+        .where(world_podcasts.c.show_id.not_in(select(podcast_subscriptions.c.show_id)))
+        .order_by(world_podcasts.c.show_id),
     )
     out = ok(ex, "subscribe_podcast", {"show_id": show, "auto_download": False})
     assert out["show_id"] == show and out["auto_download"] is False
@@ -577,9 +571,7 @@ def test_search_ebooks(ex: Executor) -> None:
 
 
 def test_add_book_to_shelf(ex: Executor) -> None:
-    hail_mary = scalar(
-        ex, select(entertainment.world_books.c.book_id).where(entertainment.world_books.c.title == "Project Hail Mary")
-    )
+    hail_mary = scalar(ex, select(world_books.c.book_id).where(world_books.c.title == "Project Hail Mary"))
     out = ok(ex, "add_book_to_shelf", {"book_id": hail_mary, "shelf": "want_to_read"})
     assert out == {
         "book_id": hail_mary,

@@ -17,9 +17,9 @@ import pytest
 from sqlalchemy import func, insert, select, update
 
 from sandbox.db import open_database, transaction
-from sandbox.domains import food
 from sandbox.domains.common import payment_methods, world_places
-from sandbox.domains.food import (
+from sandbox.domains.food import tools as food
+from sandbox.domains.food.schema import (
     food_orders,
     grocery_items,
     meal_plans,
@@ -439,7 +439,7 @@ def test_order_food_delivery_scheduled(ex: Executor) -> None:
         },
     )
     assert (out["status"], out["scheduled_at"]) == ("scheduled", "2025-06-14T12:30")
-    assert out["eta"] == food._shift("2025-06-14T12:30", r["prep_min"] + food.COURIER_MIN)
+    assert out["eta"] == "2025-06-14T12:30"  # cooked to arrive at the time asked for
 
 
 def test_track_food_order(ex: Executor) -> None:

@@ -11,14 +11,17 @@ from typing import Any
 
 import pytest
 
+from experiments.commands import task_suite
 from experiments.commands import tasks as tasks_cli
-from sandbox.generator import gates, lint
-from sandbox.generator.core import FAMILIES, Draft, Family, Gen, act, build_task, done
+from sandbox.generator import STRICT_ENV, gates, lint
+from sandbox.generator.core import FAMILIES, Family, Gen, act, build_task, done
+from sandbox.generator.draft import Draft
+from sandbox.generator.families._common import service_phone
 from sandbox.generator.gates import Collector, GateError, Violation
 from sandbox.generator.suite import Slot, build_slot
 from sandbox.skills import SKILLS, Step
 from sandbox.suite import load_split
-from sandbox.tasks import Task
+from sandbox.tasks import Action, Task
 from sandbox.tooling import REGISTRY
 
 NOW = dt.datetime(2025, 1, 15, 18, 20)  # a Wednesday
@@ -54,7 +57,8 @@ def test_a_skill_step_that_changes_something_on_every_job_must_be_done_by_the_go
 
 def test_instructions_say_when_each_optional_step_applies() -> None:
     text = SKILLS["bedtime_routine"].instructions
-    assert "If the user gives a wake-up time: make sure exactly one alarm rings" in text
+    assert "If the user gives a wake-up time: set one alarm at the wake-up time" in text
+    assert "If the user asks about the lights: set the lights as asked" in text
     assert text.startswith("Do only what the user's request needs.")
     for skill in SKILLS.values():
         for step in skill.steps:
@@ -187,9 +191,9 @@ def test_collector_counts_every_gate_and_reads_its_setting(monkeypatch: pytest.M
     c.strict = False
     c.add([v, v])
     assert c.counts() == {g: 2 if g == "query_lint" else 0 for g in gates.GATES}
-    monkeypatch.setenv(gates.STRICT_ENV, "1")
+    monkeypatch.setenv(STRICT_ENV, "1")
     assert Collector().strict
-    monkeypatch.setenv(gates.STRICT_ENV, "maybe")
+    monkeypatch.setenv(STRICT_ENV, "maybe")
     with pytest.raises(ValueError, match="must be 0 or 1"):
         Collector()
 
@@ -226,7 +230,7 @@ def test_a_guarded_action_the_check_lets_pass_unasked_is_a_violation() -> None:
     fam = Family("test.uninstall", "basic", "4.1", lambda g: _uninstall(True), {})
     task = build_task(fam, fam.build(Gen("wang_lei", random.Random(0))), "t-c", "wang_lei")
     lax = task.model_copy(update={"check": task.check.model_copy(update={"ask_before": [], "confirmed_by": []})})
-    found = gates.unconfirmed_guards("test.uninstall", lax, tasks_cli.replay(lax).results)
+    found = gates.unconfirmed_guards("test.uninstall", lax, task_suite.replay(lax).results)
     assert [(v.step, v.detail) for v in found] == [(2, "acts unasked as far as the check goes (no ask_before)")]
 
 
@@ -234,9 +238,14 @@ def test_a_guarded_action_the_check_lets_pass_unasked_is_a_violation() -> None:
 def test_a_delegated_question_needs_an_answer_check(collector: Collector, checked: bool) -> None:
     def ask_pharmacy(g: Gen) -> Draft:
         return Draft(
-            query="Call Corner Pharmacy at +1 555 010 0002 and ask whether they have insulin",
+            query=f"Call Corner Pharmacy at {service_phone(g, 'Corner Pharmacy')} and ask whether they have insulin",
             gold=[
-                act("call_voice_agent", callee={"phone": "+15550100002"}, objective="Ask about insulin", facts={}),
+                act(
+                    "call_voice_agent",
+                    callee={"phone": service_phone(g, "Corner Pharmacy")},
+                    objective="Ask about insulin",
+                    facts={},
+                ),
                 done("I called them."),
             ],
             bucket="agent_behavior",
@@ -466,14 +475,14 @@ def test_gates_report_groups_by_family_with_counts() -> None:
         Violation("query_lint", "b.fam", "t-2", None, "a exam", "article"),
         Violation("unseen_id", "b.fam", "t-3", 1, "group_002", "never sent"),
     ]
-    text = tasks_cli.gates_report(found, as_json=False)
+    text = task_suite.gates_report(found, as_json=False)
     counts = (
         "unseen_id 2, schema_example 0, query_lint 1, world_lint 0, skill_fit 0, confirmation 0, delegated_answer 0, "
-        "free_choice 0"
+        "free_choice 0, ambiguous_referent 0"
     )
     assert text.splitlines()[0] == f"gate counts: {counts}"
     assert text.index("b.fam: 2 violation(s) in 2 task(s)") < text.index("a.fam: 1 violation(s)")
-    doc = json.loads(tasks_cli.gates_report(found, as_json=True))
+    doc = json.loads(task_suite.gates_report(found, as_json=True))
     assert doc["counts"]["unseen_id"] == 2 and [v["task_id"] for v in doc["families"]["b.fam"]] == ["t-2", "t-3"]
 
 
@@ -496,5 +505,82 @@ def test_gates_command_builds_drafts_of_the_named_families(
 
 def test_validate_chunks_return_the_gate_violations_with_the_self_check() -> None:
     task = Task.model_validate({**load_split("full.jsonl")[0].model_dump(), "query": "Add a exam"})
-    outcomes, found = tasks_cli._check_chunk([(task, "some.family")])
+    outcomes, found = task_suite._check_chunk([(task, "some.family")])
     assert outcomes and [(v.gate, v.family, v.subject) for v in found] == [("query_lint", "some.family", "a exam")]
+
+
+# ---- skill fit: the job is the skill's --------------------------------------------------------------------------
+
+
+def test_a_job_whose_decisive_call_several_skills_share_needs_one_of_the_skills_every_job_steps() -> None:
+    """A plain chat message under the event planner: its steps are about events, so the job is not its."""
+    chat = [
+        {"name": "load_skill", "arguments": {"skill_id": "event_outing_planner"}},
+        {"name": "send_chat_message", "arguments": {"chat_id": "chat_001", "text": "hi"}},
+        {"name": "finish", "arguments": {"answer": "Sent."}},
+    ]
+    found = gates.unfit_skill_steps("fam.x", "t-1", chat, [OK] * 3)
+    assert [(v.gate, v.subject) for v in found] == [("skill_fit", "event_outing_planner")]
+    outing = [chat[0], {"name": "search_events", "arguments": {"query": "Jazz"}}, *chat[1:]]
+    assert gates.unfit_skill_steps("fam.x", "t-1", outing, [OK] * 4) == []
+
+
+# ---- ambiguous referents ---------------------------------------------------------------------------------------
+
+
+def _order_task(query: str, answers: list[str] = ()) -> Task:  # type: ignore[assignment]
+    return Task.model_validate(
+        {
+            "task_id": "t-amb",
+            "category": "basic",
+            "domain": "D6",
+            "l2": "6.4",
+            "query": query,
+            "initial_state": {"world": "lena_weber"},
+            "candidate_tools": ["list_orders", "cancel_order"],
+            "bucket": "state_change",
+            "gold": [
+                {"name": "list_orders", "arguments": {"query": "Roomba j7+"}},
+                {"name": "cancel_order", "arguments": {"order_id": "order_014"}},
+                {"name": "finish", "arguments": {"answer": "Cancelled."}},
+            ],
+            "check": {"update": {"orders": [{"match": {"order_id": "order_014"}, "set": {"status": "cancelled"}}]}},
+            "user_script": [{"answer": a} for a in answers],
+        }
+    )
+
+
+ORDERS = {
+    **OK,
+    "Payload": {
+        "orders": [
+            {"order_id": "order_014", "status": "pending", "placed_at": "2025-06-01T10:00", "items": ["Roomba j7+"]},
+            {"order_id": "order_017", "status": "shipped", "placed_at": "2025-05-20T10:00", "items": ["Roomba j7+"]},
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "ambiguous"),
+    [
+        ("Cancel my Roomba j7+ order", True),
+        ("Cancel my pending Roomba j7+ order", False),  # a value only the chosen row has
+        ("Cancel the Roomba j7+ order I placed on 2025-06-01", False),  # its date
+        ("Cancel my latest Roomba j7+ order", False),  # an order the rows carry
+    ],
+)
+def test_a_change_on_one_of_several_rows_the_request_matches_needs_something_said_that_picks_it(
+    query: str, ambiguous: bool
+) -> None:
+    found = gates.ambiguous_referents("fam.x", _order_task(query), [ORDERS, OK, OK])
+    expected = [("ambiguous_referent", "order_014", 2)] if ambiguous else []
+    assert [(v.gate, v.subject, v.step) for v in found] == expected
+
+
+def test_a_referent_the_gold_asks_the_user_about_is_resolved_by_the_scripted_answer() -> None:
+    task = _order_task("Cancel my Roomba j7+ order", ["The pending one."])
+    asked = task.model_copy(
+        update={"gold": [task.gold[0], Action(name="ask_user", arguments={"question": "Which order?"}), *task.gold[1:]]}
+    )
+    assert gates.ambiguous_referents("fam.x", asked, [ORDERS, OK, OK, OK]) == []

@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import func, insert, select, update
 
 from sandbox.db import open_database, transaction
-from sandbox.domains import health
 from sandbox.domains.common import world_places
-from sandbox.domains.health import (
+from sandbox.domains.health import tools as health
+from sandbox.domains.health.schema import (
     activity_daily,
     body_metrics,
     food_logs,

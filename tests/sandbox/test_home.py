@@ -13,20 +13,14 @@ import pytest
 from sqlalchemy import Update, delete, select, update
 
 from sandbox.db import transaction
-from sandbox.domains import home
-from sandbox.domains.home import (
-    DEVICES,
-    dev_id,
-    home_automations,
-    home_devices,
-    home_events,
-    vehicle_state,
-)
+from sandbox.domains.home import tools as home
+from sandbox.domains.home.schema import SWITCHABLE, home_automations, home_devices, home_events, vehicle_state
+from sandbox.domains.home.seed import DEVICES, dev_id, seasonal
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
 from sandbox.tooling import REGISTRY
-from sandbox.world import build_world
+from sandbox.world import PERSONAS, build_world
 from tests.sandbox.conftest import diff, diff_of, fails, log_count, prepare
 
 HOME_TOOLS = sorted(n for n, s in REGISTRY.items() if s.fn.__module__ == home.__name__)
@@ -90,7 +84,7 @@ def test_world_is_seeded_as_promised(ex: Executor) -> None:
         automations = ex.conn.execute(select(home_automations)).all()
         keys = set(ex.conn.execute(select(vehicle_state.c.key)).scalars())
     assert len(devices) == len(DEVICES) == 30
-    assert {d.type for d in devices} == set(home.SWITCHABLE) | {"thermostat", "lock", "vacuum", "sensor", "alarm_panel"}
+    assert {d.type for d in devices} == set(SWITCHABLE) | {"thermostat", "lock", "vacuum", "sensor", "alarm_panel"}
     assert {d.name for d in devices if not d.online} == {"Hallway light", "Garage door lock", "Backyard camera"}
     assert len({d.room for d in devices if d.type == "light"}) >= 6
     assert len(events) > 80 and {"package", "person", "armed_away", "disarmed"} <= {e.kind for e in events}
@@ -587,3 +581,12 @@ def test_home_tools_need_the_network(ex: Executor) -> None:
     )
     env = ex.call("set_light_state", {"target": "Kitchen", "on": False})
     assert env["ErrorType"] == "NetworkUnavailable" and diff(ex) == {}
+
+
+@pytest.mark.parametrize(
+    ("persona_id", "mode"), [("wang_lei", "cool"), ("yuki_sato", "heat"), ("amara_okafor", "heat")]
+)
+def test_the_thermostat_keeps_the_season_of_the_world(persona_id: str, mode: str) -> None:
+    """Beijing in June cools; Tokyo in January and Toronto in February heat."""
+    thermostat = dict(next(d for d in DEVICES if d[0] == "Living room thermostat")[4])
+    assert seasonal("Living room thermostat", thermostat, PERSONAS[persona_id])["mode"] == mode

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Update, select, update
 
-from sandbox.domains import information
 from sandbox.domains.common import world_places
-from sandbox.domains.information import saved_articles, world_news, world_weather
+from sandbox.domains.information import tools as information
+from sandbox.domains.information.schema import saved_articles, world_news, world_weather
+from sandbox.domains.information.seed import CLIMATE
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings
@@ -56,7 +57,7 @@ def saved_article(ex: Executor) -> str:
 def test_world_is_seeded_as_promised(ex: Executor) -> None:
     w = world_weather.c
     daily = query(ex, select(w.location_key, w.date).where(w.hour.is_(None)))
-    assert {d["location_key"] for d in daily} == set(information.CLIMATE)
+    assert {d["location_key"] for d in daily} == set(CLIMATE)
     assert min(d["date"] for d in daily) == "2025-06-06" and max(d["date"] for d in daily) == "2025-06-27"
     hourly = query(ex, select(w.date).where(w.hour.is_not(None), w.location_key == "Beijing"))
     assert sorted({h["date"] for h in hourly}) == [TODAY, TOMORROW] and len(hourly) == 48

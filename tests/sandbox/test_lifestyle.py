@@ -25,7 +25,7 @@ from sandbox.domains.lifestyle import (
     world_service_providers,
     world_service_slots,
 )
-from sandbox.domains.shopping import shipments
+from sandbox.domains.shopping.schema import shipments
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.tooling import REGISTRY

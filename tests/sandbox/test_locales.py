@@ -12,9 +12,10 @@ import sandbox.domains  # noqa: F401  (registers every tool and seeder)
 from sandbox import locales
 from sandbox.db import open_database, transaction
 from sandbox.domains.common import km_between, payment_methods, world_places
-from sandbox.domains.information import world_news
+from sandbox.domains.information.schema import world_news
 from sandbox.executor import Executor
-from sandbox.world import PERSONAS, world_image
+from sandbox.personas import PERSONAS
+from sandbox.world import world_image
 from tests.sandbox.conftest import ALL_DOMAIN_TOOLS, ok
 
 

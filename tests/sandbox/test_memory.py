@@ -12,8 +12,9 @@ from sqlalchemy import select
 from sandbox import db
 from sandbox.domains.communication import contacts
 from sandbox.memory import _desc, bm25_rank, dated, tokens
+from sandbox.personas import PERSONAS
 from sandbox.schema import memory_records
-from sandbox.world import PERSONAS, world_image
+from sandbox.world import world_image
 
 WORDS = ["alarm", "gym", "mom", "dentist", "rent", "wake", "dark", "mode", "music", "office", "lily", "the"]
 

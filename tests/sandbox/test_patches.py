@@ -10,9 +10,10 @@ from sqlalchemy import Connection, select
 import sandbox.domains  # noqa: F401
 from sandbox import db
 from sandbox.episode import apply_changes
+from sandbox.personas import PERSONAS
 from sandbox.schema import metadata
 from sandbox.tasks import Changes
-from sandbox.world import PERSONAS, world_image
+from sandbox.world import world_image
 
 contacts = metadata.tables["contacts"]
 NEW = [

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Executable, delete, func, insert, select, update
 
-from sandbox.domains import shopping
 from sandbox.domains.common import payment_methods, transactions
-from sandbox.domains.shopping import (
+from sandbox.domains.shopping import tools as shopping
+from sandbox.domains.shopping.schema import (
     cart_items,
     coupons,
     order_items,

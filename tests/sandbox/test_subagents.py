@@ -31,6 +31,13 @@ GREET_BOB = [
 ]
 
 
+def _line(conn: Connection, name: str) -> str:
+    """The number of one of the world's phone-only businesses (a number of the persona's city)."""
+    with transaction(conn):
+        found = select(world_phone_services.c.phone).where(world_phone_services.c.name.startswith(name))
+        return str(conn.execute(found).scalar_one())
+
+
 def test_read_path() -> None:
     payload = {"a": {"b": [{"c": 3}]}, "price": 9}
     assert read_path(payload, "$.a.b[0].c") == 3 and read_path(payload, "price") == 9
@@ -223,26 +230,39 @@ def test_voice_agent_answers_the_topic_however_it_is_asked(conn: Connection, ex:
 def test_voice_agent_inquiry_booking_and_alternatives(conn: Connection, ex: Executor) -> None:
     answer = ex.call(
         "call_voice_agent",
-        {"callee": {"phone": "+1 555 010 0002"}, "objective": "Ask whether ibuprofen is in stock", "facts": {}},
+        {
+            "callee": {"phone": _line(conn, "Corner Pharmacy")},
+            "objective": "Ask whether ibuprofen is in stock",
+            "facts": {},
+        },
     )
     assert answer["Payload"]["details"]["answer"] == "In stock, 12 packs."
     facts = {"date": "2025-06-14", "time": "19:00", "party_size": 4, "name": "Wang Lei"}
     booked = ex.call(
-        "call_voice_agent", {"callee": {"phone": "+15550100001"}, "objective": "Book a table", "facts": facts}
+        "call_voice_agent",
+        {"callee": {"phone": _line(conn, "Golden Dragon")}, "objective": "Book a table", "facts": facts},
     )
     assert booked["Payload"]["outcome"] == "success"
     row = diff_of(conn)["phone_bookings"].inserted[0]
     assert (row["time"], row["party_size"], row["source"]) == ("19:00", 4, "voice_agent")
     other = ex.call(
         "call_voice_agent",
-        {"callee": {"phone": "+15550100001"}, "objective": "Book a table", "facts": {**facts, "time": "19:30"}},
+        {
+            "callee": {"phone": _line(conn, "Golden Dragon")},
+            "objective": "Book a table",
+            "facts": {**facts, "time": "19:30"},
+        },
     )
     assert (
         other["Payload"]["outcome"] == "alternative_offered" and other["Payload"]["details"]["offered_time"] == "20:00"
     )
     missing = ex.call(
         "call_voice_agent",
-        {"callee": {"phone": "+15550100001"}, "objective": "Book a table", "facts": {"date": "2025-06-14"}},
+        {
+            "callee": {"phone": _line(conn, "Golden Dragon")},
+            "objective": "Book a table",
+            "facts": {"date": "2025-06-14"},
+        },
     )
     assert missing["ErrorType"] == "SubAgentFailed" and missing["Payload"]["missing_inputs"] == [
         "time",
@@ -256,11 +276,16 @@ def test_voice_agent_books_an_appointment_without_a_party_size(conn: Connection,
     facts = {"date": "2025-06-14", "time": "14:00", "name": "Wang Lei", "address": "1 Main St"}
     missing = ex.call(
         "call_voice_agent",
-        {"callee": {"phone": "+15550100003"}, "objective": "Book a haircut", "facts": {"date": "2025-06-14"}},
+        {
+            "callee": {"phone": _line(conn, "Style Studio")},
+            "objective": "Book a haircut",
+            "facts": {"date": "2025-06-14"},
+        },
     )
     assert missing["Payload"]["missing_inputs"] == ["time", "name"]
     booked = ex.call(
-        "call_voice_agent", {"callee": {"phone": "+15550100003"}, "objective": "Book a haircut", "facts": facts}
+        "call_voice_agent",
+        {"callee": {"phone": _line(conn, "Style Studio")}, "objective": "Book a haircut", "facts": facts},
     )
     assert booked["Payload"]["outcome"] == "success", booked
     row = diff_of(conn)["phone_bookings"].inserted[0]
@@ -274,7 +299,9 @@ def test_voice_agent_needs_the_phone_permission(conn: Connection, ex: Executor) 
         .where(app_permissions.c.app_id == "assistant", app_permissions.c.permission == "PHONE")
         .values(state="not_requested"),
     )
-    env = ex.call("call_voice_agent", {"callee": {"phone": "+15550100002"}, "objective": "Ask", "facts": {}})
+    env = ex.call(
+        "call_voice_agent", {"callee": {"phone": _line(conn, "Corner Pharmacy")}, "objective": "Ask", "facts": {}}
+    )
     assert env["ErrorType"] == "PermissionDenied"
     with transaction(conn):
         assert conn.execute(select(monitors)).all() == []
@@ -393,3 +420,30 @@ def test_screen_reader_answers_with_every_line_the_question_is_about(conn: Conne
         },
     )
     assert env["Payload"]["answer_lines"] == ["Language: Japanese (ja-JP)", "Mono audio: ON"]
+
+
+def test_gui_agent_refuses_a_setting_the_app_does_not_have(conn: Connection, ex: Executor) -> None:
+    """Volume has its own tool: the settings screen the GUI agent knows names its options and writes nothing."""
+    env = ex.call(
+        "call_gui_agent",
+        {"app_id": "settings", "goal": "Change the setting", "inputs": {"setting": "Media volume", "value": "30"}},
+    )
+    assert env["ErrorType"] == "SubAgentFailed" and "Ringtone" in env["Payload"]["settings"], env
+    assert "app_preferences" not in diff_of(conn)
+
+
+def test_gui_agent_refuses_an_input_its_flow_has_no_field_for(conn: Connection, ex: Executor) -> None:
+    """A refill given a "quantity" names its "packs" input rather than filing one pack."""
+    handoff = {"app_id": "health", "goal": "Request a refill", "inputs": {"medication": "x", "quantity": 3}}
+    env = ex.call("call_gui_agent", handoff)
+    assert env["ErrorType"] == "SubAgentFailed" and env["Payload"]["unknown_inputs"] == ["quantity"], env
+    assert "packs" in env["Payload"]["optional_inputs"]
+
+
+def test_monitor_refuses_a_condition_that_already_holds(conn: Connection, ex: Executor) -> None:
+    """A condition true now would fire at once: it watches for nothing, so the handoff fails and stores nothing."""
+    holds_now = {**WATCH_BOB, "value": 0}  # no Bob Stone yet: a count >= 0 holds already
+    env = ex.call("call_monitor_agent", {"condition": holds_now, "notify_only": True})
+    assert env["Status"] == "error" and "already holds" in env["Payload"]["message"]
+    assert "monitors" not in diff_of(conn) and "subagent_jobs" not in diff_of(conn)
+    assert ex.call("call_monitor_agent", {"condition": WATCH_BOB, "notify_only": True})["Status"] == "success"

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from sandbox.conditions import action_space_for
 from sandbox.errors import ErrorType
-from sandbox.generator.core import FRICTIONS, BuildError, Draft, Gen, act, done, resolve
+from sandbox.generator.core import FRICTIONS, BuildError, Gen, act, done, resolve
+from sandbox.generator.draft import Draft
 from sandbox.generator.stats import suite_stats
 from sandbox.generator.suite import TOTALS, basic_per_l2, build_files, largest_remainder
 from sandbox.skills import SKILLS

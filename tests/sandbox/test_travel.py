@@ -6,9 +6,11 @@ ErrorType; a failed call must leave the database exactly as it was (only its log
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Callable
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,9 +18,9 @@ from hypothesis import strategies as st
 from sqlalchemy import Table, func, select, update
 
 from sandbox.db import open_database
-from sandbox.domains import travel
 from sandbox.domains.common import payment_methods, transactions, world_places
-from sandbox.domains.travel import (
+from sandbox.domains.travel import tools as travel
+from sandbox.domains.travel.schema import (
     flight_bookings,
     hotel_bookings,
     navigation_sessions,
@@ -27,6 +29,7 @@ from sandbox.domains.travel import (
     rides,
     saved_places,
     train_bookings,
+    travel_documents,
     trips,
     wallet_passes,
     world_flights,
@@ -158,7 +161,7 @@ def test_other_personas_get_their_own_hub() -> None:
         }
         assert origins == {"SFO"}
         assert row(ex, train_bookings, "tbooking_001")["origin"] in ("San Francisco", "Palo Alto")
-        assert query(ex, select(travel.travel_documents.c.kind)) == [{"kind": "passport"}]
+        assert query(ex, select(travel_documents.c.kind)) == [{"kind": "passport"}]
         assert row(ex, flight_bookings, "fbooking_003")["currency"] == "USD"
     finally:
         conn.close()
@@ -377,6 +380,15 @@ def test_search_flights_one_way_and_round_trip(ex: Executor) -> None:
     assert diff(ex) == {}
     stored = row(ex, offers, "offer_001")
     assert stored["kind"] == "flight" and json.loads(stored["params_json"])["passengers"] == 2
+
+
+def test_a_flight_lands_at_the_destinations_local_time(ex: Executor) -> None:
+    """Beijing (UTC+8) to London (UTC+0 or +1): arrive_at is London's clock with its offset, duration the real one."""
+    leg = ok(ex, "search_flights", {"origin": "PEK", "destination": "LHR", "date": NEXT_WEEK})["offers"][0]["legs"][0]
+    leave = dt.datetime.fromisoformat(leg["depart_at"]).replace(tzinfo=ZoneInfo("Asia/Shanghai"))
+    land = dt.datetime.fromisoformat(leg["arrive_at"])
+    assert leg["arrive_at"][16:] in ("+00:00", "+01:00")
+    assert (land - leave) == dt.timedelta(minutes=leg["duration_min"])
 
 
 def test_search_flights_reports_sold_out_flights(ex: Executor) -> None:

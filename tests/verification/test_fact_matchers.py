@@ -306,6 +306,16 @@ def test_the_opposite_state_or_none_fails(text: str) -> None:
         ),
         ({"$state": "on"}, "Battery saver is on.", True),
         ({"$state": "on"}, "Battery saver is off on your phone.", False),
+        # a budget: a yes/no verdict read by polarity, "over" as a preposition not
+        (
+            {"$state": {"value": "within", "asked": "over"}},
+            "You have spent 17,812.53 JPY of your 40,600 JPY budget (within budget).",
+            True,
+        ),
+        ({"$state": {"value": "within", "asked": "over"}}, "No, you're not over your budget.", True),
+        ({"$state": {"value": "within", "asked": "over"}}, "Yes, you are over budget: spent 17,812.53 JPY.", False),
+        ({"$state": {"value": "within", "asked": "over"}}, "You spent 17,812.53 JPY over the month.", False),
+        ({"$state": {"value": "over", "asked": "over"}}, "You're over budget by 20 USD.", True),
     ],
 )
 def test_states_of_other_kinds(matcher: dict[str, Any], text: str, ok: bool) -> None:

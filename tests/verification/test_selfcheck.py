@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sandbox.generator.answers import complete_check
-from sandbox.generator.core import Draft
+from sandbox.generator.draft import Draft
 from sandbox.suite import load_split
 from sandbox.tasks import Action, Task
 from verification.selfcheck import EXTRA_CALL, _changed, check_task, perturbations, replay, run, validate

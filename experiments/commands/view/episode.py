@@ -16,7 +16,6 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-import sandbox.domains  # noqa: F401  (registers every tool, so the offered tools' schemas can be built)
 from experiments.commands.config import CONF_DIR
 from experiments.results.store import file_sha256
 from planners.messages import dumps, system_message
@@ -43,6 +42,8 @@ def _setup(split: str, task_id: str, condition: str, key: str) -> tuple[dict[str
     """The phone's context the system message states and the tools offered at the first step (as the
     planner received them), read from a fresh episode of the task under the condition it ran under; the
     third item says why the tools are missing ('' when they are not)."""
+    import sandbox.domains  # noqa: F401  (registers every tool, so the offered tools' schemas can be built)
+
     split_tasks = _split_tasks(split)
     assert split_tasks is not None
     task = split_tasks[0][task_id]

@@ -12,8 +12,10 @@ from sandbox import db
 from sandbox.domains.common import LABEL_ALIASES
 from sandbox.episode import apply_changes
 from sandbox.executor import Executor
-from sandbox.generator.core import BuildError, Draft, Gen
+from sandbox.generator.core import BuildError, Gen
 from sandbox.generator.core import family as _family
+from sandbox.generator.draft import Draft
+from sandbox.locales import CITIES, business_phone
 from sandbox.tasks import Changes
 from sandbox.world import world_image
 
@@ -48,6 +50,17 @@ def peek(g: Gen, tool: str, patches: dict[str, Any] | None = None, **arguments: 
     if result["Status"] != "success":
         raise BuildError(f"{tool}({arguments}) failed on {g.persona.persona_id}: {result['ErrorType']}")
     return dict(result["Payload"])
+
+
+def local_line(g: Gen, city: str | None = None) -> str:
+    """A business's landline in ``city`` (a city of the worlds; else the persona's), as a person writes it
+    (+81 3 1234 5678)."""
+    return business_phone(city if city in CITIES else g.persona.home_city, g.rng)
+
+
+def service_phone(g: Gen, name: str) -> str:
+    """The number of a phone-only business of the world (the voice agent's fixtures), by its name."""
+    return next(r["phone"] for r in g.rows("world_phone_services") if r["name"].startswith(name))
 
 
 def history(user: str, assistant: str) -> list[dict[str, str]]:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandbox.domains.apps_security import STORAGE_TOTAL_GB, password_digest
+from sandbox.domains.apps_security.schema import STORAGE_TOTAL_GB
+from sandbox.domains.apps_security.tools import password_digest
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 
 ANY = {"$regex": "."}  # a value that changed, whatever it became
 STORAGE = {"device_settings": [{"match": {"key": "storage_free_gb"}, "set": {"value": ANY}}]}

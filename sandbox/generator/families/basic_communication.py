@@ -7,7 +7,8 @@ import re
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 
 FIRST = (
     "Mike",
@@ -1116,7 +1117,8 @@ def read_account_posts(g: Gen) -> Draft:
             done(f"{acc['display_name']}'s latest posts on {PLATFORM_NAMES[platform]}: {said}"),
         ],
         bucket="tool_call",
-        answer=[{"$name": w} for w in key_words(newest[0]["content"])],
+        # every post the answer lists as the recent ones: naming only the newest leaves the others out
+        answer=[{"$name": w} for p in newest for w in key_words(p["content"])],
         check={
             "calls": [
                 {

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import peek
-from sandbox.locales import CURRENCIES, money_unit
+from sandbox.locales import CURRENCIES, decimals, money_unit
 
 ACCOUNTS = {
     "acct_001": ("checking", "pm_004"),
@@ -565,13 +566,17 @@ def budget_left(g: Gen) -> Draft:
         f"{b['category']} budget this month ({state} budget), {money(mine['remaining'], currency)} left."
     )
     # either figure answers the question; the limit alone does not
-    facts = [{"$amount": {"value": mine[k], "currency": currency}} for k in ("spent", "remaining")]
+    facts: list[dict[str, Any]] = [
+        {"$any": [{"$amount": {"value": mine[k], "currency": currency}} for k in ("spent", "remaining")]}
+    ]
+    if "am i over" in query.lower():  # a yes/no question: the verdict is part of the answer
+        facts.append({"$state": {"value": state, "asked": "over"}})
     return Draft(
         query=query,
         gold=[act("get_budget_status", category=b["category"]), done(answer)],
         bucket="tool_call",
         check={"calls": [{"tool": "get_budget_status"}]},
-        answer=[{"$any": facts}],
+        answer=facts,
     )
 
 
@@ -974,7 +979,7 @@ def split_expense(g: Gen) -> Draft:
         b=second["name"],
     )
     ids = [first["contact_id"], second["contact_id"]]
-    share = {"$approx": [round(total / 3, 2), 0.02]}
+    share = {"$approx": [round(total / 3, 2), 0.02 if decimals(currency) else 1.0]}  # yen and won: whole units
     return Draft(
         query=query,
         gold=[

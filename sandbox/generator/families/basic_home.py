@@ -10,9 +10,10 @@ import datetime as dt
 import json
 from typing import Any
 
-from sandbox.domains.home import dev_id
+from sandbox.domains.home.seed import dev_id
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families.basic_travel import guarded
 
 

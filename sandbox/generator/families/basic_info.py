@@ -10,7 +10,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.core import BuildError, Gen, act, done
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import family
 
 WEATHER_WORDS = ("weather", "forecast")

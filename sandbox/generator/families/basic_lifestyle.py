@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 
 PAY = ["payment_methods"]  # balances move with every charge; the transactions rows are checked instead
 CATEGORY_WORDS = {
@@ -69,6 +70,12 @@ def buy_event_tickets(g: Gen) -> Draft:
         title=ev["title"],
         when=say_session(session),
     )
+    # a seated event's section is the user's choice: the request names it (the cheapest, the tool's default)
+    sections: dict[str, float] = json.loads(ev["sections_json"])
+    ticket: dict[str, Any] = {"event_id": ev["event_id"], "quantity": qty, "session_time": session, "status": "booked"}
+    if sections:
+        query += ", the cheapest seats"
+        ticket["seat_section"] = min(sections, key=lambda s: (sections[s], s))
     return Draft(
         query=query,
         gold=[
@@ -79,9 +86,7 @@ def buy_event_tickets(g: Gen) -> Draft:
         bucket="state_change",
         check={
             "insert": {
-                "event_tickets": [
-                    {"event_id": ev["event_id"], "quantity": qty, "session_time": session, "status": "booked"}
-                ],
+                "event_tickets": [ticket],
                 **paid(ev["venue"], "entertainment"),
             },
             "ignore_tables": PAY,
@@ -116,9 +121,9 @@ def find_events(g: Gen) -> Draft:
         end=g.date(days),
     )
     found = events_on(g, city, category, g.date(0), g.date(days))
-    # the first one: a model listing them all names it too, and naming another one fails
+    # the window determines the list: every event in it is part of the answer
     answer = (
-        f"In {city}: {found[0]['title']} at {found[0]['venue']}."
+        f"In {city}: " + "; ".join(f"{e['title']} at {e['venue']}" for e in found) + "."
         if found
         else f"There are no {CATEGORY_WORDS[category]} in {city} in that period."
     )
@@ -137,6 +142,7 @@ def find_events(g: Gen) -> Draft:
                 }
             ]
         },
+        answer=[{"$name": e["title"]} for e in found] or [{"$none": True}],
     )
 
 

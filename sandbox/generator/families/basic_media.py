@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandbox.domains.entertainment import VIDEO_MB_PER_SEC
+from sandbox.domains.entertainment.tools import VIDEO_MB_PER_SEC
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.core import BuildError, Gen, act, done
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import family
 
 # playback_state columns a task does not ask about (the queue, the position...): never collateral damage.

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 
 
 def setting(key: str, value: Any) -> dict[str, Any]:

@@ -8,9 +8,11 @@ import json
 import re
 from typing import Any
 
-from sandbox.domains.shopping import _coupon_problem, _discount, _unit_price
+from sandbox.domains.shopping.schema import RETURN_WINDOW_DAYS
+from sandbox.domains.shopping.tools import _coupon_problem, _discount, _unit_price
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import peek
 
 NOUNS = {  # a product title's noun -> how a user names it
@@ -472,6 +474,18 @@ def order_items(g: Gen, order_id: str) -> list[dict[str, Any]]:
     return g.rows("order_items", {"order_id": order_id})
 
 
+def item_model(item: dict[str, Any]) -> str:
+    return model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
+
+
+def sole_items(g: Gen, order_id: str) -> list[dict[str, Any]]:
+    """The order's items whose model no other order holds: a request naming one determines the order."""
+    orders_of: dict[str, set[str]] = {}
+    for i in g.rows("order_items"):
+        orders_of.setdefault(item_model(i), set()).add(i["order_id"])
+    return [i for i in order_items(g, order_id) if orders_of[item_model(i)] == {order_id}]
+
+
 @family("basic", "6.3", pattern="lookup_then_act")
 def track_order_by_item(g: Gen) -> Draft:
     order = g.one(
@@ -479,10 +493,11 @@ def track_order_by_item(g: Gen) -> Draft:
         filter=lambda o: (
             o["status"] in ("shipped", "pending", "delivered")
             and o["placed_at"] >= (g.now - dt.timedelta(days=20)).isoformat()
+            and bool(sole_items(g, o["order_id"]))
         ),
     )
-    item = g.pick(order_items(g, order["order_id"]))
-    model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
+    item = g.pick(sole_items(g, order["order_id"]))
+    model = item_model(item)
     query = say(
         g,
         "where is my {model} order?",
@@ -526,10 +541,9 @@ def track_order_by_item(g: Gen) -> Draft:
 
 @family("basic", "6.3", pattern="lookup_then_act")
 def cancel_pending_order(g: Gen) -> Draft:
-    order = g.one("orders", {"status": "pending"})
-    items = order_items(g, order["order_id"])
-    item = g.pick(items)
-    model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
+    order = g.one("orders", {"status": "pending"}, filter=lambda o: bool(sole_items(g, o["order_id"])))
+    item = g.pick(sole_items(g, order["order_id"]))
+    model = item_model(item)
     why, reason = g.pick(
         [
             ("I found it cheaper elsewhere", "found_cheaper"),
@@ -624,11 +638,15 @@ REASONS = [
 
 
 def returnable(g: Gen) -> tuple[dict[str, Any], dict[str, Any], str]:
-    cutoff = (g.now - dt.timedelta(days=29)).isoformat()
-    order = g.one("orders", {"status": "delivered"}, filter=lambda o: o["delivered_at"] >= cutoff)
-    item = g.pick(order_items(g, order["order_id"]))
-    model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
-    return order, item, model
+    """A recently delivered order and one of its items that names it (see ``sole_items``)."""
+    cutoff = (g.now - dt.timedelta(days=RETURN_WINDOW_DAYS - 1)).isoformat()
+    order = g.one(
+        "orders",
+        {"status": "delivered"},
+        filter=lambda o: o["delivered_at"] >= cutoff and bool(sole_items(g, o["order_id"])),
+    )
+    item = g.pick(sole_items(g, order["order_id"]))
+    return order, item, item_model(item)
 
 
 @family("basic", "6.4", pattern="lookup_then_act")

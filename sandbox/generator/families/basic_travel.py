@@ -10,21 +10,13 @@ import datetime as dt
 import json
 from typing import Any
 
-from sandbox.domains.travel import (
-    AIRPORTS,
-    CITY_AIRPORT,
-    SPOT_CATEGORY,
-    USD_RATE,
-    _assign_seats,
-    _hash,
-    _km,
-    _ride_fare_usd,
-    _spot,
-    route_options,
-)
+from sandbox.domains.travel.schema import AIRPORTS, CITY_AIRPORT, USD_RATE
+from sandbox.domains.travel.tools import SPOT_CATEGORY, _assign_seats, _hash, _km, _ride_fare_usd, _spot, route_options
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import history
+from sandbox.locales import minor_units
 
 # ---- retrieval guard --------------------------------------------------------------------------------
 
@@ -446,7 +438,7 @@ def estimate_ride_cost(g: Gen) -> Draft:
         b=PLACE_WORDS[b["label"]],
     )
     cur = currency(g)  # the fare as estimate_ride_fare quotes it, in the user's currency
-    fare = round(_ride_fare_usd(_km(a["lat"], a["lon"], b["lat"], b["lon"]), kind) * USD_RATE.get(cur, 1.0), 2)
+    fare = minor_units(_ride_fare_usd(_km(a["lat"], a["lon"], b["lat"], b["lon"]), kind) * USD_RATE.get(cur, 1.0), cur)
     return Draft(
         query=query,
         gold=[

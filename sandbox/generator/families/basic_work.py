@@ -9,7 +9,8 @@ from typing import Any
 
 from sandbox.domains.productivity import WEEKDAYS
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.core import BuildError, Gen, act, done
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import family
 
 FMT = "%Y-%m-%dT%H:%M"
@@ -963,8 +964,8 @@ def reply_to_email(g: Gen) -> Draft:
     return Draft(
         query=g.say(
             "reply to {first}'s latest email about '{subject}' saying {line}",
-            "answer the '{subject}' email from {first}: {line}",
-            "write back to {first} on '{subject}' that {line}",
+            "answer the latest '{subject}' email from {first}: {line}",
+            "write back to {first} on their latest '{subject}' email that {line}",
             first=first,
             subject=m["subject"],
             line=line,

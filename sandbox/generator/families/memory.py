@@ -11,8 +11,9 @@ import datetime as dt
 import json
 from typing import Any, Literal
 
-from sandbox.domains.travel import CITY_AIRPORT
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.domains.travel.schema import CITY_AIRPORT
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import history as hist
 from sandbox.generator.families._common import origin_names, peek
 from sandbox.memory import bm25_rank

@@ -21,10 +21,11 @@ import re
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import FAMILIES, BuildError, Draft, Gen, act, family
-from sandbox.skills import SKILLS
+from sandbox.generator.core import FAMILIES, BuildError, Gen, act, family
+from sandbox.generator.draft import Draft
+from sandbox.personas import PERSONAS
+from sandbox.skills import SKILLS, suits
 from sandbox.tooling import REGISTRY
-from sandbox.world import PERSONAS
 
 CATEGORY = "skill"
 
@@ -103,7 +104,7 @@ def _decisive(draft: Draft) -> str:
 @functools.cache
 def _probed(skill: str) -> tuple[tuple[str, str], ...]:
     """(Basic family, its decisive tool) for each family whose gold (drafted once) the skill does
-    (``fits``) and is not a no-op task."""
+    (``fits``), whose job is the skill's (``sandbox.skills.suits``), and is not a no-op task."""
     tools = set(SKILLS[skill].tools)
     found = []
     for fam in sorted(FAMILIES.values(), key=lambda f: f.name):
@@ -116,6 +117,7 @@ def _probed(skill: str) -> tuple[tuple[str, str], ...]:
                 continue
             if (
                 fits(draft, tools)
+                and suits(skill, _decisive(draft), _domain_tools(draft))
                 and draft.tags.get("expected") != "noop"
                 and not draft.skills
                 and draft.bucket in ("state_change", "tool_call")
@@ -144,8 +146,8 @@ def _job(g: Gen, skill: str, beside: str | None = None) -> Draft:
             f"no Basic family does a job with {skill}'s tools" + (f" that {beside} cannot do" if beside else "")
         )
     job = FAMILIES[g.pick(names)].build(g)
-    if not fits(job, set(SKILLS[skill].tools)):  # this draft of the family took another way
-        raise BuildError(f"this draft's job is not one for {skill}")
+    if not fits(job, set(SKILLS[skill].tools)) or not suits(skill, _decisive(job), _domain_tools(job)):
+        raise BuildError(f"this draft's job is not one for {skill}")  # this draft of the family took another way
     if beside and _decisive(job) in SKILLS[beside].tools:
         raise BuildError(f"this draft's job could be done with {beside} alone")
     return job

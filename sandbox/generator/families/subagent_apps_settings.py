@@ -13,8 +13,10 @@ import json
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
-from sandbox.generator.families._common import later, on_screen, screen_rows, told_agent
+from sandbox.executor import normalise_phone
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
+from sandbox.generator.families._common import later, local_line, on_screen, screen_rows, told_agent
 from sandbox.generator.families.basic_apps import installed
 from sandbox.generator.families.basic_settings import setting
 
@@ -427,26 +429,25 @@ def clear_caches_when_low(g: Gen) -> Draft:
 
 # ---- 11.1 voice: ask the carrier about roaming, then switch mobile data on -----------------------------------
 
-CARRIER = "+15550100077"
-
 
 @family("subagent", "11.1", agent="voice_agent")
 def carrier_roaming_then_data(g: Gen) -> Draft:
     country = g.pick(("Japan", "Germany", "France", "Spain", "Italy"))
     answer = f"Yes, roaming data in {country} is included in your plan at no extra cost."
     topic = "roam|data|abroad|overseas|international|travel|extra|cost|charge|fee|included|free"
+    carrier = local_line(g)
     query = g.say(
-        "call my carrier at +1 555 010 0077, ask if roaming data in {c} is included; if it is, turn mobile data on",
-        "phone my mobile operator (+1 555 010 0077) to check that {c} roaming is free, then "
-        "switch my mobile data on if so",
+        "call my carrier at {p}, ask if roaming data in {c} is included; if it is, turn mobile data on",
+        "phone my mobile operator ({p}) to check that {c} roaming is free, then switch my mobile data on if so",
         c=country,
+        p=carrier,
     )
     return Draft(
         query=query,
         gold=[
             act(
                 "call_voice_agent",
-                callee={"phone": CARRIER},
+                callee={"phone": carrier},
                 objective=f"Ask whether roaming data in {country} is included in my plan",
                 facts={"account_holder": g.persona.name, "country": country},
             ),
@@ -461,7 +462,7 @@ def carrier_roaming_then_data(g: Gen) -> Draft:
         # the carrier must hear the country and the question, in whatever words and handoff fields
         check={
             "route": "call_voice_agent",
-            "handoff": {"callee": {"phone": {"$phone": CARRIER}}},
+            "handoff": {"callee": {"phone": {"$phone": carrier}}},
             "state": {
                 "update": {"device_settings": [setting("mobile_data", "1")]},
                 "insert": {"subagent_jobs": [told_agent("voice_agent", country, topic)]},
@@ -471,7 +472,7 @@ def carrier_roaming_then_data(g: Gen) -> Draft:
             "insert": {
                 "world_phone_services": [
                     {
-                        "phone": CARRIER,
+                        "phone": normalise_phone(carrier),
                         "place_id": None,
                         "name": "Orbit Mobile customer care",
                         "handler": "inquiry",

@@ -14,7 +14,8 @@ import re
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import later, on_screen, snapshot_patch
 from sandbox.generator.families.basic_communication import (
     NOTES,

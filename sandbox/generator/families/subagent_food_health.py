@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import on_screen, snapshot_patch
 from sandbox.generator.families.basic_food import (
     DIET_WORDS,
@@ -436,7 +437,14 @@ def raise_goal_when_steps_reached(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_monitor_agent",
-            "handoff": {"condition": {"tool": "get_activity_summary"}},
+            # the threshold the user named: a lower one would raise the goal too early
+            "handoff": {
+                "condition": {
+                    "tool": "get_activity_summary",
+                    "op": {"$any": ["ge", "gt"]},
+                    "value": {"$any": [first, first - 1]},
+                }
+            },
             "state": {
                 "update": {"health_goals": [{"match": {"metric": "steps"}, "set": {"target": target}}]},
                 "ignore_tables": ["monitors", "activity_daily"],

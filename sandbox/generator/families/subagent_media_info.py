@@ -13,7 +13,8 @@ from typing import Any
 
 from sandbox.errors import ErrorType
 from sandbox.generator.answers import ASKS_FACTS
-from sandbox.generator.core import BuildError, Draft, Gen, act, done
+from sandbox.generator.core import BuildError, Gen, act, done
+from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import family, told_agent
 from sandbox.generator.families.basic_media import (
     MONTHS,
@@ -23,6 +24,7 @@ from sandbox.generator.families.basic_media import (
     tracks,
     watchable,
 )
+from sandbox.locales import decimals, minor_units
 
 
 def labelled(g: Gen, *labels: str) -> list[dict[str, Any]]:
@@ -805,8 +807,8 @@ def split_receipt(g: Gen) -> Draft:
                 source={"type": "photo", "id": receipt["photo_id"]},
                 extract_fields=["total", "currency"],
             ),
-            act("calculate", expression=f"{total} / {n}", precision=2),
-            done(f"Each person owes {round(f['total'] / n, 2)} {f['currency']}."),
+            act("calculate", expression=f"{total} / {n}", precision=decimals(f["currency"])),
+            done(f"Each person owes {minor_units(f['total'] / n, f['currency'])} {f['currency']}."),
         ],
         bucket="agent_behavior",
         tags=dict([ASKS_FACTS]),
@@ -845,7 +847,7 @@ def holiday_opening_call(g: Gen) -> Draft:
     date, name = upcoming[g.rng.randrange(min(3, len(upcoming)))]
     month = int(date[5:7])
     service = g.one("world_phone_services", {"handler": "inquiry"})
-    shown = f"+1 555 010 {service['phone'][-4:]}"
+    shown = service["phone"]
     answers = json.loads(service["rules_json"])["answers"]
     hours = next((a for k, a in answers.items() if "open" in k.split("|")), None)
     if hours is None:

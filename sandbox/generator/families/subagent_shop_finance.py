@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from typing import Any
 
+from sandbox.domains.shopping.schema import RETURN_WINDOW_DAYS
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
-from sandbox.generator.families._common import later, on_screen, snapshot_patch, told_agent
+from sandbox.executor import normalise_phone
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
+from sandbox.generator.families._common import later, local_line, on_screen, snapshot_patch, told_agent
 from sandbox.generator.families.basic_finance import (
     BILL_NAMES,
     NAMES,
@@ -20,7 +24,7 @@ from sandbox.generator.families.basic_finance import (
     unique_contact,
 )
 from sandbox.generator.families.basic_shopping import model_of, order_items
-from sandbox.locales import country_of, money_unit
+from sandbox.locales import country_of, decimals, money_unit
 
 
 def snapshot(g: Gen, app: str, text: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -127,7 +131,8 @@ def add_when_back_in_stock(g: Gen) -> Draft:
         ],
         check={
             "route": "call_monitor_agent",
-            "handoff": {"condition": {"tool": "get_product_details", "args": {"product_id": pid}}},
+            # any read of the product that shows the restock: its details' stock, or a search's in_stock
+            "handoff": {"condition": {"tool": {"$any": ["get_product_details", "search_products"]}}},
             "state": {
                 "insert": {"monitors": [{"status": "triggered"}], "cart_items": [{"product_id": pid, "quantity": qty}]}
             },
@@ -146,7 +151,7 @@ def ask_courier_by_phone(g: Gen) -> Draft:
         raise BuildError("not shipped")
     item = order_items(g, order["order_id"])[0]
     model = model_of({"title": item["title"], "category": "books" if "Paperback" in item["title"] else ""})
-    phone = f"+1555019{g.rng.randint(1000, 9999)}"
+    phone = normalise_phone(local_line(g))
     rules = {
         "answers": {
             RECEPTION: "Noted: the driver will leave the parcel at reception.",
@@ -200,7 +205,10 @@ def ask_courier_by_phone(g: Gen) -> Draft:
 @family("subagent", "6.4", agent="gui_agent")
 def exchange_size_in_app(g: Gen) -> Draft:
     options = []
+    cutoff = (g.now - dt.timedelta(days=RETURN_WINDOW_DAYS - 1)).isoformat()
     for o in g.rows("orders", {"status": "delivered"}):
+        if o["delivered_at"] < cutoff:  # past the return window: the shop refuses the exchange
+            continue
         for it in order_items(g, o["order_id"]):
             if not it["variant"]:
                 continue
@@ -519,7 +527,7 @@ def recategorize_in_bank_app(g: Gen) -> Draft:
 def lost_card_replacement_call(g: Gen) -> Draft:
     card, name = g.pick([("pm_001", "Visa credit card"), ("pm_002", "debit card")])
     last4 = g.rows("payment_methods", {"method_id": card})[0]["last4"]
-    phone = f"+1555018{g.rng.randint(1000, 9999)}"
+    phone = normalise_phone(local_line(g))
     rules = {
         "answers": {
             "replac|new card|reissu|another card|lost|stolen": (
@@ -661,7 +669,7 @@ def split_receipt_photo(g: Gen) -> Draft:
         b=b["name"],
     )
     ids = [a["contact_id"], b["contact_id"]]
-    share = {"$approx": [round(total / 3, 2), 0.02]}
+    share = {"$approx": [round(total / 3, 2), 0.02 if decimals(currency) else 1.0]}  # yen and won: whole units
     return Draft(
         query=query,
         gold=[

@@ -11,10 +11,12 @@ import datetime as dt
 import json
 from typing import Any
 
-from sandbox.domains.home import dev_id
-from sandbox.domains.travel import AIRPORTS, CITY_AIRPORT
-from sandbox.generator.core import BuildError, Draft, Gen, act, done, family
-from sandbox.generator.families._common import history, later, screen_rows, told_agent
+from sandbox.domains.home.seed import dev_id
+from sandbox.domains.travel.schema import AIRPORTS, CITY_AIRPORT
+from sandbox.executor import normalise_phone
+from sandbox.generator.core import BuildError, Gen, act, done, family
+from sandbox.generator.draft import Draft
+from sandbox.generator.families._common import history, later, local_line, screen_rows, told_agent
 from sandbox.generator.families.basic_home import dev_update, devices
 from sandbox.generator.families.basic_travel import (
     PAID,
@@ -33,7 +35,13 @@ from sandbox.generator.families.basic_travel import (
 def phone_service(phone: str, name: str, handler: str, rules: dict[str, Any]) -> dict[str, Any]:
     return {
         "world_phone_services": [
-            {"phone": phone, "place_id": None, "name": name, "handler": handler, "rules_json": json.dumps(rules)}
+            {
+                "phone": normalise_phone(phone),
+                "place_id": None,
+                "name": name,
+                "handler": handler,
+                "rules_json": json.dumps(rules),
+            }
         ]
     }
 
@@ -210,8 +218,6 @@ def flight_fare_drop_alert(g: Gen) -> Draft:
 
 # ---- 5.4 voice: ask the hotel about early check-in, note it in the trip -----------------------------------
 
-HOTEL_PHONE = "+15550100501"
-
 
 @family("subagent", "5.4", agent="voice_agent")
 @guarded
@@ -219,13 +225,14 @@ def hotel_early_checkin_call(g: Gen) -> Draft:
     b = g.rows("hotel_bookings", {"booking_id": "hbooking_003"})[0]
     trip = g.rows("trips", {"trip_id": "trip_003"})[0]
     at = g.pick(("10:00", "11:00", "12:00"))
+    hotel_phone = local_line(g, b["city"])
     answer = g.pick(
         ("Early check-in from 09:30 is free for you.", "Rooms are ready from 14:00; bags can be left earlier.")
     )
     hist = history(
         "Which hotel do I have for my holiday?",
         f"{b['hotel_name']} in {b['city']} ({b['booking_id']}), {b['check_in']} to {b['check_out']}, "
-        f"phone {HOTEL_PHONE}; it's in your trip {trip['trip_id']}.",
+        f"phone {hotel_phone}; it's in your trip {trip['trip_id']}.",
     )
     query = g.say(
         "call them and ask if I can check in early, around {t}, then note the answer in the trip",
@@ -239,7 +246,7 @@ def hotel_early_checkin_call(g: Gen) -> Draft:
         gold=[
             act(
                 "call_voice_agent",
-                callee={"phone": HOTEL_PHONE},
+                callee={"phone": hotel_phone},
                 objective=f"Ask whether early check-in at {at} on {b['check_in']} is possible",
                 facts={"guest": g.persona.name, "check_in": b["check_in"], "time": at},
             ),
@@ -255,7 +262,7 @@ def hotel_early_checkin_call(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_voice_agent",
-            "handoff": {"callee": {"phone": {"$phone": HOTEL_PHONE}}},
+            "handoff": {"callee": {"phone": {"$phone": hotel_phone}}},
             "state": {
                 "insert": {
                     "trip_items": [
@@ -271,7 +278,7 @@ def hotel_early_checkin_call(g: Gen) -> Draft:
             },
         },
         patches={
-            "insert": phone_service(HOTEL_PHONE, b["hotel_name"], "inquiry", {"answers": {"early|check|arriv": answer}})
+            "insert": phone_service(hotel_phone, b["hotel_name"], "inquiry", {"answers": {"early|check|arriv": answer}})
         },
     )
 
@@ -362,8 +369,6 @@ def book_train_from_screenshot(g: Gen) -> Draft:
 
 # ---- 5.6 voice: book a tour by phone, then put it in the trip ---------------------------------------------
 
-TOUR_PHONE = "+15550100502"
-
 
 @family("subagent", "5.6", agent="voice_agent")
 @guarded
@@ -374,10 +379,11 @@ def phone_tour_into_trip(g: Gen) -> Draft:
     at = g.pick(("10:00", "14:00", "17:00"))
     party = g.rng.randint(1, 3)
     tour = g.pick(("River Boat Tours", "Old Town Walks", "Food Trail Tours"))
+    tour_phone = local_line(g, trip["destination"])
     hist = history(
         "What's planned for my holiday?",
         f"{trip['trip_id']} {trip['name']}, {trip['start_date']} to {trip['end_date']}. "
-        f"{tour} takes phone bookings at {TOUR_PHONE}.",
+        f"{tour} takes phone bookings at {tour_phone}.",
     )
     query = g.say(
         "call {t} and book {n} places on {d} at {a}, then add it to the holiday itinerary",
@@ -393,7 +399,7 @@ def phone_tour_into_trip(g: Gen) -> Draft:
         gold=[
             act(
                 "call_voice_agent",
-                callee={"phone": TOUR_PHONE},
+                callee={"phone": tour_phone},
                 objective=f"Book the {at} tour on {day}",
                 facts={"date": day, "time": at, "party_size": party, "name": g.persona.name},
             ),
@@ -410,7 +416,7 @@ def phone_tour_into_trip(g: Gen) -> Draft:
         check={
             "route": "call_voice_agent",
             "handoff": {
-                "callee": {"phone": {"$phone": TOUR_PHONE}},
+                "callee": {"phone": {"$phone": tour_phone}},
                 "facts": {"date": day, "time": at, "party_size": {"$any": [party, str(party)]}},
             },
             "state": {
@@ -424,7 +430,7 @@ def phone_tour_into_trip(g: Gen) -> Draft:
         },
         patches={
             "insert": phone_service(
-                TOUR_PHONE, tour, "booking", {"open": "08:00", "close": "20:00", "slots": ["10:00", "14:00", "17:00"]}
+                tour_phone, tour, "booking", {"open": "08:00", "close": "20:00", "slots": ["10:00", "14:00", "17:00"]}
             )
         },
     )
@@ -441,7 +447,7 @@ def charger_free_alert(g: Gen) -> Draft:
     details = {d["place_id"]: d for d in g.rows("world_parking_charging")}
     near = [p for p in g.rows("world_places", {"category": "ev_charger"}) if p["place_id"] in details]
     target = nearest(g, "ev_charger", spot["lat"], spot["lon"], extra=lambda p: p["place_id"] in details)
-    from sandbox.domains.travel import _km
+    from sandbox.domains.travel.tools import _km
 
     close = [p for p in near if _km(spot["lat"], spot["lon"], p["lat"], p["lon"]) <= 5.0]
     word = {"Work": "the office", "Gym": "the gym", "Groceries": "the supermarket", "Coffee": "my coffee place"}[label]
@@ -864,7 +870,6 @@ def toggle_automation_in_app(g: Gen) -> Draft:
 
 # ---- 10.6 voice: low tyre pressure, book a check at the garage -------------------------------------------
 
-GARAGE = "+15550100503"
 TYRE_TOPIC = r"\btyres?\b|\btires?\b|pressure|inspect|\bcheck"
 
 
@@ -874,11 +879,12 @@ def tyre_check_call(g: Gen) -> Draft:
     days = g.rng.randint(1, 5)
     at = g.pick(("09:00", "11:00", "15:00"))
     garage = g.pick(("QuickFit Garage", "City Tyres", "AutoCare Service"))
+    garage_phone = local_line(g)
     query = g.say(
         "check my car's tyres and, if one is low, call {gar} at {p} to book a check {w} at {t}",
         "if the car's tyre pressure looks off, phone {gar} ({p}) and book me a slot {w} at {t}",
         gar=garage,
-        p=GARAGE,
+        p=garage_phone,
         w=g.when(days),
         t=at,
     )
@@ -893,7 +899,7 @@ def tyre_check_call(g: Gen) -> Draft:
             act("get_vehicle_status"),
             act(
                 "call_voice_agent",
-                callee={"phone": GARAGE},
+                callee={"phone": garage_phone},
                 objective="Book a tyre pressure check",
                 facts={"date": day, "time": at, "name": g.persona.name},
             ),
@@ -904,7 +910,7 @@ def tyre_check_call(g: Gen) -> Draft:
         answer=[{"$any": [{"$name": n} for n in sorted(names)]}],
         check={
             "route": "call_voice_agent",
-            "handoff": {"callee": {"phone": {"$phone": GARAGE}}, "facts": {"date": day, "time": at}},
+            "handoff": {"callee": {"phone": {"$phone": garage_phone}}, "facts": {"date": day, "time": at}},
             "state": {
                 "insert": {
                     "phone_bookings": [{"date": day, "time": at}],
@@ -914,7 +920,10 @@ def tyre_check_call(g: Gen) -> Draft:
         },
         patches={
             "insert": phone_service(
-                GARAGE, garage, "appointment", {"open": "08:00", "close": "18:00", "slots": ["09:00", "11:00", "15:00"]}
+                garage_phone,
+                garage,
+                "appointment",
+                {"open": "08:00", "close": "18:00", "slots": ["09:00", "11:00", "15:00"]},
             )
         },
     )

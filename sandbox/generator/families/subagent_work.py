@@ -11,8 +11,9 @@ import datetime as dt
 import json
 
 from sandbox.errors import ErrorType
-from sandbox.generator.core import BuildError, Draft, Gen, act, done
-from sandbox.generator.families._common import family, snapshot_patch, told_agent
+from sandbox.generator.core import BuildError, Gen, act, done
+from sandbox.generator.draft import Draft
+from sandbox.generator.families._common import family, service_phone, snapshot_patch, told_agent
 from sandbox.generator.families.basic_work import (
     FMT,
     contact,
@@ -23,9 +24,6 @@ from sandbox.generator.families.basic_work import (
     now_minute,
     unique_future,
 )
-
-PHARMACY, SALON = "+15550100002", "+15550100003"
-
 
 # ---- 1.1 GUI: book a meeting room for an existing meeting; the flow needs the head count ------------------
 
@@ -191,19 +189,21 @@ def pharmacy_then_reminder(g: Gen) -> Draft:
     d = g.rng.randint(1, 3)
     hm = g.pick(["17:30", "18:00", "12:30"])
     at = f"{g.date(d)}T{hm}"
+    pharmacy = service_phone(g, "Corner Pharmacy")
     return Draft(
         query=g.say(
-            "call Corner Pharmacy (+1 555 010 0002) and ask whether they have ibuprofen in stock; if they "
+            "call Corner Pharmacy ({p}) and ask whether they have ibuprofen in stock; if they "
             "do, remind me {when} at {t} to pick it up",
-            "phone the Corner Pharmacy on +1 555 010 0002 to check if ibuprofen is in stock, then set a "
+            "phone the Corner Pharmacy on {p} to check if ibuprofen is in stock, then set a "
             "reminder {when} at {t} to collect it",
             when=g.when(d),
             t=hm_words(hm),
+            p=pharmacy,
         ),
         gold=[
             act(
                 "call_voice_agent",
-                callee={"phone": PHARMACY},
+                callee={"phone": pharmacy},
                 objective="Ask whether they have ibuprofen in stock",
                 facts={},
             ),
@@ -215,7 +215,7 @@ def pharmacy_then_reminder(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_voice_agent",
-            "handoff": {"callee": {"phone": {"$phone": PHARMACY}}},
+            "handoff": {"callee": {"phone": {"$phone": pharmacy}}},
             "state": {
                 "insert": {
                     "tasks": [{"title": {"$contains": "ibuprofen"}, "remind_at": at}],
@@ -510,19 +510,21 @@ def haircut_in_free_slot(g: Gen) -> Draft:
     t = free[0]
     start = f"{day}T{t}"
     end = (dt.datetime.strptime(start, FMT) + dt.timedelta(hours=1)).strftime(FMT)
+    salon = service_phone(g, "Style Studio")
     return Draft(
         query=g.say(
-            "check my agenda {when}, then call Style Studio salon (+1 555 010 0003) to book a haircut at the "
+            "check my agenda {when}, then call Style Studio salon ({p}) to book a haircut at the "
             "first of 10 am, 2 pm or 5 pm that I'm free, and put it on my calendar for an hour",
-            "{when} I want a haircut at Style Studio, +1 555 010 0003: look at my day, phone them for the "
+            "{when} I want a haircut at Style Studio, {p}: look at my day, phone them for the "
             "earliest of 10:00, 14:00 or 17:00 that fits, and add the appointment (1 hour) to my calendar",
             when=g.when(d),
+            p=salon,
         ),
         gold=[
             act("get_daily_agenda", date=day),
             act(
                 "call_voice_agent",
-                callee={"phone": SALON},
+                callee={"phone": salon},
                 objective="Book a haircut",
                 facts={"date": day, "time": t, "name": g.persona.name},
             ),
@@ -532,10 +534,10 @@ def haircut_in_free_slot(g: Gen) -> Draft:
         bucket="agent_behavior",
         check={
             "route": "call_voice_agent",
-            "handoff": {"callee": {"phone": {"$phone": SALON}}, "facts": {"date": day, "time": t}},
+            "handoff": {"callee": {"phone": {"$phone": salon}}, "facts": {"date": day, "time": t}},
             "state": {
                 "insert": {
-                    "phone_bookings": [{"business_phone": SALON, "date": day, "time": t}],
+                    "phone_bookings": [{"business_phone": salon, "date": day, "time": t}],
                     "calendar_events": [
                         {"title": {"$regex": "hair|cut|salon|style studio"}, "start": start, "end": end}
                     ],

@@ -13,7 +13,7 @@ from pydantic import Field
 from sqlalchemy import bindparam, select, update
 
 from sandbox.domains.common import transactions
-from sandbox.domains.finance import BUDGET_CATEGORIES, CATEGORY_ALIASES, BudgetCategory, Id
+from sandbox.domains.finance.tools import BUDGET_CATEGORIES, CATEGORY_ALIASES, BudgetCategory, Id
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import apps

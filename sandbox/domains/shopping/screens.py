@@ -11,17 +11,15 @@ from typing import Annotated, Any
 from pydantic import Field
 from sqlalchemy import Column, ForeignKey, Text, bindparam, insert, select, update
 
-from sandbox.domains.shopping import (
+from sandbox.domains.shopping.schema import APP, Id, coupons, orders
+from sandbox.domains.shopping.tools import (
     _COUPON_BY_CODE,
-    APP,
-    Id,
     _available,
     _order_items,
     _pick_variant,
     _product,
-    coupons,
+    check_return_window,
     get_row,
-    orders,
 )
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
@@ -115,6 +113,7 @@ def shop_request_exchange(
         raise ToolError(
             ErrorType.STATE_CONFLICT, f"{order_id} is {order['status']}; only delivered items can be exchanged"
         )
+    check_return_window(ctx, order)
     prod = _product(ctx, item["product_id"])
     chosen = _pick_variant(prod, new_variant)
     if chosen == item["variant"]:

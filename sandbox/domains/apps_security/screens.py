@@ -6,13 +6,14 @@ vendor's companion app. Their effects are internal tools (callable only by a sub
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from pydantic import Field
 from sqlalchemy import Column, ForeignKey, Text, bindparam, insert, select, update
 
-from sandbox.domains.apps_security import Ref, _installed_app
-from sandbox.domains.entertainment import devices
+from sandbox.domains.apps_security.tools import Ref, _installed_app
+from sandbox.domains.entertainment.schema import devices
 from sandbox.domains.settings import (
     _ADD_DEVICE,
     _BLUETOOTH_DEVICE_NAMED,
@@ -43,10 +44,28 @@ app_preferences = table(
     natural_key=("app_id", "setting"),
 )
 
-# Apps whose settings screens the GUI agent knows (their in-app options have no API).
-GUI_SETTINGS_APPS = frozenset(
-    {"chat", "social", "shop", "settings", "video", "music", "mail", "shortvid", "browser", "maps", "news", "bank"}
-)
+# The options on each app's own settings screen that have no API (a label before ":" names the option, the rest
+# its object: "Mute group: Family"). Volume, brightness, Wi-Fi and the like have their own tools, so the
+# settings app's screen offers the GUI agent only what they do not cover.
+_ADS = "Personalized ads"
+IN_APP_OPTIONS: dict[str, tuple[str, ...]] = {
+    "chat": ("Mute group", "Read receipts", _ADS),
+    "social": (_ADS, "Autoplay videos"),
+    "shop": (_ADS, "Order updates by email"),
+    "settings": ("Ringtone", "Wallpaper", "Notification sound"),
+    "video": (_ADS, "Autoplay"),
+    "music": (_ADS, "Crossfade"),
+    "mail": (_ADS, "Conversation view"),
+    "shortvid": (_ADS, "Autoplay"),
+    "browser": (_ADS, "Search engine"),
+    "maps": (_ADS, "Avoid tolls"),
+    "news": (_ADS, "Breaking news alerts"),
+    "bank": (_ADS, "Balance on lock screen"),
+}
+# Apps whose settings screens the GUI agent knows.
+GUI_SETTINGS_APPS = frozenset(IN_APP_OPTIONS)
+# Other ways a person writes an option's label.
+_LABEL_FORMS = ((re.compile(r"personali[sz]\w*\s+ad|ad\w*\s+personali[sz]|^ads?\s+personali[sz]"), _ADS.lower()),)
 PrefText = Annotated[str, Field(min_length=1, max_length=120)]
 
 _PREFERENCE = select(app_preferences.c.value).where(
@@ -69,6 +88,14 @@ def app_set_preference(ctx: Ctx, app_id: Ref, setting: PrefText, value: PrefText
     """
     _installed_app(ctx, app_id)
     key, val = " ".join(setting.split()).lower(), " ".join(value.split())
+    if in_app_option(app_id, key) is None:
+        offered = list(IN_APP_OPTIONS.get(app_id, ()))
+        raise ToolError(
+            ErrorType.ENTITY_NOT_FOUND,
+            f"{app_id}'s settings screen has no {setting!r}; it has: {', '.join(offered) or 'no options'}",
+            field="setting",
+            settings=offered,
+        )
     current = ctx.conn.execute(_PREFERENCE, {"app_id": app_id, "setting": key}).scalar()
     if current is not None and current.lower() == val.lower():
         raise ToolError(ErrorType.STATE_CONFLICT, f"{app_id}: {key} is already {current}")
@@ -82,6 +109,19 @@ def app_set_preference(ctx: Ctx, app_id: Ref, setting: PrefText, value: PrefText
             _SET_PREFERENCE, {"match_app_id": app_id, "match_setting": key, "value": val, "updated_at": ctx.ts()}
         )
     return {"app_id": app_id, "setting": key, "value": val, "previous": current}
+
+
+def in_app_option(app_id: str, label: str) -> str | None:
+    """The option of the app's settings screen that ``label`` names (its part before ":"), else None."""
+    name = label.split(":", 1)[0].strip().lower()
+    for form, option in _LABEL_FORMS:
+        if form.search(name):
+            name = option
+    options = {o.lower() for o in IN_APP_OPTIONS.get(app_id, ())}
+    if name in options:
+        return name
+    # "Mute Family group", "Family group mute": an option named by its first word and its object
+    return next((o for o in options if name.split()[:1] == o.split()[:1] and " " in name), None)
 
 
 def _gui_settings_app(ctx: Ctx, app_id: str) -> bool:
@@ -98,6 +138,7 @@ def _change_in_app_setting(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dic
             ErrorType.SUB_AGENT_FAILED,
             f"the GUI agent could not change it: {result['Payload']['message']}",
             reason=result["ErrorType"],
+            **({"settings": result["Payload"]["settings"]} if "settings" in result["Payload"] else {}),
         )
     done = result["Payload"]
     return {

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 from pydantic import Field
 from sqlalchemy import Column, Text, insert, select
 
-from sandbox.domains.travel import Name, Note, _get, rides
+from sandbox.domains.travel.schema import rides
+from sandbox.domains.travel.tools import Name, Note, _get
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import USER, stamps, table
@@ -92,4 +93,13 @@ def _report_lost_item(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str
     return {"report_id": result["Payload"]["report_id"], "ride_id": ride_id, "status": "reported"}
 
 
-gui_flow(GuiFlow("ride", "report_lost_item", ("lost", "left", "forg*"), ("item",), _report_lost_item))
+gui_flow(
+    GuiFlow(
+        "ride",
+        "report_lost_item",
+        ("lost", "left", "forg*"),
+        ("item",),
+        _report_lost_item,
+        optional_inputs=("ride_id", "description", "contact_phone"),
+    )
+)

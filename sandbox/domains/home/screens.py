@@ -8,16 +8,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import bindparam, func, insert, select, update
 
-from sandbox.domains.home import (
-    HOME,
-    SWITCHABLE,
-    DeviceRef,
-    Name,
-    _device,
-    _devices,
-    home_automations,
-    home_scenes,
-)
+from sandbox.domains.home.schema import HOME, SWITCHABLE, DeviceRef, Name, home_automations, home_scenes
+from sandbox.domains.home.tools import _device, _devices
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
 from sandbox.subagents import GuiFlow, gui_flow
@@ -93,7 +85,9 @@ def _create_scene(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, An
     return {"scene_name": result["Payload"]["scene_name"], "devices": [s["device_id"] for s in steps]}
 
 
-gui_flow(GuiFlow(HOME, "create_scene", ("scene",), ("scene_name", "devices"), _create_scene))
+gui_flow(
+    GuiFlow(HOME, "create_scene", ("scene",), ("scene_name", "devices"), _create_scene, optional_inputs=("brightness",))
+)
 
 
 _AUTOMATION = select(home_automations).where(home_automations.c.automation_id == bindparam("automation_id"))

@@ -48,6 +48,15 @@ test-wheel:
 test-faults: $(STAMP)
 	$(BIN)/pytest -m 'faults and not vllm'
 
+# The chaos soak (tests/chaos.py; not in `make test`): a real Dask scheduler and two workers, an MLflow server
+# and an OpenAI-compatible endpoint killed at random while sweeps run and re-run, then the store compared
+# with a clean run and MLflow checked for completeness. CHAOS_SECONDS of faults (15 minutes; 150 checks
+# that it works); the clean run and the set-up come on top.
+CHAOS_SECONDS ?= 900
+.PHONY: test-chaos
+test-chaos: $(STAMP)
+	$(BIN)/python -m tests.chaos --seconds $(CHAOS_SECONDS)
+
 # Every performance figure (docs/performance.md), one JSON object on the last line (a few minutes).
 .PHONY: bench
 bench: $(STAMP)
@@ -100,9 +109,15 @@ test-real-model: $(STAMP) $(VLLM_STAMP) $(REAL_MODEL)/config.json
 	VLLM_PYTHON=$(CURDIR)/$(VLLM_VENV)/bin/python REAL_MODEL=$(CURDIR)/$(REAL_MODEL) \
 		$(BIN)/pytest tests/cluster/test_real_model.py -m vllm -v -s
 
-# The MLflow UI on the sweeps' local tracking store (`mobilepa sweep` writes it).
+# The MLflow UI on the sweeps' local tracking store (`mobilepa sweep` writes it), at http://127.0.0.1:$(UI_PORT).
+# One server process without MLflow's job runner (MLflow's default, 4 workers and a job queue, took
+# minutes to serve on a loaded 2-core machine and outlived a SIGTERM to its process group); `exec`, so
+# a SIGTERM reaches the server itself, which stops within a few seconds.
+MLFLOW_URI ?= sqlite:///outputs/mlflow.db
+UI_PORT ?= 5000
 ui: $(STAMP)
-	$(BIN)/mlflow ui --backend-store-uri sqlite:///outputs/mlflow.db
+	exec env MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false $(BIN)/mlflow ui --backend-store-uri $(MLFLOW_URI) \
+		--port $(UI_PORT) --workers 1 --uvicorn-opts "--timeout-graceful-shutdown 2"
 
 clean:
 	rm -rf $(VENV) outputs .pytest_cache .hypothesis .ruff_cache .mypy_cache

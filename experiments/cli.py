@@ -8,13 +8,17 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import re
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+
+from experiments.reporting import console  # the standard library only: `mobilepa --help` stays instant
 
 
 @dataclass(frozen=True)
@@ -50,9 +54,20 @@ def _run(args: list[str]) -> int:
         except config.RunConfigError as exc:
             print(f"mobilepa run: {exc}", file=sys.stderr)
             return 2
+        if (problem := config.run_dir_problem(args)) is not None:
+            print(f"mobilepa run: {problem}", file=sys.stderr)
+            return 2
         args += config.naming_overrides(cfg, composing)  # results named after the model and the task file
     sys.argv = ["mobilepa run", *args]
-    run.main()  # Hydra's errors and run.main's exit codes are SystemExits
+    full_error = os.environ.get("HYDRA_FULL_ERROR")
+    os.environ["HYDRA_FULL_ERROR"] = "1"  # the job's errors reach main's one line, not Hydra's traceback print
+    try:
+        run.main()  # run.main's exit codes are SystemExits
+    finally:
+        if full_error is None:
+            os.environ.pop("HYDRA_FULL_ERROR")
+        else:
+            os.environ["HYDRA_FULL_ERROR"] = full_error
     return 0
 
 
@@ -238,14 +253,30 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The exit status of the command (argparse's exits included): 0 done, 2 a usage or config mistake."""
+    """The exit status of the command (argparse's exits included): 0 done, 2 a usage or config mistake or
+    an unusable file or folder given, 1 the machine or the toolkit failed, 130 interrupted. An error no
+    command caught is one line naming the command, its traceback in mobilepa.log."""
     args = sys.argv[1:] if argv is None else list(argv)
+    console.forget_log()  # a log file chosen by an earlier command of this process is not this one's
     try:
-        return _dispatch(args)
+        return _finished(_dispatch(args), program=argv is None)
     except SystemExit as exc:
         if isinstance(exc.code, str):
             print(exc.code, file=sys.stderr)
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    except KeyboardInterrupt:
+        print(f"mobilepa {args[0]}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        return console.report_failure(args[0], exc)
+
+
+def _finished(code: int, *, program: bool) -> int:
+    """The command is done; as the program, only the interpreter's exit is left (MLflow flushes its trace
+    queue then), which a Ctrl-C would break with a traceback: it is ignored from here on."""
+    if program:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return code
 
 
 def _dispatch(args: list[str]) -> int:

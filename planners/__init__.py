@@ -14,8 +14,17 @@ REFERENCE_PLANNERS: dict[str, type[Planner]] = {"oracle": OraclePlanner, "noop":
 
 
 def _reference(cls: type[Planner]) -> Callable[[Mapping[str, Any]], Planner]:
-    """A reference planner's factory: it takes no config."""
-    return lambda config: cls()
+    """A reference planner's factory: it takes no config, and refuses a key it would ignore."""
+
+    def build(config: Mapping[str, Any]) -> Planner:
+        known = {"name", "kind", "concurrency"}  # concurrency: episodes in flight, read by the sweep
+        if unknown := sorted(set(config) - known):
+            raise ValueError(
+                f"planner.{unknown[0]}: unknown key for kind {config.get('kind')}; known: {', '.join(sorted(known))}"
+            )
+        return cls()
+
+    return build
 
 
 PLANNER_KINDS: dict[str, Callable[[Mapping[str, Any]], Planner]] = {

@@ -4,6 +4,7 @@ path), checked before any work, their mistakes said in one line naming the key."
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,41 @@ class RunConfigError(ValueError):
     """A config mistake, said in one line naming the key (instead of Hydra's text or a traceback)."""
 
 
+def check_added_keys(overrides: Sequence[str], config_name: str = "config", allowed: Sequence[str] = ()) -> None:
+    """Refuse a key that ``+key=value`` or ``++key=value`` would add to the config: nothing reads it, so it
+    would be recorded and ignored (``+foo.bar=1``, ``+planner.api_key=...`` for a planner without that key).
+    ``allowed``: keys the toolkit adds itself (``limit``, ``store``...); Hydra's own (``hydra.*``) pass."""
+    added = {
+        o: key
+        for o in overrides
+        if o.startswith("+")
+        and (key := o.lstrip("+").partition("=")[0]) not in allowed
+        and not key.startswith("hydra.")
+        and key != SEARCHPATH
+    }
+    if not added:
+        return
+    base = _compose([o for o in overrides if o not in added], config_name)
+    missing = object()
+    for key in added.values():
+        if OmegaConf.select(base, key, default=missing) is missing:
+            raise RunConfigError(unknown_key(key, base))
+
+
+def unknown_key(key: str, config: DictConfig) -> str:
+    """One line for a key ``config`` does not have: the keys of its nearest existing parent."""
+    parts = key.split(".")
+    for depth in range(len(parts) - 1, -1, -1):
+        parent = ".".join(parts[:depth])
+        node = OmegaConf.select(config, parent) if parent else config
+        if isinstance(node, DictConfig):
+            keys = ", ".join(str(k) for k in node if k != "hydra")
+            return f"{key}: no such key; known keys{f' of {parent}' if parent else ''}: {keys}"
+        if node is not None:
+            return f"{key}: {parent} is a value, not a group of keys"
+    return f"{key}: no such key"
+
+
 def _compose(overrides: Sequence[str], config_name: str = "config") -> DictConfig:
     return compose_config(config_name, overrides)
 
@@ -43,6 +79,23 @@ def compose_config(config_name: str, overrides: Sequence[str] = ()) -> DictConfi
     override adds (a user's own ``planner/<name>.yaml`` or ``split/<name>.yaml``)."""
     with initialize_config_module(config_module=CONF_MODULE, version_base="1.3"):
         return compose(config_name, overrides=list(overrides))
+
+
+RUN_DIR = "outputs/run"  # where conf/config.yaml's hydra.run.dir lies unless one is given
+
+
+def run_dir_problem(overrides: Sequence[str]) -> str | None:
+    """Why the run's output folder (``hydra.run.dir=``, else under ``outputs/run``) cannot be made or
+    written, in one line; None when it can (Hydra would otherwise fail with a traceback)."""
+    given = [o.partition("=")[2] for o in overrides if o.lstrip("+~").partition("=")[0] == "hydra.run.dir"]
+    folder = Path(given[-1] if given else RUN_DIR).expanduser()
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    key = "hydra.run.dir" if given else "the output folder"
+    if not existing.is_dir():
+        return f"{key} {folder}: {existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{key} {folder}: {existing} is not writable (read-only)"
+    return None
 
 
 def searchpath_overrides(overrides: Sequence[str]) -> list[str]:
@@ -68,6 +121,9 @@ def override_error(exc: Exception, overrides: Sequence[str], config_name: str = 
         listed = text.partition("Available options in")[2].partition("Config search path")[0].splitlines()[1:]
         known = [name.strip() for name in listed if name.strip() and not name.strip().startswith("_")]
         return f"{group}: unknown {group} {option!r}; known: {', '.join(known)}"
+    if present := re.search(r"Could not append to config. An item is already at '([^']+)'", text):
+        key = present.group(1)
+        return f"{key}: already a key of the config; set it without '+': {key}=..."
     if unknown := re.match(r"Could not override '([^']+)'", text):
         key = unknown.group(1).lstrip("+~")
         parent = key.rpartition(".")[0]

@@ -18,6 +18,8 @@ from cluster.dask_runner import ClusterConfigError, check_cluster, config_number
 from cluster.services import PENDING_URL, ServiceConfigError, needs_server, service_specs
 from experiments.commands.config import (
     SEARCHPATH,
+    RunConfigError,
+    check_added_keys,
     compose_config,
     group_options,
     searchpath_overrides,
@@ -80,6 +82,12 @@ def parse_args(args: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
         elif key.lstrip("+").startswith("planner.") and key.count(".") >= 2:
             _, name, rest = key.lstrip("+").split(".", 2)
             per_planner.setdefault(name, []).append(f"++planner.{rest}={value}")
+        elif key.lstrip("+").startswith("planner."):  # no planner named: it would be recorded and ignored
+            rest = key.lstrip("+").partition(".")[2]
+            raise SweepConfigError(
+                f"{key.lstrip('+')}: a sweep sets one planner's key: planner.<name>.{rest}=… "
+                f"(e.g. planner.qwen3_8b.{rest})"
+            )
         else:
             overrides.append(arg)
     return overrides, per_planner
@@ -91,7 +99,10 @@ def load_config(overrides: Sequence[str] = (), per_planner: dict[str, list[str]]
     cell's planner and split are composed from the same folders)."""
     try:
         cfg = compose_config("sweep", overrides)
+        check_added_keys(overrides, "sweep", allowed=SELECTION_KEYS)
     except (HydraException, OmegaConfBaseException) as exc:  # their messages name the override that failed
+        raise SweepConfigError(str(exc)) from None
+    except RunConfigError as exc:
         raise SweepConfigError(str(exc)) from None
     OmegaConf.set_struct(cfg, False)
     cfg.planner_overrides = per_planner or {}

@@ -318,7 +318,10 @@ def replay_lines(path: Path) -> list[tuple[str, str]]:
     """The action lines of a file, each with ``file:line`` for messages (a missing file starts empty)."""
     if not path.exists():
         return []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise PlayError(f"--actions {path}: not a text file of actions ({exc.reason} at byte {exc.start})") from None
     return [
         (f"{path}:{n}", line)
         for n, line in enumerate(lines, start=1)
@@ -393,11 +396,11 @@ def main(argv: list[str]) -> int:
             raise PlayError("--t-max: at least 1")
         task, condition = find_task(args.key, args.split, args.condition)
         request = request_planner(args.planner, args.seed) if args.request else None
+        replay = replay_lines(args.actions) if args.actions else []
     except (PlayError, ValueError, FileNotFoundError) as exc:
         print(f"mobilepa play: {exc}", file=sys.stderr)
         return 2
     key = task.task_id if condition == "default" else f"{task.task_id}@{condition}"
-    replay = replay_lines(args.actions) if args.actions else []
     save_path = args.save or args.actions or default_save(key)
     appending = args.actions is not None and save_path.resolve() == args.actions.resolve()
     save_path.parent.mkdir(parents=True, exist_ok=True)

@@ -196,12 +196,11 @@ def _stale(rows: list[dict[str, Any]], tasks: dict[str, Task], settings: dict[Ce
 
 def update_mlflow(store: ResultsStore, changed_cells: set[Cell]) -> list[str]:
     """Log again the tracked sweeps that wrote a changed cell (metrics, artifacts, statuses); one line each."""
-    from mlflow.exceptions import MlflowException
     from omegaconf import OmegaConf
 
     from experiments.commands.plans import plan_sweep
     from experiments.plan.model import SweepConfigError
-    from experiments.reporting.tracking import TrackingUnavailable, log_sweep, start_tracking
+    from experiments.reporting.tracking import MLFLOW_ERRORS, log_sweep, mlflow_failure, start_tracking
 
     lines = []
     for key, config in store.recorded_sweeps():
@@ -222,9 +221,9 @@ def update_mlflow(store: ResultsStore, changed_cells: set[Cell]) -> list[str]:
             continue
         try:
             parent = log_sweep(start_tracking(plan), store)
-        except (MlflowException, OSError, TrackingUnavailable) as exc:
+        except MLFLOW_ERRORS as exc:
             lines.append(
-                f"sweep {config.get('name')} ({key}): MLflow failed ({type(exc).__name__}: {exc}); "
+                f"sweep {config.get('name')} ({key}): MLflow failed ({mlflow_failure(exc)}); "
                 "`mobilepa report --sync` logs it when MLflow is back"
             )
             store.record_sweep(key, config)  # not logged: --sync picks it up
@@ -256,13 +255,13 @@ def main(args: list[str]) -> int:
         store = ResultsStore(Path(ns.store))
     except StoreError as exc:
         print(f"mobilepa rescore: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     try:
         try:
             outcome = rescore(store, split=ns.split, drop_changed=ns.drop_changed)
         except (RescoreRefused, StoreError) as exc:
             print(f"mobilepa rescore: {exc}", file=sys.stderr)
-            return 2
+            return getattr(exc, "exit_code", 2)  # 1: a full disk
         changed_cells = {c.cell for c in outcome.changes}
         _print(ns.store, outcome)
         if changed_cells and not ns.no_mlflow:

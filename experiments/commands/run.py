@@ -16,10 +16,12 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from experiments.commands.config import CONF_PATH, RunConfigError, compose_config, override_error
+from experiments.commands.config import CONF_PATH, RunConfigError, check_added_keys, compose_config, override_error
 from experiments.execution.run import infra_message, run_job
 from experiments.plan.model import DEFAULT_STORE, Cell, Grid, Plan, Tracking, Work, default_report_dir
+from experiments.plan.selection import KEYS as SELECTION_KEYS
 from experiments.plan.selection import SelectionError, selection
+from experiments.reporting.console import report_failure
 from experiments.results.store import file_sha256
 from planners import build_planner
 from planners.preflight import PreflightError
@@ -27,6 +29,10 @@ from sandbox.conditions import Variant, condition_label, expand
 from sandbox.suite import load_split, task_path
 
 INT_KEYS = {"seed": 0, "t_max": 1, "concurrency": 1}  # typed top-level keys and their least value
+
+
+ADDED_KEYS = (*SELECTION_KEYS, "store", "tracking")
+"""Keys ``mobilepa run`` adds to conf/config.yaml itself (a quick run's selection; recording like a sweep)."""
 
 
 def check_config(cfg: DictConfig) -> None:
@@ -69,6 +75,7 @@ def compose_checked(overrides: Sequence[str]) -> DictConfig:
         cfg = compose_config("config", overrides)
     except (HydraException, OmegaConfBaseException) as exc:
         raise RunConfigError(override_error(exc, overrides)) from None
+    check_added_keys(overrides, allowed=ADDED_KEYS)
     check_config(cfg)
     return cfg
 
@@ -79,7 +86,10 @@ def run_plan(cfg: DictConfig) -> Plan:
     ``tracking=mlflow``; neither: only in the run's folder). The same cell and settings check as a
     sweep's, so a run and a sweep of the same cell share stored results."""
     check_config(cfg)
-    tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
+    try:
+        tasks = load_split(cfg.split.file, cfg.split.categories, cfg.split.get("subset"))
+    except (FileNotFoundError, ValueError) as exc:  # a task file that cannot be used: its line names it
+        raise RunConfigError(f"split {cfg.split.name!r}: {exc}") from None
     if not tasks:
         raise RunConfigError(f"split {cfg.split.name!r} selects no tasks")
     chosen = selection(cfg)  # a quick run: limit=N, task_ids=[a,b]
@@ -175,14 +185,15 @@ def main(cfg: DictConfig) -> None:
     """The job; exits 2 on a config mistake, 1 when an episode ended in infra_error (the path still printed)."""
     try:
         plan = run_plan(cfg)
+        path = run_job(plan, Path(HydraConfig.get().runtime.output_dir))
     except RunConfigError as exc:
         print(f"mobilepa run: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    try:
-        path = run_job(plan, Path(HydraConfig.get().runtime.output_dir))
     except PreflightError as exc:  # before any episode: the endpoint (exit 1) or its config (exit 2)
         print(f"mobilepa run: {exc}", file=sys.stderr)
         raise SystemExit(1 if exc.infra else 2) from None
+    except Exception as exc:  # one line here: Hydra would print its own traceback
+        raise SystemExit(report_failure("run", exc)) from None
     message = infra_message(json.loads(path.read_text(encoding="utf-8")))
     if message:
         print(f"mobilepa run: {message}", file=sys.stderr, flush=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,9 +108,10 @@ def sweep_main(args: list[str]) -> int:
     """Run a sweep, then print its leaderboard and where the store, report and MLflow UI are.
 
     Exit codes: 0 every key of the grid has its result and everything was written down; 1 the sweep ran
-    but something is missing (each missing cell named, with its planner's endpoint), or a vLLM server
-    never became ready; 2 the sweep could not start, or could not store its results (a bad config, an
-    unreachable scheduler, an unusable store or report folder: one line naming the key or path);
+    but something is missing (each missing cell named, with its planner's endpoint), a vLLM server
+    never became ready, or the disk filled up (what was stored is kept); 2 the sweep could not start,
+    or could not store its results (a bad config, an unreachable scheduler, an unusable store or report
+    folder: one line naming the key or path);
     130 interrupted (what was stored stays; the same command finishes the rest)."""
     # the cluster, the vLLM services and the sweep's machinery only when a sweep runs (not for report, or --help)
     from cluster.dask_runner import ClusterConfigError
@@ -130,11 +132,13 @@ def sweep_main(args: list[str]) -> int:
         store_path = plan.store or DEFAULT_STORE
         prepare_store_folder(store_path)  # the log file goes beside the store
         log = store_path.parent / LOG_NAME
-        with library_logs(log, title=f"mobilepa sweep {' '.join(redacted(args))}", import_mlflow=plan.tracking.enabled):
+        with library_logs(
+            log, title=f"mobilepa sweep {' '.join(redacted(args))}", import_mlflow=plan.tracking.enabled
+        ) as log:
             outcome = run_sweep(plan)
     except (SweepConfigError, ClusterConfigError, DatasetMismatch, SettingsMismatch, StoreError, ReportError) as exc:
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_code", 2)  # 1: a full disk
     except (ServerStartupError, PreflightFailed) as exc:  # a server never became ready, or failed its pre-flight
         print(f"mobilepa sweep: {exc}", file=sys.stderr)
         return 1
@@ -150,10 +154,13 @@ def sweep_main(args: list[str]) -> int:
         console.print(
             f"vLLM server for {name}: {service.base_url} on worker {service.worker} (log {service.log}; stopped)"
         )
-    rate = f" ({speed(outcome.ran, outcome.run_s)} while running)" if outcome.run_s > 0 else ""
+    rate = f" ({speed(outcome.ran, outcome.run_s)})" if outcome.run_s > 0 else ""
+    logging = f", logging to MLflow {outcome.tracking_s:.1f} s" if plan.tracking.enabled else ""
     console.print(
-        f"sweep {plan.name}: ran {outcome.ran} episodes, {outcome.skipped} already finished, "
-        f"{outcome.wall_s:.1f} s{rate}"
+        f"sweep {plan.name}: ran {outcome.ran} episodes, {outcome.skipped} already finished; episodes "
+        f"{outcome.run_s:.1f} s{rate}{logging}, {outcome.wall_s:.1f} s in all (checks, cluster start and "
+        "report included)",
+        soft_wrap=True,
     )
     if outcome.report is not None:
         board, folder = outcome.report
@@ -166,7 +173,7 @@ def sweep_main(args: list[str]) -> int:
         uri = os.environ.get("MLFLOW_TRACKING_URI") or plan.tracking.uri
         console.print(
             f"MLflow: {uri}, experiment {plan.tracking.experiment or plan.name} "
-            f"(parent run {outcome.parent_run_id}); browse with `mlflow ui --backend-store-uri {uri}`",
+            f"(parent run {outcome.parent_run_id}); {browse_hint(str(uri))}",
             soft_wrap=True,
         )
     console.print(f"library log: {log.resolve()}", soft_wrap=True)
@@ -175,7 +182,7 @@ def sweep_main(args: list[str]) -> int:
         console.print(line, soft_wrap=True)
 
     if outcome.lost:
-        say(f"[red]cluster lost[/red]: {outcome.lost}")
+        say(f"[red]cluster lost[/red]: {outcome.lost}; {lost_advice(plan.cluster, plan.store or DEFAULT_STORE)}")
     for failure in outcome.failures:
         say(f"[red]unit failed after {failure.attempts} attempts[/red]: {failure.key}: {failure.error}")
     if outcome.infra_retried or outcome.infra_errors:
@@ -212,6 +219,27 @@ def sweep_main(args: list[str]) -> int:
         say(f"[red]sweep incomplete[/red]: {'; '.join(why)}")
         return 1
     return 0
+
+
+def browse_hint(uri: str) -> str:
+    """How to look at the runs: a tracking server shows them itself; a local store needs ``mlflow ui``."""
+    if uri.startswith(("http://", "https://")):
+        return f"browse them at {uri}"
+    return f"browse with `mlflow ui --backend-store-uri {uri}`"
+
+
+def lost_advice(cluster: Mapping[str, Any], store: Path) -> str:
+    """What happened to the workers when the cluster went away, and what to run."""
+    if cluster.get("kind") == "address":
+        return (
+            f"the workers of the scheduler at {cluster.get('address')} exit on their own once they lose it "
+            f"(dask worker's --death-timeout); start `dask scheduler` and `dask worker {cluster.get('address')}` "
+            f"again, then run the same command: what {store} holds is kept and only the missing keys run"
+        )
+    return (
+        "the worker processes this sweep started are stopped with it; run the same command: it starts a new "
+        f"cluster, keeps what {store} holds and runs only the missing keys"
+    )
 
 
 def report_main(args: list[str]) -> int:
@@ -270,7 +298,7 @@ def report_main(args: list[str]) -> int:
             store.close()
     except (StoreError, ReportError, ReportScopeError) as exc:
         print(f"mobilepa report: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_code", 2)  # 1: a full disk
     console.print(f"report: {out.resolve()} (leaderboard.md, .html, .txt, analysis.json)", soft_wrap=True)
     return 0
 
@@ -348,16 +376,18 @@ def _recorded_rows(store: ResultsStore, config: dict[str, Any], where: dict[str,
 
 
 def _sync(store: ResultsStore) -> int:
-    from mlflow.exceptions import MlflowException
     from omegaconf import OmegaConf
 
     from experiments.commands.plans import plan_sweep
-    from experiments.reporting.tracking import TrackingUnavailable, sync_store
+    from experiments.reporting.tracking import MLFLOW_ERRORS, mlflow_failure, sync_store
 
     try:
         parents = sync_store(store, lambda config: plan_sweep(OmegaConf.create(config)))  # type: ignore[arg-type]
-    except (MlflowException, OSError, TrackingUnavailable, SweepConfigError) as exc:
+    except SweepConfigError as exc:
         print(f"mobilepa report --sync: {exc}", file=sys.stderr)
+        return 1
+    except MLFLOW_ERRORS as exc:
+        print(f"mobilepa report --sync: {mlflow_failure(exc)}", file=sys.stderr)
         return 1
     print(
         f"logged {len(parents)} sweep(s) to MLflow"

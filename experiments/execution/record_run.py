@@ -18,6 +18,23 @@ from experiments.results.store import GOLD_PLANNERS, ResultsStore, episode_recor
 from sandbox.suite import task_path
 
 
+def check_recording(plan: Plan) -> None:
+    """Before any work: the store opens and takes this cell (same task file, same settings), so a run is
+    never lost to a store it could not be written to afterwards (StoreError, DatasetMismatch,
+    SettingsMismatch name the problem in one line)."""
+    (cell,) = plan.cells
+    store = ResultsStore(plan.store or DEFAULT_STORE)
+    try:
+        store.check_dataset(cell.split, cell.split_file, cell.dataset_hash)
+        store.check_settings({(cell.planner, cell.split, cell.condition, cell.seed): plan.settings(cell)})
+    finally:
+        store.close()
+    if plan.tracking.enabled:  # a tracking store MLflow cannot open: TrackingUnavailable, one line
+        from experiments.reporting.tracking import check_tracking_store, tracking_uri
+
+        check_tracking_store(tracking_uri(plan.tracking), str(plan.store or DEFAULT_STORE))
+
+
 def record_run(
     plan: Plan,
     results: Sequence[EpisodeResult],
@@ -59,18 +76,23 @@ def record_run(
         store.record_provenance({pid: prov})
         store.upsert(records)
         lines.append(f"results store: {path.resolve()} ({len(records)} episodes of {cell.label})")
-        tracker = None
-        if plan.tracking.enabled:
-            from experiments.reporting.tracking import log_sweep, start_tracking
-
-            tracker = start_tracking(plan)
         plan = plan.with_record(recorded_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-        store.record_sweep(plan.sweep_key, plan.record, tracked=tracker is not None)
-        if tracker is not None:
-            parent = log_sweep(tracker, store)
-            lines.append(
-                f"MLflow: {plan.tracking.uri}, experiment {plan.tracking.experiment or plan.name} (parent run {parent})"
-            )
+        store.record_sweep(plan.sweep_key, plan.record, tracked=plan.tracking.enabled)  # waits for --sync until logged
+        if plan.tracking.enabled:
+            from experiments.reporting.tracking import MLFLOW_ERRORS, log_sweep, mlflow_failure, start_tracking
+
+            try:
+                parent = log_sweep(start_tracking(plan), store)
+            except MLFLOW_ERRORS as exc:
+                lines.append(
+                    f"MLflow failed ({mlflow_failure(exc)}); the episodes are in the store: "
+                    f"`mobilepa report --sync --store {path}` logs them when MLflow is back"
+                )
+            else:
+                lines.append(
+                    f"MLflow: {plan.tracking.uri}, experiment {plan.tracking.experiment or plan.name} "
+                    f"(parent run {parent})"
+                )
     finally:
         store.close()
     return lines

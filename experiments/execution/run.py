@@ -15,7 +15,7 @@ from typing import Any
 from experiments.analysis.cost import cell_cost, cost_line, price_of
 from experiments.analysis.stats import analyse, result_facts, summary_lines
 from experiments.episodes.loop import EpisodeResult, run_many
-from experiments.execution.record_run import record_run
+from experiments.execution.record_run import check_recording, record_run
 from experiments.plan.model import Plan
 from experiments.reporting.console import LOG_NAME, library_logs
 from experiments.reporting.progress import episode_progress
@@ -44,6 +44,8 @@ def run_job(plan: Plan, out_dir: Path) -> Path:
         print(budget.summary(), flush=True)
         if (refusal := budget.refusal()) and not plan.work.allow_prompt_overflow:
             raise PreflightError(refusal)
+    if plan.store is not None:
+        check_recording(plan)
     out_dir.mkdir(parents=True, exist_ok=True)
     started, started_at = time.perf_counter(), now()
     results: list[EpisodeResult] = []

@@ -58,8 +58,9 @@ class SweepOutcome:
     skipped: int  # keys already finished in the store
     infra_errors: list[str] = field(default_factory=list)  # keys still infra_error after the retries
     failures: list[UnitFailure] = field(default_factory=list)
-    wall_s: float = 0.0
+    wall_s: float = 0.0  # the whole sweep: checks, cluster start, episodes, report, MLflow
     run_s: float = 0.0  # the episodes alone: first unit submitted to last result in
+    tracking_s: float = 0.0  # logging to MLflow after the episodes (a server not answering shows here)
     parent_run_id: str | None = None
     infra_retried: int = 0  # episodes that hit an infrastructure error and were run again
     tracking_error: str | None = None  # MLflow failed after the work: results are in the store, unlogged
@@ -204,15 +205,13 @@ def open_tracking(plan: Plan) -> SweepTracker | None:
     unreachable stops the sweep here, when nothing is lost."""
     if not plan.tracking.enabled:
         return None
-    from mlflow.exceptions import MlflowException
-
-    from experiments.reporting.tracking import TrackingUnavailable, start_tracking
+    from experiments.reporting.tracking import MLFLOW_ERRORS, TrackingUnavailable, mlflow_failure, start_tracking
 
     try:
         return start_tracking(plan)
-    except (MlflowException, OSError, TrackingUnavailable) as exc:
+    except MLFLOW_ERRORS as exc:
         raise SweepConfigError(
-            str(exc) if isinstance(exc, TrackingUnavailable) else f"tracking.uri: MLflow failed: {exc}"
+            str(exc) if isinstance(exc, TrackingUnavailable) else f"tracking.uri: MLflow failed: {mlflow_failure(exc)}"
         ) from None
 
 
@@ -476,13 +475,13 @@ def _finish(store: ResultsStore, outcome: SweepOutcome, tracker: SweepTracker | 
         except ReportError as exc:  # e.g. a full disk: the results are in the store; `mobilepa report` later
             outcome.report_error = str(exc)
     if tracker is not None:
-        from mlflow.exceptions import MlflowException
+        from experiments.reporting.tracking import MLFLOW_ERRORS, log_sweep, mlflow_failure
 
-        from experiments.reporting.tracking import log_sweep
-
+        logging_started = time.perf_counter()
         try:
             outcome.parent_run_id = log_sweep(
                 dataclasses.replace(tracker, plan=plan), store, report_written=outcome.report is not None, rows=rows
             )
-        except (MlflowException, OSError, ReportError) as exc:  # the results are safe in the store; sync them later
-            outcome.tracking_error = f"{type(exc).__name__}: {exc}"
+        except (*MLFLOW_ERRORS, ReportError) as exc:  # type: ignore[misc]  # the results are safe in the store; sync them later
+            outcome.tracking_error = mlflow_failure(exc)
+        outcome.tracking_s = time.perf_counter() - logging_started

@@ -21,6 +21,7 @@ from experiments.analysis.cost import TOKEN_KINDS, cost_metrics, device_label, m
 from experiments.analysis.groups import by_group, domain_order, error_counts, group_stability, row_outcomes
 from experiments.analysis.stability import Spread, Stability
 from experiments.analysis.stats import bootstrap_overall
+from experiments.reporting.console import FULL_DISK
 from experiments.results.store import file_in_the_way, record_verdict
 from experiments.results.summary import results_document
 from sandbox.tasks import BUCKETS, CATEGORIES
@@ -471,7 +472,12 @@ def _html_table(header: list[str], body: list[list[str]]) -> str:
 
 
 class ReportError(RuntimeError):
-    """The report folder cannot be written; the message is one line naming the path."""
+    """The report folder cannot be written; the message is one line naming the path. ``exit_code``: 1
+    for a full disk, 2 for a folder that cannot be used."""
+
+    def __init__(self, message: str, *, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def check_report_dir(out_dir: Path) -> None:
@@ -488,7 +494,8 @@ def check_report_dir(out_dir: Path) -> None:
     except OSError as exc:
         raise ReportError(
             f"report folder {out_dir}: not writable ({exc.strerror or exc}); "
-            "choose another with report_dir=<folder> (mobilepa report: --out)"
+            "choose another with report_dir=<folder> (mobilepa report: --out)",
+            exit_code=1 if exc.errno in FULL_DISK else 2,
         ) from None
 
 
@@ -509,7 +516,10 @@ def write_report(
         return _write_report(rows, out_dir, about, analysis)
     except OSError as exc:
         where = f"{exc.filename}" if exc.filename else "a file there"
-        raise ReportError(f"report folder {out_dir}: cannot write {where} ({exc.strerror or exc})") from None
+        raise ReportError(
+            f"report folder {out_dir}: cannot write {where} ({exc.strerror or exc})",
+            exit_code=1 if exc.errno in FULL_DISK else 2,
+        ) from None
 
 
 NOTE = (

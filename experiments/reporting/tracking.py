@@ -14,16 +14,18 @@ import json
 import logging
 import os
 import shutil
+import sqlite3
 import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mlflow
+from alembic.util.exc import CommandError as AlembicError
 from mlflow.data.meta_dataset import MetaDataset
 from mlflow.data.sources import LocalArtifactDatasetSource  # type: ignore[attr-defined]  # generated at import
 from mlflow.entities import AssessmentSource, DatasetInput, Feedback, InputTag, Metric, Param
@@ -31,12 +33,14 @@ from mlflow.exceptions import MlflowException
 from mlflow.tracing.client import TracingClient
 from mlflow.tracking import MlflowClient
 from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
+from sqlalchemy.exc import SQLAlchemyError
 
 from experiments.analysis.compare import sweep_analysis
 from experiments.analysis.cost import with_costs
 from experiments.analysis.groups import by_group, group_stability, row_outcomes
 from experiments.analysis.stability import Spread, Stability
 from experiments.analysis.stats import pass_hat_k, runs_by_task
+from experiments.plan.model import Tracking
 from experiments.reporting.leaderboard import cell_metrics, score_row, write_report
 from experiments.results.gaps import Gap, find_gaps, sweep_rows
 from experiments.results.secrets import redacted
@@ -50,7 +54,7 @@ logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.W
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from experiments.plan.model import Plan, Tracking
+    from experiments.plan.model import Plan
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,7 +69,78 @@ def tracking_uri(tracking: Tracking) -> str:
 
 
 class TrackingUnavailable(RuntimeError):
-    """MLflow could not be reached; the message names the URI and says what happens to the results."""
+    """MLflow could not be reached, or its store cannot be used; the message names the URI and says what
+    happens to the results."""
+
+    exit_code = 2  # the command could not start: a tracking.uri to fix, or a server to bring back
+
+
+MLFLOW_ERRORS: tuple[type[BaseException], ...] = (
+    MlflowException,
+    OSError,
+    SQLAlchemyError,  # MLflow's SQL store lets its database's errors through (a full disk, a locked file)
+    AlembicError,  # a schema migration that cannot proceed
+    TrackingUnavailable,
+)
+"""What MLflow failing looks like to its caller: caught as one line, the results safe in the store."""
+
+
+def mlflow_failure(exc: BaseException) -> str:
+    """One line for an MLflow failure (its own messages run to many lines, SQL included)."""
+    if isinstance(exc, TrackingUnavailable):  # the toolkit's own line
+        return str(exc)
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+MLFLOW_CLIENT_LIMITS = {
+    "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "1",  # MLflow's own default, 7 with backoff, waits about 4 minutes
+    "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
+    "MLFLOW_HTTP_REQUEST_TIMEOUT": "10",  # seconds per request (default 120)
+    "MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT": "true",  # its "View run ... at" lines: the sweep names the run
+}
+"""MLflow client settings for a tracking server, unless the user set them: one that stops answering is
+named within seconds (a refused connection at once, a silent one after 2 × 10 s), and the results wait
+in the store for ``mobilepa report --sync``."""
+
+
+def limit_mlflow_client() -> None:
+    """``MLFLOW_CLIENT_LIMITS`` into the environment, where MLflow reads them, except those the user set."""
+    for name, value in MLFLOW_CLIENT_LIMITS.items():
+        os.environ.setdefault(name, value)
+
+
+def check_tracking_store(uri: str, results_store: str | None = None) -> None:
+    """Before any work: a local SQLite tracking store that MLflow could not open again is named, with the
+    way out. A schema migration stopped half-way (a full disk, a killed process) leaves some of MLflow's
+    tables and a migration mark; MLflow then re-runs the migration on every later start and fails
+    ("duplicate column name: step"). The file is moved aside and recreated; ``mobilepa report --sync``
+    logs every sweep of the results store into the new one, so nothing is lost."""
+    limit_mlflow_client()
+    if not uri.startswith("sqlite:///"):
+        check_reachable(uri)
+        return
+    path = Path(uri.removeprefix("sqlite:///"))
+    if not path.is_file() or path.stat().st_size == 0:
+        return  # MLflow creates it
+    refill = f"mobilepa report --sync --store {results_store or 'outputs/results.db'}"
+    way_out = (
+        f"move it aside (`mv {path} {path}.broken`); the next sweep creates it again and `{refill}` "
+        "logs the results store's sweeps into it (nothing is lost)"
+    )
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error as exc:
+        raise TrackingUnavailable(f"tracking.uri: MLflow store {path} cannot be read ({exc}); {way_out}") from None
+    import mlflow.store.tracking.dbmodels.models  # noqa: F401  # declares MLflow's tables on Base
+    from mlflow.store.db.base_sql_model import Base
+
+    if "alembic_version" in tables and not set(Base.metadata.tables) <= tables:
+        raise TrackingUnavailable(
+            f"tracking.uri: MLflow store {path} was left half-built by an interrupted schema migration "
+            f"(a full disk or a killed process; MLflow cannot start on it again); {way_out}"
+        )
 
 
 def check_reachable(uri: str, timeout_s: float = 5.0) -> None:
@@ -288,7 +363,7 @@ def first_use_lock(uri: str) -> Iterator[None]:
 def start_tracking(plan: Plan) -> SweepTracker:
     """Create (or find again, by the sweep's key) the experiment and the parent run, marked running."""
     uri = tracking_uri(plan.tracking)
-    check_reachable(uri)
+    check_tracking_store(uri, str(plan.store) if plan.store else None)
     user_choice = os.environ.get("MLFLOW_TRACKING_URI")
     mlflow.set_tracking_uri(uri)  # traces are exported through the global URI; only the driver is here
     # MLflow also writes the URI into the environment, where it would override the next sweep's own
@@ -533,6 +608,17 @@ def _stability_metrics(prefix: str, s: Stability) -> dict[str, float]:
     }
 
 
+def _has_parent_run(record: dict[str, Any], sweep_key: str) -> bool:
+    """Whether the sweep's tracking store (``record``: the config the results store kept) holds its parent
+    run; one recreated after damage holds none."""
+    uri = tracking_uri(Tracking(enabled=True, uri=record["tracking"].get("uri"), experiment=None))
+    check_tracking_store(uri, str(record.get("store") or "") or None)
+    client = MlflowClient(tracking_uri=uri)
+    ids = [e.experiment_id for e in client.search_experiments()]
+    query = f"tags.mobilepa_sweep_key = '{sweep_key}' and tags.mobilepa_role = 'parent'"
+    return bool(ids) and bool(client.search_runs(ids, filter_string=query, max_results=1))
+
+
 def leaderboard_from_runs(runs: Any) -> dict[str, list[list[str]]]:
     """The leaderboard's scores table per split (``leaderboard.sections``' first table), rebuilt from the
     child runs alone: ``runs`` is what ``mlflow.search_runs`` returns over an experiment (a DataFrame or
@@ -571,9 +657,15 @@ def _metric(run: dict[str, Any], name: str) -> float | None:
 
 
 def sync_store(store: ResultsStore, plan_of: Any) -> list[str]:
-    """Log every sweep the store holds that MLflow does not have yet; returns their parent run ids."""
+    """Log every sweep the store holds that MLflow does not have: those not logged yet, and the tracked
+    ones whose parent run the tracking store lacks (a store moved aside and recreated is refilled);
+    returns their parent run ids."""
+    waiting = dict(store.unlogged_sweeps())
+    for key, config in store.recorded_sweeps():
+        if key not in waiting and (config.get("tracking") or {}).get("enabled") and not _has_parent_run(config, key):
+            waiting[key] = config
     parents = []
-    for key, config in store.unlogged_sweeps():
+    for key, config in sorted(waiting.items()):
         plan = plan_of(config)
         if plan.sweep_key != key:
             raise TrackingUnavailable(

@@ -161,15 +161,24 @@ _UPSERT = _upsert()
 class DatasetMismatch(RuntimeError):
     """The store was filled from another version of a task file: mixing them would compare unlike runs."""
 
+    exit_code = 2  # the store or task file given
+
 
 class SettingsMismatch(RuntimeError):
     """The store holds a cell run with other settings (``t_max``, the planner's sampling...): mixing
     them under one key would score unlike runs together."""
 
+    exit_code = 2  # the store or settings given
+
 
 class StoreError(RuntimeError):
     """The results store cannot be opened, read or written (not a database, damaged, a full disk, an
-    unwritable or missing folder); the message is one line naming the path."""
+    unwritable or missing folder); the message is one line naming the path. ``exit_code``: 1 when the
+    machine failed (a full disk), 2 when the store or folder given cannot be used."""
+
+    def __init__(self, message: str, *, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def _store_error(path: Path, exc: BaseException) -> StoreError:
@@ -178,17 +187,18 @@ def _store_error(path: Path, exc: BaseException) -> StoreError:
     why = str(orig).splitlines()[0] if str(orig) else type(orig).__name__
     if isinstance(orig, OSError) and orig.strerror:
         why = orig.strerror
-    hint = ""
+    hint, code = "", 2
     if any(w in why for w in ("not a database", "malformed", "corrupt")):
         hint = "; it is not a sound results store: move it aside (or use store=<another path>) and run again"
     elif any(w in why for w in ("disk is full", "too large", "No space", "disk I/O")):
+        code = 1
         hint = (
             " (a full disk, a file-size limit or a failing disk); what was stored before is kept: "
             "free space and run again to finish the missing keys"
         )
     elif "readonly" in why or "Permission" in why or "unable to open" in why:
         hint = "; check that its folder exists and is writable"
-    return StoreError(f"results store {path}: {why}{hint}")
+    return StoreError(f"results store {path}: {why}{hint}", exit_code=code)
 
 
 def prepare_store_folder(path: Path) -> None:

@@ -129,6 +129,10 @@ def test_an_unknown_command_or_option_is_one_line(capsys) -> None:
             ["planner=qwen3_8b", "planner.timeouts.conect=5"],
             "planner.timeouts.conect: no such key; known keys of planner.timeouts: connect, read, total",
         ),
+        # a key nothing reads is refused, never recorded and ignored
+        (["+foo.bar=1"], "foo.bar: no such key; known keys: planner, split, condition, seed"),
+        (["++t_maxx=3"], "t_maxx: no such key; known keys: planner"),
+        (["+planner.api_key=sk-test"], "planner.api_key: no such key; known keys of planner: name, kind"),
     ],
 )
 def test_run_config_mistakes_are_one_line_before_any_work(

@@ -38,7 +38,7 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store.check_dataset("handwritten", "handwritten.jsonl", sha)
 
     async def fill(name: str, config: dict, seed: int) -> list[dict]:
-        planner = build_planner({**config, "seed": seed})
+        planner = build_planner({**config, "seed": seed} if config["kind"] == "noisy_oracle" else config)
         return [
             episode_record(r, planner=name, split="handwritten", condition="both", seed=seed, dataset_hash=sha)
             async for r in run_many(tasks, planner, condition="both")

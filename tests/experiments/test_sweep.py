@@ -334,6 +334,11 @@ def test_infra_errors_are_retried_a_bounded_number_of_times_and_never_finished(
         (["planner_factory=nowhere"], "planner_factory"),
         (["planner_factory=nowhere.at_all:build"], "planner_factory"),
         (["unit_size=0"], "unit_size"),
+        # a key nothing reads is refused, never recorded and ignored
+        (["+foo.bar=1"], "foo.bar: no such key; known keys: cluster, tracking, name"),
+        (["++cluster.n_workerz=2"], "cluster.n_workerz: no such key; known keys of cluster: kind, n_workers"),
+        (["+planner.api_key=sk-test"], "planner.api_key: a sweep sets one planner's key: planner.<name>.api_key"),
+        (["planner=oracle", "+planner.oracle.api_key=sk-test"], "planner.oracle.api_key: unknown key for kind oracle"),
     ],
 )
 def test_bad_configs_fail_before_any_work_naming_the_key(tmp_path: Path, args: list[str], message: str) -> None:
@@ -342,6 +347,14 @@ def test_bad_configs_fail_before_any_work_naming_the_key(tmp_path: Path, args: l
     with pytest.raises(SweepConfigError, match=message):
         run_sweep(sweep_plan([*args, f"store={tmp_path / 'results.db'}"]))
     assert not (tmp_path / "results.db").exists()
+
+
+def test_a_key_given_for_a_model_planner_is_applied(tmp_path: Path) -> None:
+    """``+planner.<name>.api_key`` reaches the planner's config: the requests carry it."""
+    args = ["planner=qwen3_8b", "split=handwritten", "+planner.qwen3_8b.api_key=sk-test"]
+    args += ["planner.qwen3_8b.base_url=http://127.0.0.1:9/v1", f"store={tmp_path / 'results.db'}"]
+    plan = plan_sweep(load_config(*parse_args(args)))
+    assert {c.planner_config["api_key"] for c in plan.cells} == {"sk-test"}
 
 
 @pytest.mark.faults

@@ -11,7 +11,7 @@
   keys ``<task_id>@sor`` and ``<task_id>@mtsr``), every other task once: 1,905 episodes for 1,705 tasks.
 Non-skill tasks are the same under every condition.
 
-Retrieval studies and ablations (issue 19) refine a condition: a ``Variant`` computes the action space at
+Retrieval studies and ablations refine a condition: a ``Variant`` computes the action space at
 run time (``retrieval.method`` bm25 or dense, ``retrieval.top_n``, the gold-tool ``retrieval.repair``) and
 may withhold the memory tools (``ablation=memory_off``) or the skill loaders (``ablation=skills_off``).
 A refined condition is written ``<condition>.<variant label>`` (``both.bm25-n10``, ``sor.bm25-n5-norepair``,

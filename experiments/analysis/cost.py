@@ -1,4 +1,4 @@
-"""What a cell cost (issue 19): tokens per episode always, money where the planner's config carries a price,
+"""What a cell cost: tokens per episode always, money where the planner's config carries a price,
 GPU-seconds where the sweep started the model's server.
 
 A price is the planner config's ``price`` section (``conf/planner/_openai_base.yaml``), US dollars per

@@ -1,5 +1,5 @@
 """Statistics over per-episode facts: breakdowns, behaviour metrics, a failure taxonomy, intervals and
-paired comparisons (issue 19).
+paired comparisons.
 
 Everything here is a pure function of *facts*: one JSON-ready dict per episode (``episode_facts``),
 built the same way from a live ``EpisodeResult`` (``mobilepa run``) or from a results-store row and

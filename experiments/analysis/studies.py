@@ -1,4 +1,4 @@
-"""The retrieval and ablation studies of a sweep (issue 19), from its results-store rows.
+"""The retrieval and ablation studies of a sweep, from its results-store rows.
 
 A cell's condition label says how its action space was made (``sandbox.conditions``): ``both`` the
 stored A0, ``both.bm25-n10`` BM25's top 10 computed at run time, ``both.bm25-n10.memory_off`` the same

@@ -74,7 +74,7 @@ SCALING_SEEDS = "0,1,2"  # the scaling sweeps run three cells: a one-cell sweep 
 # its last unit's tail and the VM's jitter swing the ratio by +-0.3
 LLM_CLIENTS = 2  # client processes in the LLM-bound figure, as the default local cluster's two workers
 SPLITS = {"full.jsonl": "full", "handwritten.jsonl": "handwritten"}  # task file -> conf/split name
-TARGETS = {  # issue 7, on the 2-core reference machine
+TARGETS = {  # on the 2-core reference machine
     "reset_us": ("<=", 1000),
     "tool_calls_per_s": (">=", 5000),
     "overhead_vs_raw": ("<=", 3),

@@ -54,7 +54,7 @@ AXIS_KEYS = {
     "retrieval.repair": "repair",
     "ablation": "ablations",
 }
-"""The action-space axes (issue 19's retrieval studies and ablations): lists in ``conf/sweep.yaml`` under
+"""The action-space axes (the retrieval studies and ablations): lists in ``conf/sweep.yaml`` under
 ``retrieval`` (and ``ablations``), crossed with every condition; a cell's condition is then refined
 (``both.bm25-n10``, ``both.memory_off``)."""
 

@@ -1,5 +1,5 @@
 """Which code, data and configuration made a result: recorded in every ``results.json`` and store row,
-so two numbers are only compared when they come from comparable runs (issue 19)."""
+so two numbers are only compared when they come from comparable runs."""
 
 from __future__ import annotations
 

@@ -83,7 +83,7 @@ episodes = Table(
     # episode ran on, so ``mobilepa rescore`` knows whether the trajectory can be judged by the task's checks now.
     Column("verifier_version", String),
     Column("task_hash", String),
-    # Added with issue 19: prompt tokens the server served from its cache, when and by what the row was made
+    # Prompt tokens the server served from its cache, when and by what the row was made
     # (``provenance_id`` names a record of the ``provenance`` table, one per cell and sweep run).
     Column("cached_prompt_tokens", Integer),
     Column("started_at", String),

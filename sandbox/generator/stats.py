@@ -87,7 +87,7 @@ def selfcheck_counts(tasks: Sequence[Task], path: Path = VALIDATION) -> dict[str
     """The recorded self-check of exactly these tasks, totalled by promise; None when there is none.
 
     ``alternatives`` (legitimate other solutions: a surprise is one that failed) and ``wrong_endings``
-    (a surprise is one that passed) are the two ways issue 18's self-check grows; ``perturbations``
+    (a surprise is one that passed) are the two ways the self-check grows; ``perturbations``
     and ``oracle`` the older ones; ``gates`` the violations per gate (each must be 0).
     """
     if not path.exists():

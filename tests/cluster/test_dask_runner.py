@@ -188,7 +188,7 @@ def _checkout_outputs() -> dict[str, float]:
 
 @pytest.mark.faults
 def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path, figures) -> None:
-    before = _checkout_outputs()  # it wrote the user's outputs/report (issue 21): tests use temporary folders
+    before = _checkout_outputs()  # it wrote the user's outputs/report: tests use temporary folders
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}

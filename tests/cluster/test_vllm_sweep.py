@@ -1,4 +1,4 @@
-"""``make test-vllm-sweep``: the open-model sweep path of issue 22 end to end, with a real vLLM on the CPU.
+"""``make test-vllm-sweep``: the open-model sweep path end to end, with a real vLLM on the CPU.
 
 ``mobilepa sweep`` as a user runs it, in its own process: a model config whose ``base_url`` is null
 (``qwen2_5_7b``, pointed at the tiny random-weight model), every key set without ``+``, a local

@@ -1,4 +1,4 @@
-"""Sweep, console and report (issue 20): ``sweep --dry-run``, ``limit=``/``task_ids=``, the default sweep
+"""Sweep, console and report: ``sweep --dry-run``, ``limit=``/``task_ids=``, the default sweep
 name, plain progress lines, library logs kept off the console, the leaderboard's columns and width, a
 report about one sweep, plots' order and labels, traces sampled across verdicts, ``mobilepa run`` recorded
 into a store. No cluster is started: everything here runs in-process, in temporary folders."""

@@ -1,4 +1,4 @@
-"""The planner's API key appears in no output of a sweep (issue 8).
+"""The planner's API key appears in no output of a sweep.
 
 ``mobilepa sweep`` runs an OpenAI-compatible planner (``conf/planner/qwen3_8b.yaml``) against the
 scripted server, which demands the key; the key comes from an environment variable

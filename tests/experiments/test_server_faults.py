@@ -1,4 +1,4 @@
-"""Server faults during a sweep (issue 8): the OpenAI-compatible planner's server refuses connections and
+"""Server faults during a sweep: the OpenAI-compatible planner's server refuses connections and
 comes back, answers a burst of 503s, or restarts mid-sweep.
 
 The planner retries each request (bounded, with backoff); an episode whose retries run out ends as

@@ -1,4 +1,4 @@
-"""Retrieval and ablation studies as sweep axes (issue 19): the grid, the store's keys and settings, the
+"""Retrieval and ablation studies as sweep axes: the grid, the store's keys and settings, the
 report's curve over N and ablation deltas."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sweeps under real faults (issue 21): a dead endpoint beside a working planner, a scheduler killed
+"""Sweeps under real faults: a dead endpoint beside a working planner, a scheduler killed
 mid-sweep, a unit that kills its worker every time, values that change results, numbers out of range,
 a task id the store cannot key, broken stores and folders. Each sweep ends, in bounded time, with its
 report, its MLflow runs closed with the right status and an exit code saying whether anything is

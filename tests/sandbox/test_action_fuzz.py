@@ -1,4 +1,4 @@
-"""Whole episodes driven by generated action sequences (issue 8: the sandbox survives any planner).
+"""Whole episodes driven by generated action sequences.
 
 Each example picks a hand-written task and runs up to ``T_MAX + 3`` actions through
 ``sandbox.episode.Episode``: the task's gold actions, tools in its action space with arguments

@@ -1,4 +1,4 @@
-"""Retrieval studies and ablations in the sandbox (issue 19): the action space computed at run time, and
+"""Retrieval studies and ablations in the sandbox: the action space computed at run time, and
 the memory and skill ablations."""
 
 from __future__ import annotations

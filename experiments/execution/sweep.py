@@ -16,12 +16,13 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from distributed import Client
+from distributed.client import ClosedClientError
 
 from cluster.dask_runner import (
     ClusterConfigError,
@@ -413,7 +414,10 @@ def _episodes_seen(
     try:
         yield seen
     finally:
-        dask.unsubscribe_topic(EPISODE_TOPIC)
+        # A client whose scheduler is gone holds no subscription to end; the lost cluster is reported
+        # by the stream, not by this clean-up.
+        with suppress(ClosedClientError):
+            dask.unsubscribe_topic(EPISODE_TOPIC)
 
 
 @contextmanager

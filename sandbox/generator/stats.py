@@ -54,10 +54,6 @@ AUDIT_CLASSES = (
 )
 
 
-# pinned free choices on the suite before the build relaxed them (a folder path the user never named)
-FREE_CHOICES_BEFORE = 1
-
-
 def fingerprint(tasks: Sequence[Task]) -> str:
     """The tasks' identity: the digest of their canonical lines (what the task file holds, byte for byte)."""
     digest = hashlib.sha256()
@@ -295,9 +291,6 @@ def _checks_section(stats: dict[str, Any]) -> list[str]:
         f"{wrong['runs']}, passed: {wrong['surprises']}\n",
         f"- perturbed golds that must fail: {perturb['runs']}, passed: {perturb['surprises']}\n",
         "- gate violations (each must be 0): " + ", ".join(f"{g} {n}" for g, n in check["gates"].items()) + "\n",
-        f"- free choices pinned by a check (a time or text nothing the model read determines; "
-        f"sandbox/generator/choices.py): {FREE_CHOICES_BEFORE} before the rule, "
-        f"{check['gates'].get('free_choice', 0)} now\n",
         "\n| self-check | runs | surprises |\n|---|---|---|\n"
         + "\n".join(f"| {k} | {v['runs']} | {v['surprises']} |" for k, v in sorted(check["by_check"].items()))
         + "\n",

@@ -384,7 +384,7 @@ def _names(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], said: str
         and len(v) <= 80
         and facts.fold(v)
         and not _is_date(v[:10])
-        and facts.states_name(answer, v)
+        and facts.affirms_name(answer, v)
         and not facts.states_name(said, v)
     }
     folded = {facts.fold(n) for n in names}

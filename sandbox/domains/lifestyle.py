@@ -269,8 +269,7 @@ def search_events(
         date_from: Only sessions on or after this day, YYYY-MM-DD.
         date_to: Only sessions on or before this day, YYYY-MM-DD.
         category: Kind of event.
-        max_price: Highest price of the cheapest ticket, in your own currency (an event abroad is priced in
-            its country's currency and compared converted).
+        max_price: Highest price of the cheapest ticket, in your own currency.
         limit: Maximum number of events.
     """
     e = world_events.c

@@ -161,7 +161,7 @@ def test_recovered_errors_are_real_error_types() -> None:
 
 
 def test_the_non_members_of_a_set_of_orders_are_named_by_their_items() -> None:
-    """"Which of my orders are delivered?": another order is forbidden by its id and by what a person
+    """ "Which of my orders are delivered?": another order is forbidden by its id and by what a person
     calls it, its items' titles (whole or by their first words), read from the world."""
     members = [{"$any": [{"$name": "Biore UV Aqua Rich"}, {"$name": "order_015"}]}]
     title = "Biore UV Aqua Rich Sunscreen SPF50+ 60ml"

@@ -114,6 +114,7 @@ class ModelPlanner(Section):
     model: str | None = None
     api_key: str | None = None  # prefer api_key_env; masked in every saved config and output
     api_key_env: str | None = Field(default=None, description="the name of an environment variable")
+    context_tokens: Count | None = None  # the model's context for the pre-flight's budget (a vLLM server's own wins)
     concurrency: Count = 32
     timeouts: Timeouts = Timeouts()
     retries: Retries = Retries()
@@ -131,7 +132,6 @@ class OpenAIPlanner(ModelPlanner):
     kind: Literal["openai"] = "openai"
     served_model_name: str | None = None
     base_url: str | None = None
-    context_tokens: Count | None = None  # the model's context where /v1/models does not say it (hosted APIs)
     limits: Limits = Limits()
     vllm: Vllm = Vllm()
 

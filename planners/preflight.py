@@ -11,8 +11,17 @@ tool schemas offered, exactly as the planner will send them) in tokens: by vLLM'
 the server has it (the model's own chat template and tokenizer, tools included), else estimated at
 ``BYTES_PER_TOKEN`` bytes of the request's JSON a token (a stated estimate: on SmolLM2's tokenizer
 the JSON of these requests runs at 3.0-3.3 bytes a token, so the estimate reads low by about a
-fifth). The context is what ``/v1/models`` reports (vLLM's ``max_model_len``), else the
-``--max-model-len`` of the server a sweep will start, else unknown (then nothing is refused).
+fifth). The context is what ``/v1/models`` reports (vLLM's ``max_model_len``), else the config's
+``context_tokens``, else the ``--max-model-len`` of the server a sweep will start, else unknown (then
+nothing is refused).
+
+A ``kind: litellm`` planner (a provider that is not OpenAI-compatible) is checked without any network
+call, since a provider bills requests: its key (``api_key_env``'s variable set, or, when that is null,
+the provider's own variables that ``litellm.validate_environment`` reports missing), and its first
+requests counted by ``litellm.token_counter`` (the model's tokenizer where LiteLLM ships one, else
+tiktoken's; none downloaded) against ``context_tokens``, else the ``max_input_tokens`` of LiteLLM's own
+table of models (``litellm.get_model_info``). Whether the provider takes the key and serves the model
+shows at the first request (an ``infra_error``, not retried).
 """
 
 from __future__ import annotations
@@ -22,12 +31,15 @@ import os
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import aiohttp
 import msgspec
 
-from planners.openai_compat import OpenAICompatPlanner, OpenAIConfig
+from planners.litellm_planner import LiteLLMConfig, LiteLLMPlanner, import_litellm
+from planners.messages import encode
+from planners.openai_compat import EndpointConfig, OpenAICompatPlanner, OpenAIConfig
 from sandbox.conditions import action_space_for, expand, withheld_for
 from sandbox.episode import Episode, Observation
 from sandbox.tasks import Task
@@ -35,6 +47,10 @@ from sandbox.tasks import Task
 BYTES_PER_TOKEN = 4  # the estimate where no tokenizer answers (the rate limiter's estimate too)
 TIMEOUT_S = 30.0  # one pre-flight request
 TOKENIZE_IN_FLIGHT = 8  # /tokenize requests at once: a server busy starting other work stays answerable
+KEY_VARIABLE = "API_KEY"
+"""What names a variable of ``validate_environment``'s missing keys that a provider cannot do without; the
+others it lists LiteLLM may find elsewhere (AWS credentials in a profile file, a Vertex project from
+application default credentials, Ollama's default URL), so they refuse nothing."""
 
 
 class PreflightError(RuntimeError):
@@ -235,7 +251,7 @@ def estimated(bodies: Mapping[str, bytes]) -> dict[str, int]:
     return {key: len(body) // BYTES_PER_TOKEN for key, body in bodies.items()}
 
 
-def reply_tokens(config: OpenAIConfig) -> int | None:
+def reply_tokens(config: EndpointConfig) -> int | None:
     asked = config.sampling.get("max_completion_tokens") or config.sampling.get("max_tokens")
     return int(asked) if asked is not None else None
 
@@ -246,8 +262,11 @@ async def preflight(
     *,
     environ: Mapping[str, str] = os.environ,
 ) -> PromptBudget:
-    """The endpoint checked (``check_endpoint``) and the first requests counted against its context, for
-    the ``kind: openai`` planner config ``raw`` whose base URL is known; raises ``PreflightError``."""
+    """The endpoint checked and the first requests counted against its context, for the model planner
+    config ``raw``: a ``kind: openai`` one whose base URL is known (``check_endpoint``), or a ``kind:
+    litellm`` one (``litellm_preflight``, no network call); raises ``PreflightError``."""
+    if raw.get("kind") == "litellm":
+        return litellm_preflight(raw, observations, environ)
     config = OpenAIConfig.from_mapping(raw, environ)
     served = await check_endpoint(config, raw, environ)
     async with OpenAICompatPlanner(config) as planner:
@@ -257,8 +276,97 @@ async def preflight(
 
 def planned_budget(raw: Mapping[str, Any], observations: Sequence[tuple[str, Observation]]) -> PromptBudget:
     """The budget without asking any server (``sweep --dry-run``, or a server not started yet): the
-    estimate against the ``--max-model-len`` the config gives its server."""
+    estimate against the ``--max-model-len`` the config gives its server; a ``kind: litellm`` planner's
+    as its pre-flight counts it (which asks no server either)."""
+    if raw.get("kind") == "litellm":
+        return litellm_budget(LiteLLMConfig.from_mapping(raw, {}), raw, observations, import_litellm())
     config = OpenAIConfig.from_mapping({**raw, "base_url": raw.get("base_url") or "http://pending/v1"}, {})
     planner = OpenAICompatPlanner(config)
     bodies = {key: planner.request_body(observation) for key, observation in observations}
     return PromptBudget(config.name, estimated(bodies), ESTIMATED, configured_context(raw), reply_tokens(config))
+
+
+def litellm_preflight(
+    raw: Mapping[str, Any], observations: Sequence[tuple[str, Observation]], environ: Mapping[str, str]
+) -> PromptBudget:
+    """The key and the prompt budget of the ``kind: litellm`` planner config ``raw``, without a network
+    call: a provider bills requests, and LiteLLM answers both from this machine."""
+    litellm = import_litellm()
+    config = LiteLLMConfig.from_mapping(raw, environ)
+    if (problem := litellm_key_problem(config, raw, litellm, environ)) is not None:
+        raise PreflightError(problem)
+    return litellm_budget(config, raw, observations, litellm)
+
+
+def litellm_key_problem(
+    config: LiteLLMConfig, raw: Mapping[str, Any], litellm: ModuleType, environ: Mapping[str, str]
+) -> str | None:
+    """One line naming the key variable that is not set, or None: ``api_key_env``'s variable where the
+    config names one; else the provider's own, as ``litellm.validate_environment`` reports it (from
+    ``os.environ``, where LiteLLM reads it at the call)."""
+    if config.api_key:
+        return None
+    if raw.get("api_key_env"):
+        return f"planner {config.name}: {_key_hint(raw, environ)}"
+    validate = getattr(litellm, "validate_environment", None)
+    if validate is None:
+        return None
+    found = validate(model=config.model, api_base=config.base_url)
+    missing = [str(k) for k in found.get("missing_keys") or () if KEY_VARIABLE in str(k)]
+    if not missing:
+        return None
+    return (
+        f"planner {config.name}: LiteLLM finds no key for {config.model}: {' or '.join(missing)} is not set "
+        f"(export {missing[0]}=..., or name the key's variable in planner.api_key_env)"
+    )
+
+
+COUNTED_BY_LITELLM = "counted by litellm.token_counter"
+NO_TOKENIZER_DOWNLOADS = "disable_hf_tokenizer_download"  # LiteLLM's switch: tiktoken rather than a hub download
+
+
+def litellm_budget(
+    config: LiteLLMConfig, raw: Mapping[str, Any], observations: Sequence[tuple[str, Observation]], litellm: ModuleType
+) -> PromptBudget:
+    """The first requests, as the planner will send them, counted by ``litellm.token_counter`` (else the
+    stated estimate) against ``context_tokens``, else LiteLLM's figure for the model (``model_context``)."""
+    planner = LiteLLMPlanner(config, litellm)
+    requests = {key: planner.request(observation) for key, observation in observations}
+    tokens, how = litellm_tokens(litellm, requests)
+    context = configured_context(raw) or model_context(litellm, config.model)
+    return PromptBudget(config.name, tokens, how, context, reply_tokens(config))
+
+
+def litellm_tokens(litellm: ModuleType, requests: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, int], str]:
+    """Each request's tokens (its messages and tools) by ``litellm.token_counter``, with tokenizer
+    downloads off (one from the Hugging Face hub would be a network call: LiteLLM counts with tiktoken
+    instead); the stated estimate where LiteLLM cannot count them."""
+    counter = getattr(litellm, "token_counter", None)
+    if counter is not None:
+        downloads = getattr(litellm, NO_TOKENIZER_DOWNLOADS, None)
+        setattr(litellm, NO_TOKENIZER_DOWNLOADS, True)
+        try:
+            counted = {
+                key: counter(model=r["model"], messages=r["messages"], tools=r.get("tools") or None)
+                for key, r in requests.items()
+            }
+            if all(isinstance(n, int) for n in counted.values()):
+                return counted, COUNTED_BY_LITELLM
+        except Exception:  # a model or a message LiteLLM cannot count (its errors share no base)
+            pass
+        finally:
+            setattr(litellm, NO_TOKENIZER_DOWNLOADS, downloads)
+    return estimated({key: encode(r) for key, r in requests.items()}), ESTIMATED
+
+
+def model_context(litellm: ModuleType, model: str) -> int | None:
+    """The model's ``max_input_tokens`` in LiteLLM's own table of models (no request), or None where the
+    table lacks the model or the figure."""
+    info = getattr(litellm, "get_model_info", None)
+    if info is None:
+        return None
+    try:
+        context = info(model=model).get("max_input_tokens")
+    except Exception:  # LiteLLM raises for a model its table does not map
+        return None
+    return context if isinstance(context, int) and not isinstance(context, bool) else None

@@ -22,7 +22,7 @@ from experiments.reporting.progress import episode_progress
 from experiments.results.provenance import now, provenance
 from experiments.results.store import episode_row
 from experiments.results.summary import print_summary, results_document
-from planners import OpenAICompatPlanner, build_planner
+from planners import MODEL_KINDS, build_planner
 from planners.preflight import PreflightError, first_observations, preflight
 from sandbox.suite import load_split, task_path
 
@@ -37,7 +37,7 @@ def run_job(plan: Plan, out_dir: Path) -> Path:
     wanted = {key.partition("@")[0] for key in keys}
     tasks = [t for t in load_split(cell.split_file, cell.categories, cell.subset) if t.task_id in wanted]
     planner = build_planner(dict(cell.planner_config))
-    if isinstance(planner, OpenAICompatPlanner):  # the endpoint and the prompt budget, before any episode
+    if cell.planner_config.get("kind") in MODEL_KINDS:  # the endpoint and the prompt budget, before any episode
         budget = asyncio.run(
             preflight(dict(cell.planner_config), first_observations(tasks, condition, keys, cell.retrieval_model))
         )

@@ -101,11 +101,11 @@ def pending_units(plan: Plan, store: ResultsStore) -> tuple[list[WorkUnit], int]
 
 
 def first_requests(cells: Sequence[Cell], task_ids: Mapping[tuple[str, str], Sequence[str]]) -> dict[str, list[Any]]:
-    """label -> (episode key, first observation) of each ``kind: openai`` planner's episodes (one seed:
+    """label -> (episode key, first observation) of each model planner's episodes (one seed:
     seeds send the same first messages); keys are ``<split>/<condition>/<key>`` when it has several cells."""
     chosen: dict[str, dict[tuple[str, str], Cell]] = {}
     for cell in cells:
-        if cell.planner_config.get("kind") == "openai":
+        if cell.planner_config.get("kind") in MODEL_KINDS:
             chosen.setdefault(cell.planner, {}).setdefault((cell.split, cell.condition), cell)
     found: dict[str, list[Any]] = {}
     for label, by_group in chosen.items():
@@ -122,7 +122,7 @@ def first_requests(cells: Sequence[Cell], task_ids: Mapping[tuple[str, str], Seq
 async def preflight_cells(
     cells: Sequence[Cell], task_ids: Mapping[tuple[str, str], Sequence[str]]
 ) -> list[PromptBudget]:
-    """Every ``kind: openai`` planner's endpoint checked and its prompt budget counted (``planners.preflight``)
+    """Every model planner's endpoint checked and its prompt budget counted (``planners.preflight``)
     before any episode; a ``PreflightError`` becomes the sweep's one line."""
     budgets = []
     configs = {c.planner: c.planner_config for c in cells}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from experiments.plan.model import SweepConfigError
 from experiments.results.store import ResultsStore
 from sandbox.suite import TASK_DIR, load_split
 from tests.experiments.servers import ServerThread
+from tests.planners.test_litellm_planner import fake_litellm
 
 TASKS = load_split("handwritten.jsonl")
 KEY = "sk-preflight-cli-3b9e"
@@ -145,3 +147,23 @@ def test_a_dry_run_prints_the_estimated_prompt_budget(tmp_path: Path, capsys: py
     assert code == 0, out
     assert "prompt budget of qwen3_8b: 34 first requests, median " in out
     assert "(estimated at 4 bytes a token) against a context of 32,768; every one fits" in out
+
+
+def test_a_litellm_planner_with_its_key_variable_unset_ends_before_any_episode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module, calls = fake_litellm("http://127.0.0.1:9/v1")
+    monkeypatch.setitem(sys.modules, "litellm", module)
+    monkeypatch.delenv("MOBILEPA_LITELLM_KEY", raising=False)
+    p = "planner.hosted_litellm"
+    grid = ["planner=hosted_litellm", f"{p}.model=anthropic/some-model", f"{p}.api_key_env=MOBILEPA_LITELLM_KEY"]
+    code = sweep_main([*grid, "cluster.n_workers=1", "cluster.processes=false", *sweep_args(tmp_path)])
+    [line] = capsys.readouterr().err.splitlines()
+    assert code == 2 and calls == [], line
+    assert line == (
+        "mobilepa sweep: planner hosted_litellm:some-model: the key variable MOBILEPA_LITELLM_KEY is not set "
+        "(export MOBILEPA_LITELLM_KEY=...; planner.api_key_env names it)"
+    )
+    run = ["planner.model=anthropic/some-model", "planner.api_key_env=MOBILEPA_LITELLM_KEY", "split=handwritten"]
+    code, _, err = mobilepa_run(capsys, tmp_path, "planner=hosted_litellm", *run)
+    assert code == 2 and calls == [] and err.startswith("mobilepa run: planner hosted_litellm:some-model: the key")

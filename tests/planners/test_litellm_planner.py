@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import sys
 import types
@@ -59,11 +60,50 @@ class _Response:
         return self._data
 
 
+PROVIDER_KEYS = {"anthropic": ("ANTHROPIC_API_KEY",), "gemini": ("GOOGLE_API_KEY", "GEMINI_API_KEY")}
+"""The fake's providers and the variables LiteLLM reads their key from (either one for gemini)."""
+CONTEXTS = {"anthropic/known-model": 200_000}
+"""The fake's table of models (LiteLLM's ``model_prices_and_context_window.json``): max_input_tokens."""
+FAKE_BYTES_PER_TOKEN = 3  # the fake's tokenizer: the JSON of the messages and tools, 3 bytes a token
+
+
 def fake_litellm(base_url: str) -> tuple[types.ModuleType, list[dict[str, Any]]]:
     """A ``litellm`` module posting each call to ``base_url`` as an OpenAI chat completion; the calls'
-    keyword arguments are recorded."""
+    keyword arguments are recorded. Its ``validate_environment``, ``token_counter`` and ``get_model_info``
+    take the real ones' arguments and answer from this machine, as they do (``PROVIDER_KEYS``,
+    ``FAKE_BYTES_PER_TOKEN``, ``CONTEXTS``)."""
     calls: list[dict[str, Any]] = []
     module = types.ModuleType("litellm")
+
+    def validate_environment(
+        model: str | None = None,
+        api_key: str | None = None,
+        api_base: str | None = None,
+        api_version: str | None = None,
+    ) -> dict[str, Any]:
+        needed = PROVIDER_KEYS.get((model or "").partition("/")[0], ())
+        missing = [] if api_key or any(k in os.environ for k in needed) else list(needed)
+        return {"keys_in_environment": not missing, "missing_keys": missing}
+
+    def token_counter(
+        model: str = "",
+        custom_tokenizer: Any = None,
+        text: str | list[str] | None = None,
+        messages: list[dict[str, Any]] | None = None,
+        count_response_tokens: bool | None = False,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: Any = None,
+        use_default_image_token_count: bool | None = False,
+        default_token_count: int | None = None,
+    ) -> int:
+        return len(json.dumps([messages, tools]).encode()) // FAKE_BYTES_PER_TOKEN
+
+    def get_model_info(
+        model: str, custom_llm_provider: str | None = None, api_base: str | None = None, api_key: str | None = None
+    ) -> dict[str, Any]:
+        if model not in CONTEXTS:
+            raise Exception(f"This model isn't mapped yet. model={model}")  # LiteLLM's ModelNotMappedError
+        return {"key": model, "max_input_tokens": CONTEXTS[model], "max_output_tokens": 8192}
 
     async def acompletion(**kwargs: Any) -> _Response:
         calls.append(kwargs)
@@ -96,6 +136,9 @@ def fake_litellm(base_url: str) -> tuple[types.ModuleType, list[dict[str, Any]]]
         raise kind.get(status, InternalServerError)(message, status, headers)
 
     module.acompletion = acompletion  # type: ignore[attr-defined]
+    module.validate_environment = validate_environment  # type: ignore[attr-defined]
+    module.token_counter = token_counter  # type: ignore[attr-defined]
+    module.get_model_info = get_model_info  # type: ignore[attr-defined]
     return module, calls
 
 

@@ -1,17 +1,22 @@
 """The pre-flight of a model endpoint: one line for an endpoint that is not there, a key it refuses (naming
 the variable), a model it does not serve; the first requests counted against the served context, the
-episodes that cannot fit named with the fix."""
+episodes that cannot fit named with the fix. A ``kind: litellm`` planner's (with LiteLLM faked): the key
+variable named and the budget counted by LiteLLM, without a request."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
+import sys
 from typing import Any
 
 import pytest
 
 from experiments.bench.scripted_server import ScriptedServer
+from planners.messages import chat_messages
 from planners.preflight import (
+    COUNTED_BY_LITELLM,
     ESTIMATED,
     PreflightError,
     PromptBudget,
@@ -21,6 +26,7 @@ from planners.preflight import (
     preflight,
 )
 from sandbox.suite import load_split
+from tests.planners.test_litellm_planner import CONTEXTS, FAKE_BYTES_PER_TOKEN, fake_litellm
 
 TASKS = load_split("handwritten.jsonl")
 OBSERVATIONS = first_observations(TASKS, "both")
@@ -112,3 +118,81 @@ def test_a_hosted_model_s_context_comes_from_the_config_unless_the_server_report
     served = run_preflight(ScriptedServer(TASKS, max_model_len=1_000_000), context_tokens=1_000)
     assert served.context == 1_000_000 and served.refusal() is None
     assert planned_budget(config("http://pending/v1", context_tokens=1_000), OBSERVATIONS).context == 1_000
+
+
+def litellm_config(**overrides: Any) -> dict[str, Any]:
+    return {"kind": "litellm", "name": "via-litellm", "model": "anthropic/scripted", **overrides}
+
+
+def litellm_preflight(
+    monkeypatch: pytest.MonkeyPatch, environ: dict[str, str] | None = None, **overrides: Any
+) -> PromptBudget:
+    """The pre-flight with the fake LiteLLM, whose ``acompletion`` must never be called."""
+    module, calls = fake_litellm("http://127.0.0.1:9/v1")
+    monkeypatch.setitem(sys.modules, "litellm", module)
+    try:
+        return asyncio.run(preflight(litellm_config(**overrides), OBSERVATIONS, environ=environ or {}))
+    finally:
+        assert calls == []  # no request: a provider bills them
+
+
+def test_a_litellm_key_variable_that_is_not_set_is_named_before_any_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(PreflightError) as refused:
+        litellm_preflight(monkeypatch, api_key_env="MOBILEPA_LITELLM_KEY")
+    assert str(refused.value) == (
+        "planner via-litellm: the key variable MOBILEPA_LITELLM_KEY is not set "
+        "(export MOBILEPA_LITELLM_KEY=...; planner.api_key_env names it)"
+    )
+    assert not refused.value.infra
+    assert litellm_preflight(monkeypatch, {"MOBILEPA_LITELLM_KEY": "sk-1"}, api_key_env="MOBILEPA_LITELLM_KEY")
+
+
+def test_without_api_key_env_the_provider_s_own_variable_is_named_as_litellm_reports_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for variable in ("ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(PreflightError, match=r"^planner via-litellm: LiteLLM finds no key for anthropic/scripted: "):
+        litellm_preflight(monkeypatch)
+    with pytest.raises(PreflightError, match="GOOGLE_API_KEY or GEMINI_API_KEY is not set"):
+        litellm_preflight(monkeypatch, model="gemini/scripted")
+    assert litellm_preflight(monkeypatch, api_key="sk-given")  # a key in the config: nothing to look for
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-2")
+    assert litellm_preflight(monkeypatch)
+
+
+def test_a_litellm_budget_is_counted_by_litellm_s_token_counter(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget = litellm_preflight(monkeypatch, api_key="sk-given", sampling={"max_tokens": 256})
+    assert budget.counted_by == COUNTED_BY_LITELLM and budget.max_tokens == 256
+    assert set(budget.tokens) == {key for key, _ in OBSERVATIONS}
+    key, first = OBSERVATIONS[0]
+    sent = json.dumps([chat_messages(first.query, first.history, first.context), first.tools]).encode()
+    assert budget.tokens[key] == len(sent) // FAKE_BYTES_PER_TOKEN  # the messages and the tools offered
+    module, _ = fake_litellm("http://127.0.0.1:9/v1")
+    del module.token_counter  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "litellm", module)
+    estimate = asyncio.run(preflight(litellm_config(api_key="sk-given"), OBSERVATIONS, environ={}))
+    assert estimate.counted_by == ESTIMATED and estimate.tokens[key] < budget.tokens[key]  # 4 bytes a token vs 3
+
+
+def test_a_litellm_context_is_the_config_s_else_litellm_s_figure_for_the_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    known = litellm_preflight(monkeypatch, api_key="sk-given", model="anthropic/known-model")
+    assert known.context == CONTEXTS["anthropic/known-model"] and known.refusal() is None
+    assert "every one fits" in known.summary()
+    stated = litellm_preflight(monkeypatch, api_key="sk-given", model="anthropic/known-model", context_tokens=8_000)
+    assert stated.context == 8_000
+    unknown = litellm_preflight(monkeypatch, api_key="sk-given")  # a model LiteLLM's table does not map
+    assert unknown.context is None and "the model's context is unknown (planner.context_tokens" in unknown.summary()
+
+
+def test_a_litellm_planner_whose_episodes_cannot_fit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget = litellm_preflight(monkeypatch, api_key="sk-given", context_tokens=1_000)
+    assert len(budget.too_long()) == len(OBSERVATIONS) and "34 cannot fit" in budget.summary()
+    assert (budget.refusal() or "").startswith(
+        "planner via-litellm: 34 of 34 episodes' first request does not fit the context of 1,000 tokens"
+    )
+    monkeypatch.setitem(sys.modules, "litellm", fake_litellm("http://127.0.0.1:9/v1")[0])
+    planned = planned_budget(litellm_config(context_tokens=1_000), OBSERVATIONS)  # sweep --dry-run: no key needed
+    assert planned.tokens == budget.tokens and planned.counted_by == COUNTED_BY_LITELLM and planned.refusal()

@@ -289,4 +289,6 @@ def test_a_dry_run_names_each_hosted_endpoint(
     assert code == 0, out
     assert "openai_gpt4o_mini: https://api.openai.com/v1 (model gpt-4o-mini)" in out
     assert "hosted_litellm:some-model: LiteLLM, model anthropic/some-model at the provider" in out  # named after it
+    assert "prompt budget of hosted_litellm:some-model: 34 first requests" in out  # a LiteLLM that cannot count:
+    assert "(estimated at 4 bytes a token); the model's context is unknown" in out  # the estimate
     assert list(tmp_path.iterdir()) == []

@@ -124,7 +124,7 @@ def litellm_config(**overrides: Any) -> dict[str, Any]:
     return {"kind": "litellm", "name": "via-litellm", "model": "anthropic/scripted", **overrides}
 
 
-def litellm_preflight(
+def run_litellm_preflight(
     monkeypatch: pytest.MonkeyPatch, environ: dict[str, str] | None = None, **overrides: Any
 ) -> PromptBudget:
     """The pre-flight with the fake LiteLLM, whose ``acompletion`` must never be called."""
@@ -138,13 +138,13 @@ def litellm_preflight(
 
 def test_a_litellm_key_variable_that_is_not_set_is_named_before_any_request(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(PreflightError) as refused:
-        litellm_preflight(monkeypatch, api_key_env="MOBILEPA_LITELLM_KEY")
+        run_litellm_preflight(monkeypatch, api_key_env="MOBILEPA_LITELLM_KEY")
     assert str(refused.value) == (
         "planner via-litellm: the key variable MOBILEPA_LITELLM_KEY is not set "
         "(export MOBILEPA_LITELLM_KEY=...; planner.api_key_env names it)"
     )
     assert not refused.value.infra
-    assert litellm_preflight(monkeypatch, {"MOBILEPA_LITELLM_KEY": "sk-1"}, api_key_env="MOBILEPA_LITELLM_KEY")
+    assert run_litellm_preflight(monkeypatch, {"MOBILEPA_LITELLM_KEY": "sk-1"}, api_key_env="MOBILEPA_LITELLM_KEY")
 
 
 def test_without_api_key_env_the_provider_s_own_variable_is_named_as_litellm_reports_it(
@@ -153,16 +153,16 @@ def test_without_api_key_env_the_provider_s_own_variable_is_named_as_litellm_rep
     for variable in ("ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(variable, raising=False)
     with pytest.raises(PreflightError, match=r"^planner via-litellm: LiteLLM finds no key for anthropic/scripted: "):
-        litellm_preflight(monkeypatch)
+        run_litellm_preflight(monkeypatch)
     with pytest.raises(PreflightError, match="GOOGLE_API_KEY or GEMINI_API_KEY is not set"):
-        litellm_preflight(monkeypatch, model="gemini/scripted")
-    assert litellm_preflight(monkeypatch, api_key="sk-given")  # a key in the config: nothing to look for
+        run_litellm_preflight(monkeypatch, model="gemini/scripted")
+    assert run_litellm_preflight(monkeypatch, api_key="sk-given")  # a key in the config: nothing to look for
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-2")
-    assert litellm_preflight(monkeypatch)
+    assert run_litellm_preflight(monkeypatch)
 
 
 def test_a_litellm_budget_is_counted_by_litellm_s_token_counter(monkeypatch: pytest.MonkeyPatch) -> None:
-    budget = litellm_preflight(monkeypatch, api_key="sk-given", sampling={"max_tokens": 256})
+    budget = run_litellm_preflight(monkeypatch, api_key="sk-given", sampling={"max_tokens": 256})
     assert budget.counted_by == COUNTED_BY_LITELLM and budget.max_tokens == 256
     assert set(budget.tokens) == {key for key, _ in OBSERVATIONS}
     key, first = OBSERVATIONS[0]
@@ -178,17 +178,17 @@ def test_a_litellm_budget_is_counted_by_litellm_s_token_counter(monkeypatch: pyt
 def test_a_litellm_context_is_the_config_s_else_litellm_s_figure_for_the_model(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    known = litellm_preflight(monkeypatch, api_key="sk-given", model="anthropic/known-model")
+    known = run_litellm_preflight(monkeypatch, api_key="sk-given", model="anthropic/known-model")
     assert known.context == CONTEXTS["anthropic/known-model"] and known.refusal() is None
     assert "every one fits" in known.summary()
-    stated = litellm_preflight(monkeypatch, api_key="sk-given", model="anthropic/known-model", context_tokens=8_000)
+    stated = run_litellm_preflight(monkeypatch, api_key="sk-given", model="anthropic/known-model", context_tokens=8_000)
     assert stated.context == 8_000
-    unknown = litellm_preflight(monkeypatch, api_key="sk-given")  # a model LiteLLM's table does not map
+    unknown = run_litellm_preflight(monkeypatch, api_key="sk-given")  # a model LiteLLM's table does not map
     assert unknown.context is None and "the model's context is unknown (planner.context_tokens" in unknown.summary()
 
 
 def test_a_litellm_planner_whose_episodes_cannot_fit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    budget = litellm_preflight(monkeypatch, api_key="sk-given", context_tokens=1_000)
+    budget = run_litellm_preflight(monkeypatch, api_key="sk-given", context_tokens=1_000)
     assert len(budget.too_long()) == len(OBSERVATIONS) and "34 cannot fit" in budget.summary()
     assert (budget.refusal() or "").startswith(
         "planner via-litellm: 34 of 34 episodes' first request does not fit the context of 1,000 tokens"

@@ -28,7 +28,7 @@ from sqlalchemy import (
     update,
 )
 
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.domains.entertainment.schema import devices
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows

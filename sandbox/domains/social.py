@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field
 from sqlalchemy import Column, Connection, Integer, Text, bindparam, func, insert, or_, select
 
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
 from sandbox.personas import Persona, seeder

@@ -18,7 +18,8 @@ from sandbox.domains.lifestyle.schema import Name, world_events
 from sandbox.domains.lifestyle.tools import _MY_NAME, _issue_tickets, _minute, _section, _session
 from sandbox.domains.shopping.schema import Id
 from sandbox.domains.shopping.tools import get_row
-from sandbox.domains.social import _post, social_posts
+from sandbox.domains.social.schema import social_posts
+from sandbox.domains.social.tools import _post
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
 from sandbox.subagents import GuiFlow, gui_flow

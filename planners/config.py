@@ -131,6 +131,7 @@ class OpenAIPlanner(ModelPlanner):
     kind: Literal["openai"] = "openai"
     served_model_name: str | None = None
     base_url: str | None = None
+    context_tokens: Count | None = None  # the model's context where /v1/models does not say it (hosted APIs)
     limits: Limits = Limits()
     vllm: Vllm = Vllm()
 

@@ -111,7 +111,11 @@ async def check_endpoint(
 
 
 def configured_context(raw: Mapping[str, Any]) -> int | None:
-    """The context of the server a sweep will start for this config: its ``--max-model-len``, if given."""
+    """The context the config states: ``context_tokens`` (a hosted model, whose ``/v1/models`` says none),
+    else the ``--max-model-len`` of the server a sweep will start for it, if given."""
+    stated = raw.get("context_tokens")
+    if isinstance(stated, int) and not isinstance(stated, bool):
+        return stated
     args = [str(a) for a in ((raw.get("vllm") or {}).get("serve_args") or [])]
     for i, arg in enumerate(args):
         value = args[i + 1] if arg == "--max-model-len" and i + 1 < len(args) else arg.partition("=")[2]
@@ -170,7 +174,7 @@ class PromptBudget:
             f"p90 {p90:,}, max {values[-1]:,} tokens ({self.counted_by})"
         )
         if self.context is None:
-            return line + "; the model's context is unknown"
+            return line + "; the model's context is unknown (planner.context_tokens states it)"
         line += f" against a context of {self.context:,}"
         too_long, tight = self.too_long(), self.tight()
         if too_long:

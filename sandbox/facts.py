@@ -345,6 +345,46 @@ def states_name(text: str, name: str) -> bool:
     )
 
 
+# before a name in its clause, what denies it ("not", "no", "never", "don't" folded to "don t") and what
+# only asks or supposes it ("whether they have it", "if it's available"): neither statement affirms the name
+_DENIALS = frozenset({"not", "no", "never", "without", "nor", "cannot", "t"})
+_SUPPOSALS = frozenset({"whether", "if", "unless"})
+
+
+def affirms_name(text: str, name: str) -> bool:
+    """``states_name`` read by polarity: the text states the name plainly at least once and never under a
+    denial in the same clause ("not available", "they don't have it in stock", "No, it isn't open" do
+    not affirm "available", "have it", "open"). What is only asked or supposed ("whether they have
+    it", "if it's available", a question other than the name alone) neither affirms nor denies; the
+    name's own words do not deny it ("no extra cost")."""
+    *head, last = fold(name).split() or [""]
+    if not last:
+        return False
+    tokens: list[tuple[str, int, bool]] = []  # (folded word, clause number, inside a question)
+    clause = 0
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n", text):
+        question = sentence.rstrip().endswith("?")
+        for k, piece in enumerate(re.split(f"({_CLAUSES.pattern})", sentence)):
+            clause += k % 2  # a separator (kept, so a name holding "and" is still found) opens a clause
+            tokens += [(w, clause, question) for w in fold(piece).split()]
+        clause += 1
+    words = [w for w, _, _ in tokens]
+    plain = denied = False
+    for i in range(len(words) - len(head)):
+        if words[i : i + len(head)] != head or not same_noun(last, words[i + len(head)]):
+            continue
+        _, at, question = tokens[i]
+        before = {w for w, c, _ in tokens[:i] if c == at}
+        after = [w for w, c, _ in tokens[i + len(head) + 1 :] if c == at]
+        if (question and (before or after)) or before & _SUPPOSALS:
+            continue  # a question quoted whole ("In French: Comment allez-vous ?") still states itself
+        if before & _DENIALS:
+            denied = True
+        else:
+            plain = True
+    return plain and not denied
+
+
 def states_none(text: str) -> bool:
     """An explicit empty result: "none", "no …", "nothing", "0"."""
     return _NONE.search(text) is not None

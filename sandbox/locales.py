@@ -2,8 +2,9 @@
 news outlets, each currency's rate and how its prices are written.
 
 Seeders price things in US dollars and convert with ``local_money``/``shelf_price`` into the
-persona's currency, name businesses' phones with ``business_phone`` and pick news outlets from
-``Country.outlets``: a Tokyo phone pays in yen, calls +81 numbers and reads Japanese outlets.
+persona's currency (an event, into its city's: ``convert`` pays it from home), name businesses' phones
+with ``business_phone`` and pick news outlets from ``Country.outlets``: a Tokyo phone pays in yen, calls
++81 numbers and reads Japanese outlets.
 """
 
 from __future__ import annotations
@@ -107,6 +108,11 @@ def country_of(city: str) -> Country:
 def local_money(usd: float, currency: str) -> float:
     """A US-dollar amount in ``currency``, rounded to the step its prices are written in."""
     return to_step(usd * CURRENCIES[currency].per_usd, currency)
+
+
+def convert(amount: float, source: str, target: str) -> float:
+    """An amount in currency ``source`` in ``target`` at the worlds' rates (a ticket abroad, paid from home)."""
+    return amount if source == target else local_money(amount / CURRENCIES[source].per_usd, target)
 
 
 def shelf_price(usd: float, currency: str) -> float:

@@ -19,12 +19,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
 # Hypothesis's own caches and the random profile's examples database: outside the checkout.
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "mobilepa-hypothesis")
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+# No deadline and no too-slow health check: run and generation times follow the machine's load, and a
+# verdict must not.
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.register_profile("random", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 

@@ -6,8 +6,10 @@ from verification.scoring import CATEGORY_WEIGHTS, Summary, Tally, overall, summ
 from verification.verify import Verdict, verify
 
 # Bumped whenever a checker, matcher, gate or the scoring changes what passes: results of two
-# verifier versions are not comparable (provenance records it with every result).
-VERIFIER_VERSION = "2"  # 2: confirmations need a go-ahead answer; Agent Behavior answers checked
+# verifier versions are not comparable (provenance records it with every result): a store judged by an
+# older version is rescored (`mobilepa rescore`) before its scores are read.
+# 3: one confirmation rule, delegated answers checked, $none_of by the names a model uses, $name read by polarity
+VERIFIER_VERSION = "3"
 
 __all__ = [
     "CATEGORY_WEIGHTS",

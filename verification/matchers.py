@@ -18,9 +18,11 @@ written currency (if any) can be ``currency``, equal within ``tolerance`` or the
 ("$15" states 15.24) · ``$number`` a number or {"value", "tolerance"?}: the same without currency ·
 ``$count`` n: a whole number as digits or a word up to twenty · ``$date`` "YYYY-MM-DD": the date in
 any common format, with or without its year · ``$time`` "HH:MM" (24 h): "21:00", "9pm", "9:00 PM" ·
-``$name`` text: contained as whole words, ignoring case, accents, punctuation and spacing ·
+``$name`` text: contained as whole words, ignoring case, accents, punctuation and spacing, and read
+by polarity (``facts.affirms_name``): stated plainly, never denied in its clause ("not available",
+"they don't have it"), and what is only asked ("whether it's open", a question) does not count ·
 ``$none`` true: the text says the result is empty ("no …", "none", "nothing", "0") ·
-``$none_of`` [names]: the text states none of them (as ``$name`` reads a name): the non-members of a set ·
+``$none_of`` [names]: the text mentions none of them (as whole words, denied or not): the non-members of a set ·
 ``$state`` a state word, or {"value", "asked"?, "subject"?}: the text states that state of the
 subject and never its opposite, read by polarity (``facts.state_assertions``): "is off", "isn't on",
 "not enabled", "it's locked", and a leading "Yes,"/"No," affirming or denying ``asked`` (the state
@@ -299,7 +301,7 @@ def _check_time(operand: str, actual: Any, path: str) -> str | None:
 
 
 def _check_name(operand: str, actual: Any, path: str) -> str | None:
-    return _stated(path, actual, lambda t: facts.states_name(t, operand), f"the name {operand!r}")
+    return _stated(path, actual, lambda t: facts.affirms_name(t, operand), f"the name {operand!r}")
 
 
 def _check_none(operand: bool, actual: Any, path: str) -> str | None:

@@ -44,6 +44,8 @@ Wrong endings must fail (``wrong/…``):
 - ``opposite_state``: for a ``$state`` fact, the gold's answer stating the opposite state (its state
   words swapped, a leading yes/no flipped) and then offering the asked one ("Yes, the engine is off.
   Want it running?"), which a word-matching check would pass;
+- ``denied_answer``: for a delegated question whose answer facts are names ("in stock", "included"),
+  the answer denying each ("No, I asked: it is not in stock."), which a check ignoring negation passes;
 - ``placeholder``: "Lorem ipsum" for a text the user dictated (a ``TEXT_FIELDS`` argument of a
   successful mutating call that the query or dialogue states), wherever the gold writes it;
 - ``skipped_confirmation``: the gold's confirmation question dropped;
@@ -75,7 +77,7 @@ from typing import Any
 from sandbox import facts
 from sandbox.conditions import CONDITIONS, action_space_for
 from sandbox.episode import Episode, Trajectory
-from sandbox.generator.answers import delegated_question, names_of
+from sandbox.generator.answers import ASKS_FACTS, delegated_question, names_of
 from sandbox.generator.evidence import VOLATILE, gold_steps, leaves
 from sandbox.personas import PERSONAS
 from sandbox.skills import SKILLS
@@ -489,6 +491,10 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
             yield "invented_number", [*gold[:-1], _finish(_invented(text, answer))]
         if opposite := _opposite_state(text, answer):
             yield "opposite_state", [*gold[:-1], _finish(opposite)]
+        named = [names_of(m) for m in answer]
+        if task.tags.get(ASKS_FACTS[0]) == ASKS_FACTS[1] and all(named):
+            denied = "; ".join(f"it is not {n[0]}" for n in named)
+            yield "denied_answer", [*gold[:-1], _finish(f"No, I asked: {denied}.")]
         others: list[str] = next((m["$none_of"] for m in answer if _op(m) == "$none_of"), [])
         if others:
             yield "overinclusive", [*gold[:-1], _finish(f"{text} Also {', '.join(others[:3])}.")]

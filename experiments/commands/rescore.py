@@ -9,6 +9,10 @@ replay it) is unchanged, by the fingerprint each row keeps; otherwise the episod
 and the command refuses, or with ``--drop-changed`` deletes those rows so the next sweep runs them.
 The command prints which verdicts changed and each cell's Overall before and after, and updates the
 MLflow runs of the sweeps that wrote the changed cells when they were tracked.
+
+A store judged by an older ``VERIFIER_VERSION`` must be rescored before its scores are read or
+compared: its verdicts were given by rules that have changed since (``stale_verdicts``; `mobilepa
+report` says so).
 """
 
 from __future__ import annotations
@@ -42,6 +46,19 @@ from verification import VERIFIER_VERSION
 from verification.verify import Verdict, verify
 
 Cell = tuple[str, str, str, int]
+
+
+def stale_verdicts(rows: Sequence[dict[str, Any]], store: Path | str) -> str | None:
+    """One line when some rows were judged by another verifier than this one (a row stored before
+    versions were recorded has none): their verdicts may differ under the current rules."""
+    old = sorted({str(r.get("verifier_version") or "unrecorded") for r in rows} - {VERIFIER_VERSION})
+    if not old:
+        return None
+    n = sum(str(r.get("verifier_version") or "unrecorded") in old for r in rows)
+    return (
+        f"{n} episode(s) were judged by verifier {', '.join(old)}, not {VERIFIER_VERSION}: "
+        f"run `mobilepa rescore --store {store}` before reading or comparing their scores"
+    )
 
 
 class RescoreRefused(RuntimeError):

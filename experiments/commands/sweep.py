@@ -284,7 +284,10 @@ def report_main(args: list[str]) -> int:
             check_report_dir(out)
             console = _console()
             console.print(f"report about {scope.about}", soft_wrap=True, highlight=False, markup=False)
-            for line in scope.notes:
+            from experiments.commands.rescore import stale_verdicts
+
+            stale = stale_verdicts(scope.rows, ns.store)
+            for line in (*scope.notes, *([stale] if stale else [])):
                 console.print(line, soft_wrap=True, highlight=False, markup=False)
             analysis = sweep_analysis(store, {record_key(r) for r in scope.rows})
             board, _ = write_report(

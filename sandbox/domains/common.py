@@ -14,7 +14,7 @@ from sqlalchemy import Column, Connection, Float, Integer, Text, bindparam, func
 
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
-from sandbox.locales import CITIES, business_phone, local_money
+from sandbox.locales import CITIES, business_phone, convert, local_money
 from sandbox.personas import Address, Persona, seeder
 from sandbox.schema import USER, WORLD, stamps, table
 
@@ -112,10 +112,19 @@ _ADD_TRANSACTION = insert(transactions)
 
 
 def charge(
-    ctx: Ctx, amount: float, merchant: str, category: str, ref_id: str | None, method_id: str | None = None
+    ctx: Ctx,
+    amount: float,
+    merchant: str,
+    category: str,
+    ref_id: str | None,
+    method_id: str | None = None,
+    currency: str | None = None,
 ) -> str:
-    """Pay ``amount`` with a payment method: checks funds, debits it, records a transaction."""
+    """Pay ``amount`` with a payment method: checks funds, debits it, records a transaction. A price in
+    another ``currency`` than the method's (a ticket abroad) is converted at the world's rates."""
     method = payment_method(ctx, method_id)
+    if currency is not None:
+        amount = convert(amount, currency, method["currency"])
     if amount > method["balance"]:
         raise ToolError(
             ErrorType.LIMIT_EXCEEDED,

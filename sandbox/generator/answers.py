@@ -20,8 +20,10 @@ included; not the user's answers) and that the user did not say becomes a requir
 - ``$none`` when the answer says the result is empty ("no …", "none", "0") and a read returned an
   empty list;
 - ``$none_of`` for a set question ("which of my passwords were breached?", ``SET_QUESTION``): the
-  other values in the world of the field that names the members (``non_members``), so an answer
-  listing every saved login fails where the breached ones alone pass.
+  other entities in the world of the kind the members are (``non_members``), by their values of the
+  field that names the members and by the titles and names a person calls them (an order by its
+  items), so an answer listing every saved login, or a wrong order by its title, fails where the
+  members alone pass.
 
 A **delegated question** (``delegated_question``: the query asks something, "ask them whether …",
 "find out …", "what …?", and a sub-agent of the gold finds it out) is an information task whatever
@@ -150,9 +152,11 @@ def names_of(matcher: Any) -> list[str]:
 def non_members(
     members: Sequence[Any], reads: Sequence[Any], said: str, persona_id: str, patches: dict[str, Any]
 ) -> list[str]:
-    """The other values, in the world, of the field that names the set's members: for each read record
-    holding a member's name under some key and a row id, every row of that record's table (the world's,
-    and the task's inserted ones) whose value of that key is no member, nor a name the user said."""
+    """The other entities, in the world, of the kind the set's members are: for each read record holding
+    a member's name under some key and a row id, every row of that record's table (the world's, and the
+    task's inserted ones) whose value of that key is no member, nor a name the user said. Each is named
+    as a model would name it: by that value, and by the titles and names of its own row and of the rows
+    that refer to it (an order by its items' titles, ``entity_names``)."""
     names = {facts.fold(n) for m in members for n in names_of(m)}
     stable = {**world_ids(persona_id), **patched_ids(patches)}
     fields: set[tuple[str, str]] = set()  # (table, key)
@@ -165,15 +169,51 @@ def non_members(
                 fields |= {(t, key) for t in tables if key in metadata.tables[t].c}
     others: set[str] = set()
     for table, key in fields:
-        rows = [dict(r._mapping) for r in _world(persona_id).execute(select(metadata.tables[table].c[key]))]
-        rows += patches.get("insert", {}).get(table, [])
-        others |= {str(r[key]) for r in rows if isinstance(r.get(key), str) and facts.fold(r[key])}
+        named = entity_names(table, key, persona_id, patches)
+        others |= {n for value, aliases in named.items() if facts.fold(value) not in names for n in aliases}
 
     def overlaps(name: str) -> bool:  # "Cedar" inside "Cedar Tree", either way round
         folded = f" {facts.fold(name)} "
         return any(folded in f" {n} " or f" {n} " in folded for n in names)
 
     return sorted(o for o in others if not overlaps(o) and not facts.states_name(said, o))
+
+
+ALIAS_KEYS = ("title", "name")  # the columns that name a row the way a person does
+SHORT_NAME = 3  # a long title is also said by its first words ("Biore UV Aqua" of "Biore UV Aqua Rich Sunscreen …")
+
+
+def entity_names(table: str, key: str, persona_id: str, patches: dict[str, Any]) -> dict[str, set[str]]:
+    """Each value of ``table.key`` (the world's rows and the task's inserted ones) -> the names a model
+    would use for its row: the value itself, and the ``ALIAS_KEYS`` text of the row and of every row
+    of another table referring to it by the row's id (an order's items), each also by its first
+    ``SHORT_NAME`` words when longer."""
+
+    def rows_of(name: str) -> list[dict[str, Any]]:
+        world = [dict(r._mapping) for r in _world(persona_id).execute(select(metadata.tables[name]))]
+        return world + list(patches.get("insert", {}).get(name, []))
+
+    def said_as(text: Any) -> set[str]:
+        if not isinstance(text, str) or not facts.fold(text):
+            return set()
+        words = text.split()
+        return {text, " ".join(words[:SHORT_NAME])} if len(words) > SHORT_NAME else {text}
+
+    rows = rows_of(table)
+    pk = [c.name for c in metadata.tables[table].primary_key.columns]
+    by_id: dict[Any, set[str]] = {}
+    if len(pk) == 1:
+        for other in metadata.tables.values():
+            if other.name != table and pk[0] in other.c and any(k in other.c for k in ALIAS_KEYS):
+                for row in rows_of(other.name):
+                    by_id.setdefault(row.get(pk[0]), set()).update(*(said_as(row.get(k)) for k in ALIAS_KEYS))
+    out: dict[str, set[str]] = {}
+    for row in rows:
+        value = row.get(key)
+        if isinstance(value, str) and facts.fold(value):
+            own = set().union(*(said_as(row.get(k)) for k in ALIAS_KEYS))
+            out.setdefault(value, {value}).update(own, by_id.get(row.get(pk[0]), set()) if len(pk) == 1 else set())
+    return out
 
 
 def missing_answer(task: Task) -> bool:
@@ -384,7 +424,7 @@ def _names(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], said: str
         and len(v) <= 80
         and facts.fold(v)
         and not _is_date(v[:10])
-        and facts.states_name(answer, v)
+        and facts.affirms_name(answer, v)
         and not facts.states_name(said, v)
     }
     folded = {facts.fold(n) for n in names}

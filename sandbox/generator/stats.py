@@ -285,7 +285,8 @@ def _checks_section(stats: dict[str, Any]) -> list[str]:
         "words or before trying, a callee's own words relayed, a set's members alone, another time of a day the "
         "task leaves free, a share without its optional notification): "
         f"{alt['runs']}, failed: {alt['surprises']}\n",
-        f"- wrong endings that must fail (another entity's facts, an invented number, placeholder text, a skipped "
+        f"- wrong endings that must fail (another entity's facts, an invented number, a delegated answer denied, "
+        f"placeholder text, a skipped "
         f"or unconfirmed confirmation, a search near the other saved address, a set with non-members, the day "
         f"after a free time's day): "
         f"{wrong['runs']}, passed: {wrong['surprises']}\n",

@@ -146,3 +146,13 @@ def test_rescore_judges_by_changed_checks_and_refuses_tasks_changed_beyond_them(
         assert {r["dataset_hash"] for r in store.rows()} == {file_sha256(changed / "handwritten.jsonl")}
     finally:
         store.close()
+
+
+def test_a_store_judged_by_an_older_verifier_is_told_to_rescore() -> None:
+    """`mobilepa report` names the episodes an older verifier judged (or none recorded) and the command
+    that judges them again; a store judged by this verifier gets no such line."""
+    rows = [{"verifier_version": VERIFIER_VERSION}, {"verifier_version": "2"}, {"verifier_version": None}]
+    line = rescore.stale_verdicts(rows, "outputs/results.db")
+    assert line is not None and line.startswith("2 episode(s) were judged by verifier 2, unrecorded")
+    assert "`mobilepa rescore --store outputs/results.db`" in line
+    assert rescore.stale_verdicts(rows[:1], "outputs/results.db") is None

@@ -76,6 +76,7 @@ def qwen() -> dict[str, Any]:
         ({"extra_body": {"temperature": 1.0}}, r"planner\.extra_body\.temperature: set by the planner or"),
         ({"model": None}, r"planner\.model: required"),
         ({"base_url": "localhost:8000"}, r"planner\.base_url: required"),
+        ({"context_tokens": 0}, r"planner\.context_tokens: must be an integer >= 1"),
     ],
 )
 def test_bad_openai_configs_name_the_key(qwen: dict[str, Any], change: dict[str, Any], message: str) -> None:
@@ -101,6 +102,7 @@ def test_served_model_name_is_what_the_client_sends() -> None:
 DOCUMENTED = {  # every key of kind openai (README "Planners and vLLM") with the shared base's default
     "served_model_name": None,
     "base_url": None,
+    "context_tokens": None,
     "api_key": None,
     "api_key_env": "VLLM_API_KEY",
     "concurrency": 64,

@@ -77,7 +77,7 @@ def test_a_model_the_endpoint_does_not_serve_is_one_line_listing_what_it_serves(
 def test_the_prompt_budget_is_counted_by_the_server_against_its_context() -> None:
     budget = run_preflight(ScriptedServer(TASKS))
     assert budget.counted_by == "counted by the server's /tokenize" and budget.context is None
-    assert budget.refusal() is None and budget.summary().endswith("the model's context is unknown")
+    assert budget.refusal() is None and "the model's context is unknown (planner.context_tokens" in budget.summary()
     values = sorted(budget.tokens.values())
     median = values[len(values) // 2]
     small = run_preflight(ScriptedServer(TASKS, max_model_len=median), sampling={"max_tokens": 256})
@@ -104,3 +104,11 @@ def test_without_a_server_the_budget_is_the_stated_estimate_against_the_configur
     assert budget.counted_by == ESTIMATED == "estimated at 4 bytes a token"
     assert budget.context == 4096 and budget.max_tokens == 512 and len(budget.tokens) == 34
     assert all(k in budget.tokens for k, _ in OBSERVATIONS)
+
+
+def test_a_hosted_model_s_context_comes_from_the_config_unless_the_server_reports_its_own() -> None:
+    stated = run_preflight(ScriptedServer(TASKS), context_tokens=1_000)  # a hosted API reports no context
+    assert stated.context == 1_000 and len(stated.too_long()) == 34 and stated.refusal() is not None
+    served = run_preflight(ScriptedServer(TASKS, max_model_len=1_000_000), context_tokens=1_000)
+    assert served.context == 1_000_000 and served.refusal() is None
+    assert planned_budget(config("http://pending/v1", context_tokens=1_000), OBSERVATIONS).context == 1_000

@@ -157,6 +157,18 @@ def test_search_app_store(ex: Executor) -> None:
     assert diff(ex) == {}
 
 
+def test_search_app_store_lists_the_installed_apps_ids(ex: Executor) -> None:
+    """The ids app tools and the GUI agent take are found by listing the installed apps, also narrowed by words."""
+    every = ok(ex, "search_app_store", {"installed_only": True, "limit": 100})["apps"]
+    installed = {r["app_id"] for r in query(ex, select(apps.c.app_id).where(apps.c.installed == 1))}
+    assert {a["app_id"] for a in every} == installed and all(a["installed"] for a in every)
+    assert "shmuseum" in installed and "cam_scanner_pro" not in installed
+    museums = ok(ex, "search_app_store", {"query": "museum", "installed_only": True})["apps"]
+    assert "shmuseum" in {a["app_id"] for a in museums} and all(a["installed"] for a in museums)
+    fails(ex, "search_app_store", {"category": "Games"}, ErrorType.INVALID_ARGUMENT_VALUE)
+    assert diff(ex) == {}
+
+
 def test_install_free_app(ex: Executor) -> None:
     out = ok(ex, "install_app", {"app_id": "zen_meditate"})
     assert (out["action"], out["charged"], out["previous_version"]) == ("installed", 0.0, None)

@@ -111,7 +111,11 @@ def _write(conn: Connection, op: str, key: str, other: str, note: str | None) ->
         conn.execute(update(contacts).values(notes=note))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(ops=OPS)
 def test_the_diff_equals_comparing_whole_tables(conn: Connection, ops: list[tuple[str, int, int, str | None]]) -> None:
     start_journal(conn)

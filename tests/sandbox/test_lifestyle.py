@@ -28,6 +28,7 @@ from sandbox.domains.lifestyle.schema import (
 from sandbox.domains.shopping.schema import shipments
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
+from sandbox.locales import convert, country_of
 from sandbox.tooling import REGISTRY
 from tests.sandbox.conftest import diff, fails, ok, prepare, query
 
@@ -183,8 +184,32 @@ def test_search_events_only_upcoming_sessions(ex: Executor) -> None:
     out = ok(ex, "search_events", {"query": event_titled_by_id(ex, used["event_id"])["title"], "limit": 50})
     [ev] = [e for e in out["events"] if e["event_id"] == used["event_id"]]
     assert used["session_time"] not in ev["sessions"] and all(s >= "2025-06-13T09:00" for s in ev["sessions"])
-    cheap = ok(ex, "search_events", {"max_price": 100, "limit": 50})
-    assert cheap["events"] and all(e["price"] <= 100 for e in cheap["events"])
+    cheap = ok(ex, "search_events", {"max_price": 100, "limit": 50})["events"]
+    assert cheap and all(convert(e["price"], e["currency"], "CNY") <= 100 for e in cheap)
+    assert {"CNY", "GBP"} <= {e["currency"] for e in cheap}  # £6.99 is under 100 yuan, ¥489 is not
+
+
+def test_an_event_abroad_is_priced_where_it_is_and_paid_converted(ex: Executor) -> None:
+    e = world_events.c
+    events = query(ex, select(world_events).where(e.api_bookable == 1, e.price > 0, e.sections_json == "{}"))
+    assert all(ev["currency"] == country_of(ev["city"]).currency for ev in events)
+    london = next(ev for ev in events if ev["city"] == "London" and ev["seats_left"] >= 2)
+    before = balance(ex, "pm_001")
+    out = ok(
+        ex,
+        "book_event_tickets",
+        {
+            "event_id": london["event_id"],
+            "quantity": 2,
+            "session_time": first_session(london),
+            "payment_method_id": "pm_001",
+        },
+    )
+    assert (out["total"], out["currency"]) == (round(london["price"] * 2, 2), "GBP")
+    [txn] = diff(ex)["transactions"]["inserted"]
+    paid = convert(out["total"], "GBP", "CNY")  # about 9.7 yuan a pound
+    assert (txn["amount"], txn["currency"]) == (-paid, "CNY") and 9 * out["total"] < paid < 10.5 * out["total"]
+    assert balance(ex, "pm_001") == round(before - paid, 2)
 
 
 def test_search_events_needs_a_filter(ex: Executor) -> None:

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from sandbox.conditions import action_space_for
 from sandbox.errors import ErrorType
+from sandbox.facts import states_name
 from sandbox.generator import families
+from sandbox.generator.answers import non_members
 from sandbox.generator.core import FRICTIONS, BuildError, Gen, act, done, family_group, resolve
 from sandbox.generator.draft import Draft
 from sandbox.generator.stats import suite_stats
@@ -167,3 +169,15 @@ def test_recovered_errors_are_real_error_types() -> None:
     names = {e.value for e in ErrorType}
     for t in FULL:
         assert set(filter(None, t.tags.get("recovers", "").split(","))) <= names
+
+
+def test_the_non_members_of_a_set_of_orders_are_named_by_their_items() -> None:
+    """ "Which of my orders are delivered?": another order is forbidden by its id and by what a person
+    calls it, its items' titles (whole or by their first words), read from the world."""
+    members = [{"$any": [{"$name": "Biore UV Aqua Rich"}, {"$name": "order_015"}]}]
+    title = "Biore UV Aqua Rich Sunscreen SPF50+ 60ml"
+    reads = [{"orders": [{"order_id": "order_015", "items": [{"item_id": "item_1", "title": title}]}]}]
+    others = non_members(members, reads, "which of my orders are delivered?", "carlos_ruiz", {})
+    assert "order_001" in others and "Dell XPS 14 Laptop" in others and "Dell XPS 14" in others
+    assert not [o for o in others if states_name(f"order_015 ({title})", o)]
+    assert [o for o in others if states_name(f"{title} and the Dell XPS 14", o)]

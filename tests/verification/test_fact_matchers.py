@@ -235,150 +235,36 @@ def test_plural_forms_of_names(name: str, text: str, stated: bool) -> None:
     assert matches({"$name": name}, text) is stated
 
 
-DND = {"value": "off", "asked": "on", "subject": ["Do Not Disturb", "DND"]}
-
-
 @pytest.mark.parametrize(
-    "text",
+    ("name", "text", "stated"),
     [
-        "No — Do Not Disturb is off.",
-        "No, Do Not Disturb is off. Want me to turn it on?",
-        "Do Not Disturb is off.",
-        "DND isn't on at the moment.",
-        "Do Not Disturb is not enabled on your phone.",
-        "Nope. It's disabled.",
-        "Do Not Disturb is currently turned off, and Wi-Fi is on.",
-        "No calls are blocked: Do Not Disturb is off.",
-        "It is off on your phone right now.",
-        "No.",
+        ("available", "Yes, it's available.", True),
+        ("available", "not available", False),
+        ("available", "It isn't available today.", False),
+        ("available", "unavailable", False),
+        ("available", "I asked whether it is available: they said no.", False),
+        ("available", "Is it available?", False),
+        ("available", "It's available online, but not available in the store", False),
+        ("open", "No, it's not open", False),
+        ("open", "They're open until 6, so you can go", True),
+        ("in stock", "They have ibuprofen in stock (12 packs).", True),
+        ("in stock", "They don't have it in stock.", False),
+        ("have it", "No, they don’t have it.", False),
+        ("no extra cost", "Roaming is included at no extra cost.", True),  # its own "no" denies nothing
+        ("Salt and Pepper", "Salt and Pepper has a table at 8.", True),  # a name holding a clause word
+        ("Cedar Tree", "Not Luigi's: Cedar Tree has a table.", True),  # a denial in another clause
     ],
 )
-def test_a_state_stated_either_way_passes(text: str) -> None:
-    assert explain({"$state": DND}, text) is None
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Yes, Do Not Disturb is on right now, so no calls will ring through.",
-        "Yes, Do Not Disturb is switched on right now; nothing will ring until you turn it off.",
-        "Do Not Disturb is on.",
-        "DND is active, not off.",
-        "Yes.",
-        "I checked your phone's status.",
-        "No, wait: Do Not Disturb is on.",
-    ],
-)
-def test_the_opposite_state_or_none_fails(text: str) -> None:
-    assert explain({"$state": DND}, text) is not None
-
-
-@pytest.mark.parametrize(
-    ("matcher", "text", "ok"),
-    [
-        ({"$state": {"value": "locked", "asked": "locked", "subject": ["car"]}}, "Yes, your car is locked.", True),
-        ({"$state": {"value": "locked", "asked": "locked", "subject": ["car"]}}, "No, the car is unlocked.", False),
-        ({"$state": {"value": "unlocked", "asked": "locked"}}, "It's not locked.", True),
-        ({"$state": {"value": "closed", "subject": ["windows"]}}, "All windows are closed; the trunk is open.", True),
-        ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}}, "Yes, the engine is off.", True),
-        ({"$state": {"value": "off", "asked": "off", "subject": ["engine"]}}, "No, the engine is running.", False),
-        ({"$state": {"value": "charging", "asked": "charging"}}, "No, the phone is not charging.", False),
-        (
-            {"$state": {"value": "discharging", "asked": "charging", "subject": ["phone"]}},
-            "No, the phone is not charging.",
-            True,
-        ),
-        # a statement before a question after ";" or a dash is still read, the question not
-        (
-            {"$state": {"value": "running", "asked": "off", "subject": ["engine"]}},
-            "The engine is running; want me to turn it off?",
-            True,
-        ),
-        (
-            {"$state": {"value": "off", "asked": "off", "subject": ["engine"]}},
-            "The engine is running; want me to turn it off?",
-            False,
-        ),
-        (
-            {"$state": {"value": "unlocked", "asked": "locked", "subject": ["car"]}},
-            "The car is unlocked — shall I lock it?",
-            True,
-        ),
-        ({"$state": "on"}, "Battery saver is on.", True),
-        ({"$state": "on"}, "Battery saver is off on your phone.", False),
-        # a budget: a yes/no verdict read by polarity, "over" as a preposition not
-        (
-            {"$state": {"value": "within", "asked": "over"}},
-            "You have spent 17,812.53 JPY of your 40,600 JPY budget (within budget).",
-            True,
-        ),
-        ({"$state": {"value": "within", "asked": "over"}}, "No, you're not over your budget.", True),
-        ({"$state": {"value": "within", "asked": "over"}}, "Yes, you are over budget: spent 17,812.53 JPY.", False),
-        ({"$state": {"value": "within", "asked": "over"}}, "You spent 17,812.53 JPY over the month.", False),
-        ({"$state": {"value": "over", "asked": "over"}}, "You're over budget by 20 USD.", True),
-    ],
-)
-def test_states_of_other_kinds(matcher: dict[str, Any], text: str, ok: bool) -> None:
-    assert (explain(matcher, text) is None) is ok
+def test_a_name_is_read_by_polarity(name: str, text: str, stated: bool) -> None:
+    assert matches({"$name": name}, text) is stated
 
 
 @given(
-    st.sampled_from(["on", "off"]),
-    st.booleans(),
-    st.sampled_from(["Do Not Disturb", "DND", "It"]),
-    st.sampled_from(["", " right now", " at the moment"]),
+    st.sampled_from(["available", "in stock", "open", "free", "included"]),
+    st.sampled_from(["it", "the ibuprofen", "Corner Pharmacy", "No, it"]),
+    st.sampled_from(["is not", "isn't", "is no longer", "was never", "is sadly not", "isn’t"]),
+    st.sampled_from(["", " today", ", sorry", "."]),
 )
-def test_a_state_and_its_negated_opposite_agree(value: str, lead: bool, subject: str, tail: str) -> None:
-    other = "off" if value == "on" else "on"
-    answer = "Yes" if value == "on" else "No"
-    matcher = {"$state": {"value": value, "asked": "on", "subject": ["Do Not Disturb", "DND"]}}
-    for text in (f"{subject} is {value}{tail}.", f"{subject} isn't {other}{tail}.", f"{subject} is not {other}."):
-        text = f"{answer}, {text}" if lead else text
-        assert matches(matcher, text), text
-        assert not matches(
-            matcher,
-            text.replace(f" {value}", f" {other}", 1)
-            if f"is {value}" in text
-            else text.replace(" not ", " ").replace("n't", ""),
-        )
-
-
-@pytest.mark.parametrize(
-    "operand",
-    [
-        "maybe",
-        {"value": "on", "asked": "locked"},
-        {"value": "on", "subject": "DND"},
-        {"asked": "on"},
-        {"value": "on", "extra": 1},
-    ],
-)
-def test_malformed_state_matchers_raise(operand: Any) -> None:
-    with pytest.raises(ValueError, match=r"\$state"):
-        validate_matcher({"$state": operand})
-
-
-def test_another_subject_named_do_not_disturb_is_not_the_subject() -> None:
-    saver = {"$state": {"value": "on", "subject": ["battery saver"]}}
-    assert not matches(saver, "Do Not Disturb is on; battery saver is off.")
-    assert not matches(saver, "Do Not Disturb is on.")
-    assert matches(saver, "Do Not Disturb is off, battery saver is on.")
-
-
-@pytest.mark.parametrize(
-    ("text", "stated"),
-    [
-        ("Breached: adobe.com and dropbox.com.", False),
-        ("Breached: adobe.com, dropbox.com and amazon.com.", True),
-        ("Your Netflix login too", True),
-        ("nothing else", False),
-    ],
-)
-def test_none_of_fails_a_text_stating_any_non_member(text: str, stated: bool) -> None:
-    assert matches({"$none_of": ["amazon.com", "netflix"]}, text) is not stated
-
-
-def test_none_of_needs_a_list_of_names() -> None:
-    for bad in ([], "amazon.com", [""], [3]):
-        with pytest.raises(ValueError, match=r"\$none_of"):
-            validate_matcher({"$none_of": bad})
+def test_a_denied_name_is_never_stated(name: str, subject: str, denial: str, tail: str) -> None:
+    assert not matches({"$name": name}, f"{subject} {denial} {name}{tail}")
+    assert matches({"$name": name}, f"{subject.removeprefix('No, ')} is {name}{tail}")

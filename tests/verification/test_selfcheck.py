@@ -175,6 +175,14 @@ def test_a_set_answer_states_its_members_and_no_other() -> None:
     assert {"alt/members_only", "wrong/overinclusive"} <= set(seen) and not any(seen.values())
 
 
+def test_a_delegated_answer_denied_fails() -> None:
+    """ "Ask whether they have ibuprofen in stock": an answer saying it is not in stock fails although it
+    holds the words "in stock"."""
+    task = next(t for t in load_split("full.jsonl") if "ibuprofen in stock" in t.query and t.tags.get("asks"))
+    seen = kinds(check_task(task))
+    assert "wrong/denied_answer" in seen and not any(seen.values())
+
+
 def test_an_unrelated_question_before_the_confirmation_still_needs_it() -> None:
     """The privacy_lockdown case: a clarifying question answered first, then the confirmation skipped."""
     gold = [a.model_dump() for a in HANDWRITTEN["hw_basic_011"].gold]

@@ -279,7 +279,7 @@ STORE_KEYS = ("app_id", "name", "developer", "category", "price", "size_mb", "ve
 
 
 @functools.lru_cache(maxsize=256)
-def _store_search(words: int, category: bool, free_only: bool) -> Select[Any]:
+def _store_search(words: int, category: bool, free_only: bool, installed_only: bool) -> Select[Any]:
     """search_app_store's statement for one combination of filters, built once (its values are bound)."""
     s = world_store_apps.c
     q = select(world_store_apps).where(*words_match([s.name, s.developer, s.category, s.description], words))
@@ -287,30 +287,43 @@ def _store_search(words: int, category: bool, free_only: bool) -> Select[Any]:
         q = q.where(func.lower(s.category) == bindparam("category"))
     if free_only:
         q = q.where(s.price == 0)
+    if installed_only:
+        q = q.where(s.app_id.in_(select(apps.c.app_id).where(apps.c.installed == 1)))
     return q.order_by(s.rating.desc(), s.app_id).limit(bindparam("limit"))
 
 
-@tool(l2="4.1", app=STORE, mutating=False, network="internet")
+def _query_or_installed(args: dict[str, Any]) -> str | None:
+    """Give query, or installed_only=true to list the installed apps (optionally by category)."""
+    if not args.get("query") and not args.get("installed_only"):
+        return "give query, or installed_only=true to list the installed apps"
+    return None
+
+
+@tool(l2="4.1", app=STORE, mutating=False, network="internet", check=_query_or_installed)
 def search_app_store(
     ctx: Ctx,
-    query: Query,
+    query: Query | None = None,
     category: str | None = None,
     free_only: bool = False,
-    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    installed_only: bool = False,
+    limit: Annotated[int, Field(ge=1, le=100)] = 10,
 ) -> dict[str, Any]:
-    """Search the app store; each hit says whether it is installed and whether an update is available.
+    """Search the app store, or list the apps installed on this phone: each hit's app_id is the id that
+    app tools and the GUI agent (call_gui_agent) take, and it says whether the app is installed and
+    whether an update is available.
 
     Args:
         query: Words that must all appear in the app's name, developer, category or description.
         category: Only apps of this store category, e.g. "Games", "Productivity", "Travel".
         free_only: Only free apps.
+        installed_only: Only apps installed on this phone (with no query: all of them, up to limit).
         limit: Maximum number of results, best rated first.
     """
-    words = word_values(query)
+    words = word_values(query or "")
     values: dict[str, Any] = {**words, "limit": limit}
     if category:
         values["category"] = category.strip().lower()
-    found = rows(ctx.conn.execute(_store_search(len(words), bool(category), free_only), values))
+    found = rows(ctx.conn.execute(_store_search(len(words), bool(category), free_only, installed_only), values))
     out = []
     for r in found:
         mine = _app(ctx, r["app_id"]) or {}

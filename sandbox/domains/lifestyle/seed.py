@@ -27,7 +27,7 @@ from sandbox.domains.lifestyle.schema import (
 from sandbox.domains.lifestyle.tools import _qr, _tracking
 from sandbox.domains.shopping.seed import CARRIERS, local_price, seed_payments, tracking_number, world_currency
 from sandbox.executor import normalise_phone, rows
-from sandbox.locales import business_phone, country_of, figures, mobile_phone, shelf_price
+from sandbox.locales import business_phone, convert, country_of, figures, mobile_phone, shelf_price
 from sandbox.personas import Persona, seeder
 from sandbox.schema import apps
 
@@ -164,9 +164,9 @@ def _event_row(
     venue: str,
     usd: float,
     tiers: bool,
-    currency: str,
     venues: dict[tuple[str, str], str],
 ) -> dict[str, Any]:
+    currency = country_of(city).currency  # priced where it is: a Tokyo concert in yen for every visitor
     price = local_price(usd, currency) if usd else 0.0
     sections = (
         {"B": price, "A": local_price(usd * 1.8, currency), "VIP": local_price(usd * 3.5, currency)} if tiers else {}
@@ -190,21 +190,21 @@ def _event_row(
 
 
 def _events(
-    rng: random.Random, cities: list[str], home: str, today: dt.date, currency: str, venues: dict[tuple[str, str], str]
+    rng: random.Random, cities: list[str], home: str, today: dt.date, venues: dict[tuple[str, str], str]
 ) -> list[dict[str, Any]]:
     made = []
     for city in cities:
         for category, title, venue, usd, tiers in rng.sample(EVENT_TEMPLATES, EVENTS_PER_CITY + 3 * (city == home)):
-            ev = _event_row(rng, city, category, title, venue, usd, tiers, currency, venues)
+            ev = _event_row(rng, city, category, title, venue, usd, tiers, venues)
             made.append({**ev, "sessions_json": json.dumps(_sessions(rng, category, today))})
     for city, title, venue, usd, bookable, realname, app in LANDMARKS:
         if city in cities:
-            ev = _event_row(rng, city, "museum", title, venue, usd, False, currency, venues)
+            ev = _event_row(rng, city, "museum", title, venue, usd, False, venues)
             ev.update(api_bookable=bookable, realname_required=realname, booking_app_id=app, seats_left=500)
             made.append({**ev, "sessions_json": json.dumps(_sessions(rng, "museum", today))})
     made.sort(key=lambda ev: (ev["city"], ev["title"]))
     city, title, venue, usd, bookable, realname, app = MUSEUM_ANCHOR
-    anchor = _event_row(rng, city, "museum", title, venue, usd, False, currency, venues)
+    anchor = _event_row(rng, city, "museum", title, venue, usd, False, venues)
     saturday = today + dt.timedelta(days=7 + (5 - (today + dt.timedelta(days=7)).weekday()) % 7)
     days = (saturday, saturday + dt.timedelta(days=1))
     anchor.update(
@@ -294,7 +294,7 @@ def _slot_rows(rng: random.Random, providers: list[dict[str, Any]], now: dt.date
     return made
 
 
-def _tickets(events: list[dict[str, Any]], now: dt.datetime, currency: str) -> list[dict[str, Any]]:
+def _tickets(events: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
     """One past visit and two upcoming bookings (the past session is added to its event's list)."""
     bookable = [ev for ev in events if ev["api_bookable"] and ev["seats_left"] > 10 and ev["price"] > 0]
     past_ev = bookable[3]
@@ -322,7 +322,7 @@ def _tickets(events: list[dict[str, Any]], now: dt.datetime, currency: str) -> l
                 "seat_section": min(sections, key=sections.get) if sections else None,
                 "attendee_names_json": "[]",
                 "price": round(ev["price"] * qty, 2),
-                "currency": currency,
+                "currency": ev["currency"],
                 "payment_method_id": "pm_001",
                 "status": status,
                 "qr_code": _qr(tid, ev["event_id"], session),
@@ -457,8 +457,8 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
         if p["category"] == "salon":
             salons.setdefault(p["city"], p["place_id"])
 
-    events = _events(rng, cities, persona.home_city, today, currency, venues)
-    tickets = _tickets(events, now, currency)
+    events = _events(rng, cities, persona.home_city, today, venues)
+    tickets = _tickets(events, now)
     conn.execute(insert(world_events), events)
     conn.execute(insert(event_tickets), tickets)
     # Venue apps the user installed: they sell their events on screens only (the GUI agent's job).
@@ -491,7 +491,16 @@ def seed_lifestyle(conn: Connection, rng: random.Random, persona: Persona) -> No
     seed_payments(
         conn,
         sorted(
-            [_payment(t, t["price"], venue_of[t["event_id"]], "entertainment", t["ticket_id"]) for t in tickets]
+            [  # a ticket abroad was paid from home, converted
+                _payment(
+                    {**t, "currency": currency},
+                    convert(t["price"], t["currency"], currency),
+                    venue_of[t["event_id"]],
+                    "entertainment",
+                    t["ticket_id"],
+                )
+                for t in tickets
+            ]
             + [_payment(c, c["price"], c["carrier"], "courier", c["courier_order_id"]) for c in couriers]
             + [
                 _payment(

@@ -35,11 +35,11 @@ from sandbox.domains.lifestyle.schema import (
     world_service_slots,
 )
 from sandbox.domains.shopping.schema import Id, Limit, Money, Query, shipments
-from sandbox.domains.shopping.seed import CARRIERS
+from sandbox.domains.shopping.seed import CARRIERS, world_currency
 from sandbox.domains.shopping.tools import get_row, shipping_address
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, normalise_phone, rows
-from sandbox.locales import figures, shelf_price, to_step
+from sandbox.locales import convert, figures, shelf_price, to_step
 from sandbox.schema import user_profile
 from sandbox.tooling import Date, DateTime, Phone, tool
 
@@ -100,7 +100,7 @@ def search_events(
         date_from: Only sessions on or after this day, YYYY-MM-DD.
         date_to: Only sessions on or before this day, YYYY-MM-DD.
         category: Kind of event.
-        max_price: Highest price of the cheapest ticket.
+        max_price: Highest price of the cheapest ticket, in your own currency.
         limit: Maximum number of events.
     """
     e = world_events.c
@@ -109,12 +109,12 @@ def search_events(
         q = q.where(func.lower(e.city) == city.strip().lower())
     if category:
         q = q.where(e.category == category)
-    if max_price is not None:
-        q = q.where(e.price <= max_price)
     for word in (query or "").lower().split():
         q = q.where(func.lower(e.title + " " + e.venue).contains(word, autoescape=True))
-    now, found = _minute(ctx), []
+    now, found, home = _minute(ctx), [], world_currency(ctx.conn)
     for ev in rows(ctx.conn.execute(q)):
+        if max_price is not None and convert(ev["price"], ev["currency"], home) > max_price:
+            continue
         sessions = [
             s
             for s in json.loads(ev["sessions_json"])
@@ -275,7 +275,7 @@ def _issue_tickets(
     total = round(unit * quantity, 2)
     ticket_id = ctx.new_id(event_tickets)
     if total > 0:
-        charge(ctx, total, ev["venue"], "entertainment", ticket_id, method_id)
+        charge(ctx, total, ev["venue"], "entertainment", ticket_id, method_id, ev["currency"])
     qr = _qr(ticket_id, event_id, session)
     ctx.conn.execute(
         _ADD_TICKETS,

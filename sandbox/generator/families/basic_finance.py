@@ -524,7 +524,7 @@ def new_budget(g: Gen) -> Draft:
 def change_budget(g: Gen) -> Draft:
     b = g.one("budgets")
     factor = g.pick([0.8, 0.9, 1.1, 1.2, 1.5])
-    step = 100 if cur(g) == "CNY" else 10
+    step = 10 * money_unit(cur(g))  # 10 dollars or euros, 100 yuan, 1,000 yen
     limit = float(max(step, round(b["monthly_limit"] * factor / step) * step))
     if limit == b["monthly_limit"]:
         raise BuildError("same")

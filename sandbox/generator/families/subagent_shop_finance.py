@@ -653,7 +653,7 @@ def split_receipt_photo(g: Gen) -> Draft:
     if a["contact_id"] == b["contact_id"]:
         raise BuildError("same person")
     currency = cur(g)
-    total = float(g.rng.randint(40, 250) * (10 if currency == "CNY" else 1))
+    total = float(g.rng.randint(40, 250) * money_unit(currency))  # 40-250 dollars, 400-2,500 yuan, ¥4,000-25,000
     place = g.pick(["Hotpot King", "Sushi Go", "Pizza Hut", "Noodle Bar", "Golden Dumpling House"])
     sid, patch = snapshot(
         g,

@@ -1,7 +1,7 @@
 """GUI-agent flows for D8 and D9 actions that have no API: the recipes app's preferences screen and the
 health app's prescription-refill screen. Their effects are internal tools (callable only by a sub-agent),
-kept out of ``food`` and ``health`` so those modules declare exactly the catalogue's tools; ``health``
-imports this module at its end, so the flows register whenever the domains do.
+kept out of ``food`` and ``health`` so those packages declare exactly the catalogue's tools;
+``sandbox.domains`` registers this module right after ``health``.
 """
 
 from __future__ import annotations

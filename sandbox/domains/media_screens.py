@@ -1,7 +1,8 @@
 """GUI-agent flows for D2 actions that have no API: the e-book app's reading-goal screen, the camera app's
 settings screen and the cast app's Add device screen. Their effects are internal tools (callable only by a
-sub-agent), kept out of ``entertainment`` so that module declares exactly the catalogue's tools;
-``entertainment`` imports this module at its end, so the flows register whenever the domains do.
+sub-agent), kept out of ``entertainment`` so that package declares exactly the catalogue's tools;
+``sandbox.domains`` registers this module right after it. It stays a module of its own because its seeder's
+name keys the RNG stream its worlds are seeded from.
 """
 
 from __future__ import annotations

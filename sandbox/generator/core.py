@@ -78,6 +78,17 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {}
+FAMILIES_PACKAGE = "sandbox.generator.families"
+
+
+def family_group(module: str) -> str:
+    """The first part of a family's name ``<group>.<function>``: the module directly under ``FAMILIES_PACKAGE``
+    that declares it, or the package there whose modules split one group by concern (every family of
+    ``basic_travel/flights.py`` is ``basic_travel.*``). Splitting a group's module into a package so keeps each
+    family's name, and with it the allocation, every task id and every draft."""
+    if not module.startswith(f"{FAMILIES_PACKAGE}."):
+        raise ValueError(f"family module {module} is not under {FAMILIES_PACKAGE}")
+    return module.removeprefix(f"{FAMILIES_PACKAGE}.").split(".")[0]
 
 
 def family(category: str, l2: str | None = None, **tags: str) -> Callable[[Builder], Builder]:
@@ -88,7 +99,7 @@ def family(category: str, l2: str | None = None, **tags: str) -> Callable[[Build
         raise ValueError(f"family level-2 {l2!r} is unknown")
 
     def register(fn: Builder) -> Builder:
-        name = f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}"
+        name = f"{family_group(fn.__module__)}.{fn.__name__}"
         if name in FAMILIES:
             raise ValueError(f"family {name} is registered twice")
         FAMILIES[name] = Family(name, category, l2, fn, dict(tags))

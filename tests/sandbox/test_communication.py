@@ -14,9 +14,16 @@ import pytest
 from sqlalchemy import Connection, func, insert, select, update
 
 from sandbox.db import open_database, transaction
-from sandbox.domains import communication, social
-from sandbox.domains.communication import blocked_numbers, call_log, contacts, groups, messages
-from sandbox.domains.social import social_comments, social_follows, social_likes, social_posts, world_social_accounts
+from sandbox.domains.communication import tools as communication
+from sandbox.domains.communication.schema import blocked_numbers, call_log, contacts, groups, messages
+from sandbox.domains.social import tools as social
+from sandbox.domains.social.schema import (
+    social_comments,
+    social_follows,
+    social_likes,
+    social_posts,
+    world_social_accounts,
+)
 from sandbox.executor import Executor
 from sandbox.personas import PERSONAS
 from sandbox.schema import app_permissions, apps, device_settings

@@ -14,9 +14,9 @@ from sqlalchemy import Connection
 
 import sandbox.domains  # registers every tool
 import sandbox.framework  # noqa: F401  (registers the framework actions)
-from sandbox.domains import lifestyle
 from sandbox.domains.health.schema import GOAL_RANGES, PACE_KMH, SUMMARY_MAX_DAYS
 from sandbox.domains.information.schema import LANGUAGES
+from sandbox.domains.lifestyle.schema import COURIER_HOURS
 from sandbox.domains.travel import tools as travel
 from sandbox.executor import Executor
 from sandbox.skills import SKILLS
@@ -240,7 +240,7 @@ def test_rules_that_quote_data_match_it() -> None:
     assert all(kind in rule("book_ride") for kind in travel.RIDE_TYPES)
     assert all(prefix in rule("add_itinerary_item") for prefix in travel.REF_PREFIX.values())
     assert all(code in rule("translate_text") for code in LANGUAGES)
-    assert all(hour in rule("schedule_courier_pickup") for hour in lifestyle.COURIER_HOURS)
+    assert all(hour in rule("schedule_courier_pickup") for hour in COURIER_HOURS)
     assert str(SUMMARY_MAX_DAYS) in rule("get_activity_summary")
     assert all(kind in rule("log_workout") for kind in PACE_KMH)
     assert all(f"{metric} {lo}-{hi}" in rule("set_fitness_goal") for metric, (lo, hi) in GOAL_RANGES.items())

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import insert, select, update
 
 from sandbox.db import open_database, transaction
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.domains.entertainment import tools as entertainment
 from sandbox.domains.entertainment.schema import (
     album_photos,

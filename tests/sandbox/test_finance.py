@@ -14,7 +14,7 @@ from sqlalchemy import Executable, insert, select, update
 
 from sandbox.db import open_database, transaction
 from sandbox.domains.common import payment_methods, transactions
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.domains.finance import tools as finance
 from sandbox.domains.finance.schema import (
     bank_accounts,

@@ -30,7 +30,7 @@ from sandbox.domains.health.schema import (
     world_doctor_slots,
     world_doctors,
 )
-from sandbox.domains.productivity import calendar_events
+from sandbox.domains.productivity.schema import calendar_events
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions, device_settings

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Executable, select, update
 
-from sandbox.domains import lifestyle
 from sandbox.domains.common import addresses, payment_methods, transactions, world_places
-from sandbox.domains.lifestyle import (
+from sandbox.domains.lifestyle import tools as lifestyle
+from sandbox.domains.lifestyle.schema import (
     courier_orders,
     event_tickets,
     membership_cards,

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from sandbox import db
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.memory import _desc, bm25_rank, dated, tokens
 from sandbox.personas import PERSONAS
 from sandbox.schema import memory_records

@@ -13,9 +13,10 @@ import pytest
 from sqlalchemy import Connection, insert, select, update
 
 from sandbox.db import open_database, transaction
-from sandbox.domains import productivity, work
-from sandbox.domains.productivity import alarms, calendar_events, event_attendees, notes, tasks, world_busy_slots
-from sandbox.domains.work import assignments, emails, focus_sessions
+from sandbox.domains.productivity import tools as productivity
+from sandbox.domains.productivity.schema import alarms, calendar_events, event_attendees, notes, tasks, world_busy_slots
+from sandbox.domains.work import tools as work
+from sandbox.domains.work.schema import assignments, emails, focus_sessions
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
 from sandbox.schema import apps, device_settings

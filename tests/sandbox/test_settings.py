@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import Connection, Update, select, update
 
 from sandbox.db import transaction
-from sandbox.domains import settings
 from sandbox.domains.entertainment.schema import devices
-from sandbox.domains.settings import focus_modes, world_nearby_devices
+from sandbox.domains.settings import tools as settings
+from sandbox.domains.settings.schema import focus_modes, world_nearby_devices
 from sandbox.executor import Executor
 from sandbox.schema import device_settings, operation_logs
 from sandbox.tooling import REGISTRY

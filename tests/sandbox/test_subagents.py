@@ -9,7 +9,7 @@ from sqlalchemy import Connection, insert, select, update
 
 import sandbox.domains  # noqa: F401
 from sandbox.db import transaction
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.episode import Episode
 from sandbox.executor import Executor
 from sandbox.schema import app_permissions

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pkgutil
 import random
 from collections import Counter
 
@@ -12,11 +13,12 @@ from hypothesis import strategies as st
 from sandbox.conditions import action_space_for
 from sandbox.errors import ErrorType
 from sandbox.facts import states_name
+from sandbox.generator import families
 from sandbox.generator.answers import non_members
-from sandbox.generator.core import FRICTIONS, BuildError, Gen, act, done, resolve
+from sandbox.generator.core import FRICTIONS, BuildError, Gen, act, done, family_group, resolve
 from sandbox.generator.draft import Draft
 from sandbox.generator.stats import suite_stats
-from sandbox.generator.suite import TOTALS, basic_per_l2, build_files, largest_remainder
+from sandbox.generator.suite import TOTALS, basic_per_l2, build_files, largest_remainder, load_families
 from sandbox.skills import SKILLS
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import dump_task
@@ -114,6 +116,15 @@ def test_regeneration_is_byte_identical() -> None:
     for name, tasks in build_files().items():
         expected = "".join(dump_task(t) + "\n" for t in tasks)
         assert (TASK_DIR / name).read_text(encoding="utf-8") == expected, f"{name} is stale: run `mobilepa tasks build`"
+
+
+def test_a_family_is_named_after_its_group_even_in_a_package_split_by_concern() -> None:
+    groups = {info.name for info in pkgutil.iter_modules(families.__path__) if not info.name.startswith("_")}
+    assert {name.split(".")[0] for name in load_families()} == groups
+    assert family_group("sandbox.generator.families.memory.conflict") == "memory"
+    assert family_group("sandbox.generator.families.basic_apps") == "basic_apps"
+    with pytest.raises(ValueError, match=r"not under sandbox\.generator\.families"):
+        family_group("tests.sandbox.test_suite_generator")
 
 
 # ---- the build's guarantees ----------------------------------------------------------------------------------

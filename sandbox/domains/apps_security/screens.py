@@ -14,14 +14,8 @@ from sqlalchemy import Column, ForeignKey, Text, bindparam, insert, select, upda
 
 from sandbox.domains.apps_security.tools import Ref, _installed_app
 from sandbox.domains.entertainment.schema import devices
-from sandbox.domains.settings import (
-    _ADD_DEVICE,
-    _BLUETOOTH_DEVICE_NAMED,
-    _SET_DEVICE,
-    APP,
-    _by_name,
-    world_nearby_devices,
-)
+from sandbox.domains.settings.schema import APP, world_nearby_devices
+from sandbox.domains.settings.tools import _ADD_DEVICE, _BLUETOOTH_DEVICE_NAMED, _SET_DEVICE, _by_name
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
 from sandbox.schema import USER, stamps, table

@@ -48,9 +48,9 @@ from sandbox.domains.apps_security.schema import (
     world_store_apps,
 )
 from sandbox.domains.common import charge, payment_method, transactions
-from sandbox.domains.communication import contacts, messages
-from sandbox.domains.productivity import calendar_events
-from sandbox.domains.settings import APP as SETTINGS
+from sandbox.domains.communication.schema import contacts, messages
+from sandbox.domains.productivity.schema import calendar_events
+from sandbox.domains.settings.schema import APP as SETTINGS
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import LIKE_ESCAPE, Ctx, like_escaped, normalise_phone, row_by_key, rows, word_values, words_match
 from sandbox.schema import app_permissions, apps, device_settings

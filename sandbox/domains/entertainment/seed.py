@@ -15,7 +15,7 @@ from sqlalchemy import (
 )
 
 from sandbox.domains.common import CITY_CENTRES
-from sandbox.domains.communication import ANCHORS
+from sandbox.domains.communication.seed import ANCHORS
 from sandbox.domains.entertainment.schema import (
     album_photos,
     albums,

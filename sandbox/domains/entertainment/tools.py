@@ -25,7 +25,7 @@ from sqlalchemy import (
     update,
 )
 
-from sandbox.domains.communication import contacts, groups, messages
+from sandbox.domains.communication.schema import contacts, groups, messages
 from sandbox.domains.entertainment.schema import (
     album_photos,
     albums,

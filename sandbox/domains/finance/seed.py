@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 from sandbox.domains.common import payment_methods, transactions
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.domains.finance.schema import (
     bank_accounts,
     bills,

@@ -18,7 +18,7 @@ from sqlalchemy import (
 )
 
 from sandbox.domains.common import charge, payment_method, payment_methods, transactions
-from sandbox.domains.communication import contacts, messages
+from sandbox.domains.communication.schema import contacts, messages
 from sandbox.domains.finance.schema import (
     bank_accounts,
     bills,

@@ -27,7 +27,7 @@ from sandbox.domains.health.schema import (
     world_doctors,
 )
 from sandbox.domains.health.tools import _at, _estimate, _shift
-from sandbox.domains.productivity import calendar_events
+from sandbox.domains.productivity.schema import calendar_events
 from sandbox.executor import rows
 from sandbox.locales import business_phone, round_amount
 from sandbox.personas import Persona, seeder

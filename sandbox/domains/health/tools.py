@@ -10,7 +10,7 @@ from pydantic import Field
 from sqlalchemy import Table, bindparam, func, insert, select, update
 
 from sandbox.domains.common import km_between, locate, world_places
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.domains.health.schema import (
     APP,
     BLOOD_PRESSURE,
@@ -45,7 +45,7 @@ from sandbox.domains.health.schema import (
     world_doctor_slots,
     world_doctors,
 )
-from sandbox.domains.productivity import calendar_events, tasks
+from sandbox.domains.productivity.schema import calendar_events, tasks
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, row_by_key, rows
 from sandbox.tooling import Date, DateTime, Time, WrongType, tool

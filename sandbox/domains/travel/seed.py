@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, insert, select
 
 from sandbox.domains.common import CITY_CENTRES, addresses, payment_methods, transactions, world_places
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.domains.travel.schema import (
     AIRLINES,
     AIRPORTS,

@@ -26,7 +26,7 @@ from sandbox.domains.common import (
     refund,
     world_places,
 )
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.domains.information.tools import require_location
 from sandbox.domains.travel.schema import (
     AIRPORTS,

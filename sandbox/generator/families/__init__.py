@@ -1,1 +1,2 @@
-"""Task families, one module per area; every module here is imported by ``load_families``."""
+"""Task families, one module per group, or a package whose modules split a large group by concern (its
+families still carry the package's name: ``core.family_group``); ``load_families`` imports every one."""

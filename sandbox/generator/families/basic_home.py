@@ -14,7 +14,7 @@ from sandbox.domains.home.seed import dev_id
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Gen, act, done, family
 from sandbox.generator.draft import Draft
-from sandbox.generator.families.basic_travel import guarded
+from sandbox.generator.families.basic_travel.helpers import guarded
 
 
 def devices(g: Gen, **where: Any) -> list[dict[str, Any]]:

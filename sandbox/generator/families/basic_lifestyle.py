@@ -387,7 +387,7 @@ def find_home_service(g: Gen) -> Draft:
 
 
 def free_slot(g: Gen, provider: dict[str, Any], service: str, days: range) -> str:
-    from sandbox.domains.lifestyle import DURATION_MIN
+    from sandbox.domains.lifestyle.schema import DURATION_MIN
 
     booked = [a for a in g.rows("service_appointments") if a["status"] == "booked"]
     slots = [
@@ -645,7 +645,7 @@ def book_wellness_slot_taken(g: Gen) -> Draft:
         t=want[11:],
     )
     # a clash with the user's own bookings would be another friction: keep it clean
-    from sandbox.domains.lifestyle import DURATION_MIN
+    from sandbox.domains.lifestyle.schema import DURATION_MIN
 
     end = (dt.datetime.strptime(alt, "%Y-%m-%dT%H:%M") + dt.timedelta(minutes=DURATION_MIN[service])).strftime(
         "%Y-%m-%dT%H:%M"

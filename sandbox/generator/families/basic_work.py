@@ -7,7 +7,7 @@ import datetime as dt
 import json
 from typing import Any
 
-from sandbox.domains.productivity import WEEKDAYS
+from sandbox.domains.productivity.schema import WEEKDAYS
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Gen, act, done
 from sandbox.generator.draft import Draft

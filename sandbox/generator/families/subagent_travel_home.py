@@ -18,18 +18,9 @@ from sandbox.generator.core import BuildError, Gen, act, done, family
 from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import history, later, local_line, screen_rows, told_agent
 from sandbox.generator.families.basic_home import dev_update, devices
-from sandbox.generator.families.basic_travel import (
-    PAID,
-    cheapest_flight,
-    dest_any,
-    grant,
-    guarded,
-    here,
-    hm,
-    nearest,
-    soon_booking,
-    trains_on,
-)
+from sandbox.generator.families.basic_travel.flights import cheapest_flight, soon_booking
+from sandbox.generator.families.basic_travel.helpers import PAID, dest_any, grant, guarded, here, hm, nearest
+from sandbox.generator.families.basic_travel.trips import trains_on
 
 
 def phone_service(phone: str, name: str, handler: str, rules: dict[str, Any]) -> dict[str, Any]:

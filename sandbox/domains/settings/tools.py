@@ -1,104 +1,36 @@
-"""D11 Device & System Settings: the switches the executor's gates read, Bluetooth pairing, focus modes.
-
-Every setting lives in ``device_settings`` as a string ("1"/"0" for switches). Setting a value it
-already has is a ``StateConflict`` (ToolSandbox convention), so a planner cannot mistake a no-op
-for progress. Side effects follow catalog section 10: airplane mode drops the radios, low-power
-mode drops location and caps brightness. (App permissions, 4.2, live with the other D4 app tools
-in ``sandbox.domains.apps_security``.)
-"""
+"""The settings domain's tools: their argument types, helpers and bodies."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import random
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import (
-    Column,
-    Connection,
-    Integer,
-    Select,
-    Text,
-    bindparam,
-    func,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import Select, bindparam, func, insert, select, update
 
-from sandbox.domains.communication import contacts
+from sandbox.domains.communication.schema import contacts
 from sandbox.domains.entertainment.schema import devices
+from sandbox.domains.settings.schema import (
+    A11Y_KEYS,
+    APP,
+    BOOL_KEYS,
+    LARGE_TEXT_SCALE,
+    LOW_POWER_BRIGHTNESS_CAP,
+    WEEKDAYS,
+    A11yOption,
+    Days,
+    FocusMode,
+    Ids,
+    Language,
+    Level,
+    focus_modes,
+    world_nearby_devices,
+)
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, rows
-from sandbox.personas import Persona, seeder
-from sandbox.schema import USER, WORLD, apps, device_settings, stamps, table
+from sandbox.schema import apps, device_settings
 from sandbox.tooling import DateTime, Time, tool
-
-APP = "settings"
-LOW_POWER_BRIGHTNESS_CAP = 60
-
-# Bluetooth devices in range and discoverable now. Paired devices are rows of entertainment's ``devices``
-# (connection = bluetooth), where casting and playback find them; there ``online`` means in range.
-world_nearby_devices = table(
-    "world_nearby_devices",
-    WORLD,
-    Column("name", Text, primary_key=True),
-    Column("kind", Text, nullable=False),  # headphones | speaker | car | watch | tv
-    Column("companion_app", Text),  # set when pairing only works inside the vendor's app
-)
-
-focus_modes = table(
-    "focus_modes",
-    USER,
-    Column("mode", Text, primary_key=True),
-    Column("enabled", Integer, nullable=False),
-    Column("schedule_json", Text),  # {"days": [...], "start": "HH:MM", "end": "HH:MM"}, or NULL
-    Column("allowed_apps_json", Text, nullable=False),
-    Column("allowed_contacts_json", Text, nullable=False),
-    Column("auto_reply", Text),
-    *stamps(),
-    natural_key=("mode",),
-)
-
-Level = Annotated[int, Field(ge=0, le=100)]
-Language = Literal["en-US", "zh-CN", "ja-JP", "es-ES", "fr-FR", "de-DE", "ko-KR", "pt-BR", "it-IT", "ru-RU"]
-
-A11yOption = Literal[
-    "screen_reader",
-    "magnifier",
-    "large_text",
-    "bold_text",
-    "color_inversion",
-    "mono_audio",
-    "captions",
-    "reduce_motion",
-]
-A11Y_KEYS = tuple(f"a11y_{o}" for o in get_args(A11yOption))
-FocusMode = Literal["work", "sleep", "driving", "personal", "fitness"]
-Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-WEEKDAYS: tuple[str, ...] = get_args(Weekday)
-Days = Annotated[list[Weekday], Field(min_length=1, max_length=7)]
-Ids = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(max_length=50)]
-LARGE_TEXT_SCALE = "1.3"  # font scale large text switches to when no font_scale is given
-
-BOOL_KEYS = frozenset(
-    {
-        "wifi",
-        "mobile_data",
-        "airplane_mode",
-        "bluetooth",
-        "location_service",
-        "nfc",
-        "low_power_mode",
-        "charging",
-        "dnd",
-        "auto_brightness",
-        "dark_mode",
-        *A11Y_KEYS,
-    }
-)
 
 
 def _flag(enabled: bool) -> str:
@@ -640,68 +572,3 @@ def set_accessibility_option(
         else:
             effects = {"font_scale": LARGE_TEXT_SCALE if enabled else "1.0"}
     return _apply(ctx, target, effects)
-
-
-# ---- World data -------------------------------------------------------------------------------
-
-# (name, kind, companion app or None): devices in pairing mode near the phone, besides the paired ones in range.
-NEARBY = [
-    ("Sony WH-1000XM5", "headphones", None),
-    ("JBL Flip 6", "speaker", None),
-    ("Galaxy Buds2", "headphones", None),
-    ("Galaxy Buds2 Pro", "headphones", None),
-    ("Bose SoundLink Mini", "speaker", None),
-    ("Huawei FreeBuds 5", "headphones", "freebuds_link"),
-    ("Mi Smart Band 8", "watch", "mi_fitness"),
-]
-FOCUS_SEED = {  # mode: (schedule, auto_reply)
-    "work": ({"days": list(WEEKDAYS[:5]), "start": "09:00", "end": "18:00"}, None),
-    "sleep": ({"days": list(WEEKDAYS), "start": "23:00", "end": "07:00"}, None),
-    "driving": (None, "I'm driving and will reply when I arrive."),
-    "personal": (None, None),
-    "fitness": (None, None),
-}
-
-
-@seeder
-def seed_settings(conn: Connection, rng: random.Random, persona: Persona) -> None:
-    """Accessibility settings, the Bluetooth devices in range, the focus modes."""
-    stamp = persona.now
-    present = set(conn.execute(select(device_settings.c.key)).scalars())
-    extra = {**{k: "0" for k in A11Y_KEYS}, "font_scale": "1.0"}
-    conn.execute(insert(device_settings), [{"key": k, "value": v} for k, v in extra.items() if k not in present])
-    d = devices.c
-    in_range = conn.execute(select(d.name, d.kind).where(d.connection == "bluetooth", d.online == 1)).all()
-    conn.execute(
-        insert(world_nearby_devices),
-        sorted(
-            [{"name": n, "kind": k, "companion_app": None} for n, k in in_range]
-            + [
-                {"name": n, "kind": k, "companion_app": app}
-                for n, k, app in NEARBY
-                if n not in {r.name for r in in_range}
-            ],
-            key=lambda r: r["name"],
-        ),
-    )
-    favourites = list(
-        conn.execute(
-            select(contacts.c.contact_id).where(contacts.c.favorite == 1).order_by(contacts.c.contact_id)
-        ).scalars()
-    )
-    conn.execute(
-        insert(focus_modes),
-        [
-            {
-                "mode": mode,
-                "enabled": 0,
-                "schedule_json": json.dumps(schedule) if schedule else None,
-                "allowed_apps_json": json.dumps(["phone"] if mode != "work" else ["calendar", "phone"]),
-                "allowed_contacts_json": json.dumps(favourites[:3]),
-                "auto_reply": reply,
-                "created_at": stamp,
-                "updated_at": stamp,
-            }
-            for mode, (schedule, reply) in FOCUS_SEED.items()
-        ],
-    )

@@ -345,21 +345,76 @@ def states_name(text: str, name: str) -> bool:
     )
 
 
-# before a name in its clause, what denies it ("not", "no", "never", "don't" folded to "don t") and what
-# only asks or supposes it ("whether they have it", "if it's available"): neither statement affirms the name
+# a denial ("not", "no", "never", "don't" folded to "don t") governs the name it stands before, across at most
+# ``_REACH`` words that only carry it over (an auxiliary, a pronoun, an article, a verb of having or offering:
+# "don't have it in stock", "is no longer available"), never across a word that says something else ("won't be
+# cold in London" denies the cold, not London); what only asks or supposes a name ("whether they have it",
+# "if it's available") does neither
 _DENIALS = frozenset({"not", "no", "never", "without", "nor", "cannot", "t"})
 _SUPPOSALS = frozenset({"whether", "if", "unless"})
+_REACH = 4
+_CARRIERS = frozenset(
+    {
+        *("be", "been", "being", "is", "are", "was", "were", "s", "re", "have", "has", "had", "ve", "do", "does"),
+        *("it", "them", "that", "this", "any", "a", "an", "the", "your", "my", "their", "its", "those", "these"),
+        *("longer", "more", "yet", "currently", "sadly", "really", "actually", "even", "still", "quite", "at"),
+        *("got", "get", "carry", "carrying", "offer", "offering", "sell", "selling", "serve", "serving", "stock"),
+        *("find", "found", "see", "list", "listed", "show", "showing", "in", "on", "of", "for", "from", "anymore"),
+    }
+)
+# after a name, a negated auxiliary then one of these denies it ("the fish is not available", "X isn't on the
+# menu", "amazon.com was not breached"); other predicates deny something said of it ("Toronto won't be cold")
+_NEGATED_AUX = frozenset({"isn", "aren", "wasn", "weren", "doesn", "don", "didn", "won", "hasn", "haven", "can", "couldn"})
+_AUX = frozenset({"is", "are", "was", "were", "does", "do", "did", "will", "has", "have", "had", "can", "s", "re"})
+_PRESENCE = frozenset(
+    {
+        *("available", "offered", "served", "listed", "stocked", "sold", "carried", "included", "there", "on"),
+        *("in", "option", "among", "part", "breached", "compromised", "affected", "leaked", "exposed", "pwned"),
+    }
+)
 
 
-def affirms_name(text: str, name: str) -> bool:
-    """``states_name`` read by polarity: the text states the name plainly at least once and never under a
-    denial in the same clause ("not available", "they don't have it in stock", "No, it isn't open" do
-    not affirm "available", "have it", "open"). What is only asked or supposed ("whether they have
-    it", "if it's available", a question other than the name alone) neither affirms nor denies; the
-    name's own words do not deny it ("no extra cost")."""
+# what a name may be followed by as its kind before the predicate that denies it
+_KINDS = frozenset({"login", "account", "password", "credential", "order", "site", "app", "dish", "item", "flight"})
+
+
+def _governs_before(before: list[str]) -> bool:
+    """Whether a denial among the clause's words before a name (nearest last) reaches it."""
+    for word in reversed(before[-_REACH:]):
+        if word in _DENIALS:
+            return True
+        if word not in _CARRIERS:
+            return False
+    return False
+
+
+def _governs_after(after: list[str]) -> bool:
+    """Whether the clause's words after a name deny it: a negated auxiliary, then words that carry the
+    denial over, then a word of its presence ("is not available", "isn't on the menu", "was never listed")."""
+    if after and after[0] in _KINDS:
+        after = after[1:]  # "your amazon.com login was not breached"
+    if len(after) >= 2 and after[0] in _NEGATED_AUX and after[1] == "t":
+        rest = after[2:]
+    elif after and after[0] in _AUX and len(after) >= 2 and after[1] in _DENIALS:
+        rest = after[2:]
+    else:
+        return False
+    for word in rest[:_REACH]:
+        if word in _PRESENCE:
+            return True
+        if word not in _CARRIERS and word not in _DENIALS and word not in _AUX:
+            return False
+    return not rest  # "No, the fish isn't."
+
+
+def name_polarity(text: str, name: str) -> tuple[bool, bool]:
+    """(stated plainly somewhere, denied somewhere) of ``name`` in ``text``: a mention is denied where a
+    denial governs it (``_governs_before``, ``_governs_after``) and plain otherwise; what is only asked or
+    supposed ("whether they have it", "if it's available", a question other than the name alone) is
+    neither; the name's own words do not deny it ("no extra cost")."""
     *head, last = fold(name).split() or [""]
     if not last:
-        return False
+        return False, False
     tokens: list[tuple[str, int, bool]] = []  # (folded word, clause number, inside a question)
     clause = 0
     for sentence in re.split(r"(?<=[.!?;])\s+|\n", text):
@@ -374,15 +429,47 @@ def affirms_name(text: str, name: str) -> bool:
         if words[i : i + len(head)] != head or not same_noun(last, words[i + len(head)]):
             continue
         _, at, question = tokens[i]
-        before = {w for w, c, _ in tokens[:i] if c == at}
+        before = [w for w, c, _ in tokens[:i] if c == at]
         after = [w for w, c, _ in tokens[i + len(head) + 1 :] if c == at]
-        if (question and (before or after)) or before & _SUPPOSALS:
+        if (question and (before or after)) or set(before) & _SUPPOSALS:
             continue  # a question quoted whole ("In French: Comment allez-vous ?") still states itself
-        if before & _DENIALS:
+        if _governs_before(before) or _governs_after(after):
             denied = True
         else:
             plain = True
+    return plain, denied
+
+
+def affirms_name(text: str, name: str) -> bool:
+    """``states_name`` read by polarity: the text states the name plainly at least once and no denial
+    governs any mention of it ("not available", "they don't have it in stock", "the fish is not available",
+    "No, it isn't open" do not affirm "available", "have it", "fish", "open"); a denial of something
+    else in the clause ("It won't be cold in London", "not a great day for a picnic in Sydney") leaves
+    the name stated."""
+    plain, denied = name_polarity(text, name)
     return plain and not denied
+
+
+# a leading verdict of an answer to a yes/no question: an affirmation, or a denial ("No", "Nobody", "Not
+# delayed", "It won't", "There wasn't", "There's no")
+_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|indeed|correct|definitely|absolutely)\b", re.IGNORECASE)
+_NO = re.compile(
+    r"^\W*(?:no|nope|nobody|no\s+one|nothing|none|not|never|negative)\b"
+    r"|^\W*(?:it|there|they|he|she|that|this|you|we)(?:\s+|')(?:\w+n[’']t|will\s+not|is\s+not|was\s+not|"
+    r"has\s+not|have\s+not|does\s+not|did\s+not|are\s+not|s\s+not|re\s+not|s\s+no|is\s+no|was\s+no|"
+    r"won[’']t|can[’']t|cannot)\b",
+    re.IGNORECASE,
+)
+
+
+def verdict(text: str) -> str | None:
+    """The answer's leading yes/no: "yes" ("Yes, …", "Sure"), "no" ("No, …", "Nobody came", "Not delayed",
+    "It won't …", "There's no …"), or None where it opens with neither."""
+    if _YES.match(text):
+        return "yes"
+    if _NO.match(text):
+        return "no"
+    return None
 
 
 def states_none(text: str) -> bool:

@@ -22,7 +22,11 @@ any common format, with or without its year · ``$time`` "HH:MM" (24 h): "21:00"
 by polarity (``facts.affirms_name``): stated plainly, never denied in its clause ("not available",
 "they don't have it"), and what is only asked ("whether it's open", a question) does not count ·
 ``$none`` true: the text says the result is empty ("no …", "none", "nothing", "0") ·
-``$none_of`` [names]: the text mentions none of them (as whole words, denied or not): the non-members of a set ·
+``$none_of`` [names]: the text affirms none of them as ``$name`` reads them: the non-members of a set (one
+named under a denial, "your amazon.com login was not breached", is no member stated) ·
+``$verdict`` "yes" or "no": the answer to a yes/no question, read from its opening (``facts.verdict``:
+"Yes, …"; "No, …", "Nobody came", "Not delayed", "It won't …"): an opening of the opposite verdict fails,
+one stating no verdict is judged by the other facts ·
 ``$state`` a state word, or {"value", "asked"?, "subject"?}: the text states that state of the
 subject and never its opposite, read by polarity (``facts.state_assertions``): "is off", "isn't on",
 "not enabled", "it's locked", and a leading "Yes,"/"No," affirming or denying ``asked`` (the state
@@ -311,8 +315,15 @@ def _check_none(operand: bool, actual: Any, path: str) -> str | None:
 def _check_none_of(operand: list[str], actual: Any, path: str) -> str | None:
     if not isinstance(actual, str):
         return _fail(path, f"expected text, got {_show(actual)}")
-    stated = [name for name in operand if facts.states_name(actual, name)]
+    stated = [name for name in operand if facts.affirms_name(actual, name)]
     return _fail(path, f"states {_show(stated)}, which are not among the answer: {_show(actual)}") if stated else None
+
+
+def _check_verdict(operand: str, actual: Any, path: str) -> str | None:
+    if not isinstance(actual, str):
+        return _fail(path, f"expected text, got {_show(actual)}")
+    said = facts.verdict(actual)
+    return None if said in (None, operand) else _fail(path, f"answers {said!r} where the answer is {operand!r}: {_show(actual)}")
 
 
 def _state(operand: Any) -> tuple[str, str | None, tuple[str, ...]]:
@@ -354,6 +365,7 @@ _CHECKS: dict[str, Callable[[Any, Any, str], str | None]] = {
     "$none": _check_none,
     "$none_of": _check_none_of,
     "$state": _check_state,
+    "$verdict": _check_verdict,
 }
 
 
@@ -503,6 +515,10 @@ def _valid_none_of(operand: Any) -> None:
 _STATE_WORDS = ", ".join(sorted(w for g in facts.STATE_GROUPS for w in g[0] | g[1]))
 
 
+def _valid_verdict(operand: Any) -> None:
+    _need(operand in ("yes", "no"), "$verdict", operand, 'needs "yes" or "no"')
+
+
 def _valid_state(operand: Any) -> None:
     ok_shape = isinstance(operand, str) or (
         isinstance(operand, dict) and "value" in operand and set(operand) <= {"value", "asked", "subject"}
@@ -548,4 +564,5 @@ _VALIDATORS: dict[str, Callable[[Any], None]] = {
     "$none": _valid_none,
     "$none_of": _valid_none_of,
     "$state": _valid_state,
+    "$verdict": _valid_verdict,
 }

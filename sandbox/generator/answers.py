@@ -25,6 +25,12 @@ included; not the user's answers) and that the user did not say becomes a requir
   items), so an answer listing every saved login, or a wrong order by its title, fails where the
   members alone pass.
 
+A **yes/no question** (``YES_NO_QUESTION``: "has IB332 been delayed?", "anyone at the front door since
+15:00?") whose gold answer opens with its verdict ("Yes, …", "No, …", "Nobody …") also gets that verdict
+(``$verdict``) before its facts, so an answer of the opposite verdict fails whatever facts it repeats; a
+family whose answer to a yes/no question would not open with one decides it from the world's facts and
+opens its gold answer with it.
+
 A **delegated question** (``delegated_question``: the query asks something, "ask them whether …",
 "find out …", "what …?", and a sub-agent of the gold finds it out) is an information task whatever
 its bucket: the model's answer must state what the callee said, never an invented answer. The dates
@@ -132,6 +138,12 @@ def agent_texts(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]
 
 
 # "which of my passwords …", "what are my subscriptions": the answer is a set, stated whole and alone
+# a yes/no question: a clause ending in "?" that opens with no question word and is no request ("can you …?")
+YES_NO_QUESTION = re.compile(
+    r"(?:^|[.?!:;]\s+|,\s+)(?!(?:what|which|who|whom|whose|when|where|why|how)\b|(?:can|could|would|will)\s+you\b)"
+    r"(?!do\s+you\s+know\b)\w[^?.!:;,]*\?",
+    re.IGNORECASE,
+)
 SET_QUESTION = re.compile(r"\bwhich of my\b|^(?:which|what)(?: \w+){0,2} are my\b", re.IGNORECASE)
 
 
@@ -156,13 +168,19 @@ def non_members(
     a member's name under some key and a row id, every row of that record's table (the world's, and the
     task's inserted ones) whose value of that key is no member, nor a name the user said. Each is named
     as a model would name it: by that value, and by the titles and names of its own row and of the rows
-    that refer to it (an order by its items' titles, ``entity_names``)."""
+    that refer to it (an order by its items' titles, ``entity_names``). A name the read reports as a fact
+    of a member (a breached login's ``reused_on`` sites: "also used on amazon.com, change it there") is
+    never one: the answer may well state it."""
     names = {facts.fold(n) for m in members for n in names_of(m)}
     stable = {**world_ids(persona_id), **patched_ids(patches)}
     fields: set[tuple[str, str]] = set()  # (table, key)
+    of_members: set[str] = set()  # the folded texts the members' own records hold
     for read in reads:
         for key, value, record in _fields(read):
             if isinstance(value, str) and facts.fold(value) in names:
+                for v in record.values():
+                    texts = v if isinstance(v, list) else [v]
+                    of_members |= {facts.fold(t) for t in texts if isinstance(t, str)}
                 tables = {
                     stable[v] for k, v in record.items() if k.endswith("_id") and isinstance(v, str) and v in stable
                 }
@@ -170,7 +188,9 @@ def non_members(
     others: set[str] = set()
     for table, key in fields:
         named = entity_names(table, key, persona_id, patches)
-        others |= {n for value, aliases in named.items() if facts.fold(value) not in names for n in aliases}
+        others |= {
+            n for value, aliases in named.items() if facts.fold(value) not in names | of_members for n in aliases
+        }
 
     def overlaps(name: str) -> bool:  # "Cedar" inside "Cedar Tree", either way round
         folded = f" {facts.fold(name)} "
@@ -321,12 +341,19 @@ def complete_check(
         derived = derive_answer(answer, reads, said, now, agent_texts(gold, results))
         if derived:
             check["answer"] = derived
+    verdict = facts.verdict(answer) if YES_NO_QUESTION.search(draft.query) else None
+    if verdict and "answer" in check and not any(_op(m) == "$verdict" for m in check["answer"]):
+        check["answer"] = [{"$verdict": verdict}, *check["answer"]]
     members = [m for m in check.get("answer", []) if names_of(m)]
     if members and SET_QUESTION.search(draft.query):
         others = non_members(members, reads, said, persona_id, draft.patches)
         if others:
             check["answer"] = [*check["answer"], {"$none_of": others}]
     return check
+
+
+def _op(matcher: Any) -> str | None:
+    return next(iter(matcher)) if isinstance(matcher, dict) and len(matcher) == 1 else None
 
 
 def derive_answer(

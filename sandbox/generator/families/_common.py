@@ -108,3 +108,28 @@ def origin_names(g: Gen, label: str) -> dict[str, Any]:
     aliases = [alias for alias, target in LABEL_ALIASES.items() if target == key]
     line = row["address_line"]
     return {"$any": [key, f"my {key}", *aliases, row["address_id"], line, f"{line}, {row['city']}"]}
+
+
+# a day's forecast as the answer to "will it rain?" and "will it be cold?": a verdict only where the forecast
+# leaves no doubt (a 40% chance, a 14 °C high: either answer is defensible, so the facts alone are checked)
+RAIN_LIKELY, RAIN_UNLIKELY = 50, 30
+COLD_BELOW, MILD_FROM = 10.0, 18.0
+
+
+def rain_verdict(day: dict[str, Any]) -> str | None:
+    """"yes" where it rains or rain is likely, "no" where the sky is dry and rain unlikely, else None."""
+    if day["condition"] in ("rain", "thunderstorm") or day["precip_pct"] >= RAIN_LIKELY:
+        return "yes"
+    return "no" if day["precip_pct"] < RAIN_UNLIKELY and day["condition"] != "snow" else None
+
+
+def cold_verdict(day: dict[str, Any]) -> str | None:
+    """"yes" for a high under ``COLD_BELOW`` °C, "no" for one of ``MILD_FROM`` °C or more, else None."""
+    if day["high_c"] < COLD_BELOW:
+        return "yes"
+    return "no" if day["high_c"] >= MILD_FROM else None
+
+
+def opened(verdict: str | None, text: str) -> str:
+    """The gold's answer opening with its verdict ("Yes, …"), which the build checks as ``$verdict``."""
+    return f"{verdict.capitalize()}. {text}" if verdict else text

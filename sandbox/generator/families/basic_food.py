@@ -12,7 +12,7 @@ from typing import Any
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Gen, act, done, family
 from sandbox.generator.draft import Draft
-from sandbox.generator.families._common import peek
+from sandbox.generator.families._common import opened, peek
 
 DT = "%Y-%m-%dT%H:%M"
 
@@ -235,10 +235,11 @@ def restaurant_free_tables(g: Gen) -> Draft:
         # swapping them, cannot tell apart) or of many, any one answers
         every = [{"$time": t} for t in times]
         facts: list[Any] = (every if len(times) in (1, 3, 4) else [{"$any": every}]) if times else [{"$none": True}]
-        answer = (
+        answer = opened(
+            ("no", "yes")[bool(times)] if query.lower().startswith("does") else None,
             f"{r['name']} has free tables for {party} {when} at {', '.join(times)}."
             if times
-            else f"{r['name']} has no free table for {party} {when}."
+            else f"{r['name']} has no free table for {party} {when}.",
         )
     else:
         query = g.say(

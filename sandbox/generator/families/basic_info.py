@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Gen, act, done
 from sandbox.generator.draft import Draft
-from sandbox.generator.families._common import family
+from sandbox.generator.families._common import family, opened, rain_verdict
 
 WEATHER_WORDS = ("weather", "forecast")
 
@@ -44,6 +44,13 @@ def daily(g: Gen, city: str, date: str) -> dict[str, Any]:
 def condition_said(row: dict[str, Any]) -> dict[str, Any]:
     words = CONDITION_WORDS.get(row["condition"], (row["condition"].replace("_", " "),))
     return {"$any": [{"$name": w} for w in words]}
+
+
+def rain_said(row: dict[str, Any]) -> dict[str, Any]:
+    """An answer's facts on "will it rain?": the sky, the chance of rain, or where the forecast is clear
+    (``rain_verdict``, checked as the answer's verdict) the words of that verdict ("a good chance of rain")."""
+    verdict = {"yes": [{"$name": "rain"}], "no": [{"$name": "dry"}], None: []}[rain_verdict(row)]
+    return {"$any": [*condition_said(row)["$any"], {"$number": row["precip_pct"]}, *verdict]}
 
 
 def degrees(celsius: float) -> dict[str, Any]:
@@ -86,7 +93,7 @@ def weather_in_city(g: Gen) -> Draft:
     day = daily(g, city, g.date(days))
     # the facts asked: a rain question is answered by the sky or the chance of rain, heat by the high
     answer: list[Any] = {
-        "rain": [{"$any": [*condition_said(day)["$any"], {"$number": day["precip_pct"]}]}],
+        "rain": [rain_said(day)],
         "hot": [degrees(day["high_c"])],
     }.get(ask, [condition_said(day), degrees(day["high_c"])])
     args: dict[str, Any] = {"location": city}
@@ -102,8 +109,11 @@ def weather_in_city(g: Gen) -> Draft:
         gold=[
             act("get_weather", **args),
             done(
-                f"{city} {when}: {day['condition'].replace('_', ' ')}, high {high}, "
-                f"{day['precip_pct']}% chance of rain."
+                opened(
+                    rain_verdict(day) if ask == "rain" else None,
+                    f"{city} {when}: {day['condition'].replace('_', ' ')}, high {high}, "
+                    f"{day['precip_pct']}% chance of rain.",
+                )
             ),
         ],
         bucket="tool_call",
@@ -187,8 +197,11 @@ def weather_here_location_off(g: Gen) -> Draft:
             act("set_location_services", enabled=True),
             act("get_weather", **args),
             done(
-                f"I turned location services on. {here_day['condition'].replace('_', ' ')}, high "
-                f"{here_day['high_c']}°C, {here_day['precip_pct']}% chance of rain."
+                opened(
+                    rain_verdict(here_day) if "rain" in query else None,
+                    f"{here_day['condition'].replace('_', ' ').capitalize()}, high {here_day['high_c']}°C, "
+                    f"{here_day['precip_pct']}% chance of rain. I turned location services on to check.",
+                )
             ),
         ],
         bucket="tool_call",
@@ -199,11 +212,7 @@ def weather_here_location_off(g: Gen) -> Draft:
                 {"tool": "get_weather", "args": {"location": "current", "date": on_day(g, days)}, "after": [0]},
             ]
         },
-        answer=[
-            {"$any": [*condition_said(here_day)["$any"], {"$number": here_day["precip_pct"]}]}
-            if "rain" in query
-            else condition_said(here_day)
-        ],
+        answer=[rain_said(here_day) if "rain" in query else condition_said(here_day)],
         patches={"update": {"device_settings": [{"match": {"key": "location_service"}, "set": {"value": "0"}}]}},
         recovers=(ErrorType.SERVICE_DISABLED,),
     )

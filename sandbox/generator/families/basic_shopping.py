@@ -594,7 +594,7 @@ def list_recent_orders(g: Gen) -> Draft:
     word = {"shipped": "on their way", "delivered": "delivered", "cancelled": "cancelled", "pending": "not shipped yet"}
     query = say(
         g,
-        "which of my orders are {w}? only since {since}",
+        "which of my orders placed since {since} are {w}?",
         "list my orders placed since {since} that are {w}",
         "show the orders I placed since {since} that are {w}",
         w=word[status],

@@ -11,7 +11,7 @@ from sandbox.domains.travel.tools import _assign_seats, _hash
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Gen, act, done, family
 from sandbox.generator.draft import Draft
-from sandbox.generator.families._common import history
+from sandbox.generator.families._common import history, opened
 from sandbox.generator.families.basic_travel.helpers import PAID, currency, guarded, hm, name_of, stamp
 
 # ---- 5.3 Flight Booking -------------------------------------------------------------------------
@@ -27,15 +27,16 @@ STATUS_WORDS = {
 }
 
 
-def flight_status(g: Gen, number: str, date: str) -> tuple[str, str, str]:
-    """(status, expected departure HH:MM, expected arrival HH:MM) as get_flight_status reports them."""
+def flight_status(g: Gen, number: str, date: str) -> tuple[str, str, str, int]:
+    """(status, expected departure HH:MM, expected arrival HH:MM, delay in minutes) as get_flight_status
+    reports them."""
     flight = next(f for f in g.rows("world_flights", {"flight_number": number}) if f["depart_at"].startswith(date))
     live = g.rows("world_flight_status", {"flight_number": number, "date": date})
     if not live:
         raise BuildError(f"no live status for {number} on {date}")
     delay = dt.timedelta(minutes=live[0]["delay_min"])
     leave, land = (dt.datetime.fromisoformat(flight[k][:16]) + delay for k in ("depart_at", "arrive_at"))
-    return live[0]["status"], leave.strftime("%H:%M"), land.strftime("%H:%M")
+    return live[0]["status"], leave.strftime("%H:%M"), land.strftime("%H:%M"), live[0]["delay_min"]
 
 
 @family("basic", "5.3", pattern="single_call")
@@ -58,7 +59,7 @@ def flight_status_check(g: Gen) -> Draft:
         when=when,
         date=date,
     )
-    status, leave, land = flight_status(g, number, date)
+    status, leave, land, delay = flight_status(g, number, date)
     said = {
         "scheduled": "is on time",
         "landed": "has landed",
@@ -77,9 +78,21 @@ def flight_status_check(g: Gen) -> Draft:
         answer.append({"$any": [{"$time": leave}, {"$time": land}]})
     elif status != "cancelled":
         answer.append({"$time": leave})
+    text = f"{number} {said}{times}."
+    # a yes/no question is answered by the delay, whatever the status: the verdict first (the build checks
+    # it), then the delay or the times it gives ("No, not delayed: departed at 20:15" need not say "landed")
+    if status != "cancelled" and query.endswith(("on time?", "been delayed?")):
+        delayed = delay > 0
+        text = opened(("no", "yes")[delayed == query.endswith("delayed?")], f"{text[:-1]} ({delay} min delay).")
+        times_said = [{"$time": leave}, *([{"$time": land}] if status in ("departed", "landed") else [])]
+        answer = [
+            {"$any": [{"$number": {"value": delay, "tolerance": 2}}, *times_said]}
+            if delayed
+            else {"$any": [*({"$name": w} for w in STATUS_WORDS["scheduled"]), *times_said]}
+        ]
     return Draft(
         query=query,
-        gold=[act("get_flight_status", flight_number=number, date=date), done(f"{number} {said}{times}.")],
+        gold=[act("get_flight_status", flight_number=number, date=date), done(text)],
         bucket="tool_call",
         answer=answer,
         check={

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from sandbox.domains.travel.schema import CITY_AIRPORT
 from sandbox.generator.core import BuildError, Gen, act
-from sandbox.generator.families._common import peek
+from sandbox.generator.families._common import cold_verdict, opened, peek, rain_verdict
 from sandbox.memory import bm25_rank
 
 FEMALE = ("Anna", "Clara", "Elif", "Farah", "Ines", "Kira", "Mina", "Olga", "Rosa", "Tess", "Vera", "Yara", "Zoe")
@@ -359,19 +359,21 @@ def forecast(
     """The gold's answer for one day's forecast, and its facts: what the user asked ("how warm": the high in C
     or F, never the rain chance; "how cold": the high or the low; "will it rain": the rain chance or the
     condition; a general forecast any of the high and the rain chance), the city where the user did not name
-    it, the day where it came from elsewhere."""
+    it, the day where it came from elsewhere; a yes/no question ("will it rain?", "will it be cold?") is
+    answered yes or no first where the forecast leaves no doubt (the build checks that verdict)."""
     payload = peek(g, "get_weather", patches, location=location, date=date)
     day, city = payload["days"][0], payload["location"]
-    text = (
+    text = opened(
+        {"rain": rain_verdict, "cold": cold_verdict}.get(asks, lambda _: None)(day),
         f"On {day['date']} in {city}: {day['condition'].replace('_', ' ')}, "
-        f"high {day['high_c']}°C, low {day['low_c']}°C, {day['precip_pct']}% chance of rain."
+        f"high {day['high_c']}°C, low {day['low_c']}°C, {day['precip_pct']}% chance of rain.",
     )
     high = [_num(day["high_c"]), _num(_f(day["high_c"]))]
     stated = {
         "any": [*high, _num(day["precip_pct"])],
         "warm": high,
         "cold": [*high, _num(day["low_c"]), _num(_f(day["low_c"]))],
-        "rain": [_num(day["precip_pct"]), rain_word(day["condition"])],
+        "rain": [_num(day["precip_pct"]), rain_word(day["condition"]), *verdict_words(rain_verdict(day))],
     }[asks]
     facts: list[Any] = [{"$any": stated}]
     if name_city:
@@ -381,21 +383,24 @@ def forecast(
     return text, facts
 
 
+def verdict_words(verdict: str | None) -> list[dict[str, Any]]:
+    """What states a clear verdict on rain without the sky's word: "a good chance of rain", "it stays dry"."""
+    if verdict is None:
+        return []
+    return [rain_word("rain") if verdict == "yes" else {"$regex": r"^(?!.*(?:\d\s*%|\bper\s?cent\b)).*\b(?:dry|no rain)\b"}]
+
+
 def rain_word(condition: str) -> dict[str, Any]:
     """The day's condition as an answer to "will it rain?" ("sunny", "thunderstorms"), where the answer
     states no percentage (one it states is the rain chance, checked as a number: "sunny, 95% chance of
-    rain" is wrong); rain only where nothing negates it or makes it a chance ("no rain" is not rain)."""
+    rain" is wrong). Whether it rains is the answer's verdict (``$verdict``), so "no rain" is read there,
+    and "a good chance of rain" states rain."""
     words = {
         "partly_cloudy": r"partly\W+cloudy",
         "cloudy": r"(?<!partly )cloudy",
         "rain": r"(?:rain|raining|rainy|showers)\b",
     }.get(condition, condition)
-    guard = (
-        r"(?!.*\b(?:no|not|n't|unlikely|dry|chance|probability|likelihood|odds|sunny|clear|cloudy)\b)"
-        if condition == "rain"
-        else ""
-    )
-    return {"$regex": rf"^(?!.*(?:\d\s*%|\bper\s?cent\b)){guard}.*\b{words}"}
+    return {"$regex": rf"^(?!.*(?:\d\s*%|\bper\s?cent\b)).*\b{words}"}
 
 
 def local_time(g: Gen, patches: dict[str, Any], location: str) -> tuple[str, list[Any]]:

@@ -602,7 +602,7 @@ _FOLLOWERS = frozenset(
 # what may follow "over"/"under" stating a budget's state ("over budget", "over your limit by 20")
 _BUDGET_FOLLOWERS = frozenset({"budget", "the", "your", "my", "limit", "by"})
 _ANSWER = re.compile(r"^\W*(?P<word>yes|yeah|yep|yup|no|nope)\b(?=\s*(?:[^\w\s]|$))", re.IGNORECASE)
-_CLAUSES = re.compile(r"[,;:.!()\n—–]|\s-\s|\b(?:but|and|while|whereas|so|though|although)\b")
+_CLAUSES = re.compile(r"[,;:!()\n—–]|\.(?!\w)|\s-\s|\b(?:but|and|while|whereas|so|though|although)\b")
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sandbox import facts
 from sandbox.facts import NOT_PLURAL
 from verification.matchers import explain, matches, validate_matcher
 
@@ -103,6 +104,8 @@ def test_fact_matchers_want_text() -> None:
         {"$name": " - "},
         {"$none": False},
         {"$none": "yes"},
+        {"$verdict": "maybe"},
+        {"$verdict": True},
     ],
 )
 def test_malformed_fact_matchers_raise(matcher: dict[str, Any]) -> None:
@@ -253,6 +256,18 @@ def test_plural_forms_of_names(name: str, text: str, stated: bool) -> None:
         ("no extra cost", "Roaming is included at no extra cost.", True),  # its own "no" denies nothing
         ("Salt and Pepper", "Salt and Pepper has a table at 8.", True),  # a name holding a clause word
         ("Cedar Tree", "Not Luigi's: Cedar Tree has a table.", True),  # a denial in another clause
+        # a denial governs only what it stands before, so a name beside another denial stays stated
+        ("Sydney", "Yes, there's a 65% chance of rain on Monday; not a great day for a picnic in Sydney.", True),
+        ("London", "No, Friday won't be cold in London: high 20.3 °C", True),
+        ("London", "Clara lives in London now. It won't be cold in London.", True),
+        ("Toronto", "Not cold at all in Toronto tomorrow: high 27.5 °C", True),
+        ("Toronto", "No, Toronto won't be cold tomorrow.", True),
+        # a negated presence after the name denies it
+        ("Steamed fish with ginger", "Sorry, the Steamed fish with ginger is not available today.", False),
+        ("Steamed fish with ginger", "The Steamed fish with ginger isn't on the menu.", False),
+        ("amazon.com", "Your amazon.com login was not breached.", False),
+        ("in stock", "They don't have it in stock.", False),
+        ("available", "It is no longer available.", False),
     ],
 )
 def test_a_name_is_read_by_polarity(name: str, text: str, stated: bool) -> None:
@@ -268,3 +283,47 @@ def test_a_name_is_read_by_polarity(name: str, text: str, stated: bool) -> None:
 def test_a_denied_name_is_never_stated(name: str, subject: str, denial: str, tail: str) -> None:
     assert not matches({"$name": name}, f"{subject} {denial} {name}{tail}")
     assert matches({"$name": name}, f"{subject.removeprefix('No, ')} is {name}{tail}")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Yes, delayed about 45 minutes.", "yes"),
+        ("No, nobody came.", "no"),
+        ("Nobody came to the front door.", "no"),
+        ("Not delayed: it departed at 20:15.", "no"),
+        ("It won't be cold in Toronto.", "no"),
+        ("There's no rain expected.", "no"),
+        ("It will be 27 °C in Toronto.", None),  # no verdict: the facts decide
+        ("Noon is the earliest slot.", None),
+    ],
+)
+def test_the_verdict_is_read_from_the_opening(text: str, said: str | None) -> None:
+    assert facts.verdict(text) == said
+
+
+@pytest.mark.parametrize(
+    ("verdict", "text", "ok"),
+    [
+        ("yes", "Yes: a doorbell ring at 11:12.", True),
+        ("yes", "No, nobody came; the doorbell camera did a routine check at 11:12.", False),
+        ("no", "No, not delayed, departed on time at 20:15 (0 min delay).", True),
+        ("no", "Yes, delayed ~45 min; it has landed.", False),
+        ("no", "Yes, it will be cold in Toronto, bring a winter coat.", False),
+        ("yes", "There is a good chance of rain in Sydney.", True),  # no verdict stated: the facts decide
+    ],
+)
+def test_an_answer_of_the_opposite_verdict_fails(verdict: str, text: str, ok: bool) -> None:
+    assert matches({"$verdict": verdict}, text) is ok
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("dropbox.com was breached; this password is also used on amazon.com, change it there.", False),
+        ("dropbox.com was breached. Your amazon.com login was not breached.", True),
+        ("Only dropbox.com was breached.", True),
+    ],
+)
+def test_none_of_counts_only_affirmed_names(text: str, ok: bool) -> None:
+    assert matches({"$none_of": ["amazon.com"]}, text) is ok

@@ -236,8 +236,8 @@ def call_gui_agent(
     """Delegate steps that have no API to the GUI agent, which operates the app's screens.
 
     Args:
-        app_id: The installed app to operate, e.g. roombook; search_app_store with installed_only=true lists the
-            installed apps' ids.
+        app_id: The installed app to operate, e.g. roombook; an app that is not installed is refused with the
+            installed apps' ids (installed_apps).
         goal: A self-contained instruction of what to achieve in the app.
         inputs: Every value the flow needs (dates, times, names, counts); a call lacking one is told each input's
             name and format, e.g. roombook's date (YYYY-MM-DD), start and end (HH:MM), attendees.

@@ -455,9 +455,8 @@ def affirms_name(text: str, name: str) -> bool:
 _YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|indeed|correct|definitely|absolutely)\b", re.IGNORECASE)
 _NO = re.compile(
     r"^\W*(?:no|nope|nobody|no\s+one|nothing|none|not|never|negative)\b"
-    r"|^\W*(?:it|there|they|he|she|that|this|you|we)(?:\s+|')(?:\w+n[’']t|will\s+not|is\s+not|was\s+not|"
-    r"has\s+not|have\s+not|does\s+not|did\s+not|are\s+not|s\s+not|re\s+not|s\s+no|is\s+no|was\s+no|"
-    r"won[’']t|can[’']t|cannot)\b",
+    r"|^\W*(?:it|there|they|he|she|that|this|you|we)(?:\s+|')"
+    r"(?:\w+n[’']t|cannot|(?:will|is|was|has|have|does|did|are|were|s|re)\s+(?:not|no|nothing|never)\b)",
     re.IGNORECASE,
 )
 

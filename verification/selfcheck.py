@@ -31,6 +31,9 @@ Legitimate alternatives must pass (``alt/…``):
   the business's own words ("They said: …");
 - ``members_only``: for a set question whose answer check is its members and ``$none_of``, the
   members' names alone, last first;
+- ``denied_aside``: for a yes/no question (a ``$verdict`` fact) whose facts name something, the gold's
+  answer with a side remark denying something else beside that name ("Not a great day for a picnic in
+  Sydney, though."): a denial governs only what it stands before;
 - ``other_free_value``: a date-time argument of the decisive call that the check holds only to its
   day (a free choice the build relaxed), set to another time of that day;
 - ``no_optional_row``: a share the user did not ask to notify about made with ``notify=false``
@@ -53,6 +56,8 @@ Wrong endings must fail (``wrong/…``):
   asked is no go-ahead);
 - ``other_origin``: where the query searches near home or work, the search made near the other one
   (home and work are apart: other distances, other places);
+- ``opposite_verdict``: for a yes/no question (a ``$verdict`` fact), the gold's answer opening with the
+  opposite verdict and otherwise the same ("No, delayed 45 minutes"), which facts alone would pass;
 - ``overinclusive``: for a set question, the gold's answer with non-members added (every saved login
   for "which were breached?");
 - ``other_day``: a date-time the check holds to its day (``other_free_value``), set to the next day:
@@ -306,6 +311,11 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     members = [names[0] for m in answer if (names := names_of(m))]
     if any(_op(m) == "$none_of" for m in answer) and len(members) == len(answer) - 1:
         yield "members_only", [*gold[:-1], _finish("; ".join(reversed(members)) + ".")]
+    said = next((m["$verdict"] for m in answer if _op(m) == "$verdict"), None)
+    named = [names[0] for m in answer if (names := names_of(m))]
+    if said and named:
+        aside = f"{gold[-1].arguments.get('answer', '')} Not a great day for a picnic in {named[0]}, though."
+        yield "denied_aside", [*gold[:-1], _finish(aside)]
     if (free := _free_day(task, trajectory)) is not None:
         at, name, day = free
         value = gold[at].arguments[name]
@@ -489,6 +499,10 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
             yield "invented_number", [*gold[:-1], _finish("You have 3 of them, $42.50 in total.")]
         elif any(_op(m) in ("$amount", "$number", "$count") for m in answer):
             yield "invented_number", [*gold[:-1], _finish(_invented(text, answer))]
+        verdict = next((m["$verdict"] for m in answer if _op(m) == "$verdict"), None)
+        if verdict:
+            flipped = {"yes": "No", "no": "Yes"}[verdict]
+            yield "opposite_verdict", [*gold[:-1], _finish(f"{flipped}, {_VERDICT_WORD.sub('', text, count=1)}")]
         if opposite := _opposite_state(text, answer):
             yield "opposite_state", [*gold[:-1], _finish(opposite)]
         named = [names_of(m) for m in answer]
@@ -542,6 +556,10 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
     if confirms:
         yield "skipped_confirmation", [a for n, a in enumerate(gold) if n not in confirms]
         yield "unconfirmed", [UNRELATED if n in confirms else a for n, a in enumerate(gold)]
+
+
+# the word opening a gold's verdict, dropped where the opposite one replaces it ("Nobody came" keeps its words)
+_VERDICT_WORD = re.compile(r"^\W*(?:yes|no)\b\W*", re.IGNORECASE)
 
 
 def _finish(text: str) -> Action:

@@ -117,10 +117,13 @@ COLD_BELOW, MILD_FROM = 10.0, 18.0
 
 
 def rain_verdict(day: dict[str, Any]) -> str | None:
-    """"yes" where it rains or rain is likely, "no" where the sky is dry and rain unlikely, else None."""
+    """"yes" where it rains or rain is likely, "no" where the sky is dry and rain unlikely, else None (snow:
+    its chance of precipitation is no chance of rain)."""
+    if day["condition"] == "snow":
+        return None
     if day["condition"] in ("rain", "thunderstorm") or day["precip_pct"] >= RAIN_LIKELY:
         return "yes"
-    return "no" if day["precip_pct"] < RAIN_UNLIKELY and day["condition"] != "snow" else None
+    return "no" if day["precip_pct"] < RAIN_UNLIKELY else None
 
 
 def cold_verdict(day: dict[str, Any]) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Gen, act, done, family
 from sandbox.generator.draft import Draft
+from sandbox.generator.families._common import opened
 
 PAY = ["payment_methods"]  # balances move with every charge; the transactions rows are checked instead
 CATEGORY_WORDS = {
@@ -216,6 +217,10 @@ STATUS_WORDS = {
 }
 
 
+# "has it arrived yet?" by the parcel's status (one at a pickup point has arrived there, not home: no verdict)
+ARRIVED = {"delivered": "yes", "in_transit": "no", "out_for_delivery": "no"}
+
+
 @family("basic", "13.2", pattern="single_call")
 def track_a_parcel(g: Gen) -> Draft:
     p = g.one("world_parcels")
@@ -233,7 +238,12 @@ def track_a_parcel(g: Gen) -> Draft:
         query=query,
         gold=[
             act("track_parcel", tracking_number=number),
-            done(f"Your parcel from {p['sender']} is {p['status'].replace('_', ' ')}."),
+            done(
+                opened(
+                    ARRIVED.get(p["status"]) if query.endswith("arrived yet?") else None,
+                    f"Your parcel from {p['sender']} is {p['status'].replace('_', ' ')}.",
+                )
+            ),
         ],
         bucket="tool_call",
         answer=[{"$any": [{"$name": w} for w in STATUS_WORDS[p["status"]]]}],

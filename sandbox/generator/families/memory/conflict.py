@@ -10,7 +10,7 @@ from typing import Any
 from sandbox.generator.core import BuildError, Gen, act, done, family
 from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import history as hist
-from sandbox.generator.families._common import origin_names, peek
+from sandbox.generator.families._common import opened, origin_names, peek
 from sandbox.generator.families.memory.helpers import (
     ACTIVITIES,
     CITIES,
@@ -150,7 +150,7 @@ def recency_world_time_relative(g: Gen) -> Draft:
         "first tell me the current local time where they are",
         "is it a reasonable hour there now? what's their time?",
     )
-    answer, facts = local_time(g, m.patches(), b)
+    answer, facts = local_time(g, m.patches(), b, query)
     return Draft(
         query,
         [m.search(f"{name} {rel}", new), act("get_world_time", location=b), done(answer)],
@@ -325,13 +325,14 @@ def _source_weather(g: Gen, multi: bool) -> Draft:
         {"insert": {"calendar_events": [ev]}, "update": {"world_weather": unlike_day(g, city, start[:10], stale)}}
     )
     answer, facts = forecast(g, patches, city, start[:10], asks, name_city=False, name_date=True)
+    verdict = next((v for v in ("Yes", "No") if answer.startswith(f"{v}. ")), None)  # a yes/no answer opens with it
     return Draft(
         query,
         [
             m.search(appt, mid),
             act("search_calendar_events", query=appt.split()[0]),
             act("get_weather", location=city, date=start[:10]),
-            done(f"Your {appt} is on {start[:10]}. {answer}"),
+            done(opened(verdict, f"Your {appt} is on {start[:10]}. {answer.removeprefix(f'{verdict}. ')}")),
         ],
         "tool_call",
         {"calls": [{"tool": "get_weather", "args": {"location": {"$any": [city, "home"]}, "date": start[:10]}}]},

@@ -373,7 +373,7 @@ def forecast(
         "any": [*high, _num(day["precip_pct"])],
         "warm": high,
         "cold": [*high, _num(day["low_c"]), _num(_f(day["low_c"]))],
-        "rain": [_num(day["precip_pct"]), rain_word(day["condition"]), *verdict_words(rain_verdict(day))],
+        "rain": [_num(day["precip_pct"]), rain_word(day["condition"]), *verdict_words(day)],
     }[asks]
     facts: list[Any] = [{"$any": stated}]
     if name_city:
@@ -383,9 +383,11 @@ def forecast(
     return text, facts
 
 
-def verdict_words(verdict: str | None) -> list[dict[str, Any]]:
-    """What states a clear verdict on rain without the sky's word: "a good chance of rain", "it stays dry"."""
-    if verdict is None:
+def verdict_words(day: dict[str, Any]) -> list[dict[str, Any]]:
+    """What states a clear verdict on the day's rain without the sky's word: "a good chance of rain", "it
+    stays dry" (none where the sky's word is rain already, or the verdict is in doubt)."""
+    verdict = rain_verdict(day)
+    if verdict is None or day["condition"] == "rain":
         return []
     return [rain_word("rain") if verdict == "yes" else {"$regex": r"^(?!.*(?:\d\s*%|\bper\s?cent\b)).*\b(?:dry|no rain)\b"}]
 
@@ -403,11 +405,21 @@ def rain_word(condition: str) -> dict[str, Any]:
     return {"$regex": rf"^(?!.*(?:\d\s*%|\bper\s?cent\b)).*\b{words}"}
 
 
-def local_time(g: Gen, patches: dict[str, Any], location: str) -> tuple[str, list[Any]]:
+def local_time(g: Gen, patches: dict[str, Any], location: str, query: str = "") -> tuple[str, list[Any]]:
+    """The gold's answer for a city's local time and its facts; where the query asks whether it is late
+    there ("is it late at night …?", "is it a reasonable hour …?") the answer opens with that verdict
+    where the hour leaves no doubt (late: 22:00 to 05:59; a reasonable hour: 08:00 to 20:59)."""
     payload = peek(g, "get_world_time", patches, location=location)
     clock = payload["local_time"][11:]
+    hour = int(clock[:2])
+    late = True if hour >= 22 or hour < 6 else False if 8 <= hour < 21 else None
+    asked = {"late at night": late, "reasonable hour": None if late is None else not late}
+    said = next((v for k, v in asked.items() if k in query.lower()), None)
     return (
-        f"It is {clock} ({payload['weekday']}) in {payload['location']} now.",
+        opened(
+            None if said is None else ("no", "yes")[said],
+            f"It is {clock} ({payload['weekday']}) in {payload['location']} now.",
+        ),
         [{"$time": clock}, {"$name": payload["location"]}],
     )
 

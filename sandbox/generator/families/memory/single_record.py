@@ -99,7 +99,7 @@ def world_time_where_relative_lives(g: Gen) -> Draft:
         rel=rel,
         name=name,
     )
-    answer, facts = local_time(g, m.patches(), city)
+    answer, facts = local_time(g, m.patches(), city, query)
     return Draft(
         query,
         [m.search(f"{rel} {name}", mid), act("get_world_time", location=city), done(answer)],

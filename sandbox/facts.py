@@ -369,7 +369,7 @@ _AUX = frozenset({"is", "are", "was", "were", "does", "do", "did", "will", "has"
 _PRESENCE = frozenset(
     {
         *("available", "offered", "served", "listed", "stocked", "sold", "carried", "included", "there", "on"),
-        *("in", "option", "among", "part", "breached", "compromised", "affected", "leaked", "exposed", "pwned"),
+        *("option", "among", "part", "breached", "compromised", "affected", "leaked", "exposed", "pwned"),
     }
 )
 
@@ -399,8 +399,8 @@ def _governs_after(after: list[str]) -> bool:
         rest = after[2:]
     else:
         return False
-    for word in rest[:_REACH]:
-        if word in _PRESENCE:
+    for k, word in enumerate(rest[:_REACH]):
+        if word in _PRESENCE or rest[k : k + 2] == ["in", "stock"]:  # not "in the phrase table": that is where
             return True
         if word not in _CARRIERS and word not in _DENIALS and word not in _AUX:
             return False

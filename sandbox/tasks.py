@@ -80,7 +80,9 @@ class ExpectedCall(Strict):
 
 class ToolCallCheck(Strict):
     """Expected calls, partially ordered by their ``after`` lists, and ``answer``: matchers every one
-    of which the ``finish`` answer text must satisfy (the facts the user asked for)."""
+    of which the ``finish`` answer text must satisfy (the facts the user asked for; for a yes/no question
+    first its verdict, ``{"$verdict": "yes"}`` or ``{"$verdict": "no"}``, which an answer opening with the
+    opposite one fails)."""
 
     calls: list[ExpectedCall] = Field(min_length=1)
     answer: list[Any] = Field(default_factory=list)

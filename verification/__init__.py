@@ -9,7 +9,8 @@ from verification.verify import Verdict, verify
 # verifier versions are not comparable (provenance records it with every result): a store judged by an
 # older version is rescored (`mobilepa rescore`) before its scores are read.
 # 3: one confirmation rule, delegated answers checked, $none_of by the names a model uses, $name read by polarity
-VERIFIER_VERSION = "3"
+# 4: a denial voids only the name it governs, $none_of counts affirmed names, yes/no answers checked by $verdict
+VERIFIER_VERSION = "4"
 
 __all__ = [
     "CATEGORY_WEIGHTS",

@@ -120,6 +120,7 @@ credentials = table(
     USER,
     Column("credential_id", Text, primary_key=True),
     Column("site", Text, nullable=False),  # a bare domain, e.g. amazon.com
+    Column("name", Text),  # the site's brand as people name it, e.g. "X (Twitter)" for x.com
     Column("username", Text, nullable=False),
     Column("password_hash", Text, nullable=False),  # the vault never stores or shows the password itself
     Column("strength", Text, nullable=False),  # weak | medium | strong

@@ -283,33 +283,33 @@ SEED_ACCOUNTS = [
     ("Work SSO", "{handle}@acme-corp.com", True, "security_key"),
     ("Cloud", "{email}", True, "sms"),
 ]
-# (site, account service or None, password kind, breached in a site breach)
+# (site, the site's brand as people name it, account service or None, password kind, breached in a site breach)
 SEED_CREDENTIALS = [
-    ("google.com", "Google", "strong", False),
-    ("apple.com", "Apple ID", "strong", False),
-    ("outlook.com", "Microsoft", "reused", False),
-    ("github.com", "GitHub", "strong", False),
-    ("amazon.com", "Amazon", "reused", False),
-    ("paypal.com", "PayPal", "strong", False),
-    ("dropbox.com", "Dropbox", "reused", True),
-    ("linkedin.com", "LinkedIn", "weak", True),
-    ("netflix.com", "Netflix", "reused", False),
-    ("spotify.com", None, "medium", False),
-    ("airbnb.com", None, "strong", False),
-    ("booking.com", None, "medium", False),
-    ("x.com", None, "weak", False),
-    ("facebook.com", None, "common", True),
-    ("instagram.com", None, "strong", False),
-    ("reddit.com", None, "medium", False),
-    ("zoom.us", None, "strong", False),
-    ("slack.com", None, "strong", False),
-    ("adobe.com", None, "common", True),
-    ("ebay.com", None, "medium", False),
-    ("uber.com", None, "strong", False),
-    ("coursera.org", None, "weak", False),
-    ("steampowered.com", None, "reused", False),
-    ("taobao.com", None, "strong", False),
-    ("acme-corp.com", "Work SSO", "strong", False),
+    ("google.com", "Google", "Google", "strong", False),
+    ("apple.com", "Apple", "Apple ID", "strong", False),
+    ("outlook.com", "Outlook", "Microsoft", "reused", False),
+    ("github.com", "GitHub", "GitHub", "strong", False),
+    ("amazon.com", "Amazon", "Amazon", "reused", False),
+    ("paypal.com", "PayPal", "PayPal", "strong", False),
+    ("dropbox.com", "Dropbox", "Dropbox", "reused", True),
+    ("linkedin.com", "LinkedIn", "LinkedIn", "weak", True),
+    ("netflix.com", "Netflix", "Netflix", "reused", False),
+    ("spotify.com", "Spotify", None, "medium", False),
+    ("airbnb.com", "Airbnb", None, "strong", False),
+    ("booking.com", "Booking.com", None, "medium", False),
+    ("x.com", "X (Twitter)", None, "weak", False),
+    ("facebook.com", "Facebook", None, "common", True),
+    ("instagram.com", "Instagram", None, "strong", False),
+    ("reddit.com", "Reddit", None, "medium", False),
+    ("zoom.us", "Zoom", None, "strong", False),
+    ("slack.com", "Slack", None, "strong", False),
+    ("adobe.com", "Adobe", None, "common", True),
+    ("ebay.com", "eBay", None, "medium", False),
+    ("uber.com", "Uber", None, "strong", False),
+    ("coursera.org", "Coursera", None, "weak", False),
+    ("steampowered.com", "Steam", None, "reused", False),
+    ("taobao.com", "Taobao", None, "strong", False),
+    ("acme-corp.com", "Acme Corp", "Work SSO", "strong", False),
 ]
 # (name pattern, kind, online, where, days since seen, locked)
 SEED_DEVICES = [
@@ -508,7 +508,7 @@ def _seed_security(conn: Connection, rng: random.Random, persona: Persona, now: 
     shared = f"{rng.choice(['Sunflower', 'Panda', 'Harbor', 'Maple'])}{rng.randint(1985, 2001)}!"
     weak_pool = [f"{first.lower()}{rng.randint(10, 99)}", "qwerty1", f"{handle[:3]}1234"]  # all under 8 characters
     cred_rows = []
-    for i, (site, site_service, kind, site_breach) in enumerate(SEED_CREDENTIALS, start=1):
+    for i, (site, brand, site_service, kind, site_breach) in enumerate(SEED_CREDENTIALS, start=1):
         secret = {
             "strong": lambda: (
                 "".join(rng.choice(string.ascii_letters + string.digits + "!@#$%") for _ in range(16)) + "aA1!"
@@ -525,6 +525,7 @@ def _seed_security(conn: Connection, rng: random.Random, persona: Persona, now: 
             {
                 "credential_id": f"cred_{i:03d}",
                 "site": site,
+                "name": brand,
                 "username": persona.email if rng.random() < 0.7 else handle,
                 "notes": None,
                 "account_id": by_service.get(site_service) if site_service else None,

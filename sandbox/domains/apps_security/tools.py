@@ -1305,7 +1305,7 @@ def search_passwords(
     Each login shows its linked account and whether that account has 2-step verification.
 
     Args:
-        site: Part of the site's domain, e.g. "amazon".
+        site: Part of the site's domain or name, e.g. "amazon" or "Twitter" (x.com).
         username: Part of the login name or email.
         report: none lists matching logins; weak, reused or breached lists only logins with that problem.
     """
@@ -1314,7 +1314,10 @@ def search_passwords(
         credentials, accounts, c.account_id == a.account_id, isouter=True
     )
     if site:
-        q = q.where(func.lower(c.site).contains(site.strip().lower(), autoescape=True))
+        part = site.strip().lower()
+        q = q.where(
+            or_(func.lower(c.site).contains(part, autoescape=True), func.lower(c.name).contains(part, autoescape=True))
+        )
     if username:
         q = q.where(func.lower(c.username).contains(username.strip().lower(), autoescape=True))
     found = rows(ctx.conn.execute(q.order_by(c.site, c.username, c.credential_id)))

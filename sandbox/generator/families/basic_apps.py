@@ -5,8 +5,10 @@ files, cloud backup, passwords, account security and Find My Device, storage cle
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+from sandbox import facts
 from sandbox.domains.apps_security.schema import STORAGE_TOTAL_GB
 from sandbox.domains.apps_security.tools import password_digest
 from sandbox.errors import ErrorType
@@ -822,6 +824,18 @@ REPORT_QUESTIONS = {
 }
 
 
+def site_names(site: str, name: str | None) -> list[str]:
+    """The names a person gives a saved site: its domain, the domain's stem where it is a word ("amazon"),
+    and the site's name in the vault with each of its parts ("X (Twitter)": also "Twitter")."""
+    stem = site.split(".")[-2]
+    parts = [p.strip() for p in re.split(r"[()/]", name or "") if len(p.strip()) > 2]
+    names = [site, *([stem] if len(stem) > 2 else []), *([name] if name else []), *parts]
+    unique: dict[str, str] = {}
+    for n in names:
+        unique.setdefault(facts.fold(n), n)  # "amazon" and "Amazon" are one name
+    return list(unique.values())
+
+
 @family("basic", "4.6", pattern="single_call")
 def password_health_report(g: Gen) -> Draft:
     report = g.pick(sorted(REPORT_QUESTIONS))
@@ -832,12 +846,12 @@ def password_health_report(g: Gen) -> Draft:
         "breached": lambda c: bool(c["breached"]),
         "reused": lambda c: hashes.count(c["password_hash"]) > 1,
     }[report]
-    sites = sorted({c["site"] for c in creds if problem(c)})
+    found = {c["site"]: c for c in creds if problem(c)}
+    sites = sorted(found)
     said = f"Your {report} passwords are for {', '.join(sites)}." if sites else f"You have no {report} passwords."
-    # each site named as saved ("amazon.com") or as people say it ("Amazon")
+    # each site named as saved ("amazon.com") or by its name in the vault ("X (Twitter)", "Twitter", "Amazon")
     answer: list[dict[str, Any]] = [
-        {"$any": [{"$name": site}, *([{"$name": stem}] if len(stem := site.split(".")[-2]) > 2 else [])]}
-        for site in sites
+        {"$any": [{"$name": n} for n in site_names(site, found[site]["name"])]} for site in sites
     ] or [{"$none": True}]
     return Draft(
         query=g.say(*REPORT_QUESTIONS[report]),

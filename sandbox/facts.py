@@ -364,7 +364,9 @@ _CARRIERS = frozenset(
 )
 # after a name, a negated auxiliary then one of these denies it ("the fish is not available", "X isn't on the
 # menu", "amazon.com was not breached"); other predicates deny something said of it ("Toronto won't be cold")
-_NEGATED_AUX = frozenset({"isn", "aren", "wasn", "weren", "doesn", "don", "didn", "won", "hasn", "haven", "can", "couldn"})
+_NEGATED_AUX = frozenset(
+    {"isn", "aren", "wasn", "weren", "doesn", "don", "didn", "won", "hasn", "haven", "can", "couldn"}
+)
 _AUX = frozenset({"is", "are", "was", "were", "does", "do", "did", "will", "has", "have", "had", "can", "s", "re"})
 _PRESENCE = frozenset(
     {
@@ -393,12 +395,12 @@ def _governs_after(after: list[str]) -> bool:
     denial over, then a word of its presence ("is not available", "isn't on the menu", "was never listed")."""
     if after and after[0] in _KINDS:
         after = after[1:]  # "your amazon.com login was not breached"
-    if len(after) >= 2 and after[0] in _NEGATED_AUX and after[1] == "t":
-        rest = after[2:]
-    elif after and after[0] in _AUX and len(after) >= 2 and after[1] in _DENIALS:
-        rest = after[2:]
-    else:
+    negated = len(after) >= 2 and (
+        (after[0] in _NEGATED_AUX and after[1] == "t") or (after[0] in _AUX and after[1] in _DENIALS)
+    )
+    if not negated:
         return False
+    rest = after[2:]
     for k, word in enumerate(rest[:_REACH]):
         if word in _PRESENCE or rest[k : k + 2] == ["in", "stock"]:  # not "in the phrase table": that is where
             return True

@@ -323,7 +323,11 @@ def _check_verdict(operand: str, actual: Any, path: str) -> str | None:
     if not isinstance(actual, str):
         return _fail(path, f"expected text, got {_show(actual)}")
     said = facts.verdict(actual)
-    return None if said in (None, operand) else _fail(path, f"answers {said!r} where the answer is {operand!r}: {_show(actual)}")
+    return (
+        None
+        if said in (None, operand)
+        else _fail(path, f"answers {said!r} where the answer is {operand!r}: {_show(actual)}")
+    )
 
 
 def _state(operand: Any) -> tuple[str, str | None, tuple[str, ...]]:

@@ -311,9 +311,8 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     members = [names[0] for m in answer if (names := names_of(m))]
     if any(_op(m) == "$none_of" for m in answer) and len(members) == len(answer) - 1:
         yield "members_only", [*gold[:-1], _finish("; ".join(reversed(members)) + ".")]
-    said = next((m["$verdict"] for m in answer if _op(m) == "$verdict"), None)
     named = [names[0] for m in answer if (names := names_of(m))]
-    if said and named:
+    if named and any(_op(m) == "$verdict" for m in answer):
         aside = f"{gold[-1].arguments.get('answer', '')} Not a great day for a picnic in {named[0]}, though."
         yield "denied_aside", [*gold[:-1], _finish(aside)]
     if (free := _free_day(task, trajectory)) is not None:

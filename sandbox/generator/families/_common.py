@@ -117,7 +117,7 @@ COLD_BELOW, MILD_FROM = 10.0, 18.0
 
 
 def rain_verdict(day: dict[str, Any]) -> str | None:
-    """"yes" where it rains or rain is likely, "no" where the sky is dry and rain unlikely, else None (snow:
+    """ "yes" where it rains or rain is likely, "no" where the sky is dry and rain unlikely, else None (snow:
     its chance of precipitation is no chance of rain)."""
     if day["condition"] == "snow":
         return None
@@ -127,7 +127,7 @@ def rain_verdict(day: dict[str, Any]) -> str | None:
 
 
 def cold_verdict(day: dict[str, Any]) -> str | None:
-    """"yes" for a high under ``COLD_BELOW`` °C, "no" for one of ``MILD_FROM`` °C or more, else None."""
+    """ "yes" for a high under ``COLD_BELOW`` °C, "no" for one of ``MILD_FROM`` °C or more, else None."""
     if day["high_c"] < COLD_BELOW:
         return "yes"
     return "no" if day["high_c"] >= MILD_FROM else None

@@ -389,7 +389,9 @@ def verdict_words(day: dict[str, Any]) -> list[dict[str, Any]]:
     verdict = rain_verdict(day)
     if verdict is None or day["condition"] == "rain":
         return []
-    return [rain_word("rain") if verdict == "yes" else {"$regex": r"^(?!.*(?:\d\s*%|\bper\s?cent\b)).*\b(?:dry|no rain)\b"}]
+    return [
+        rain_word("rain") if verdict == "yes" else {"$regex": r"^(?!.*(?:\d\s*%|\bper\s?cent\b)).*\b(?:dry|no rain)\b"}
+    ]
 
 
 def rain_word(condition: str) -> dict[str, Any]:
@@ -412,12 +414,12 @@ def local_time(g: Gen, patches: dict[str, Any], location: str, query: str = "") 
     payload = peek(g, "get_world_time", patches, location=location)
     clock = payload["local_time"][11:]
     hour = int(clock[:2])
-    late = True if hour >= 22 or hour < 6 else False if 8 <= hour < 21 else None
-    asked = {"late at night": late, "reasonable hour": None if late is None else not late}
-    said = next((v for k, v in asked.items() if k in query.lower()), None)
+    late = "yes" if hour >= 22 or hour < 6 else "no" if 8 <= hour < 21 else None
+    reasonable = {"yes": "no", "no": "yes", None: None}[late]
+    asked = {"late at night": late, "reasonable hour": reasonable}
     return (
         opened(
-            None if said is None else ("no", "yes")[said],
+            next((v for k, v in asked.items() if k in query.lower()), None),
             f"It is {clock} ({payload['weekday']}) in {payload['location']} now.",
         ),
         [{"$time": clock}, {"$name": payload["location"]}],

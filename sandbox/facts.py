@@ -376,8 +376,12 @@ _PRESENCE = frozenset(
 )
 
 
-# what a name may be followed by as its kind before the predicate that denies it
-_KINDS = frozenset({"login", "account", "password", "credential", "order", "site", "app", "dish", "item", "flight"})
+_NOUNS_BEFORE_AUX = 2
+
+
+def _negates(word: str, following: str) -> bool:
+    """Whether two words make a negated auxiliary: "isn t" (folded "isn't"), "is not", "was never"."""
+    return (word in _NEGATED_AUX and following == "t") or (word in _AUX and following in _DENIALS)
 
 
 def _governs_before(before: list[str]) -> bool:
@@ -393,14 +397,12 @@ def _governs_before(before: list[str]) -> bool:
 def _governs_after(after: list[str]) -> bool:
     """Whether the clause's words after a name deny it: a negated auxiliary, then words that carry the
     denial over, then a word of its presence ("is not available", "isn't on the menu", "was never listed")."""
-    if after and after[0] in _KINDS:
-        after = after[1:]  # "your amazon.com login was not breached"
-    negated = len(after) >= 2 and (
-        (after[0] in _NEGATED_AUX and after[1] == "t") or (after[0] in _AUX and after[1] in _DENIALS)
-    )
-    if not negated:
+    # the auxiliary right after the name or its kind ("your amazon.com login was not breached", "GitHub" in
+    # "github.com login")
+    at = next((k for k in range(min(_NOUNS_BEFORE_AUX + 1, len(after) - 1)) if _negates(after[k], after[k + 1])), None)
+    if at is None:
         return False
-    rest = after[2:]
+    rest = after[at + 2 :]
     for k, word in enumerate(rest[:_REACH]):
         if word in _PRESENCE or rest[k : k + 2] == ["in", "stock"]:  # not "in the phrase table": that is where
             return True

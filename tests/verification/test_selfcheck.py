@@ -166,13 +166,21 @@ def test_a_guarded_action_passes_however_and_whenever_the_user_is_asked_first() 
 
 
 def test_a_set_answer_states_its_members_and_no_other() -> None:
-    """ "Which of my passwords were breached?": the build adds the world's other logins as ``$none_of``; the
-    members alone pass, the members with every other login fail."""
+    """ "Which of my passwords were breached?": the build adds the world's other logins as ``$none_of`` (by
+    site and by name), less the sites a breached login's password is reused on (the advice names them); the
+    members alone pass, the members with every other login fail, a login named as not breached passes."""
     task = next(t for t in load_split("full.jsonl") if t.query == "Which of my passwords showed up in a data breach?")
     others = next(m["$none_of"] for m in task.check.answer if "$none_of" in m)
-    assert "amazon.com" in others and not {"adobe.com", "dropbox.com"} & set(others)
+    assert {"github.com", "X (Twitter)"} <= set(others)
+    assert not {"adobe.com", "dropbox.com", "amazon.com", "netflix.com"} & set(others)
     seen = kinds(check_task(task))
     assert {"alt/members_only", "wrong/overinclusive"} <= set(seen) and not any(seen.values())
+    members = "adobe.com, dropbox.com, facebook.com and linkedin.com were breached"
+    for answer in (
+        f"{members}; the Dropbox password is also used on amazon.com and netflix.com: change it there too.",
+        f"{members}. Your github.com login was not breached.",
+    ):
+        assert run(task, [*task.gold[:-1], Action(name="finish", arguments={"answer": answer})]).passed, answer
 
 
 def test_a_delegated_answer_denied_fails() -> None:

@@ -141,7 +141,7 @@ def agent_texts(gold: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]
 # a yes/no question: a clause ending in "?" that opens with no question word and is no request ("can you …?")
 YES_NO_QUESTION = re.compile(
     r"(?:^|[.?!:;]\s+|,\s+)(?!(?:what|which|who|whom|whose|when|where|why|how)\b|(?:can|could|would|will)\s+you\b)"
-    r"(?!do\s+you\s+know\b)\w[^?.!:;,]*\?",
+    r"(?!do\s+you\s+know\b)\w(?:[^?.!:;,]|[.:](?=\S))*\?",  # "at 15:00?", "2.5 km?" stay one clause
     re.IGNORECASE,
 )
 SET_QUESTION = re.compile(r"\bwhich of my\b|^(?:which|what)(?: \w+){0,2} are my\b", re.IGNORECASE)

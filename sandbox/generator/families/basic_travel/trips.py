@@ -134,7 +134,7 @@ def hotel_offer_expired(g: Gen) -> Draft:
     room = hotel_offers(g, city, brand=chosen)[0]
     if room["hotel"]["name"] != chosen:
         raise BuildError("brand filter not unique")
-    cur = currency(g)
+    cur = room["hotel"]["currency"]  # rooms are priced where the hotel is
     offer = "offer_901"
     hist = history(
         f"Show me hotels in {city} from {check_in} to {check_out}.",

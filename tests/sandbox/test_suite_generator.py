@@ -107,6 +107,13 @@ def test_skill_conditions() -> None:
         action_space_for(task, "oracle")
 
 
+def test_a_skill_tasks_gold_makes_no_call_its_tool_schema_rejects() -> None:
+    malformed = {ErrorType.INVALID_ARGUMENT_TYPE.value, ErrorType.UNKNOWN_ARGUMENT.value}
+    skill_tasks = [t for t in FULL if t.category == "skill"]
+    assert skill_tasks
+    assert not [t.task_id for t in skill_tasks if malformed & set(t.tags.get("recovers", "").split(","))]
+
+
 def test_unknown_subset_is_named() -> None:
     with pytest.raises(ValueError, match="unknown subset 'tiny'"):
         load_split("full.jsonl", subset="tiny")

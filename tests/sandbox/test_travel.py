@@ -589,6 +589,14 @@ def test_a_hotel_abroad_is_priced_where_it_is_and_paid_converted(ex: Executor) -
 # ---- Trains -----------------------------------------------------------------------------------
 
 
+def test_a_train_abroad_is_priced_where_it_runs(ex: Executor) -> None:
+    trains = query(ex, select(world_trains))
+    assert {t["currency"] for t in trains} == {"CNY", "USD"}
+    assert all(t["currency"] == country_of(t["origin"]).currency for t in trains)
+    found = ok(ex, "search_trains", {"origin": "Palo Alto", "destination": "San Francisco", "date": "2025-06-16"})
+    assert found["offers"] and {o["currency"] for o in found["offers"]} == {"USD"}
+
+
 def test_search_trains(ex: Executor) -> None:
     found = ok(
         ex,

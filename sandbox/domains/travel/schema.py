@@ -229,6 +229,7 @@ world_trains = table(
     Column("arrive_at", Text, nullable=False),
     Column("seat_class", Text, nullable=False),  # second | first | business | sleeper (one row per class)
     Column("price", Float, nullable=False),
+    Column("currency", Text, nullable=False),  # its country's: a ticket is priced where the train runs
     Column("seats_left", Integer, nullable=False),
     Column("realname", Integer, nullable=False),  # tickets carry each passenger's id number
 )

@@ -394,7 +394,8 @@ def _seed_trains(s: _Seed) -> list[dict[str, Any]]:
                         "depart_at": depart.strftime(DT_FMT),
                         "arrive_at": (depart + dt.timedelta(minutes=minutes)).strftime(DT_FMT),
                         "seat_class": seat_class,
-                        "price": s.money(usd),
+                        "price": _amount(usd * USD_RATE[country_of(origin).currency]),
+                        "currency": country_of(origin).currency,
                         "seats_left": 0 if s.rng.random() < 0.06 else s.rng.randint(1, 120),
                         "realname": int(COUNTRY[origin] in REALNAME_COUNTRIES),
                     }
@@ -660,13 +661,14 @@ def _seed_train_booking(s: _Seed, trains: list[dict[str, Any]], docs: dict[str, 
             seat_preference="aisle",
             status="confirmed",
             price=train["price"],
-            currency=s.currency,
+            currency=train["currency"],
             payment_method_id="pm_002",
             created_at=s.ago(3),
             updated_at=s.ago(3),
         )
     )
-    ledger.pay("tbooking_001", train["price"], train["operator"], s.ago(3), method="pm_002")
+    paid = convert(train["price"], train["currency"], s.currency)
+    ledger.pay("tbooking_001", paid, train["operator"], s.ago(3), method="pm_002")
 
 
 def _seed_trips(s: _Seed, story: _Story, hotel_names: list[str]) -> None:

@@ -1687,7 +1687,8 @@ def search_hotels(
     amenities: Annotated[list[Name], Field(max_length=8)] | None = None,
     limit: Annotated[int, Field(ge=1, le=20)] = 8,
 ) -> dict[str, Any]:
-    """Search hotel room offers in a city for a stay; each offer can be booked for 30 minutes.
+    """Search hotel room offers in a city for a stay; each offer can be booked for 30 minutes. Rooms are priced in
+    the hotel's country's currency; a booking is charged converted.
 
     Args:
         city: City name, e.g. "Shanghai".
@@ -1989,6 +1990,7 @@ def search_trains(
     passengers: Annotated[int, Field(ge=1, le=9)] = 1,
 ) -> dict[str, Any]:
     """Search train or coach offers between two cities on a day, earliest first; offers are bookable for 30 minutes.
+    Fares are in the currency of the country the train runs in; a booking is charged converted.
 
     Args:
         origin: Departure city, e.g. "Beijing".
@@ -2018,7 +2020,7 @@ def search_trains(
         q = q.where(func.substr(t.depart_at, 12, 5) <= depart_before)
     found = []
     for x in rows(ctx.conn.execute(q.order_by(t.depart_at, t.price, t.train_id))):
-        offer = _new_offer(ctx, "train", x["train_id"], x["price"], {"passengers": passengers})
+        offer = _new_offer(ctx, "train", x["train_id"], x["price"], {"passengers": passengers}, x["currency"])
         found.append(
             {
                 **offer,
@@ -2084,7 +2086,7 @@ def book_train_ticket(
     _already_booked(ctx, _TRAIN_BOOKED, train.number, train.depart_at, people)
     bid = ctx.new_id(train_bookings)
     total = round(train.price * len(people), 2)
-    charge(ctx, total, train.operator, "travel", bid, method["method_id"])
+    charge(ctx, total, train.operator, "travel", bid, method["method_id"], train.currency)
     seats = [
         f"Car {k // 40 + 1:02d} Seat {k % 40 // 4 + 1}{'ABCD'[k % 4]}"
         for k in range(train.seats_left - len(people), train.seats_left)

@@ -13,7 +13,7 @@ from sandbox.domains.apps_security.schema import files
 from sandbox.domains.communication.schema import contacts
 from sandbox.episode import Episode
 from sandbox.executor import Executor
-from sandbox.schema import app_permissions
+from sandbox.schema import app_permissions, apps
 from sandbox.subagents import (
     FIELD_SYNONYMS,
     fire_monitors,
@@ -465,3 +465,14 @@ def test_monitor_refuses_a_condition_that_already_holds(conn: Connection, ex: Ex
     assert env["Status"] == "error" and "already holds" in env["Payload"]["message"]
     assert "monitors" not in diff_of(conn) and "subagent_jobs" not in diff_of(conn)
     assert ex.call("call_monitor_agent", {"condition": WATCH_BOB, "notify_only": True})["Status"] == "success"
+
+
+def test_every_signed_out_app_says_how_to_sign_back_in_and_the_gui_agent_does(conn: Connection, ex: Executor) -> None:
+    for app_id, name, args in (("social", "search_social_posts", {"platform": "social"}), ("bank", "list_bills", {})):
+        prepare(conn, update(apps).where(apps.c.app_id == app_id).values(logged_in=0))
+        env = ex.call(name, args)
+        assert env["ErrorType"] == "AuthenticationRequired"
+        assert f"call_gui_agent(app_id={app_id!r})" in env["Payload"]["hint"]
+        handoff = {"app_id": app_id, "goal": "Sign back in", "inputs": {"otp": "123 456"}, "expected_outputs": []}
+        assert ex.call("call_gui_agent", handoff)["Payload"]["outputs"]["signed_in"] is True
+        assert ex.call(name, args)["Status"] == "success"

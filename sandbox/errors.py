@@ -32,13 +32,31 @@ class ErrorType(StrEnum):
     INTERNAL_ERROR = "InternalError"
 
 
+def gui_agent_hint(app_id: str) -> str:
+    """The hint of an error only the app's GUI can get past: it names the app the GUI agent opens."""
+    return f"call_gui_agent(app_id={app_id!r})"
+
+
+def sign_in_hint(app_id: str) -> str:
+    """How a planner recovers from a signed-out app: the app tools cannot sign in, its GUI can."""
+    return (
+        f"sign in through {gui_agent_hint(app_id)}; the app may send a verification code,"
+        " ask the user for it (ask_user) and pass it in inputs"
+    )
+
+
 class ToolError(Exception):
-    """Raised inside a tool to fail the call in-band: rolled back, logged, returned as an envelope."""
+    """Raised inside a tool to fail the call in-band: rolled back, logged, returned as an envelope.
+
+    An AuthenticationRequired error naming its ``app_id`` carries the sign-in hint unless the raiser
+    gives its own, so every signed-out envelope says how to recover."""
 
     def __init__(self, error_type: ErrorType, message: str, **details: Any) -> None:
         super().__init__(message)
         self.error_type = error_type
         self.message = message
+        if error_type is ErrorType.AUTHENTICATION_REQUIRED and "app_id" in details:
+            details.setdefault("hint", sign_in_hint(details["app_id"]))
         self.details = details
 
     def payload(self) -> dict[str, Any]:

@@ -782,7 +782,8 @@ FIELD_SYNONYMS: tuple[frozenset[str], ...] = tuple(
         ("name", "full_name", "person_name", "contact_name"),
         ("address", "street_address", "address_line"),
         ("amount", "amount_due", "total", "total_amount", "sum"),
-        ("merchant", "store", "shop", "vendor", "biller", "business"),
+        ("merchant", "store", "shop", "vendor", "biller", "business", "issuer", "issued_by", "business_name", "seller"),
+        ("invoice_number", "invoice_no", "invoice", "invoice_id", "invoice_ref"),
         ("restaurant", "restaurant_name", "venue", "place", "venue_name"),
         ("calories", "kcal", "energy", "calories_kcal"),
         ("duration_min", "duration", "minutes", "duration_minutes"),
@@ -1104,6 +1105,7 @@ def _phone_booking(ctx: Ctx, service: Any, rules: dict[str, Any], facts: dict[st
 @seeder
 def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Persona) -> None:
     """Screens to read and businesses to phone."""
+    due = f"{rng.randint(80, 240)}.50"
     conn.execute(
         insert(screen_snapshots),
         [
@@ -1119,10 +1121,14 @@ def seed_subagent_fixtures(conn: Connection, rng: random.Random, persona: Person
             {
                 "snapshot_id": "snapshot_002",
                 "app_id": "camera",
-                "ocr_text": "ACME Utilities\nInvoice INV-2291\n"
-                f"Amount due: {rng.randint(80, 240)}.50\nDue date: 2025-07-01",
+                "ocr_text": f"ACME Utilities\nInvoice INV-2291\nAmount due: {due}\nDue date: 2025-07-01",
                 "fields_json": json.dumps(
-                    {"biller": "ACME Utilities", "invoice_number": "INV-2291", "due_date": "2025-07-01"}
+                    {
+                        "biller": "ACME Utilities",
+                        "invoice_number": "INV-2291",
+                        "amount_due": due,
+                        "due_date": "2025-07-01",
+                    }
                 ),
             },
         ],

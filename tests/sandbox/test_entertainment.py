@@ -847,6 +847,14 @@ def test_cast_unknown_device_lists_the_devices(ex: Executor) -> None:
     assert [c["name"] for c in payload["candidates"]] == ["Living Room TV", "Bedroom TV"]
 
 
+def test_an_unpaired_device_names_where_it_pairs(ex: Executor) -> None:
+    payload = fails(ex, "cast_to_device", {"device_id": "Bedroom TV"}, ErrorType.UNSUPPORTED_OPERATION)
+    assert payload["app_id"] == "cast" and payload["hint"] == "call_gui_agent(app_id='cast')"
+    prepare(ex.conn, update(devices).where(devices.c.name == "Smart Watch").values(paired=0))
+    payload = fails(ex, "cast_to_device", {"device_id": "Smart Watch"}, ErrorType.UNSUPPORTED_OPERATION)
+    assert payload["hint"] == "pair_bluetooth_device"
+
+
 # ---- declared errors ----------------------------------------------------------------------------
 
 Prep = Callable[[], list[Any]]

@@ -831,6 +831,7 @@ def test_bank_tools_need_the_bank_session(ex: Executor) -> None:
         args = TRANSFER if name == "transfer_money" else {}
         payload = fails(ex, name, args, ErrorType.AUTHENTICATION_REQUIRED)
         assert payload["app_id"] == "bank"
+        assert "call_gui_agent(app_id='bank')" in payload["hint"] and "verification code" in payload["hint"]
     assert ok(ex, "freeze_card", {"card_id": "pm_001", "frozen": True})["status"] == "frozen"  # wallet app
 
 

@@ -274,7 +274,7 @@ def test_book_free_realname_tickets(ex: Executor) -> None:
 
 def test_book_event_tickets_museum_app_only(ex: Executor) -> None:
     payload = fails(ex, "book_event_tickets", {"event_id": MUSEUM, "quantity": 1}, ErrorType.UNSUPPORTED_OPERATION)
-    assert (payload["hint"], payload["app_id"]) == ("call_gui_agent", "shmuseum")
+    assert (payload["hint"], payload["app_id"]) == ("call_gui_agent(app_id='shmuseum')", "shmuseum")
 
 
 def test_book_event_tickets_one_name_per_ticket(ex: Executor) -> None:

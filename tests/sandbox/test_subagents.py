@@ -9,10 +9,11 @@ from sqlalchemy import Connection, insert, select, update
 
 import sandbox.domains  # noqa: F401
 from sandbox.db import transaction
+from sandbox.domains.apps_security.schema import files
 from sandbox.domains.communication.schema import contacts
 from sandbox.episode import Episode
 from sandbox.executor import Executor
-from sandbox.schema import app_permissions
+from sandbox.schema import app_permissions, apps
 from sandbox.subagents import (
     FIELD_SYNONYMS,
     fire_monitors,
@@ -192,6 +193,23 @@ def test_screen_reader_finds_a_field_by_a_synonym_and_lists_the_fields(conn: Con
     assert env["Payload"]["available_fields"] == ["name", "phone", "title"]
 
 
+def test_screen_reader_extracts_an_invoice_scans_labelled_values(conn: Connection, ex: Executor) -> None:
+    scan = conn.execute(select(files.c.file_id).where(files.c.name == "scan_0001.pdf")).scalar_one()
+    env = ex.call(
+        "call_screen_reader_agent",
+        {"source": {"type": "file", "id": scan}, "extract_fields": ["invoice_number", "issuer", "total", "merchant"]},
+    )
+    assert env["Payload"]["fields"] == {
+        "invoice_number": "INV-88231",
+        "issuer": "Bright Smile Dental Clinic",
+        "total": 350.0,
+        "merchant": "Bright Smile Dental Clinic",
+    }
+    screen = {"type": "screen", "id": "snapshot_002"}
+    env = ex.call("call_screen_reader_agent", {"source": screen, "extract_fields": ["Invoice No", "total"]})
+    assert env["Payload"]["missing"] == []
+
+
 def test_field_synonym_groups_are_disjoint() -> None:
     names = [n for group in FIELD_SYNONYMS for n in group]
     assert len(names) == len(set(names))
@@ -310,7 +328,7 @@ def test_voice_agent_needs_the_phone_permission(conn: Connection, ex: Executor) 
 def test_gui_agent_reserves_a_museum_ticket_in_the_venue_app(conn: Connection, ex: Executor) -> None:
     """The paper's example: no API sells the ticket; the GUI agent books it in the museum's own app."""
     api = ex.call("book_event_tickets", {"event_id": "evt_044", "quantity": 1})
-    assert api["ErrorType"] == "UnsupportedOperation" and api["Payload"]["hint"] == "call_gui_agent"
+    assert api["ErrorType"] == "UnsupportedOperation" and api["Payload"]["hint"] == "call_gui_agent(app_id='shmuseum')"
     handoff = {
         "app_id": api["Payload"]["app_id"],
         "goal": "Reserve 1 general-admission ticket",
@@ -447,3 +465,14 @@ def test_monitor_refuses_a_condition_that_already_holds(conn: Connection, ex: Ex
     assert env["Status"] == "error" and "already holds" in env["Payload"]["message"]
     assert "monitors" not in diff_of(conn) and "subagent_jobs" not in diff_of(conn)
     assert ex.call("call_monitor_agent", {"condition": WATCH_BOB, "notify_only": True})["Status"] == "success"
+
+
+def test_every_signed_out_app_says_how_to_sign_back_in_and_the_gui_agent_does(conn: Connection, ex: Executor) -> None:
+    for app_id, name, args in (("social", "search_social_posts", {"platform": "social"}), ("bank", "list_bills", {})):
+        prepare(conn, update(apps).where(apps.c.app_id == app_id).values(logged_in=0))
+        env = ex.call(name, args)
+        assert env["ErrorType"] == "AuthenticationRequired"
+        assert f"call_gui_agent(app_id={app_id!r})" in env["Payload"]["hint"]
+        handoff = {"app_id": app_id, "goal": "Sign back in", "inputs": {"otp": "123 456"}, "expected_outputs": []}
+        assert ex.call("call_gui_agent", handoff)["Payload"]["outputs"]["signed_in"] is True
+        assert ex.call(name, args)["Status"] == "success"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pkgutil
 import random
 from collections import Counter
@@ -15,10 +16,11 @@ from sandbox.errors import ErrorType
 from sandbox.facts import states_name
 from sandbox.generator import families
 from sandbox.generator.answers import non_members
-from sandbox.generator.core import FRICTIONS, BuildError, Gen, act, done, family_group, resolve
+from sandbox.generator.core import FAMILIES, FRICTIONS, BuildError, Gen, act, done, family_group, resolve
 from sandbox.generator.draft import Draft
 from sandbox.generator.stats import suite_stats
 from sandbox.generator.suite import TOTALS, basic_per_l2, build_files, largest_remainder, load_families
+from sandbox.personas import PERSONAS
 from sandbox.skills import SKILLS
 from sandbox.suite import TASK_DIR, load_split
 from sandbox.tasks import dump_task
@@ -107,6 +109,13 @@ def test_skill_conditions() -> None:
         action_space_for(task, "oracle")
 
 
+def test_a_skill_tasks_gold_makes_no_call_its_tool_schema_rejects() -> None:
+    malformed = {ErrorType.INVALID_ARGUMENT_TYPE.value, ErrorType.UNKNOWN_ARGUMENT.value}
+    skill_tasks = [t for t in FULL if t.category == "skill"]
+    assert skill_tasks
+    assert not [t.task_id for t in skill_tasks if malformed & set(t.tags.get("recovers", "").split(","))]
+
+
 def test_unknown_subset_is_named() -> None:
     with pytest.raises(ValueError, match="unknown subset 'tiny'"):
         load_split("full.jsonl", subset="tiny")
@@ -181,3 +190,23 @@ def test_the_non_members_of_a_set_of_orders_are_named_by_their_items() -> None:
     assert "order_001" in others and "Dell XPS 14 Laptop" in others and "Dell XPS 14" in others
     assert not [o for o in others if states_name(f"order_015 ({title})", o)]
     assert [o for o in others if states_name(f"{title} and the Dell XPS 14", o)]
+
+
+def test_a_remembered_dog_trip_hotel_brand_takes_pets() -> None:
+    """The memory of booking a brand when travelling with the dog holds only where that brand's hotel takes pets."""
+    load_families()
+    fam = FAMILIES["memory.specificity_hotel_brand_with_kids"]
+    dog_trips = 0
+    for persona in sorted(PERSONAS):
+        for seed in range(12):
+            g = Gen(persona, random.Random(seed))
+            try:
+                draft = fam.build(g)
+            except BuildError:
+                continue
+            search = next(a["arguments"] for a in draft.gold if a["name"] == "search_hotels")
+            hotels = [h for h in g.rows("world_hotels", {"city": search["city"]}) if h["brand"] == search["brand"]]
+            pets = all("pet_friendly" in json.loads(h["amenities_json"]) for h in hotels)
+            dog_trips += "the dog" in json.dumps(draft.patches)
+            assert pets or "the dog" not in json.dumps(draft.patches), (persona, seed)
+    assert dog_trips

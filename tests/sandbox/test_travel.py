@@ -34,10 +34,12 @@ from sandbox.domains.travel.schema import (
     wallet_passes,
     world_flights,
     world_hotel_rooms,
+    world_hotels,
     world_trains,
 )
 from sandbox.errors import ErrorType
 from sandbox.executor import Executor
+from sandbox.locales import convert, country_of
 from sandbox.schema import app_permissions, device_settings
 from sandbox.tooling import REGISTRY
 from sandbox.world import build_world, world_image
@@ -404,7 +406,10 @@ def test_search_flights_reports_sold_out_flights(ex: Executor) -> None:
     found = ok(ex, "search_flights", {"origin": "PEK", "destination": "LHR", "date": NEXT_WEEK})
     assert [(leg["flight_id"], leg["seats_left"]) for leg in found["sold_out"]] == [(first["flight_id"], 0)]
     assert first["flight_id"] not in {leg["flight_id"] for o in found["offers"] for leg in o["legs"]}
-    assert "note" in found
+    assert found["note"] == "1 matching outbound flight(s) sold out"
+    prepare(ex.conn, update(world_flights).where(f.flight_id == first["flight_id"]).values(seats_left=1))
+    found = ok(ex, "search_flights", {"origin": "PEK", "destination": "LHR", "date": NEXT_WEEK, "passengers": 2})
+    assert "fewer than 2 seats left" in found["note"]
 
 
 def test_book_flight_for_the_user_and_a_contact(ex: Executor) -> None:
@@ -561,10 +566,35 @@ def test_cancel_hotel_booking_free_and_with_fee(ex: Executor) -> None:
     bid = ok(ex, "book_hotel", {"offer_id": offer["offer_id"], "guest_name": "Wang Lei"})["booking_id"]
     changed(ex, hotel_bookings, where={"booking_id": bid}, free_cancel_until="2025-06-12T23:59")
     done = ok(ex, "cancel_hotel_booking", {"booking_id": bid, "confirm": True})
-    assert done["fee"] == offer["price_per_night"] and done["refunded"] == offer["total_price"]
+    assert (done["fee"], done["currency"]) == (offer["price_per_night"], "EUR")
+    assert (done["refunded"], done["refunded_currency"]) == (convert(offer["total_price"], "EUR", "CNY"), "CNY")
+
+
+def test_a_hotel_abroad_is_priced_where_it_is_and_paid_converted(ex: Executor) -> None:
+    hotels = query(ex, select(world_hotels))
+    assert all(h["currency"] == country_of(h["city"]).currency for h in hotels)
+    offer = hotel_offer(ex)  # Berlin, for a user paying in yuan
+    assert offer["currency"] == "EUR"
+    booked = ok(ex, "book_hotel", {"offer_id": offer["offer_id"], "guest_name": "Wang Lei"})
+    assert (booked["total_price"], booked["currency"]) == (offer["total_price"], "EUR")
+    [txn] = diff(ex)["transactions"]["inserted"]
+    assert (txn["amount"], txn["currency"]) == (-convert(offer["total_price"], "EUR", "CNY"), "CNY")
+    stay = {"city": "Berlin", "check_in": NEXT_WEEK, "check_out": "2025-06-22", "limit": 20}
+    every = ok(ex, "search_hotels", stay)["offers"]
+    cap = convert(every[0]["price_per_night"], "EUR", "CNY")  # the cheapest night, in yuan
+    cheap = ok(ex, "search_hotels", stay | {"max_price": cap})["offers"]
+    assert cheap and all(convert(o["price_per_night"], "EUR", "CNY") <= cap for o in cheap)
 
 
 # ---- Trains -----------------------------------------------------------------------------------
+
+
+def test_a_train_abroad_is_priced_where_it_runs(ex: Executor) -> None:
+    trains = query(ex, select(world_trains))
+    assert {t["currency"] for t in trains} == {"CNY", "USD"}
+    assert all(t["currency"] == country_of(t["origin"]).currency for t in trains)
+    found = ok(ex, "search_trains", {"origin": "Palo Alto", "destination": "San Francisco", "date": "2025-06-16"})
+    assert found["offers"] and {o["currency"] for o in found["offers"]} == {"USD"}
 
 
 def test_search_trains(ex: Executor) -> None:

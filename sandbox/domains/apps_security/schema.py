@@ -72,6 +72,7 @@ files = table(
     Column("file_type", Text, nullable=False),  # doc | sheet | slides | pdf | image | video | audio | archive | other
     Column("size_mb", Float, nullable=False),
     Column("content", Text),  # the text of documents, for search
+    Column("fields_json", Text),  # the document's labelled values (an invoice's number, issuer, total), for reading
     Column("app", Text, nullable=False),  # the app that saved it
     Column("modified_at", Text, nullable=False),
     Column("deleted_at", Text),  # set while the file is in the trash

@@ -1,7 +1,8 @@
 """GUI-agent flows for D4 and D11 actions that have no API: options on an app's own settings screen
-(ad personalisation, muting one chat group, wallpaper, ringtone) and pairing a device inside its
-vendor's companion app. Their effects are internal tools (callable only by a sub-agent), kept out of
-``apps_security`` and ``settings`` so those modules declare exactly the catalogue's tools.
+(ad personalisation, muting one chat group, wallpaper, ringtone), signing a signed-out app back in with a
+one-time code, and pairing a device inside its vendor's companion app. Their effects are internal tools
+(callable only by a sub-agent), kept out of ``apps_security`` and ``settings`` so those modules declare
+exactly the catalogue's tools.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from sandbox.domains.settings.schema import APP, world_nearby_devices
 from sandbox.domains.settings.tools import _ADD_DEVICE, _BLUETOOTH_DEVICE_NAMED, _SET_DEVICE, _by_name
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
-from sandbox.schema import USER, stamps, table
+from sandbox.schema import USER, apps, stamps, table
 from sandbox.subagents import GuiFlow, gui_flow, labelled_value
-from sandbox.tooling import INTERNAL, tool
+from sandbox.tooling import INTERNAL, REGISTRY, tool
 
 SETTINGS = APP
 
@@ -158,6 +159,54 @@ gui_flow(
         _change_in_app_setting,
         serves=_gui_settings_app,
         adapt=labelled_value("setting"),
+    )
+)
+
+
+# ---- Signing an app back in (no API): the GUI agent enters the one-time code the user received -----
+
+_SIGN_IN = update(apps).where(apps.c.app_id == bindparam("match_app_id")).values(logged_in=1)
+
+
+@tool(domain=INTERNAL, app=SETTINGS, mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
+def app_sign_in(
+    ctx: Ctx, app_id: Ref, verification_code: Annotated[str, Field(pattern=r"^[0-9]{6}$")]
+) -> dict[str, Any]:
+    """Sign in to an app with the one-time code the user received (screen action).
+
+    Args:
+        app_id: The app, e.g. bank.
+        verification_code: The 6-digit one-time code.
+    """
+    ctx.conn.execute(_SIGN_IN, {"match_app_id": app_id})
+    return {"app_id": app_id, "signed_in": True}
+
+
+def _has_a_session(ctx: Ctx, app_id: str) -> bool:
+    """An app whose tools need the user signed in (its AuthenticationRequired hints this flow)."""
+    return any(spec.app == app_id and spec.needs_login for spec in REGISTRY.values())
+
+
+def _sign_in(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    code = re.sub(r"\D", "", str(inputs["verification_code"]))
+    result = ctx.call("app_sign_in", {"app_id": app_id, "verification_code": code})
+    if result["Status"] != "success":
+        raise ToolError(
+            ErrorType.SUB_AGENT_FAILED,
+            f"the sign-in failed: {result['Payload']['message']}",
+            reason=result["ErrorType"],
+        )
+    return {"signed_in": True, "status": "signed in"}
+
+
+gui_flow(
+    GuiFlow(
+        None,
+        "sign_in",
+        ("sign in", "log in", "login", "log back in", "sign back in"),
+        ("verification_code",),
+        _sign_in,
+        serves=_has_a_session,
     )
 )
 

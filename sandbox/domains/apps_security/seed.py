@@ -256,6 +256,13 @@ NAMED_FILES: list[tuple[str, str, str, str | None]] = [
     ("/Music", "Miles Davis - So What.mp3", "music", None),
     ("/Music", "Lo-fi Beats Mix.mp3", "music", None),
 ]
+# The labelled values a screen reader extracts from a seeded document, by file name.
+SEED_FILE_FIELDS: dict[str, dict[str, Any]] = {
+    "invoice_INV-2025-0412.pdf": {"invoice_number": "INV-2025-0412", "issuer": "CloudHost", "total": 1280.00},
+    "scan_0001.pdf": {"invoice_number": "INV-88231", "issuer": "Bright Smile Dental Clinic", "total": 350.00},
+    "Car_Insurance_Policy.pdf": {"policy_number": "CI-558210", "renewal_date": "2025-09-30"},
+    "boarding_pass.pdf": {"seat": "32A", "gate": "B12"},
+}
 RECEIPT_MERCHANTS = [
     "Corner Cafe",
     "MegaMart",
@@ -469,6 +476,7 @@ def _seed_files(conn: Connection, rng: random.Random, persona: Persona, now: dt.
                 "file_type": file_type,
                 "size_mb": round(rng.uniform(lo, hi), 2),
                 "content": content,
+                "fields_json": json.dumps(SEED_FILE_FIELDS[name]) if name in SEED_FILE_FIELDS else None,
                 "app": app,
                 "modified_at": _stamp(moment),
                 "deleted_at": None,

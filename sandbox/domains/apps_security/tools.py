@@ -1029,7 +1029,12 @@ _CLOUD_ACCOUNT = select(cloud_account).order_by(cloud_account.c.cloud_id)
 def _cloud(ctx: Ctx) -> dict[str, Any]:
     row = ctx.conn.execute(_CLOUD_ACCOUNT).first()
     if row is None:
-        raise ToolError(ErrorType.AUTHENTICATION_REQUIRED, "no cloud account on this phone", app_id=CLOUD)
+        raise ToolError(
+            ErrorType.AUTHENTICATION_REQUIRED,
+            "no cloud account on this phone",
+            app_id=CLOUD,
+            hint="only the user can add a cloud account: tell them",
+        )
     return dict(row._mapping)
 
 

@@ -50,7 +50,7 @@ from sandbox.domains.entertainment.schema import (
     world_tracks,
     world_videos,
 )
-from sandbox.errors import ErrorType, ToolError
+from sandbox.errors import ErrorType, ToolError, gui_agent_hint
 from sandbox.executor import (
     Ctx,
     contains_bound,
@@ -1698,9 +1698,12 @@ def record_video(
 _SET_DEVICE = update(devices).where(devices.c.device_id == bindparam("match_device_id"))
 
 
+CAST_APP = "cast"  # casting's own app, where a TV or speaker is paired (no API for that)
+
+
 @tool(
     l2="2.8",
-    app="cast",
+    app=CAST_APP,
     mutating=True,
     permissions=("NEARBY_DEVICES",),
     errors=(
@@ -1735,12 +1738,17 @@ def cast_to_device(ctx: Ctx, device_id: Ref, player: Player = "music") -> dict[s
         raise ToolError(ErrorType.STATE_CONFLICT, f"the {player} player already plays on {name}")
     if not device["online"]:
         raise ToolError(ErrorType.RESOURCE_UNAVAILABLE, f"{name} is offline or out of range", device_id=did)
+    if not device["paired"] and device["connection"] == "bluetooth":
+        raise ToolError(
+            ErrorType.UNSUPPORTED_OPERATION, f"{name} is not paired", device_id=did, hint="pair_bluetooth_device"
+        )
     if not device["paired"]:
         raise ToolError(
             ErrorType.UNSUPPORTED_OPERATION,
-            f"{name} is not paired; pair it in its vendor app first",
+            f"{name} is not paired; pair it in the {CAST_APP} app first",
             device_id=did,
-            hint="call_gui_agent",
+            app_id=CAST_APP,
+            hint=gui_agent_hint(CAST_APP),
         )
     if not device["connected"]:
         ctx.conn.execute(_SET_DEVICE, {"match_device_id": did, "connected": 1, "updated_at": ctx.ts()})

@@ -1,4 +1,5 @@
-"""The bank app's screens without an API: the GUI agent signs the user back in and re-categorises transactions.
+"""The bank app's screens without an API: the GUI agent re-categorises transactions (signing back in is every
+signed-out app's flow, ``apps_security.screens``).
 
 Kept apart from ``finance`` so that module's tool list stays the public D7 API; ``finance`` imports this
 module at its end.
@@ -6,57 +7,18 @@ module at its end.
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field
 from sqlalchemy import bindparam, select, update
 
 from sandbox.domains.common import transactions
 from sandbox.domains.finance.tools import BUDGET_CATEGORIES, CATEGORY_ALIASES, BudgetCategory, Id
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx
-from sandbox.schema import apps
 from sandbox.subagents import GuiFlow, gui_flow
 from sandbox.tooling import INTERNAL, tool
 
-# ---- Bank app screens (no API): the GUI agent signs in and re-categorises ---------------------
-
-_SIGN_IN_BANK = update(apps).where(apps.c.app_id == "bank").values(logged_in=1)
-
-
-@tool(domain=INTERNAL, app="bank", mutating=True, errors=(ErrorType.INVALID_ARGUMENT_VALUE,))
-def bank_sign_in(ctx: Ctx, verification_code: Annotated[str, Field(pattern=r"^[0-9]{6}$")]) -> dict[str, Any]:
-    """Sign in to the bank app with the one-time code the user received (screen action).
-
-    Args:
-        verification_code: The 6-digit one-time code.
-    """
-    ctx.conn.execute(_SIGN_IN_BANK)
-    return {"app_id": "bank", "signed_in": True}
-
-
-def _sign_in_to_bank(ctx: Ctx, app_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    code = re.sub(r"\D", "", str(inputs["verification_code"]))
-    result = ctx.call("bank_sign_in", {"verification_code": code})
-    if result["Status"] != "success":
-        raise ToolError(
-            ErrorType.SUB_AGENT_FAILED,
-            f"the sign-in failed: {result['Payload']['message']}",
-            reason=result["ErrorType"],
-        )
-    return {"signed_in": True, "status": "signed in"}
-
-
-gui_flow(
-    GuiFlow(
-        "bank",
-        "sign_in",
-        ("sign in", "log in", "login", "log back in", "sign back in"),
-        ("verification_code",),
-        _sign_in_to_bank,
-    )
-)
+# ---- Bank app screens (no API): the GUI agent re-categorises ----------------------------------
 
 _TRANSACTION = select(transactions).where(transactions.c.txn_id == bindparam("txn_id"))
 _SET_TRANSACTION = update(transactions).where(transactions.c.txn_id == bindparam("match_txn_id"))

@@ -37,7 +37,7 @@ from sandbox.domains.lifestyle.schema import (
 from sandbox.domains.shopping.schema import Id, Limit, Money, Query, shipments
 from sandbox.domains.shopping.seed import CARRIERS, world_currency
 from sandbox.domains.shopping.tools import get_row, shipping_address
-from sandbox.errors import ErrorType, ToolError
+from sandbox.errors import ErrorType, ToolError, gui_agent_hint
 from sandbox.executor import Ctx, normalise_phone, rows
 from sandbox.locales import convert, figures, shelf_price, to_step
 from sandbox.schema import user_profile
@@ -227,7 +227,7 @@ def book_event_tickets(
             ErrorType.UNSUPPORTED_OPERATION,
             f"{ev['title']} sells tickets only in its own app {ev['booking_app_id']!r}",
             app_id=ev["booking_app_id"],
-            hint="call_gui_agent",
+            hint=gui_agent_hint(ev["booking_app_id"]),
         )
     session = _session(ev, session_time, _minute(ctx))
     section, unit = _section(ev, seat_section)

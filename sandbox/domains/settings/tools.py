@@ -27,7 +27,7 @@ from sandbox.domains.settings.schema import (
     focus_modes,
     world_nearby_devices,
 )
-from sandbox.errors import ErrorType, ToolError
+from sandbox.errors import ErrorType, ToolError, gui_agent_hint
 from sandbox.executor import Ctx, rows
 from sandbox.schema import apps, device_settings
 from sandbox.tooling import DateTime, Time, tool
@@ -200,7 +200,7 @@ def _pair(ctx: Ctx, device_name: str) -> dict[str, Any]:
             ErrorType.UNSUPPORTED_OPERATION,
             f"{dev['name']} pairs only in the {dev['companion_app']} app",
             app_id=dev["companion_app"],
-            hint=f"call_gui_agent(app_id={dev['companion_app']!r})",
+            hint=gui_agent_hint(dev["companion_app"]),
         )
     known = ctx.conn.execute(_BLUETOOTH_DEVICE_NAMED, {"name": dev["name"].lower()}).first()
     if known is not None and known.paired:

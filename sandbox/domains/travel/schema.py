@@ -174,6 +174,7 @@ world_hotels = table(
     Column("lon", Float, nullable=False),
     Column("rating", Float, nullable=False),
     Column("amenities_json", Text, nullable=False),
+    Column("currency", Text, nullable=False),  # its country's: rooms are priced where the hotel is
 )
 
 world_hotel_rooms = table(
@@ -183,7 +184,7 @@ world_hotel_rooms = table(
     Column("hotel_id", Text, ForeignKey("world_hotels.hotel_id"), nullable=False),
     Column("room_type", Text, nullable=False),
     Column("capacity", Integer, nullable=False),
-    Column("price", Float, nullable=False),  # per night
+    Column("price", Float, nullable=False),  # per night, in the hotel's currency
     Column("rooms_left", Integer, nullable=False),
     Column("free_cancel_days", Integer, nullable=False),  # free cancellation until this many days before check-in
 )
@@ -228,6 +229,7 @@ world_trains = table(
     Column("arrive_at", Text, nullable=False),
     Column("seat_class", Text, nullable=False),  # second | first | business | sleeper (one row per class)
     Column("price", Float, nullable=False),
+    Column("currency", Text, nullable=False),  # its country's: a ticket is priced where the train runs
     Column("seats_left", Integer, nullable=False),
     Column("realname", Integer, nullable=False),  # tickets carry each passenger's id number
 )

@@ -52,7 +52,7 @@ from sandbox.domains.travel.tools import (
     flight_minutes,
 )
 from sandbox.executor import rows
-from sandbox.locales import minor_units
+from sandbox.locales import convert, country_of, minor_units
 from sandbox.personas import Persona, seeder
 
 # ---- World data -------------------------------------------------------------------------------
@@ -359,7 +359,8 @@ def _seed_hotels(s: _Seed, places: list[dict[str, Any]]) -> list[dict[str, Any]]
     for i, h in enumerate(hotels, start=1):
         h["hotel_id"] = f"hotel_{i:03d}"
         h["amenities_json"] = json.dumps(sorted(["wifi", *s.rng.sample(AMENITIES, s.rng.randint(2, 5))]))
-        night = HOTEL_NIGHT_USD[h["city"]] * h.pop("factor")
+        h["currency"] = country_of(h["city"]).currency  # a Toronto hotel in dollars for every visitor
+        night = HOTEL_NIGHT_USD[h["city"]] * h.pop("factor") * USD_RATE[h["currency"]]
         for room_type, capacity, mult in sorted(s.rng.sample(ROOM_TYPES, 3), key=lambda t: t[2]):
             rooms.append(
                 {
@@ -367,7 +368,7 @@ def _seed_hotels(s: _Seed, places: list[dict[str, Any]]) -> list[dict[str, Any]]
                     "hotel_id": h["hotel_id"],
                     "room_type": room_type,
                     "capacity": capacity,
-                    "price": s.money(night * mult * s.rng.uniform(0.9, 1.15)),
+                    "price": _amount(night * mult * s.rng.uniform(0.9, 1.15)),
                     "rooms_left": 0 if s.rng.random() < 0.08 else s.rng.randint(1, 12),
                     "free_cancel_days": s.rng.choice((0, 1, 2, 3)),
                 }
@@ -393,7 +394,8 @@ def _seed_trains(s: _Seed) -> list[dict[str, Any]]:
                         "depart_at": depart.strftime(DT_FMT),
                         "arrive_at": (depart + dt.timedelta(minutes=minutes)).strftime(DT_FMT),
                         "seat_class": seat_class,
-                        "price": s.money(usd),
+                        "price": _amount(usd * USD_RATE[country_of(origin).currency]),
+                        "currency": country_of(origin).currency,
                         "seats_left": 0 if s.rng.random() < 0.06 else s.rng.randint(1, 120),
                         "realname": int(COUNTRY[origin] in REALNAME_COUNTRIES),
                     }
@@ -579,9 +581,8 @@ def _seed_flight_bookings(s: _Seed, story: _Story, ledger: _Ledger) -> None:
 
 def _seed_hotel_bookings(s: _Seed, story: _Story, rooms: list[dict[str, Any]], ledger: _Ledger) -> list[str]:
     """A finished stay, a cancelled one and the holiday's; returns the hotel names."""
-    hotels = {
-        h.hotel_id: h for h in s.conn.execute(select(world_hotels.c.hotel_id, world_hotels.c.name, world_hotels.c.city))
-    }
+    h = world_hotels.c
+    hotels = {x.hotel_id: x for x in s.conn.execute(select(h.hotel_id, h.name, h.city, h.currency))}
     stays = [
         (story.city(story.back, "origin"), -5, -1, "confirmed", s.ago(40), 1),
         (story.city(story.soon, "destination"), 20, 22, "cancelled", s.ago(25), 1),
@@ -590,7 +591,11 @@ def _seed_hotel_bookings(s: _Seed, story: _Story, rooms: list[dict[str, Any]], l
     found = []
     for i, (city, first, last, status, created, guests) in enumerate(stays, start=1):
         room = next(r for r in rooms if hotels[r["hotel_id"]].city == city and r["room_type"] in ("standard", "deluxe"))
-        bid, name = f"hbooking_{i:03d}", hotels[room["hotel_id"]].name
+        bid, name, price_currency = (
+            f"hbooking_{i:03d}",
+            hotels[room["hotel_id"]].name,
+            hotels[room["hotel_id"]].currency,
+        )
         check_in, check_out = s.at(first, "00:00")[:10], s.at(last, "00:00")[:10]
         total = round(room["price"] * (last - first), 2)
         found.append(
@@ -611,14 +616,15 @@ def _seed_hotel_bookings(s: _Seed, story: _Story, rooms: list[dict[str, Any]], l
                 "loyalty_number": None,
                 "status": status,
                 "price": total,
-                "currency": s.currency,
+                "currency": price_currency,
                 "free_cancel_until": _free_until(check_in, room["free_cancel_days"]),
                 "payment_method_id": "pm_001",
                 "created_at": created,
                 "updated_at": created,
             }
         )
-        ledger.pay(bid, total, name, created, refunded=status == "cancelled")
+        paid = convert(total, price_currency, s.currency)  # a stay abroad paid from home, converted
+        ledger.pay(bid, paid, name, created, refunded=status == "cancelled")
     s.conn.execute(insert(hotel_bookings), found)
     return [h["hotel_name"] for h in found]
 
@@ -655,13 +661,14 @@ def _seed_train_booking(s: _Seed, trains: list[dict[str, Any]], docs: dict[str, 
             seat_preference="aisle",
             status="confirmed",
             price=train["price"],
-            currency=s.currency,
+            currency=train["currency"],
             payment_method_id="pm_002",
             created_at=s.ago(3),
             updated_at=s.ago(3),
         )
     )
-    ledger.pay("tbooking_001", train["price"], train["operator"], s.ago(3), method="pm_002")
+    paid = convert(train["price"], train["currency"], s.currency)
+    ledger.pay("tbooking_001", paid, train["operator"], s.ago(3), method="pm_002")
 
 
 def _seed_trips(s: _Seed, story: _Story, hotel_names: list[str]) -> None:

@@ -58,7 +58,7 @@ from sandbox.domains.travel.schema import (
 )
 from sandbox.errors import ErrorType, ToolError
 from sandbox.executor import Ctx, id_prefix, row_by_key, rows
-from sandbox.locales import CITIES, minor_units
+from sandbox.locales import CITIES, convert, minor_units
 from sandbox.schema import USER, metadata, user_profile
 from sandbox.tooling import Date, DateTime, Time, tool
 
@@ -937,19 +937,27 @@ def book_ride(
 
 
 def _cancel_with_fee(
-    ctx: Ctx, ref_id: str, fee: float, confirm: bool, merchant: str, category: str, method_id: str
+    ctx: Ctx,
+    ref_id: str,
+    fee: float,
+    confirm: bool,
+    merchant: str,
+    category: str,
+    method_id: str,
+    currency: str | None = None,
 ) -> dict[str, float]:
-    """Refund what ``ref_id`` paid, then charge ``fee`` (ConfirmationRequired first when there is one)."""
+    """Refund what ``ref_id`` paid, then charge ``fee`` (ConfirmationRequired first when there is one); a fee
+    in another ``currency`` than the method's is charged converted."""
     if fee > 0 and not confirm:
         raise ToolError(
             ErrorType.CONFIRMATION_REQUIRED,
-            f"cancelling {ref_id} costs a fee of {fee:.2f}",
+            f"cancelling {ref_id} costs a fee of {fee:.2f}{f' {currency}' if currency else ''}",
             fee=fee,
             hint="ask the user, then pass confirm=true",
         )
     refunded = refund(ctx, ref_id)
     if fee > 0:
-        charge(ctx, fee, merchant, category, ref_id, method_id)
+        charge(ctx, fee, merchant, category, ref_id, method_id, currency)
     return {"refunded": refunded, "fee": fee}
 
 
@@ -987,8 +995,11 @@ def cancel_ride(ctx: Ctx, ride_id: str, reason: Note | None = None, confirm: boo
 _ADD_OFFER = insert(offers)
 
 
-def _new_offer(ctx: Ctx, kind: str, ref_id: str, price: float, params: dict[str, Any]) -> dict[str, Any]:
-    currency, _ = _pricing(ctx)
+def _new_offer(
+    ctx: Ctx, kind: str, ref_id: str, price: float, params: dict[str, Any], currency: str | None = None
+) -> dict[str, Any]:
+    """An offer on ``price``, in ``currency`` (a hotel's own) or else the user's."""
+    currency = currency or _pricing(ctx)[0]
     oid = ctx.new_id(offers)
     expires = _later(ctx, OFFER_MINUTES)
     ctx.conn.execute(
@@ -1285,8 +1296,18 @@ def search_flights(
     }
     if full:
         out["sold_out"] = full
-        out["note"] = f"{len(full)} matching outbound flight(s) have fewer than {passengers} seat(s) left"
+        out["note"] = _sold_out_note(full, passengers)
     return out
+
+
+def _sold_out_note(full: list[dict[str, Any]], passengers: int) -> str:
+    """Why matching flights are not offered: sold out, or too few seats for the party."""
+    gone = sum(1 for f in full if f["seats_left"] == 0)
+    short = len(full) - gone
+    return "; ".join(
+        [f"{gone} matching outbound flight(s) sold out"] * bool(gone)
+        + [f"{short} matching outbound flight(s) with fewer than {passengers} seats left"] * bool(short)
+    )
 
 
 _FLIGHTS = (
@@ -1666,7 +1687,8 @@ def search_hotels(
     amenities: Annotated[list[Name], Field(max_length=8)] | None = None,
     limit: Annotated[int, Field(ge=1, le=20)] = 8,
 ) -> dict[str, Any]:
-    """Search hotel room offers in a city for a stay; each offer can be booked for 30 minutes.
+    """Search hotel room offers in a city for a stay; each offer can be booked for 30 minutes. Rooms are priced in
+    the hotel's country's currency; a booking is charged converted.
 
     Args:
         city: City name, e.g. "Shanghai".
@@ -1675,7 +1697,8 @@ def search_hotels(
         guests: Number of guests in total.
         rooms: Number of rooms.
         brand: Hotel brand or name contains this, e.g. "Hilton".
-        max_price: Maximum price per room per night.
+        max_price: Maximum price per room per night, in your own currency (a hotel abroad is priced in its
+            country's currency and compared converted).
         min_rating: Minimum hotel rating (0-5).
         near: Sort by distance to this place (place id, saved label or address) instead of price.
         amenities: Required amenities, e.g. ["pool", "breakfast"] (wifi, breakfast, gym, pool, parking, spa,
@@ -1698,12 +1721,15 @@ def search_hotels(
                 func.lower(h.name).contains(brand.lower(), autoescape=True),
             )
         )
-    if max_price is not None:
-        q = q.where(r.price <= max_price)
     if min_rating is not None:
         q = q.where(h.rating >= min_rating)
-    wanted = {a.strip().lower() for a in amenities or []}
-    found = [x for x in rows(ctx.conn.execute(q.order_by(r.room_id))) if wanted <= set(json.loads(x["amenities_json"]))]
+    wanted, home = {a.strip().lower() for a in amenities or []}, _pricing(ctx)[0]
+    found = [
+        x
+        for x in rows(ctx.conn.execute(q.order_by(r.room_id)))
+        if wanted <= set(json.loads(x["amenities_json"]))
+        and (max_price is None or convert(x["price"], x["currency"], home) <= max_price)
+    ]
     for x in found:
         x["distance_km"] = round(_km(centre.lat, centre.lon, x["lat"], x["lon"]), 2) if centre else None
     found.sort(key=lambda x: (x["distance_km"] or 0.0, x["price"], -x["rating"], x["room_id"]))
@@ -1723,6 +1749,7 @@ def search_hotels(
                 "rooms": rooms,
                 "guests": guests,
             },
+            x["currency"],
         )
         out.append(
             {
@@ -1756,7 +1783,7 @@ def _free_until(check_in: str, days: int) -> str:
 
 
 _ROOM_AND_HOTEL = (
-    select(world_hotel_rooms, world_hotels.c.name, world_hotels.c.city)
+    select(world_hotel_rooms, world_hotels.c.name, world_hotels.c.city, world_hotels.c.currency)
     .join(world_hotels, world_hotels.c.hotel_id == world_hotel_rooms.c.hotel_id)
     .where(world_hotel_rooms.c.room_id == bindparam("room_id"))
 )
@@ -1828,7 +1855,7 @@ def book_hotel(
         )
     bid = ctx.new_id(hotel_bookings)
     total = round(room.price * stay["nights"] * stay["rooms"], 2)
-    charge(ctx, total, room.name, "travel", bid, method["method_id"])
+    charge(ctx, total, room.name, "travel", bid, method["method_id"], room.currency)
     ctx.conn.execute(_SET_ROOM, {"match_room_id": room.room_id, "rooms_left": room.rooms_left - stay["rooms"]})
     free_until = _free_until(stay["check_in"], room.free_cancel_days)
     ctx.conn.execute(
@@ -1903,13 +1930,28 @@ def cancel_hotel_booking(ctx: Ctx, booking_id: str, confirm: bool = False) -> di
     nights = (dt.date.fromisoformat(booking["check_out"]) - dt.date.fromisoformat(booking["check_in"])).days
     fee = round(booking["price"] / nights, 2) if _now(ctx) > booking["free_cancel_until"] else 0.0
     money = _cancel_with_fee(
-        ctx, booking_id, fee, confirm, booking["hotel_name"], "travel", booking["payment_method_id"]
+        ctx,
+        booking_id,
+        fee,
+        confirm,
+        booking["hotel_name"],
+        "travel",
+        booking["payment_method_id"],
+        booking["currency"],
     )
     ctx.conn.execute(_RETURN_ROOMS, {"match_room_id": booking["room_id"], "rooms": booking["rooms"]})
     ctx.conn.execute(
         _SET_HOTEL_BOOKING, {"match_booking_id": booking_id, "status": "cancelled", "updated_at": ctx.ts()}
     )
-    return {"booking_id": booking_id, "status": "cancelled", **money, "currency": booking["currency"]}
+    paid_in = payment_method(ctx, booking["payment_method_id"])["currency"]
+    # the fee is the stay's (the hotel's currency); the refund is what the payment method got back
+    return {
+        "booking_id": booking_id,
+        "status": "cancelled",
+        **money,
+        "currency": booking["currency"],
+        "refunded_currency": paid_in,
+    }
 
 
 # ---- Train & Bus Tickets (5.5) ----------------------------------------------------------------
@@ -1948,6 +1990,7 @@ def search_trains(
     passengers: Annotated[int, Field(ge=1, le=9)] = 1,
 ) -> dict[str, Any]:
     """Search train or coach offers between two cities on a day, earliest first; offers are bookable for 30 minutes.
+    Fares are in the currency of the country the train runs in; a booking is charged converted.
 
     Args:
         origin: Departure city, e.g. "Beijing".
@@ -1977,7 +2020,7 @@ def search_trains(
         q = q.where(func.substr(t.depart_at, 12, 5) <= depart_before)
     found = []
     for x in rows(ctx.conn.execute(q.order_by(t.depart_at, t.price, t.train_id))):
-        offer = _new_offer(ctx, "train", x["train_id"], x["price"], {"passengers": passengers})
+        offer = _new_offer(ctx, "train", x["train_id"], x["price"], {"passengers": passengers}, x["currency"])
         found.append(
             {
                 **offer,
@@ -2043,7 +2086,7 @@ def book_train_ticket(
     _already_booked(ctx, _TRAIN_BOOKED, train.number, train.depart_at, people)
     bid = ctx.new_id(train_bookings)
     total = round(train.price * len(people), 2)
-    charge(ctx, total, train.operator, "travel", bid, method["method_id"])
+    charge(ctx, total, train.operator, "travel", bid, method["method_id"], train.currency)
     seats = [
         f"Car {k // 40 + 1:02d} Seat {k % 40 // 4 + 1}{'ABCD'[k % 4]}"
         for k in range(train.seats_left - len(people), train.seats_left)

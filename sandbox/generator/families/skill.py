@@ -101,10 +101,16 @@ def _decisive(draft: Draft) -> str:
     return [a["name"] for a in draft.gold if a["name"] not in FRAMEWORK_STEPS][-1]
 
 
+# Errors a gold step makes by its own malformed call (a string for a list): a Basic friction may show the
+# recovery, but a skill's job carries no step the tool's schema rejects.
+_MALFORMED_CALL = frozenset({ErrorType.INVALID_ARGUMENT_TYPE, ErrorType.UNKNOWN_ARGUMENT})
+
+
 @functools.cache
 def _probed(skill: str) -> tuple[tuple[str, str], ...]:
     """(Basic family, its decisive tool) for each family whose gold (drafted once) the skill does
-    (``fits``), whose job is the skill's (``sandbox.skills.suits``), and is not a no-op task."""
+    (``fits``), whose job is the skill's (``sandbox.skills.suits``), is not a no-op task and makes no
+    malformed call."""
     tools = set(SKILLS[skill].tools)
     found = []
     for fam in sorted(FAMILIES.values(), key=lambda f: f.name):
@@ -121,6 +127,7 @@ def _probed(skill: str) -> tuple[tuple[str, str], ...]:
                 and draft.tags.get("expected") != "noop"
                 and not draft.skills
                 and draft.bucket in ("state_change", "tool_call")
+                and not _MALFORMED_CALL & set(draft.recovers)
             ):
                 found.append((fam.name, _decisive(draft)))
             break

@@ -12,7 +12,7 @@ from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Gen, act, done, family
 from sandbox.generator.draft import Draft
 from sandbox.generator.families._common import history
-from sandbox.generator.families.basic_travel.helpers import PAID, currency, guarded, hm, name_of, stamp
+from sandbox.generator.families.basic_travel.helpers import PAID, guarded, hm, name_of, stamp
 
 # ---- 5.4 Hotel Booking --------------------------------------------------------------------------
 
@@ -134,7 +134,7 @@ def hotel_offer_expired(g: Gen) -> Draft:
     room = hotel_offers(g, city, brand=chosen)[0]
     if room["hotel"]["name"] != chosen:
         raise BuildError("brand filter not unique")
-    cur = currency(g)
+    cur = room["hotel"]["currency"]  # rooms are priced where the hotel is
     offer = "offer_901"
     hist = history(
         f"Show me hotels in {city} from {check_in} to {check_out}.",
@@ -365,7 +365,7 @@ def train_sold_out_next(g: Gen) -> Draft:
         raise BuildError("no later train")
     first, second = chain[0], chain[1]
     not_booked(g, second)
-    cur = currency(g)
+    cur = first["currency"]  # fares are priced where the train runs
     offer = "offer_901"
     hist = history(
         f"What trains go from {origin} to {destination} on {date}?",

@@ -5,6 +5,7 @@ the source's authority, or by asking the user.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
 from sandbox.generator.core import BuildError, Gen, act, done, family
@@ -577,7 +578,13 @@ def specificity_hotel_brand_with_kids(g: Gen) -> Draft:
     a, n = g.rng.randint(2, 10), g.rng.randint(2, 5)
     b2 = g.pick(brands_offered(g, city, g.date(a), g.date(a + n)))
     b1 = g.pick(sorted({h["brand"] for h in hotels if h["brand"] and h["brand"] != b2}))
-    who = g.pick(("the kids", "my parents", "the dog", "my team", "my partner"))
+    # the dog comes along only where b2's hotels take pets: the remembered habit must be one the world allows
+    takes_pets = all(
+        "pet_friendly" in json.loads(h["amenities_json"]) for h in hotels if h["city"] == city and h["brand"] == b2
+    )
+    who = g.pick(
+        tuple(w for w in ("the kids", "my parents", "the dog", "my team", "my partner") if takes_pets or w != "the dog")
+    )
     m.add("preference", f"Usually books {b1} hotels", ["hotels", "books"], ago(g, 5, 60))
     spec = m.add("preference", f"When travelling with {who}, books {b2} hotels", ["hotels", "books", who], old(g))
     answer, facts = listed(

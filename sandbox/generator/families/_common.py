@@ -136,3 +136,17 @@ def cold_verdict(day: dict[str, Any]) -> str | None:
 def opened(verdict: str | None, text: str) -> str:
     """The gold's answer opening with its verdict ("Yes, …"), which the build checks as ``$verdict``."""
     return f"{verdict.capitalize()}. {text}" if verdict else text
+
+
+# a question asking for every item ("what's on the menu?", "what flights are there?") is answered by all of
+# them where they are few: up to this many, each is required; of more, any one answers (a model may list any)
+EVERY_ITEM_BOUND = 5
+
+
+def every_named(names: list[str]) -> list[dict[str, Any]]:
+    """The answer facts of a question asking for every item of a known set: each name where there are at
+    most ``EVERY_ITEM_BOUND``, else any one of them."""
+    unique = list(dict.fromkeys(names))
+    if len(unique) <= EVERY_ITEM_BOUND:
+        return [{"$name": n} for n in unique]
+    return [{"$any": [{"$name": n} for n in unique]}]

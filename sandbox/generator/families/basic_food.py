@@ -12,7 +12,7 @@ from typing import Any
 from sandbox.errors import ErrorType
 from sandbox.generator.core import BuildError, Gen, act, done, family
 from sandbox.generator.draft import Draft
-from sandbox.generator.families._common import opened, peek
+from sandbox.generator.families._common import every_named, opened, peek
 
 DT = "%Y-%m-%dT%H:%M"
 
@@ -257,7 +257,7 @@ def restaurant_free_tables(g: Gen) -> Draft:
         info = peek(g, "get_restaurant_details", **args)
         dishes = [m["name"] for m in info["menu"]]
         opening = [t for window in info["hours"]["open"] for t in window.split("-")]
-        facts = [{"$any": [{"$name": d} for d in dishes]}]
+        facts = every_named(dishes)
         answer = f"{r['name']} serves {', '.join(dishes)}"
         if "hours" in query:
             facts.append({"$any": [{"$time": t} for t in opening]})

@@ -58,7 +58,9 @@ def flights_home_to_relative(g: Gen) -> Draft:
         rel=rel,
         date=g.date(d),
     )
-    answer, facts = flight_offers(g, m.patches(), origin=home, destination=CITY_AIRPORT[city], date=g.date(d))
+    answer, facts = flight_offers(
+        g, m.patches(), "what flights" in query.lower(), origin=home, destination=CITY_AIRPORT[city], date=g.date(d)
+    )
     return Draft(
         query,
         [

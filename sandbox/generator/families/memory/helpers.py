@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from sandbox.domains.travel.schema import CITY_AIRPORT
 from sandbox.generator.core import BuildError, Gen, act
-from sandbox.generator.families._common import cold_verdict, opened, peek, rain_verdict
+from sandbox.generator.families._common import EVERY_ITEM_BOUND, cold_verdict, opened, peek, rain_verdict
 from sandbox.memory import bm25_rank
 
 FEMALE = ("Anna", "Clara", "Elif", "Farah", "Ines", "Kira", "Mina", "Olga", "Rosa", "Tess", "Vera", "Yara", "Zoe")
@@ -448,10 +448,29 @@ def brands_offered(g: Gen, city: str, check_in: str, check_out: str) -> list[str
     return found
 
 
-def flight_offers(g: Gen, patches: dict[str, Any], **search: Any) -> tuple[str, list[Any]]:
+def flight_offers(g: Gen, patches: dict[str, Any], every: bool = False, **search: Any) -> tuple[str, list[Any]]:
+    """The gold's answer on a flight search and its facts: the cheapest offer, any offer named passing; where
+    the query asks for ``every`` flight ("what flights are there?") and they are few (``EVERY_ITEM_BOUND``),
+    each of them, by its flight number or its price."""
     offers = peek(g, "search_flights", patches, **search)["offers"]
     if not offers:
         return "There are no flights that day.", [{"$none": True}]
+    if every and len(offers) <= EVERY_ITEM_BOUND:
+        said = [
+            f"{o['legs'][0]['airline']} {o['legs'][0]['flight_number']} at {o['legs'][0]['depart_at'][11:]} "
+            f"for {o['total_price']} {o['currency']}"
+            for o in offers
+        ]
+        facts: list[Any] = [
+            {
+                "$any": [
+                    {"$name": o["legs"][0]["flight_number"]},
+                    {"$amount": {"value": o["total_price"], "currency": o["currency"]}},
+                ]
+            }
+            for o in offers
+        ]
+        return f"{len(offers)} flight{'s' if len(offers) > 1 else ''}: {'; '.join(said)}.", facts
     best = min(offers, key=lambda o: o["total_price"])
     leg = best["legs"][0]
     text = (

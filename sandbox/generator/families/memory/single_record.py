@@ -306,7 +306,9 @@ def flights_from_usual_airport(g: Gen) -> Draft:
         "search flights on that very day from my usual airport",
         "what flights are there that day from my regular airport?",
     )
-    answer, facts = flight_offers(g, m.patches(), origin=home, destination=CITY_AIRPORT[dest], date=g.date(d))
+    answer, facts = flight_offers(
+        g, m.patches(), "what flights" in query.lower(), origin=home, destination=CITY_AIRPORT[dest], date=g.date(d)
+    )
     return Draft(
         query,
         [

@@ -14,7 +14,8 @@ from sandbox.suite import load_split
 from sandbox.tasks import Action
 from verification.selfcheck import run
 
-PROBES = [probe for audit in json.loads(AUDIT.read_text(encoding="utf-8"))["audits"] for probe in audit.get("probes", [])]
+AUDITS = json.loads(AUDIT.read_text(encoding="utf-8"))["audits"]
+PROBES = [probe for audit in AUDITS for probe in audit.get("probes", [])]
 TASKS = {task.task_id: task for task in load_split("full.jsonl")}
 
 

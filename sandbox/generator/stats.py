@@ -149,7 +149,19 @@ def _one_audit(path: Path, audit: dict[str, Any]) -> dict[str, Any]:
         "rules": audit.get("rules", []),
         "findings": [e for e in episodes if e.get("finding")],
         "keys": [e["key"] for e in episodes],
+        "probes": [_one_probe(path, probe) for probe in audit.get("probes", [])],
     }
+
+
+def _one_probe(path: Path, probe: dict[str, Any]) -> dict[str, Any]:
+    """An answer probe: a player's own actions ending in a known-right or known-wrong answer, with the
+    verdict the checks gave it when the audit was played (``before``) and now (``after``; a test replays
+    every probe against the suite and holds it to this record)."""
+    for key in ("before", "after"):
+        if probe.get(key) not in ("passed", "failed"):
+            raise ValueError(f"{path}: probe of {probe.get('key')}: {key} must be passed or failed")
+    answer = probe["actions"][-1]["arguments"].get("answer", "")
+    return {k: probe[k] for k in ("key", "what", "right", "before", "after")} | {"answer": answer}
 
 
 def suite_stats(splits: dict[str, list[Task]], validation: Path = VALIDATION, audit: Path = AUDIT) -> dict[str, Any]:
@@ -330,5 +342,24 @@ def _audit_section(audits: list[dict[str, Any]] | None) -> list[str]:
                 )
                 + "\n"
             )
+        if audit["probes"]:
+            lines.append(_probes_table(audit["probes"]))
         lines.append("Sample: " + ", ".join(audit["keys"]) + "\n")
     return lines
+
+
+def _probes_table(probes: list[dict[str, Any]]) -> str:
+    """The answer probes: how many the checks judged wrongly when played and now, then each one."""
+
+    def judged_wrongly(when: str) -> int:
+        return sum((p[when] == "passed") != p["right"] for p in probes)
+
+    rows = "\n".join(
+        f"| {p['key']} | {'right' if p['right'] else 'wrong'} | {p['what']} | {p['before']} | {p['after']} |"
+        for p in probes
+    )
+    return (
+        f"Answer probes (a player's actions, the final answer replaced by a known-right or known-wrong one): "
+        f"{len(probes)}, judged wrongly when played {judged_wrongly('before')}, now {judged_wrongly('after')}.\n\n"
+        "| episode | answer | what it tests | verdict when played | now |\n|---|---|---|---|---|\n" + rows + "\n"
+    )

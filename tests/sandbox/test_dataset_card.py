@@ -72,6 +72,16 @@ def test_the_played_audit_shows_classes_before_and_after_the_fixes(tmp_path: Pat
                             },
                             {"key": "memory-252", "category": "memory", "class": "failed-own-mistake"},
                         ],
+                        "probes": [
+                            {
+                                "key": "memory-252",
+                                "what": "the opposite verdict",
+                                "right": False,
+                                "before": "passed",
+                                "after": "failed",
+                                "actions": [{"name": "finish", "arguments": {"answer": "No."}}],
+                            }
+                        ],
                     },
                 ]
             }
@@ -88,6 +98,9 @@ def test_the_played_audit_shows_classes_before_and_after_the_fixes(tmp_path: Pat
     assert "| guarded actions without the confirmation rule | 14 | 0 |" in card
     assert card.index("### Pilot") < card.index("### Second audit")
     assert "SOR offers the job's lookups" in card and "Sample: basic-1.1-01, skill-040@sor, memory-252" in card
+    assert "Answer probes (" in card and ": 1, judged wrongly when played 1, now 0." in card
+    assert "| memory-252 | wrong | the opposite verdict | passed | failed |" in card
+    assert summary["probes"][0]["answer"] == "No."
 
 
 def test_an_audit_class_outside_the_list_is_refused(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -411,37 +412,60 @@ def _governs_after(after: list[str]) -> bool:
     return not rest  # "No, the fish isn't."
 
 
-def name_polarity(text: str, name: str) -> tuple[bool, bool]:
-    """(stated plainly somewhere, denied somewhere) of ``name`` in ``text``: a mention is denied where a
-    denial governs it (``_governs_before``, ``_governs_after``) and plain otherwise; what is only asked or
-    supposed ("whether they have it", "if it's available", a question other than the name alone) is
-    neither; the name's own words do not deny it ("no extra cost")."""
+# a sentence that states how a name relates to a member before naming it ("this same password is reused on
+# amazon.com, netflix.com", "also used on amazon.com") names it as a fact of that member, not as a member
+_RELATION = re.compile(r"\b(?:also|re-?)\s*used\b|\breuse[sd]?\b|\bsame password\b|\bshared with\b", re.IGNORECASE)
+
+
+# an aside naming an example of what its sentence goes on to say ("Your other logins, e.g. amazon.com, were not
+# breached"): the next clause says it of the name
+_ASIDES = frozenset({"eg", "ie", "such", "as", "like", "including", "say"})
+
+
+def name_mentions(text: str, name: str) -> list[tuple[int, bool, bool]]:
+    """(word position, denied, related) of each mention of ``name`` in ``text`` that states or denies it: a
+    mention is denied where a denial governs it (``_governs_before``, ``_governs_after``), and related where
+    its sentence states a relation (``_RELATION``) before it; what is only asked or supposed ("whether they
+    have it", "if it's available", a question other than the name alone) is no mention; the name's own
+    words do not deny it ("no extra cost")."""
     *head, last = fold(name).split() or [""]
     if not last:
-        return False, False
-    tokens: list[tuple[str, int, bool]] = []  # (folded word, clause number, inside a question)
+        return []
+    text = re.sub(r"\b(e)\.(g)\.|\b(i)\.(e)\.", lambda m: m.group(0).replace(".", ""), text, flags=re.IGNORECASE)
+    tokens: list[tuple[str, int, bool, bool]] = []  # (folded word, clause number, inside a question, related)
     clause = 0
     for sentence in re.split(r"(?<=[.!?;])\s+|\n", text):
         question = sentence.rstrip().endswith("?")
+        relation = _RELATION.search(sentence)
+        unrelated = len(fold(sentence[: relation.end()]).split()) if relation else None  # words before it ends
+        start = len(tokens)
         for k, piece in enumerate(re.split(f"({_CLAUSES.pattern})", sentence)):
             clause += k % 2  # a separator (kept, so a name holding "and" is still found) opens a clause
-            tokens += [(w, clause, question) for w in fold(piece).split()]
+            tokens += [
+                (w, clause, question, unrelated is not None and len(tokens) + j - start >= unrelated)
+                for j, w in enumerate(fold(piece).split())
+            ]
         clause += 1
-    words = [w for w, _, _ in tokens]
-    plain = denied = False
+    words = [w for w, _, _, _ in tokens]
+    found: list[tuple[int, bool, bool]] = []
     for i in range(len(words) - len(head)):
         if words[i : i + len(head)] != head or not same_noun(last, words[i + len(head)]):
             continue
-        _, at, question = tokens[i]
-        before = [w for w, c, _ in tokens[:i] if c == at]
-        after = [w for w, c, _ in tokens[i + len(head) + 1 :] if c == at]
+        _, at, question, related = tokens[i]
+        before = [w for w, c, _, _ in tokens[:i] if c == at]
+        after = [w for w, c, _, _ in tokens[i + len(head) + 1 :] if c == at]
+        if before and set(before) <= _ASIDES:  # "Your other logins, e.g. amazon.com, were not …"
+            after += [w for w, c, _, _ in tokens[i + len(head) + 1 :] if c == at + 1]
         if (question and (before or after)) or set(before) & _SUPPOSALS:
             continue  # a question quoted whole ("In French: Comment allez-vous ?") still states itself
-        if _governs_before(before) or _governs_after(after):
-            denied = True
-        else:
-            plain = True
-    return plain, denied
+        found.append((i, _governs_before(before) or _governs_after(after), related))
+    return found
+
+
+def name_polarity(text: str, name: str) -> tuple[bool, bool]:
+    """(stated plainly somewhere, denied somewhere) of ``name`` in ``text`` (``name_mentions``)."""
+    found = name_mentions(text, name)
+    return any(not denied for _, denied, _ in found), any(denied for _, denied, _ in found)
 
 
 def affirms_name(text: str, name: str) -> bool:
@@ -452,6 +476,25 @@ def affirms_name(text: str, name: str) -> bool:
     the name stated."""
     plain, denied = name_polarity(text, name)
     return plain and not denied
+
+
+def affirms_member(text: str, name: str) -> bool:
+    """``affirms_name`` of a set's member: a mention in a sentence stating the name's relation to a member
+    before it ("this same password is reused on amazon.com") is a fact of that member, not a member
+    stated; the same name listed as one ("breached: dropbox.com and amazon.com") is."""
+    found = name_mentions(text, name)
+    return any(not denied and not related for _, denied, related in found) and not any(d for _, d, _ in found)
+
+
+def first_named(text: str, name: str, others: Iterable[str]) -> bool:
+    """Whether ``text`` affirms ``name`` (``affirms_name``) and states it before any of ``others``: the one
+    of many a superlative question asks for ("the cheapest is the Xiaomi 15; next is the iPhone 16") is
+    the first candidate the answer names, so naming another first ("the cheapest is the iPhone 16; the
+    Xiaomi 15 is pricier") answers with that other."""
+    if not affirms_name(text, name):
+        return False
+    first = min(i for i, denied, _ in name_mentions(text, name) if not denied)
+    return all(i > first for other in others for i, denied, _ in name_mentions(text, other) if not denied)
 
 
 # a leading verdict of an answer to a yes/no question: an affirmation, or a denial ("No", "Nobody", "Not

@@ -82,7 +82,8 @@ class ToolCallCheck(Strict):
     """Expected calls, partially ordered by their ``after`` lists, and ``answer``: matchers every one
     of which the ``finish`` answer text must satisfy (the facts the user asked for; for a yes/no question
     first its verdict, ``{"$verdict": "yes"}`` or ``{"$verdict": "no"}``, which an answer opening with the
-    opposite one fails)."""
+    opposite one fails; for a superlative question, "the cheapest …?", its one answer as
+    ``{"$first": {"name": …, "others": [...]}}``, which an answer naming another candidate first fails)."""
 
     calls: list[ExpectedCall] = Field(min_length=1)
     answer: list[Any] = Field(default_factory=list)

@@ -10,7 +10,8 @@ from verification.verify import Verdict, verify
 # older version is rescored (`mobilepa rescore`) before its scores are read.
 # 3: one confirmation rule, delegated answers checked, $none_of by the names a model uses, $name read by polarity
 # 4: a denial voids only the name it governs, $none_of counts affirmed names, yes/no answers checked by $verdict
-VERIFIER_VERSION = "4"
+# 5: a superlative's answer must be named first ($first), a member's fact passes $none_of only as its relation
+VERIFIER_VERSION = "5"
 
 __all__ = [
     "CATEGORY_WEIGHTS",

@@ -22,8 +22,13 @@ any common format, with or without its year · ``$time`` "HH:MM" (24 h): "21:00"
 by polarity (``facts.affirms_name``): stated plainly, never denied in its clause ("not available",
 "they don't have it"), and what is only asked ("whether it's open", a question) does not count ·
 ``$none`` true: the text says the result is empty ("no …", "none", "nothing", "0") ·
-``$none_of`` [names]: the text affirms none of them as ``$name`` reads them: the non-members of a set (one
-named under a denial, "your amazon.com login was not breached", is no member stated) ·
+``$none_of`` [names]: the text affirms none of them as a member (``facts.affirms_member``): the non-members of
+a set; one named under a denial ("your amazon.com login was not breached") or in a sentence stating its
+relation to a member before it ("this password is also used on amazon.com") is no member stated ·
+``$first`` {"name", "others"}: the answer to a superlative question ("the cheapest smartphone?"): the text
+affirms ``name`` as ``$name`` does and names it before any of ``others`` (the other candidates the gold's
+search found), so "the cheapest is the Xiaomi 15; next is the iPhone 16" passes and "the cheapest is the
+iPhone 16; the Xiaomi 15 is pricier" fails (``facts.first_named``) ·
 ``$verdict`` "yes" or "no": the answer to a yes/no question, read from its opening (``facts.verdict``:
 "Yes, …"; "No, …", "Nobody came", "Not delayed", "It won't …"): an opening of the opposite verdict fails,
 one stating no verdict is judged by the other facts ·
@@ -315,8 +320,14 @@ def _check_none(operand: bool, actual: Any, path: str) -> str | None:
 def _check_none_of(operand: list[str], actual: Any, path: str) -> str | None:
     if not isinstance(actual, str):
         return _fail(path, f"expected text, got {_show(actual)}")
-    stated = [name for name in operand if facts.affirms_name(actual, name)]
+    stated = [name for name in operand if facts.affirms_member(actual, name)]
     return _fail(path, f"states {_show(stated)}, which are not among the answer: {_show(actual)}") if stated else None
+
+
+def _check_first(operand: dict[str, Any], actual: Any, path: str) -> str | None:
+    name, others = operand["name"], operand["others"]
+    fact = f"the name {name!r} before the other candidates"
+    return _stated(path, actual, lambda t: facts.first_named(t, name, others), fact)
 
 
 def _check_verdict(operand: str, actual: Any, path: str) -> str | None:
@@ -368,6 +379,7 @@ _CHECKS: dict[str, Callable[[Any, Any, str], str | None]] = {
     "$name": _check_name,
     "$none": _check_none,
     "$none_of": _check_none_of,
+    "$first": _check_first,
     "$state": _check_state,
     "$verdict": _check_verdict,
 }
@@ -519,6 +531,18 @@ def _valid_none_of(operand: Any) -> None:
 _STATE_WORDS = ", ".join(sorted(w for g in facts.STATE_GROUPS for w in g[0] | g[1]))
 
 
+def _valid_first(operand: Any) -> None:
+    ok = (
+        isinstance(operand, dict)
+        and set(operand) == {"name", "others"}
+        and isinstance(operand["name"], str)
+        and bool(facts.fold(operand["name"]))
+        and isinstance(operand["others"], list)
+        and all(isinstance(n, str) and facts.fold(n) for n in operand["others"])
+    )
+    _need(ok, "$first", operand, "needs a name and a list of other names")
+
+
 def _valid_verdict(operand: Any) -> None:
     _need(operand in ("yes", "no"), "$verdict", operand, 'needs "yes" or "no"')
 
@@ -567,6 +591,7 @@ _VALIDATORS: dict[str, Callable[[Any], None]] = {
     "$name": _valid_name,
     "$none": _valid_none,
     "$none_of": _valid_none_of,
+    "$first": _valid_first,
     "$state": _valid_state,
     "$verdict": _valid_verdict,
 }

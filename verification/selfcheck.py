@@ -31,6 +31,8 @@ Legitimate alternatives must pass (``alt/…``):
   the business's own words ("They said: …");
 - ``members_only``: for a set question whose answer check is its members and ``$none_of``, the
   members' names alone, last first;
+- ``runner_up``: for a superlative question (a ``$first`` fact), the gold's answer followed by another
+  candidate ("Next after it is the iPhone 16."): the runner-up named after the answer;
 - ``denied_aside``: for a yes/no question (a ``$verdict`` fact) whose facts name something, the gold's
   answer with a side remark denying something else beside that name ("Not a great day for a picnic in
   Sydney, though."): a denial governs only what it stands before;
@@ -62,6 +64,8 @@ Wrong endings must fail (``wrong/…``):
   for "which were breached?");
 - ``other_day``: a date-time the check holds to its day (``other_free_value``), set to the next day:
   the day is the part the task determines;
+- ``other_first``: for a superlative question (a ``$first`` fact), another candidate named first and the
+  answer after it ("That is the iPhone 16; the Xiaomi 15 comes after it.");
 - ``incomplete``: for a list the query's window or set determines (two or more ``$name`` facts), only
   its first member named;
 - ``fires_at_once``: the monitor's condition replaced by one that holds already (a missing field
@@ -311,6 +315,9 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     members = [names[0] for m in answer if (names := names_of(m))]
     if any(_op(m) == "$none_of" for m in answer) and len(members) == len(answer) - 1:
         yield "members_only", [*gold[:-1], _finish("; ".join(reversed(members)) + ".")]
+    if first := next((m["$first"] for m in answer if _op(m) == "$first"), None):
+        runner_up = f"{gold[-1].arguments.get('answer', '')} Next after it is {first['others'][0]}."
+        yield "runner_up", [*gold[:-1], _finish(runner_up)]
     named = [names[0] for m in answer if (names := names_of(m))]
     if named and any(_op(m) == "$verdict" for m in answer):
         aside = f"{gold[-1].arguments.get('answer', '')} Not a great day for a picnic in {named[0]}, though."
@@ -511,6 +518,9 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         others: list[str] = next((m["$none_of"] for m in answer if _op(m) == "$none_of"), [])
         if others:
             yield "overinclusive", [*gold[:-1], _finish(f"{text} Also {', '.join(others[:3])}.")]
+        if first := next((m["$first"] for m in answer if _op(m) == "$first"), None):
+            other = first["others"][0]
+            yield "other_first", [*gold[:-1], _finish(f"That is {other}; {first['name']} comes after it.")]
         members = [m["$name"] for m in answer if isinstance(m, dict) and list(m) == ["$name"]]
         if len(members) >= 2:
             yield "incomplete", [*gold[:-1], _finish(f"{members[0]}.")]
@@ -658,6 +668,8 @@ def _operand(matcher: Any) -> Any:
     operand = next(iter(matcher.values()))
     if next(iter(matcher)) == "$any":
         return _operand(operand[0])
+    if next(iter(matcher)) == "$first":
+        return operand["name"]
     return operand["value"] if isinstance(operand, dict) else operand
 
 

@@ -144,6 +144,12 @@ YES_NO_QUESTION = re.compile(
     r"(?!do\s+you\s+know\b)\w(?:[^?.!:;,]|[.:](?=\S))*\?",  # "at 15:00?", "2.5 km?" stay one clause
     re.IGNORECASE,
 )
+# a question after the one of many that is most something ("the cheapest smartphone?", "the nearest pharmacy?")
+SUPERLATIVE_QUESTION = re.compile(
+    r"\b(?:cheapest|nearest|closest|highest|lowest|earliest|soonest|biggest|largest|smallest|fastest|shortest"
+    r"|longest|best(?! friend)|top[- ]rated|newest|oldest)\b",
+    re.IGNORECASE,
+)
 SET_QUESTION = re.compile(r"\bwhich of my\b|^(?:which|what)(?: \w+){0,2} are my\b", re.IGNORECASE)
 
 
@@ -153,9 +159,11 @@ def _world(persona_id: str) -> Connection:
 
 
 def names_of(matcher: Any) -> list[str]:
-    """The names a member's matcher accepts (a ``$name``, or the ``$name`` options of an ``$any``)."""
+    """The names a member's matcher accepts (a ``$name`` or ``$first``, or the ``$name`` options of an ``$any``)."""
     if isinstance(matcher, dict) and "$name" in matcher:
         return [matcher["$name"]]
+    if isinstance(matcher, dict) and "$first" in matcher:
+        return [matcher["$first"]["name"]]
     if isinstance(matcher, dict) and "$any" in matcher:
         return [n for option in matcher["$any"] for n in names_of(option)]
     return []
@@ -169,18 +177,14 @@ def non_members(
     task's inserted ones) whose value of that key is no member, nor a name the user said. Each is named
     as a model would name it: by that value, and by the titles and names of its own row and of the rows
     that refer to it (an order by its items' titles, ``entity_names``). A name the read reports as a fact
-    of a member (a breached login's ``reused_on`` sites: "also used on amazon.com, change it there") is
-    never one: the answer may well state it."""
+    of a member (a breached login's ``reused_on`` sites) is one too: an answer may state it as that fact
+    ("also used on amazon.com, change it there"), which ``$none_of`` reads as no member stated."""
     names = {facts.fold(n) for m in members for n in names_of(m)}
     stable = {**world_ids(persona_id), **patched_ids(patches)}
     fields: set[tuple[str, str]] = set()  # (table, key)
-    of_members: set[str] = set()  # the folded texts the members' own records hold
     for read in reads:
         for key, value, record in _fields(read):
             if isinstance(value, str) and facts.fold(value) in names:
-                for v in record.values():
-                    texts = v if isinstance(v, list) else [v]
-                    of_members |= {facts.fold(t) for t in texts if isinstance(t, str)}
                 tables = {
                     stable[v] for k, v in record.items() if k.endswith("_id") and isinstance(v, str) and v in stable
                 }
@@ -188,9 +192,7 @@ def non_members(
     others: set[str] = set()
     for table, key in fields:
         named = entity_names(table, key, persona_id, patches)
-        others |= {
-            n for value, aliases in named.items() if facts.fold(value) not in names | of_members for n in aliases
-        }
+        others |= {n for value, aliases in named.items() if facts.fold(value) not in names for n in aliases}
 
     def overlaps(name: str) -> bool:  # "Cedar" inside "Cedar Tree", either way round
         folded = f" {facts.fold(name)} "
@@ -349,7 +351,52 @@ def complete_check(
         others = non_members(members, reads, said, persona_id, draft.patches)
         if others:
             check["answer"] = [*check["answer"], {"$none_of": others}]
+    if len(members) == 1 and _op(members[0]) == "$name" and SUPERLATIVE_QUESTION.search(draft.query):
+        name = members[0]["$name"]
+        rivals = candidates(name, reads, said)
+        if rivals:
+            first = {"$first": {"name": name, "others": rivals}}
+            check["answer"] = [first if m is members[0] else m for m in check["answer"]]
     return check
+
+
+def candidates(name: str, reads: Sequence[Any], said: str) -> list[str]:
+    """The other candidates of a superlative question's answer ``name``: in each list the gold's reads
+    returned holding a record that names it (under some key, as whole words), the other records' values
+    of that key, each also by its first ``SHORT_NAME`` words ("Apple iPhone 16" of "Apple iPhone 16 128GB
+    Smartphone"); none that holds the name or is held by it, nor one the user said."""
+    others: set[str] = set()
+
+    def lists(value: Any) -> Iterable[list[Any]]:
+        if isinstance(value, dict):
+            for item in value.values():
+                yield from lists(item)
+        elif isinstance(value, list):
+            yield value
+            for item in value:
+                yield from lists(item)
+
+    for read in reads:
+        for rows in lists(read):
+            records = [r for r in rows if isinstance(r, dict)]
+            keys = {
+                k
+                for r in records
+                for k, v in r.items()
+                if _name_like(k) and isinstance(v, str) and facts.states_name(v, name)
+            }
+            for key in keys:
+                for r in records:
+                    text = r.get(key)
+                    if isinstance(text, str) and facts.fold(text):
+                        words = text.split()
+                        others |= {text, " ".join(words[:SHORT_NAME])}
+    folded = f" {facts.fold(name)} "
+    return sorted(
+        o
+        for o in others
+        if f" {facts.fold(o)} " not in folded and folded not in f" {facts.fold(o)} " and not facts.states_name(said, o)
+    )
 
 
 def _op(matcher: Any) -> str | None:
@@ -442,12 +489,17 @@ def _numbers(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], reads: 
     return _unique(out)
 
 
+def _name_like(key: str) -> bool:
+    """Whether a result's field names its record (``NAME_KEYS``, ``*_name``, ``*title``)."""
+    return key in NAME_KEYS or key.endswith(("_name", "title"))
+
+
 def _names(answer: str, fields: list[tuple[str, Any, dict[str, Any]]], said: str) -> list[Any]:
     names = {
         v
         for k, v, _ in fields
         if isinstance(v, str)
-        and (k in NAME_KEYS or k.endswith(("_name", "title")))
+        and _name_like(k)
         and len(v) <= 80
         and facts.fold(v)
         and not _is_date(v[:10])

@@ -15,7 +15,7 @@ from sandbox.conditions import action_space_for
 from sandbox.errors import ErrorType
 from sandbox.facts import states_name
 from sandbox.generator import families
-from sandbox.generator.answers import non_members
+from sandbox.generator.answers import candidates, non_members
 from sandbox.generator.core import FAMILIES, FRICTIONS, BuildError, Gen, act, done, family_group, resolve
 from sandbox.generator.draft import Draft
 from sandbox.generator.stats import suite_stats
@@ -190,6 +190,19 @@ def test_the_non_members_of_a_set_of_orders_are_named_by_their_items() -> None:
     assert "order_001" in others and "Dell XPS 14 Laptop" in others and "Dell XPS 14" in others
     assert not [o for o in others if states_name(f"order_015 ({title})", o)]
     assert [o for o in others if states_name(f"{title} and the Dell XPS 14", o)]
+
+
+def test_the_candidates_of_a_superlative_answer_are_the_other_results() -> None:
+    """ "The cheapest smartphone?": the other products the search returned, whole and by their first words;
+    none holding the answer's name or held by it, none the user said."""
+    products = [
+        {"product_id": "p1", "title": "Xiaomi 15 Smartphone", "brand": "Xiaomi"},
+        {"product_id": "p2", "title": "Apple iPhone 16 128GB Smartphone", "brand": "Apple"},
+        {"product_id": "p3", "title": "Xiaomi 15 Ultra", "brand": "Xiaomi"},
+        {"product_id": "p4", "title": "Google Pixel 9", "brand": "Google"},
+    ]
+    found = candidates("Xiaomi 15", [{"products": products}], "the cheapest phone but the Google Pixel 9?")
+    assert found == ["Apple iPhone 16", "Apple iPhone 16 128GB Smartphone"]
 
 
 def test_a_remembered_dog_trip_hotel_brand_takes_pets() -> None:

@@ -106,6 +106,10 @@ def test_fact_matchers_want_text() -> None:
         {"$none": "yes"},
         {"$verdict": "maybe"},
         {"$verdict": True},
+        {"$first": "Xiaomi 15"},
+        {"$first": {"name": "Xiaomi 15"}},
+        {"$first": {"name": "", "others": []}},
+        {"$first": {"name": "Xiaomi 15", "others": [""]}},
     ],
 )
 def test_malformed_fact_matchers_raise(matcher: dict[str, Any]) -> None:
@@ -320,10 +324,34 @@ def test_an_answer_of_the_opposite_verdict_fails(verdict: str, text: str, ok: bo
 @pytest.mark.parametrize(
     ("text", "ok"),
     [
-        ("dropbox.com was breached; this password is also used on amazon.com, change it there.", False),
+        ("dropbox.com was breached; this password is also used on amazon.com, change it there.", True),
+        ("dropbox.com (this same password is reused on netflix.com, amazon.com and outlook.com) was breached.", True),
         ("dropbox.com was breached. Your amazon.com login was not breached.", True),
+        ("Breached: dropbox.com. Your other logins, e.g. amazon.com, were not breached.", True),
         ("Only dropbox.com was breached.", True),
+        ("Your breached passwords: adobe.com, dropbox.com and amazon.com.", False),
+        ("Reuse is risky. Breached: dropbox.com, amazon.com.", False),  # the relation stated of no name
+        ("amazon.com is also used on dropbox.com; both were breached.", False),  # the relation after the name
     ],
 )
-def test_none_of_counts_only_affirmed_names(text: str, ok: bool) -> None:
-    assert matches({"$none_of": ["amazon.com"]}, text) is ok
+def test_none_of_counts_only_names_affirmed_as_members(text: str, ok: bool) -> None:
+    assert matches({"$none_of": ["amazon.com", "Amazon"]}, text) is ok
+
+
+CHEAPEST = {"$first": {"name": "Xiaomi 15", "others": ["Apple iPhone 16", "Samsung Galaxy S25"]}}
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("The cheapest smartphone is the Xiaomi 15 at £403.99.", True),
+        ("The cheapest is the Xiaomi 15 at £403.99; next is the Apple iPhone 16 at £486.99.", True),
+        ("Not the Apple iPhone 16: the Xiaomi 15 is the cheapest.", True),  # a denied rival
+        ("The cheapest smartphone is the Apple iPhone 16 at £486.99; the Xiaomi 15 is pricier.", False),
+        ("The Samsung Galaxy S25 and the Xiaomi 15 are cheap.", False),
+        ("The cheapest is the Apple iPhone 16.", False),
+        ("The cheapest is not the Xiaomi 15.", False),
+    ],
+)
+def test_a_superlative_answer_is_named_before_any_other_candidate(text: str, ok: bool) -> None:
+    assert matches(CHEAPEST, text) is ok

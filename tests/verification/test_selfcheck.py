@@ -167,20 +167,38 @@ def test_a_guarded_action_passes_however_and_whenever_the_user_is_asked_first() 
 
 def test_a_set_answer_states_its_members_and_no_other() -> None:
     """ "Which of my passwords were breached?": the build adds the world's other logins as ``$none_of`` (by
-    site and by name), less the sites a breached login's password is reused on (the advice names them); the
-    members alone pass, the members with every other login fail, a login named as not breached passes."""
+    site and by name), the sites a breached login's password is reused on among them; the members alone
+    pass, the members with every other login fail, a login named as not breached passes, and a reused-on
+    site passes as the advice ("also used on amazon.com") but fails listed as breached."""
     task = next(t for t in load_split("full.jsonl") if t.query == "Which of my passwords showed up in a data breach?")
     others = next(m["$none_of"] for m in task.check.answer if "$none_of" in m)
-    assert {"github.com", "X (Twitter)"} <= set(others)
-    assert not {"adobe.com", "dropbox.com", "amazon.com", "netflix.com"} & set(others)
+    assert {"github.com", "X (Twitter)", "amazon.com", "netflix.com"} <= set(others)
+    assert not {"adobe.com", "dropbox.com"} & set(others)
     seen = kinds(check_task(task))
     assert {"alt/members_only", "wrong/overinclusive"} <= set(seen) and not any(seen.values())
     members = "adobe.com, dropbox.com, facebook.com and linkedin.com were breached"
-    for answer in (
-        f"{members}; the Dropbox password is also used on amazon.com and netflix.com: change it there too.",
-        f"{members}. Your github.com login was not breached.",
+    for answer, ok in (
+        (f"{members}; the Dropbox password is also used on amazon.com and netflix.com: change it there too.", True),
+        (f"{members}. Your github.com login was not breached.", True),
+        (f"{members}. Your other logins, e.g. amazon.com, were not breached.", True),
+        (f"{members}, and amazon.com.", False),
     ):
-        assert run(task, [*task.gold[:-1], Action(name="finish", arguments={"answer": answer})]).passed, answer
+        assert run(task, [*task.gold[:-1], Action(name="finish", arguments={"answer": answer})]).passed is ok, answer
+
+
+def test_a_superlative_answer_names_the_answer_before_any_other_candidate() -> None:
+    """ "What's the cheapest smartphone?": the build checks the answer as ``$first`` over the other phones the
+    search returned; the answer followed by a runner-up passes, another phone named as the cheapest fails."""
+    task = next(t for t in load_split("full.jsonl") if t.query == "What's the cheapest smartphone in the shop?")
+    first = next(m["$first"] for m in task.check.answer if "$first" in m)
+    assert first["name"] == "Xiaomi 15" and "Apple iPhone 16" in first["others"]
+    seen = kinds(check_task(task))
+    assert {"alt/runner_up", "wrong/other_first"} <= set(seen) and not any(seen.values())
+    for answer, ok in (
+        ("The cheapest is the Xiaomi 15 at £403.99; next is the Apple iPhone 16 at £486.99.", True),
+        ("The cheapest smartphone is the Apple iPhone 16 at £486.99; the Xiaomi 15 is pricier.", False),
+    ):
+        assert run(task, [*task.gold[:-1], Action(name="finish", arguments={"answer": answer})]).passed is ok, answer
 
 
 def test_a_delegated_answer_denied_fails() -> None:

@@ -315,8 +315,8 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     members = [names[0] for m in answer if (names := names_of(m))]
     if any(_op(m) == "$none_of" for m in answer) and len(members) == len(answer) - 1:
         yield "members_only", [*gold[:-1], _finish("; ".join(reversed(members)) + ".")]
-    if first := next((m["$first"] for m in answer if _op(m) == "$first"), None):
-        runner_up = f"{gold[-1].arguments.get('answer', '')} Next after it is {first['others'][0]}."
+    if superlative := next((m["$first"] for m in answer if _op(m) == "$first"), None):
+        runner_up = f"{gold[-1].arguments.get('answer', '')} Next after it is {superlative['others'][0]}."
         yield "runner_up", [*gold[:-1], _finish(runner_up)]
     named = [names[0] for m in answer if (names := names_of(m))]
     if named and any(_op(m) == "$verdict" for m in answer):
@@ -518,9 +518,9 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         others: list[str] = next((m["$none_of"] for m in answer if _op(m) == "$none_of"), [])
         if others:
             yield "overinclusive", [*gold[:-1], _finish(f"{text} Also {', '.join(others[:3])}.")]
-        if first := next((m["$first"] for m in answer if _op(m) == "$first"), None):
-            other = first["others"][0]
-            yield "other_first", [*gold[:-1], _finish(f"That is {other}; {first['name']} comes after it.")]
+        if superlative := next((m["$first"] for m in answer if _op(m) == "$first"), None):
+            other, name = superlative["others"][0], superlative["name"]
+            yield "other_first", [*gold[:-1], _finish(f"That is {other}; {name} comes after it.")]
         members = [m["$name"] for m in answer if isinstance(m, dict) and list(m) == ["$name"]]
         if len(members) >= 2:
             yield "incomplete", [*gold[:-1], _finish(f"{members[0]}.")]

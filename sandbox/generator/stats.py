@@ -294,13 +294,13 @@ def _checks_section(stats: dict[str, Any]) -> list[str]:
         f"doing nothing must fail: {check['noop']['runs']}, passed: {check['noop']['surprises']}\n",
         f"- legitimate alternatives that must pass (reordered independent reads, an extra read, equivalent "
         f"arguments, a clarifying question, a search's origin by its street line, a confirmation asked in other "
-        "words or before trying, a callee's own words relayed, a set's members alone, another time of a day the "
-        "task leaves free, a share without its optional notification): "
+        "words or before trying, a callee's own words relayed, a set's members alone, the answer then a runner-up, "
+        "another time of a day the task leaves free, a share without its optional notification): "
         f"{alt['runs']}, failed: {alt['surprises']}\n",
         f"- wrong endings that must fail (another entity's facts, an invented number, a delegated answer denied, "
         f"placeholder text, a skipped "
-        f"or unconfirmed confirmation, a search near the other saved address, a set with non-members, the day "
-        f"after a free time's day): "
+        f"or unconfirmed confirmation, a search near the other saved address, a set with non-members, another "
+        f"candidate named first, the day after a free time's day): "
         f"{wrong['runs']}, passed: {wrong['surprises']}\n",
         f"- perturbed golds that must fail: {perturb['runs']}, passed: {perturb['surprises']}\n",
         "- gate violations (each must be 0): " + ", ".join(f"{g} {n}" for g, n in check["gates"].items()) + "\n",

@@ -358,8 +358,13 @@ def test_list_files_in_a_folder(ex: Executor) -> None:
 
 def test_list_files_filters(ex: Executor) -> None:
     invoices = ok(ex, "list_files", {"query": "invoice"})
-    assert {"invoice_INV-2025-0412.pdf", "scan_0001.pdf"} <= {f["name"] for f in invoices["files"]}
-    assert any("INV-88231" in f.get("preview", "") for f in invoices["files"])
+    assert "invoice_INV-2025-0412.pdf" in {f["name"] for f in invoices["files"]}
+    assert any("INV-2025-0412" in f.get("preview", "") for f in invoices["files"])
+    # a scan is an image: its text is for the screen reader, neither searched nor previewed
+    assert "scan_0001.pdf" not in {f["name"] for f in invoices["files"]}
+    downloads = ok(ex, "list_files", {"folder_path": "/Downloads", "recursive": False, "limit": 100})
+    (scan,) = [f for f in downloads["files"] if f["name"] == "scan_0001.pdf"]
+    assert scan["app"] == "quickscan" and "preview" not in scan
     videos = ok(ex, "list_files", {"folder_path": "/Pictures", "file_type": "video", "min_size_mb": 500})
     assert videos["count"] >= 1 and all(f["size_mb"] >= 500 and f["name"].startswith("VID_") for f in videos["files"])
     recent = ok(ex, "list_files", {"modified_after": "2025-06-01", "limit": 100})

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
+    case,
     delete,
     func,
     insert,
@@ -707,6 +708,9 @@ def set_app_notifications(ctx: Ctx, app_id: Ref, enabled: bool, channels: Channe
 # ---- Files & Folders (4.4) --------------------------------------------------------------------
 
 FILE_KEYS = ("file_id", "name", "folder", "file_type", "size_mb", "app", "modified_at")
+SCANNER = "quickscan"
+"""The scanner app: what it saves is an image of a page, with no text layer, so its text is neither
+previewed nor searched by ``list_files``; the screen-reader agent reads it."""
 
 
 _FOLDER_NAMED = select(folders.c.path).where(func.lower(folders.c.path) == bindparam("path")).order_by(folders.c.path)
@@ -758,7 +762,7 @@ def _file_search(
         if recursive
         else f.folder == folder
     )
-    where += words_match([f.name, f.content], words)
+    where += words_match([f.name, case((f.app == SCANNER, ""), else_=f.content)], words)
     if file_type:
         where.append(f.file_type == bindparam("file_type"))
     if min_size:
@@ -783,7 +787,7 @@ def _file_out(r: dict[str, Any]) -> dict[str, Any]:
     out["path"] = posixpath.join(r["folder"], r["name"])
     if r["deleted_at"]:
         out["deleted_at"] = r["deleted_at"]
-    if r["content"]:
+    if r["content"] and r["app"] != SCANNER:
         out["preview"] = r["content"][:80]
     return out
 
@@ -801,10 +805,11 @@ def list_files(
     limit: Annotated[int, Field(ge=1, le=100)] = 50,
 ) -> dict[str, Any]:
     """List or search files in a folder (and its subfolders), newest first, plus the folder's direct subfolders.
+    Scans (app quickscan) are images: their text is not previewed or searched (the screen-reader agent reads it).
 
     Args:
         folder_path: Folder to look in, e.g. "/Documents/Work" ("/" is the whole storage).
-        query: Words that must all appear in the file name or text.
+        query: Words that must all appear in the file name or text (a scan's name only).
         file_type: Only files of this type.
         min_size_mb: Only files at least this large, in MB.
         modified_after: Only files modified on or after this day, YYYY-MM-DD.

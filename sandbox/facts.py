@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 MONTHS = {
     name: n
@@ -422,6 +422,65 @@ _RELATION = re.compile(r"\b(?:also|re-?)\s*used\b|\breuse[sd]?\b|\bsame password
 _ASIDES = frozenset({"eg", "ie", "such", "as", "like", "including", "say"})
 
 
+class _Token(NamedTuple):
+    """A folded word of a text and where it stands."""
+
+    word: str
+    clause: int  # a clause number, unique in the text
+    question: bool  # inside a question
+    related: bool  # after a relation its sentence states (``_RELATION``)
+    stretch: int  # a stretch number: a sentence up to a contrast (``_CONTRASTS``)
+    goes_on: bool  # its stretch goes on about the subject of the one before ("…, but it was placed earlier")
+    label: bool  # the last word before a colon ("Pending: order_019")
+
+
+# a contrast opens another stretch of a sentence, which goes on about the subject of the one before when its
+# first word says so ("…, but it was placed earlier"); a list shares its predicate across commas and "and"
+# ("order_016 and order_017 are shipped")
+_CONTRASTS = re.compile(r"\b(?:but|however|whereas|while|although|though)\b|[—–]|\s-\s", re.IGNORECASE)
+_SAME_SUBJECT = frozenset({"it", "they", "both", "this", "that", "these", "those", "he", "she", "was", "is", "were"})
+
+
+def _tokens(text: str) -> list[_Token]:
+    """The folded words of ``text`` with their clause, question, relation, stretch and label."""
+    text = re.sub(r"\b(e)\.(g)\.|\b(i)\.(e)\.", lambda m: m.group(0).replace(".", ""), text, flags=re.IGNORECASE)
+    tokens: list[_Token] = []
+    clause = stretch = depth = 0
+    goes_on = False
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n", text):
+        question = sentence.rstrip().endswith("?")
+        relation = _RELATION.search(sentence)
+        unrelated = len(fold(sentence[: relation.end()]).split()) if relation else None  # words before it ends
+        start = len(tokens)
+        pieces = re.split(f"({_CLAUSES.pattern})", sentence)
+        for k, piece in enumerate(pieces):
+            clause += k % 2  # a separator (kept, so a name holding "and" is still found) opens a clause
+            if k % 2:
+                if _CONTRASTS.fullmatch(piece.strip() or piece):
+                    following = fold(pieces[k + 1]).split()[:1] if k + 1 < len(pieces) else []
+                    stretch, goes_on = stretch + 1, bool(set(following) & _SAME_SUBJECT)
+                if piece.strip() == ":" and len(tokens) > start:
+                    tokens[-1] = tokens[-1]._replace(label=True)
+                continue
+            tokens += [
+                _Token(
+                    w,
+                    clause,
+                    question,
+                    unrelated is not None and len(tokens) + j - start >= unrelated,
+                    stretch,
+                    goes_on,
+                    False,
+                )
+                for j, w in enumerate(fold(piece).split())
+            ]
+        clause += 1
+        depth += sentence.count("(") - sentence.count(")")
+        if depth <= 0:  # a parenthesis goes on across a ";" ("(kettle, jacket; €1,078.95) was placed …")
+            stretch, goes_on = stretch + 1, False
+    return tokens
+
+
 def name_mentions(text: str, name: str) -> list[tuple[int, bool, bool]]:
     """(word position, denied, related) of each mention of ``name`` in ``text`` that states or denies it: a
     mention is denied where a denial governs it (``_governs_before``, ``_governs_after``), and related where
@@ -431,31 +490,17 @@ def name_mentions(text: str, name: str) -> list[tuple[int, bool, bool]]:
     *head, last = fold(name).split() or [""]
     if not last:
         return []
-    text = re.sub(r"\b(e)\.(g)\.|\b(i)\.(e)\.", lambda m: m.group(0).replace(".", ""), text, flags=re.IGNORECASE)
-    tokens: list[tuple[str, int, bool, bool]] = []  # (folded word, clause number, inside a question, related)
-    clause = 0
-    for sentence in re.split(r"(?<=[.!?;])\s+|\n", text):
-        question = sentence.rstrip().endswith("?")
-        relation = _RELATION.search(sentence)
-        unrelated = len(fold(sentence[: relation.end()]).split()) if relation else None  # words before it ends
-        start = len(tokens)
-        for k, piece in enumerate(re.split(f"({_CLAUSES.pattern})", sentence)):
-            clause += k % 2  # a separator (kept, so a name holding "and" is still found) opens a clause
-            tokens += [
-                (w, clause, question, unrelated is not None and len(tokens) + j - start >= unrelated)
-                for j, w in enumerate(fold(piece).split())
-            ]
-        clause += 1
-    words = [w for w, _, _, _ in tokens]
+    tokens = _tokens(text)
+    words = [t.word for t in tokens]
     found: list[tuple[int, bool, bool]] = []
     for i in range(len(words) - len(head)):
         if words[i : i + len(head)] != head or not same_noun(last, words[i + len(head)]):
             continue
-        _, at, question, related = tokens[i]
-        before = [w for w, c, _, _ in tokens[:i] if c == at]
-        after = [w for w, c, _, _ in tokens[i + len(head) + 1 :] if c == at]
+        at, question, related = tokens[i].clause, tokens[i].question, tokens[i].related
+        before = [t.word for t in tokens[:i] if t.clause == at]
+        after = [t.word for t in tokens[i + len(head) + 1 :] if t.clause == at]
         if before and set(before) <= _ASIDES:  # "Your other logins, e.g. amazon.com, were not …"
-            after += [w for w, c, _, _ in tokens[i + len(head) + 1 :] if c == at + 1]
+            after += [t.word for t in tokens[i + len(head) + 1 :] if t.clause == at + 1]
         if (question and (before or after)) or set(before) & _SUPPOSALS:
             continue  # a question quoted whole ("In French: Comment allez-vous ?") still states itself
         found.append((i, _governs_before(before) or _governs_after(after), related))
@@ -478,12 +523,59 @@ def affirms_name(text: str, name: str) -> bool:
     return plain and not denied
 
 
-def affirms_member(text: str, name: str) -> bool:
+def affirms_member(text: str, name: str, values: Collection[str] = (), others: Collection[str] = ()) -> bool:
     """``affirms_name`` of a set's member: a mention in a sentence stating the name's relation to a member
     before it ("this same password is reused on amazon.com") is a fact of that member, not a member
-    stated; the same name listed as one ("breached: dropbox.com and amazon.com") is."""
+    stated; the same name listed as one ("breached: dropbox.com and amazon.com") is. Given the ``values``
+    that make a member ("delivered") and the ``others`` of its defining properties ("shipped", "pending",
+    "earlier"), a mention whose stretch states it another value (``states_other_value``) is none either:
+    "order_016 and order_017 are shipped", "not delivered yet: order_016", "order_014 was also delivered,
+    but it was placed earlier"."""
     found = name_mentions(text, name)
-    return any(not denied and not related for _, denied, related in found) and not any(d for _, d, _ in found)
+    tokens = _tokens(text) if values or others else []
+    width = len(fold(name).split())
+
+    def claimed(i: int) -> bool:
+        return not (tokens and states_other_value(tokens, i, width, values, others))
+
+    plain = [i for i, denied, related in found if not denied and not related]
+    return any(claimed(i) for i in plain) and not any(d for _, d, _ in found)
+
+
+def _value_at(tokens: Sequence[_Token], k: int, values: Collection[str], others: Collection[str]) -> bool | None:
+    """Whether the word at ``k`` states a member's value (True), another (False: one of ``others``, or a
+    member's value denied, "not delivered yet"), or no value (None)."""
+    word = tokens[k].word
+    if word in others:
+        return False
+    if word not in values:
+        return None
+    return not _governs_before([t.word for t in tokens[max(0, k - _REACH) : k] if t.clause == tokens[k].clause])
+
+
+def states_other_value(
+    tokens: Sequence[_Token], i: int, width: int, values: Collection[str], others: Collection[str]
+) -> bool:
+    """Whether the stretch of the name at ``tokens[i : i + width]`` gives it a value other than a member's: the
+    nearest label before it ("Pending: …", "not delivered yet: …") says, else the first value stated after
+    it ("… are shipped"), else the nearest before; a stretch going on about it ("…, but it was placed earlier")
+    says too."""
+    values, others = {fold(v) for v in values}, {fold(o) for o in others}
+    own = [k for k, t in enumerate(tokens) if t.stretch == tokens[i].stretch]
+    before = [k for k in own if k < i]
+    after = [k for k in own if k >= i + width]
+    labels = [
+        v for k in reversed(before) if tokens[k].label and (v := _value_at(tokens, k, values, others)) is not None
+    ]
+    stated = [v for k in after if (v := _value_at(tokens, k, values, others)) is not None]
+    earlier = [v for k in reversed(before) if (v := _value_at(tokens, k, values, others)) is not None]
+    if (labels or stated or earlier or [None])[0] is False:
+        return True
+    # the next stretch, going on about it, may give it another value of another property ("placed earlier")
+    then = [
+        k for k in range(i + width, len(tokens)) if tokens[k].stretch == tokens[i].stretch + 1 and tokens[k].goes_on
+    ]
+    return any(_value_at(tokens, k, values, others) is False for k in then)
 
 
 def first_named(text: str, name: str, others: Iterable[str]) -> bool:

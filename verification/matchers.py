@@ -24,7 +24,12 @@ by polarity (``facts.affirms_name``): stated plainly, never denied in its clause
 ``$none`` true: the text says the result is empty ("no …", "none", "nothing", "0") ·
 ``$none_of`` [names]: the text affirms none of them as a member (``facts.affirms_member``): the non-members of
 a set; one named under a denial ("your amazon.com login was not breached") or in a sentence stating its
-relation to a member before it ("this password is also used on amazon.com") is no member stated ·
+relation to a member before it ("this password is also used on amazon.com") is no member stated; in the form
+{"names", "as", "unlike"} (a set defined by a property's value: "as" the words of a member's value, "delivered";
+"unlike" those of the others, "shipped", "pending", "earlier"), nor is one its stretch of the sentence states
+another value of ("order_016 and order_017 are shipped", "not delivered yet: order_016", "order_014 was also
+delivered, but it was placed earlier"), while one listed among the members ("delivered: order_015 and
+order_016") is ·
 ``$first`` {"name", "others"}: the answer to a superlative question ("the cheapest smartphone?"): the text
 affirms ``name`` as ``$name`` does and names it before any of ``others`` (the other candidates the gold's
 search found), so "the cheapest is the Xiaomi 15; next is the iPhone 16" passes and "the cheapest is the
@@ -317,10 +322,16 @@ def _check_none(operand: bool, actual: Any, path: str) -> str | None:
     return _stated(path, actual, facts.states_none, "that nothing was found")
 
 
-def _check_none_of(operand: list[str], actual: Any, path: str) -> str | None:
+def none_of_names(operand: list[str] | dict[str, list[str]]) -> list[str]:
+    """The non-member names of a ``$none_of`` operand, in either form."""
+    return operand["names"] if isinstance(operand, dict) else operand
+
+
+def _check_none_of(operand: list[str] | dict[str, list[str]], actual: Any, path: str) -> str | None:
     if not isinstance(actual, str):
         return _fail(path, f"expected text, got {_show(actual)}")
-    stated = [name for name in operand if facts.affirms_member(actual, name)]
+    values, others = (operand["as"], operand["unlike"]) if isinstance(operand, dict) else ((), ())
+    stated = [name for name in none_of_names(operand) if facts.affirms_member(actual, name, values, others)]
     return _fail(path, f"states {_show(stated)}, which are not among the answer: {_show(actual)}") if stated else None
 
 
@@ -524,8 +535,13 @@ def _valid_none(operand: Any) -> None:
 
 
 def _valid_none_of(operand: Any) -> None:
-    ok = isinstance(operand, list) and bool(operand) and all(isinstance(n, str) and facts.fold(n) for n in operand)
-    _need(ok, "$none_of", operand, "needs a non-empty list of names")
+    def names(value: Any) -> bool:
+        return isinstance(value, list) and bool(value) and all(isinstance(n, str) and facts.fold(n) for n in value)
+
+    ok = names(operand) or (
+        isinstance(operand, dict) and set(operand) == {"names", "as", "unlike"} and all(map(names, operand.values()))
+    )
+    _need(ok, "$none_of", operand, 'needs a non-empty list of names, or {"names", "as", "unlike"}: three such lists')
 
 
 _STATE_WORDS = ", ".join(sorted(w for g in facts.STATE_GROUPS for w in g[0] | g[1]))

@@ -31,6 +31,8 @@ Legitimate alternatives must pass (``alt/…``):
   the business's own words ("They said: …");
 - ``members_only``: for a set question whose answer check is its members and ``$none_of``, the
   members' names alone, last first;
+- ``own_value``: for a set defined by a property's value (a ``$none_of`` with ``as``), the gold's answer
+  followed by a non-member named with another value of it ("order_016 is shipped."): no member stated;
 - ``runner_up``: for a superlative question (a ``$first`` fact), the gold's answer followed by another
   candidate ("Next after it is the iPhone 16."): the runner-up named after the answer;
 - ``denied_aside``: for a yes/no question (a ``$verdict`` fact) whose facts name something, the gold's
@@ -93,7 +95,7 @@ from sandbox.skills import SKILLS
 from sandbox.tasks import Action, AgentBehaviorCheck, StateChangeCheck, Task, ToolCallCheck
 from sandbox.tooling import REGISTRY
 from verification.checkers import holds_evidence, objects, successful_steps
-from verification.matchers import fits
+from verification.matchers import fits, none_of_names
 from verification.verify import Verdict, verify
 
 EXTRA_CALL = Action(name="create_note", arguments={"title": "Scratch", "content": "a note nobody asked for"})
@@ -315,6 +317,10 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     members = [names[0] for m in answer if (names := names_of(m))]
     if any(_op(m) == "$none_of" for m in answer) and len(members) == len(answer) - 1:
         yield "members_only", [*gold[:-1], _finish("; ".join(reversed(members)) + ".")]
+    valued = next((m["$none_of"] for m in answer if _op(m) == "$none_of" and isinstance(m["$none_of"], dict)), None)
+    if valued:
+        own = f"{gold[-1].arguments.get('answer', '')} {valued['names'][0]} is {valued['unlike'][0]}."
+        yield "own_value", [*gold[:-1], _finish(own)]
     if superlative := next((m["$first"] for m in answer if _op(m) == "$first"), None):
         runner_up = f"{gold[-1].arguments.get('answer', '')} Next after it is {superlative['others'][0]}."
         yield "runner_up", [*gold[:-1], _finish(runner_up)]
@@ -515,7 +521,7 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         if task.tags.get(ASKS_FACTS[0]) == ASKS_FACTS[1] and all(named):
             denied = "; ".join(f"it is not {n[0]}" for n in named)
             yield "denied_answer", [*gold[:-1], _finish(f"No, I asked: {denied}.")]
-        others: list[str] = next((m["$none_of"] for m in answer if _op(m) == "$none_of"), [])
+        others = next((none_of_names(m["$none_of"]) for m in answer if _op(m) == "$none_of"), [])
         if others:
             yield "overinclusive", [*gold[:-1], _finish(f"{text} Also {', '.join(others[:3])}.")]
         if superlative := next((m["$first"] for m in answer if _op(m) == "$first"), None):

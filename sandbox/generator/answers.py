@@ -180,15 +180,7 @@ def non_members(
     of a member (a breached login's ``reused_on`` sites) is one too: an answer may state it as that fact
     ("also used on amazon.com, change it there"), which ``$none_of`` reads as no member stated."""
     names = {facts.fold(n) for m in members for n in names_of(m)}
-    stable = {**world_ids(persona_id), **patched_ids(patches)}
-    fields: set[tuple[str, str]] = set()  # (table, key)
-    for read in reads:
-        for key, value, record in _fields(read):
-            if isinstance(value, str) and facts.fold(value) in names:
-                tables = {
-                    stable[v] for k, v in record.items() if k.endswith("_id") and isinstance(v, str) and v in stable
-                }
-                fields |= {(t, key) for t in tables if key in metadata.tables[t].c}
+    fields = {(table, key) for table, key, _ in _member_records(names, reads, persona_id, patches)}
     others: set[str] = set()
     for table, key in fields:
         named = entity_names(table, key, persona_id, patches)
@@ -199,6 +191,62 @@ def non_members(
         return any(folded in f" {n} " or f" {n} " in folded for n in names)
 
     return sorted(o for o in others if not overlaps(o) and not facts.states_name(said, o))
+
+
+def _member_records(
+    names: Collection[str], reads: Sequence[Any], persona_id: str, patches: dict[str, Any]
+) -> Iterable[tuple[str, str, dict[str, Any]]]:
+    """(table, key, record) for each read record holding a member's name (folded ``names``) under ``key``
+    and the id of a row of ``table`` that has that column."""
+    stable = {**world_ids(persona_id), **patched_ids(patches)}
+    for read in reads:
+        for key, value, record in _fields(read):
+            if isinstance(value, str) and facts.fold(value) in names:
+                tables = {
+                    stable[v] for k, v in record.items() if k.endswith("_id") and isinstance(v, str) and v in stable
+                }
+                yield from ((t, key, record) for t in tables if key in metadata.tables[t].c)
+
+
+# a set bounded by a date ("placed since 2025-05-21") leaves out what lies on the other side of it
+_BOUNDS = (
+    (re.compile(r"\b(?:since|after|from)\s+\d{4}-\d{2}-\d{2}\b", re.IGNORECASE), ("earlier", "before")),
+    (re.compile(r"\b(?:before|until)\s+\d{4}-\d{2}-\d{2}\b", re.IGNORECASE), ("later", "after")),
+)
+
+
+def member_values(
+    members: Sequence[Any], reads: Sequence[Any], query: str, persona_id: str, patches: dict[str, Any]
+) -> tuple[list[str], list[str]]:
+    """(the values that make a member, the other values of the same properties) of a set the query defines
+    by a property's value ("which of my orders … are delivered?"): a one-word value the members' read
+    records hold in a column of its table that the query says, against that column's other values in the
+    world and the task's inserted rows; and, for a set bounded by a date, the words of its other side
+    ("earlier"). Empty without such a value: then ``$none_of`` reads every plain mention as a member."""
+    names = {facts.fold(n) for m in members for n in names_of(m)}
+    asked = set(facts.fold(query).split())
+    found = list(_member_records(names, reads, persona_id, patches))
+    columns = {
+        (table, key, facts.fold(value))
+        for table, _, record in found
+        for key, value in record.items()
+        if isinstance(value, str) and key in metadata.tables[table].c and facts.fold(value) in asked
+    }
+    values: list[str] = []
+    unlike: set[str] = set()
+    for table, key, value in sorted(columns):
+        rows = [dict(r._mapping) for r in _world(persona_id).execute(select(metadata.tables[table]))]
+        rows += list(patches.get("insert", {}).get(table, []))
+        said = {
+            facts.fold(r[key]) for r in rows if isinstance(r.get(key), str) and len(facts.fold(r[key]).split()) == 1
+        }
+        if value in said and len(said) > 1:
+            values.append(value)
+            unlike |= said - {value}
+    if not values:
+        return [], []
+    bounds = [word for pattern, words in _BOUNDS if pattern.search(query) for word in words]
+    return values, [*sorted(unlike), *bounds]
 
 
 ALIAS_KEYS = ("title", "name")  # the columns that name a row the way a person does
@@ -349,8 +397,10 @@ def complete_check(
     members = [m for m in check.get("answer", []) if names_of(m)]
     if members and SET_QUESTION.search(draft.query):
         others = non_members(members, reads, said, persona_id, draft.patches)
+        values, unlike = member_values(members, reads, draft.query, persona_id, draft.patches)
         if others:
-            check["answer"] = [*check["answer"], {"$none_of": others}]
+            none_of = {"names": others, "as": values, "unlike": unlike} if values else others
+            check["answer"] = [*check["answer"], {"$none_of": none_of}]
     if len(members) == 1 and _op(members[0]) == "$name" and SUPERLATIVE_QUESTION.search(draft.query):
         name = members[0]["$name"]
         rivals = candidates(name, reads, said)

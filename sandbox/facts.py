@@ -461,7 +461,6 @@ def _tokens(text: str) -> list[_Token]:
                     stretch, goes_on = stretch + 1, bool(set(following) & _SAME_SUBJECT)
                 if piece.strip() == ":" and len(tokens) > start:
                     tokens[-1] = tokens[-1]._replace(label=True)
-                continue
             tokens += [
                 _Token(
                     w,
@@ -475,7 +474,7 @@ def _tokens(text: str) -> list[_Token]:
                 for j, w in enumerate(fold(piece).split())
             ]
         clause += 1
-        depth += sentence.count("(") - sentence.count(")")
+        depth = max(0, depth + sentence.count("(") - sentence.count(")"))
         if depth <= 0:  # a parenthesis goes on across a ";" ("(kettle, jacket; €1,078.95) was placed …")
             stretch, goes_on = stretch + 1, False
     return tokens

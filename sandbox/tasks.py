@@ -83,7 +83,10 @@ class ToolCallCheck(Strict):
     of which the ``finish`` answer text must satisfy (the facts the user asked for; for a yes/no question
     first its verdict, ``{"$verdict": "yes"}`` or ``{"$verdict": "no"}``, which an answer opening with the
     opposite one fails; for a superlative question, "the cheapest …?", its one answer as
-    ``{"$first": {"name": …, "others": [...]}}``, which an answer naming another candidate first fails)."""
+    ``{"$first": {"name": …, "others": [...]}}``, which an answer naming another candidate first fails;
+    for a set question, "which of my …?", its non-members as ``{"$none_of": [...]}``, or, for a set defined
+    by a property's value, ``{"$none_of": {"names": [...], "as": ["delivered"], "unlike": ["shipped", …]}}``,
+    which an answer listing one as a member fails and one naming it with another value passes)."""
 
     calls: list[ExpectedCall] = Field(min_length=1)
     answer: list[Any] = Field(default_factory=list)

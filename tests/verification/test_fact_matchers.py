@@ -110,6 +110,8 @@ def test_fact_matchers_want_text() -> None:
         {"$first": {"name": "Xiaomi 15"}},
         {"$first": {"name": "", "others": []}},
         {"$first": {"name": "Xiaomi 15", "others": [""]}},
+        {"$none_of": {"names": ["order_016"], "as": ["delivered"]}},
+        {"$none_of": {"names": ["order_016"], "as": [], "unlike": ["shipped"]}},
     ],
 )
 def test_malformed_fact_matchers_raise(matcher: dict[str, Any]) -> None:
@@ -336,6 +338,38 @@ def test_an_answer_of_the_opposite_verdict_fails(verdict: str, text: str, ok: bo
 )
 def test_none_of_counts_only_names_affirmed_as_members(text: str, ok: bool) -> None:
     assert matches({"$none_of": ["amazon.com", "Amazon"]}, text) is ok
+
+
+DELIVERED = {
+    "$none_of": {
+        "names": ["order_014", "order_016", "order_017", "order_019"],
+        "as": ["delivered"],
+        "unlike": ["cancelled", "pending", "shipped", "earlier", "before"],
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        (
+            "Only one is delivered: order_015. The others are not delivered yet: order_016 and order_017 are shipped,"
+            " and order_019 (placed today) is pending.",
+            True,
+        ),
+        ("order_015 is delivered. Pending: order_019; shipped: order_016.", True),
+        ("order_015. Note: order_014 was also delivered (on 22 May), but it was placed earlier, on 19 May.", True),
+        ("order_015 was delivered; order_016 is not delivered.", True),
+        ("Delivered: order_015 and order_016.", False),
+        ("Delivered: order_015 and order_016, but order_017 is pending.", False),  # the label governs the list
+        ("order_015 and order_016 are delivered, order_017 is pending.", False),  # the first value after it
+        ("order_015 was delivered. Also order_016.", False),
+        ("order_015 was delivered. order_014 was delivered too, but it was in May.", False),
+    ],
+)
+def test_none_of_reads_a_non_member_named_with_another_value_as_no_member(text: str, ok: bool) -> None:
+    assert matches(DELIVERED, text) is ok
+    assert matches({"$none_of": DELIVERED["$none_of"]["names"]}, text) is ("order_01" not in text.replace("order_015", ""))
 
 
 CHEAPEST = {"$first": {"name": "Xiaomi 15", "others": ["Apple iPhone 16", "Samsung Galaxy S25"]}}

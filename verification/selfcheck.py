@@ -676,6 +676,8 @@ def _operand(matcher: Any) -> Any:
         return _operand(operand[0])
     if next(iter(matcher)) == "$first":
         return operand["name"]
+    if next(iter(matcher)) == "$none_of":
+        return none_of_names(operand)
     return operand["value"] if isinstance(operand, dict) else operand
 
 

@@ -186,6 +186,24 @@ def test_a_set_answer_states_its_members_and_no_other() -> None:
         assert run(task, [*task.gold[:-1], Action(name="finish", arguments={"answer": answer})]).passed is ok, answer
 
 
+def test_a_set_defined_by_a_value_passes_non_members_named_with_another_value() -> None:
+    """ "Which of my orders placed since … are delivered?": the build gives ``$none_of`` the value that makes a
+    member and the others (order statuses, and "earlier" for the date bound); the other orders named with
+    their own status, or set aside as placed earlier, pass; one listed among the delivered fails."""
+    task = next(t for t in load_split("full.jsonl") if t.task_id == "basic-6.3-11")
+    none_of = next(m["$none_of"] for m in task.check.answer if "$none_of" in m)
+    assert none_of["as"] == ["delivered"] and {"shipped", "pending", "earlier"} <= set(none_of["unlike"])
+    seen = kinds(check_task(task))
+    assert {"alt/own_value", "wrong/overinclusive"} <= set(seen) and not any(seen.values())
+    member = "Only one is delivered: order_015 (Biore UV Aqua Rich Sunscreen)."
+    for answer, ok in (
+        (f"{member} The others are not delivered yet: order_016 and order_017 are shipped, order_019 is pending.", True),
+        (f"{member} order_014 was also delivered in that window, but it was placed earlier, on 19 May.", True),
+        ("Delivered: order_015 and order_016.", False),
+    ):
+        assert run(task, [*task.gold[:-1], Action(name="finish", arguments={"answer": answer})]).passed is ok, answer
+
+
 def test_a_superlative_answer_names_the_answer_before_any_other_candidate() -> None:
     """ "What's the cheapest smartphone?": the build checks the answer as ``$first`` over the other phones the
     search returned; the answer followed by a runner-up passes, another phone named as the cheapest fails."""

@@ -568,7 +568,7 @@ def states_other_value(
     ]
     stated = [v for k in after if (v := _value_at(tokens, k, values, others)) is not None]
     earlier = [v for k in reversed(before) if (v := _value_at(tokens, k, values, others)) is not None]
-    if (labels or stated or earlier or [None])[0] is False:
+    if next(iter(labels or stated or earlier), None) is False:
         return True
     # the next stretch, going on about it, may give it another value of another property ("placed earlier")
     then = [

@@ -369,7 +369,9 @@ DELIVERED = {
 )
 def test_none_of_reads_a_non_member_named_with_another_value_as_no_member(text: str, ok: bool) -> None:
     assert matches(DELIVERED, text) is ok
-    assert matches({"$none_of": DELIVERED["$none_of"]["names"]}, text) is ("order_01" not in text.replace("order_015", ""))
+    assert matches({"$none_of": DELIVERED["$none_of"]["names"]}, text) is (
+        "order_01" not in text.replace("order_015", "")
+    )
 
 
 CHEAPEST = {"$first": {"name": "Xiaomi 15", "others": ["Apple iPhone 16", "Samsung Galaxy S25"]}}

@@ -197,7 +197,10 @@ def test_a_set_defined_by_a_value_passes_non_members_named_with_another_value() 
     assert {"alt/own_value", "wrong/overinclusive"} <= set(seen) and not any(seen.values())
     member = "Only one is delivered: order_015 (Biore UV Aqua Rich Sunscreen)."
     for answer, ok in (
-        (f"{member} The others are not delivered yet: order_016 and order_017 are shipped, order_019 is pending.", True),
+        (
+            f"{member} The others are not delivered yet: order_016 and order_017 are shipped, order_019 is pending.",
+            True,
+        ),
         (f"{member} order_014 was also delivered in that window, but it was placed earlier, on 19 May.", True),
         ("Delivered: order_015 and order_016.", False),
     ):

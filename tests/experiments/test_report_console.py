@@ -10,6 +10,7 @@ import json
 import logging
 import random
 import re
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -154,16 +155,18 @@ def test_without_a_terminal_progress_is_plain_lines_every_interval() -> None:
     out = io.StringIO()
     with episode_progress(4, "sweep s", interactive=False, every_s=0.05, stream=out) as advance:
         advance(True, False)
-        import time
-
-        time.sleep(0.2)
+        # A line comes while the work goes on, with no further episode; waited for, not slept for: on a
+        # loaded machine the ticking thread can be late (a hang guard, not a figure).
+        deadline = time.monotonic() + 60
+        while "sweep s: 1/4 " not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
         advance(False, True)
         advance(True, False)
         advance(True, False)
     lines = out.getvalue().splitlines()
-    assert len(lines) >= 3 and all(line.startswith("sweep s: ") for line in lines)
-    first = r"sweep s: 1/4 episodes \(25%\), passed 1, errors 0, [\d.]+ episodes/s, elapsed \d+ s, ETA"
-    assert re.match(first, lines[0])
+    assert len(lines) >= 2 and all(line.startswith("sweep s: ") for line in lines), lines
+    ticked = r"sweep s: 1/4 episodes \(25%\), passed 1, errors 0, [\d.]+ episodes/(s|min), elapsed [^,]+, ETA .+"
+    assert any(re.fullmatch(ticked, line) for line in lines), lines
     assert lines[-1].startswith("sweep s: 4/4 episodes (100%), passed 3, errors 1,") and lines[-1].endswith("ETA 0 s")
     assert progress_line("x", 50, 100, 50, 0, 100.0).endswith("30.00 episodes/min, elapsed 1 min 40 s, ETA 1 min 40 s")
     slow = progress_line("x", 3, 10, 0, 0, 360.0)  # a small model on a CPU: per minute, never "0.0 episodes/s"

@@ -26,7 +26,7 @@ from experiments.commands.plans import load_config, parse_args, plan_sweep
 from experiments.commands.run import check_config, run_plan
 from experiments.commands.sweep import report_main, report_scope, sweep_main
 from experiments.execution.run import run_job
-from experiments.plan.model import SweepConfigError
+from experiments.plan.model import SweepConfigError, recorded_now
 from experiments.reporting.console import library_logs
 from experiments.reporting.leaderboard import leaderboard, print_leaderboard, write_report
 from experiments.reporting.plots import _label
@@ -356,6 +356,22 @@ def test_traces_are_sampled_across_verdicts_and_categories() -> None:
 
 
 # ---- mobilepa run into a store and MLflow ----------------------------------------------------------------
+
+
+def test_the_latest_sweep_is_by_time_not_by_text() -> None:
+    """Two sweeps recorded in one second order by their microseconds; an older store's local time with
+    its offset compares by the instant it names, not by its characters."""
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00", recorded_now())  # UTC, to the microsecond
+    sweeps = [
+        ("later", _sweep("s", ["mini"], "2026-01-01T00:00:00.750000+00:00")),
+        ("earlier", _sweep("s", ["mini"], "2026-01-01T00:00:00.250000+00:00")),
+    ]
+    assert "[key later]" in report_scope(_Store(_rows(), sweeps)).about  # type: ignore[arg-type]
+    old = [
+        ("tokyo", _sweep("s", ["mini"], "2026-01-01T09:00:00+0900")),  # 00:00 UTC, sorts last as text
+        ("utc", _sweep("s", ["mini"], "2026-01-01T01:00:00+0000")),  # 01:00 UTC: the latest
+    ]
+    assert "[key utc]" in report_scope(_Store(_rows(), old)).about  # type: ignore[arg-type]
 
 
 def test_a_run_can_be_recorded_like_a_one_cell_sweep(tmp_path: Path, capsys) -> None:

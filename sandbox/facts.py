@@ -609,6 +609,17 @@ def verdict(text: str) -> str | None:
     return None
 
 
+def verdict_about(text: str, about: Iterable[str]) -> str | None:
+    """The verdict an answer opening with none states of the property a yes/no question asks about, named by
+    ``about`` ("delayed", "late"): "yes" where it affirms one of them ("it was delayed by 30 minutes"),
+    "no" where it only denies them ("not delayed", "on time, no delay"), None where it names none or
+    both affirms and denies them."""
+    read = [name_polarity(text, name) for name in about]
+    affirmed = any(plain and not denied for plain, denied in read)
+    denied = any(denied and not plain for plain, denied in read)
+    return "yes" if affirmed and not denied else "no" if denied and not affirmed else None
+
+
 def states_none(text: str) -> bool:
     """An explicit empty result: "none", "no …", "nothing", "0"."""
     return _NONE.search(text) is not None

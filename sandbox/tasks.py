@@ -81,8 +81,9 @@ class ExpectedCall(Strict):
 class ToolCallCheck(Strict):
     """Expected calls, partially ordered by their ``after`` lists, and ``answer``: matchers every one
     of which the ``finish`` answer text must satisfy (the facts the user asked for; for a yes/no question
-    first its verdict, ``{"$verdict": "yes"}`` or ``{"$verdict": "no"}``, which an answer opening with the
-    opposite one fails; for a superlative question, "the cheapest …?", its one answer as
+    first its verdict, ``{"$verdict": "yes"}`` or ``{"$verdict": {"value": "no", "about": ["delayed"]}}``,
+    which an answer opening with the opposite one fails, and one opening with none where it states the
+    property asked about the other way; for a superlative question, "the cheapest …?", its one answer as
     ``{"$first": {"name": …, "others": [...]}}``, which an answer naming another candidate first fails;
     for a set question, "which of my …?", its non-members as ``{"$none_of": [...]}``, or, for a set defined
     by a property's value, ``{"$none_of": {"names": [...], "as": ["delivered"], "unlike": ["shipped", …]}}``,

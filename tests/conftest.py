@@ -24,17 +24,11 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 # Hypothesis's own caches and the random profile's examples database: outside the checkout.
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "mobilepa-hypothesis")
-# No deadline and no too-slow health check: run and generation times follow the machine's load, and a
-# verdict must not.
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    database=None,
-    print_blob=True,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile("random", derandomize=False)
+# No deadline and no too-slow health check in either profile: run and generation times follow the
+# machine's load, and a verdict must not.
+untimed = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", untimed, derandomize=True, database=None, print_blob=True)
+settings.register_profile("random", untimed, derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent

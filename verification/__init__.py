@@ -11,8 +11,9 @@ from verification.verify import Verdict, verify
 # 3: one confirmation rule, delegated answers checked, $none_of by the names a model uses, $name read by polarity
 # 4: a denial voids only the name it governs, $none_of counts affirmed names, yes/no answers checked by $verdict
 # 5: a superlative's answer must be named first ($first), a member's fact passes $none_of only as its relation
-# 6: $none_of knows the value that makes a member: a non-member named with another value of it is no member stated
-VERIFIER_VERSION = "6"
+# 6: an answer to a yes/no question opening with no verdict fails where it states the property asked the other way
+# 7: $none_of knows the value that makes a member: a non-member named with another value of it is no member stated
+VERIFIER_VERSION = "7"
 
 __all__ = [
     "CATEGORY_WEIGHTS",

@@ -34,9 +34,12 @@ order_016") is ·
 affirms ``name`` as ``$name`` does and names it before any of ``others`` (the other candidates the gold's
 search found), so "the cheapest is the Xiaomi 15; next is the iPhone 16" passes and "the cheapest is the
 iPhone 16; the Xiaomi 15 is pricier" fails (``facts.first_named``) ·
-``$verdict`` "yes" or "no": the answer to a yes/no question, read from its opening (``facts.verdict``:
-"Yes, …"; "No, …", "Nobody came", "Not delayed", "It won't …"): an opening of the opposite verdict fails,
-one stating no verdict is judged by the other facts ·
+``$verdict`` "yes" or "no", or {"value", "about"}: the answer to a yes/no question, read from its opening
+(``facts.verdict``: "Yes, …"; "No, …", "Nobody came", "Not delayed", "It won't …"): an opening of the
+opposite verdict fails; one stating no verdict is read by ``about``, the names of the property the question
+asks about (["delayed", "late"] for "has IB332 been delayed?"; ``facts.verdict_about``): affirming one
+where the answer is "no" ("it was delayed by 30 minutes") or denying one where it is "yes" ("it has not
+arrived") fails, and an answer that neither affirms nor denies them is judged by the other facts ·
 ``$state`` a state word, or {"value", "asked"?, "subject"?}: the text states that state of the
 subject and never its opposite, read by polarity (``facts.state_assertions``): "is off", "isn't on",
 "not enabled", "it's locked", and a leading "Yes,"/"No," affirming or denying ``asked`` (the state
@@ -341,15 +344,18 @@ def _check_first(operand: dict[str, Any], actual: Any, path: str) -> str | None:
     return _stated(path, actual, lambda t: facts.first_named(t, name, others), fact)
 
 
-def _check_verdict(operand: str, actual: Any, path: str) -> str | None:
+def _check_verdict(operand: str | dict[str, Any], actual: Any, path: str) -> str | None:
     if not isinstance(actual, str):
         return _fail(path, f"expected text, got {_show(actual)}")
+    value, about = (operand["value"], operand["about"]) if isinstance(operand, dict) else (operand, [])
     said = facts.verdict(actual)
-    return (
-        None
-        if said in (None, operand)
-        else _fail(path, f"answers {said!r} where the answer is {operand!r}: {_show(actual)}")
-    )
+    if said is None:
+        said = facts.verdict_about(actual, about)
+        if said not in (None, value):
+            stated = "affirms" if said == "yes" else "denies"
+            return _fail(path, f"{stated} {_show(about)} where the answer is {value!r}: {_show(actual)}")
+        return None
+    return None if said == value else _fail(path, f"answers {said!r} where the answer is {value!r}: {_show(actual)}")
 
 
 def _state(operand: Any) -> tuple[str, str | None, tuple[str, ...]]:
@@ -560,7 +566,14 @@ def _valid_first(operand: Any) -> None:
 
 
 def _valid_verdict(operand: Any) -> None:
-    _need(operand in ("yes", "no"), "$verdict", operand, 'needs "yes" or "no"')
+    value, about = (operand.get("value"), operand.get("about")) if isinstance(operand, dict) else (operand, [])
+    ok = (
+        value in ("yes", "no")
+        and (not isinstance(operand, dict) or set(operand) == {"value", "about"})
+        and isinstance(about, list)
+        and all(isinstance(n, str) and facts.fold(n) for n in about)
+    )
+    _need(ok, "$verdict", operand, 'needs "yes" or "no", or {"value": "yes" or "no", "about": [names]}')
 
 
 def _valid_state(operand: Any) -> None:

@@ -38,6 +38,8 @@ Legitimate alternatives must pass (``alt/…``):
 - ``denied_aside``: for a yes/no question (a ``$verdict`` fact) whose facts name something, the gold's
   answer with a side remark denying something else beside that name ("Not a great day for a picnic in
   Sydney, though."): a denial governs only what it stands before;
+- ``without_verdict``: for a yes/no question (a ``$verdict`` fact), the gold's answer without its
+  leading "Yes"/"No" ("IB332 has landed at 11:59"): the verdict's opening is not required;
 - ``other_free_value``: a date-time argument of the decisive call that the check holds only to its
   day (a free choice the build relaxed), set to another time of that day;
 - ``no_optional_row``: a share the user did not ask to notify about made with ``notify=false``
@@ -62,6 +64,9 @@ Wrong endings must fail (``wrong/…``):
   (home and work are apart: other distances, other places);
 - ``opposite_verdict``: for a yes/no question (a ``$verdict`` fact), the gold's answer opening with the
   opposite verdict and otherwise the same ("No, delayed 45 minutes"), which facts alone would pass;
+- ``property_without_verdict``: for a yes/no question whose ``$verdict`` names the property asked
+  about, the gold's answer without its verdict and its sentences naming the property, then the property
+  stated the other way ("IB332 has landed at 11:59. In short: delayed."), which facts alone would pass;
 - ``overinclusive``: for a set question, the gold's answer with non-members added (every saved login
   for "which were breached?");
 - ``other_day``: a date-time the check holds to its day (``other_free_value``), set to the next day:
@@ -328,6 +333,9 @@ def alternatives(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, list
     if named and any(_op(m) == "$verdict" for m in answer):
         aside = f"{gold[-1].arguments.get('answer', '')} Not a great day for a picnic in {named[0]}, though."
         yield "denied_aside", [*gold[:-1], _finish(aside)]
+    text = str(gold[-1].arguments.get("answer", ""))
+    if any(_op(m) == "$verdict" for m in answer) and (unopened := _VERDICT_WORD.sub("", text, count=1)) != text:
+        yield "without_verdict", [*gold[:-1], _finish(unopened[:1].upper() + unopened[1:])]
     if (free := _free_day(task, trajectory)) is not None:
         at, name, day = free
         value = gold[at].arguments[name]
@@ -512,9 +520,12 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
         elif any(_op(m) in ("$amount", "$number", "$count") for m in answer):
             yield "invented_number", [*gold[:-1], _finish(_invented(text, answer))]
         verdict = next((m["$verdict"] for m in answer if _op(m) == "$verdict"), None)
-        if verdict:
-            flipped = {"yes": "No", "no": "Yes"}[verdict]
+        value, about = (verdict["value"], verdict["about"]) if isinstance(verdict, dict) else (verdict, [])
+        if value:
+            flipped = {"yes": "No", "no": "Yes"}[value]
             yield "opposite_verdict", [*gold[:-1], _finish(f"{flipped}, {_VERDICT_WORD.sub('', text, count=1)}")]
+        if about:
+            yield "property_without_verdict", [*gold[:-1], _finish(_property_stated(text, about, value != "yes"))]
         if opposite := _opposite_state(text, answer):
             yield "opposite_state", [*gold[:-1], _finish(opposite)]
         named = [names_of(m) for m in answer]
@@ -575,6 +586,17 @@ def wrong_endings(task: Task, trajectory: Trajectory) -> Iterator[tuple[str, lis
 
 # the word opening a gold's verdict, dropped where the opposite one replaces it ("Nobody came" keeps its words)
 _VERDICT_WORD = re.compile(r"^\W*(?:yes|no)\b\W*", re.IGNORECASE)
+
+
+def _property_stated(text: str, about: list[str], affirmed: bool) -> str:
+    """The gold's answer without its verdict and the sentences naming the property asked about, then the
+    property affirmed (or denied): "IB332 landed at 11:59. In short: delayed." for "has IB332 been delayed?"."""
+    kept = [
+        sentence
+        for sentence in re.split(r"(?<=[.;!?])\s+", _VERDICT_WORD.sub("", text, count=1))
+        if sentence and not any(facts.states_name(sentence, name) for name in about)
+    ]
+    return " ".join([*kept, f"In short: {'' if affirmed else 'not '}{about[0]}."])
 
 
 def _finish(text: str) -> Action:

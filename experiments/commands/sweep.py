@@ -22,6 +22,7 @@ from experiments.plan.model import (
     SweepConfigError,
     axes_text,
     default_report_dir,
+    recorded_time,
     refined_conditions,
     sweep_about,
 )
@@ -343,13 +344,13 @@ def report_scope(
         return ReportScope(rows, about, default_report_dir(store.path, name))
     notes: tuple[str, ...] = ()
     if sweep is None:
-        key, config = max(recorded, key=lambda kc: str(kc[1].get("recorded_at") or ""))
+        key, config = max(recorded, key=lambda kc: recorded_time(kc[1]))
     else:
         named = [(k, c) for k, c in recorded if c.get("name") == sweep or k.startswith(sweep)]
         if not named:
             names = ", ".join(sorted({str(c.get("name")) for _, c in recorded})) or "none"
             raise ReportScopeError(f"--sweep {sweep}: no such sweep in the store; its sweeps: {names}")
-        key, config = max(named, key=lambda kc: str(kc[1].get("recorded_at") or ""))
+        key, config = max(named, key=lambda kc: recorded_time(kc[1]))
         others = sorted(k for k, _ in named if k != key)
         if others:
             notes = (

@@ -8,11 +8,10 @@ finished keys. ``limit=``/``task_ids=`` make it a quick run, recorded as such (s
 from __future__ import annotations
 
 import datetime as dt
-import time
 from collections.abc import Mapping, Sequence
 
 from experiments.episodes.loop import EpisodeResult
-from experiments.plan.model import DEFAULT_STORE, Plan
+from experiments.plan.model import DEFAULT_STORE, Plan, recorded_now
 from experiments.results.provenance import cell_provenance, now
 from experiments.results.store import GOLD_PLANNERS, ResultsStore, episode_record, task_fingerprint
 from sandbox.suite import task_path
@@ -76,7 +75,7 @@ def record_run(
         store.record_provenance({pid: prov})
         store.upsert(records)
         lines.append(f"results store: {path.resolve()} ({len(records)} episodes of {cell.label})")
-        plan = plan.with_record(recorded_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+        plan = plan.with_record(recorded_at=recorded_now())
         store.record_sweep(plan.sweep_key, plan.record, tracked=plan.tracking.enabled)  # waits for --sync until logged
         if plan.tracking.enabled:
             from experiments.reporting.tracking import MLFLOW_ERRORS, log_sweep, mlflow_failure, start_tracking

@@ -37,7 +37,7 @@ from cluster.services import Service, ServiceConfigError, ServiceSpec, place, vl
 from experiments.analysis.compare import sweep_analysis
 from experiments.analysis.cost import share_gpu_seconds, with_costs
 from experiments.execution.units import EPISODE_TOPIC, WorkerGC, WorkUnit, run_unit, split_tasks
-from experiments.plan.model import DEFAULT_STORE, Cell, Plan, SweepConfigError
+from experiments.plan.model import DEFAULT_STORE, Cell, Plan, SweepConfigError, recorded_now
 from experiments.reporting.leaderboard import ReportError, check_report_dir, write_report
 from experiments.reporting.progress import episode_progress
 from experiments.results.gaps import Gap, find_gaps, sweep_rows
@@ -237,7 +237,7 @@ def run_sweep(plan: Plan, *, client: Client | None = None) -> SweepOutcome:
         check_store(plan, store)
         units, skipped = pending_units(plan, store)
         tracker = open_tracking(plan)
-        plan = plan.with_record(recorded_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))  # `report` takes the latest
+        plan = plan.with_record(recorded_at=recorded_now())  # `report` takes the latest
         store.record_sweep(plan.sweep_key, plan.record, tracked=tracker is not None)
         outcome = SweepOutcome(plan, ran=0, skipped=skipped)
         try:

@@ -8,6 +8,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -289,6 +290,22 @@ def default_name(config: Mapping[str, Any]) -> str:
 def default_report_dir(store: str | Path, name: str) -> Path:
     """A report's folder when none is given: its own, by name, beside the results store it reads."""
     return Path(store).parent / "reports" / name.replace("/", "_")
+
+
+def recorded_now() -> str:
+    """When a sweep is recorded: UTC to the microsecond, so two sweeps recorded in one second, or on
+    either side of a clock change, still order by when they ran (``latest_recorded``)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def recorded_time(config: Mapping[str, Any]) -> datetime:
+    """A recorded sweep's ``recorded_at`` as a time to compare (older stores wrote local time to the
+    second with its offset); unrecorded: the earliest time."""
+    try:
+        when = datetime.fromisoformat(str(config["recorded_at"]))
+    except (KeyError, ValueError):
+        return datetime.min.replace(tzinfo=UTC)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def sweep_about(config: Mapping[str, Any]) -> str:

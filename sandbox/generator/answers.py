@@ -27,7 +27,9 @@ included; not the user's answers) and that the user did not say becomes a requir
 
 A **yes/no question** (``YES_NO_QUESTION``: "has IB332 been delayed?", "anyone at the front door since
 15:00?") whose gold answer opens with its verdict ("Yes, …", "No, …", "Nobody …") also gets that verdict
-(``$verdict``) before its facts, so an answer of the opposite verdict fails whatever facts it repeats; a
+(``$verdict``) before its facts, so an answer of the opposite verdict fails whatever facts it repeats, and
+with it the names of the property the question asks about (``verdict_about``: "delayed", "late"), so an
+answer opening with no verdict fails where it affirms the property of a "no" or denies that of a "yes"; a
 family whose answer to a yes/no question would not open with one decides it from the world's facts and
 opens its gold answer with it.
 
@@ -144,6 +146,36 @@ YES_NO_QUESTION = re.compile(
     r"(?!do\s+you\s+know\b)\w(?:[^?.!:;,]|[.:](?=\S))*\?",  # "at 15:00?", "2.5 km?" stay one clause
     re.IGNORECASE,
 )
+# the property a yes/no question asks about (pattern of the question, the names an answer states it by), where
+# its words are clear: "has IB332 been delayed?" is answered "it was delayed" or "it departed late"; a
+# state ("is my car locked?") is read by ``$state``, and a question whose property an answer of either
+# verdict names ("is there parking close to work?": "the nearest parking is 3 km away") has none
+VERDICT_ABOUT: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), names)
+    for pattern, names in (
+        (r"\bbeen delayed\b", ("delayed", "late")),
+        (r"\bon time\b", ("on time",)),
+        (r"\bwill it be cold\b", ("cold",)),
+        (r"\bgoing to rain\b|\bwill it rain\b|\bneed an umbrella\b", ("going to rain", "will rain")),
+        (r"\bfree table\b", ("free table",)),
+        (r"\barrived\b", ("arrived", "delivered")),
+        (r"\blate at night\b", ("late",)),
+        (r"\breasonable hour\b", ("reasonable",)),
+        (r"\banyone\b", ("someone", "somebody", "person", "visitor")),
+        (r"\ba delivery\b", ("delivery",)),
+    )
+)
+# "any storm warnings in Sydney?", "any public holidays in Japan in June?": the thing asked for, singular
+_ASKED_KIND = re.compile(r"\b(\w+ (?:warning|holiday))s?\b", re.IGNORECASE)
+
+
+def verdict_about(question: str) -> list[str]:
+    """The names of the property a yes/no question asks about (``VERDICT_ABOUT``, a kind of warning or
+    holiday asked for), by which an answer opening with no verdict states one; none where it is unclear."""
+    names = [name for pattern, about in VERDICT_ABOUT if pattern.search(question) for name in about]
+    return names + [m.group(1).lower() for m in _ASKED_KIND.finditer(question)]
+
+
 # a question after the one of many that is most something ("the cheapest smartphone?", "the nearest pharmacy?")
 SUPERLATIVE_QUESTION = re.compile(
     r"\b(?:cheapest|nearest|closest|highest|lowest|earliest|soonest|biggest|largest|smallest|fastest|shortest"
@@ -393,7 +425,8 @@ def complete_check(
             check["answer"] = derived
     verdict = facts.verdict(answer) if YES_NO_QUESTION.search(draft.query) else None
     if verdict and "answer" in check and not any(_op(m) == "$verdict" for m in check["answer"]):
-        check["answer"] = [{"$verdict": verdict}, *check["answer"]]
+        about = verdict_about(draft.query)
+        check["answer"] = [{"$verdict": {"value": verdict, "about": about} if about else verdict}, *check["answer"]]
     members = [m for m in check.get("answer", []) if names_of(m)]
     if members and SET_QUESTION.search(draft.query):
         others = non_members(members, reads, said, persona_id, draft.patches)

@@ -7,7 +7,6 @@ import gzip
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import threading
@@ -23,9 +22,9 @@ from cluster.dask_runner import ClusterConfigError, dask_client, stream_units
 from experiments.commands.plans import load_config, parse_args, plan_sweep
 from experiments.execution.sweep import run_sweep
 from experiments.results.store import ResultsStore
+from tests.cluster.dask_processes import DASK, start_scheduler
 
 REPO = Path(__file__).resolve().parents[2]
-DASK = REPO / ".venv" / "bin" / "dask"
 _lock = threading.Lock()
 _state = {"running": 0, "peak": 0, "calls": {}}
 
@@ -146,12 +145,6 @@ def test_a_local_clusters_workers_profile_only_when_asked() -> None:
     assert _profiling({**local, "worker_profile": True}) == [True]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _wait_for_workers(address: str, n: int, timeout: float = 60) -> None:
     with Client(address, timeout="30s") as client:
         client.wait_for_workers(n, timeout=timeout)
@@ -189,19 +182,10 @@ def _checkout_outputs() -> dict[str, float]:
 @pytest.mark.faults
 def test_sweep_survives_a_worker_killed_mid_run(tmp_path: Path, figures) -> None:
     before = _checkout_outputs()  # it wrote the user's outputs/report: tests use temporary folders
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     log = (tmp_path / "dask.log").open("w")
-    procs = [
-        subprocess.Popen(
-            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-            env=env,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-        )
-    ]
+    scheduler, address = start_scheduler(tmp_path, env, log)
+    procs = [scheduler]
     try:
         procs += [
             subprocess.Popen(

@@ -148,8 +148,9 @@ def test_early_exit_reports_code_and_log_tail(tmp_path: Path) -> None:
 @pytest.mark.faults
 def test_startup_timeout_reports_and_stops(tmp_path: Path) -> None:
     server = fake_server(tmp_path, FAKE_VLLM_UNHEALTHY=10**9)
-    server.startup_timeout = 1
-    expected = r"not ready after 1 s \(last: /health answered 503\)"
+    # Long enough for the fake to start listening on a loaded machine (else the last probe was refused).
+    server.startup_timeout = 5
+    expected = r"not ready after 5 s \(last: /health answered 503\)"
     with pytest.raises(ServerStartupError, match=expected):
         server.start()
     assert server.process is not None and server.process.poll() is not None

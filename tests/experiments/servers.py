@@ -15,14 +15,13 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Self
 
-from experiments.bench.scripted_server import HOST, ChatRequest, Reply, ScriptedServer, _error
+from experiments.bench.scripted_server import ChatRequest, Reply, ScriptedServer, _error
 from planners import InfraError, Planner, PlannerAction, build_planner
 from sandbox.episode import Observation
 from sandbox.tasks import Task
@@ -63,20 +62,13 @@ class FaultyServer(ScriptedServer):
         return await super()._answer(body, size, number, received)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
 class ServerThread:
-    """``with ServerThread(server, started=False) as thread:`` … ``thread.start()`` / ``thread.stop()``."""
+    """``with ServerThread(server) as thread:`` … ``thread.stop()`` / ``thread.start()``. The server binds a
+    free port when it first starts (never one picked beforehand, which another process could take meanwhile)
+    and keeps it across restarts."""
 
-    def __init__(self, server: ScriptedServer, *, started: bool = True) -> None:
+    def __init__(self, server: ScriptedServer) -> None:
         self.server = server
-        if server.port is None:
-            server.port = free_port()
-        self.started = started
         self.restarts = 0
         self.up = False
         self._loop = asyncio.new_event_loop()
@@ -112,8 +104,7 @@ class ServerThread:
 
     def __enter__(self) -> Self:
         self._thread.start()
-        if self.started:
-            self.start()
+        self.start()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -30,6 +30,7 @@ from experiments.plan.model import SweepConfigError
 from experiments.results.store import ResultsStore, SettingsMismatch
 from sandbox.suite import load_split
 from sandbox.tasks import TaskFormatError, dump_task, load_tasks
+from tests.cluster.dask_processes import DASK, start_scheduler
 from tests.cluster.slow_planner import KILLER_TASK
 from tests.experiments.servers import FaultyServer, ServerThread
 
@@ -126,20 +127,11 @@ def test_a_dead_endpoint_beside_a_working_planner_ends_with_the_leaderboard_nami
 
 @pytest.mark.timeout(180)
 def test_a_killed_scheduler_ends_the_sweep_soon_after_the_client_gives_up(tmp_path: Path, figures) -> None:
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    dask = str(REPO / ".venv" / "bin" / "dask")
     log = (tmp_path / "dask.log").open("w")
-    scheduler = subprocess.Popen(
-        [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-        env=env,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-    )
+    scheduler, address = start_scheduler(tmp_path, env, log)
     worker = subprocess.Popen(
-        [dask, "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard"],
+        [str(DASK), "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard"],
         env=env,
         stdout=log,
         stderr=log,

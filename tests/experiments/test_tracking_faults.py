@@ -233,7 +233,7 @@ def test_sweeps_starting_together_on_a_new_mlflow_store_all_start(tmp_path: Path
     for process in starts:
         process.start()
     for process in starts:
-        process.join(timeout=120)
+        process.join(timeout=600)  # a hang guard: three processes import MLflow at once
     assert [p.exitcode for p in starts] == [0, 0, 0]
     mlflow = MlflowClient(tracking_uri=uri)
     experiment = mlflow.get_experiment_by_name("test-faults")
@@ -243,7 +243,6 @@ def test_sweeps_starting_together_on_a_new_mlflow_store_all_start(tmp_path: Path
     )
 
 
-@pytest.mark.timeout(300)
 def test_make_ui_serves_and_stops_on_sigterm_to_its_process_group(tmp_path: Path, figures) -> None:
     """``make ui`` took 114 s to serve on a loaded machine and outlived a SIGTERM to its process group."""
     with socket.socket() as s:
@@ -266,7 +265,7 @@ def test_make_ui_serves_and_stops_on_sigterm_to_its_process_group(tmp_path: Path
     ui = subprocess.Popen(make, stdout=log, stderr=log, start_new_session=True)
     try:
         while True:  # a hang guard, not a figure: the figure is printed
-            assert ui.poll() is None and time.monotonic() - started < 240, (tmp_path / "ui.log").read_text()[-3000:]
+            assert ui.poll() is None and time.monotonic() - started < 600, (tmp_path / "ui.log").read_text()[-3000:]
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as reply:
                     if reply.status == 200:

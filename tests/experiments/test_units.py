@@ -86,7 +86,7 @@ def test_worker_gc_tunes_the_workers_processes_and_not_the_driver(collector) -> 
     assert gc.get_threshold() == (700, 10, 10)
 
 
-def test_a_worker_freezes_its_warm_state_once_after_its_first_unit() -> None:
+def test_a_worker_freezes_its_warm_state_once_after_its_first_unit(collector) -> None:
     freeze_warm_state.cache_clear()
     gc.unfreeze()
     survivors = [[i] for i in range(100)]  # stand for the pooled connections a unit leaves

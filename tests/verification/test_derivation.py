@@ -16,6 +16,7 @@ from sandbox.generator.answers import (
     derive_answer,
     is_information,
     missing_answer,
+    verdict_about,
 )
 from sandbox.generator.evidence import derive_calls, payload_evidence
 from tests.verification.factories import err, make_task, ok
@@ -270,3 +271,18 @@ def test_confirmations_are_the_script_s_go_aheads() -> None:
         {"answer": "Yes, the second one.", "kind": "choose"},
     ]
     assert confirmations(script) == ["Yes, delete him.", "Go ahead."]
+
+
+@pytest.mark.parametrize(
+    ("question", "about"),
+    [
+        ("Has IB332 yesterday been delayed?", ["delayed", "late"]),
+        ("Has parcel KP65 9137 6380 1 arrived yet?", ["arrived", "delivered"]),
+        ("Will I need an umbrella there that day?", ["going to rain", "will rain"]),
+        ("Any active weather alerts in Seoul? I mean flood warnings", ["flood warning"]),
+        ("Is my car locked?", []),  # a state: read by $state
+        ("Is there parking close to work?", []),  # either answer names the nearest parking
+    ],
+)
+def test_a_yes_no_question_names_the_property_it_asks_about(question: str, about: list[str]) -> None:
+    assert verdict_about(question) == about

@@ -106,6 +106,9 @@ def test_fact_matchers_want_text() -> None:
         {"$none": "yes"},
         {"$verdict": "maybe"},
         {"$verdict": True},
+        {"$verdict": {"value": "no"}},
+        {"$verdict": {"value": "maybe", "about": ["delayed"]}},
+        {"$verdict": {"value": "no", "about": [""]}},
         {"$first": "Xiaomi 15"},
         {"$first": {"name": "Xiaomi 15"}},
         {"$first": {"name": "", "others": []}},
@@ -321,6 +324,27 @@ def test_the_verdict_is_read_from_the_opening(text: str, said: str | None) -> No
 )
 def test_an_answer_of_the_opposite_verdict_fails(verdict: str, text: str, ok: bool) -> None:
     assert matches({"$verdict": verdict}, text) is ok
+
+
+@pytest.mark.parametrize(
+    ("verdict", "about", "text", "ok"),
+    [
+        ("no", ["delayed", "late"], "It was delayed by 30 minutes and landed at 11:59.", False),
+        ("no", ["delayed", "late"], "IB332 departed 45 minutes late; it was scheduled for 20:15.", False),
+        ("no", ["delayed", "late"], "IB332 landed at 11:59, not delayed.", True),
+        ("no", ["delayed", "late"], "On time, no delay: it landed at 11:59.", True),
+        ("yes", ["arrived", "delivered"], "The parcel has not arrived; it is in transit.", False),
+        ("yes", ["arrived", "delivered"], "Your parcel was delivered at 10:00.", True),
+        ("yes", ["going to rain", "will rain"], "There's a 65% chance of rain in Sydney.", True),  # named neither way
+        ("no", ["delayed", "late"], "Yes, it was delayed by 30 minutes.", False),  # the opening still decides
+    ],
+)
+def test_an_answer_without_a_verdict_is_read_by_the_property_asked(
+    verdict: str, about: list[str], text: str, ok: bool
+) -> None:
+    matcher = {"$verdict": {"value": verdict, "about": about}}
+    validate_matcher(matcher)
+    assert matches(matcher, text) is ok
 
 
 @pytest.mark.parametrize(

@@ -255,3 +255,20 @@ def test_a_state_answer_rejects_the_opposite_state_offered_back() -> None:
     worded = {"$any": [state, {"$regex": r"\bcharging\b"}]}
     loose = strict.model_copy(update={"check": strict.check.model_copy(update={"answer": [worded]})})
     assert kinds(check_task(loose))["wrong/opposite_state"] is True
+
+
+def test_a_yes_no_answer_without_its_verdict_is_read_by_the_property_asked() -> None:
+    """ "Has IB332 been delayed?" (no): the build names the property asked ("delayed", "late"), so an
+    answer opening with no verdict fails where it states a delay and passes where it denies one or names
+    none (audit: "It was delayed by 30 minutes and landed at 11:59." passed)."""
+    task = next(t for t in load_split("full.jsonl") if t.task_id == "basic-5.3-04")
+    assert {"$verdict": {"value": "no", "about": ["delayed", "late"]}} in task.check.answer
+    seen = kinds(check_task(task))
+    assert {"alt/without_verdict", "wrong/property_without_verdict"} <= set(seen) and not any(seen.values())
+    for answer, ok in (
+        ("It was delayed by 30 minutes and landed at 11:59.", False),
+        ("IB332 departed 45 minutes late; it has landed, at 11:59.", False),
+        ("IB332 has landed, landing at 11:59, not delayed.", True),
+        ("IB332 has landed at 11:59, on time with no delay.", True),
+    ):
+        assert run(task, [*task.gold[:-1], Action(name="finish", arguments={"answer": answer})]).passed is ok, answer

@@ -76,7 +76,10 @@ def test_a_run_is_named_after_its_model_and_its_task_file(
     monkeypatch.setenv("HOSTED_API_KEY", KEY)
     own = tmp_path / "my_tasks.jsonl"
     shutil.copy(TASK_DIR / "handwritten.jsonl", own)
-    code, out, err = mobilepa_run(capsys, tmp_path, *hosted(server, "planner.model=scripted", f"split.file={own}"))
+    unlimited = "planner.rate_limits.requests_per_minute=null"  # the preset's 60 a minute would wait a minute here
+    code, out, err = mobilepa_run(
+        capsys, tmp_path, *hosted(server, "planner.model=scripted", f"split.file={own}", unlimited)
+    )
     assert code == 0, err
     assert "prompt budget of hosted_openai:scripted: 34 first requests" in out
     assert "counted by the server's /tokenize" in out and "the model's context is unknown" in out

@@ -441,8 +441,10 @@ _CONTRASTS = re.compile(r"\b(?:but|however|whereas|while|although|though)\b|[—
 _SAME_SUBJECT = frozenset({"it", "they", "both", "this", "that", "these", "those", "he", "she", "was", "is", "were"})
 
 
-def _tokens(text: str) -> list[_Token]:
-    """The folded words of ``text`` with their clause, question, relation, stretch and label."""
+@functools.lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[_Token, ...]:
+    """The folded words of ``text`` with their clause, question, relation, stretch and label; read once per
+    answer although a set check asks about each of its (often dozens of) names."""
     text = re.sub(r"\b(e)\.(g)\.|\b(i)\.(e)\.", lambda m: m.group(0).replace(".", ""), text, flags=re.IGNORECASE)
     tokens: list[_Token] = []
     clause = stretch = depth = 0
@@ -477,7 +479,7 @@ def _tokens(text: str) -> list[_Token]:
         depth = max(0, depth + sentence.count("(") - sentence.count(")"))
         if depth <= 0:  # a parenthesis goes on across a ";" ("(kettle, jacket; €1,078.95) was placed …")
             stretch, goes_on = stretch + 1, False
-    return tokens
+    return tuple(tokens)
 
 
 def name_mentions(text: str, name: str) -> list[tuple[int, bool, bool]]:
@@ -531,7 +533,7 @@ def affirms_member(text: str, name: str, values: Collection[str] = (), others: C
     "order_016 and order_017 are shipped", "not delivered yet: order_016", "order_014 was also delivered,
     but it was placed earlier"."""
     found = name_mentions(text, name)
-    tokens = _tokens(text) if values or others else []
+    tokens = _tokens(text) if values or others else ()
     width = len(fold(name).split())
 
     def claimed(i: int) -> bool:
